@@ -1,0 +1,409 @@
+//! `election-core`: the contract every leader-election protocol in the workbench implements.
+//!
+//! A protocol is a **pure state machine**. It never reads a clock, never touches a socket,
+//! never spawns a thread and never draws from a global random generator. Everything it needs
+//! comes in through the [`Io`] handle the driver passes to each input, and everything it wants
+//! done leaves through the same handle as data ([`Action`]s). The same protocol code is
+//! therefore driven by the deterministic simulator (`election-sim`), by the tokio/UDP driver
+//! (`election-live`), and by hand in unit tests.
+//!
+//! # The driving contract
+//!
+//! A driver owns one protocol instance per live node and must:
+//!
+//! 1. call [`Protocol::on_start`] once when the node boots or recovers from a crash, passing
+//!    whatever the node last wrote with [`Io::persist`] (or `None` on a first boot);
+//! 2. call [`Protocol::on_message`] for each delivered message, [`Protocol::on_timer`] for
+//!    each timer that fires (a timer set again or cancelled before it fires never fires), and
+//!    [`Protocol::on_suspect`] when a scenario forces the node's failure detector to fire;
+//! 3. after **every** input, drain the actions from the [`Io`] and carry them out in order, then
+//!    read [`Protocol::status`]; the observer compares it with the previous status to record
+//!    role and leader-belief changes.
+//!
+//! Each node has at most one pending timer per [`TimerKind`] value: setting a timer that is
+//! already pending moves it. Timer kinds are a small fixed table ([`TimerKind::COUNT`]), which
+//! lets drivers keep timers in an array and discard stale firings with a generation counter.
+//!
+//! Node ids are `1..=n` and a higher id is a higher priority (the bully order).
+//!
+//! # Randomness
+//!
+//! [`Io::rng`] is a [`Rng`] (ChaCha8, a portable generator whose output is fixed by its seed on
+//! every platform). The simulator seeds it from the trial seed; protocols use it for election
+//! timeouts and detection jitter. Nothing else in a protocol may be random.
+#![warn(missing_docs, unreachable_pub)]
+
+use std::fmt;
+use std::ops::{Add, Sub};
+use std::time::Duration;
+
+pub use rand::{Rng as RngExt, RngCore, SeedableRng};
+
+/// The portable random generator every driver hands to protocols.
+pub type Rng = rand_chacha::ChaCha8Rng;
+
+/// A node's identity. Ids run `1..=n`; a higher id is a higher bully priority.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The zero-based index of this node in per-node vectors (`id - 1`).
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize - 1
+    }
+    /// The node whose zero-based index is `i`.
+    #[inline]
+    pub fn from_index(i: usize) -> NodeId {
+        NodeId(i as u32 + 1)
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// An instant: nanoseconds since the driver's epoch (the start of the trial in simulation).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct Time(pub u64);
+
+impl Time {
+    /// The driver's epoch.
+    pub const ZERO: Time = Time(0);
+    /// The instant `ms` milliseconds after the epoch.
+    pub fn from_millis(ms: u64) -> Time {
+        Time(ms * 1_000_000)
+    }
+    /// Milliseconds since the epoch, with nanosecond precision.
+    pub fn as_millis_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+    /// The time elapsed since `earlier`, or zero if `earlier` is later.
+    pub fn saturating_since(self, earlier: Time) -> Duration {
+        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Add<Duration> for Time {
+    type Output = Time;
+    #[inline]
+    fn add(self, d: Duration) -> Time {
+        Time(self.0.saturating_add(d.as_nanos().min(u64::MAX as u128) as u64))
+    }
+}
+
+impl Sub<Time> for Time {
+    type Output = Duration;
+    #[inline]
+    fn sub(self, rhs: Time) -> Duration {
+        self.saturating_since(rhs)
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.3}ms", self.as_millis_f64())
+    }
+}
+
+/// The common message categories, meaning the same thing in every protocol so that counts
+/// compare across protocols.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum MsgCategory {
+    /// Asks others to take part in an election: bully ELECTION, ring ELECTION, Raft
+    /// RequestVote and PreVote requests.
+    Election,
+    /// Answers an election request or acknowledges a hop: bully OK, Raft vote and pre-vote
+    /// responses, ring hop acknowledgements.
+    Reply,
+    /// Announces a leader: bully COORDINATOR, ring ELECTED.
+    Leader,
+    /// Keeps a leader's authority alive: heartbeats and their acknowledgements (Raft's empty
+    /// AppendEntries and its response).
+    Heartbeat,
+}
+
+impl MsgCategory {
+    /// Every category, in column order.
+    pub const ALL: [MsgCategory; 4] = [
+        MsgCategory::Election,
+        MsgCategory::Reply,
+        MsgCategory::Leader,
+        MsgCategory::Heartbeat,
+    ];
+    /// Number of categories.
+    pub const COUNT: usize = 4;
+    /// Position in [`MsgCategory::ALL`].
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// The lowercase name used in CSV columns and docs.
+    pub fn name(self) -> &'static str {
+        match self {
+            MsgCategory::Election => "election",
+            MsgCategory::Reply => "reply",
+            MsgCategory::Leader => "leader",
+            MsgCategory::Heartbeat => "heartbeat",
+        }
+    }
+    /// True for the categories that make up an election (everything but heartbeats).
+    pub fn is_election_traffic(self) -> bool {
+        !matches!(self, MsgCategory::Heartbeat)
+    }
+}
+
+/// What every protocol message tells the driver about itself.
+pub trait Message: Clone + fmt::Debug {
+    /// The common category, for counting.
+    fn category(&self) -> MsgCategory;
+    /// The protocol's own name for this message kind (`"ELECTION"`, `"OK"`, ...), for traces.
+    fn kind(&self) -> &'static str;
+    /// The size in bytes of this message's wire encoding (payload only, without UDP/IP headers).
+    fn wire_size(&self) -> usize;
+}
+
+/// A protocol's timer names: a small fixed table.
+pub trait TimerKind: Copy + Eq + fmt::Debug {
+    /// How many distinct timers a node can have pending at once.
+    const COUNT: usize;
+    /// This timer's slot in `0..COUNT`.
+    fn index(self) -> usize;
+    /// True for the timer whose firing is the node's *automatic* failure detector suspecting
+    /// the leader. A scenario can switch a node's automatic detection off; the driver then
+    /// swallows firings of this timer (the protocol still arms it, it just never goes off).
+    fn is_failure_detector(self) -> bool;
+}
+
+/// A node's role, as far as the observer is concerned.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Role {
+    /// Not running an election and not leading.
+    Follower,
+    /// Running an election (bully "electing", ring participant, Raft candidate or pre-candidate).
+    Candidate,
+    /// Believes it is the leader.
+    Leader,
+}
+
+impl Role {
+    /// The lowercase name used in traces and docs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Follower => "follower",
+            Role::Candidate => "candidate",
+            Role::Leader => "leader",
+        }
+    }
+}
+
+/// What a protocol reports after every input.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Status {
+    /// The node's role.
+    pub role: Role,
+    /// The node it currently believes is leader (itself when it leads), if any.
+    pub leader: Option<NodeId>,
+    /// The epoch or term, for protocols that have one (Raft's term, bully's epoch option).
+    pub epoch: Option<u64>,
+}
+
+impl Status {
+    /// A follower that knows no leader.
+    pub const FOLLOWER_NO_LEADER: Status = Status {
+        role: Role::Follower,
+        leader: None,
+        epoch: None,
+    };
+}
+
+/// One output of a protocol, carried out by the driver in order.
+#[derive(Clone, Debug)]
+pub enum Action<P: Protocol> {
+    /// Send `msg` to node `to`.
+    Send {
+        /// Destination.
+        to: NodeId,
+        /// The message.
+        msg: P::Msg,
+    },
+    /// Arm (or re-arm) `timer` to fire at `at`.
+    SetTimer {
+        /// Which timer.
+        timer: P::Timer,
+        /// When it fires.
+        at: Time,
+    },
+    /// Disarm `timer` if it is pending.
+    CancelTimer(P::Timer),
+    /// Replace the node's stable storage with this record, before any later action is carried out.
+    Persist(P::Persist),
+}
+
+/// The handle a driver passes to every protocol input: the current time, the random
+/// generator, and the sink for outputs.
+///
+/// The action buffer is owned by the driver and reused across inputs, so steady-state
+/// operation does not allocate.
+pub struct Io<'a, P: Protocol> {
+    now: Time,
+    rng: &'a mut Rng,
+    actions: &'a mut Vec<Action<P>>,
+}
+
+impl<'a, P: Protocol> Io<'a, P> {
+    /// A handle for one input at `now`. Actions are appended to `actions`.
+    pub fn new(now: Time, rng: &'a mut Rng, actions: &'a mut Vec<Action<P>>) -> Self {
+        Io { now, rng, actions }
+    }
+    /// The current time.
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    /// The driver's random generator.
+    #[inline]
+    pub fn rng(&mut self) -> &mut Rng {
+        self.rng
+    }
+    /// A duration drawn uniformly from `[lo, hi]` (exactly `lo` when `hi <= lo`).
+    pub fn uniform(&mut self, lo: Duration, hi: Duration) -> Duration {
+        if hi <= lo {
+            return lo;
+        }
+        let (lo, hi) = (lo.as_nanos() as u64, hi.as_nanos() as u64);
+        Duration::from_nanos(self.rng.random_range(lo..=hi))
+    }
+    /// Send `msg` to `to`.
+    #[inline]
+    pub fn send(&mut self, to: NodeId, msg: P::Msg) {
+        self.actions.push(Action::Send { to, msg });
+    }
+    /// Send a copy of `msg` to each node in `to`, in iteration order.
+    pub fn send_many(&mut self, to: impl IntoIterator<Item = NodeId>, msg: &P::Msg) {
+        for to in to {
+            self.actions.push(Action::Send {
+                to,
+                msg: msg.clone(),
+            });
+        }
+    }
+    /// Arm `timer` to fire `after` from now (moving it if already pending).
+    #[inline]
+    pub fn set_timer(&mut self, timer: P::Timer, after: Duration) {
+        let at = self.now + after;
+        self.actions.push(Action::SetTimer { timer, at });
+    }
+    /// Disarm `timer`.
+    #[inline]
+    pub fn cancel_timer(&mut self, timer: P::Timer) {
+        self.actions.push(Action::CancelTimer(timer));
+    }
+    /// Write `record` to the node's stable storage (it survives crashes).
+    #[inline]
+    pub fn persist(&mut self, record: P::Persist) {
+        self.actions.push(Action::Persist(record));
+    }
+}
+
+/// A leader-election protocol as a pure state machine. See the crate docs for the driving
+/// contract.
+pub trait Protocol: Sized {
+    /// The protocol's messages.
+    type Msg: Message;
+    /// The protocol's timers.
+    type Timer: TimerKind;
+    /// What the protocol keeps on stable storage (use `()` if nothing).
+    type Persist: Clone + fmt::Debug;
+
+    /// The node boots (first time: `stored` is `None`) or recovers from a crash with the
+    /// last record it persisted.
+    fn on_start(&mut self, io: &mut Io<'_, Self>, stored: Option<&Self::Persist>);
+    /// A message from `from` was delivered.
+    fn on_message(&mut self, io: &mut Io<'_, Self>, from: NodeId, msg: Self::Msg);
+    /// `timer` fired.
+    fn on_timer(&mut self, io: &mut Io<'_, Self>, timer: Self::Timer);
+    /// The failure detector was forced to fire now: act exactly as if the node had just
+    /// suspected its leader of having failed. A leader ignores it.
+    fn on_suspect(&mut self, io: &mut Io<'_, Self>);
+    /// The node's current role, believed leader and epoch.
+    fn status(&self) -> Status;
+}
+
+/// Timing every protocol shares, so that comparisons are fair: the same heartbeat interval
+/// and the same failure-detection window.
+///
+/// A follower suspects its leader `detect_timeout + U[0, detect_jitter]` after the last sign
+/// of life it received; the jitter is redrawn every time the detector is re-armed. Raft's
+/// election timeout range is exactly this window (`[detect_timeout, detect_timeout +
+/// detect_jitter]`) unless configured otherwise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// The leader's heartbeat period.
+    pub heartbeat: Duration,
+    /// The failure detector's base timeout.
+    pub detect_timeout: Duration,
+    /// The upper bound of the per-node random addition to `detect_timeout`.
+    pub detect_jitter: Duration,
+}
+
+impl Timing {
+    /// A detection deadline drawn from `[detect_timeout, detect_timeout + detect_jitter]`.
+    pub fn draw_detect<P: Protocol>(&self, io: &mut Io<'_, P>) -> Duration {
+        io.uniform(self.detect_timeout, self.detect_timeout + self.detect_jitter)
+    }
+}
+
+impl Default for Timing {
+    /// 50 ms heartbeats, suspicion after 150–300 ms: the Raft paper's suggested election
+    /// timeout range, used for every protocol.
+    fn default() -> Self {
+        Timing {
+            heartbeat: Duration::from_millis(50),
+            detect_timeout: Duration::from_millis(150),
+            detect_jitter: Duration::from_millis(150),
+        }
+    }
+}
+
+/// Every id of an `n`-node cluster, ascending.
+pub fn all_nodes(n: u32) -> impl DoubleEndedIterator<Item = NodeId> + Clone {
+    (1..=n).map(NodeId)
+}
+
+/// The size of a strict majority of `n` nodes: `n / 2 + 1`.
+#[inline]
+pub fn majority(n: u32) -> u32 {
+    n / 2 + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn majority_is_strict() {
+        assert_eq!(majority(1), 1);
+        assert_eq!(majority(3), 2);
+        assert_eq!(majority(4), 3);
+        assert_eq!(majority(5), 3);
+    }
+
+    #[test]
+    fn node_index_round_trips() {
+        for i in 0..10 {
+            assert_eq!(NodeId::from_index(i).index(), i);
+        }
+        assert_eq!(NodeId(1).index(), 0);
+    }
+
+    #[test]
+    fn time_arithmetic_saturates() {
+        let t = Time::from_millis(5);
+        assert_eq!(t + Duration::from_millis(2), Time::from_millis(7));
+        assert_eq!(Time::from_millis(2) - t, Duration::ZERO);
+        assert_eq!(Time(u64::MAX) + Duration::from_secs(1), Time(u64::MAX));
+    }
+}
