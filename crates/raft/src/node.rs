@@ -1,0 +1,529 @@
+//! The Raft node: one state machine per server, driven through [`election_core::Protocol`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use election_core::{all_nodes, majority, Io, NodeId, Protocol, Role, Status, Time};
+
+use crate::{RaftConfig, RaftMsg, RaftTimer};
+
+/// What a Raft node keeps on stable storage (Figure 2 of the paper, without the log).
+///
+/// It is written with [`Io::persist`] whenever it changes, *before* any message that depends on
+/// it (a vote, a RequestVote for a new term, a response carrying a newly adopted term) is
+/// pushed into the same [`Io`]; drivers carry actions out in order, so the record is on
+/// stable storage before the message leaves. [`Raft::on_start`](Protocol::on_start) restores it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Stable {
+    /// The latest term this node has seen.
+    pub current_term: u64,
+    /// The candidate this node voted for in `current_term`, if any.
+    pub voted_for: Option<NodeId>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Follower,
+    PreCandidate,
+    Candidate,
+    Leader,
+}
+
+/// One Raft server's election state machine.
+///
+/// Build it with [`Raft::new`]; drive it through the [`Protocol`] methods as the
+/// `election_core` crate docs describe (inputs in, actions drained after every input).
+#[derive(Debug)]
+pub struct Raft {
+    id: NodeId,
+    config: Arc<RaftConfig>,
+    state: State,
+    current_term: u64,
+    voted_for: Option<NodeId>,
+    /// The believed leader of `current_term` (itself when leading).
+    leader: Option<NodeId>,
+    /// When a valid AppendEntries from the current leader last arrived (PreVote's rule).
+    leader_contact: Option<Time>,
+    /// Votes (or pre-votes) received in the current round, by node index.
+    granted: Vec<bool>,
+    granted_count: u32,
+    /// Pre-vote denials received in the current round, by node index.
+    denied: Vec<bool>,
+    denied_count: u32,
+    /// Leader only, with CheckQuorum: when each node was last heard from in this term.
+    last_heard: Vec<Time>,
+    /// `current_term`/`voted_for` changed since the last [`Io::persist`].
+    dirty: bool,
+}
+
+impl Raft {
+    /// Node `id` of the cluster described by `config` (which should pass
+    /// [`RaftConfig::validate`]). The node does nothing until `on_start`.
+    pub fn new(id: NodeId, config: Arc<RaftConfig>) -> Raft {
+        debug_assert!(
+            id.0 >= 1 && id.0 <= config.n,
+            "node id {id} outside 1..={}",
+            config.n
+        );
+        Raft {
+            id,
+            config,
+            state: State::Follower,
+            current_term: 0,
+            voted_for: None,
+            leader: None,
+            leader_contact: None,
+            granted: Vec::new(),
+            granted_count: 0,
+            denied: Vec::new(),
+            denied_count: 0,
+            last_heard: Vec::new(),
+            dirty: false,
+        }
+    }
+
+    /// This node's id.
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    /// The node's current stable state (what it has persisted or is about to persist).
+    pub fn stable(&self) -> Stable {
+        Stable {
+            current_term: self.current_term,
+            voted_for: self.voted_for,
+        }
+    }
+
+    /// True while the node is a PreVote candidate (reported as [`Role::Candidate`]).
+    pub fn is_pre_candidate(&self) -> bool {
+        self.state == State::PreCandidate
+    }
+
+    fn quorum(&self) -> u32 {
+        majority(self.config.n)
+    }
+
+    fn others(&self) -> impl Iterator<Item = NodeId> + Clone {
+        let me = self.id;
+        all_nodes(self.config.n).filter(move |&p| p != me)
+    }
+
+    /// A fresh election timeout, `U[timeout_min, timeout_max]`, redrawn at every reset.
+    fn draw_timeout(&self, io: &mut Io<'_, Self>) -> Duration {
+        io.uniform(self.config.timeout_min, self.config.timeout_max)
+    }
+
+    fn reset_election_timer(&self, io: &mut Io<'_, Self>) {
+        let after = self.draw_timeout(io);
+        io.set_timer(RaftTimer::Election, after);
+    }
+
+    /// Writes the stable record if it changed. Called before every send and at the end of
+    /// every input, so no message ever leaves ahead of the state it depends on.
+    fn flush(&mut self, io: &mut Io<'_, Self>) {
+        if self.dirty {
+            io.persist(self.stable());
+            self.dirty = false;
+        }
+    }
+
+    fn send(&mut self, io: &mut Io<'_, Self>, to: NodeId, msg: RaftMsg) {
+        self.flush(io);
+        io.send(to, msg);
+    }
+
+    fn broadcast(&mut self, io: &mut Io<'_, Self>, msg: RaftMsg) {
+        self.flush(io);
+        io.send_many(self.others(), &msg);
+    }
+
+    /// Adopts a newer term: no vote and no known leader in it yet.
+    fn adopt_term(&mut self, term: u64) {
+        debug_assert!(term > self.current_term);
+        self.current_term = term;
+        self.voted_for = None;
+        self.leader = None;
+        self.dirty = true;
+    }
+
+    /// Becomes (or stays) a follower of `leader`, swapping the role's timers for the
+    /// failure detector when the role changes.
+    fn become_follower(&mut self, io: &mut Io<'_, Self>, leader: Option<NodeId>) {
+        let was = self.state;
+        self.state = State::Follower;
+        self.leader = leader;
+        match was {
+            State::Follower => {}
+            State::PreCandidate | State::Candidate => {
+                io.cancel_timer(RaftTimer::ElectionRetry);
+                self.reset_election_timer(io);
+            }
+            State::Leader => {
+                io.cancel_timer(RaftTimer::Heartbeat);
+                io.cancel_timer(RaftTimer::CheckQuorum);
+                self.reset_election_timer(io);
+            }
+        }
+    }
+
+    /// Starts a new vote tally in which this node has voted for itself.
+    fn reset_tally(&mut self) {
+        let n = self.config.n as usize;
+        self.granted.clear();
+        self.granted.resize(n, false);
+        self.denied.clear();
+        self.denied.resize(n, false);
+        self.granted[self.id.index()] = true;
+        self.granted_count = 1;
+        self.denied_count = 0;
+    }
+
+    fn tally_grant(&mut self, from: NodeId) {
+        if !self.granted[from.index()] {
+            self.granted[from.index()] = true;
+            self.granted_count += 1;
+        }
+    }
+
+    fn tally_denial(&mut self, from: NodeId) {
+        if !self.denied[from.index()] {
+            self.denied[from.index()] = true;
+            self.denied_count += 1;
+        }
+    }
+
+    /// The follower's election timeout fired (or was forced by `on_suspect`).
+    fn election_timeout(&mut self, io: &mut Io<'_, Self>) {
+        if self.config.pre_vote {
+            self.start_pre_vote(io);
+        } else {
+            self.start_election(io);
+        }
+    }
+
+    /// Thesis §9.6: ask for pre-votes for `current_term + 1` without changing any state that
+    /// others can see or that is persisted.
+    fn start_pre_vote(&mut self, io: &mut Io<'_, Self>) {
+        self.state = State::PreCandidate;
+        self.leader = None;
+        self.leader_contact = None;
+        io.cancel_timer(RaftTimer::Election);
+        let after = self.draw_timeout(io);
+        io.set_timer(RaftTimer::ElectionRetry, after);
+        self.reset_tally();
+        if self.granted_count >= self.quorum() {
+            self.start_election(io);
+            return;
+        }
+        let term = self.current_term + 1;
+        self.broadcast(io, RaftMsg::PreVote { term });
+    }
+
+    /// §5.2: increment the term, vote for self (persisted before the requests leave), ask
+    /// everyone, and wait a fresh random timeout for the result.
+    fn start_election(&mut self, io: &mut Io<'_, Self>) {
+        let term = self.current_term + 1;
+        self.adopt_term(term);
+        self.voted_for = Some(self.id);
+        self.state = State::Candidate;
+        self.leader_contact = None;
+        io.cancel_timer(RaftTimer::Election);
+        let after = self.draw_timeout(io);
+        io.set_timer(RaftTimer::ElectionRetry, after);
+        self.reset_tally();
+        if self.granted_count >= self.quorum() {
+            self.become_leader(io);
+            return;
+        }
+        self.broadcast(io, RaftMsg::RequestVote { term });
+    }
+
+    fn become_leader(&mut self, io: &mut Io<'_, Self>) {
+        debug_assert_eq!(self.state, State::Candidate);
+        self.state = State::Leader;
+        self.leader = Some(self.id);
+        io.cancel_timer(RaftTimer::ElectionRetry);
+        io.cancel_timer(RaftTimer::Election);
+        if self.config.check_quorum {
+            // A new leader has just heard from a majority; every node gets one full
+            // election timeout of grace from now.
+            let now = io.now();
+            self.last_heard.clear();
+            self.last_heard.resize(self.config.n as usize, now);
+            io.set_timer(RaftTimer::CheckQuorum, self.config.timeout_min);
+        }
+        self.heartbeat(io);
+    }
+
+    /// Sends the empty AppendEntries to every other node (the first one announces the new
+    /// leader) and schedules the next.
+    fn heartbeat(&mut self, io: &mut Io<'_, Self>) {
+        let term = self.current_term;
+        self.broadcast(io, RaftMsg::AppendEntries { term });
+        io.set_timer(RaftTimer::Heartbeat, self.config.timing.heartbeat);
+    }
+
+    /// CheckQuorum: step down once `timeout_min` has passed since the leader last had a
+    /// majority (itself included) heard from; otherwise re-arm for the instant that happens.
+    fn check_quorum(&mut self, io: &mut Io<'_, Self>) {
+        let now = io.now();
+        self.last_heard[self.id.index()] = now;
+        let mut times = self.last_heard.clone();
+        let k = self.quorum() as usize - 1;
+        // The k-th most recent contact: a majority has been heard from since `since`.
+        let (_, &mut since, _) = times.select_nth_unstable_by(k, |a, b| b.cmp(a));
+        let deadline = since + self.config.timeout_min;
+        if deadline <= now {
+            self.become_follower(io, None);
+        } else {
+            io.set_timer(RaftTimer::CheckQuorum, deadline - now);
+        }
+    }
+
+    fn on_request_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+        let current = self.current_term;
+        if term < current {
+            self.send(
+                io,
+                from,
+                RaftMsg::Vote {
+                    term: current,
+                    granted: false,
+                },
+            );
+            return;
+        }
+        // One vote per term. The log up-to-date check of §5.4.1 is vacuous: there is no log.
+        // A node that already knows this term's leader refuses too (any winner needs a
+        // majority, and that leader already has one).
+        let grant = match self.voted_for {
+            Some(c) => c == from,
+            None => self.leader.is_none(),
+        };
+        if !grant {
+            self.send(
+                io,
+                from,
+                RaftMsg::Vote {
+                    term: current,
+                    granted: false,
+                },
+            );
+            return;
+        }
+        if self.voted_for.is_none() {
+            self.voted_for = Some(from);
+            self.dirty = true;
+        }
+        if self.state == State::Follower {
+            self.reset_election_timer(io);
+        } else {
+            // Only a pre-candidate can get here (candidates and leaders voted for themselves).
+            self.become_follower(io, None);
+        }
+        self.send(
+            io,
+            from,
+            RaftMsg::Vote {
+                term,
+                granted: true,
+            },
+        );
+    }
+
+    fn on_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, granted: bool) {
+        if term != self.current_term {
+            return;
+        }
+        match self.state {
+            State::Candidate if granted => {
+                self.tally_grant(from);
+                if self.granted_count >= self.quorum() {
+                    self.become_leader(io);
+                }
+            }
+            State::Leader if self.config.check_quorum => {
+                self.last_heard[from.index()] = io.now();
+            }
+            // A candidate that is denied by a majority cannot win, but like the paper it simply
+            // waits for its election timeout (someone else may win meanwhile).
+            _ => {}
+        }
+    }
+
+    fn on_pre_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+        let current = self.current_term;
+        let heard_leader = self.state == State::Leader
+            || self
+                .leader_contact
+                .is_some_and(|t| io.now().saturating_since(t) < self.config.timeout_min);
+        let grant = term > current && !heard_leader;
+        let term = if grant { term } else { current };
+        self.send(
+            io,
+            from,
+            RaftMsg::PreVoteResp {
+                term,
+                granted: grant,
+            },
+        );
+    }
+
+    fn on_pre_vote_granted(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+        if self.state == State::PreCandidate && term == self.current_term + 1 {
+            self.tally_grant(from);
+            if self.granted_count >= self.quorum() {
+                self.start_election(io);
+            }
+        }
+    }
+
+    fn on_pre_vote_denied(&mut self, io: &mut Io<'_, Self>, from: NodeId) {
+        if self.state == State::PreCandidate {
+            self.tally_denial(from);
+            // A majority is no longer possible: a majority still hears a leader. Go back to
+            // waiting, with a fresh timeout, for it to show up (or to fail).
+            if self.denied_count > self.config.n - self.quorum() {
+                self.become_follower(io, None);
+            }
+        }
+    }
+
+    fn on_append_entries(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+        let current = self.current_term;
+        if term < current {
+            // Tell the stale leader about the newer term (it steps down on it).
+            self.send(
+                io,
+                from,
+                RaftMsg::AppendResp {
+                    term: current,
+                    success: false,
+                },
+            );
+            return;
+        }
+        if self.state == State::Leader {
+            // Two leaders in one term: impossible while majorities intersect and votes are
+            // kept on stable storage. Ignore rather than adopt a rival.
+            return;
+        }
+        if self.state == State::Follower {
+            self.leader = Some(from);
+            self.reset_election_timer(io);
+        } else {
+            self.become_follower(io, Some(from));
+        }
+        self.leader_contact = Some(io.now());
+        self.send(
+            io,
+            from,
+            RaftMsg::AppendResp {
+                term,
+                success: true,
+            },
+        );
+    }
+
+    fn on_append_resp(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+        if self.state == State::Leader && self.config.check_quorum && term == self.current_term {
+            self.last_heard[from.index()] = io.now();
+        }
+    }
+}
+
+impl Protocol for Raft {
+    type Msg = RaftMsg;
+    type Timer = RaftTimer;
+    type Persist = Stable;
+
+    /// Boots as a follower with the persisted term and vote (or term 0 and no vote) and arms
+    /// the election timeout. Everything else is volatile and starts afresh.
+    fn on_start(&mut self, io: &mut Io<'_, Self>, stored: Option<&Stable>) {
+        let stable = stored.copied().unwrap_or_default();
+        self.current_term = stable.current_term;
+        self.voted_for = stable.voted_for;
+        self.state = State::Follower;
+        self.leader = None;
+        self.leader_contact = None;
+        self.granted.clear();
+        self.denied.clear();
+        self.granted_count = 0;
+        self.denied_count = 0;
+        self.last_heard.clear();
+        self.dirty = false;
+        self.reset_election_timer(io);
+    }
+
+    fn on_message(&mut self, io: &mut Io<'_, Self>, from: NodeId, msg: RaftMsg) {
+        if from == self.id || from.0 == 0 || from.0 > self.config.n {
+            return;
+        }
+        match msg {
+            // PreVote traffic is the one exception to "a higher term makes the receiver adopt
+            // it": the request and its grant carry a term nobody has started yet.
+            RaftMsg::PreVote { term } => self.on_pre_vote(io, from, term),
+            RaftMsg::PreVoteResp {
+                term,
+                granted: true,
+            } => self.on_pre_vote_granted(io, from, term),
+            _ => {
+                // §5.1: a newer term makes any node adopt it and become a follower.
+                if msg.term() > self.current_term {
+                    self.adopt_term(msg.term());
+                    self.become_follower(io, None);
+                }
+                match msg {
+                    RaftMsg::RequestVote { term } => self.on_request_vote(io, from, term),
+                    RaftMsg::Vote { term, granted } => self.on_vote(io, from, term, granted),
+                    RaftMsg::PreVoteResp { .. } => self.on_pre_vote_denied(io, from),
+                    RaftMsg::AppendEntries { term } => self.on_append_entries(io, from, term),
+                    RaftMsg::AppendResp { term, .. } => self.on_append_resp(io, from, term),
+                    RaftMsg::PreVote { .. } => unreachable!("handled above"),
+                }
+            }
+        }
+        self.flush(io);
+    }
+
+    fn on_timer(&mut self, io: &mut Io<'_, Self>, timer: RaftTimer) {
+        match (timer, self.state) {
+            (RaftTimer::Election, State::Follower) => self.election_timeout(io),
+            (RaftTimer::ElectionRetry, State::PreCandidate) => self.start_pre_vote(io),
+            (RaftTimer::ElectionRetry, State::Candidate) => self.start_election(io),
+            (RaftTimer::Heartbeat, State::Leader) => self.heartbeat(io),
+            (RaftTimer::CheckQuorum, State::Leader) if self.config.check_quorum => {
+                self.check_quorum(io)
+            }
+            // A timer of a role the node has left (drivers drop cancelled timers; be robust).
+            _ => {}
+        }
+        self.flush(io);
+    }
+
+    /// A follower acts as if its election timeout fired. A (pre-)candidate is already
+    /// electing (its retry timer runs) and a leader suspects no one: both ignore it.
+    fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
+        if self.state == State::Follower {
+            self.election_timeout(io);
+        }
+        self.flush(io);
+    }
+
+    fn status(&self) -> Status {
+        let role = match self.state {
+            State::Follower => Role::Follower,
+            State::PreCandidate | State::Candidate => Role::Candidate,
+            State::Leader => Role::Leader,
+        };
+        Status {
+            role,
+            leader: self.leader,
+            epoch: Some(self.current_term),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,890 @@
+//! Unit tests that drive single nodes by hand and inspect their actions.
+
+use super::*;
+use election_core::{Action, Message, MsgCategory, Rng, SeedableRng, TimerKind};
+
+type Actions = Vec<Action<Raft>>;
+
+struct Node {
+    raft: Raft,
+    rng: Rng,
+    now: Time,
+}
+
+fn config(n: u32) -> RaftConfig {
+    RaftConfig::new(n)
+}
+
+impl Node {
+    fn new(id: u32, cfg: RaftConfig) -> Node {
+        Node {
+            raft: Raft::new(NodeId(id), Arc::new(cfg)),
+            rng: Rng::seed_from_u64(u64::from(id)),
+            now: Time::ZERO,
+        }
+    }
+    fn at(&mut self, ms: u64) -> &mut Self {
+        self.now = Time::from_millis(ms);
+        self
+    }
+    fn start(&mut self, stored: Option<Stable>) -> Actions {
+        let mut a = Vec::new();
+        let mut io = Io::new(self.now, &mut self.rng, &mut a);
+        self.raft.on_start(&mut io, stored.as_ref());
+        a
+    }
+    fn msg(&mut self, from: u32, msg: RaftMsg) -> Actions {
+        let mut a = Vec::new();
+        let mut io = Io::new(self.now, &mut self.rng, &mut a);
+        self.raft.on_message(&mut io, NodeId(from), msg);
+        a
+    }
+    fn timer(&mut self, t: RaftTimer) -> Actions {
+        let mut a = Vec::new();
+        let mut io = Io::new(self.now, &mut self.rng, &mut a);
+        self.raft.on_timer(&mut io, t);
+        a
+    }
+    fn suspect(&mut self) -> Actions {
+        let mut a = Vec::new();
+        let mut io = Io::new(self.now, &mut self.rng, &mut a);
+        self.raft.on_suspect(&mut io);
+        a
+    }
+    fn role(&self) -> Role {
+        self.raft.status().role
+    }
+    /// Boots, then wins term 1 with votes from `voters`.
+    fn elect(&mut self, voters: &[u32]) {
+        self.start(None);
+        self.timer(RaftTimer::Election);
+        if self.raft.is_pre_candidate() {
+            for &v in voters {
+                self.msg(
+                    v,
+                    RaftMsg::PreVoteResp {
+                        term: 1,
+                        granted: true,
+                    },
+                );
+            }
+        }
+        for &v in voters {
+            self.msg(
+                v,
+                RaftMsg::Vote {
+                    term: 1,
+                    granted: true,
+                },
+            );
+        }
+        assert_eq!(self.role(), Role::Leader);
+    }
+}
+
+fn sends(a: &Actions) -> Vec<(NodeId, RaftMsg)> {
+    a.iter()
+        .filter_map(|x| match x {
+            Action::Send { to, msg } => Some((*to, *msg)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn persists(a: &Actions) -> Vec<Stable> {
+    a.iter()
+        .filter_map(|x| match x {
+            Action::Persist(s) => Some(*s),
+            _ => None,
+        })
+        .collect()
+}
+
+fn timer_set(a: &Actions, t: RaftTimer) -> Option<Time> {
+    a.iter().rev().find_map(|x| match x {
+        Action::SetTimer { timer, at } if *timer == t => Some(*at),
+        _ => None,
+    })
+}
+
+fn cancelled(a: &Actions, t: RaftTimer) -> bool {
+    a.iter()
+        .any(|x| matches!(x, Action::CancelTimer(c) if *c == t))
+}
+
+/// Position of the first persist and of the first send, to check the §5.2 / Figure 2 rule
+/// "persist before responding to RPCs".
+fn persist_precedes_sends(a: &Actions) -> bool {
+    let p = a.iter().position(|x| matches!(x, Action::Persist(_)));
+    let s = a.iter().position(|x| matches!(x, Action::Send { .. }));
+    match (p, s) {
+        (Some(p), Some(s)) => p < s,
+        _ => false,
+    }
+}
+
+#[test]
+fn boot_arms_the_failure_detector_within_the_timeout_range() {
+    for seed in 1..50 {
+        let mut n = Node::new(seed, config(50));
+        let a = n.start(None);
+        let at = timer_set(&a, RaftTimer::Election).expect("election timer armed");
+        assert!(
+            at >= Time::from_millis(150) && at <= Time::from_millis(300),
+            "{at}"
+        );
+        assert_eq!(n.raft.status().epoch, Some(0));
+        assert_eq!(n.role(), Role::Follower);
+    }
+    assert!(RaftTimer::Election.is_failure_detector());
+    for t in [
+        RaftTimer::ElectionRetry,
+        RaftTimer::Heartbeat,
+        RaftTimer::CheckQuorum,
+    ] {
+        assert!(!t.is_failure_detector());
+    }
+}
+
+#[test]
+fn timeout_is_redrawn_at_every_reset_and_equal_bounds_mean_no_randomness() {
+    let mut n = Node::new(2, config(3));
+    n.start(None);
+    let mut draws = Vec::new();
+    for i in 1..=20 {
+        n.at(i * 10);
+        let a = n.msg(1, RaftMsg::AppendEntries { term: 1 });
+        draws.push(timer_set(&a, RaftTimer::Election).unwrap() - n.now);
+    }
+    draws.sort();
+    draws.dedup();
+    assert!(draws.len() > 15, "timeouts must be redrawn: {draws:?}");
+
+    let mut cfg = config(3);
+    cfg.timeout_max = cfg.timeout_min;
+    let mut n = Node::new(2, cfg);
+    let a = n.start(None);
+    assert_eq!(
+        timer_set(&a, RaftTimer::Election),
+        Some(Time::from_millis(150))
+    );
+    let a = n.at(40).msg(1, RaftMsg::AppendEntries { term: 1 });
+    assert_eq!(
+        timer_set(&a, RaftTimer::Election),
+        Some(Time::from_millis(190))
+    );
+}
+
+#[test]
+fn election_timeout_persists_the_self_vote_before_requesting_votes() {
+    let mut n = Node::new(3, config(5));
+    n.start(None);
+    let a = n.at(200).timer(RaftTimer::Election);
+    assert_eq!(
+        persists(&a),
+        vec![Stable {
+            current_term: 1,
+            voted_for: Some(NodeId(3))
+        }]
+    );
+    assert!(persist_precedes_sends(&a));
+    let s = sends(&a);
+    let to: Vec<u32> = s.iter().map(|(to, _)| to.0).collect();
+    assert_eq!(to, vec![1, 2, 4, 5]);
+    assert!(s
+        .iter()
+        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 1 }));
+    assert!(timer_set(&a, RaftTimer::ElectionRetry).is_some());
+    assert!(cancelled(&a, RaftTimer::Election));
+    assert_eq!(
+        n.raft.status(),
+        Status {
+            role: Role::Candidate,
+            leader: None,
+            epoch: Some(1)
+        }
+    );
+}
+
+#[test]
+fn majority_of_the_configured_cluster_counting_self_and_no_double_counting() {
+    // n = 5 needs 3 votes: itself and two others; a duplicated vote counts once.
+    let mut n = Node::new(1, config(5));
+    n.start(None);
+    n.timer(RaftTimer::Election);
+    n.msg(
+        2,
+        RaftMsg::Vote {
+            term: 1,
+            granted: true,
+        },
+    );
+    n.msg(
+        2,
+        RaftMsg::Vote {
+            term: 1,
+            granted: true,
+        },
+    );
+    n.msg(
+        3,
+        RaftMsg::Vote {
+            term: 1,
+            granted: false,
+        },
+    );
+    n.msg(
+        4,
+        RaftMsg::Vote {
+            term: 0,
+            granted: true,
+        },
+    ); // stale term: ignored
+    assert_eq!(n.role(), Role::Candidate);
+    let a = n.msg(
+        5,
+        RaftMsg::Vote {
+            term: 1,
+            granted: true,
+        },
+    );
+    assert_eq!(n.role(), Role::Leader);
+    assert_eq!(n.raft.status().leader, Some(NodeId(1)));
+    // The win is announced at once by the first heartbeat to everyone.
+    let s = sends(&a);
+    assert_eq!(s.len(), 4);
+    assert!(s
+        .iter()
+        .all(|(_, m)| *m == RaftMsg::AppendEntries { term: 1 }));
+    assert_eq!(
+        timer_set(&a, RaftTimer::Heartbeat),
+        Some(n.now + Duration::from_millis(50))
+    );
+    assert!(cancelled(&a, RaftTimer::ElectionRetry));
+
+    // n = 4 needs 3 as well: a 2-2 split never wins.
+    let mut n = Node::new(1, config(4));
+    n.start(None);
+    n.timer(RaftTimer::Election);
+    n.msg(
+        2,
+        RaftMsg::Vote {
+            term: 1,
+            granted: true,
+        },
+    );
+    assert_eq!(n.role(), Role::Candidate);
+    n.msg(
+        3,
+        RaftMsg::Vote {
+            term: 1,
+            granted: true,
+        },
+    );
+    assert_eq!(n.role(), Role::Leader);
+}
+
+#[test]
+fn split_vote_retry_starts_the_next_term_with_a_fresh_timeout() {
+    let mut n = Node::new(1, config(5));
+    n.start(None);
+    n.timer(RaftTimer::Election);
+    let a = n.at(400).timer(RaftTimer::ElectionRetry);
+    assert_eq!(n.raft.status().epoch, Some(2));
+    assert_eq!(
+        persists(&a),
+        vec![Stable {
+            current_term: 2,
+            voted_for: Some(NodeId(1))
+        }]
+    );
+    assert!(sends(&a)
+        .iter()
+        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 2 }));
+    let at = timer_set(&a, RaftTimer::ElectionRetry).unwrap();
+    assert!(at >= Time::from_millis(550) && at <= Time::from_millis(700));
+}
+
+#[test]
+fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
+    let mut n = Node::new(2, config(5));
+    n.start(None);
+    let a = n.at(10).msg(4, RaftMsg::RequestVote { term: 3 });
+    assert_eq!(
+        persists(&a),
+        vec![Stable {
+            current_term: 3,
+            voted_for: Some(NodeId(4))
+        }]
+    );
+    assert!(persist_precedes_sends(&a));
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(4),
+            RaftMsg::Vote {
+                term: 3,
+                granted: true
+            }
+        )]
+    );
+    assert!(
+        timer_set(&a, RaftTimer::Election).is_some(),
+        "granting resets the timeout"
+    );
+
+    // A rival in the same term is refused; the same candidate asking again is granted again.
+    let a = n.msg(5, RaftMsg::RequestVote { term: 3 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(5),
+            RaftMsg::Vote {
+                term: 3,
+                granted: false
+            }
+        )]
+    );
+    assert!(persists(&a).is_empty());
+    let a = n.msg(4, RaftMsg::RequestVote { term: 3 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(4),
+            RaftMsg::Vote {
+                term: 3,
+                granted: true
+            }
+        )]
+    );
+
+    // Crash and recover with the persisted record: still refuses node 5 in term 3.
+    let stored = n.raft.stable();
+    let mut r = Node::new(2, config(5));
+    r.start(Some(stored));
+    assert_eq!(r.raft.status().epoch, Some(3));
+    let a = r.msg(5, RaftMsg::RequestVote { term: 3 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(5),
+            RaftMsg::Vote {
+                term: 3,
+                granted: false
+            }
+        )]
+    );
+    // ... but votes in a later term, persisting first.
+    let a = r.msg(5, RaftMsg::RequestVote { term: 4 });
+    assert_eq!(
+        persists(&a),
+        vec![Stable {
+            current_term: 4,
+            voted_for: Some(NodeId(5))
+        }]
+    );
+    assert!(persist_precedes_sends(&a));
+}
+
+#[test]
+fn stale_terms_are_refused_with_the_newer_term() {
+    let mut n = Node::new(2, config(3));
+    n.start(Some(Stable {
+        current_term: 5,
+        voted_for: None,
+    }));
+    let a = n.msg(1, RaftMsg::RequestVote { term: 4 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(1),
+            RaftMsg::Vote {
+                term: 5,
+                granted: false
+            }
+        )]
+    );
+    let a = n.msg(1, RaftMsg::AppendEntries { term: 4 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(1),
+            RaftMsg::AppendResp {
+                term: 5,
+                success: false
+            }
+        )]
+    );
+    assert!(
+        timer_set(&a, RaftTimer::Election).is_none(),
+        "a stale leader is no sign of life"
+    );
+    assert_eq!(n.raft.status().leader, None);
+}
+
+#[test]
+fn follower_that_knows_the_terms_leader_refuses_its_vote() {
+    let mut n = Node::new(2, config(3));
+    n.start(None);
+    n.msg(1, RaftMsg::AppendEntries { term: 2 });
+    assert_eq!(n.raft.status().leader, Some(NodeId(1)));
+    let a = n.msg(3, RaftMsg::RequestVote { term: 2 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(3),
+            RaftMsg::Vote {
+                term: 2,
+                granted: false
+            }
+        )]
+    );
+}
+
+#[test]
+fn higher_term_makes_a_leader_step_down_and_persist_the_term() {
+    let mut n = Node::new(1, config(3));
+    n.elect(&[2]);
+    let a = n.msg(
+        3,
+        RaftMsg::AppendResp {
+            term: 7,
+            success: false,
+        },
+    );
+    assert_eq!(
+        n.raft.status(),
+        Status {
+            role: Role::Follower,
+            leader: None,
+            epoch: Some(7)
+        }
+    );
+    assert_eq!(
+        persists(&a),
+        vec![Stable {
+            current_term: 7,
+            voted_for: None
+        }]
+    );
+    assert!(cancelled(&a, RaftTimer::Heartbeat));
+    assert!(timer_set(&a, RaftTimer::Election).is_some());
+
+    // A candidate hearing a leader of its own term becomes its follower.
+    let mut c = Node::new(1, config(3));
+    c.start(None);
+    c.timer(RaftTimer::Election);
+    let a = c.msg(2, RaftMsg::AppendEntries { term: 1 });
+    assert_eq!(
+        c.raft.status(),
+        Status {
+            role: Role::Follower,
+            leader: Some(NodeId(2)),
+            epoch: Some(1)
+        }
+    );
+    assert!(cancelled(&a, RaftTimer::ElectionRetry));
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(2),
+            RaftMsg::AppendResp {
+                term: 1,
+                success: true
+            }
+        )]
+    );
+}
+
+#[test]
+fn single_node_cluster_elects_itself() {
+    for pre_vote in [false, true] {
+        let mut cfg = config(1);
+        cfg.pre_vote = pre_vote;
+        cfg.check_quorum = true;
+        let mut n = Node::new(1, cfg);
+        n.start(None);
+        let a = n.at(200).timer(RaftTimer::Election);
+        assert_eq!(
+            n.raft.status(),
+            Status {
+                role: Role::Leader,
+                leader: Some(NodeId(1)),
+                epoch: Some(1)
+            }
+        );
+        assert_eq!(
+            persists(&a),
+            vec![Stable {
+                current_term: 1,
+                voted_for: Some(NodeId(1))
+            }]
+        );
+        assert!(sends(&a).is_empty());
+        // A majority of one is always heard from: CheckQuorum never deposes it.
+        n.at(1000).timer(RaftTimer::CheckQuorum);
+        assert_eq!(n.role(), Role::Leader);
+    }
+}
+
+#[test]
+fn on_suspect_acts_as_the_election_timeout_and_a_leader_ignores_it() {
+    let mut n = Node::new(2, config(3));
+    n.start(None);
+    n.msg(1, RaftMsg::AppendEntries { term: 1 });
+    let a = n.suspect();
+    assert_eq!(n.raft.status().epoch, Some(2));
+    assert_eq!(n.role(), Role::Candidate);
+    assert!(cancelled(&a, RaftTimer::Election));
+
+    let mut l = Node::new(1, config(3));
+    l.elect(&[2]);
+    assert!(l.suspect().is_empty());
+    assert_eq!(l.role(), Role::Leader);
+}
+
+#[test]
+fn pre_vote_asks_without_raising_the_term_and_only_then_campaigns() {
+    let mut cfg = config(5);
+    cfg.pre_vote = true;
+    let mut n = Node::new(1, cfg);
+    n.start(Some(Stable {
+        current_term: 4,
+        voted_for: None,
+    }));
+    let a = n.at(300).timer(RaftTimer::Election);
+    assert!(n.raft.is_pre_candidate());
+    assert_eq!(
+        n.raft.status(),
+        Status {
+            role: Role::Candidate,
+            leader: None,
+            epoch: Some(4)
+        }
+    );
+    assert!(
+        persists(&a).is_empty(),
+        "a pre-vote changes no stable state"
+    );
+    assert!(sends(&a)
+        .iter()
+        .all(|(_, m)| *m == RaftMsg::PreVote { term: 5 }));
+    assert!(timer_set(&a, RaftTimer::ElectionRetry).is_some());
+
+    n.msg(
+        2,
+        RaftMsg::PreVoteResp {
+            term: 5,
+            granted: true,
+        },
+    );
+    assert_eq!(n.raft.status().epoch, Some(4));
+    let a = n.msg(
+        3,
+        RaftMsg::PreVoteResp {
+            term: 5,
+            granted: true,
+        },
+    );
+    assert!(!n.raft.is_pre_candidate());
+    assert_eq!(
+        n.raft.status(),
+        Status {
+            role: Role::Candidate,
+            leader: None,
+            epoch: Some(5)
+        }
+    );
+    assert!(persist_precedes_sends(&a));
+    assert!(sends(&a)
+        .iter()
+        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 5 }));
+}
+
+#[test]
+fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
+    let mut cfg = config(3);
+    cfg.pre_vote = true;
+    let mut f = Node::new(2, cfg.clone());
+    f.start(None);
+    f.at(1000).msg(1, RaftMsg::AppendEntries { term: 3 });
+    // Within timeout_min (150 ms) of the heartbeat: refused, with no change of term.
+    let a = f.at(1149).msg(3, RaftMsg::PreVote { term: 9 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(3),
+            RaftMsg::PreVoteResp {
+                term: 3,
+                granted: false
+            }
+        )]
+    );
+    assert!(persists(&a).is_empty());
+    assert_eq!(f.raft.status().epoch, Some(3));
+    // Once the leader has been silent for timeout_min: granted, still without adopting it.
+    let a = f.at(1150).msg(3, RaftMsg::PreVote { term: 9 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(3),
+            RaftMsg::PreVoteResp {
+                term: 9,
+                granted: true
+            }
+        )]
+    );
+    assert_eq!(f.raft.status().epoch, Some(3));
+    assert!(
+        timer_set(&a, RaftTimer::Election).is_none(),
+        "a pre-vote does not reset the timer"
+    );
+    // A pre-vote for a term not above ours is refused.
+    let a = f.msg(3, RaftMsg::PreVote { term: 3 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(3),
+            RaftMsg::PreVoteResp {
+                term: 3,
+                granted: false
+            }
+        )]
+    );
+
+    // The leader itself always refuses.
+    let mut l = Node::new(1, cfg.clone());
+    l.elect(&[2]);
+    let a = l.at(5000).msg(3, RaftMsg::PreVote { term: 9 });
+    assert_eq!(
+        sends(&a),
+        vec![(
+            NodeId(3),
+            RaftMsg::PreVoteResp {
+                term: 1,
+                granted: false
+            }
+        )]
+    );
+    assert_eq!(l.role(), Role::Leader);
+}
+
+#[test]
+fn pre_candidate_denied_by_a_majority_or_hearing_the_leader_goes_back_to_following() {
+    let mut cfg = config(5);
+    cfg.pre_vote = true;
+    let mut n = Node::new(1, cfg.clone());
+    n.start(Some(Stable {
+        current_term: 2,
+        voted_for: None,
+    }));
+    n.timer(RaftTimer::Election);
+    n.msg(
+        2,
+        RaftMsg::PreVoteResp {
+            term: 2,
+            granted: false,
+        },
+    );
+    n.msg(
+        3,
+        RaftMsg::PreVoteResp {
+            term: 2,
+            granted: false,
+        },
+    );
+    assert!(
+        n.raft.is_pre_candidate(),
+        "two denials of five still leave a majority possible"
+    );
+    let a = n.msg(
+        4,
+        RaftMsg::PreVoteResp {
+            term: 2,
+            granted: false,
+        },
+    );
+    assert_eq!(
+        n.raft.status(),
+        Status {
+            role: Role::Follower,
+            leader: None,
+            epoch: Some(2)
+        }
+    );
+    assert!(cancelled(&a, RaftTimer::ElectionRetry));
+    assert!(timer_set(&a, RaftTimer::Election).is_some());
+
+    // Thesis §9.6: the rejoining node hears the leader's heartbeat in its own term.
+    let mut n = Node::new(1, cfg);
+    n.start(Some(Stable {
+        current_term: 2,
+        voted_for: None,
+    }));
+    n.timer(RaftTimer::Election);
+    n.msg(3, RaftMsg::AppendEntries { term: 2 });
+    assert_eq!(
+        n.raft.status(),
+        Status {
+            role: Role::Follower,
+            leader: Some(NodeId(3)),
+            epoch: Some(2)
+        }
+    );
+}
+
+#[test]
+fn check_quorum_steps_down_exactly_one_timeout_after_losing_the_majority() {
+    let mut cfg = config(5);
+    cfg.check_quorum = true;
+    let mut n = Node::new(1, cfg);
+    n.elect(&[2, 3]);
+    // Nodes 2 and 3 answer heartbeats until t = 500 ms, 4 and 5 never do. Run the answers
+    // and the leader's CheckQuorum timer in time order.
+    let mut check = Time::from_millis(150); // one timeout after the election at t = 0
+    for t in (50..=500).step_by(50) {
+        while check <= Time::from_millis(t) {
+            n.now = check;
+            let a = n.timer(RaftTimer::CheckQuorum);
+            assert_eq!(n.role(), Role::Leader, "at {check}");
+            check = timer_set(&a, RaftTimer::CheckQuorum).unwrap();
+        }
+        n.at(t);
+        n.msg(
+            2,
+            RaftMsg::AppendResp {
+                term: 1,
+                success: true,
+            },
+        );
+        n.msg(
+            3,
+            RaftMsg::AppendResp {
+                term: 1,
+                success: true,
+            },
+        );
+    }
+    // Silence from t = 500 ms: the deadline becomes exactly one timeout after the last
+    // answer from the majority, and the leader keeps leading until then.
+    while check < Time::from_millis(650) {
+        n.now = check;
+        let a = n.timer(RaftTimer::CheckQuorum);
+        assert_eq!(n.role(), Role::Leader, "at {check}");
+        check = timer_set(&a, RaftTimer::CheckQuorum).unwrap();
+    }
+    assert_eq!(check, Time::from_millis(650));
+    let a = n.at(649).timer(RaftTimer::CheckQuorum);
+    assert_eq!(n.role(), Role::Leader);
+    assert_eq!(
+        timer_set(&a, RaftTimer::CheckQuorum),
+        Some(Time::from_millis(650))
+    );
+    let a = n.at(650).timer(RaftTimer::CheckQuorum);
+    assert_eq!(
+        n.raft.status(),
+        Status {
+            role: Role::Follower,
+            leader: None,
+            epoch: Some(1)
+        }
+    );
+    assert!(cancelled(&a, RaftTimer::Heartbeat));
+    assert!(timer_set(&a, RaftTimer::Election).is_some());
+}
+
+#[test]
+fn messages_have_literature_names_categories_and_compact_sizes() {
+    let all = [
+        (
+            RaftMsg::RequestVote { term: 1 },
+            "REQUEST_VOTE",
+            MsgCategory::Election,
+        ),
+        (
+            RaftMsg::PreVote { term: 1 },
+            "PRE_VOTE",
+            MsgCategory::Election,
+        ),
+        (
+            RaftMsg::Vote {
+                term: 1,
+                granted: true,
+            },
+            "VOTE",
+            MsgCategory::Reply,
+        ),
+        (
+            RaftMsg::Vote {
+                term: 1,
+                granted: false,
+            },
+            "VOTE_DENIED",
+            MsgCategory::Reply,
+        ),
+        (
+            RaftMsg::PreVoteResp {
+                term: 1,
+                granted: true,
+            },
+            "PRE_VOTE_GRANT",
+            MsgCategory::Reply,
+        ),
+        (
+            RaftMsg::PreVoteResp {
+                term: 1,
+                granted: false,
+            },
+            "PRE_VOTE_DENIED",
+            MsgCategory::Reply,
+        ),
+        (
+            RaftMsg::AppendEntries { term: 1 },
+            "APPEND_ENTRIES",
+            MsgCategory::Heartbeat,
+        ),
+        (
+            RaftMsg::AppendResp {
+                term: 1,
+                success: true,
+            },
+            "APPEND_RESP",
+            MsgCategory::Heartbeat,
+        ),
+    ];
+    for (m, kind, cat) in all {
+        assert_eq!(m.kind(), kind);
+        assert_eq!(m.category(), cat);
+        assert_eq!(m.wire_size(), 9);
+        assert_eq!(m.term(), 1);
+    }
+}
+
+#[test]
+fn config_defaults_are_the_shared_detection_window_and_validation_names_the_field() {
+    let c = RaftConfig::new(5);
+    assert_eq!(c.timeout_min, Duration::from_millis(150));
+    assert_eq!(c.timeout_max, Duration::from_millis(300));
+    assert_eq!(c.timing.heartbeat, Duration::from_millis(50));
+    assert!(!c.pre_vote && !c.check_quorum);
+    assert_eq!(c.validate(), Ok(()));
+
+    let mut bad = c.clone();
+    bad.timeout_max = Duration::from_millis(100);
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .starts_with("timeout_max (100ms)"));
+    let mut bad = c.clone();
+    bad.n = 0;
+    assert!(bad.validate().unwrap_err().starts_with("n (0)"));
+    let mut bad = c.clone();
+    bad.timing.heartbeat = Duration::from_millis(150);
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .starts_with("timing.heartbeat (150ms)"));
+    let mut bad = c;
+    bad.timeout_min = Duration::ZERO;
+    assert!(bad.validate().unwrap_err().starts_with("timeout_min"));
+}
