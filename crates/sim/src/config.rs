@@ -1,0 +1,528 @@
+//! Trial configuration: cluster size, seed, network model, fault timeline, horizon — and
+//! its validation, which names the offending field and value.
+
+use std::time::Duration;
+
+use election_core::NodeId;
+use rand::Rng as _;
+use rand_distr::{Distribution, Exp, LogNormal, Normal, Pareto};
+
+use crate::fault::{Fault, FaultAction, NodeSet, Selector};
+
+/// A configuration the simulator refuses to run, naming the field and the value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("invalid {field} = {value}: {reason}")]
+pub struct ConfigError {
+    /// Dotted path of the offending field, e.g. `net.latency.sd_ms` or `faults[2].at_ms`.
+    pub field: String,
+    /// The offending value as written.
+    pub value: String,
+    /// What a valid value looks like.
+    pub reason: String,
+}
+
+impl ConfigError {
+    /// A new error for `field` holding `value`.
+    pub fn new(field: impl Into<String>, value: impl ToString, reason: impl Into<String>) -> Self {
+        ConfigError {
+            field: field.into(),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// One-way message latency, in milliseconds. Every draw is independent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Latency {
+    /// Always `ms`.
+    Constant {
+        /// The latency.
+        ms: f64,
+    },
+    /// Uniform on `[min_ms, max_ms]`.
+    Uniform {
+        /// Lower bound.
+        min_ms: f64,
+        /// Upper bound.
+        max_ms: f64,
+    },
+    /// Normal with the given mean and standard deviation, truncated at zero (negative draws
+    /// are redrawn).
+    Normal {
+        /// Mean before truncation.
+        mean_ms: f64,
+        /// Standard deviation before truncation.
+        sd_ms: f64,
+    },
+    /// Exponential with the given mean.
+    Exponential {
+        /// Mean.
+        mean_ms: f64,
+    },
+    /// Log-normal: `exp(N(ln median_ms, sigma²))`.
+    LogNormal {
+        /// Median.
+        median_ms: f64,
+        /// Standard deviation of the underlying normal.
+        sigma: f64,
+    },
+    /// Pareto (heavy tail) with minimum `scale_ms` and tail index `shape`.
+    Pareto {
+        /// Minimum value.
+        scale_ms: f64,
+        /// Tail index (smaller = heavier tail; the mean is finite only above 1).
+        shape: f64,
+    },
+}
+
+impl Latency {
+    /// The distribution's mean in milliseconds (infinite for a Pareto with `shape <= 1`);
+    /// the truncated normal's mean is approximated by the untruncated one.
+    pub fn mean_ms(&self) -> f64 {
+        match *self {
+            Latency::Constant { ms } => ms,
+            Latency::Uniform { min_ms, max_ms } => (min_ms + max_ms) / 2.0,
+            Latency::Normal { mean_ms, .. } => mean_ms,
+            Latency::Exponential { mean_ms } => mean_ms,
+            Latency::LogNormal { median_ms, sigma } => median_ms * (sigma * sigma / 2.0).exp(),
+            Latency::Pareto { scale_ms, shape } => {
+                if shape > 1.0 {
+                    shape * scale_ms / (shape - 1.0)
+                } else {
+                    f64::INFINITY
+                }
+            }
+        }
+    }
+
+    pub(crate) fn sampler(&self, field: &str) -> Result<Sampler, ConfigError> {
+        fn finite_nonneg(field: &str, name: &str, v: f64) -> Result<(), ConfigError> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.{name}"),
+                    v,
+                    "must be a finite number >= 0",
+                ))
+            }
+        }
+        fn positive(field: &str, name: &str, v: f64) -> Result<(), ConfigError> {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.{name}"),
+                    v,
+                    "must be a finite number > 0",
+                ))
+            }
+        }
+        Ok(match *self {
+            Latency::Constant { ms } => {
+                finite_nonneg(field, "ms", ms)?;
+                Sampler::Constant(ms_to_ns(ms))
+            }
+            Latency::Uniform { min_ms, max_ms } => {
+                finite_nonneg(field, "min_ms", min_ms)?;
+                finite_nonneg(field, "max_ms", max_ms)?;
+                if max_ms < min_ms {
+                    return Err(ConfigError::new(
+                        format!("{field}.max_ms"),
+                        max_ms,
+                        format!("must be >= min_ms ({min_ms})"),
+                    ));
+                }
+                Sampler::Uniform(ms_to_ns(min_ms), ms_to_ns(max_ms))
+            }
+            Latency::Normal { mean_ms, sd_ms } => {
+                finite_nonneg(field, "mean_ms", mean_ms)?;
+                finite_nonneg(field, "sd_ms", sd_ms)?;
+                let d = Normal::new(mean_ms, sd_ms).map_err(|e| {
+                    ConfigError::new(format!("{field}.sd_ms"), sd_ms, e.to_string())
+                })?;
+                Sampler::Normal(d)
+            }
+            Latency::Exponential { mean_ms } => {
+                positive(field, "mean_ms", mean_ms)?;
+                let d = Exp::new(1.0 / mean_ms).map_err(|e| {
+                    ConfigError::new(format!("{field}.mean_ms"), mean_ms, e.to_string())
+                })?;
+                Sampler::Exponential(d)
+            }
+            Latency::LogNormal { median_ms, sigma } => {
+                positive(field, "median_ms", median_ms)?;
+                finite_nonneg(field, "sigma", sigma)?;
+                let d = LogNormal::new(median_ms.ln(), sigma).map_err(|e| {
+                    ConfigError::new(format!("{field}.sigma"), sigma, e.to_string())
+                })?;
+                Sampler::LogNormal(d)
+            }
+            Latency::Pareto { scale_ms, shape } => {
+                positive(field, "scale_ms", scale_ms)?;
+                positive(field, "shape", shape)?;
+                let d = Pareto::new(scale_ms, shape).map_err(|e| {
+                    ConfigError::new(format!("{field}.shape"), shape, e.to_string())
+                })?;
+                Sampler::Pareto(d)
+            }
+        })
+    }
+}
+
+fn ms_to_ns(ms: f64) -> u64 {
+    (ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64
+}
+
+/// A validated latency distribution, ready to draw nanoseconds from.
+#[derive(Clone, Debug)]
+pub(crate) enum Sampler {
+    Constant(u64),
+    Uniform(u64, u64),
+    Normal(Normal<f64>),
+    Exponential(Exp<f64>),
+    LogNormal(LogNormal<f64>),
+    Pareto(Pareto<f64>),
+}
+
+impl Sampler {
+    /// One draw, in nanoseconds.
+    #[inline]
+    pub(crate) fn sample_ns(&self, rng: &mut election_core::Rng) -> u64 {
+        match self {
+            Sampler::Constant(ns) => *ns,
+            Sampler::Uniform(lo, hi) => {
+                if hi > lo {
+                    rng.random_range(*lo..=*hi)
+                } else {
+                    *lo
+                }
+            }
+            Sampler::Normal(d) => {
+                // Truncation at zero by rejection; after 64 negative draws (a mean many
+                // deviations below zero) fall back to zero.
+                for _ in 0..64 {
+                    let x = d.sample(rng);
+                    if x >= 0.0 {
+                        return ms_to_ns(x);
+                    }
+                }
+                0
+            }
+            Sampler::Exponential(d) => ms_to_ns(d.sample(rng)),
+            Sampler::LogNormal(d) => ms_to_ns(d.sample(rng)),
+            Sampler::Pareto(d) => ms_to_ns(d.sample(rng)),
+        }
+    }
+}
+
+/// A per-link latency override (one direction).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkLatency {
+    /// Sender.
+    pub from: NodeId,
+    /// Receiver.
+    pub to: NodeId,
+    /// Latency on this link instead of the default.
+    pub latency: Latency,
+}
+
+/// The network model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetConfig {
+    /// Default one-way latency of every link.
+    pub latency: Latency,
+    /// Probability that a sent message is lost, in `[0, 1]`.
+    pub loss: f64,
+    /// Probability that a sent (not lost) message is delivered twice, in `[0, 1]`; the copy
+    /// draws its own latency.
+    pub duplicate: f64,
+    /// `true`: every link delivers in the order it sent (a message never overtakes an earlier
+    /// one on the same link). `false`: each message's latency is independent, so messages
+    /// may be reordered.
+    pub fifo: bool,
+    /// Per-link latency overrides.
+    pub links: Vec<LinkLatency>,
+}
+
+impl NetConfig {
+    /// A reliable FIFO network with constant latency `ms`.
+    pub fn constant_ms(ms: f64) -> Self {
+        NetConfig {
+            latency: Latency::Constant { ms },
+            loss: 0.0,
+            duplicate: 0.0,
+            fifo: true,
+            links: Vec::new(),
+        }
+    }
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig::constant_ms(1.0)
+    }
+}
+
+/// Everything that defines one trial. The same `SimConfig` (and protocol factory) gives the
+/// same event sequence on every machine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// Cluster size; node ids are `1..=nodes`.
+    pub nodes: u32,
+    /// The trial seed. The network, the protocols and the fault selectors each draw from
+    /// their own ChaCha8 stream of this seed, so a different protocol sending a different
+    /// number of messages does not shift which node `Selector::Random` picks.
+    pub seed: u64,
+    /// The network model.
+    pub net: NetConfig,
+    /// The fault timeline.
+    pub faults: Vec<Fault>,
+    /// The trial never runs past this instant.
+    pub horizon: Duration,
+    /// A trial ends early once every fault has fired and the cluster has had the same agreed
+    /// leader for `settle` since both the start of that agreement and the last fault.
+    pub settle: Duration,
+    /// Record every event in [`TrialReport::trace`](crate::TrialReport::trace).
+    pub trace: bool,
+    /// The reference instant for every duration metric, in ms. `None`: the first fault's time,
+    /// or zero when there are no faults (a cold start).
+    pub reference_ms: Option<f64>,
+}
+
+impl SimConfig {
+    /// `n` nodes, the given seed, a 1 ms constant-latency reliable network, no faults, a 30 s
+    /// horizon and a 2 s settle window.
+    pub fn new(n: u32, seed: u64) -> Self {
+        SimConfig {
+            nodes: n,
+            seed,
+            net: NetConfig::default(),
+            faults: Vec::new(),
+            horizon: Duration::from_secs(30),
+            settle: Duration::from_secs(2),
+            trace: false,
+            reference_ms: None,
+        }
+    }
+
+    /// The reference instant in nanoseconds (see [`SimConfig::reference_ms`]).
+    pub fn reference(&self) -> election_core::Time {
+        let ms = self.reference_ms.unwrap_or_else(|| {
+            self.faults
+                .iter()
+                .map(|f| f.at_ms)
+                .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))))
+                .unwrap_or(0.0)
+        });
+        election_core::Time(ms_to_ns(ms))
+    }
+
+    /// Check every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let n = self.nodes;
+        if n == 0 {
+            return Err(ConfigError::new(
+                "nodes",
+                n,
+                "a cluster needs at least 1 node",
+            ));
+        }
+        if n > 100_000 {
+            return Err(ConfigError::new(
+                "nodes",
+                n,
+                "at most 100000 nodes are supported",
+            ));
+        }
+        self.net.latency.sampler("net.latency")?;
+        for (name, p) in [
+            ("net.loss", self.net.loss),
+            ("net.duplicate", self.net.duplicate),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(ConfigError::new(name, p, "must be a probability in [0, 1]"));
+            }
+        }
+        for (i, l) in self.net.links.iter().enumerate() {
+            check_id(&format!("net.links[{i}].from"), l.from, n)?;
+            check_id(&format!("net.links[{i}].to"), l.to, n)?;
+            l.latency.sampler(&format!("net.links[{i}].latency"))?;
+        }
+        if self.horizon.is_zero() {
+            return Err(ConfigError::new("horizon", "0", "must be positive"));
+        }
+        if let Some(r) = self.reference_ms {
+            if !(r.is_finite() && r >= 0.0) {
+                return Err(ConfigError::new(
+                    "reference_ms",
+                    r,
+                    "must be a finite time >= 0",
+                ));
+            }
+        }
+        for (i, f) in self.faults.iter().enumerate() {
+            let field = format!("faults[{i}]");
+            if !(f.at_ms.is_finite() && f.at_ms >= 0.0) {
+                return Err(ConfigError::new(
+                    format!("{field}.at_ms"),
+                    f.at_ms,
+                    "a fault must be scheduled at a finite time >= 0",
+                ));
+            }
+            validate_action(&field, &f.action, n)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_id(field: &str, id: NodeId, n: u32) -> Result<(), ConfigError> {
+    if id.0 >= 1 && id.0 <= n {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            id.0,
+            format!("node ids run from 1 to {n}"),
+        ))
+    }
+}
+
+fn check_selector(field: &str, s: &Selector, n: u32, allow_rest: bool) -> Result<(), ConfigError> {
+    match *s {
+        Selector::Id(id) => check_id(field, id, n),
+        Selector::KthHighest(k) | Selector::KthLowest(k) => {
+            if k >= 1 && k <= n {
+                Ok(())
+            } else {
+                Err(ConfigError::new(field, k, format!("k must be in 1..={n}")))
+            }
+        }
+        Selector::Rest if !allow_rest => Err(ConfigError::new(
+            field,
+            "rest",
+            "`rest` is only meaningful inside a partition group",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn check_set(field: &str, s: &NodeSet, n: u32) -> Result<(), ConfigError> {
+    match s {
+        NodeSet::All => Ok(()),
+        NodeSet::One(s) | NodeSet::AllExcept(s) | NodeSet::Above(s) | NodeSet::Below(s) => {
+            check_selector(field, s, n, false)
+        }
+    }
+}
+
+fn validate_action(field: &str, a: &FaultAction, n: u32) -> Result<(), ConfigError> {
+    match a {
+        FaultAction::Crash(s)
+        | FaultAction::Recover(s)
+        | FaultAction::Isolate(s)
+        | FaultAction::Suspect(s) => check_selector(&format!("{field}.node"), s, n, false),
+        FaultAction::Pause { node, ms } => {
+            check_selector(&format!("{field}.node"), node, n, false)?;
+            if !(ms.is_finite() && *ms >= 0.0) {
+                return Err(ConfigError::new(
+                    format!("{field}.ms"),
+                    ms,
+                    "a pause lasts a finite time >= 0",
+                ));
+            }
+            Ok(())
+        }
+        FaultAction::SetLoss(p) => {
+            if (0.0..=1.0).contains(p) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.loss"),
+                    p,
+                    "must be a probability in [0, 1]",
+                ))
+            }
+        }
+        FaultAction::CutLink { from, to } => {
+            check_set(&format!("{field}.from"), from, n)?;
+            check_set(&format!("{field}.to"), to, n)
+        }
+        FaultAction::Detection { nodes, .. } => check_set(&format!("{field}.nodes"), nodes, n),
+        FaultAction::Heal => Ok(()),
+        FaultAction::Partition(groups) => validate_partition(&format!("{field}.groups"), groups, n),
+    }
+}
+
+fn validate_partition(field: &str, groups: &[Vec<Selector>], n: u32) -> Result<(), ConfigError> {
+    if groups.len() < 2 {
+        return Err(ConfigError::new(
+            field,
+            groups.len(),
+            "a partition needs at least two groups",
+        ));
+    }
+    let mut rest_groups = 0;
+    let mut all_explicit = true;
+    let mut seen = vec![false; n as usize];
+    for (g, group) in groups.iter().enumerate() {
+        if group.is_empty() {
+            return Err(ConfigError::new(
+                format!("{field}[{g}]"),
+                "[]",
+                "a group cannot be empty",
+            ));
+        }
+        for (j, s) in group.iter().enumerate() {
+            let f = format!("{field}[{g}][{j}]");
+            check_selector(&f, s, n, true)?;
+            match s {
+                Selector::Rest => {
+                    rest_groups += 1;
+                    if group.len() != 1 {
+                        return Err(ConfigError::new(
+                            f,
+                            "rest",
+                            "`rest` must be alone in its group",
+                        ));
+                    }
+                }
+                Selector::Id(id) => {
+                    if std::mem::replace(&mut seen[id.index()], true) {
+                        return Err(ConfigError::new(
+                            f,
+                            id.0,
+                            "node appears in more than one partition group",
+                        ));
+                    }
+                }
+                _ => all_explicit = false,
+            }
+        }
+    }
+    if rest_groups > 1 {
+        return Err(ConfigError::new(
+            field,
+            rest_groups,
+            "at most one group may be `rest`",
+        ));
+    }
+    if rest_groups == 0 {
+        if !all_explicit {
+            return Err(ConfigError::new(
+                field,
+                "(dynamic selectors)",
+                "a partition with selectors other than explicit ids needs a `rest` group so no node is left out",
+            ));
+        }
+        if let Some(i) = seen.iter().position(|s| !s) {
+            return Err(ConfigError::new(
+                field,
+                format!("node {} in no group", i + 1),
+                "partition groups must cover every node (or use a `rest` group)",
+            ));
+        }
+    }
+    Ok(())
+}

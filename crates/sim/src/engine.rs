@@ -1,0 +1,630 @@
+//! The discrete-event engine: one event queue ordered by (time, insertion sequence), one
+//! protocol instance per live node, and the network and fault model around them.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::time::Duration;
+
+use election_core::{
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, SeedableRng, Status, Time, TimerKind,
+};
+
+use crate::config::{ConfigError, Sampler, SimConfig};
+use crate::fault::{Applied, FaultAction, NodeSet, Selector};
+use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
+
+/// ChaCha stream numbers: each consumer of randomness has its own stream of the trial seed.
+const STREAM_NET: u64 = 1;
+const STREAM_PROTOCOL: u64 = 2;
+const STREAM_FAULTS: u64 = 3;
+
+/// The outcome of one trial.
+#[derive(Clone, Debug)]
+pub struct TrialReport {
+    /// The trial's metrics.
+    pub metrics: Metrics,
+    /// Each node's last status (`None` = crashed at the end), indexed by `id - 1`.
+    pub final_status: Vec<Option<Status>>,
+    /// Every event, if the configuration asked for a trace.
+    pub trace: Vec<TraceEvent>,
+    /// When the trial ended.
+    pub end: Time,
+    /// Events processed (deliveries, timer firings, faults, boots).
+    pub events: u64,
+}
+
+enum Event<P: Protocol> {
+    Boot(NodeId),
+    Deliver {
+        from: NodeId,
+        to: NodeId,
+        msg: P::Msg,
+    },
+    Timer {
+        node: NodeId,
+        timer: P::Timer,
+        generation: u64,
+    },
+    Fault(usize),
+    Resume {
+        node: NodeId,
+        pause: u64,
+    },
+}
+
+struct Entry<P: Protocol> {
+    at: Time,
+    seq: u64,
+    event: Event<P>,
+}
+
+impl<P: Protocol> PartialEq for Entry<P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at && self.seq == other.seq
+    }
+}
+impl<P: Protocol> Eq for Entry<P> {}
+impl<P: Protocol> PartialOrd for Entry<P> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<P: Protocol> Ord for Entry<P> {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest (time, seq) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+struct Node<P: Protocol> {
+    proto: Option<P>,
+    persisted: Option<P::Persist>,
+    /// Generation per timer slot; a firing whose generation differs is stale.
+    timer_gen: Vec<u64>,
+    paused: bool,
+    /// Identifies the current pause, so a crash during a pause voids its wake-up.
+    pause_id: u64,
+    backlog: Vec<Event<P>>,
+    detection: bool,
+}
+
+/// One trial of protocol `P` over the simulated network.
+///
+/// ```ignore
+/// let report = Sim::new(SimConfig::new(5, 1), |id| MyProtocol::new(id))?.run();
+/// ```
+pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
+    cfg: SimConfig,
+    factory: F,
+    nodes: Vec<Node<P>>,
+    queue: BinaryHeap<Entry<P>>,
+    seq: u64,
+    net_rng: Rng,
+    proto_rng: Rng,
+    fault_rng: Rng,
+    latency: Sampler,
+    /// Per-link latency overrides (`from * n + to`), only allocated when there are some.
+    link_latency: Vec<Option<Sampler>>,
+    loss: f64,
+    links: Links,
+    /// Per-link time of the latest scheduled delivery, for FIFO links (allocated lazily).
+    fifo_last: Vec<Time>,
+    observer: Observer,
+    actions: Vec<Action<P>>,
+    last_crashed: Option<NodeId>,
+    faults_pending: usize,
+    last_fault_at: Time,
+    horizon: Time,
+    events: u64,
+}
+
+impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
+    /// Validate `cfg` and build a trial whose nodes are made by `factory` (called at boot and
+    /// at every recovery).
+    pub fn new(cfg: SimConfig, factory: F) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        let n = cfg.nodes as usize;
+        let latency = cfg.net.latency.sampler("net.latency")?;
+        let mut link_latency = Vec::new();
+        if !cfg.net.links.is_empty() {
+            link_latency = vec![None; n * n];
+            for (i, l) in cfg.net.links.iter().enumerate() {
+                link_latency[l.from.index() * n + l.to.index()] =
+                    Some(l.latency.sampler(&format!("net.links[{i}].latency"))?);
+            }
+        }
+        let stream = |s| {
+            let mut r = Rng::seed_from_u64(cfg.seed);
+            r.set_stream(s);
+            r
+        };
+        let nodes = (0..n)
+            .map(|_| Node {
+                proto: None,
+                persisted: None,
+                timer_gen: vec![0; P::Timer::COUNT],
+                paused: false,
+                pause_id: 0,
+                backlog: Vec::new(),
+                detection: true,
+            })
+            .collect();
+        let observer = Observer::new(cfg.nodes, cfg.reference(), cfg.trace);
+        let mut sim = Sim {
+            net_rng: stream(STREAM_NET),
+            proto_rng: stream(STREAM_PROTOCOL),
+            fault_rng: stream(STREAM_FAULTS),
+            loss: cfg.net.loss,
+            links: Links::new(cfg.nodes),
+            fifo_last: Vec::new(),
+            horizon: Time::ZERO + cfg.horizon,
+            latency,
+            link_latency,
+            nodes,
+            queue: BinaryHeap::with_capacity(4 * n + 16),
+            seq: 0,
+            observer,
+            actions: Vec::with_capacity(2 * n + 8),
+            last_crashed: None,
+            faults_pending: cfg.faults.len(),
+            last_fault_at: Time::ZERO,
+            events: 0,
+            factory,
+            cfg,
+        };
+        for i in 0..n {
+            sim.push(Time::ZERO, Event::Boot(NodeId::from_index(i)));
+        }
+        // Stable sort by time keeps list order for faults at the same instant.
+        let mut order: Vec<usize> = (0..sim.cfg.faults.len()).collect();
+        order.sort_by(|&a, &b| sim.cfg.faults[a].at_ms.total_cmp(&sim.cfg.faults[b].at_ms));
+        for i in order {
+            let at = Time((sim.cfg.faults[i].at_ms * 1e6).round() as u64);
+            sim.last_fault_at = sim.last_fault_at.max(at);
+            sim.push(at, Event::Fault(i));
+        }
+        Ok(sim)
+    }
+
+    #[inline]
+    fn push(&mut self, at: Time, event: Event<P>) {
+        self.seq += 1;
+        self.queue.push(Entry {
+            at,
+            seq: self.seq,
+            event,
+        });
+    }
+
+    /// When the trial will end given what is known now: the horizon, or the end of the settle
+    /// window once every fault has fired and a leader is agreed.
+    fn deadline(&self) -> Time {
+        if self.faults_pending == 0 && self.observer.agreed().is_some() {
+            let since = self.observer.agreed_since().max(self.last_fault_at);
+            (since + self.cfg.settle).min(self.horizon)
+        } else {
+            self.horizon
+        }
+    }
+
+    /// Run the trial to its end.
+    pub fn run(mut self) -> TrialReport {
+        self.observer.advance(Time::ZERO);
+        let end = loop {
+            let deadline = self.deadline();
+            let Some(next) = self.queue.peek() else {
+                break deadline;
+            };
+            if next.at > deadline {
+                break deadline;
+            }
+            let Entry { at, event, .. } = self.queue.pop().expect("peeked");
+            self.observer.advance(at);
+            self.events += 1;
+            self.dispatch(at, event);
+        };
+        let final_status = (0..self.nodes.len())
+            .map(|i| self.observer.status(NodeId::from_index(i)))
+            .collect();
+        let events = self.events;
+        let (metrics, trace) = self.observer.finish(end);
+        TrialReport {
+            metrics,
+            final_status,
+            trace,
+            end,
+            events,
+        }
+    }
+
+    fn dispatch(&mut self, now: Time, event: Event<P>) {
+        match event {
+            Event::Fault(i) => {
+                self.faults_pending -= 1;
+                let action = self.cfg.faults[i].action.clone();
+                self.apply_fault(now, &action);
+            }
+            Event::Resume { node, pause } => {
+                let n = &mut self.nodes[node.index()];
+                if !n.paused || n.pause_id != pause {
+                    return;
+                }
+                n.paused = false;
+                let backlog = std::mem::take(&mut n.backlog);
+                self.observer.on_fault(Applied::Resume(node));
+                for ev in backlog {
+                    self.handle(now, ev);
+                }
+            }
+            ev => {
+                let node = match &ev {
+                    Event::Boot(id) => *id,
+                    Event::Deliver { to, .. } => *to,
+                    Event::Timer { node, .. } => *node,
+                    _ => unreachable!(),
+                };
+                let st = &mut self.nodes[node.index()];
+                if st.paused && st.proto.is_some() {
+                    st.backlog.push(ev);
+                } else {
+                    self.handle(now, ev);
+                }
+            }
+        }
+    }
+
+    /// Hand one event to its node's protocol (the node is not paused).
+    fn handle(&mut self, now: Time, event: Event<P>) {
+        match event {
+            Event::Boot(id) => self.boot(now, id),
+            Event::Deliver { from, to, msg } => {
+                let info = msg_info(from, to, &msg);
+                if !self.links.is_up(from, to) {
+                    self.observer.on_drop(info, DropReason::LinkDown);
+                    return;
+                }
+                if self.nodes[to.index()].proto.is_none() {
+                    self.observer.on_drop(info, DropReason::Crashed);
+                    return;
+                }
+                self.observer.on_deliver(info);
+                self.input(now, to, |p, io| p.on_message(io, from, msg));
+            }
+            Event::Timer {
+                node,
+                timer,
+                generation,
+            } => {
+                let st = &self.nodes[node.index()];
+                if st.proto.is_none() || st.timer_gen[timer.index()] != generation {
+                    return;
+                }
+                if timer.is_failure_detector() && !st.detection {
+                    self.observer
+                        .record(|| crate::TraceKind::DetectorSuppressed(node));
+                    return;
+                }
+                self.observer.record(|| crate::TraceKind::Timer {
+                    node,
+                    timer: format!("{timer:?}"),
+                });
+                self.input(now, node, |p, io| p.on_timer(io, timer));
+            }
+            Event::Fault(_) | Event::Resume { .. } => unreachable!("handled in dispatch"),
+        }
+    }
+
+    fn boot(&mut self, now: Time, id: NodeId) {
+        let proto = (self.factory)(id);
+        self.nodes[id.index()].proto = Some(proto);
+        self.observer.record(|| crate::TraceKind::Boot(id));
+        let stored = self.nodes[id.index()].persisted.clone();
+        self.input(now, id, |p, io| p.on_start(io, stored.as_ref()));
+        self.observer.topology_changed(&self.links);
+    }
+
+    /// Run one protocol input on a live node, carry out its actions, then observe its status.
+    fn input(&mut self, now: Time, id: NodeId, f: impl FnOnce(&mut P, &mut Io<'_, P>)) {
+        let mut actions = std::mem::take(&mut self.actions);
+        let Some(proto) = self.nodes[id.index()].proto.as_mut() else {
+            self.actions = actions;
+            return;
+        };
+        {
+            let mut io = Io::new(now, &mut self.proto_rng, &mut actions);
+            f(proto, &mut io);
+        }
+        let status = proto.status();
+        for action in actions.drain(..) {
+            self.carry_out(now, id, action);
+        }
+        self.actions = actions;
+        self.observer.on_status(id, Some(status));
+    }
+
+    fn carry_out(&mut self, now: Time, from: NodeId, action: Action<P>) {
+        match action {
+            Action::Send { to, msg } => self.send(now, from, to, msg),
+            Action::SetTimer { timer, at } => {
+                let st = &mut self.nodes[from.index()];
+                let slot = &mut st.timer_gen[timer.index()];
+                *slot += 1;
+                let generation = *slot;
+                self.push(
+                    at.max(now),
+                    Event::Timer {
+                        node: from,
+                        timer,
+                        generation,
+                    },
+                );
+            }
+            Action::CancelTimer(timer) => {
+                self.nodes[from.index()].timer_gen[timer.index()] += 1;
+            }
+            Action::Persist(record) => self.nodes[from.index()].persisted = Some(record),
+        }
+    }
+
+    fn send(&mut self, now: Time, from: NodeId, to: NodeId, msg: P::Msg) {
+        let n = self.nodes.len();
+        if to.0 == 0 || to.index() >= n {
+            self.observer.on_invalid_destination(from, to.0, msg.kind());
+            return;
+        }
+        let info = msg_info(from, to, &msg);
+        self.observer.on_send(info);
+        if !self.links.is_up(from, to) {
+            self.observer.on_drop(info, DropReason::LinkDown);
+            return;
+        }
+        if self.loss > 0.0 && self.net_rng.random_bool(self.loss) {
+            self.observer.on_drop(info, DropReason::Loss);
+            return;
+        }
+        if self.cfg.net.duplicate > 0.0 && self.net_rng.random_bool(self.cfg.net.duplicate) {
+            let at = self.delivery_time(now, from, to);
+            self.push(
+                at,
+                Event::Deliver {
+                    from,
+                    to,
+                    msg: msg.clone(),
+                },
+            );
+        }
+        let at = self.delivery_time(now, from, to);
+        self.push(at, Event::Deliver { from, to, msg });
+    }
+
+    #[inline]
+    fn delivery_time(&mut self, now: Time, from: NodeId, to: NodeId) -> Time {
+        let n = self.nodes.len();
+        let link = from.index() * n + to.index();
+        let sampler = match self.link_latency.get(link) {
+            Some(Some(s)) => s,
+            _ => &self.latency,
+        };
+        let mut at = Time(now.0 + sampler.sample_ns(&mut self.net_rng));
+        if self.cfg.net.fifo && !matches!(sampler, Sampler::Constant(_)) {
+            if self.fifo_last.is_empty() {
+                self.fifo_last = vec![Time::ZERO; n * n];
+            }
+            // Never overtake an earlier message on the same link; ties keep send order
+            // through the queue's sequence numbers.
+            at = at.max(self.fifo_last[link]);
+            self.fifo_last[link] = at;
+        }
+        at
+    }
+
+    fn resolve(&mut self, sel: Selector, among_crashed: bool) -> Option<NodeId> {
+        let n = self.nodes.len();
+        let pool = |sim: &Self, i: usize| sim.nodes[i].proto.is_some() != among_crashed;
+        let nth = |sim: &Self, k: u32, high: bool| -> Option<NodeId> {
+            let k = k as usize - 1;
+            let found = if high {
+                (0..n).rev().filter(|&i| pool(sim, i)).nth(k)
+            } else {
+                (0..n).filter(|&i| pool(sim, i)).nth(k)
+            };
+            found.map(NodeId::from_index)
+        };
+        match sel {
+            Selector::Leader if among_crashed => {
+                self.last_crashed.filter(|id| pool(self, id.index()))
+            }
+            Selector::Leader => self
+                .observer
+                .agreed()
+                .or_else(|| self.observer.highest_leader())
+                .filter(|id| pool(self, id.index())),
+            Selector::Highest => nth(self, 1, true),
+            Selector::KthHighest(k) => nth(self, k, true),
+            Selector::Lowest => nth(self, 1, false),
+            Selector::KthLowest(k) => nth(self, k, false),
+            Selector::Random => {
+                let eligible: Vec<usize> = (0..n).filter(|&i| pool(self, i)).collect();
+                if eligible.is_empty() {
+                    None
+                } else {
+                    let k = self.fault_rng.random_range(0..eligible.len());
+                    Some(NodeId::from_index(eligible[k]))
+                }
+            }
+            Selector::Id(id) => Some(id).filter(|id| pool(self, id.index())),
+            Selector::LastCrashed => self.last_crashed.filter(|id| pool(self, id.index())),
+            Selector::Rest => None,
+        }
+    }
+
+    fn resolve_set(&mut self, set: NodeSet) -> Vec<NodeId> {
+        let n = self.nodes.len() as u32;
+        let all = (1..=n).map(NodeId);
+        match set {
+            NodeSet::All => all.collect(),
+            NodeSet::One(s) => self.resolve(s, false).into_iter().collect(),
+            NodeSet::AllExcept(s) => match self.resolve(s, false) {
+                Some(x) => all.filter(|&v| v != x).collect(),
+                None => Vec::new(),
+            },
+            NodeSet::Above(s) => match self.resolve(s, false) {
+                Some(x) => all.filter(|&v| v > x).collect(),
+                None => Vec::new(),
+            },
+            NodeSet::Below(s) => match self.resolve(s, false) {
+                Some(x) => all.filter(|&v| v < x).collect(),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    fn apply_fault(&mut self, now: Time, action: &FaultAction) {
+        let skipped = |what: &str| Applied::Skipped(what.to_string());
+        let applied = match *action {
+            FaultAction::Crash(sel) => match self.resolve(sel, false) {
+                Some(id) => {
+                    self.observer.on_fault(Applied::Crash(id));
+                    let st = &mut self.nodes[id.index()];
+                    st.proto = None;
+                    st.paused = false;
+                    st.backlog.clear();
+                    st.timer_gen.iter_mut().for_each(|g| *g += 1);
+                    self.last_crashed = Some(id);
+                    self.observer.on_status(id, None);
+                    self.observer.topology_changed(&self.links);
+                    return;
+                }
+                None => skipped("crash: no node matched"),
+            },
+            FaultAction::Recover(sel) => match self.resolve(sel, true) {
+                Some(id) => {
+                    self.observer.on_fault(Applied::Recover(id));
+                    self.boot(now, id);
+                    return;
+                }
+                None => skipped("recover: no crashed node matched"),
+            },
+            FaultAction::Pause { node, ms } => match self.resolve(node, false) {
+                Some(id) => {
+                    let until = now + Duration::from_nanos((ms * 1e6).round() as u64);
+                    let st = &mut self.nodes[id.index()];
+                    st.paused = true;
+                    st.pause_id += 1;
+                    let pause = st.pause_id;
+                    self.push(until, Event::Resume { node: id, pause });
+                    Applied::Pause(id, until)
+                }
+                None => skipped("pause: no node matched"),
+            },
+            FaultAction::Partition(ref groups) => {
+                let n = self.nodes.len();
+                let mut group_of = vec![usize::MAX; n];
+                let mut rest = None;
+                let mut resolved: Vec<Vec<NodeId>> = vec![Vec::new(); groups.len()];
+                for (g, group) in groups.iter().enumerate() {
+                    for &sel in group {
+                        let picked = match sel {
+                            Selector::Rest => {
+                                rest = Some(g);
+                                continue;
+                            }
+                            // Explicit ids are placed whether or not the node is up.
+                            Selector::Id(id) => Some(id),
+                            other => self.resolve(other, false),
+                        };
+                        if let Some(id) = picked {
+                            // A node picked by two selectors stays in the first group.
+                            if group_of[id.index()] == usize::MAX {
+                                group_of[id.index()] = g;
+                            }
+                        }
+                    }
+                }
+                for (i, g) in group_of.iter_mut().enumerate() {
+                    if *g == usize::MAX {
+                        // Unplaced nodes (crashed ones picked by no selector) join `rest`, or
+                        // the first group when there is none.
+                        *g = rest.unwrap_or(0);
+                    }
+                    resolved[*g].push(NodeId::from_index(i));
+                }
+                for a in 0..n {
+                    for b in 0..n {
+                        if group_of[a] != group_of[b] {
+                            self.links
+                                .set(NodeId::from_index(a), NodeId::from_index(b), false);
+                        }
+                    }
+                }
+                self.observer.topology_changed(&self.links);
+                Applied::Partition(resolved)
+            }
+            FaultAction::CutLink { from, to } => {
+                let from = self.resolve_set(from);
+                let to = self.resolve_set(to);
+                for &a in &from {
+                    for &b in &to {
+                        self.links.set(a, b, false);
+                    }
+                }
+                self.observer.topology_changed(&self.links);
+                Applied::CutLink { from, to }
+            }
+            FaultAction::Isolate(sel) => match self.resolve(sel, false) {
+                Some(id) => {
+                    for i in 0..self.nodes.len() {
+                        let other = NodeId::from_index(i);
+                        self.links.set(id, other, false);
+                        self.links.set(other, id, false);
+                    }
+                    self.observer.topology_changed(&self.links);
+                    Applied::Isolate(id)
+                }
+                None => skipped("isolate: no node matched"),
+            },
+            FaultAction::Heal => {
+                self.links.heal();
+                self.observer.topology_changed(&self.links);
+                Applied::Heal
+            }
+            FaultAction::SetLoss(p) => {
+                self.loss = p;
+                Applied::SetLoss(p)
+            }
+            FaultAction::Suspect(sel) => match self.resolve(sel, false) {
+                Some(id) => {
+                    self.observer.on_fault(Applied::Suspect(id));
+                    if self.nodes[id.index()].paused {
+                        return; // a paused node's detector cannot run either
+                    }
+                    self.input(now, id, |p, io| p.on_suspect(io));
+                    return;
+                }
+                None => skipped("suspect: no node matched"),
+            },
+            FaultAction::Detection { nodes, enabled } => {
+                let ids = self.resolve_set(nodes);
+                for &id in &ids {
+                    self.nodes[id.index()].detection = enabled;
+                }
+                Applied::Detection {
+                    nodes: ids,
+                    enabled,
+                }
+            }
+        };
+        self.observer.on_fault(applied);
+    }
+}
+
+#[inline]
+fn msg_info<M: Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
+    MsgInfo {
+        from,
+        to,
+        kind: msg.kind(),
+        category: msg.category(),
+        bytes: msg.wire_size() as u32,
+    }
+}

@@ -1,0 +1,151 @@
+//! The fault model: a timeline of actions, each picking its nodes by selectors that are
+//! resolved when the action fires (so "crash the leader" crashes whoever leads *then*).
+
+use election_core::NodeId;
+
+/// Picks one node when an action fires.
+///
+/// Selectors pick among **live** (not crashed) nodes, except in [`FaultAction::Recover`],
+/// where they pick among **crashed** nodes. A selector that finds no node makes the action a
+/// no-op, recorded as skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selector {
+    /// The agreed leader of the largest component; failing that, the highest live node in the
+    /// leader role. In `Recover`: the most recently crashed node.
+    Leader,
+    /// The highest id.
+    Highest,
+    /// The k-th highest id (1 = highest).
+    KthHighest(u32),
+    /// The lowest id.
+    Lowest,
+    /// The k-th lowest id (1 = lowest).
+    KthLowest(u32),
+    /// A node drawn uniformly from the trial's fault stream.
+    Random,
+    /// This exact node (in `Recover`, only if it is crashed; elsewhere only if it is live).
+    Id(NodeId),
+    /// The node most recently crashed by a `Crash` action.
+    LastCrashed,
+    /// Inside a partition group only: every node not named by another group.
+    Rest,
+}
+
+/// A set of nodes, for link cuts and detector switches. Resolved over all nodes, live or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeSet {
+    /// One node.
+    One(Selector),
+    /// Every node.
+    All,
+    /// Every node but one.
+    AllExcept(Selector),
+    /// Every node with a higher id than the selected one.
+    Above(Selector),
+    /// Every node with a lower id than the selected one.
+    Below(Selector),
+}
+
+/// One fault action.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FaultAction {
+    /// The node stops: it loses its volatile state, its pending timers and any paused backlog;
+    /// it keeps what it persisted. Messages it already sent stay in flight; messages arriving
+    /// while it is down are dropped.
+    Crash(Selector),
+    /// A crashed node boots again (`on_start` with its persisted record).
+    Recover(Selector),
+    /// A stop-the-world pause: for `ms` the node processes nothing. Messages and timer
+    /// firings that arrive meanwhile queue up; when it wakes, it handles that backlog in
+    /// arrival order, all at the wake-up instant (late timers, stale messages).
+    Pause {
+        /// Who pauses.
+        node: Selector,
+        /// For how long, in ms.
+        ms: f64,
+    },
+    /// Cut every link between nodes of different groups, both directions. Links inside a
+    /// group keep their current state. Cuts add to any existing ones; `Heal` undoes all.
+    Partition(Vec<Vec<Selector>>),
+    /// Cut the links from every node in `from` to every node in `to`, in that direction only.
+    CutLink {
+        /// Senders whose messages are cut.
+        from: NodeSet,
+        /// Receivers that no longer hear them.
+        to: NodeSet,
+    },
+    /// Cut every link to and from the node.
+    Isolate(Selector),
+    /// Restore every link.
+    Heal,
+    /// Change the network's loss probability from now on.
+    SetLoss(f64),
+    /// Force the node's failure detector to fire now (`Protocol::on_suspect`).
+    Suspect(Selector),
+    /// Switch the nodes' automatic failure detection on or off. While off, firings of the
+    /// protocol's failure-detector timer are swallowed; forced `Suspect`s still work.
+    Detection {
+        /// Whose detectors.
+        nodes: NodeSet,
+        /// On or off.
+        enabled: bool,
+    },
+}
+
+/// An action at an instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    /// When, in ms since the trial's start. Several faults at the same instant fire in list
+    /// order, after the nodes' boot at time zero and before any other event at that instant
+    /// that was scheduled later.
+    pub at_ms: f64,
+    /// What.
+    pub action: FaultAction,
+}
+
+impl Fault {
+    /// `action` at `at_ms`.
+    pub fn at_ms(at_ms: f64, action: FaultAction) -> Fault {
+        Fault { at_ms, action }
+    }
+}
+
+/// A fault action as it was carried out, with every selector resolved to node ids; this is
+/// what traces record.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Applied {
+    /// Crashed this node.
+    Crash(NodeId),
+    /// Recovered this node.
+    Recover(NodeId),
+    /// Paused this node until the given instant (ns).
+    Pause(NodeId, election_core::Time),
+    /// The paused node woke up.
+    Resume(NodeId),
+    /// Partitioned into these groups.
+    Partition(Vec<Vec<NodeId>>),
+    /// Cut these one-way links.
+    CutLink {
+        /// Senders.
+        from: Vec<NodeId>,
+        /// Receivers.
+        to: Vec<NodeId>,
+    },
+    /// Isolated this node.
+    Isolate(NodeId),
+    /// Restored every link.
+    Heal,
+    /// Set the loss probability.
+    SetLoss(f64),
+    /// Forced this node's detector.
+    Suspect(NodeId),
+    /// Switched these nodes' detection.
+    Detection {
+        /// Whose.
+        nodes: Vec<NodeId>,
+        /// On or off.
+        enabled: bool,
+    },
+    /// The action found no node to act on (e.g. `Crash(Leader)` with no leader).
+    Skipped(String),
+}

@@ -1,0 +1,614 @@
+//! The observer: the only place metrics come from.
+//!
+//! Protocols never report metrics. The driver (the simulator, or the live UDP driver) tells
+//! the observer what it saw — every status a node reports after an input, every message sent,
+//! delivered or dropped, every change in which nodes can talk to which — and the observer turns
+//! that into the trial's [`Metrics`]. Both drivers use this same code, so a live run and a
+//! simulated run are measured identically.
+//!
+//! # Definitions
+//!
+//! * **Reference instant** (`t0`): the scenario's first fault, or zero for a cold start. Every
+//!   duration below is measured from it, and only what happens at or after it counts (except
+//!   `same_epoch_leaders`, which is checked over the whole trial).
+//! * **Live**: not crashed. A paused node is live (it still believes what it believed).
+//! * **Connected**: two live nodes whose links are up in *both* directions. A **component** is
+//!   a connected component of that graph; the **largest component** is the one with the most
+//!   nodes, ties going to the one holding the highest id.
+//! * **Agreed leader**: a node `L` in the largest component whose role is leader, such that every
+//!   node of that component (L included) names `L` as its leader.
+//! * `detect_ms`: `t0` to the first moment a node leaves the follower role.
+//! * `elect_ms`: `t0` to the start of the final interval, lasting to the end of the trial, in
+//!   which there is one and the same agreed leader (zero if that interval began before `t0`).
+//!   `converged` is whether such an interval exists at the end; if not, `elect_ms` is empty.
+//!   For a majority protocol whose majority is gone, `converged = false` is the right answer.
+//! * `unavailable_ms`: total time from `t0` to the end during which there is no agreed leader.
+//! * `split_brain`: some instant at or after `t0` had two or more live nodes in the leader role;
+//!   `split_brain_ms` is the total such time and `max_leaders` the largest number at once.
+//! * `same_epoch_leaders`: how many times a node took (or kept, under a new epoch) the leader role
+//!   while another live leader claimed the same epoch — a safety violation for protocols with terms.
+//! * `leader_changes`: entries into the leader role at or after `t0`.
+//! * `elections_started`: entries into the candidate role at or after `t0`, plus epoch increases
+//!   of a node that stays a candidate (a Raft candidate retrying after a split vote).
+//! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
+//!   instant `elect_ms` ends (to the end of the trial if not converged).
+
+use election_core::{MsgCategory, NodeId, Role, Status, Time};
+
+use crate::fault::Applied;
+
+/// Why a message was not delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Random loss.
+    Loss,
+    /// The link was down when it was sent or when it arrived.
+    LinkDown,
+    /// The receiver was crashed when it arrived.
+    Crashed,
+}
+
+impl DropReason {
+    /// Lowercase name for traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Loss => "loss",
+            DropReason::LinkDown => "link-down",
+            DropReason::Crashed => "crashed",
+        }
+    }
+}
+
+/// One message, as the observer sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MsgInfo {
+    /// Sender.
+    pub from: NodeId,
+    /// Receiver.
+    pub to: NodeId,
+    /// The protocol's name for the message kind.
+    pub kind: &'static str,
+    /// The common category.
+    pub category: MsgCategory,
+    /// Encoded size.
+    pub bytes: u32,
+}
+
+/// What happened, for the full trace.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceKind {
+    /// A node booted (first boot or recovery).
+    Boot(NodeId),
+    /// A message left its sender.
+    Send(MsgInfo),
+    /// A message reached its receiver's protocol.
+    Deliver(MsgInfo),
+    /// A message was lost.
+    Drop(MsgInfo, DropReason),
+    /// A message was addressed to a node that does not exist.
+    InvalidDestination {
+        /// Sender.
+        from: NodeId,
+        /// The nonexistent id.
+        to: u32,
+        /// Message kind.
+        kind: &'static str,
+    },
+    /// A timer fired and was handed to the protocol.
+    Timer {
+        /// Whose.
+        node: NodeId,
+        /// `Debug` rendering of the timer.
+        timer: String,
+    },
+    /// A failure-detector firing swallowed because detection is off for this node.
+    DetectorSuppressed(NodeId),
+    /// A node's status changed (`None`: it crashed).
+    Status {
+        /// Whose.
+        node: NodeId,
+        /// The new status.
+        status: Option<Status>,
+    },
+    /// A fault action fired.
+    Fault(Applied),
+}
+
+/// One trace record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceEvent {
+    /// When.
+    pub at: Time,
+    /// What.
+    pub what: TraceKind,
+}
+
+/// Message counters by category.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MsgCounts {
+    /// Messages sent, by [`MsgCategory::index`].
+    pub sent: [u64; MsgCategory::COUNT],
+    /// Bytes sent, by category.
+    pub bytes: [u64; MsgCategory::COUNT],
+    /// Messages delivered to a protocol.
+    pub delivered: u64,
+    /// Messages lost (any reason).
+    pub dropped: u64,
+}
+
+impl MsgCounts {
+    /// Messages of one category.
+    pub fn sent_of(&self, c: MsgCategory) -> u64 {
+        self.sent[c.index()]
+    }
+    /// Messages of every category.
+    pub fn sent_total(&self) -> u64 {
+        self.sent.iter().sum()
+    }
+    /// Bytes of every category.
+    pub fn bytes_total(&self) -> u64 {
+        self.bytes.iter().sum()
+    }
+    /// Election traffic: every category but heartbeats.
+    pub fn sent_election(&self) -> u64 {
+        MsgCategory::ALL
+            .iter()
+            .filter(|c| c.is_election_traffic())
+            .map(|c| self.sent[c.index()])
+            .sum()
+    }
+    fn minus(&self, earlier: &MsgCounts) -> MsgCounts {
+        let mut out = MsgCounts::default();
+        for i in 0..MsgCategory::COUNT {
+            out.sent[i] = self.sent[i] - earlier.sent[i];
+            out.bytes[i] = self.bytes[i] - earlier.bytes[i];
+        }
+        out.delivered = self.delivered - earlier.delivered;
+        out.dropped = self.dropped - earlier.dropped;
+        out
+    }
+}
+
+/// The metrics of one trial. See the [module docs](self) for each definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Metrics {
+    /// An agreed leader held from `elect_ms` to the end.
+    pub converged: bool,
+    /// That leader.
+    pub leader: Option<NodeId>,
+    /// Reference instant to the first node leaving the follower role.
+    pub detect_ms: Option<f64>,
+    /// Reference instant to the start of the final agreed-leader interval.
+    pub elect_ms: Option<f64>,
+    /// Time without an agreed leader after the reference instant.
+    pub unavailable_ms: f64,
+    /// Two or more live leaders at once, at some point after the reference instant.
+    pub split_brain: bool,
+    /// Total time with two or more live leaders.
+    pub split_brain_ms: f64,
+    /// Most live leaders at once.
+    pub max_leaders: u32,
+    /// Leaders claiming the same epoch at once (safety violations).
+    pub same_epoch_leaders: u32,
+    /// Entries into the leader role after the reference instant.
+    pub leader_changes: u32,
+    /// Elections started after the reference instant.
+    pub elections_started: u32,
+    /// Messages from the reference instant to convergence.
+    pub window: MsgCounts,
+    /// Messages over the whole trial.
+    pub total: MsgCounts,
+    /// Messages addressed to nonexistent nodes (a protocol bug, counted rather than fatal).
+    pub invalid_destinations: u64,
+    /// The reference instant, in ms.
+    pub reference_ms: f64,
+    /// When the trial ended, in ms.
+    pub end_ms: f64,
+}
+
+/// Which links are up. `down[from * n + to]`; a node's link to itself is always up.
+#[derive(Clone, Debug)]
+pub struct Links {
+    n: usize,
+    down: Vec<bool>,
+    any_down: bool,
+}
+
+impl Links {
+    /// All links up among `n` nodes.
+    pub fn new(n: u32) -> Self {
+        Links {
+            n: n as usize,
+            down: Vec::new(),
+            any_down: false,
+        }
+    }
+    /// Is the one-way link `from → to` up?
+    #[inline]
+    pub fn is_up(&self, from: NodeId, to: NodeId) -> bool {
+        !self.any_down || !self.down[from.index() * self.n + to.index()]
+    }
+    /// Set the one-way link `from → to` up or down.
+    pub fn set(&mut self, from: NodeId, to: NodeId, up: bool) {
+        if from == to {
+            return;
+        }
+        if self.down.is_empty() {
+            if up {
+                return;
+            }
+            self.down = vec![false; self.n * self.n];
+        }
+        self.down[from.index() * self.n + to.index()] = !up;
+        if !up {
+            self.any_down = true;
+        }
+    }
+    /// Every link up.
+    pub fn heal(&mut self) {
+        self.down.iter_mut().for_each(|d| *d = false);
+        self.any_down = false;
+    }
+    /// True if some link is down.
+    pub fn any_down(&self) -> bool {
+        self.any_down
+    }
+}
+
+/// Collects a trial's observations and computes its [`Metrics`]. Drivers call
+/// [`Observer::advance`] with the time of each event before reporting anything that happened
+/// at that time; times must never go backwards.
+#[derive(Clone, Debug)]
+pub struct Observer {
+    n: usize,
+    t0: Time,
+    now: Time,
+    crossed_t0: bool,
+    status: Vec<Option<Status>>,
+    /// Component id per node (usize::MAX for crashed nodes), and the largest component's id.
+    comp: Vec<usize>,
+    largest: usize,
+    largest_members: Vec<NodeId>,
+    agreed: Option<NodeId>,
+    agreed_since: Time,
+    leaders_live: u32,
+    counts: MsgCounts,
+    counts_at_t0: MsgCounts,
+    counts_at_agree: MsgCounts,
+    invalid: u64,
+    detect: Option<Time>,
+    unavailable_ns: u64,
+    split_ns: u64,
+    max_leaders: u32,
+    same_epoch: u32,
+    leader_changes: u32,
+    elections: u32,
+    trace: Option<Vec<TraceEvent>>,
+}
+
+impl Observer {
+    /// An observer for `n` nodes (all down until their first status), measuring from `t0`.
+    pub fn new(n: u32, t0: Time, trace: bool) -> Self {
+        let n = n as usize;
+        Observer {
+            n,
+            t0,
+            now: Time::ZERO,
+            crossed_t0: false,
+            status: vec![None; n],
+            comp: vec![usize::MAX; n],
+            largest: usize::MAX,
+            largest_members: Vec::new(),
+            agreed: None,
+            agreed_since: Time::ZERO,
+            leaders_live: 0,
+            counts: MsgCounts::default(),
+            counts_at_t0: MsgCounts::default(),
+            counts_at_agree: MsgCounts::default(),
+            invalid: 0,
+            detect: None,
+            unavailable_ns: 0,
+            split_ns: 0,
+            max_leaders: 0,
+            same_epoch: 0,
+            leader_changes: 0,
+            elections: 0,
+            trace: trace.then(Vec::new),
+        }
+    }
+
+    /// Move the clock to `t`, accounting the time since the last event.
+    #[inline]
+    pub fn advance(&mut self, t: Time) {
+        debug_assert!(t >= self.now, "observer time went backwards");
+        if !self.crossed_t0 && t >= self.t0 {
+            self.cross_t0();
+        }
+        if t <= self.now {
+            return;
+        }
+        let from = self.now.max(self.t0);
+        if t > from {
+            let dt = t.0 - from.0;
+            if self.agreed.is_none() {
+                self.unavailable_ns += dt;
+            }
+            if self.leaders_live >= 2 {
+                self.split_ns += dt;
+            }
+        }
+        self.now = t;
+    }
+
+    fn cross_t0(&mut self) {
+        self.crossed_t0 = true;
+        self.counts_at_t0 = self.counts;
+        self.max_leaders = self.max_leaders.max(self.leaders_live);
+    }
+
+    #[inline]
+    fn after_t0(&self) -> bool {
+        self.now >= self.t0
+    }
+
+    /// Record an event in the trace, if tracing.
+    #[inline]
+    pub fn record(&mut self, what: impl FnOnce() -> TraceKind) {
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceEvent {
+                at: self.now,
+                what: what(),
+            });
+        }
+    }
+
+    /// Is the full trace on?
+    pub fn tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    /// A message left its sender.
+    #[inline]
+    pub fn on_send(&mut self, m: MsgInfo) {
+        let c = m.category.index();
+        self.counts.sent[c] += 1;
+        self.counts.bytes[c] += m.bytes as u64;
+        self.record(|| TraceKind::Send(m));
+    }
+
+    /// A message reached its receiver.
+    #[inline]
+    pub fn on_deliver(&mut self, m: MsgInfo) {
+        self.counts.delivered += 1;
+        self.record(|| TraceKind::Deliver(m));
+    }
+
+    /// A message was lost.
+    #[inline]
+    pub fn on_drop(&mut self, m: MsgInfo, why: DropReason) {
+        self.counts.dropped += 1;
+        self.record(|| TraceKind::Drop(m, why));
+    }
+
+    /// A protocol addressed a node that does not exist.
+    pub fn on_invalid_destination(&mut self, from: NodeId, to: u32, kind: &'static str) {
+        self.invalid += 1;
+        self.record(|| TraceKind::InvalidDestination { from, to, kind });
+    }
+
+    /// The node's status as last reported (`None` if crashed or not yet booted).
+    pub fn status(&self, node: NodeId) -> Option<Status> {
+        self.status[node.index()]
+    }
+
+    /// The agreed leader right now.
+    pub fn agreed(&self) -> Option<NodeId> {
+        self.agreed
+    }
+
+    /// Since when the current agreement (or disagreement) holds.
+    pub fn agreed_since(&self) -> Time {
+        self.agreed_since
+    }
+
+    /// The highest live node in the leader role, if any.
+    pub fn highest_leader(&self) -> Option<NodeId> {
+        (0..self.n)
+            .rev()
+            .find(|&i| matches!(self.status[i], Some(s) if s.role == Role::Leader))
+            .map(NodeId::from_index)
+    }
+
+    /// A node reported its status after an input (`Some`), or crashed (`None`). Call
+    /// [`Observer::topology_changed`] too when a node crashes or boots.
+    pub fn on_status(&mut self, node: NodeId, new: Option<Status>) {
+        let i = node.index();
+        let old = self.status[i];
+        if old == new {
+            return;
+        }
+        self.status[i] = new;
+        self.record(|| TraceKind::Status { node, status: new });
+        let was_leader = matches!(old, Some(s) if s.role == Role::Leader);
+        let is_leader = matches!(new, Some(s) if s.role == Role::Leader);
+        let after = self.after_t0();
+        match (was_leader, is_leader) {
+            (false, true) => {
+                self.leaders_live += 1;
+                if after {
+                    self.leader_changes += 1;
+                }
+            }
+            (true, false) => self.leaders_live -= 1,
+            _ => {}
+        }
+        if is_leader {
+            let epoch = new.and_then(|s| s.epoch);
+            let old_epoch = old.and_then(|s| s.epoch);
+            if epoch.is_some() && (!was_leader || epoch != old_epoch) {
+                let clash = (0..self.n).any(|j| {
+                    j != i && matches!(self.status[j], Some(s) if s.role == Role::Leader && s.epoch == epoch)
+                });
+                if clash {
+                    self.same_epoch += 1;
+                }
+            }
+        }
+        if after {
+            self.max_leaders = self.max_leaders.max(self.leaders_live);
+            let old_role = old.map(|s| s.role);
+            let new_role = new.map(|s| s.role);
+            if old_role == Some(Role::Follower)
+                && matches!(new_role, Some(r) if r != Role::Follower)
+                && self.detect.is_none()
+            {
+                self.detect = Some(self.now);
+            }
+            if new_role == Some(Role::Candidate)
+                && (old_role != Some(Role::Candidate)
+                    || new.and_then(|s| s.epoch) > old.and_then(|s| s.epoch))
+            {
+                self.elections += 1;
+            }
+        }
+        self.update_agreed();
+    }
+
+    /// Which nodes can talk to which changed (a link, a crash or a boot): recompute the
+    /// components from `links` and the nodes' liveness.
+    #[allow(clippy::needless_range_loop)] // node indices address several per-node vectors
+    pub fn topology_changed(&mut self, links: &Links) {
+        let n = self.n;
+        let live: Vec<bool> = self.status.iter().map(Option::is_some).collect();
+        self.comp.iter_mut().for_each(|c| *c = usize::MAX);
+        if !links.any_down() {
+            for (c, &l) in self.comp.iter_mut().zip(&live) {
+                if l {
+                    *c = 0;
+                }
+            }
+        } else {
+            // Breadth-first search over links that are up in both directions.
+            let mut next = 0;
+            let mut stack = Vec::new();
+            for s in 0..n {
+                if !live[s] || self.comp[s] != usize::MAX {
+                    continue;
+                }
+                self.comp[s] = next;
+                stack.push(s);
+                while let Some(u) = stack.pop() {
+                    for v in 0..n {
+                        if live[v]
+                            && self.comp[v] == usize::MAX
+                            && links.is_up(NodeId::from_index(u), NodeId::from_index(v))
+                            && links.is_up(NodeId::from_index(v), NodeId::from_index(u))
+                        {
+                            self.comp[v] = next;
+                            stack.push(v);
+                        }
+                    }
+                }
+                next += 1;
+            }
+        }
+        // Largest component; ties go to the component holding the highest id, which is the
+        // first one met when scanning ids downwards.
+        let mut sizes: Vec<usize> = Vec::new();
+        for &c in &self.comp {
+            if c != usize::MAX {
+                if sizes.len() <= c {
+                    sizes.resize(c + 1, 0);
+                }
+                sizes[c] += 1;
+            }
+        }
+        let mut best = usize::MAX;
+        let mut best_size = 0;
+        for i in (0..n).rev() {
+            let c = self.comp[i];
+            if c != usize::MAX && sizes[c] > best_size {
+                best = c;
+                best_size = sizes[c];
+            }
+        }
+        self.largest = best;
+        self.largest_members.clear();
+        for i in 0..n {
+            if self.comp[i] == best && best != usize::MAX {
+                self.largest_members.push(NodeId::from_index(i));
+            }
+        }
+        self.update_agreed();
+    }
+
+    fn update_agreed(&mut self) {
+        let now_agreed = self.compute_agreed();
+        if now_agreed != self.agreed {
+            self.agreed = now_agreed;
+            self.agreed_since = self.now;
+            if now_agreed.is_some() {
+                self.counts_at_agree = self.counts;
+            }
+        }
+    }
+
+    fn compute_agreed(&self) -> Option<NodeId> {
+        let first = *self.largest_members.first()?;
+        let leader = self.status[first.index()]?.leader?;
+        if leader.0 == 0 || leader.index() >= self.n || self.comp[leader.index()] != self.largest {
+            return None;
+        }
+        if self.status[leader.index()]?.role != Role::Leader {
+            return None;
+        }
+        self.largest_members
+            .iter()
+            .all(|v| matches!(self.status[v.index()], Some(s) if s.leader == Some(leader)))
+            .then_some(leader)
+    }
+
+    /// A fault action fired.
+    pub fn on_fault(&mut self, applied: Applied) {
+        self.record(|| TraceKind::Fault(applied));
+    }
+
+    /// Close the trial at `end` and compute its metrics and trace.
+    pub fn finish(mut self, end: Time) -> (Metrics, Vec<TraceEvent>) {
+        self.advance(end);
+        if !self.crossed_t0 {
+            self.cross_t0();
+        }
+        let converged = self.agreed.is_some();
+        let ms = |d: u64| d as f64 / 1e6;
+        let elect_start = self.agreed_since.max(self.t0);
+        let window_end = if converged {
+            if self.agreed_since <= self.t0 {
+                self.counts_at_t0
+            } else {
+                self.counts_at_agree
+            }
+        } else {
+            self.counts
+        };
+        let metrics = Metrics {
+            converged,
+            leader: self.agreed,
+            detect_ms: self.detect.map(|t| ms(t.0 - self.t0.0)),
+            elect_ms: converged.then(|| ms(elect_start.0 - self.t0.0)),
+            unavailable_ms: ms(self.unavailable_ns),
+            split_brain: self.max_leaders >= 2,
+            split_brain_ms: ms(self.split_ns),
+            max_leaders: self.max_leaders,
+            same_epoch_leaders: self.same_epoch,
+            leader_changes: self.leader_changes,
+            elections_started: self.elections,
+            window: window_end.minus(&self.counts_at_t0),
+            total: self.counts,
+            invalid_destinations: self.invalid,
+            reference_ms: self.t0.as_millis_f64(),
+            end_ms: end.as_millis_f64(),
+        };
+        (metrics, self.trace.unwrap_or_default())
+    }
+}
