@@ -25,6 +25,11 @@
 //! * `unavailable_ms`: total time from `t0` to the end during which there is no agreed leader.
 //! * `split_brain`: some instant at or after `t0` had two or more live nodes in the leader role;
 //!   `split_brain_ms` is the total such time and `max_leaders` the largest number at once.
+//! * `minority_leader_ms`: total time from `t0` during which some live node *outside* the largest
+//!   component is in the leader role — a stranded leader that still believes it leads (a Raft
+//!   leader cut off on the minority side without CheckQuorum, a bully coordinator on the small
+//!   side). It is part of `split_brain_ms` whenever the largest component also has a leader; it
+//!   is reported separately so the believed and the effective leadership can both be read.
 //! * `same_epoch_leaders`: how many times a node took (or kept, under a new epoch) the leader role
 //!   while another live leader claimed the same epoch — a safety violation for protocols with terms.
 //! * `leader_changes`: entries into the leader role at or after `t0`.
@@ -188,6 +193,8 @@ pub struct Metrics {
     pub split_brain_ms: f64,
     /// Most live leaders at once.
     pub max_leaders: u32,
+    /// Time with a leader-role node outside the largest component.
+    pub minority_leader_ms: f64,
     /// Leaders claiming the same epoch at once (safety violations).
     pub same_epoch_leaders: u32,
     /// Entries into the leader role after the reference instant.
@@ -279,6 +286,8 @@ pub struct Observer {
     detect: Option<Time>,
     unavailable_ns: u64,
     split_ns: u64,
+    minority_ns: u64,
+    leaders_outside: u32,
     max_leaders: u32,
     same_epoch: u32,
     leader_changes: u32,
@@ -309,6 +318,8 @@ impl Observer {
             detect: None,
             unavailable_ns: 0,
             split_ns: 0,
+            minority_ns: 0,
+            leaders_outside: 0,
             max_leaders: 0,
             same_epoch: 0,
             leader_changes: 0,
@@ -335,6 +346,9 @@ impl Observer {
             }
             if self.leaders_live >= 2 {
                 self.split_ns += dt;
+            }
+            if self.leaders_outside > 0 {
+                self.minority_ns += dt;
             }
         }
         self.now = t;
@@ -543,6 +557,16 @@ impl Observer {
     }
 
     fn update_agreed(&mut self) {
+        self.leaders_outside = if self.leaders_live == 0 {
+            0
+        } else {
+            (0..self.n)
+                .filter(|&i| {
+                    self.comp[i] != self.largest
+                        && matches!(self.status[i], Some(s) if s.role == Role::Leader)
+                })
+                .count() as u32
+        };
         let now_agreed = self.compute_agreed();
         if now_agreed != self.agreed {
             self.agreed = now_agreed;
@@ -600,6 +624,7 @@ impl Observer {
             split_brain: self.max_leaders >= 2,
             split_brain_ms: ms(self.split_ns),
             max_leaders: self.max_leaders,
+            minority_leader_ms: ms(self.minority_ns),
             same_epoch_leaders: self.same_epoch,
             leader_changes: self.leader_changes,
             elections_started: self.elections,
