@@ -149,6 +149,8 @@ fn partitioned_leader_with_check_quorum_steps_down_within_an_election_timeout() 
         );
         // With CheckQuorum the time with two leaders is at most that step-down delay.
         assert!(report.metrics.split_brain_ms <= 150.0, "{what}");
+        let stranded = report.metrics.minority_leader_ms;
+        assert!((98.0..=150.0).contains(&stranded), "{what}: {stranded}");
         // It never leads again while cut off: a minority cannot elect.
         assert!(
             log.changes(old, t, ms(HEAL))
