@@ -526,3 +526,136 @@ fn validate_partition(field: &str, groups: &[Vec<Selector>], n: u32) -> Result<(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use election_core::SeedableRng;
+
+    /// Mean and standard deviation of 200 000 draws, in ms.
+    fn moments(l: &Latency) -> (f64, f64) {
+        let s = l.sampler("latency").unwrap();
+        let mut rng = election_core::Rng::seed_from_u64(7);
+        let k = 200_000;
+        let xs: Vec<f64> = (0..k).map(|_| s.sample_ns(&mut rng) as f64 / 1e6).collect();
+        let mean = xs.iter().sum::<f64>() / k as f64;
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (k - 1) as f64;
+        (mean, var.sqrt())
+    }
+
+    fn close(got: f64, want: f64, rel: f64) {
+        assert!(
+            (got - want).abs() <= rel * want,
+            "got {got}, want {want} ± {}%",
+            rel * 100.0
+        );
+    }
+
+    #[test]
+    fn constant_has_no_spread() {
+        assert_eq!(moments(&Latency::Constant { ms: 2.5 }), (2.5, 0.0));
+    }
+
+    #[test]
+    fn uniform_mean_and_spread() {
+        let (m, sd) = moments(&Latency::Uniform {
+            min_ms: 1.0,
+            max_ms: 3.0,
+        });
+        close(m, 2.0, 0.01);
+        close(sd, 2.0 / 12f64.sqrt(), 0.02);
+    }
+
+    #[test]
+    fn normal_mean_and_spread_when_truncation_is_negligible() {
+        let (m, sd) = moments(&Latency::Normal {
+            mean_ms: 10.0,
+            sd_ms: 2.0,
+        });
+        close(m, 10.0, 0.01);
+        close(sd, 2.0, 0.02);
+    }
+
+    #[test]
+    fn normal_truncated_at_zero_never_goes_negative() {
+        let s = Latency::Normal {
+            mean_ms: 0.1,
+            sd_ms: 1.0,
+        }
+        .sampler("l")
+        .unwrap();
+        let mut rng = election_core::Rng::seed_from_u64(1);
+        // Half-normal-ish: the mean is well above the untruncated 0.1 ms.
+        let mean = (0..50_000)
+            .map(|_| s.sample_ns(&mut rng) as f64)
+            .sum::<f64>()
+            / 50_000.0
+            / 1e6;
+        assert!(mean > 0.5, "{mean}");
+    }
+
+    #[test]
+    fn exponential_mean_equals_spread() {
+        let (m, sd) = moments(&Latency::Exponential { mean_ms: 4.0 });
+        close(m, 4.0, 0.02);
+        close(sd, 4.0, 0.03);
+    }
+
+    #[test]
+    fn lognormal_mean_and_spread() {
+        let l = Latency::LogNormal {
+            median_ms: 1.0,
+            sigma: 0.5,
+        };
+        let (m, sd) = moments(&l);
+        let want_mean = (0.125f64).exp();
+        let want_sd = ((0.25f64).exp() - 1.0).sqrt() * want_mean;
+        close(m, want_mean, 0.01);
+        close(m, l.mean_ms(), 0.01);
+        close(sd, want_sd, 0.03);
+    }
+
+    #[test]
+    fn pareto_mean_and_spread() {
+        // shape 5: mean = 5/4 * scale, variance finite.
+        let l = Latency::Pareto {
+            scale_ms: 2.0,
+            shape: 5.0,
+        };
+        let (m, sd) = moments(&l);
+        close(m, 2.5, 0.01);
+        let want_sd = (2.0f64 * 2.0 * 5.0 / (16.0 * 3.0)).sqrt();
+        close(sd, want_sd, 0.05);
+        assert!(Latency::Pareto {
+            scale_ms: 1.0,
+            shape: 1.0
+        }
+        .mean_ms()
+        .is_infinite());
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let e = Latency::Uniform {
+            min_ms: 3.0,
+            max_ms: 1.0,
+        }
+        .sampler("net.latency")
+        .unwrap_err();
+        assert_eq!(e.field, "net.latency.max_ms");
+        let e = Latency::Pareto {
+            scale_ms: 1.0,
+            shape: 0.0,
+        }
+        .sampler("x")
+        .unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("x.shape", "0"));
+        let e = Latency::LogNormal {
+            median_ms: 1.0,
+            sigma: f64::NAN,
+        }
+        .sampler("x")
+        .unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("x.sigma", "NaN"));
+    }
+}
