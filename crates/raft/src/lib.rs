@@ -28,8 +28,8 @@
 //! The leader sends an empty `APPEND_ENTRIES` heartbeat to everyone at once on winning (Raft
 //! has no separate leader announcement, so this first heartbeat *is* the announcement; it is
 //! still counted in the Heartbeat category) and then every `timing.heartbeat`; followers
-//! answer each with `APPEND_RESP`. A follower, or a single-node cluster, elects itself
-//! when its timeout fires: a majority of one is itself.
+//! answer each with `APPEND_RESP`. In a single-node cluster the node elects itself when its
+//! first timeout fires: a majority of one is itself.
 //!
 //! # Timeouts
 //!
