@@ -16,10 +16,13 @@
 //! again. A node receiving ELECTION from a lower id answers OK and starts its own election
 //! unless it is already in one (electing or yielded). A sitting leader is the outcome of an
 //! election already held: it answers OK and re-sends COORDINATOR to that node alone. A
-//! COORDINATOR or HEARTBEAT from a higher id is accepted (a leader steps down); one from a
-//! lower id makes the node **bully back** by starting an election, which is also how two
-//! leaders meet again after a partition heals. The highest id, having nobody to ask, declares
-//! as soon as it starts an election.
+//! COORDINATOR from a higher id is accepted (a leader steps down), and so is a HEARTBEAT from
+//! a higher id unless the node follows an even higher leader (whose own detector decides).
+//! A COORDINATOR or HEARTBEAT from a lower id makes the node **bully back** by starting an
+//! election; this is also how two leaders meet again after a partition heals (the highest
+//! declares one message flight before the lower leader hears it, so the handover shows two
+//! leaders for that flight). The highest id, having nobody to ask, declares as soon as it
+//! starts an election.
 //!
 //! # Timeouts
 //!
