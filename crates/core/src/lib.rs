@@ -165,6 +165,88 @@ pub trait Message: Clone + fmt::Debug {
     fn wire_size(&self) -> usize;
 }
 
+/// Why bytes could not be decoded into a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// The bytes end before the message does.
+    Truncated,
+    /// The tag byte names no message kind.
+    UnknownTag(u8),
+    /// The message is followed by this many unexpected bytes.
+    Trailing(usize),
+    /// A field holds a value the protocol never sends (e.g. node id 0).
+    Invalid(&'static str),
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WireError::Truncated => write!(f, "message truncated"),
+            WireError::UnknownTag(t) => write!(f, "unknown message tag {t}"),
+            WireError::Trailing(n) => write!(f, "{n} trailing bytes after the message"),
+            WireError::Invalid(what) => write!(f, "invalid field: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// A protocol message's binary encoding, for drivers that use a real network. The encoding
+/// of a message is exactly [`Message::wire_size`] bytes long.
+pub trait Wire: Message + Sized {
+    /// Append this message's encoding to `out`.
+    fn encode(&self, out: &mut Vec<u8>);
+    /// Decode one message that fills `bytes` exactly. Never panics, whatever the input.
+    fn decode(bytes: &[u8]) -> Result<Self, WireError>;
+}
+
+/// A bounds-checked reader for [`Wire::decode`] implementations (big-endian integers).
+#[derive(Debug)]
+pub struct WireReader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> WireReader<'a> {
+    /// Read from the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        WireReader { bytes }
+    }
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        if self.bytes.len() < N {
+            return Err(WireError::Truncated);
+        }
+        let (head, rest) = self.bytes.split_at(N);
+        self.bytes = rest;
+        Ok(head.try_into().expect("length checked"))
+    }
+    /// One byte.
+    pub fn u8(&mut self) -> Result<u8, WireError> {
+        Ok(self.take::<1>()?[0])
+    }
+    /// A big-endian u32.
+    pub fn u32(&mut self) -> Result<u32, WireError> {
+        Ok(u32::from_be_bytes(self.take()?))
+    }
+    /// A big-endian u64.
+    pub fn u64(&mut self) -> Result<u64, WireError> {
+        Ok(u64::from_be_bytes(self.take()?))
+    }
+    /// A node id (a u32 that must not be 0).
+    pub fn node(&mut self) -> Result<NodeId, WireError> {
+        match self.u32()? {
+            0 => Err(WireError::Invalid("node id 0")),
+            id => Ok(NodeId(id)),
+        }
+    }
+    /// Succeeds only if every byte was consumed.
+    pub fn finish(self) -> Result<(), WireError> {
+        match self.bytes.len() {
+            0 => Ok(()),
+            n => Err(WireError::Trailing(n)),
+        }
+    }
+}
+
 /// A protocol's timer names: a small fixed table.
 pub trait TimerKind: Copy + Eq + fmt::Debug {
     /// How many distinct timers a node can have pending at once.
@@ -397,6 +479,22 @@ mod tests {
             assert_eq!(NodeId::from_index(i).index(), i);
         }
         assert_eq!(NodeId(1).index(), 0);
+    }
+
+    #[test]
+    fn wire_reader_checks_bounds() {
+        let bytes = [0u8, 0, 0, 7, 1, 9];
+        let mut r = WireReader::new(&bytes);
+        assert_eq!(r.node(), Ok(NodeId(7)));
+        assert_eq!(r.u8(), Ok(1));
+        assert_eq!(r.u32(), Err(WireError::Truncated));
+        let mut r = WireReader::new(&bytes[..5]);
+        r.u32().unwrap();
+        assert_eq!(r.finish(), Err(WireError::Trailing(1)));
+        assert_eq!(
+            WireReader::new(&[0, 0, 0, 0]).node(),
+            Err(WireError::Invalid("node id 0"))
+        );
     }
 
     #[test]
