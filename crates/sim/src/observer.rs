@@ -34,7 +34,12 @@
 //!   while another live leader claimed the same epoch — a safety violation for protocols with terms.
 //! * `leader_changes`: entries into the leader role at or after `t0`.
 //! * `elections_started`: entries into the candidate role at or after `t0`, plus epoch increases
-//!   of a node that stays a candidate (a Raft candidate retrying after a split vote).
+//!   of a node that stays a candidate (a Raft candidate retrying after a split vote). Protocols
+//!   report a Raft pre-candidate as a candidate, so a PreVote round counts as an election started
+//!   even when it never raises the term.
+//! * Split brain is counted at every instant, including the one message flight during which a
+//!   bully node that takes over has declared itself and the old leader has not yet heard it: two
+//!   nodes really are in the leader role then, and a client could reach either.
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
 //!   instant `elect_ms` ends (to the end of the trial if not converged).
 
