@@ -83,6 +83,7 @@
 mod config;
 mod message;
 mod node;
+mod wire;
 
 pub use config::{BullyConfig, Rejoin};
 pub use message::{BullyMsg, BullyTimer};
