@@ -95,6 +95,7 @@
 mod config;
 mod message;
 mod node;
+mod wire;
 
 pub use config::RaftConfig;
 pub use message::{RaftMsg, RaftTimer};
