@@ -1,0 +1,1324 @@
+//! The tokio driver: one task per node, each owning its UDP socket and its protocol instance,
+//! and one hub task that applies the fault timeline and feeds the [`Observer`].
+//!
+//! # Tasks
+//!
+//! * A **node task** boots its protocol (`on_start` with what its stable storage holds), then
+//!   loops over three inputs, in this priority: a control message from the hub (pause,
+//!   forced suspicion), the earliest due timer, a datagram. After every input it carries out
+//!   the protocol's actions in order (sends go out on its socket at once; timers go into a
+//!   table with one slot per [`TimerKind`]; `Persist` writes the node's stable storage, an
+//!   `Arc<Mutex<..>>` owned by the hub so that it outlives the task) and reports its status.
+//! * The **hub** owns the [`Observer`], the link table and the fault timeline. Every node
+//!   reports what it does (status changes, sends, deliveries, drops, rejected datagrams,
+//!   socket errors) over one channel, stamped with the real time since the trial's start; the
+//!   hub observes those events in order. A fault fires at its scheduled instant (the hub sleeps
+//!   to within 1.5 ms of it, then yields until it is due, so faults are not subject to the
+//!   timer wheel's millisecond granularity); the hub first observes every event already
+//!   reported, then resolves the fault's selectors from the observer's view, exactly like the
+//!   simulator.
+//!
+//! Everything runs on one current-thread runtime per trial: while the hub applies a fault no
+//! node runs, so a fault is atomic with respect to the nodes, as in the simulator.
+//!
+//! # Faults
+//!
+//! * **Crash**: the node's task is aborted (it loses its volatile state and pending timers; a
+//!   crash can fall between a `Persist` and the sends after it, as a real crash can). Its
+//!   socket stays bound, held by the hub, and a *tombstone* task reads it and drops every
+//!   datagram that arrives while the node is down (reason `crashed`). **Recover** aborts the
+//!   tombstone and starts a fresh task from the factory, with the stored record.
+//! * **Pause**: the node's task sleeps for the duration; datagrams queue in the kernel's
+//!   socket buffer and timers come due; on waking it fires the overdue timers (earliest
+//!   first), then reads the backlog.
+//! * **Partition, one-way cuts, isolate, heal**: a shared link table. The sender drops a
+//!   datagram on a cut link; the receiver drops one whose link was cut while it was on the wire.
+//! * **Loss**: each sender draws from its own seeded generator.
+//! * **Added delay** ([`LiveConfig::delay`]): each datagram waits a drawn duration in a
+//!   spawned task before it is sent, FIFO per link (a datagram never overtakes an earlier one
+//!   on the same link). Datagrams already waiting when their sender crashes are still sent.
+//! * **Suspect** and **Detection** act on the node exactly as in the simulator.
+//!
+//! # Time
+//!
+//! `Time` is nanoseconds since the trial's start, read from tokio's clock. Events reach the
+//! hub in channel order; an event stamped a few microseconds before one already observed
+//! (two tasks racing to the channel) is observed at the later instant, so the observer's
+//! clock never goes backwards. Protocol timers go through tokio's timer wheel, whose
+//! resolution is one millisecond: a timer fires up to about a millisecond after its deadline.
+//! The lateness of every firing is recorded in [`Health::timer_lateness_ms`].
+//!
+//! # Robustness
+//!
+//! A datagram from an address that is not a cluster member, one whose header names a
+//! different member than the address it came from, one with a bad header and one the
+//! protocol cannot decode are each dropped and counted ([`Health`]); a socket error is
+//! counted and the node carries on. Nothing a peer sends can make a node panic or allocate:
+//! datagrams are read into one fixed buffer.
+
+use std::future::pending;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use election_core::{
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, SeedableRng, Status, Time, TimerKind, Wire,
+};
+use election_sim::{
+    Applied, ConfigError, DropReason, Fault, FaultAction, Latency, Links, Metrics, MsgInfo,
+    NodeSet, Observer, Selector, SimConfig, TraceEvent, TraceKind,
+};
+use tokio::net::UdpSocket;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::task::JoinHandle;
+use tokio::time::{sleep, sleep_until, Instant};
+
+use crate::datagram::{self, FrameError, MAX_DATAGRAM};
+use crate::delay::Delay;
+
+/// The longest trial the driver accepts.
+pub const MAX_HORIZON: Duration = Duration::from_secs(600);
+
+/// ChaCha stream numbers (per node and incarnation for the first two), as in the simulator:
+/// each consumer of randomness has its own stream of the trial seed.
+const STREAM_PROTOCOL: u64 = 2;
+const STREAM_NET: u64 = 1;
+const STREAM_FAULTS: u64 = 3;
+
+/// Everything that defines one live trial.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveConfig {
+    /// Cluster size; node ids are `1..=nodes`.
+    pub nodes: u32,
+    /// Seeds the protocols' generators, loss, added delay and `Selector::Random`. A live trial
+    /// is not reproducible (the operating system schedules it), but its random choices are.
+    pub seed: u64,
+    /// The fault timeline, in ms since the trial's start (the simulator's format).
+    pub faults: Vec<Fault>,
+    /// The trial never runs past this instant (at most [`MAX_HORIZON`]).
+    pub horizon: Duration,
+    /// The trial ends early once every fault has fired and the same leader has been agreed
+    /// for `settle` since both the start of that agreement and the last fault.
+    pub settle: Duration,
+    /// The reference instant of every duration metric, in ms (`None`: the first fault).
+    pub reference_ms: Option<f64>,
+    /// The address every node binds (on an ephemeral port). Loopback unless the user passes
+    /// another address explicitly.
+    pub bind: IpAddr,
+    /// Loss probability at the start (a `SetLoss` fault changes it).
+    pub loss: f64,
+    /// Delay added to every datagram, on top of the real network's.
+    pub delay: Option<Latency>,
+    /// Record every event in [`LiveReport::trace`].
+    pub trace: bool,
+}
+
+impl LiveConfig {
+    /// `n` nodes on 127.0.0.1, the given seed, no faults, no loss or added delay, a 10 s
+    /// horizon and a 1 s settle window.
+    pub fn new(n: u32, seed: u64) -> Self {
+        LiveConfig {
+            nodes: n,
+            seed,
+            faults: Vec::new(),
+            horizon: Duration::from_secs(10),
+            settle: Duration::from_secs(1),
+            reference_ms: None,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            loss: 0.0,
+            delay: None,
+            trace: false,
+        }
+    }
+
+    /// The same trial as a simulator configuration (network left at its default), which is how
+    /// the configuration is validated and how the reference instant is defined.
+    pub fn sim_config(&self) -> SimConfig {
+        let mut s = SimConfig::new(self.nodes, self.seed);
+        s.faults = self.faults.clone();
+        s.horizon = self.horizon;
+        s.settle = self.settle;
+        s.reference_ms = self.reference_ms;
+        s.trace = self.trace;
+        s.net.loss = self.loss;
+        s
+    }
+
+    /// Check every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.sim_config().validate()?;
+        if self.horizon > MAX_HORIZON {
+            return Err(ConfigError::new(
+                "horizon",
+                format!("{:?}", self.horizon),
+                format!("a live trial runs at most {MAX_HORIZON:?}"),
+            ));
+        }
+        if let Some(d) = &self.delay {
+            Delay::new(d, "delay")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a live trial could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A node's socket could not be bound.
+    #[error("binding node {node}'s UDP socket to {addr}: {source}")]
+    Bind {
+        /// Which node.
+        node: NodeId,
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The tokio runtime could not start.
+    #[error("starting the tokio runtime: {0}")]
+    Runtime(io::Error),
+    /// The trial overran its horizon by more than the grace period (a driver bug).
+    #[error("the trial did not stop within {0:?} of its start")]
+    Overrun(Duration),
+}
+
+/// Why a datagram was dropped before reaching a protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// It came from an address that is not a cluster member's.
+    NonMember(SocketAddr),
+    /// It came from member `actual`'s address but its header names `claimed`.
+    Impersonation {
+        /// The header's sender.
+        claimed: NodeId,
+        /// The member whose address it came from.
+        actual: NodeId,
+    },
+    /// Its header or payload is malformed.
+    Malformed(FrameError),
+}
+
+/// How the nodes and their sockets fared: everything dropped before reaching a protocol, and
+/// every socket error. A healthy loopback trial has all counters at zero.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Health {
+    /// Datagrams from addresses outside the cluster.
+    pub rejected_non_member: u64,
+    /// Datagrams whose header names another member than the one whose address sent them.
+    pub rejected_impersonation: u64,
+    /// Datagrams with a malformed header (short, oversized, wrong version or length).
+    pub rejected_frame: u64,
+    /// Datagrams whose payload the protocol's decoder refused.
+    pub rejected_payload: u64,
+    /// Failed sends (the node carried on).
+    pub send_errors: u64,
+    /// Failed receives (the node carried on).
+    pub recv_errors: u64,
+    /// How late each protocol timer fired after its deadline, in ms.
+    pub timer_lateness_ms: Vec<f64>,
+    /// The first few problems, for people: `"t=812.402ms node 3: ..."`.
+    pub notes: Vec<String>,
+}
+
+impl Health {
+    /// The most notes kept.
+    pub const MAX_NOTES: usize = 20;
+
+    /// Every datagram rejected before reaching a protocol.
+    pub fn rejected(&self) -> u64 {
+        self.rejected_non_member
+            + self.rejected_impersonation
+            + self.rejected_frame
+            + self.rejected_payload
+    }
+
+    fn note(&mut self, at: Time, node: NodeId, what: String) {
+        if self.notes.len() < Self::MAX_NOTES {
+            self.notes.push(format!("t={at} node {node}: {what}"));
+        }
+    }
+
+    /// Add another trial's health to this one (for a summary over trials).
+    pub fn absorb(&mut self, other: &Health) {
+        self.rejected_non_member += other.rejected_non_member;
+        self.rejected_impersonation += other.rejected_impersonation;
+        self.rejected_frame += other.rejected_frame;
+        self.rejected_payload += other.rejected_payload;
+        self.send_errors += other.send_errors;
+        self.recv_errors += other.recv_errors;
+        self.timer_lateness_ms
+            .extend_from_slice(&other.timer_lateness_ms);
+        for n in &other.notes {
+            if self.notes.len() < Self::MAX_NOTES {
+                self.notes.push(n.clone());
+            }
+        }
+    }
+}
+
+/// The outcome of one live trial.
+#[derive(Clone, Debug)]
+pub struct LiveReport {
+    /// The trial's metrics, computed by the simulator's own observer from real timestamps.
+    pub metrics: Metrics,
+    /// Each node's last status (`None` = crashed at the end), indexed by `id - 1`.
+    pub final_status: Vec<Option<Status>>,
+    /// Every event, if the configuration asked for a trace.
+    pub trace: Vec<TraceEvent>,
+    /// When the trial ended.
+    pub end: Time,
+    /// The address each node's socket was bound to, indexed by `id - 1`.
+    pub addresses: Vec<SocketAddr>,
+    /// Rejected datagrams, socket errors and timer lateness.
+    pub health: Health,
+}
+
+/// Run one trial of protocol `P` over real UDP sockets; `factory` makes a node at boot and at
+/// every recovery. Blocks until the trial stops itself (at most `cfg.horizon` plus a few
+/// seconds of grace), then closes every socket.
+pub fn run_trial<P, F>(cfg: &LiveConfig, factory: F) -> Result<LiveReport, LiveError>
+where
+    P: Protocol + Send + 'static,
+    P::Msg: Wire + Send + Sync + 'static,
+    P::Timer: Send + Sync + 'static,
+    P::Persist: Send + Sync + 'static,
+    F: Fn(NodeId) -> P + Send + Sync + 'static,
+{
+    run_trial_with(cfg, factory, Hooks::default())
+}
+
+/// Called once the sockets are bound, with the nodes' addresses.
+pub type OnBound = Box<dyn FnOnce(&[SocketAddr]) + Send>;
+/// Makes faults from the leader agreed at the fault instant.
+pub type BuildFaults = Box<dyn FnOnce(Option<NodeId>) -> Vec<Fault> + Send>;
+
+/// Faults decided while the trial runs: at `at_ms`, `build` is called with the leader the
+/// cluster agrees on at that instant (as the observer sees it) and returns faults to add to the
+/// timeline (any scheduled earlier fire at once). This is live mode's equivalent of the
+/// runner's probe, which finds the leader at the fault instant by simulating the trial's
+/// prefix: a live trial's prefix cannot be replayed, so it is read as it happens.
+pub struct FaultsAt {
+    /// When to decide, ms since the trial's start.
+    pub at_ms: f64,
+    /// Makes the faults from the agreed leader.
+    pub build: BuildFaults,
+}
+
+/// Optional extras for [`run_trial_with`].
+#[derive(Default)]
+pub struct Hooks {
+    /// Called once every socket is bound, before any node boots, with the nodes' addresses
+    /// (indexed by `id - 1`).
+    pub on_bound: Option<OnBound>,
+    /// Faults decided at run time.
+    pub faults_at: Option<FaultsAt>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("on_bound", &self.on_bound.is_some())
+            .field("faults_at", &self.faults_at.as_ref().map(|d| d.at_ms))
+            .finish()
+    }
+}
+
+/// [`run_trial`] with [`Hooks`].
+pub fn run_trial_with<P, F>(
+    cfg: &LiveConfig,
+    factory: F,
+    hooks: Hooks,
+) -> Result<LiveReport, LiveError>
+where
+    P: Protocol + Send + 'static,
+    P::Msg: Wire + Send + Sync + 'static,
+    P::Timer: Send + Sync + 'static,
+    P::Persist: Send + Sync + 'static,
+    F: Fn(NodeId) -> P + Send + Sync + 'static,
+{
+    cfg.validate()?;
+    if let Some(d) = &hooks.faults_at {
+        if !(d.at_ms.is_finite() && d.at_ms >= 0.0) {
+            return Err(
+                ConfigError::new("faults_at.at_ms", d.at_ms, "must be a finite time >= 0").into(),
+            );
+        }
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LiveError::Runtime)?;
+    let grace = Duration::from_secs(5);
+    let limit = cfg.horizon + grace;
+    let result = rt.block_on(async {
+        let mut hub = Hub::<P, F>::bind(cfg, factory, hooks.faults_at).await?;
+        if let Some(f) = hooks.on_bound {
+            f(&hub.shared.peers);
+        }
+        hub.restart_clock();
+        tokio::time::timeout(limit, hub.run())
+            .await
+            .map_err(|_| LiveError::Overrun(limit))?
+    });
+    // Dropping the runtime cancels every task still alive (delayed sends), which closes the
+    // last sockets.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+/// A message from the hub to a node task.
+#[derive(Debug)]
+enum Control {
+    /// Process nothing until this instant.
+    Pause(Instant),
+    /// The failure detector is forced to fire.
+    Suspect,
+}
+
+/// What a node tells the hub.
+#[derive(Debug)]
+enum Ev {
+    Boot(NodeId, Status),
+    Status(NodeId, Status),
+    Send(MsgInfo),
+    Deliver(MsgInfo),
+    Drop(MsgInfo, DropReason),
+    Invalid {
+        from: NodeId,
+        to: u32,
+        kind: &'static str,
+    },
+    Timer {
+        node: NodeId,
+        name: Option<String>,
+        late_ns: u64,
+    },
+    Suppressed(NodeId),
+    Resumed(NodeId),
+    Rejected(NodeId, Rejection),
+    SocketError {
+        node: NodeId,
+        send: bool,
+        error: String,
+    },
+}
+
+#[derive(Debug)]
+struct Stamped {
+    at: Time,
+    ev: Ev,
+}
+
+/// State every task of one trial shares.
+struct Shared {
+    epoch: Instant,
+    n: u32,
+    peers: Vec<SocketAddr>,
+    links: RwLock<Links>,
+    loss_bits: AtomicU64,
+    delay: Option<Delay>,
+    detection: Vec<AtomicBool>,
+    events: UnboundedSender<Stamped>,
+    trace: bool,
+    seed: u64,
+}
+
+impl Shared {
+    fn now(&self) -> Time {
+        Time(self.epoch.elapsed().as_nanos().min(u64::MAX as u128) as u64)
+    }
+    fn instant(&self, t: Time) -> Instant {
+        self.epoch + Duration::from_nanos(t.0)
+    }
+    fn emit(&self, at: Time, ev: Ev) {
+        // The hub outlives every node during a trial; after it, nobody listens.
+        let _ = self.events.send(Stamped { at, ev });
+    }
+    fn member(&self, addr: SocketAddr) -> Option<NodeId> {
+        self.peers
+            .iter()
+            .position(|p| *p == addr)
+            .map(NodeId::from_index)
+    }
+    fn link_up(&self, from: NodeId, to: NodeId) -> bool {
+        self.links
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_up(from, to)
+    }
+    fn rng(&self, stream: u64, node: NodeId, incarnation: u64) -> Rng {
+        let mut r = Rng::seed_from_u64(self.seed);
+        r.set_stream(stream | (node.0 as u64) << 16 | incarnation << 48);
+        r
+    }
+
+    /// Check a datagram `me` received from `addr`: the sender must be the member at that
+    /// address, the header sound and the payload decodable. Rejections are reported.
+    fn accept<M: Wire>(&self, me: NodeId, bytes: &[u8], addr: SocketAddr) -> Option<(NodeId, M)> {
+        let reject = |why| {
+            self.emit(self.now(), Ev::Rejected(me, why));
+            None
+        };
+        let Some(actual) = self.member(addr) else {
+            return reject(Rejection::NonMember(addr));
+        };
+        match datagram::decode::<M>(bytes, self.n) {
+            Err(e) => reject(Rejection::Malformed(e)),
+            Ok((claimed, _)) if claimed != actual => {
+                reject(Rejection::Impersonation { claimed, actual })
+            }
+            Ok(ok) => Some(ok),
+        }
+    }
+}
+
+fn msg_info<M: Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
+    MsgInfo {
+        from,
+        to,
+        kind: msg.kind(),
+        category: msg.category(),
+        bytes: msg.wire_size() as u32,
+    }
+}
+
+/// One incarnation of one node: its protocol, timers and generators. Lives in its own task.
+struct Node<P: Protocol> {
+    id: NodeId,
+    shared: Arc<Shared>,
+    socket: Arc<UdpSocket>,
+    proto: P,
+    stored: Arc<Mutex<Option<P::Persist>>>,
+    rng: Rng,
+    net_rng: Rng,
+    timers: Vec<Option<(Time, P::Timer)>>,
+    actions: Vec<Action<P>>,
+    status: Option<Status>,
+    send_buf: Vec<u8>,
+    /// Per destination, when the last delayed datagram is due (FIFO links).
+    fifo_due: Vec<Instant>,
+    control: UnboundedReceiver<Control>,
+}
+
+enum Step {
+    Control(Option<Control>),
+    Timer,
+    Recv(io::Result<(usize, SocketAddr)>),
+}
+
+impl<P> Node<P>
+where
+    P: Protocol + Send + 'static,
+    P::Msg: Wire + Send + Sync + 'static,
+    P::Timer: Send + Sync + 'static,
+    P::Persist: Send + Sync + 'static,
+{
+    async fn run(mut self) {
+        let stored = self
+            .stored
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let now = self.shared.now();
+        self.input(now, true, |p, io| p.on_start(io, stored.as_ref()))
+            .await;
+        let mut buf = [0u8; MAX_DATAGRAM + 1];
+        loop {
+            let wake = self.next_timer().map(|(_, at)| self.shared.instant(at));
+            let timer = async move {
+                match wake {
+                    Some(at) => sleep_until(at).await,
+                    None => pending().await,
+                }
+            };
+            let step = tokio::select! {
+                biased;
+                c = self.control.recv() => Step::Control(c),
+                _ = timer => Step::Timer,
+                r = self.socket.recv_from(&mut buf) => Step::Recv(r),
+            };
+            match step {
+                Step::Control(None) => return, // the trial is over
+                Step::Control(Some(Control::Pause(until))) => {
+                    sleep_until(until).await;
+                    self.shared.emit(self.shared.now(), Ev::Resumed(self.id));
+                }
+                Step::Control(Some(Control::Suspect)) => {
+                    let now = self.shared.now();
+                    self.input(now, false, |p, io| p.on_suspect(io)).await;
+                }
+                Step::Timer => self.fire_timer().await,
+                Step::Recv(Ok((len, addr))) => {
+                    let Some((from, msg)) =
+                        self.shared.accept::<P::Msg>(self.id, &buf[..len], addr)
+                    else {
+                        continue;
+                    };
+                    let now = self.shared.now();
+                    let info = msg_info(from, self.id, &msg);
+                    if !self.shared.link_up(from, self.id) {
+                        self.shared.emit(now, Ev::Drop(info, DropReason::LinkDown));
+                        continue;
+                    }
+                    self.shared.emit(now, Ev::Deliver(info));
+                    self.input(now, false, |p, io| p.on_message(io, from, msg))
+                        .await;
+                }
+                Step::Recv(Err(e)) => {
+                    self.shared.emit(
+                        self.shared.now(),
+                        Ev::SocketError {
+                            node: self.id,
+                            send: false,
+                            error: e.to_string(),
+                        },
+                    );
+                    // Do not spin on a socket that keeps failing.
+                    sleep(Duration::from_millis(5)).await;
+                }
+            }
+        }
+    }
+
+    /// The earliest pending timer: its slot and deadline.
+    fn next_timer(&self) -> Option<(usize, Time)> {
+        self.timers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|(at, _)| (i, at)))
+            .min_by_key(|&(i, at)| (at, i))
+    }
+
+    /// Fire the earliest timer if it is due (one per call: handling it may move the others).
+    async fn fire_timer(&mut self) {
+        let now = self.shared.now();
+        let Some((slot, at)) = self.next_timer().filter(|&(_, at)| at <= now) else {
+            return;
+        };
+        let (_, timer) = self.timers[slot].take().expect("slot is pending");
+        if timer.is_failure_detector()
+            && !self.shared.detection[self.id.index()].load(Ordering::Relaxed)
+        {
+            self.shared.emit(now, Ev::Suppressed(self.id));
+            return;
+        }
+        let name = self.shared.trace.then(|| format!("{timer:?}"));
+        self.shared.emit(
+            now,
+            Ev::Timer {
+                node: self.id,
+                name,
+                late_ns: now.0 - at.0,
+            },
+        );
+        self.input(now, false, |p, io| p.on_timer(io, timer)).await;
+    }
+
+    /// Run one protocol input at `now`, carry out its actions in order, report the status.
+    async fn input(&mut self, now: Time, boot: bool, f: impl FnOnce(&mut P, &mut Io<'_, P>)) {
+        let mut actions = std::mem::take(&mut self.actions);
+        {
+            let mut io = Io::new(now, &mut self.rng, &mut actions);
+            f(&mut self.proto, &mut io);
+        }
+        let status = self.proto.status();
+        for action in actions.drain(..) {
+            self.carry_out(now, action).await;
+        }
+        self.actions = actions;
+        if boot {
+            self.shared.emit(now, Ev::Boot(self.id, status));
+        } else if self.status != Some(status) {
+            self.shared.emit(now, Ev::Status(self.id, status));
+        }
+        self.status = Some(status);
+    }
+
+    async fn carry_out(&mut self, now: Time, action: Action<P>) {
+        match action {
+            Action::Send { to, msg } => self.send(now, to, msg).await,
+            Action::SetTimer { timer, at } => {
+                self.timers[timer.index()] = Some((at.max(now), timer))
+            }
+            Action::CancelTimer(timer) => self.timers[timer.index()] = None,
+            Action::Persist(record) => {
+                *self.stored.lock().unwrap_or_else(|e| e.into_inner()) = Some(record)
+            }
+        }
+    }
+
+    async fn send(&mut self, now: Time, to: NodeId, msg: P::Msg) {
+        let shared = &self.shared;
+        if to.0 == 0 || to.0 > shared.n {
+            shared.emit(
+                now,
+                Ev::Invalid {
+                    from: self.id,
+                    to: to.0,
+                    kind: msg.kind(),
+                },
+            );
+            return;
+        }
+        let info = msg_info(self.id, to, &msg);
+        shared.emit(now, Ev::Send(info));
+        if !shared.link_up(self.id, to) {
+            shared.emit(now, Ev::Drop(info, DropReason::LinkDown));
+            return;
+        }
+        let loss = f64::from_bits(shared.loss_bits.load(Ordering::Relaxed));
+        if loss > 0.0 && self.net_rng.random_bool(loss.clamp(0.0, 1.0)) {
+            shared.emit(now, Ev::Drop(info, DropReason::Loss));
+            return;
+        }
+        datagram::encode(self.id, &msg, &mut self.send_buf);
+        let addr = shared.peers[to.index()];
+        match &shared.delay {
+            None => {
+                if let Err(e) = self.socket.send_to(&self.send_buf, addr).await {
+                    let error = format!("send to node {to} at {addr}: {e}");
+                    shared.emit(
+                        shared.now(),
+                        Ev::SocketError {
+                            node: self.id,
+                            send: true,
+                            error,
+                        },
+                    );
+                }
+            }
+            Some(delay) => {
+                let due = (Instant::now() + delay.sample(&mut self.net_rng))
+                    .max(self.fifo_due[to.index()]);
+                self.fifo_due[to.index()] = due;
+                let socket = Arc::clone(&self.socket);
+                let shared = Arc::clone(shared);
+                let bytes = self.send_buf.clone();
+                let me = self.id;
+                tokio::spawn(async move {
+                    sleep_until(due).await;
+                    if let Err(e) = socket.send_to(&bytes, addr).await {
+                        let error = format!("send to node {to} at {addr}: {e}");
+                        shared.emit(
+                            shared.now(),
+                            Ev::SocketError {
+                                node: me,
+                                send: true,
+                                error,
+                            },
+                        );
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// Reads a crashed node's socket and drops whatever arrives.
+async fn tombstone<M: Wire>(id: NodeId, shared: Arc<Shared>, socket: Arc<UdpSocket>) {
+    let mut buf = [0u8; MAX_DATAGRAM + 1];
+    loop {
+        match socket.recv_from(&mut buf).await {
+            Ok((len, addr)) => {
+                if let Some((from, msg)) = shared.accept::<M>(id, &buf[..len], addr) {
+                    let info = msg_info(from, id, &msg);
+                    shared.emit(shared.now(), Ev::Drop(info, DropReason::Crashed));
+                }
+            }
+            Err(_) => sleep(Duration::from_millis(5)).await,
+        }
+    }
+}
+
+/// One node's slot in the hub: what survives its crashes.
+struct Slot<P: Protocol> {
+    socket: Arc<UdpSocket>,
+    stored: Arc<Mutex<Option<P::Persist>>>,
+    task: Option<JoinHandle<()>>,
+    tombstone: Option<JoinHandle<()>>,
+    control: Option<UnboundedSender<Control>>,
+    incarnation: u64,
+    paused_until: Option<Time>,
+}
+
+/// The hub: applies faults, observes, decides when the trial ends.
+struct Hub<P: Protocol, F> {
+    shared: Arc<Shared>,
+    factory: F,
+    slots: Vec<Slot<P>>,
+    observer: Observer,
+    rx: UnboundedReceiver<Stamped>,
+    /// The observer's clock: the latest instant observed.
+    last: Time,
+    fault_rng: Rng,
+    last_crashed: Option<NodeId>,
+    faults: Vec<(Time, FaultAction)>,
+    next_fault: usize,
+    last_fault_at: Time,
+    deferred: Option<(Time, BuildFaults)>,
+    n: u32,
+    horizon: Time,
+    settle: Duration,
+    health: Health,
+}
+
+impl<P, F> Hub<P, F>
+where
+    P: Protocol + Send + 'static,
+    P::Msg: Wire + Send + Sync + 'static,
+    P::Timer: Send + Sync + 'static,
+    P::Persist: Send + Sync + 'static,
+    F: Fn(NodeId) -> P + Send + Sync + 'static,
+{
+    async fn bind(
+        cfg: &LiveConfig,
+        factory: F,
+        deferred: Option<FaultsAt>,
+    ) -> Result<Self, LiveError> {
+        let n = cfg.nodes;
+        let mut sockets = Vec::with_capacity(n as usize);
+        for id in election_core::all_nodes(n) {
+            let addr = SocketAddr::new(cfg.bind, 0);
+            let socket = UdpSocket::bind(addr)
+                .await
+                .map_err(|source| LiveError::Bind {
+                    node: id,
+                    addr,
+                    source,
+                })?;
+            sockets.push(Arc::new(socket));
+        }
+        let mut peers = Vec::with_capacity(sockets.len());
+        for (i, s) in sockets.iter().enumerate() {
+            let addr = s.local_addr().map_err(|source| LiveError::Bind {
+                node: NodeId::from_index(i),
+                addr: SocketAddr::new(cfg.bind, 0),
+                source,
+            })?;
+            peers.push(addr);
+        }
+        let delay = cfg
+            .delay
+            .as_ref()
+            .map(|d| Delay::new(d, "delay"))
+            .transpose()?;
+        let (tx, rx) = unbounded_channel();
+        let shared = Arc::new(Shared {
+            epoch: Instant::now(),
+            n,
+            peers,
+            links: RwLock::new(Links::new(n)),
+            loss_bits: AtomicU64::new(cfg.loss.to_bits()),
+            delay,
+            detection: (0..n).map(|_| AtomicBool::new(true)).collect(),
+            events: tx,
+            trace: cfg.trace,
+            seed: cfg.seed,
+        });
+        let mut faults: Vec<(Time, FaultAction)> = cfg
+            .faults
+            .iter()
+            .map(|f| (Time((f.at_ms * 1e6).round() as u64), f.action.clone()))
+            .collect();
+        // Stable: faults at the same instant keep list order.
+        faults.sort_by_key(|f| f.0);
+        let deferred = deferred.map(|d| (Time((d.at_ms * 1e6).round() as u64), d.build));
+        let deferred_at = deferred.as_ref().map(|d| d.0);
+        let reference = match (cfg.reference_ms, faults.first(), deferred_at) {
+            (Some(_), _, _) | (None, _, None) => cfg.sim_config().reference(),
+            (None, Some(&(f, _)), Some(d)) => f.min(d),
+            (None, None, Some(d)) => d,
+        };
+        let mut fault_rng = Rng::seed_from_u64(cfg.seed);
+        fault_rng.set_stream(STREAM_FAULTS);
+        Ok(Hub {
+            slots: sockets
+                .into_iter()
+                .map(|socket| Slot {
+                    socket,
+                    stored: Arc::new(Mutex::new(None)),
+                    task: None,
+                    tombstone: None,
+                    control: None,
+                    incarnation: 0,
+                    paused_until: None,
+                })
+                .collect(),
+            observer: Observer::new(n, reference, cfg.trace),
+            rx,
+            last: Time::ZERO,
+            fault_rng,
+            last_crashed: None,
+            last_fault_at: faults.last().map_or(Time::ZERO, |f| f.0),
+            faults,
+            next_fault: 0,
+            deferred,
+            n,
+            horizon: Time::ZERO + cfg.horizon,
+            settle: cfg.settle,
+            health: Health::default(),
+            factory,
+            shared,
+        })
+    }
+
+    fn now(&self) -> Time {
+        self.shared.now()
+    }
+
+    /// Start the trial's clock now (the hub is the only holder of `shared` until nodes boot).
+    fn restart_clock(&mut self) {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.epoch = Instant::now();
+        }
+    }
+
+    /// When the trial ends given what is known now (the simulator's rule).
+    fn deadline(&self) -> Time {
+        if self.next_fault == self.faults.len()
+            && self.deferred.is_none()
+            && self.observer.agreed().is_some()
+        {
+            let since = self.observer.agreed_since().max(self.last_fault_at);
+            (since + self.settle).min(self.horizon)
+        } else {
+            self.horizon
+        }
+    }
+
+    /// Sleep until `at`: on the timer wheel to within 1.5 ms, then yielding to the nodes
+    /// until it is due, so that faults fire on time.
+    async fn sleep_precisely(shared: &Shared, at: Time) {
+        let coarse = Time(at.0.saturating_sub(1_500_000));
+        if shared.now() < coarse {
+            sleep_until(shared.instant(coarse)).await;
+        }
+        while shared.now() < at {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    async fn run(mut self) -> Result<LiveReport, LiveError> {
+        self.observer.advance(Time::ZERO);
+        for i in 0..self.slots.len() {
+            self.boot(NodeId::from_index(i));
+        }
+        let end = loop {
+            let deadline = self.deadline();
+            let mut wake = match self.faults.get(self.next_fault) {
+                Some(&(at, _)) => at.min(deadline),
+                None => deadline,
+            };
+            if let Some((at, _)) = &self.deferred {
+                wake = wake.min(*at);
+            }
+            let shared = Arc::clone(&self.shared);
+            let event = tokio::select! {
+                biased;
+                ev = self.rx.recv() => ev,
+                _ = Self::sleep_precisely(&shared, wake) => None,
+            };
+            if let Some(ev) = event {
+                self.observe(ev);
+                continue;
+            }
+            // `wake` has come: observe everything already reported, then act.
+            self.drain();
+            if matches!(&self.deferred, Some((at, _)) if *at <= self.now()) {
+                let (at, build) = self.deferred.take().expect("matched");
+                self.advance(at);
+                self.add_faults(at, build(self.observer.agreed()));
+                continue;
+            }
+            if let Some(&(at, _)) = self.faults.get(self.next_fault) {
+                if at <= self.now() {
+                    let (at, action) = self.faults[self.next_fault].clone();
+                    self.next_fault += 1;
+                    self.advance(at);
+                    self.apply_fault(at, &action);
+                    continue;
+                }
+            }
+            let deadline = self.deadline();
+            if self.now() >= deadline {
+                break deadline.max(self.last);
+            }
+        };
+        let final_status = (0..self.slots.len())
+            .map(|i| self.observer.status(NodeId::from_index(i)))
+            .collect();
+        for slot in &mut self.slots {
+            slot.control = None;
+            for task in [slot.task.take(), slot.tombstone.take()]
+                .into_iter()
+                .flatten()
+            {
+                task.abort();
+            }
+        }
+        let addresses = self.shared.peers.clone();
+        let (metrics, trace) = self.observer.finish(end);
+        Ok(LiveReport {
+            metrics,
+            final_status,
+            trace,
+            end,
+            addresses,
+            health: self.health,
+        })
+    }
+
+    /// Merge faults decided at `now` into the rest of the timeline.
+    fn add_faults(&mut self, now: Time, faults: Vec<Fault>) {
+        let mut probe = SimConfig::new(self.n, 0);
+        probe.faults = faults;
+        if let Err(e) = probe.validate() {
+            self.observer
+                .on_fault(Applied::Skipped(format!("faults decided at run time: {e}")));
+            return;
+        }
+        let mut rest = self.faults.split_off(self.next_fault);
+        rest.extend(
+            probe
+                .faults
+                .into_iter()
+                .map(|f| (Time((f.at_ms * 1e6).round() as u64).max(now), f.action)),
+        );
+        rest.sort_by_key(|f| f.0);
+        self.faults.extend(rest);
+        self.last_fault_at = self.faults.last().map_or(Time::ZERO, |f| f.0);
+    }
+
+    fn drain(&mut self) {
+        while let Ok(ev) = self.rx.try_recv() {
+            self.observe(ev);
+        }
+    }
+
+    fn advance(&mut self, at: Time) {
+        self.last = self.last.max(at);
+        self.observer.advance(self.last);
+    }
+
+    fn observe(&mut self, Stamped { at, ev }: Stamped) {
+        self.advance(at);
+        let at = self.last;
+        match ev {
+            Ev::Boot(id, status) => {
+                self.observer.record(|| TraceKind::Boot(id));
+                self.observer.on_status(id, Some(status));
+                let links = self.shared.links.read().unwrap_or_else(|e| e.into_inner());
+                self.observer.topology_changed(&links);
+            }
+            Ev::Status(id, status) => {
+                // A status from an incarnation that has since crashed is stale.
+                if self.slots[id.index()].task.is_some() {
+                    self.observer.on_status(id, Some(status));
+                }
+            }
+            Ev::Send(m) => self.observer.on_send(m),
+            Ev::Deliver(m) => self.observer.on_deliver(m),
+            Ev::Drop(m, why) => self.observer.on_drop(m, why),
+            Ev::Invalid { from, to, kind } => self.observer.on_invalid_destination(from, to, kind),
+            Ev::Timer {
+                node,
+                name,
+                late_ns,
+            } => {
+                self.health.timer_lateness_ms.push(late_ns as f64 / 1e6);
+                if let Some(timer) = name {
+                    self.observer.record(|| TraceKind::Timer { node, timer });
+                }
+            }
+            Ev::Suppressed(node) => self.observer.record(|| TraceKind::DetectorSuppressed(node)),
+            Ev::Resumed(node) => {
+                self.slots[node.index()].paused_until = None;
+                self.observer.on_fault(Applied::Resume(node));
+            }
+            Ev::Rejected(node, why) => {
+                let h = &mut self.health;
+                match why {
+                    Rejection::NonMember(_) => h.rejected_non_member += 1,
+                    Rejection::Impersonation { .. } => h.rejected_impersonation += 1,
+                    Rejection::Malformed(FrameError::Payload(_)) => h.rejected_payload += 1,
+                    Rejection::Malformed(_) => h.rejected_frame += 1,
+                }
+                let what = match why {
+                    Rejection::NonMember(addr) => format!("dropped a datagram from non-member {addr}"),
+                    Rejection::Impersonation { claimed, actual } => format!(
+                        "dropped a datagram from node {actual}'s address claiming to be node {claimed}"
+                    ),
+                    Rejection::Malformed(e) => format!("dropped a malformed datagram: {e}"),
+                };
+                h.note(at, node, what);
+            }
+            Ev::SocketError { node, send, error } => {
+                if send {
+                    self.health.send_errors += 1;
+                } else {
+                    self.health.recv_errors += 1;
+                }
+                let what = format!(
+                    "socket error ({}): {error}",
+                    if send { "send" } else { "receive" }
+                );
+                self.health.note(at, node, what);
+            }
+        }
+    }
+
+    fn boot(&mut self, id: NodeId) {
+        let shared = Arc::clone(&self.shared);
+        let slot = &mut self.slots[id.index()];
+        if let Some(t) = slot.tombstone.take() {
+            t.abort();
+        }
+        slot.incarnation += 1;
+        slot.paused_until = None;
+        let (tx, rx) = unbounded_channel();
+        let node = Node {
+            id,
+            socket: Arc::clone(&slot.socket),
+            proto: (self.factory)(id),
+            stored: Arc::clone(&slot.stored),
+            rng: shared.rng(STREAM_PROTOCOL, id, slot.incarnation),
+            net_rng: shared.rng(STREAM_NET, id, slot.incarnation),
+            timers: vec![None; P::Timer::COUNT],
+            actions: Vec::new(),
+            status: None,
+            send_buf: Vec::with_capacity(MAX_DATAGRAM),
+            fifo_due: vec![Instant::now(); shared.n as usize],
+            control: rx,
+            shared,
+        };
+        slot.task = Some(tokio::spawn(node.run()));
+        slot.control = Some(tx);
+    }
+
+    fn crash(&mut self, id: NodeId) {
+        let shared = Arc::clone(&self.shared);
+        let slot = &mut self.slots[id.index()];
+        if let Some(t) = slot.task.take() {
+            t.abort();
+        }
+        slot.control = None;
+        slot.paused_until = None;
+        let socket = Arc::clone(&slot.socket);
+        slot.tombstone = Some(tokio::spawn(tombstone::<P::Msg>(id, shared, socket)));
+        self.last_crashed = Some(id);
+        self.observer.on_status(id, None);
+        self.topology_changed();
+    }
+
+    fn topology_changed(&mut self) {
+        let links = self.shared.links.read().unwrap_or_else(|e| e.into_inner());
+        self.observer.topology_changed(&links);
+    }
+
+    fn set_link(&self, from: NodeId, to: NodeId, up: bool) {
+        self.shared
+            .links
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .set(from, to, up);
+    }
+
+    fn is_live(&self, i: usize) -> bool {
+        self.slots[i].task.is_some()
+    }
+
+    /// The simulator's selector rules, over live (or, for `Recover`, crashed) nodes.
+    fn resolve(&mut self, sel: Selector, among_crashed: bool) -> Option<NodeId> {
+        let n = self.slots.len();
+        let pool = |hub: &Self, i: usize| hub.is_live(i) != among_crashed;
+        let nth = |hub: &Self, k: u32, high: bool| -> Option<NodeId> {
+            let k = (k as usize).checked_sub(1)?;
+            let found = if high {
+                (0..n).rev().filter(|&i| pool(hub, i)).nth(k)
+            } else {
+                (0..n).filter(|&i| pool(hub, i)).nth(k)
+            };
+            found.map(NodeId::from_index)
+        };
+        match sel {
+            Selector::Leader if among_crashed => {
+                self.last_crashed.filter(|id| pool(self, id.index()))
+            }
+            Selector::Leader => self
+                .observer
+                .agreed()
+                .or_else(|| self.observer.highest_leader())
+                .filter(|id| pool(self, id.index())),
+            Selector::Highest => nth(self, 1, true),
+            Selector::KthHighest(k) => nth(self, k, true),
+            Selector::Lowest => nth(self, 1, false),
+            Selector::KthLowest(k) => nth(self, k, false),
+            Selector::Random => {
+                let eligible: Vec<usize> = (0..n).filter(|&i| pool(self, i)).collect();
+                if eligible.is_empty() {
+                    None
+                } else {
+                    let k = self.fault_rng.random_range(0..eligible.len());
+                    Some(NodeId::from_index(eligible[k]))
+                }
+            }
+            Selector::Id(id) => Some(id).filter(|id| id.index() < n && pool(self, id.index())),
+            Selector::LastCrashed => self.last_crashed.filter(|id| pool(self, id.index())),
+            Selector::Rest => None,
+        }
+    }
+
+    fn resolve_set(&mut self, set: NodeSet) -> Vec<NodeId> {
+        let all = election_core::all_nodes(self.slots.len() as u32);
+        let pick = |hub: &mut Self, s| hub.resolve(s, false);
+        match set {
+            NodeSet::All => all.collect(),
+            NodeSet::One(s) => pick(self, s).into_iter().collect(),
+            NodeSet::AllExcept(s) => {
+                pick(self, s).map_or(Vec::new(), |x| all.filter(|&v| v != x).collect())
+            }
+            NodeSet::Above(s) => {
+                pick(self, s).map_or(Vec::new(), |x| all.filter(|&v| v > x).collect())
+            }
+            NodeSet::Below(s) => {
+                pick(self, s).map_or(Vec::new(), |x| all.filter(|&v| v < x).collect())
+            }
+        }
+    }
+
+    fn apply_fault(&mut self, now: Time, action: &FaultAction) {
+        let skipped = |what: &str| Applied::Skipped(what.to_string());
+        let applied = match *action {
+            FaultAction::Crash(sel) => match self.resolve(sel, false) {
+                Some(id) => {
+                    self.observer.on_fault(Applied::Crash(id));
+                    self.crash(id);
+                    return;
+                }
+                None => skipped("crash: no node matched"),
+            },
+            FaultAction::Recover(sel) => match self.resolve(sel, true) {
+                Some(id) => {
+                    self.observer.on_fault(Applied::Recover(id));
+                    self.boot(id);
+                    return;
+                }
+                None => skipped("recover: no crashed node matched"),
+            },
+            FaultAction::Pause { node, ms } => match self.resolve(node, false) {
+                Some(id) => {
+                    let until = now + Duration::from_nanos((ms * 1e6).round() as u64);
+                    let slot = &mut self.slots[id.index()];
+                    slot.paused_until = Some(until);
+                    if let Some(c) = &slot.control {
+                        let _ = c.send(Control::Pause(self.shared.instant(until)));
+                    }
+                    Applied::Pause(id, until)
+                }
+                None => skipped("pause: no node matched"),
+            },
+            FaultAction::Partition(ref groups) => {
+                let n = self.slots.len();
+                let mut group_of = vec![usize::MAX; n];
+                let mut rest = None;
+                let mut resolved: Vec<Vec<NodeId>> = vec![Vec::new(); groups.len()];
+                for (g, group) in groups.iter().enumerate() {
+                    for &sel in group {
+                        let picked = match sel {
+                            Selector::Rest => {
+                                rest = Some(g);
+                                continue;
+                            }
+                            Selector::Id(id) => Some(id),
+                            other => self.resolve(other, false),
+                        };
+                        if let Some(id) = picked {
+                            if group_of[id.index()] == usize::MAX {
+                                group_of[id.index()] = g;
+                            }
+                        }
+                    }
+                }
+                for (i, g) in group_of.iter_mut().enumerate() {
+                    if *g == usize::MAX {
+                        *g = rest.unwrap_or(0);
+                    }
+                    resolved[*g].push(NodeId::from_index(i));
+                }
+                for a in 0..n {
+                    for b in 0..n {
+                        if group_of[a] != group_of[b] {
+                            self.set_link(NodeId::from_index(a), NodeId::from_index(b), false);
+                        }
+                    }
+                }
+                self.topology_changed();
+                Applied::Partition(resolved)
+            }
+            FaultAction::CutLink { from, to } => {
+                let from = self.resolve_set(from);
+                let to = self.resolve_set(to);
+                for &a in &from {
+                    for &b in &to {
+                        self.set_link(a, b, false);
+                    }
+                }
+                self.topology_changed();
+                Applied::CutLink { from, to }
+            }
+            FaultAction::Isolate(sel) => match self.resolve(sel, false) {
+                Some(id) => {
+                    for other in election_core::all_nodes(self.slots.len() as u32) {
+                        self.set_link(id, other, false);
+                        self.set_link(other, id, false);
+                    }
+                    self.topology_changed();
+                    Applied::Isolate(id)
+                }
+                None => skipped("isolate: no node matched"),
+            },
+            FaultAction::Heal => {
+                self.shared
+                    .links
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .heal();
+                self.topology_changed();
+                Applied::Heal
+            }
+            FaultAction::SetLoss(p) => {
+                self.shared.loss_bits.store(p.to_bits(), Ordering::Relaxed);
+                Applied::SetLoss(p)
+            }
+            FaultAction::Suspect(sel) => match self.resolve(sel, false) {
+                Some(id) => {
+                    let slot = &self.slots[id.index()];
+                    // A paused node's detector cannot run either.
+                    if !matches!(slot.paused_until, Some(t) if t > now) {
+                        if let Some(c) = &slot.control {
+                            let _ = c.send(Control::Suspect);
+                        }
+                    }
+                    Applied::Suspect(id)
+                }
+                None => skipped("suspect: no node matched"),
+            },
+            FaultAction::Detection { nodes, enabled } => {
+                let ids = self.resolve_set(nodes);
+                for &id in &ids {
+                    self.shared.detection[id.index()].store(enabled, Ordering::Relaxed);
+                }
+                Applied::Detection {
+                    nodes: ids,
+                    enabled,
+                }
+            }
+        };
+        self.observer.on_fault(applied);
+    }
+}

@@ -1,0 +1,337 @@
+//! Live mode end to end: the protocols' own state machines over real UDP sockets on
+//! loopback, with faults applied by the driver. These are correctness tests, not timing
+//! benchmarks: bounds are generous and assertions qualitative. Every trial stops by itself
+//! within a few seconds.
+
+use std::net::UdpSocket;
+use std::sync::Arc;
+use std::time::Duration;
+
+use election_bully::{Bully, BullyConfig, BullyMsg};
+use election_core::{NodeId, Role, Status, Time};
+use election_live::{datagram, run_trial, run_trial_with, FaultsAt, Hooks, LiveConfig, LiveReport};
+use election_raft::{Raft, RaftConfig};
+use election_sim::{Fault, FaultAction, Selector, Sim, SimConfig, TraceKind};
+
+const FAULT_MS: f64 = 800.0;
+
+fn live(n: u32, seed: u64, faults: Vec<Fault>) -> LiveConfig {
+    let mut c = LiveConfig::new(n, seed);
+    c.faults = faults;
+    c.horizon = Duration::from_secs(6);
+    c.settle = Duration::from_millis(700);
+    c.trace = true;
+    c
+}
+
+fn bully(n: u32) -> impl Fn(NodeId) -> Bully + Send + Sync + 'static {
+    let c = Arc::new(BullyConfig::new(n));
+    move |id| Bully::new(id, c.clone())
+}
+
+fn raft(n: u32, check_quorum: bool) -> impl Fn(NodeId) -> Raft + Send + Sync + 'static {
+    let mut c = RaftConfig::new(n);
+    c.check_quorum = check_quorum;
+    let c = Arc::new(c);
+    move |id| Raft::new(id, c.clone())
+}
+
+fn leaders(st: &[Option<Status>]) -> Vec<NodeId> {
+    (0..st.len())
+        .filter(|&i| matches!(st[i], Some(s) if s.role == Role::Leader))
+        .map(NodeId::from_index)
+        .collect()
+}
+
+/// Nodes that entered the leader role at or after `t`, from a trace.
+fn new_leaders_since(trace: &[election_sim::TraceEvent], t: Time) -> Vec<NodeId> {
+    let mut out: Vec<NodeId> = trace
+        .iter()
+        .filter(|e| e.at >= t)
+        .filter_map(|e| match &e.what {
+            TraceKind::Status {
+                node,
+                status: Some(s),
+            } if s.role == Role::Leader => Some(*node),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn healthy(r: &LiveReport) {
+    let h = &r.health;
+    assert_eq!(h.rejected(), 0, "{:?}", h.notes);
+    assert_eq!(h.send_errors + h.recv_errors, 0, "{:?}", h.notes);
+    assert!(r.addresses.iter().all(|a| a.ip().is_loopback()));
+}
+
+/// The crashed leader is gone, every live node names `expect`, which leads.
+fn converged_on(r: &LiveReport, expect: NodeId) {
+    let m = &r.metrics;
+    assert!(m.converged, "{m:?}");
+    assert_eq!(m.leader, Some(expect), "{m:?}");
+    for (i, s) in r.final_status.iter().enumerate() {
+        if let Some(s) = s {
+            assert_eq!(s.leader, Some(expect), "node {} {s:?}", i + 1);
+        }
+    }
+    // The election took a detection window and a few round trips, not seconds.
+    let e = m.elect_ms.expect("converged");
+    assert!(e < 2000.0, "elect_ms = {e}");
+}
+
+/// Garcia-Molina §3: when the coordinator fails, the highest live id becomes coordinator.
+#[test]
+fn bully_leader_crash_elects_the_highest_live_id() {
+    let r = run_trial(
+        &live(
+            5,
+            1,
+            vec![Fault::at_ms(FAULT_MS, FaultAction::Crash(Selector::Leader))],
+        ),
+        bully(5),
+    )
+    .unwrap();
+    assert_eq!(r.final_status[4], None, "node 5, the boot leader, crashed");
+    converged_on(&r, NodeId(4));
+    healthy(&r);
+    // Traffic went over the sockets and was counted by the observer.
+    assert!(r.metrics.total.delivered > 0);
+    assert!(
+        r.metrics.total.dropped > 0,
+        "messages to the dead node are dropped"
+    );
+}
+
+/// Raft §5.2: after the leader crashes a new leader is elected by the majority.
+#[test]
+fn raft_leader_crash_elects_another_live_leader() {
+    let r = run_trial(
+        &live(
+            5,
+            2,
+            vec![Fault::at_ms(FAULT_MS, FaultAction::Crash(Selector::Leader))],
+        ),
+        raft(5, false),
+    )
+    .unwrap();
+    let crashed: Vec<usize> = (0..5).filter(|&i| r.final_status[i].is_none()).collect();
+    assert_eq!(crashed.len(), 1);
+    let leader = r.metrics.leader.expect("a new leader");
+    assert_ne!(leader.index(), crashed[0]);
+    converged_on(&r, leader);
+    healthy(&r);
+    // Election safety (§5.2): never two leaders of one term.
+    assert_eq!(r.metrics.same_epoch_leaders, 0);
+}
+
+/// Crash and recovery through stable storage: Raft's term survives the task being aborted,
+/// and the recovered node rejoins as a follower of the new leader's term.
+#[test]
+fn raft_recovered_node_restarts_from_stable_storage() {
+    let faults = vec![
+        Fault::at_ms(FAULT_MS, FaultAction::Crash(Selector::Leader)),
+        Fault::at_ms(
+            FAULT_MS + 700.0,
+            FaultAction::Recover(Selector::LastCrashed),
+        ),
+    ];
+    let r = run_trial(&live(5, 3, faults), raft(5, false)).unwrap();
+    assert!(
+        r.final_status.iter().all(Option::is_some),
+        "everyone is back"
+    );
+    let leader = r.metrics.leader.expect("converged");
+    let term = r.final_status[leader.index()].unwrap().epoch.unwrap();
+    assert!(r
+        .final_status
+        .iter()
+        .flatten()
+        .all(|s| s.epoch == Some(term)));
+    assert!(term >= 2, "the failover took a new term");
+    healthy(&r);
+}
+
+/// The minority side is the two lowest ids; the bully leader (node 5) is on the majority side.
+fn split_low_two() -> Vec<Fault> {
+    vec![Fault::at_ms(
+        FAULT_MS,
+        FaultAction::Partition(vec![
+            vec![Selector::Lowest, Selector::KthLowest(2)],
+            vec![Selector::Rest],
+        ]),
+    )]
+}
+
+/// The bully's known failure mode under partition: each side elects its own highest node,
+/// live exactly as in simulation.
+#[test]
+fn bully_partition_shows_two_leaders_live_as_in_simulation() {
+    let cfg = live(5, 4, split_low_two());
+    let r = run_trial(&cfg, bully(5)).unwrap();
+    assert_eq!(leaders(&r.final_status), [NodeId(2), NodeId(5)]);
+    assert!(r.metrics.split_brain && r.metrics.max_leaders == 2);
+    assert!(r.metrics.minority_leader_ms > 0.0);
+    healthy(&r);
+
+    let mut sim = SimConfig::new(5, 4);
+    sim.faults = cfg.faults.clone();
+    sim.horizon = cfg.horizon;
+    sim.settle = cfg.settle;
+    let c = Arc::new(BullyConfig::new(5));
+    let s = Sim::new(sim, |id| Bully::new(id, c.clone())).unwrap().run();
+    assert_eq!(leaders(&s.final_status), leaders(&r.final_status));
+    assert_eq!(s.metrics.max_leaders, r.metrics.max_leaders);
+    assert_eq!(s.metrics.leader, r.metrics.leader);
+}
+
+/// Raft §5.2: a minority cannot elect. The two lowest ids other than the leader are cut off
+/// (the leader, read from the live cluster at the fault instant, keeps its majority); no node
+/// of the minority ever becomes leader, with or without CheckQuorum, live as in simulation.
+#[test]
+fn raft_partition_minority_never_elects_live_as_in_simulation() {
+    let minority_of = |leader: Option<NodeId>| -> Vec<NodeId> {
+        (1..=5)
+            .map(NodeId)
+            .filter(|&id| Some(id) != leader)
+            .take(2)
+            .collect()
+    };
+    let faults_for = move |leader: Option<NodeId>| {
+        let side = minority_of(leader).into_iter().map(Selector::Id).collect();
+        vec![Fault::at_ms(
+            FAULT_MS,
+            FaultAction::Partition(vec![side, vec![Selector::Rest]]),
+        )]
+    };
+    for (seed, check_quorum) in [(5, false), (6, true)] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let hooks = Hooks {
+            faults_at: Some(FaultsAt {
+                at_ms: FAULT_MS,
+                build: Box::new(move |leader| {
+                    let _ = tx.send(leader);
+                    faults_for(leader)
+                }),
+            }),
+            ..Hooks::default()
+        };
+        let r = run_trial_with(&live(5, seed, vec![]), raft(5, check_quorum), hooks).unwrap();
+        let leader = rx
+            .recv()
+            .unwrap()
+            .expect("a raft leader by the fault instant");
+        let minority = minority_of(Some(leader));
+        let t0 = Time::from_millis(FAULT_MS as u64);
+        for m in &minority {
+            assert!(
+                !new_leaders_since(&r.trace, t0).contains(m),
+                "minority node {m} led"
+            );
+            assert_ne!(r.final_status[m.index()].unwrap().role, Role::Leader);
+        }
+        // The majority keeps (or re-elects) a leader.
+        assert!(r.metrics.converged, "{:?}", r.metrics);
+        assert!(!minority.contains(&r.metrics.leader.unwrap()));
+        assert_eq!(r.metrics.same_epoch_leaders, 0);
+        healthy(&r);
+
+        // The same scenario in simulation: probe the leader at the fault instant, then cut.
+        let c = {
+            let mut c = RaftConfig::new(5);
+            c.check_quorum = check_quorum;
+            Arc::new(c)
+        };
+        let mut probe = SimConfig::new(5, seed);
+        probe.horizon = Duration::from_millis(FAULT_MS as u64) - Duration::from_nanos(1);
+        probe.settle = probe.horizon;
+        let p = Sim::new(probe, |id| Raft::new(id, c.clone()))
+            .unwrap()
+            .run();
+        let sim_leader = p.metrics.leader;
+        let mut sim = SimConfig::new(5, seed);
+        sim.faults = faults_for(sim_leader);
+        sim.horizon = Duration::from_secs(6);
+        sim.settle = Duration::from_millis(700);
+        sim.trace = true;
+        let s = Sim::new(sim, |id| Raft::new(id, c.clone())).unwrap().run();
+        for m in &minority_of(sim_leader) {
+            assert!(!new_leaders_since(&s.trace, t0).contains(m));
+        }
+        assert_eq!(s.metrics.converged, r.metrics.converged);
+    }
+}
+
+/// Datagrams from an address outside the cluster — garbage, empty, oversized, and perfectly
+/// framed messages claiming to come from a member — are dropped and counted, and the cluster
+/// elects as if they never arrived.
+#[test]
+fn datagrams_from_non_members_are_dropped_and_counted() {
+    let hooks = Hooks {
+        on_bound: Some(Box::new(|addrs: &[std::net::SocketAddr]| {
+            let addrs = addrs.to_vec();
+            std::thread::spawn(move || {
+                let s = UdpSocket::bind("127.0.0.1:0").unwrap();
+                let mut forged = Vec::new();
+                datagram::encode(
+                    NodeId(5),
+                    &BullyMsg::Coordinator { epoch: None },
+                    &mut forged,
+                );
+                let garbage: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(37)).collect();
+                let payloads: [&[u8]; 4] = [&forged, &garbage, &[], &[0u8; 4000]];
+                // Bounded: 20 rounds over 200 ms, then the thread ends.
+                for _ in 0..20 {
+                    for a in &addrs {
+                        for p in payloads {
+                            let _ = s.send_to(p, a);
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            });
+        })),
+        ..Hooks::default()
+    };
+    let r = run_trial_with(&live(3, 7, vec![]), bully(3), hooks).unwrap();
+    assert!(r.metrics.converged);
+    assert_eq!(r.metrics.leader, Some(NodeId(3)));
+    let h = &r.health;
+    assert!(h.rejected_non_member > 0, "{h:?}");
+    assert_eq!(
+        h.rejected_frame + h.rejected_payload + h.rejected_impersonation,
+        0
+    );
+    assert!(
+        h.notes.iter().any(|n| n.contains("non-member")),
+        "{:?}",
+        h.notes
+    );
+}
+
+/// Pause: the leader stops the world longer than the detection window. The others elect node
+/// 4 meanwhile, while the sleeping node 5 still believes it leads (two leaders); when it wakes
+/// and handles its stale backlog, the bully order puts node 5 back in charge.
+#[test]
+fn bully_paused_leader_is_replaced_then_takes_back_over() {
+    let faults = vec![Fault::at_ms(
+        FAULT_MS,
+        FaultAction::Pause {
+            node: Selector::Leader,
+            ms: 600.0,
+        },
+    )];
+    let r = run_trial(&live(5, 8, faults), bully(5)).unwrap();
+    let m = &r.metrics;
+    assert!(m.split_brain && m.max_leaders == 2, "{m:?}");
+    assert!(m.converged && m.leader == Some(NodeId(5)), "{m:?}");
+    assert!(
+        m.elect_ms.unwrap() >= 600.0,
+        "not before node 5 woke: {m:?}"
+    );
+    assert!(new_leaders_since(&r.trace, Time::from_millis(FAULT_MS as u64)).contains(&NodeId(4)));
+    healthy(&r);
+}
