@@ -1,0 +1,713 @@
+//! Loading a sweep's results directory (`trials.csv`, `summary.csv`, `manifest.json`, as
+//! described in `notes/RESULTS_SCHEMA.md`) into typed rows, with the header checked column by
+//! column so that a file of another schema is refused with the name of what is missing.
+//!
+//! Summary cells keep their raw CSV text next to the parsed number: tables in the report print
+//! the raw text, so the report's numbers are the summary's numbers, character for character.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::ReportError;
+
+/// The columns of `trials.csv` before the varied parameters.
+pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
+/// The columns of `trials.csv` after the varied parameters.
+pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
+    "converged",
+    "leader",
+    "detect_ms",
+    "elect_ms",
+    "unavailable_ms",
+    "msgs_election",
+    "msgs_total",
+    "bytes_total",
+    "split_brain",
+    "split_brain_ms",
+    "minority_leader_ms",
+    "max_leaders",
+    "same_epoch_leaders",
+    "leader_changes",
+    "elections_started",
+    "msgs_election_req",
+    "msgs_reply",
+    "msgs_leader",
+    "msgs_heartbeat",
+    "end_ms",
+];
+/// The columns of `summary.csv` before the varied parameters.
+pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
+
+/// One statistic of `summary.csv` (every column after the varied parameters but `skipped`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[allow(missing_docs)] // each variant is the column of the same name
+pub enum Stat {
+    Trials,
+    ConvergedRate,
+    ElectMean,
+    ElectP5,
+    ElectP50,
+    ElectP95,
+    ElectP99,
+    ElectMax,
+    MsgsMean,
+    MsgsP50,
+    MsgsP95,
+    MsgsP99,
+    MsgsMax,
+    SplitRate,
+    SplitCiLo,
+    SplitCiHi,
+    SplitMsMean,
+    MinorityMsMean,
+    UnavailableMean,
+    LeaderChangesMean,
+    DetectP50,
+    SameEpochMax,
+}
+
+impl Stat {
+    /// Every statistic, in column order.
+    pub const ALL: [Stat; 22] = [
+        Stat::Trials,
+        Stat::ConvergedRate,
+        Stat::ElectMean,
+        Stat::ElectP5,
+        Stat::ElectP50,
+        Stat::ElectP95,
+        Stat::ElectP99,
+        Stat::ElectMax,
+        Stat::MsgsMean,
+        Stat::MsgsP50,
+        Stat::MsgsP95,
+        Stat::MsgsP99,
+        Stat::MsgsMax,
+        Stat::SplitRate,
+        Stat::SplitCiLo,
+        Stat::SplitCiHi,
+        Stat::SplitMsMean,
+        Stat::MinorityMsMean,
+        Stat::UnavailableMean,
+        Stat::LeaderChangesMean,
+        Stat::DetectP50,
+        Stat::SameEpochMax,
+    ];
+
+    /// The column name in `summary.csv`.
+    pub fn column(self) -> &'static str {
+        match self {
+            Stat::Trials => "trials",
+            Stat::ConvergedRate => "converged_rate",
+            Stat::ElectMean => "elect_ms_mean",
+            Stat::ElectP5 => "elect_ms_p5",
+            Stat::ElectP50 => "elect_ms_p50",
+            Stat::ElectP95 => "elect_ms_p95",
+            Stat::ElectP99 => "elect_ms_p99",
+            Stat::ElectMax => "elect_ms_max",
+            Stat::MsgsMean => "msgs_election_mean",
+            Stat::MsgsP50 => "msgs_election_p50",
+            Stat::MsgsP95 => "msgs_election_p95",
+            Stat::MsgsP99 => "msgs_election_p99",
+            Stat::MsgsMax => "msgs_election_max",
+            Stat::SplitRate => "split_brain_rate",
+            Stat::SplitCiLo => "split_brain_ci_lo",
+            Stat::SplitCiHi => "split_brain_ci_hi",
+            Stat::SplitMsMean => "split_brain_ms_mean",
+            Stat::MinorityMsMean => "minority_leader_ms_mean",
+            Stat::UnavailableMean => "unavailable_ms_mean",
+            Stat::LeaderChangesMean => "leader_changes_mean",
+            Stat::DetectP50 => "detect_ms_p50",
+            Stat::SameEpochMax => "same_epoch_leaders_max",
+        }
+    }
+
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What identifies a cell of the sweep: protocol spec, cluster size, scenario, network profile
+/// and the values of the varied parameters (aligned with [`Results::param_keys`]; empty text
+/// where a parameter does not apply).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CellKey {
+    /// Protocol spec string (`bully+quorum`, `raft+pre_vote`, ...).
+    pub protocol: String,
+    /// Cluster size.
+    pub nodes: u32,
+    /// Scenario name.
+    pub scenario: String,
+    /// Network profile name.
+    pub net: String,
+    /// Varied parameter values, in [`Results::param_keys`] order.
+    pub params: Vec<String>,
+}
+
+/// One row of `summary.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    /// The cell.
+    pub key: CellKey,
+    /// Raw text of each statistic, by [`Stat`].
+    raw: Vec<String>,
+    /// Parsed value of each statistic (`None` for an empty cell).
+    val: Vec<Option<f64>>,
+    /// Empty, or why the cell was skipped.
+    pub skipped: String,
+    /// 1-based line in the file, for messages.
+    pub line: u64,
+}
+
+impl SummaryRow {
+    /// The statistic's text exactly as the summary file has it.
+    pub fn raw(&self, s: Stat) -> &str {
+        &self.raw[s.index()]
+    }
+    /// The statistic's value (`None` if the cell is empty).
+    pub fn get(&self, s: Stat) -> Option<f64> {
+        self.val[s.index()]
+    }
+    /// Number of trials in the cell.
+    pub fn trials(&self) -> u64 {
+        self.get(Stat::Trials).unwrap_or(0.0) as u64
+    }
+    /// True if the cell ran (not skipped, at least one trial).
+    pub fn ran(&self) -> bool {
+        self.skipped.is_empty() && self.trials() > 0
+    }
+    /// Build a row from parsed values (tests and synthetic data).
+    pub fn from_values(key: CellKey, values: &[(Stat, Option<f64>)]) -> SummaryRow {
+        let mut raw = vec![String::new(); Stat::ALL.len()];
+        let mut val = vec![None; Stat::ALL.len()];
+        for &(s, v) in values {
+            val[s.index()] = v;
+            raw[s.index()] = v.map(fmt_num).unwrap_or_default();
+        }
+        SummaryRow {
+            key,
+            raw,
+            val,
+            skipped: String::new(),
+            line: 0,
+        }
+    }
+}
+
+/// Formats a number the way the runner does: three decimals, trailing zeros trimmed.
+pub fn fmt_num(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// One row of `trials.csv`.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)] // fields are the columns of the same name, defined in the observer
+pub struct TrialRow {
+    pub mode: String,
+    pub key: CellKey,
+    pub seed: u64,
+    pub converged: bool,
+    pub leader: Option<u32>,
+    pub detect_ms: Option<f64>,
+    pub elect_ms: Option<f64>,
+    pub unavailable_ms: f64,
+    pub msgs_election: u64,
+    pub msgs_total: u64,
+    pub bytes_total: u64,
+    pub split_brain: bool,
+    pub split_brain_ms: f64,
+    pub minority_leader_ms: f64,
+    pub max_leaders: u32,
+    pub same_epoch_leaders: u32,
+    pub leader_changes: u32,
+    pub elections_started: u32,
+    pub msgs_election_req: u64,
+    pub msgs_reply: u64,
+    pub msgs_leader: u64,
+    pub msgs_heartbeat: u64,
+    pub end_ms: f64,
+}
+
+/// `manifest.json`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// Always `election-bench`.
+    pub tool: String,
+    /// The tool's version.
+    pub version: String,
+    /// The commit the tool was built from, if known.
+    #[serde(default)]
+    pub git_commit: Option<String>,
+    /// The sweep's name.
+    pub name: String,
+    /// The exact command line that reproduces the sweep.
+    pub command: String,
+    /// The full resolved configuration.
+    pub config: serde_json::Value,
+    /// Number of cells.
+    pub cells: u64,
+    /// Number of trials.
+    pub trials: u64,
+}
+
+/// A loaded results directory.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// Where it was read from.
+    pub dir: PathBuf,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// The varied parameters' names, in column order.
+    pub param_keys: Vec<String>,
+    /// Every summary row, in file order (the sweep's cell order).
+    pub summary: Vec<SummaryRow>,
+    /// Every trial, in file order.
+    pub trials: Vec<TrialRow>,
+}
+
+impl Results {
+    /// Read and check `dir/{manifest.json,summary.csv,trials.csv}`.
+    pub fn load(dir: &Path) -> Result<Results, ReportError> {
+        if !dir.is_dir() {
+            return Err(ReportError::MissingResults(dir.to_path_buf()));
+        }
+        let manifest = load_manifest(&dir.join("manifest.json"))?;
+        let (param_keys, summary) = load_summary(&dir.join("summary.csv"))?;
+        let (trial_params, trials) = load_trials(&dir.join("trials.csv"))?;
+        if trial_params != param_keys {
+            return Err(ReportError::Inconsistent {
+                path: dir.to_path_buf(),
+                reason: format!(
+                    "summary.csv varies [{}] but trials.csv varies [{}]",
+                    param_keys.join(", "),
+                    trial_params.join(", ")
+                ),
+            });
+        }
+        let results = Results {
+            dir: dir.to_path_buf(),
+            manifest,
+            param_keys,
+            summary,
+            trials,
+        };
+        results.check_not_empty()?;
+        Ok(results)
+    }
+
+    fn check_not_empty(&self) -> Result<(), ReportError> {
+        if self.summary.is_empty() {
+            return Err(ReportError::EmptySweep {
+                path: self.dir.clone(),
+                reason: "summary.csv has a header but no cells".into(),
+            });
+        }
+        if !self.summary.iter().any(SummaryRow::ran) {
+            let reasons: Vec<&str> = self
+                .summary
+                .iter()
+                .map(|r| r.skipped.as_str())
+                .filter(|s| !s.is_empty())
+                .collect();
+            return Err(ReportError::EmptySweep {
+                path: self.dir.clone(),
+                reason: format!(
+                    "every one of the {} cells was skipped or ran 0 trials{}",
+                    self.summary.len(),
+                    reasons
+                        .first()
+                        .map(|r| format!(" (first reason: {r})"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
+        if self.trials.is_empty() {
+            return Err(ReportError::EmptySweep {
+                path: self.dir.clone(),
+                reason: "trials.csv has a header but no trials".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Protocol specs in the documented order (known specs first, then others in order of
+    /// first appearance).
+    pub fn protocols(&self) -> Vec<String> {
+        let mut seen: Vec<String> = Vec::new();
+        for r in &self.summary {
+            if !seen.contains(&r.key.protocol) {
+                seen.push(r.key.protocol.clone());
+            }
+        }
+        crate::palette::sort_protocols(seen)
+    }
+
+    /// Scenarios in the sweep's order of first appearance.
+    pub fn scenarios(&self) -> Vec<String> {
+        first_appearance(self.summary.iter().map(|r| &r.key.scenario))
+    }
+
+    /// Network profiles in order of first appearance.
+    pub fn nets(&self) -> Vec<String> {
+        first_appearance(self.summary.iter().map(|r| &r.key.net))
+    }
+
+    /// Cluster sizes at which some cell ran, ascending.
+    pub fn sizes(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .summary
+            .iter()
+            .filter(|r| r.ran())
+            .map(|r| r.key.nodes)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The summary row of a cell.
+    pub fn cell(&self, key: &CellKey) -> Option<&SummaryRow> {
+        self.summary.iter().find(|r| &r.key == key)
+    }
+
+    /// The trials of a cell, in seed order as written.
+    pub fn trials_of(&self, key: &CellKey) -> Vec<&TrialRow> {
+        self.trials.iter().filter(|t| &t.key == key).collect()
+    }
+
+    /// A human label of the varied parameters of a cell (`raft.timeout_ms=150-300`), empty
+    /// when nothing varies or nothing applies.
+    pub fn params_label(&self, params: &[String]) -> String {
+        self.param_keys
+            .iter()
+            .zip(params)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn first_appearance<'a>(it: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in it {
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+    out
+}
+
+fn read_file(path: &Path) -> Result<String, ReportError> {
+    match fs::read_to_string(path) {
+        Ok(s) => Ok(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(ReportError::MissingFile(path.to_path_buf()))
+        }
+        Err(e) => Err(ReportError::io(path, e)),
+    }
+}
+
+fn load_manifest(path: &Path) -> Result<Manifest, ReportError> {
+    let text = read_file(path)?;
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| ReportError::Manifest {
+        path: path.to_path_buf(),
+        reason: format!("not an election-bench manifest: {e}"),
+    })?;
+    if m.tool != "election-bench" {
+        return Err(ReportError::Manifest {
+            path: path.to_path_buf(),
+            reason: format!("written by {:?}, not by election-bench", m.tool),
+        });
+    }
+    Ok(m)
+}
+
+/// A CSV file's header, with the varied-parameter columns located between the fixed key
+/// columns and the fixed metric columns.
+struct Header {
+    path: PathBuf,
+    names: Vec<String>,
+}
+
+impl Header {
+    fn find(&self, col: &str) -> Result<usize, ReportError> {
+        self.names
+            .iter()
+            .position(|c| c == col)
+            .ok_or_else(|| ReportError::Schema {
+                path: self.path.clone(),
+                column: col.to_string(),
+                header: self.names.join(","),
+            })
+    }
+
+    /// Checks every required column is present and returns the parameter columns (those
+    /// strictly between `last_key` and `first_metric`).
+    fn params(&self, keys: &[&str], metrics: &[&str]) -> Result<Vec<(String, usize)>, ReportError> {
+        for c in keys.iter().chain(metrics) {
+            self.find(c)?;
+        }
+        let lo = self.find(keys[keys.len() - 1])?;
+        let hi = self.find(metrics[0])?;
+        if hi <= lo {
+            return Err(ReportError::Schema {
+                path: self.path.clone(),
+                column: format!("{} after {}", metrics[0], keys[keys.len() - 1]),
+                header: self.names.join(","),
+            });
+        }
+        Ok(((lo + 1)..hi).map(|i| (self.names[i].clone(), i)).collect())
+    }
+}
+
+type CsvReader = csv::Reader<std::io::Cursor<Vec<u8>>>;
+
+fn csv_reader(path: &Path) -> Result<(CsvReader, Header), ReportError> {
+    let text = read_file(path)?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(std::io::Cursor::new(text.into_bytes()));
+    let names: Vec<String> = rdr
+        .headers()
+        .map_err(|e| ReportError::Csv {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?
+        .iter()
+        .map(|s| s.trim().to_string())
+        .collect();
+    Ok((
+        rdr,
+        Header {
+            path: path.to_path_buf(),
+            names,
+        },
+    ))
+}
+
+/// Reads cells of one record with errors that name the line, the column and the value.
+struct Cells<'a> {
+    path: &'a Path,
+    line: u64,
+    rec: &'a csv::StringRecord,
+    header: &'a Header,
+}
+
+impl Cells<'_> {
+    fn text(&self, col: &str) -> &str {
+        let i = self.header.names.iter().position(|c| c == col).unwrap_or(0);
+        self.rec.get(i).unwrap_or("").trim()
+    }
+    fn err(&self, col: &str, reason: &str) -> ReportError {
+        ReportError::Value {
+            path: self.path.to_path_buf(),
+            line: self.line,
+            column: col.to_string(),
+            value: self.text(col).to_string(),
+            reason: reason.to_string(),
+        }
+    }
+    fn string(&self, col: &str) -> Result<String, ReportError> {
+        let s = self.text(col);
+        if s.is_empty() {
+            Err(self.err(col, "must not be empty"))
+        } else {
+            Ok(s.to_string())
+        }
+    }
+    fn u64(&self, col: &str) -> Result<u64, ReportError> {
+        self.text(col)
+            .parse()
+            .map_err(|_| self.err(col, "expected a whole number"))
+    }
+    fn u32(&self, col: &str) -> Result<u32, ReportError> {
+        self.text(col)
+            .parse()
+            .map_err(|_| self.err(col, "expected a whole number"))
+    }
+    fn f64(&self, col: &str) -> Result<f64, ReportError> {
+        self.opt_f64(col)?
+            .ok_or_else(|| self.err(col, "expected a number"))
+    }
+    fn opt_f64(&self, col: &str) -> Result<Option<f64>, ReportError> {
+        let s = self.text(col);
+        if s.is_empty() {
+            return Ok(None);
+        }
+        match s.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(self.err(col, "expected a finite number or an empty cell")),
+        }
+    }
+    fn opt_u32(&self, col: &str) -> Result<Option<u32>, ReportError> {
+        let s = self.text(col);
+        if s.is_empty() {
+            return Ok(None);
+        }
+        s.parse()
+            .map(Some)
+            .map_err(|_| self.err(col, "expected a node id or an empty cell"))
+    }
+    fn bool(&self, col: &str) -> Result<bool, ReportError> {
+        match self.text(col) {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(self.err(col, "expected true or false")),
+        }
+    }
+}
+
+fn records(rdr: &mut CsvReader, path: &Path) -> Result<Vec<(u64, csv::StringRecord)>, ReportError> {
+    let mut out = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| ReportError::Csv {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        let line = rec.position().map(|p| p.line()).unwrap_or(0);
+        // A blank trailing line is not a row.
+        if rec.len() == 1 && rec.get(0).is_some_and(|s| s.trim().is_empty()) {
+            continue;
+        }
+        out.push((line, rec));
+    }
+    Ok(out)
+}
+
+fn load_summary(path: &Path) -> Result<(Vec<String>, Vec<SummaryRow>), ReportError> {
+    let (mut rdr, header) = csv_reader(path)?;
+    let mut metric_cols: Vec<&str> = Stat::ALL.iter().map(|s| s.column()).collect();
+    metric_cols.push("skipped");
+    let params = header.params(&SUMMARY_KEY_COLUMNS, &metric_cols)?;
+    let mut rows = Vec::new();
+    for (line, rec) in records(&mut rdr, path)? {
+        let c = Cells {
+            path,
+            line,
+            rec: &rec,
+            header: &header,
+        };
+        let key = CellKey {
+            protocol: c.string("protocol")?,
+            nodes: c.u32("nodes")?,
+            scenario: c.string("scenario")?,
+            net: c.string("net")?,
+            params: params
+                .iter()
+                .map(|(name, _)| c.text(name).to_string())
+                .collect(),
+        };
+        let mut raw = Vec::with_capacity(Stat::ALL.len());
+        let mut val = Vec::with_capacity(Stat::ALL.len());
+        for s in Stat::ALL {
+            raw.push(c.text(s.column()).to_string());
+            val.push(c.opt_f64(s.column())?);
+        }
+        if val[Stat::Trials.index()].is_none() {
+            return Err(c.err("trials", "expected a whole number"));
+        }
+        rows.push(SummaryRow {
+            key,
+            raw,
+            val,
+            skipped: c.text("skipped").to_string(),
+            line,
+        });
+    }
+    Ok((params.into_iter().map(|(n, _)| n).collect(), rows))
+}
+
+fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError> {
+    let (mut rdr, header) = csv_reader(path)?;
+    let params = header.params(&TRIAL_KEY_COLUMNS, &TRIAL_METRIC_COLUMNS)?;
+    let mut rows = Vec::new();
+    for (line, rec) in records(&mut rdr, path)? {
+        let c = Cells {
+            path,
+            line,
+            rec: &rec,
+            header: &header,
+        };
+        rows.push(TrialRow {
+            mode: c.string("mode")?,
+            key: CellKey {
+                protocol: c.string("protocol")?,
+                nodes: c.u32("nodes")?,
+                scenario: c.string("scenario")?,
+                net: c.string("net")?,
+                params: params
+                    .iter()
+                    .map(|(name, _)| c.text(name).to_string())
+                    .collect(),
+            },
+            seed: c.u64("seed")?,
+            converged: c.bool("converged")?,
+            leader: c.opt_u32("leader")?,
+            detect_ms: c.opt_f64("detect_ms")?,
+            elect_ms: c.opt_f64("elect_ms")?,
+            unavailable_ms: c.f64("unavailable_ms")?,
+            msgs_election: c.u64("msgs_election")?,
+            msgs_total: c.u64("msgs_total")?,
+            bytes_total: c.u64("bytes_total")?,
+            split_brain: c.bool("split_brain")?,
+            split_brain_ms: c.f64("split_brain_ms")?,
+            minority_leader_ms: c.f64("minority_leader_ms")?,
+            max_leaders: c.u32("max_leaders")?,
+            same_epoch_leaders: c.u32("same_epoch_leaders")?,
+            leader_changes: c.u32("leader_changes")?,
+            elections_started: c.u32("elections_started")?,
+            msgs_election_req: c.u64("msgs_election_req")?,
+            msgs_reply: c.u64("msgs_reply")?,
+            msgs_leader: c.u64("msgs_leader")?,
+            msgs_heartbeat: c.u64("msgs_heartbeat")?,
+            end_ms: c.f64("end_ms")?,
+        });
+    }
+    Ok((params.into_iter().map(|(n, _)| n).collect(), rows))
+}
+
+/// Percentile by linear interpolation between closest ranks (R type 7, numpy's default), the
+/// definition the runner uses. `sorted` must be ascending and non-empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let n = sorted.len();
+    if n == 1 {
+        return sorted[0];
+    }
+    let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(n - 1);
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fmt_num_trims() {
+        assert_eq!(fmt_num(1.0), "1");
+        assert_eq!(fmt_num(1.5), "1.5");
+        assert_eq!(fmt_num(1.2345), "1.234");
+        assert_eq!(fmt_num(-0.0001), "0");
+        assert_eq!(fmt_num(100.0), "100");
+    }
+
+    #[test]
+    fn percentile_type7() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile(&v, 0.5), 2.5);
+        assert_eq!(percentile(&v, 0.0), 1.0);
+        assert_eq!(percentile(&v, 1.0), 4.0);
+        assert!((percentile(&v, 0.95) - 3.85).abs() < 1e-12);
+    }
+}

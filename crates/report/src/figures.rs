@@ -1,0 +1,582 @@
+//! The six comparison charts of the report, built from a loaded results directory: which
+//! rows feed which chart, at which cluster size, for which scenarios.
+
+use std::path::Path;
+
+use plotters::style::RGBColor;
+
+use crate::charts::{
+    rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart, Series, Swatch,
+};
+use crate::data::{fmt_num, percentile, CellKey, Results, Stat};
+use crate::error::ReportError;
+use crate::palette::variant_colour;
+use crate::ReportOptions;
+
+/// A chart written to disk, with what the report says about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartInfo {
+    /// 1..=6, the chart's number in the issue and the report.
+    pub number: u32,
+    /// File stem (`messages_vs_nodes`, or `messages_vs_nodes-wan` when there are several nets).
+    pub stem: String,
+    /// The network profile it shows.
+    pub net: String,
+    /// Title, as drawn.
+    pub title: String,
+    /// What it shows and how to read it (markdown).
+    pub caption: String,
+    /// The SVG file, relative to the report directory.
+    pub svg: String,
+    /// The PNG file, relative to the report directory, if written.
+    pub png: Option<String>,
+}
+
+/// The series of one net: every protocol (legend order) and, within it, every combination of
+/// varied parameters in order of first appearance.
+pub(crate) fn series_for(results: &Results, net: &str) -> Vec<Series> {
+    let mut out = Vec::new();
+    for p in results.protocols() {
+        let mut combos: Vec<Vec<String>> = Vec::new();
+        for r in &results.summary {
+            if r.key.protocol == p && r.key.net == net && !combos.contains(&r.key.params) {
+                combos.push(r.key.params.clone());
+            }
+        }
+        for (k, params) in combos.into_iter().enumerate() {
+            let pl = results.params_label(&params);
+            let label = if pl.is_empty() {
+                p.clone()
+            } else {
+                format!("{p} ({pl})")
+            };
+            out.push(Series {
+                colour: variant_colour(&p, k),
+                protocol: p.clone(),
+                params,
+                label,
+            });
+        }
+    }
+    out
+}
+
+pub(crate) fn key_of(s: &Series, nodes: u32, scenario: &str, net: &str) -> CellKey {
+    CellKey {
+        protocol: s.protocol.clone(),
+        nodes,
+        scenario: scenario.to_string(),
+        net: net.to_string(),
+        params: s.params.clone(),
+    }
+}
+
+/// The size closest to `want` among those swept (ties go to the smaller one).
+pub(crate) fn nearest_size(sizes: &[u32], want: u32) -> Option<u32> {
+    sizes
+        .iter()
+        .copied()
+        .min_by_key(|&n| ((n as i64 - want as i64).abs(), n))
+}
+
+/// Scenarios whose name marks them as recovery or flapping scenarios.
+pub(crate) fn leader_change_scenarios(results: &Results, opts: &ReportOptions) -> Vec<String> {
+    let all = results.scenarios();
+    if !opts.leader_change_scenarios.is_empty() {
+        return all
+            .into_iter()
+            .filter(|s| opts.leader_change_scenarios.contains(s))
+            .collect();
+    }
+    all.into_iter()
+        .filter(|s| {
+            ["recover", "flap", "rejoin", "restart", "bounce"]
+                .iter()
+                .any(|w| s.contains(w))
+        })
+        .collect()
+}
+
+/// The failover scenarios present, in the order asked for.
+pub(crate) fn failover_scenarios(results: &Results, opts: &ReportOptions) -> Vec<String> {
+    let all = results.scenarios();
+    opts.failover_scenarios
+        .iter()
+        .filter(|s| all.contains(s))
+        .cloned()
+        .collect()
+}
+
+fn legend(series: &[Series]) -> Vec<(String, RGBColor)> {
+    series
+        .iter()
+        .map(|s| (s.label.clone(), rgb(s.colour)))
+        .collect()
+}
+
+fn points(results: &Results, net: &str, scenario: &str, s: &Series, stat: Stat) -> Vec<(f64, f64)> {
+    let mut pts = Vec::new();
+    for n in results.sizes() {
+        if let Some(r) = results.cell(&key_of(s, n, scenario, net)) {
+            if let (true, Some(v)) = (r.ran(), r.get(stat)) {
+                pts.push((n as f64, v));
+            }
+        }
+    }
+    pts
+}
+
+fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// Draws every chart into `out_dir/charts/` and describes them.
+pub(crate) fn render_charts(
+    results: &Results,
+    opts: &ReportOptions,
+    out_dir: &Path,
+) -> Result<Vec<ChartInfo>, ReportError> {
+    let dir = out_dir.join("charts");
+    std::fs::create_dir_all(&dir).map_err(|e| ReportError::io(&dir, e))?;
+    let nets = results.nets();
+    let mut infos = Vec::new();
+    for net in &nets {
+        let suffix = if nets.len() > 1 {
+            format!("-{}", slug(net))
+        } else {
+            String::new()
+        };
+        let ctx = Ctx {
+            results,
+            opts,
+            net,
+            series: series_for(results, net),
+            dir: &dir,
+            suffix,
+            multi_net: nets.len() > 1,
+        };
+        infos.push(ctx.messages_vs_nodes()?);
+        infos.push(ctx.failover_vs_nodes()?);
+        infos.push(ctx.failover_cdf()?);
+        infos.push(ctx.split_brain()?);
+        infos.push(ctx.unavailability()?);
+        infos.push(ctx.leader_changes()?);
+    }
+    Ok(infos)
+}
+
+struct Ctx<'a> {
+    results: &'a Results,
+    opts: &'a ReportOptions,
+    net: &'a str,
+    series: Vec<Series>,
+    dir: &'a Path,
+    suffix: String,
+    multi_net: bool,
+}
+
+impl Ctx<'_> {
+    fn write<P: crate::charts::Panel>(
+        &self,
+        number: u32,
+        stem: &str,
+        chart: PanelChart<P>,
+        caption: String,
+    ) -> Result<ChartInfo, ReportError> {
+        let stem = format!("{stem}{}", self.suffix);
+        let files = write_chart(&chart, self.dir, &stem, self.opts.png)?;
+        Ok(ChartInfo {
+            number,
+            stem: stem.clone(),
+            net: self.net.to_string(),
+            title: chart.title.clone(),
+            caption,
+            svg: format!("charts/{stem}.svg"),
+            png: (files.len() > 1).then(|| format!("charts/{stem}.png")),
+        })
+    }
+
+    fn net_note(&self) -> String {
+        if self.multi_net {
+            format!(", net {}", self.net)
+        } else {
+            String::new()
+        }
+    }
+
+    fn focus(&self) -> Option<u32> {
+        nearest_size(&self.results.sizes(), self.opts.focus_nodes)
+    }
+
+    fn messages_vs_nodes(&self) -> Result<ChartInfo, ReportError> {
+        let scenarios = failover_scenarios(self.results, self.opts);
+        let sizes: Vec<f64> = self.results.sizes().iter().map(|&n| n as f64).collect();
+        let mut panels = Vec::new();
+        let shown = if scenarios.is_empty() {
+            self.opts.failover_scenarios.clone()
+        } else {
+            scenarios
+        };
+        for sc in &shown {
+            let lines: Vec<Line> = self
+                .series
+                .iter()
+                .map(|s| Line {
+                    colour: rgb(s.colour),
+                    points: points(self.results, self.net, sc, s, Stat::MsgsMean),
+                    band: Vec::new(),
+                })
+                .collect();
+            let guides = guides(&lines, &sizes);
+            panels.push(LinePanel {
+                title: format!("scenario {sc}"),
+                x_desc: "cluster size n (nodes, log scale)".into(),
+                y_desc: "election messages per failover (mean, log scale)".into(),
+                log_y: true,
+                lines,
+                guides,
+                x_keys: sizes.clone(),
+                empty_note: format!("no trials of {sc} in this sweep"),
+            });
+        }
+        let chart = PanelChart {
+            title: format!("Election messages vs cluster size{}", self.net_note()),
+            subtitle: "messages sent from the fault to convergence (heartbeats excluded); dashed: O(n), O(n log n), O(n²) through the smallest size".into(),
+            legend: legend(&self.series),
+            swatch: Swatch::Line,
+            size: (760 * shown.len().max(1) as u32 + 40, 760),
+            panels,
+        };
+        let caption = format!(
+            "Mean election messages per trial (`msgs_election_mean`: every category but heartbeats, sent from the reference instant to convergence) against cluster size, both axes logarithmic, in {}. On log-log axes a cost of O(n^k) is a straight line of slope k; the dashed guides have slopes 1 (O(n)), ~1.1–1.3 (O(n log n)) and 2 (O(n²)), anchored at the geometric mean of the protocols' values at the smallest size.",
+            shown.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" and ")
+        );
+        self.write(1, "messages_vs_nodes", chart, caption)
+    }
+
+    fn failover_vs_nodes(&self) -> Result<ChartInfo, ReportError> {
+        let scenarios = failover_scenarios(self.results, self.opts);
+        let shown = if scenarios.is_empty() {
+            self.opts.failover_scenarios.clone()
+        } else {
+            scenarios
+        };
+        let sizes: Vec<f64> = self.results.sizes().iter().map(|&n| n as f64).collect();
+        let mut panels = Vec::new();
+        for sc in &shown {
+            let lines = self
+                .series
+                .iter()
+                .map(|s| {
+                    let p50 = points(self.results, self.net, sc, s, Stat::ElectP50);
+                    let p5 = points(self.results, self.net, sc, s, Stat::ElectP5);
+                    let p95 = points(self.results, self.net, sc, s, Stat::ElectP95);
+                    let band = p5
+                        .iter()
+                        .filter_map(|&(n, lo)| {
+                            p95.iter().find(|q| q.0 == n).map(|&(_, hi)| (n, lo, hi))
+                        })
+                        .collect();
+                    Line {
+                        colour: rgb(s.colour),
+                        points: p50,
+                        band,
+                    }
+                })
+                .collect();
+            panels.push(LinePanel {
+                title: format!("scenario {sc}"),
+                x_desc: "cluster size n (nodes, log scale)".into(),
+                y_desc: "failover time elect_ms (ms)".into(),
+                log_y: false,
+                lines,
+                guides: Vec::new(),
+                x_keys: sizes.clone(),
+                empty_note: format!("no converged trials of {sc}"),
+            });
+        }
+        let chart = PanelChart {
+            title: format!("Failover time vs cluster size{}", self.net_note()),
+            subtitle: "line: median elect_ms over converged trials; band: 5th to 95th percentile"
+                .into(),
+            legend: legend(&self.series),
+            swatch: Swatch::Line,
+            size: (760 * shown.len().max(1) as u32 + 40, 760),
+            panels,
+        };
+        let caption = "Failover time (`elect_ms`: from the fault to the start of the final agreed-leader interval) against cluster size: the line is the median (`elect_ms_p50`), the shaded band runs from `elect_ms_p5` to `elect_ms_p95`. Only converged trials count; see `converged_rate` in the tables.".to_string();
+        self.write(2, "failover_vs_nodes", chart, caption)
+    }
+
+    fn failover_cdf(&self) -> Result<ChartInfo, ReportError> {
+        let sc = failover_scenarios(self.results, self.opts)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| {
+                self.opts
+                    .failover_scenarios
+                    .first()
+                    .cloned()
+                    .unwrap_or_default()
+            });
+        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+        let mut curves = Vec::new();
+        for s in &self.series {
+            let key = key_of(s, n, &sc, self.net);
+            let trials: Vec<_> = self.results.trials_of(&key);
+            let mut v: Vec<f64> = trials.iter().filter_map(|t| t.elect_ms).collect();
+            v.sort_by(f64::total_cmp);
+            curves.push((rgb(s.colour), v, trials.len()));
+        }
+        let panel = CdfPanel {
+            title: format!("scenario {sc}, n = {n}"),
+            x_desc: "failover time elect_ms (ms)".into(),
+            curves,
+            empty_note: format!("no converged trials of {sc} at n = {n}"),
+        };
+        let chart = PanelChart {
+            title: format!("Distribution of failover time at n = {n}{}", self.net_note()),
+            subtitle: "share of all trials that had converged within x ms (a curve ending below 100% had trials that never converged)".into(),
+            legend: legend(&self.series),
+            swatch: Swatch::Line,
+            size: (1200, 780),
+            panels: vec![panel],
+        };
+        let caption = format!(
+            "Empirical cumulative distribution of `elect_ms` over every trial of `{sc}` at n = {n}, from `trials.csv`. The denominator is every trial, so a curve that stops below 100% shows the share that never converged. When the sweep varies a parameter (a Raft timeout range, say), each value is its own curve, a shade of its protocol's colour."
+        );
+        self.write(3, "failover_cdf", chart, caption)
+    }
+
+    /// Scenarios that ran at size `n` on this net.
+    fn scenarios_at(&self, n: u32, only: Option<&[String]>) -> Vec<String> {
+        self.results
+            .scenarios()
+            .into_iter()
+            .filter(|sc| match only {
+                Some(o) => o.contains(sc),
+                None => true,
+            })
+            .filter(|sc| {
+                self.results.summary.iter().any(|r| {
+                    r.key.nodes == n && &r.key.scenario == sc && r.key.net == self.net && r.ran()
+                })
+            })
+            .collect()
+    }
+
+    fn bars(
+        &self,
+        n: u32,
+        scenarios: &[String],
+        f: impl Fn(&Series, &CellKey) -> Option<Bar>,
+    ) -> Vec<Vec<Option<Bar>>> {
+        scenarios
+            .iter()
+            .map(|sc| {
+                self.series
+                    .iter()
+                    .map(|s| f(s, &key_of(s, n, sc, self.net)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn split_brain(&self) -> Result<ChartInfo, ReportError> {
+        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+        let scenarios = self.scenarios_at(n, None);
+        let r = self.results;
+        let rate = self.bars(n, &scenarios, |_, k| {
+            let row = r.cell(k).filter(|row| row.ran())?;
+            let v = row.get(Stat::SplitRate)? * 100.0;
+            let whisker = match (row.get(Stat::SplitCiLo), row.get(Stat::SplitCiHi)) {
+                (Some(lo), Some(hi)) => Some((lo * 100.0, hi * 100.0)),
+                _ => None,
+            };
+            Some(Bar {
+                value: v,
+                whisker,
+                text: format!("{}%", fmt_num((v * 10.0).round() / 10.0)),
+            })
+        });
+        let dur = self.bars(n, &scenarios, |_, k| {
+            let row = r.cell(k).filter(|row| row.ran())?;
+            let v = row.get(Stat::SplitMsMean)?;
+            Some(Bar {
+                value: v,
+                whisker: None,
+                text: format!("{} ms", compact_ms(v)),
+            })
+        });
+        let colours: Vec<RGBColor> = self.series.iter().map(|s| rgb(s.colour)).collect();
+        let p1 = BarPanel {
+            title: "split-brain rate (% of trials, 95% Wilson interval)".into(),
+            x_desc: "trials with two or more live leaders at once (%)".into(),
+            categories: scenarios.clone(),
+            colours: colours.clone(),
+            bars: rate,
+            x_max: Some(109.0),
+            empty_note: format!("no scenario ran at n = {n}"),
+        };
+        let p2 = BarPanel {
+            title: "mean split-brain duration per trial".into(),
+            x_desc: "time with two or more live leaders (ms, mean over trials)".into(),
+            categories: scenarios,
+            colours,
+            bars: dur,
+            x_max: None,
+            empty_note: format!("no scenario ran at n = {n}"),
+        };
+        let h = p1.height();
+        let chart = PanelChart {
+            title: format!("Split brain by scenario at n = {n}{}", self.net_note()),
+            subtitle: "left: share of trials with two or more live leaders at some instant after the fault; right: how long that lasted".into(),
+            legend: legend(&self.series),
+            swatch: Swatch::Bar,
+            size: (1700, h + 150),
+            panels: vec![p1, p2],
+        };
+        let caption = format!("Per scenario at n = {n}: left, `split_brain_rate` (share of trials in which two or more live nodes were in the leader role at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); right, `split_brain_ms_mean`, the mean total time per trial with two or more live leaders.");
+        self.write(4, "split_brain", chart, caption)
+    }
+
+    fn unavailability(&self) -> Result<ChartInfo, ReportError> {
+        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+        let scenarios = self.scenarios_at(n, None);
+        let r = self.results;
+        let bars = self.bars(n, &scenarios, |_, k| {
+            let row = r.cell(k).filter(|row| row.ran())?;
+            let v = row.get(Stat::UnavailableMean)?;
+            Some(Bar {
+                value: v,
+                whisker: None,
+                text: format!("{} ms", compact_ms(v)),
+            })
+        });
+        let panel = BarPanel {
+            title: String::new(),
+            x_desc: "time without an agreed leader after the fault (ms, mean over trials)".into(),
+            categories: scenarios,
+            colours: self.series.iter().map(|s| rgb(s.colour)).collect(),
+            bars,
+            x_max: None,
+            empty_note: format!("no scenario ran at n = {n}"),
+        };
+        let h = panel.height();
+        let chart = PanelChart {
+            title: format!("Unavailability by scenario at n = {n}{}", self.net_note()),
+            subtitle:
+                "mean time per trial during which the largest connected group had no agreed leader"
+                    .into(),
+            legend: legend(&self.series),
+            swatch: Swatch::Bar,
+            size: (1300, h + 120),
+            panels: vec![panel],
+        };
+        let caption = format!("Per scenario at n = {n}: `unavailable_ms_mean`, the mean total time per trial, from the reference instant to the end of the trial, during which the largest connected component had no agreed leader (one node in the leader role named as leader by every member of the component). A trial that never converges is unavailable until its horizon.");
+        self.write(5, "unavailability", chart, caption)
+    }
+
+    fn leader_changes(&self) -> Result<ChartInfo, ReportError> {
+        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+        let wanted = leader_change_scenarios(self.results, self.opts);
+        let scenarios = self.scenarios_at(n, Some(&wanted));
+        let r = self.results;
+        let bars = self.bars(n, &scenarios, |_, k| {
+            let row = r.cell(k).filter(|row| row.ran())?;
+            let v = row.get(Stat::LeaderChangesMean)?;
+            let mut per: Vec<f64> = r
+                .trials_of(k)
+                .iter()
+                .map(|t| t.leader_changes as f64)
+                .collect();
+            per.sort_by(f64::total_cmp);
+            let whisker =
+                (!per.is_empty()).then(|| (percentile(&per, 0.05), percentile(&per, 0.95)));
+            Some(Bar {
+                value: v,
+                whisker,
+                text: fmt_num((v * 100.0).round() / 100.0),
+            })
+        });
+        let panel = BarPanel {
+            title: String::new(),
+            x_desc: "entries into the leader role after the fault, per trial (mean; whiskers 5th–95th percentile)".into(),
+            categories: scenarios.clone(),
+            colours: self.series.iter().map(|s| rgb(s.colour)).collect(),
+            bars,
+            x_max: None,
+            empty_note: if wanted.is_empty() {
+                "this sweep has no recovery or flapping scenario".into()
+            } else {
+                format!("no recovery or flapping scenario ran at n = {n}")
+            },
+        };
+        let h = panel.height();
+        let chart = PanelChart {
+            title: format!("Leader changes in recovery and flapping scenarios at n = {n}{}", self.net_note()),
+            subtitle: "how often leadership moved: each entry of any node into the leader role after the fault".into(),
+            legend: legend(&self.series),
+            swatch: Swatch::Bar,
+            size: (1300, h + 120),
+            panels: vec![panel],
+        };
+        let caption = format!("Per recovery or flapping scenario at n = {n}: bars are `leader_changes_mean` (entries into the leader role at or after the reference instant, per trial); whiskers run from the 5th to the 95th percentile of `leader_changes` over the cell's trials in `trials.csv`. A protocol that hands leadership back to a recovered higher-id node (the bully's rejoin) pays one extra change per recovery; a flapping node can make it pay many.");
+        self.write(6, "leader_changes", chart, caption)
+    }
+}
+
+fn compact_ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{}", v.round())
+    } else {
+        fmt_num((v * 10.0).round() / 10.0)
+    }
+}
+
+/// O(n), O(n log n) and O(n²) through the geometric mean of the lines' values at the smallest
+/// size that has values.
+fn guides(lines: &[Line], sizes: &[f64]) -> Vec<Guide> {
+    let Some(&n0) = sizes.iter().find(|&&n| {
+        lines
+            .iter()
+            .any(|l| l.points.iter().any(|p| p.0 == n && p.1 > 0.0))
+    }) else {
+        return Vec::new();
+    };
+    let vals: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| {
+            l.points
+                .iter()
+                .filter(|p| p.0 == n0 && p.1 > 0.0)
+                .map(|p| p.1)
+        })
+        .collect();
+    let anchor = (vals.iter().map(|v| v.ln()).sum::<f64>() / vals.len() as f64).exp();
+    let n1 = sizes.iter().cloned().fold(n0, f64::max);
+    let steps = 48;
+    let xs: Vec<f64> = (0..=steps)
+        .map(|i| n0 * (n1 / n0).powf(i as f64 / steps as f64))
+        .collect();
+    type Growth = (&'static str, fn(f64) -> f64);
+    let f: [Growth; 3] = [
+        ("O(n)", |n| n),
+        ("O(n log n)", |n| n * n.log2()),
+        ("O(n²)", |n| n * n),
+    ];
+    f.iter()
+        .map(|(label, g)| Guide {
+            label: label.to_string(),
+            points: xs.iter().map(|&x| (x, anchor * g(x) / g(n0))).collect(),
+        })
+        .collect()
+}

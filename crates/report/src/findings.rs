@@ -1,0 +1,667 @@
+//! Findings and the protocol-choice guide, written by code from the summary numbers.
+//!
+//! Nothing here is typed by hand: every sentence is chosen by a condition on the data and every
+//! number in it is read from `summary.csv` (or computed from it: ratios, slopes), so the prose
+//! changes when the results change. Each claim links the table row or chart that supports it.
+
+use crate::data::{fmt_num, CellKey, Results, Stat, SummaryRow};
+use crate::figures::{
+    failover_scenarios, leader_change_scenarios, nearest_size, series_for, ChartInfo,
+};
+use crate::markdown::{chart_link, table_link};
+use crate::ReportOptions;
+
+/// Everything the prose generator needs.
+pub(crate) struct Ctx<'a> {
+    pub results: &'a Results,
+    pub opts: &'a ReportOptions,
+    pub charts: &'a [ChartInfo],
+    /// The network profile the prose is about (the first of the sweep).
+    pub net: String,
+    pub focus: u32,
+    pub n_max: u32,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(
+        results: &'a Results,
+        opts: &'a ReportOptions,
+        charts: &'a [ChartInfo],
+    ) -> Self {
+        let sizes = results.sizes();
+        Ctx {
+            results,
+            opts,
+            charts,
+            net: results.nets().first().cloned().unwrap_or_default(),
+            focus: nearest_size(&sizes, opts.focus_nodes).unwrap_or(opts.focus_nodes),
+            n_max: sizes.last().copied().unwrap_or(0),
+        }
+    }
+
+    fn chart(&self, number: u32) -> String {
+        self.charts
+            .iter()
+            .find(|c| c.number == number && c.net == self.net)
+            .map(chart_link)
+            .unwrap_or_else(|| format!("chart {number}"))
+    }
+
+    /// Ran cells of one scenario at one size, one per series (protocol + parameter values).
+    fn cells(&self, scenario: &str, n: u32) -> Vec<(String, &'a SummaryRow)> {
+        series_for(self.results, &self.net)
+            .into_iter()
+            .filter_map(|s| {
+                let key = CellKey {
+                    protocol: s.protocol.clone(),
+                    nodes: n,
+                    scenario: scenario.to_string(),
+                    net: self.net.clone(),
+                    params: s.params.clone(),
+                };
+                self.results
+                    .cell(&key)
+                    .filter(|r| r.ran())
+                    .map(|r| (s.label.clone(), r))
+            })
+            .collect()
+    }
+
+    fn row(&self, r: &SummaryRow) -> String {
+        table_link(self.results, r)
+    }
+}
+
+fn pct(v: f64) -> String {
+    format!("{}%", fmt_num((v * 1000.0).round() / 10.0))
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    format!("{:.1}×", a / b)
+}
+
+fn names(v: &[String]) -> String {
+    let q: Vec<String> = v.iter().map(|s| format!("`{s}`")).collect();
+    match q.len() {
+        0 => String::new(),
+        1 => q[0].clone(),
+        _ => format!("{} and {}", q[..q.len() - 1].join(", "), q[q.len() - 1]),
+    }
+}
+
+/// Least-squares slope of ln(y) on ln(x).
+pub(crate) fn loglog_slope(pts: &[(f64, f64)]) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = pts
+        .iter()
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0)
+        .map(|p| (p.0.ln(), p.1.ln()))
+        .collect();
+    if pts.len() < 3 {
+        return None;
+    }
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+fn growth_class(slope: f64) -> &'static str {
+    if slope < 0.5 {
+        "roughly flat"
+    } else if slope < 1.2 {
+        "≈ O(n)"
+    } else if slope < 1.6 {
+        "between O(n) and O(n²), ≈ O(n log n)"
+    } else if slope < 2.4 {
+        "≈ O(n²)"
+    } else {
+        "faster than O(n²)"
+    }
+}
+
+/// The findings, as markdown bullets.
+pub(crate) fn findings(c: &Ctx) -> Vec<String> {
+    let mut out = Vec::new();
+    let failover = failover_scenarios(c.results, c.opts);
+
+    // Message cost at the largest size: most vs least.
+    for sc in &failover {
+        let cells = c.cells(sc, c.n_max);
+        let with: Vec<(&String, &SummaryRow, f64)> = cells
+            .iter()
+            .filter_map(|(l, r)| r.get(Stat::MsgsMean).map(|v| (l, *r, v)))
+            .collect();
+        if with.len() < 2 {
+            continue;
+        }
+        let hi = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        let lo = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        if lo.2 > 0.0 && hi.2 > lo.2 {
+            out.push(format!(
+                "At n = {} in `{sc}`, `{}` sent {} the election messages of `{}` per failover (mean {} vs {}; {}, {}; {}).",
+                c.n_max,
+                hi.0,
+                ratio(hi.2, lo.2),
+                lo.0,
+                hi.1.raw(Stat::MsgsMean),
+                lo.1.raw(Stat::MsgsMean),
+                c.row(hi.1),
+                c.row(lo.1),
+                c.chart(1)
+            ));
+        }
+    }
+
+    // Growth exponents.
+    if let Some(sc) = failover.first() {
+        let sizes = c.results.sizes();
+        let mut parts = Vec::new();
+        for s in series_for(c.results, &c.net) {
+            let pts: Vec<(f64, f64)> = sizes
+                .iter()
+                .filter_map(|&n| {
+                    let key = crate::figures::key_of(&s, n, sc, &c.net);
+                    let r = c.results.cell(&key).filter(|r| r.ran())?;
+                    Some((n as f64, r.get(Stat::MsgsMean)?))
+                })
+                .collect();
+            if let Some(k) = loglog_slope(&pts) {
+                parts.push(format!("`{}` {:.2} ({})", s.label, k, growth_class(k)));
+            }
+        }
+        if !parts.is_empty() {
+            out.push(format!(
+                "How election messages grow with n in `{sc}` (least-squares slope of log messages on log n over n = {}…{}): {} ({}).",
+                sizes.first().unwrap_or(&0),
+                c.n_max,
+                parts.join("; "),
+                c.chart(1)
+            ));
+        }
+    }
+
+    // Who detects the crash: highest vs lowest id.
+    if failover.len() >= 2 {
+        let (a, b) = (&failover[0], &failover[1]);
+        let ca = c.cells(a, c.n_max);
+        let cb = c.cells(b, c.n_max);
+        let mut sensitive = Vec::new();
+        let mut flat = Vec::new();
+        for (label, ra) in &ca {
+            let Some((_, rb)) = cb.iter().find(|(l, _)| l == label) else {
+                continue;
+            };
+            let (Some(va), Some(vb)) = (ra.get(Stat::MsgsMean), rb.get(Stat::MsgsMean)) else {
+                continue;
+            };
+            if va <= 0.0 || vb <= 0.0 {
+                continue;
+            }
+            let r = vb / va;
+            if !(1.0 / 1.25..=1.25).contains(&r) {
+                sensitive.push(format!(
+                    "`{label}` {} ({} vs {} messages; {})",
+                    ratio(vb, va),
+                    rb.raw(Stat::MsgsMean),
+                    ra.raw(Stat::MsgsMean),
+                    c.row(rb)
+                ));
+            } else {
+                flat.push(label.clone());
+            }
+        }
+        if !sensitive.is_empty() {
+            let mut s = format!(
+                "Which node detects the crash matters for some protocols: at n = {}, `{b}` costs, relative to `{a}`, {}",
+                c.n_max,
+                sensitive.join("; ")
+            );
+            if !flat.is_empty() {
+                s.push_str(&format!(
+                    "; for {} it changes by less than 25%",
+                    names(&flat)
+                ));
+            }
+            s.push_str(&format!(" ({}).", c.chart(1)));
+            out.push(s);
+        }
+    }
+
+    // Failover time at the focus size.
+    if let Some(sc) = failover.first() {
+        let cells = c.cells(sc, c.focus);
+        let with: Vec<(&String, &SummaryRow, f64)> = cells
+            .iter()
+            .filter_map(|(l, r)| r.get(Stat::ElectP50).map(|v| (l, *r, v)))
+            .collect();
+        if with.len() >= 2 {
+            let fast = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+            let slow = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+            out.push(format!(
+                "At n = {} in `{sc}`, the fastest median failover is `{}`'s {} ms (p95 {} ms; {}) and the slowest `{}`'s {} ms (p95 {} ms; {}), {} apart ({}, {}).",
+                c.focus,
+                fast.0,
+                fast.1.raw(Stat::ElectP50),
+                fast.1.raw(Stat::ElectP95),
+                c.row(fast.1),
+                slow.0,
+                slow.1.raw(Stat::ElectP50),
+                slow.1.raw(Stat::ElectP95),
+                c.row(slow.1),
+                ratio(slow.2, fast.2),
+                c.chart(2),
+                c.chart(3)
+            ));
+        }
+    }
+
+    // Split brain in the partition scenario of interest.
+    let sbs = &c.opts.split_brain_scenario;
+    let cells = c.cells(sbs, c.focus);
+    if !cells.is_empty() {
+        let safe: Vec<&(String, &SummaryRow)> = cells
+            .iter()
+            .filter(|(_, r)| r.get(Stat::SplitRate) == Some(0.0))
+            .collect();
+        let unsafe_: Vec<&(String, &SummaryRow)> = cells
+            .iter()
+            .filter(|(_, r)| r.get(Stat::SplitRate).is_some_and(|v| v > 0.0))
+            .collect();
+        let describe_unsafe = |v: &[&(String, &SummaryRow)]| {
+            v.iter()
+                .map(|(l, r)| {
+                    format!(
+                        "`{l}` in {} of trials (95% CI {}–{}), {} ms on average ({})",
+                        pct(r.get(Stat::SplitRate).unwrap_or(0.0)),
+                        pct(r.get(Stat::SplitCiLo).unwrap_or(0.0)),
+                        pct(r.get(Stat::SplitCiHi).unwrap_or(0.0)),
+                        r.raw(Stat::SplitMsMean),
+                        c.row(r)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let safe_names: Vec<String> = safe.iter().map(|(l, _)| l.clone()).collect();
+        let sentence = match (safe.is_empty(), unsafe_.is_empty()) {
+            (false, false) => format!(
+                "In `{sbs}` at n = {}, {} never had two live leaders at once (split-brain rate 0 over {} trials, 95% upper bound {}), while split brain happened for {} ({}).",
+                c.focus,
+                names(&safe_names),
+                safe.iter()
+                    .map(|(_, r)| r.raw(Stat::Trials).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                safe.iter()
+                    .map(|(_, r)| pct(r.get(Stat::SplitCiHi).unwrap_or(0.0)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                describe_unsafe(&unsafe_),
+                c.chart(4)
+            ),
+            (false, true) => format!(
+                "In `{sbs}` at n = {}, no protocol ever had two live leaders at once ({}).",
+                c.focus,
+                c.chart(4)
+            ),
+            (true, false) => format!(
+                "In `{sbs}` at n = {}, every protocol had split brain: {} ({}).",
+                c.focus,
+                describe_unsafe(&unsafe_),
+                c.chart(4)
+            ),
+            (true, true) => String::new(),
+        };
+        if !sentence.is_empty() {
+            out.push(sentence);
+        }
+        // Stranded leaders.
+        let stranded: Vec<String> = cells
+            .iter()
+            .filter(|(_, r)| r.get(Stat::MinorityMsMean).is_some_and(|v| v > 0.0))
+            .map(|(l, r)| format!("`{l}` {} ms ({})", r.raw(Stat::MinorityMsMean), c.row(r)))
+            .collect();
+        if !stranded.is_empty() {
+            out.push(format!(
+                "A leader stranded on the minority side kept believing it led (mean `minority_leader_ms` in `{sbs}` at n = {}): {}.",
+                c.focus,
+                stranded.join("; ")
+            ));
+        }
+    }
+
+    // Split brain anywhere else.
+    let mut per_protocol = Vec::new();
+    for s in series_for(c.results, &c.net) {
+        let mut hits = Vec::new();
+        for sc in c.results.scenarios() {
+            let key = crate::figures::key_of(&s, c.focus, &sc, &c.net);
+            if let Some(r) = c.results.cell(&key).filter(|r| r.ran()) {
+                if let Some(v) = r.get(Stat::SplitRate).filter(|&v| v > 0.0) {
+                    hits.push(format!("`{sc}` {}", pct(v)));
+                }
+            }
+        }
+        if !hits.is_empty() {
+            per_protocol.push(format!("`{}`: {}", s.label, hits.join(", ")));
+        }
+    }
+    if !per_protocol.is_empty() {
+        out.push(format!(
+            "Scenarios with any split brain at n = {} (share of trials): {} ({}).",
+            c.focus,
+            per_protocol.join("; "),
+            c.chart(4)
+        ));
+    }
+
+    // Convergence failures.
+    let mut stuck = Vec::new();
+    for sc in c.results.scenarios() {
+        for (l, r) in c.cells(&sc, c.focus) {
+            if let Some(v) = r.get(Stat::ConvergedRate).filter(|&v| v < 1.0) {
+                stuck.push(format!("`{l}` in `{sc}` {} ({})", pct(v), c.row(r)));
+            }
+        }
+    }
+    if !stuck.is_empty() {
+        out.push(format!(
+            "Not every trial ended with an agreed leader at n = {} (share that converged): {}. A majority protocol cut off from its majority should refuse to elect; anywhere else this is lost liveness. Either way it counts as unavailability ({}).",
+            c.focus,
+            stuck.join("; "),
+            c.chart(5)
+        ));
+    }
+
+    // Safety: same-epoch leaders.
+    let violations: Vec<&SummaryRow> = c
+        .results
+        .summary
+        .iter()
+        .filter(|r| r.ran() && r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0))
+        .collect();
+    if violations.is_empty() {
+        out.push("No trial of any protocol ever had two live leaders claiming the same epoch or term (`same_epoch_leaders_max` is 0 in every cell).".to_string());
+    } else {
+        let mut protos: Vec<String> = Vec::new();
+        for r in &violations {
+            if !protos.contains(&r.key.protocol) {
+                protos.push(r.key.protocol.clone());
+            }
+        }
+        out.push(format!(
+            "Two live leaders claimed the same epoch or term (a safety violation for protocols with terms) in {} cells, for {}; for example {}.",
+            violations.len(),
+            names(&protos),
+            c.row(violations[0])
+        ));
+    }
+
+    // Leader changes.
+    for sc in leader_change_scenarios(c.results, c.opts) {
+        let cells = c.cells(&sc, c.focus);
+        let with: Vec<(&String, &SummaryRow, f64)> = cells
+            .iter()
+            .filter_map(|(l, r)| r.get(Stat::LeaderChangesMean).map(|v| (l, *r, v)))
+            .collect();
+        if with.len() < 2 {
+            continue;
+        }
+        let most = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        let least = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        if most.2 > least.2 {
+            out.push(format!(
+                "In `{sc}` at n = {}, leadership moved most often under `{}` ({} changes per trial; {}) and least under `{}` ({}; {}) ({}).",
+                c.focus,
+                most.0,
+                most.1.raw(Stat::LeaderChangesMean),
+                c.row(most.1),
+                least.0,
+                least.1.raw(Stat::LeaderChangesMean),
+                c.row(least.1),
+                c.chart(6)
+            ));
+        }
+    }
+    out
+}
+
+/// The protocol-choice guide, as markdown bullets: which protocol under which constraint.
+pub(crate) fn guide(c: &Ctx) -> Vec<String> {
+    let mut out = Vec::new();
+    let series = series_for(c.results, &c.net);
+    let partition_scenarios: Vec<String> = c
+        .results
+        .scenarios()
+        .into_iter()
+        .filter(|s| s.contains("partition") || s.contains("isolat") || s.contains("cut"))
+        .collect();
+
+    // 1. Partitions and split brain.
+    if !partition_scenarios.is_empty() {
+        let mut clean = Vec::new();
+        let mut worst: Vec<(String, f64, &SummaryRow)> = Vec::new();
+        for s in &series {
+            let mut max_rate: Option<(f64, &SummaryRow)> = None;
+            for sc in &partition_scenarios {
+                let key = crate::figures::key_of(s, c.focus, sc, &c.net);
+                if let Some(r) = c.results.cell(&key).filter(|r| r.ran()) {
+                    let v = r.get(Stat::SplitRate).unwrap_or(0.0);
+                    if max_rate.is_none_or_lt(v) {
+                        max_rate = Some((v, r));
+                    }
+                }
+            }
+            match max_rate {
+                Some((0.0, _)) => clean.push(s.label.clone()),
+                Some((v, r)) => worst.push((s.label.clone(), v, r)),
+                None => {}
+            }
+        }
+        if !clean.is_empty() {
+            let mut s = format!(
+                "**The network can partition and two leaders at once are unacceptable** (nothing downstream fences a deposed leader): choose {} — split-brain rate 0 in every partition scenario of this sweep ({}) at n = {} ({}).",
+                names(&clean),
+                names(&partition_scenarios),
+                c.focus,
+                c.chart(4)
+            );
+            if !worst.is_empty() {
+                let mut w: Vec<&(String, f64, &SummaryRow)> = worst.iter().collect();
+                w.sort_by(|a, b| b.1.total_cmp(&a.1));
+                s.push_str(&format!(
+                    " Avoid {} there: split brain in up to {} of trials.",
+                    w.iter()
+                        .map(|(l, _, r)| format!("`{l}` ({})", c.row(r)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    w.iter().map(|x| pct(x.1)).collect::<Vec<_>>().join(", ")
+                ));
+            }
+            out.push(s);
+        } else if !worst.is_empty() {
+            let best = worst.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+            out.push(format!(
+                "**The network can partition**: no protocol of this sweep avoided split brain in every partition scenario at n = {}; the lowest worst case is `{}` ({} of trials; {}). Pair it with fencing (epochs or lease checks on every write) ({}).",
+                c.focus,
+                best.0,
+                pct(best.1),
+                c.row(best.2),
+                c.chart(4)
+            ));
+        }
+    }
+
+    // 2. Fast failover on crash-only networks.
+    let failover = failover_scenarios(c.results, c.opts);
+    if let Some(sc) = failover.first() {
+        let cells = c.cells(sc, c.focus);
+        if let Some((l, r, _)) = cells
+            .iter()
+            .filter_map(|(l, r)| r.get(Stat::ElectP95).map(|v| (l, *r, v)))
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+        {
+            out.push(format!(
+                "**Crash-stop failures on a reliable network, and failover time is what matters**: `{l}` has the lowest 95th-percentile failover at n = {} in `{sc}`: p95 {} ms, median {} ms ({}; {}, {}).",
+                c.focus,
+                r.raw(Stat::ElectP95),
+                r.raw(Stat::ElectP50),
+                c.row(r),
+                c.chart(2),
+                c.chart(3)
+            ));
+        }
+    }
+
+    // 3. Large clusters and message budgets.
+    let worst_case = failover.get(1).or(failover.first());
+    if let Some(sc) = worst_case {
+        let cells = c.cells(sc, c.n_max);
+        let with: Vec<(&String, &SummaryRow, f64)> = cells
+            .iter()
+            .filter_map(|(l, r)| r.get(Stat::MsgsMean).map(|v| (l, *r, v)))
+            .collect();
+        if let Some(best) = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)) {
+            let worst = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+            let mut s = format!(
+                "**Large clusters, or election traffic is expensive**: `{}` sends the fewest election messages at n = {} in `{sc}` ({} per failover; {})",
+                best.0,
+                c.n_max,
+                best.1.raw(Stat::MsgsMean),
+                c.row(best.1)
+            );
+            if worst.2 > best.2 && best.2 > 0.0 {
+                s.push_str(&format!(
+                    ", {} fewer than `{}` ({})",
+                    ratio(worst.2, best.2),
+                    worst.0,
+                    worst.1.raw(Stat::MsgsMean)
+                ));
+            }
+            s.push_str(&format!(" ({}).", c.chart(1)));
+            out.push(s);
+        }
+    }
+
+    // 4. Recovering or flapping nodes.
+    let lc = leader_change_scenarios(c.results, c.opts);
+    if !lc.is_empty() {
+        let mut totals: Vec<(String, f64, usize)> = Vec::new();
+        for s in &series {
+            let mut sum = 0.0;
+            let mut k = 0;
+            for sc in &lc {
+                let key = crate::figures::key_of(s, c.focus, sc, &c.net);
+                if let Some(v) = c
+                    .results
+                    .cell(&key)
+                    .filter(|r| r.ran())
+                    .and_then(|r| r.get(Stat::LeaderChangesMean))
+                {
+                    sum += v;
+                    k += 1;
+                }
+            }
+            if k == lc.len() {
+                totals.push((s.label.clone(), sum, k));
+            }
+        }
+        if let Some(best) = totals.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
+            let worst = totals.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+            out.push(format!(
+                "**Nodes crash and come back, or flap**: `{}` moves leadership least — {} leader changes per trial summed over {} at n = {}, against {} for `{}` ({}).",
+                best.0,
+                fmt_num(best.1),
+                names(&lc),
+                c.focus,
+                fmt_num(worst.1),
+                worst.0,
+                c.chart(6)
+            ));
+        }
+    }
+
+    // 5. Availability during partitions.
+    let sbs = &c.opts.split_brain_scenario;
+    let cells = c.cells(sbs, c.focus);
+    if let Some((l, r, _)) = cells
+        .iter()
+        .filter_map(|(l, r)| r.get(Stat::UnavailableMean).map(|v| (l, *r, v)))
+        .min_by(|a, b| a.2.total_cmp(&b.2))
+    {
+        let mut s = format!(
+            "**Availability through a partition matters more than a single leader**: `{l}` is unavailable least in `{sbs}` at n = {} ({} ms on average; {})",
+            c.focus,
+            r.raw(Stat::UnavailableMean),
+            c.row(r)
+        );
+        match r.get(Stat::SplitRate) {
+            Some(v) if v > 0.0 => s.push_str(&format!(
+                ", but at the price of split brain in {} of those trials",
+                pct(v)
+            )),
+            _ => {}
+        }
+        s.push_str(&format!(" ({}).", c.chart(5)));
+        out.push(s);
+    }
+
+    // 6. Safety caveat.
+    let mut bad: Vec<String> = Vec::new();
+    for r in &c.results.summary {
+        if r.ran()
+            && r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0)
+            && !bad.contains(&r.key.protocol)
+        {
+            bad.push(r.key.protocol.clone());
+        }
+    }
+    if !bad.is_empty() {
+        out.push(format!(
+            "**Correctness depends on epochs or terms** (fencing tokens): do not rely on {} — two live leaders claimed the same epoch in this sweep (see the `same-epoch` column of the tables).",
+            names(&bad)
+        ));
+    }
+    out
+}
+
+trait NoneOrLt {
+    fn is_none_or_lt(&self, v: f64) -> bool;
+}
+
+impl<T> NoneOrLt for Option<(f64, T)> {
+    fn is_none_or_lt(&self, v: f64) -> bool {
+        match self {
+            None => true,
+            Some((m, _)) => v > *m,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slope_of_quadratic_is_two() {
+        let pts: Vec<(f64, f64)> = [3.0, 5.0, 9.0, 17.0]
+            .iter()
+            .map(|&n| (n, 2.0 * n * n))
+            .collect();
+        assert!((loglog_slope(&pts).unwrap() - 2.0).abs() < 1e-9);
+        assert_eq!(growth_class(2.0), "≈ O(n²)");
+        assert_eq!(growth_class(1.0), "≈ O(n)");
+    }
+
+    #[test]
+    fn ratios_and_names() {
+        assert_eq!(ratio(273.0, 10.0), "27.3×");
+        assert_eq!(ratio(27.3, 10.0), "2.7×");
+        assert_eq!(
+            names(&["a".into(), "b".into(), "c".into()]),
+            "`a`, `b` and `c`"
+        );
+    }
+}

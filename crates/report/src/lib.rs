@@ -1,0 +1,446 @@
+//! `election-report`: the comparison charts, the message-sequence traces and the design-review
+//! report of an election-bench sweep, all generated from the results the sweep wrote, so the
+//! report is always true to the code that produced them.
+//!
+//! # Entry points
+//!
+//! * [`render_report`] reads `results/<name>/{trials.csv, summary.csv, manifest.json}` (the
+//!   schema in `notes/RESULTS_SCHEMA.md`) and writes `REPORT.md`, `charts/*.svg` and
+//!   `charts/*.png`, and `traces/*.svg` into an output directory. Traces need a trial re-run
+//!   with tracing on; the caller supplies that as a [`TrialTracer`] (any
+//!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one), so this crate does not depend on the
+//!   runner.
+//! * [`render_trace`] draws one trial's event log as an SVG message-sequence chart, a Mermaid
+//!   `sequenceDiagram` or raw JSON lines (see [`trace`]).
+//!
+//! # Charts
+//!
+//! 1. Election messages vs cluster size, log-log, with O(n), O(n log n) and O(n²) guides, for
+//!    the leader-crash scenarios. 2. Failover time vs cluster size (median, p5–p95 band).
+//!    3. Cumulative distribution of failover time at one size. 4. Split-brain rate (Wilson
+//!    95% whiskers) and mean duration per scenario. 5. Unavailability per scenario. 6. Leader
+//!    changes in recovery and flapping scenarios. Every chart is SVG (text kept as text) and
+//!    PNG, rasterised with DejaVu Sans compiled into the binary (the `dejavu` crate through
+//!    plotters' `ab_glyph` backend), so nothing depends on the machine's fonts. Colours are
+//!    fixed per protocol spec ([`palette`]).
+//!
+//! # Determinism
+//!
+//! Identical results give byte-identical output: no timestamps, no absolute paths, no
+//! hash-map iteration anywhere an order reaches the output.
+#![warn(missing_docs, unreachable_pub)]
+
+mod charts;
+pub mod data;
+mod error;
+mod figures;
+mod findings;
+mod markdown;
+pub mod palette;
+pub mod trace;
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use election_sim::{Metrics, TraceEvent};
+
+pub use data::Results;
+pub use error::ReportError;
+pub use figures::ChartInfo;
+pub use trace::{render_trace, TraceFormat, TraceMeta, TraceWindow};
+
+use data::{fmt_num, CellKey, TrialRow};
+use figures::{nearest_size, series_for};
+use markdown::TraceDoc;
+
+/// What the report looks at. [`ReportOptions::default`] matches the issue: n = 5 for the
+/// per-scenario charts and the traces, the two leader-crash scenarios for the scaling charts,
+/// `partition-leader-minority` for the split-brain trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportOptions {
+    /// Cluster size of the per-scenario charts (3–6), the failover CDF and the traces; the
+    /// nearest swept size is used if this one was not swept.
+    pub focus_nodes: u32,
+    /// Also write PNG copies of the charts.
+    pub png: bool,
+    /// Scenarios of the scaling charts (1 and 2); the first is also the CDF's (3) and the
+    /// representative traces'. The second is read as the worst case for message counts.
+    pub failover_scenarios: Vec<String>,
+    /// The partition scenario whose worst split-brain trial is traced and which the findings
+    /// discuss.
+    pub split_brain_scenario: String,
+    /// Scenarios of the leader-changes chart (6). Empty: every scenario whose name contains
+    /// `recover`, `flap`, `rejoin`, `restart` or `bounce`.
+    pub leader_change_scenarios: Vec<String>,
+    /// Trials larger than this are not traced (a sequence chart stops being legible).
+    pub max_trace_nodes: u32,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            focus_nodes: 5,
+            png: true,
+            failover_scenarios: vec![
+                "leader-crash".to_string(),
+                "leader-crash-lowest-detects".to_string(),
+            ],
+            split_brain_scenario: "partition-leader-minority".to_string(),
+            leader_change_scenarios: Vec::new(),
+            max_trace_nodes: 12,
+        }
+    }
+}
+
+/// One trial of a sweep, as the runner needs it to run the trial again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrialId {
+    /// Protocol spec (`raft+pre_vote`).
+    pub protocol: String,
+    /// Cluster size.
+    pub nodes: u32,
+    /// Scenario name.
+    pub scenario: String,
+    /// Network profile name.
+    pub net: String,
+    /// The varied parameters of the cell, `(key, value)` as in the CSV header and cells
+    /// (values empty where a parameter does not apply).
+    pub params: Vec<(String, String)>,
+    /// The trial seed.
+    pub seed: u64,
+}
+
+impl fmt::Display for TrialId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} n={} {} net={} seed={}",
+            self.protocol, self.nodes, self.scenario, self.net, self.seed
+        )?;
+        for (k, v) in &self.params {
+            if !v.is_empty() {
+                write!(f, " {k}={v}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A trial re-run with tracing on.
+#[derive(Clone, Debug)]
+pub struct TracedTrial {
+    /// The full event log.
+    pub events: Vec<TraceEvent>,
+    /// The trial's metrics (checked against `trials.csv`).
+    pub metrics: Metrics,
+}
+
+/// Re-runs one trial of the sweep with tracing on. Implemented for every
+/// `Fn(&TrialId) -> Result<TracedTrial, E>` with a displayable `E`.
+pub trait TrialTracer {
+    /// Run `trial` again and return its event log and metrics.
+    fn trace_trial(&self, trial: &TrialId) -> Result<TracedTrial, String>;
+}
+
+impl<F, E> TrialTracer for F
+where
+    F: Fn(&TrialId) -> Result<TracedTrial, E>,
+    E: fmt::Display,
+{
+    fn trace_trial(&self, trial: &TrialId) -> Result<TracedTrial, String> {
+        self(trial).map_err(|e| e.to_string())
+    }
+}
+
+/// What [`render_report`] wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportOutput {
+    /// `out_dir/REPORT.md`.
+    pub report: PathBuf,
+    /// The charts, in report order.
+    pub charts: Vec<ChartInfo>,
+    /// Every chart and trace file written.
+    pub files: Vec<PathBuf>,
+    /// Things the caller should tell the user (traces that could not be made, re-runs that
+    /// disagree with `trials.csv`). They are in the report too.
+    pub warnings: Vec<String>,
+}
+
+/// Loads and checks a results directory.
+pub fn load_results(results_dir: &Path) -> Result<Results, ReportError> {
+    Results::load(results_dir)
+}
+
+/// Reads `results_dir`, writes `out_dir/REPORT.md`, `out_dir/charts/` and (when `tracer` is
+/// given) `out_dir/traces/`. See the crate docs.
+pub fn render_report(
+    results_dir: &Path,
+    out_dir: &Path,
+    opts: &ReportOptions,
+    tracer: Option<&dyn TrialTracer>,
+) -> Result<ReportOutput, ReportError> {
+    let results = Results::load(results_dir)?;
+    fs::create_dir_all(out_dir).map_err(|e| ReportError::io(out_dir, e))?;
+    let charts = figures::render_charts(&results, opts, out_dir)?;
+    let mut files: Vec<PathBuf> = Vec::new();
+    for c in &charts {
+        files.push(out_dir.join(&c.svg));
+        if let Some(p) = &c.png {
+            files.push(out_dir.join(p));
+        }
+    }
+    let mut warnings = Vec::new();
+    let (docs, note) = match tracer {
+        Some(t) => traces(&results, opts, out_dir, t, &mut files, &mut warnings)?,
+        None => (
+            Vec::new(),
+            "_Traces were not generated: no trial runner was supplied to the report generator._"
+                .to_string(),
+        ),
+    };
+    let md = markdown::write_report(&results, opts, &charts, &docs, &note);
+    let report = out_dir.join("REPORT.md");
+    fs::write(&report, md).map_err(|e| ReportError::io(&report, e))?;
+    Ok(ReportOutput {
+        report,
+        charts,
+        files,
+        warnings,
+    })
+}
+
+fn trial_id(results: &Results, t: &TrialRow) -> TrialId {
+    TrialId {
+        protocol: t.key.protocol.clone(),
+        nodes: t.key.nodes,
+        scenario: t.key.scenario.clone(),
+        net: t.key.net.clone(),
+        params: results
+            .param_keys
+            .iter()
+            .cloned()
+            .zip(t.key.params.iter().cloned())
+            .collect(),
+        seed: t.seed,
+    }
+}
+
+fn file_slug(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The trial of a cell whose `elect_ms` is closest to the cell's median (lowest seed on ties);
+/// the first trial if none converged.
+fn representative<'a>(trials: &[&'a TrialRow]) -> Option<&'a TrialRow> {
+    let mut e: Vec<f64> = trials.iter().filter_map(|t| t.elect_ms).collect();
+    if e.is_empty() {
+        return trials.first().copied();
+    }
+    e.sort_by(f64::total_cmp);
+    let med = data::percentile(&e, 0.5);
+    trials
+        .iter()
+        .filter(|t| t.elect_ms.is_some())
+        .min_by(|a, b| {
+            let da = (a.elect_ms.unwrap() - med).abs();
+            let db = (b.elect_ms.unwrap() - med).abs();
+            da.total_cmp(&db).then(a.seed.cmp(&b.seed))
+        })
+        .copied()
+}
+
+/// Differences between a re-run's metrics and the trial's row, in words (empty if none).
+fn disagreement(t: &TrialRow, m: &Metrics) -> Vec<String> {
+    let mut d = Vec::new();
+    let r3 = |v: f64| fmt_num(v);
+    if t.converged != m.converged {
+        d.push(format!("converged {} vs {}", t.converged, m.converged));
+    }
+    if t.elect_ms.map(r3) != m.elect_ms.map(r3) {
+        d.push(format!(
+            "elect_ms {} vs {}",
+            t.elect_ms.map(r3).unwrap_or_default(),
+            m.elect_ms.map(r3).unwrap_or_default()
+        ));
+    }
+    if t.msgs_election != m.window.sent_election() {
+        d.push(format!(
+            "msgs_election {} vs {}",
+            t.msgs_election,
+            m.window.sent_election()
+        ));
+    }
+    if r3(t.split_brain_ms) != r3(m.split_brain_ms) {
+        d.push(format!(
+            "split_brain_ms {} vs {}",
+            r3(t.split_brain_ms),
+            r3(m.split_brain_ms)
+        ));
+    }
+    d
+}
+
+fn traces(
+    results: &Results,
+    opts: &ReportOptions,
+    out_dir: &Path,
+    tracer: &dyn TrialTracer,
+    files: &mut Vec<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<TraceDoc>, String), ReportError> {
+    let dir = out_dir.join("traces");
+    fs::create_dir_all(&dir).map_err(|e| ReportError::io(&dir, e))?;
+    let net = results.nets().first().cloned().unwrap_or_default();
+    let focus = nearest_size(&results.sizes(), opts.focus_nodes).unwrap_or(opts.focus_nodes);
+    // (heading, caption, trial)
+    let mut wanted: Vec<(String, String, &TrialRow)> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    if focus > opts.max_trace_nodes {
+        notes.push(format!(
+            "No trace at n = {focus}: more than {} lifelines are not legible as a sequence chart.",
+            opts.max_trace_nodes
+        ));
+    } else if let Some(sc) = opts.failover_scenarios.first() {
+        for s in series_for(results, &net) {
+            let key = CellKey {
+                protocol: s.protocol.clone(),
+                nodes: focus,
+                scenario: sc.clone(),
+                net: net.clone(),
+                params: s.params.clone(),
+            };
+            let trials: Vec<&TrialRow> = results.trials_of(&key);
+            let Some(t) = representative(&trials) else {
+                continue;
+            };
+            let mut e: Vec<f64> = trials.iter().filter_map(|t| t.elect_ms).collect();
+            e.sort_by(f64::total_cmp);
+            let why = if e.is_empty() {
+                "no trial of this cell converged; this is the first seed".to_string()
+            } else {
+                format!(
+                    "the trial whose failover time ({} ms) is closest to the cell's median ({} ms)",
+                    fmt_num(t.elect_ms.unwrap_or(0.0)),
+                    fmt_num(data::percentile(&e, 0.5))
+                )
+            };
+            wanted.push((
+                format!("`{}` — `{sc}`, n = {focus}", s.label),
+                format!(
+                    "Seed {}: {why}. {} election messages.",
+                    t.seed, t.msgs_election
+                ),
+                t,
+            ));
+        }
+    }
+    // The worst split-brain trial of the partition scenario, among legible sizes.
+    let sbs = &opts.split_brain_scenario;
+    let protocols = results.protocols();
+    let rank = |p: &str| protocols.iter().position(|x| x == p).unwrap_or(usize::MAX);
+    let worst = results
+        .trials
+        .iter()
+        .filter(|t| &t.key.scenario == sbs && t.key.nodes <= opts.max_trace_nodes && t.split_brain)
+        .max_by(|a, b| {
+            a.split_brain_ms
+                .total_cmp(&b.split_brain_ms)
+                .then(a.max_leaders.cmp(&b.max_leaders))
+                // On ties prefer the smaller cluster, the earlier protocol, the lower seed.
+                .then(b.key.nodes.cmp(&a.key.nodes))
+                .then(rank(&b.key.protocol).cmp(&rank(&a.key.protocol)))
+                .then(b.seed.cmp(&a.seed))
+        });
+    match worst {
+        Some(t) => wanted.push((
+            format!(
+                "Worst split brain of `{sbs}`: `{}`, n = {}",
+                t.key.protocol, t.key.nodes
+            ),
+            format!(
+                "Seed {}: of every `{sbs}` trial with at most {} nodes, the one with the longest split brain: {} ms with up to {} live leaders at once{}.",
+                t.seed,
+                opts.max_trace_nodes,
+                fmt_num(t.split_brain_ms),
+                t.max_leaders,
+                if t.minority_leader_ms > 0.0 {
+                    format!(
+                        ", {} ms of it with a leader stranded outside the majority side",
+                        fmt_num(t.minority_leader_ms)
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            t,
+        )),
+        None => {
+            if results.scenarios().contains(sbs) {
+                notes.push(format!(
+                    "No `{sbs}` trial had split brain, so there is no split-brain trace."
+                ));
+            } else {
+                notes.push(format!("The sweep has no `{sbs}` scenario."));
+            }
+        }
+    }
+    let mut docs = Vec::new();
+    for (heading, caption, t) in wanted {
+        let id = trial_id(results, t);
+        let traced = match tracer.trace_trial(&id) {
+            Ok(x) => x,
+            Err(e) => {
+                let w = format!("trace of {id} failed: {e}");
+                notes.push(format!("_{w}_"));
+                warnings.push(w);
+                continue;
+            }
+        };
+        let mut caption = caption;
+        let diff = disagreement(t, &traced.metrics);
+        if !diff.is_empty() {
+            let w = format!(
+                "the traced re-run of {id} disagrees with trials.csv: {}",
+                diff.join(", ")
+            );
+            caption.push_str(&format!(" **Warning:** {w}."));
+            warnings.push(w);
+        }
+        let meta = TraceMeta::from_metrics(
+            &t.key.protocol,
+            &t.key.scenario,
+            &t.key.net,
+            t.seed,
+            &traced.metrics,
+        );
+        let svg = render_trace(&traced.events, t.key.nodes, &meta, TraceFormat::Svg)?;
+        let name = format!(
+            "{}-{}-n{}-seed{}.svg",
+            file_slug(&t.key.scenario),
+            file_slug(&t.key.protocol),
+            t.key.nodes,
+            t.seed
+        );
+        let path = dir.join(&name);
+        fs::write(&path, svg).map_err(|e| ReportError::io(&path, e))?;
+        files.push(path);
+        docs.push(TraceDoc {
+            heading,
+            file: format!("traces/{name}"),
+            caption: format!(
+                "{caption} Reproduce: `election-bench trace --protocol {} --nodes {} --scenario {} --seed {}`.",
+                t.key.protocol, t.key.nodes, t.key.scenario, t.seed
+            ),
+        });
+    }
+    Ok((docs, notes.join("\n\n")))
+}

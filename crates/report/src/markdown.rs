@@ -1,0 +1,539 @@
+//! `REPORT.md`: the method, the findings and the guide, the charts, the traces and the summary
+//! tables, in that order. The output is a pure function of the results directory (no clock,
+//! no absolute paths, no hash-map order), so identical results give a byte-identical report.
+//!
+//! Numbers in the tables are the summary file's own text, never reformatted.
+
+use std::fmt::Write as _;
+
+use crate::data::{CellKey, Results, Stat, SummaryRow};
+use crate::figures::{series_for, ChartInfo};
+use crate::findings::{self, Ctx};
+use crate::ReportOptions;
+
+/// A trace embedded in the report.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct TraceDoc {
+    pub heading: String,
+    /// Relative path of the SVG.
+    pub file: String,
+    pub caption: String,
+}
+
+/// GitHub's heading anchor: lowercase, spaces to hyphens, punctuation other than `-` and `_`
+/// dropped.
+pub(crate) fn slug(heading: &str) -> String {
+    heading
+        .chars()
+        .flat_map(|c| c.to_lowercase())
+        .filter_map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                Some(c)
+            } else if c == ' ' {
+                Some('-')
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn chart_heading(c: &ChartInfo) -> String {
+    format!("Chart {}: {}", c.number, c.title)
+}
+
+/// A link to a chart's section.
+pub(crate) fn chart_link(c: &ChartInfo) -> String {
+    format!("[chart {}](#{})", c.number, slug(&chart_heading(c)))
+}
+
+fn table_heading(results: &Results, scenario: &str, net: &str) -> String {
+    if results.nets().len() > 1 {
+        format!("Table: {scenario}, net {net}")
+    } else {
+        format!("Table: {scenario}")
+    }
+}
+
+fn row_label(results: &Results, key: &CellKey) -> String {
+    let p = results.params_label(&key.params);
+    if p.is_empty() {
+        key.protocol.clone()
+    } else {
+        format!("{} ({p})", key.protocol)
+    }
+}
+
+/// A link to the table row of a summary cell.
+pub(crate) fn table_link(results: &Results, r: &SummaryRow) -> String {
+    let h = table_heading(results, &r.key.scenario, &r.key.net);
+    format!(
+        "[table `{}`, row `{}` n = {}](#{})",
+        r.key.scenario,
+        row_label(results, &r.key),
+        r.key.nodes,
+        slug(&h)
+    )
+}
+
+fn cell(s: &str) -> String {
+    if s.is_empty() {
+        "–".to_string()
+    } else {
+        s.replace('|', "\\|")
+    }
+}
+
+const METRICS: [(&str, &str); 18] = [
+    ("reference instant (t0)", "The scenario's first fault, or zero for a cold start. Every duration is measured from it and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
+    ("agreed leader", "A node L in the largest connected component (live nodes whose links are up in both directions; ties go to the component holding the highest id) whose role is leader, such that every node of that component, L included, names L as its leader."),
+    ("`converged`", "Whether the trial ends inside an interval, lasting to its end, with one and the same agreed leader. For a majority protocol whose majority is gone, not converging is the right answer."),
+    ("`detect_ms`", "t0 to the first moment any node leaves the follower role."),
+    ("`elect_ms` (failover time)", "t0 to the start of the final agreed-leader interval (zero if it began before t0); empty when not converged."),
+    ("`unavailable_ms`", "Total time from t0 to the end of the trial with no agreed leader."),
+    ("`split_brain`, `split_brain_ms`, `max_leaders`", "Whether, and for how long in total, two or more live nodes were in the leader role at the same instant after t0; the most at once."),
+    ("`minority_leader_ms`", "Total time after t0 during which a live node outside the largest component is in the leader role: a stranded leader that still believes it leads. Part of `split_brain_ms` whenever the largest component also has a leader."),
+    ("`same_epoch_leaders`", "How many times a node took (or kept, under a new epoch) the leader role while another live leader claimed the same epoch or term: a safety violation for protocols with terms."),
+    ("`leader_changes`", "Entries into the leader role at or after t0."),
+    ("`elections_started`", "Entries into the candidate role at or after t0, plus epoch increases of a node that stays a candidate (a Raft candidate retrying after a split vote)."),
+    ("`msgs_election`", "Election traffic (every message category but heartbeats: election requests, replies, leader announcements) sent from t0 to the instant `elect_ms` ends (to the end of the trial if not converged)."),
+    ("`msgs_total`, `bytes_total`", "Every message (and its encoded payload size) sent over the whole trial, heartbeats included."),
+    ("`msgs_election_req`, `msgs_reply`, `msgs_leader`, `msgs_heartbeat`", "Messages sent in the election window, by category: election requests (bully ELECTION, ring ELECTION, Raft RequestVote and PreVote), replies (bully OK, votes, ring acks), leader announcements (COORDINATOR, ELECTED), heartbeats and their acknowledgements."),
+    ("`*_mean`, `*_p5` … `*_p99`, `*_max`", "Per cell over its trials; `elect_ms` statistics over converged trials only. Percentiles by linear interpolation between closest ranks (R type 7, numpy's default)."),
+    ("`converged_rate`, `split_brain_rate`", "Share of the cell's trials (0 to 1)."),
+    ("`split_brain_ci_lo`, `split_brain_ci_hi`", "95% Wilson score interval of the split-brain rate (z = 1.959964)."),
+    ("`same_epoch_leaders_max`", "The largest `same_epoch_leaders` of any trial in the cell."),
+];
+
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            if m.is_empty() {
+                out.push((prefix.to_string(), "{}".into()));
+            }
+            for (k, x) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&p, x, out);
+            }
+        }
+        Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
+            let items: Vec<String> = a.iter().map(scalar).collect();
+            let text = if items.len() > 16 {
+                format!(
+                    "{} values: {}, …, {}",
+                    items.len(),
+                    items[..8].join(", "),
+                    items[items.len() - 2..].join(", ")
+                )
+            } else {
+                format!("[{}]", items.join(", "))
+            };
+            out.push((prefix.to_string(), text));
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), x, out);
+            }
+        }
+        _ => out.push((prefix.to_string(), scalar(v))),
+    }
+}
+
+fn scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "none".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Writes the whole report.
+pub(crate) fn write_report(
+    results: &Results,
+    opts: &ReportOptions,
+    charts: &[ChartInfo],
+    traces: &[TraceDoc],
+    trace_note: &str,
+) -> String {
+    let m = &results.manifest;
+    let ctx = Ctx::new(results, opts, charts);
+    let mut s = String::new();
+    let _ = writeln!(s, "# Leader-election design review: `{}`\n", m.name);
+    let _ = writeln!(
+        s,
+        "Generated by `election-bench report` from `results/{}/` ({} {}{}). Every number, chart and sentence below is computed from those files; regenerate rather than edit.\n",
+        m.name,
+        m.tool,
+        m.version,
+        m.git_commit
+            .as_deref()
+            .map(|c| format!(", commit `{c}`"))
+            .unwrap_or_default()
+    );
+    s.push_str("**Contents:** [Method](#1-method) · [Findings](#2-findings) · [Protocol-choice guide](#3-protocol-choice-guide) · [Charts](#4-charts) · [Message-sequence traces](#5-message-sequence-traces) · [Summary tables](#6-summary-tables)\n\n");
+
+    // 1. Method.
+    s.push_str("## 1. Method\n\n");
+    let protocols = results.protocols();
+    let sizes = results.sizes();
+    let scenarios = results.scenarios();
+    let nets = results.nets();
+    let ran = results.summary.iter().filter(|r| r.ran()).count();
+    let skipped: Vec<&SummaryRow> = results.summary.iter().filter(|r| !r.ran()).collect();
+    let _ = writeln!(
+        s,
+        "Each trial runs one protocol on an n-node cluster in the deterministic simulator, applies one scenario's faults, and measures the outcome with the simulator's observer, the same code for every protocol. A cell is one (protocol, n, scenario, network{}) combination, run over many seeds.\n",
+        if results.param_keys.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", results.param_keys.join(", "))
+        }
+    );
+    let _ = writeln!(s, "| | |\n|---|---|");
+    let _ = writeln!(
+        s,
+        "| protocols | {} |",
+        protocols
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "| cluster sizes n | {} |",
+        sizes
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "| scenarios | {} |",
+        scenarios
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "| network profiles | {} |",
+        nets.iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !results.param_keys.is_empty() {
+        let _ = writeln!(
+            s,
+            "| varied parameters | {} |",
+            results
+                .param_keys
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| cells | {} ({} ran, {} skipped) |",
+        results.summary.len(),
+        ran,
+        skipped.len()
+    );
+    let _ = writeln!(s, "| trials | {} |", results.trials.len());
+    let _ = writeln!(
+        s,
+        "| focus size for per-scenario charts | n = {} |\n",
+        ctx.focus
+    );
+    if !skipped.is_empty() {
+        let mut reasons: Vec<String> = Vec::new();
+        for r in &skipped {
+            let line = format!(
+                "`{}` at n = {}: {}",
+                r.key.scenario,
+                r.key.nodes,
+                cell(&r.skipped)
+            );
+            if !reasons.contains(&line) {
+                reasons.push(line);
+            }
+        }
+        let _ = writeln!(s, "Skipped cells: {}.\n", reasons.join("; "));
+    }
+    s.push_str("### Reproduce\n\n```sh\n");
+    let _ = writeln!(s, "{}", m.command);
+    let _ = writeln!(
+        s,
+        "election-bench report --results results/{0} --out reports/{0}",
+        m.name
+    );
+    s.push_str("```\n\nThe simulator is deterministic: the same command gives byte-identical `trials.csv`, `summary.csv` and this report.\n\n");
+    s.push_str("### Configuration\n\nAs resolved by the sweep (`manifest.json`): network profiles with their latency distributions, the timing table, seeds, and every parameter.\n\n");
+    if let serde_json::Value::Object(map) = &m.config {
+        let mut general = Vec::new();
+        for (k, v) in map {
+            if v.is_object()
+                || (v.is_array()
+                    && v.as_array()
+                        .is_some_and(|a| a.iter().any(|x| x.is_object())))
+            {
+                let mut rows = Vec::new();
+                flatten("", v, &mut rows);
+                let _ = writeln!(s, "#### `{k}`\n\n| key | value |\n|---|---|");
+                for (a, b) in rows {
+                    let _ = writeln!(
+                        s,
+                        "| `{}` | {} |",
+                        if a.is_empty() { k.as_str() } else { a.as_str() },
+                        cell(&b)
+                    );
+                }
+                s.push('\n');
+            } else {
+                flatten(k, v, &mut general);
+            }
+        }
+        if !general.is_empty() {
+            s.push_str("#### Other settings\n\n| key | value |\n|---|---|\n");
+            for (a, b) in general {
+                let _ = writeln!(s, "| `{a}` | {} |", cell(&b));
+            }
+            s.push('\n');
+        }
+    } else {
+        let _ = writeln!(s, "```json\n{}\n```\n", m.config);
+    }
+    s.push_str("### Metrics\n\nDefined once, in the simulator's observer, and computed identically for every protocol:\n\n| metric | definition |\n|---|---|\n");
+    for (k, v) in METRICS {
+        let _ = writeln!(s, "| {k} | {v} |");
+    }
+    s.push('\n');
+
+    // 2. Findings.
+    s.push_str("## 2. Findings\n\n");
+    let _ = writeln!(
+        s,
+        "Written by the report generator from the summary numbers{}; each points at the table row or chart it rests on.\n",
+        if nets.len() > 1 {
+            format!(" of network profile `{}`", ctx.net)
+        } else {
+            String::new()
+        }
+    );
+    for f in findings::findings(&ctx) {
+        let _ = writeln!(s, "- {f}");
+    }
+    s.push('\n');
+    at_a_glance(&mut s, &ctx);
+
+    // 3. Guide.
+    s.push_str("## 3. Protocol-choice guide\n\nWhich protocol under which constraint, according to this sweep:\n\n");
+    let guide = findings::guide(&ctx);
+    if guide.is_empty() {
+        s.push_str("The sweep does not contain the scenarios the guide compares (leader crashes, partitions, recoveries).\n");
+    }
+    for g in guide {
+        let _ = writeln!(s, "- {g}");
+    }
+    s.push('\n');
+
+    // 4. Charts.
+    s.push_str("## 4. Charts\n\nEach protocol keeps one colour in every chart. SVG files are embedded; PNG copies sit next to them.\n\n");
+    for c in charts {
+        let _ = writeln!(s, "### {}\n", chart_heading(c));
+        let _ = writeln!(s, "{}\n", c.caption);
+        let _ = writeln!(s, "![{}]({})\n", c.title, c.svg);
+        if let Some(p) = &c.png {
+            let _ = writeln!(s, "PNG: [{p}]({p})\n");
+        }
+    }
+
+    // 5. Traces.
+    s.push_str("## 5. Message-sequence traces\n\n");
+    s.push_str("One trial at a time, message by message: a lifeline per node (time runs down; idle stretches are compressed and marked with their length), an arrow per message labelled with its kind and coloured by category (election request, reply, leader announcement, heartbeat), dashed arrows ending in ✕ for lost messages, marks for role changes and crashes, shading and walls for partitions, a red line at the fault and a green line at convergence.\n\n");
+    if !trace_note.is_empty() {
+        let _ = writeln!(s, "{trace_note}\n");
+    }
+    for t in traces {
+        let _ = writeln!(
+            s,
+            "### {}\n\n{}\n\n![{}]({})\n",
+            t.heading, t.caption, t.heading, t.file
+        );
+    }
+
+    // 6. Tables.
+    s.push_str("## 6. Summary tables\n\nOne table per scenario, straight from `summary.csv` (values as written there; – is an empty cell). Times in ms, rates as shares of trials.\n\n");
+    for net in &nets {
+        for sc in &scenarios {
+            table(&mut s, results, sc, net);
+        }
+    }
+    s
+}
+
+fn at_a_glance(s: &mut String, ctx: &Ctx) {
+    let results = ctx.results;
+    let series = series_for(results, &ctx.net);
+    let mut rows = Vec::new();
+    for sc in results.scenarios() {
+        let cells: Vec<(String, &SummaryRow)> = series
+            .iter()
+            .filter_map(|se| {
+                let key = crate::figures::key_of(se, ctx.focus, &sc, &ctx.net);
+                results
+                    .cell(&key)
+                    .filter(|r| r.ran())
+                    .map(|r| (se.label.clone(), r))
+            })
+            .collect();
+        if cells.is_empty() {
+            continue;
+        }
+        let best = |stat: Stat| -> String {
+            cells
+                .iter()
+                .filter_map(|(l, r)| r.get(stat).map(|v| (l, r, v)))
+                .min_by(|a, b| a.2.total_cmp(&b.2))
+                .map(|(l, r, _)| format!("`{l}` {}", r.raw(stat)))
+                .unwrap_or_else(|| "–".into())
+        };
+        let no_split: Vec<String> = cells
+            .iter()
+            .filter(|(_, r)| r.get(Stat::SplitRate) == Some(0.0))
+            .map(|(l, _)| format!("`{l}`"))
+            .collect();
+        rows.push(format!(
+            "| `{sc}` | {} | {} | {} | {} |",
+            best(Stat::ElectP50),
+            best(Stat::MsgsMean),
+            if no_split.is_empty() {
+                "none".to_string()
+            } else if no_split.len() == cells.len() {
+                "all".to_string()
+            } else {
+                no_split.join(", ")
+            },
+            best(Stat::UnavailableMean)
+        ));
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "### At a glance, n = {}\n\nThe best protocol per scenario on each measure (lowest value, as written in `summary.csv`).\n\n| scenario | fastest median failover (`elect_ms_p50`, ms) | fewest election messages (`msgs_election_mean`) | never split-brained | least unavailable (`unavailable_ms_mean`, ms) |\n|---|---|---|---|---|",
+        ctx.focus
+    );
+    for r in rows {
+        let _ = writeln!(s, "{r}");
+    }
+    s.push('\n');
+}
+
+/// Columns of the summary tables: header and statistic.
+const TABLE_COLS: [(&str, Stat); 16] = [
+    ("trials", Stat::Trials),
+    ("converged", Stat::ConvergedRate),
+    ("elect p50", Stat::ElectP50),
+    ("elect p95", Stat::ElectP95),
+    ("elect p99", Stat::ElectP99),
+    ("elect max", Stat::ElectMax),
+    ("msgs mean", Stat::MsgsMean),
+    ("msgs p95", Stat::MsgsP95),
+    ("split-brain rate", Stat::SplitRate),
+    ("95% CI", Stat::SplitCiLo),
+    ("split ms mean", Stat::SplitMsMean),
+    ("minority-leader ms mean", Stat::MinorityMsMean),
+    ("unavailable ms mean", Stat::UnavailableMean),
+    ("leader changes mean", Stat::LeaderChangesMean),
+    ("detect p50", Stat::DetectP50),
+    ("same-epoch max", Stat::SameEpochMax),
+];
+
+fn table(s: &mut String, results: &Results, scenario: &str, net: &str) {
+    let series = series_for(results, net);
+    let mut rows: Vec<&SummaryRow> = Vec::new();
+    for se in &series {
+        let mut mine: Vec<&SummaryRow> = results
+            .summary
+            .iter()
+            .filter(|r| {
+                r.key.scenario == scenario
+                    && r.key.net == net
+                    && r.key.protocol == se.protocol
+                    && r.key.params == se.params
+            })
+            .collect();
+        mine.sort_by_key(|r| r.key.nodes);
+        rows.extend(mine);
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "#### {}\n", table_heading(results, scenario, net));
+    s.push_str("| protocol | n |");
+    for (h, _) in TABLE_COLS {
+        let _ = write!(s, " {h} |");
+    }
+    s.push_str("\n|---|---:|");
+    for _ in TABLE_COLS {
+        s.push_str("---:|");
+    }
+    s.push('\n');
+    for r in rows {
+        let _ = write!(s, "| `{}` | {} |", row_label(results, &r.key), r.key.nodes);
+        if !r.skipped.is_empty() {
+            let _ = write!(
+                s,
+                " {} | skipped: {} |",
+                r.raw(Stat::Trials),
+                cell(&r.skipped)
+            );
+            for _ in 2..TABLE_COLS.len() {
+                s.push_str(" |");
+            }
+            s.push('\n');
+            continue;
+        }
+        for (_, st) in TABLE_COLS {
+            if st == Stat::SplitCiLo {
+                let (lo, hi) = (r.raw(Stat::SplitCiLo), r.raw(Stat::SplitCiHi));
+                if lo.is_empty() && hi.is_empty() {
+                    s.push_str(" – |");
+                } else {
+                    let _ = write!(s, " {}–{} |", cell(lo), cell(hi));
+                }
+            } else {
+                let _ = write!(s, " {} |", cell(r.raw(st)));
+            }
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn github_slugs() {
+        assert_eq!(slug("Table: leader-crash"), "table-leader-crash");
+        assert_eq!(
+            slug("Chart 4: Split brain by scenario at n = 5"),
+            "chart-4-split-brain-by-scenario-at-n--5"
+        );
+        assert_eq!(slug("1. Method"), "1-method");
+    }
+}

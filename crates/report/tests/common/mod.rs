@@ -1,0 +1,350 @@
+//! A small synthetic results directory in the runner's schema, and a tracer that runs real
+//! trials through the simulator, for the report's tests.
+#![allow(dead_code)]
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use election_core::NodeId;
+use election_report::{TracedTrial, TrialId};
+use election_sim::{Fault, FaultAction, Selector, Sim, SimConfig};
+
+pub const PROTOCOLS: [&str; 4] = ["bully", "ring", "raft", "raft+pre_vote+check_quorum"];
+pub const SIZES: [u32; 3] = [3, 5, 7];
+pub const SCENARIOS: [&str; 5] = [
+    "leader-crash",
+    "leader-crash-lowest-detects",
+    "partition-leader-minority",
+    "leader-recover",
+    "flapping",
+];
+pub const SEEDS: u64 = 12;
+
+/// One trial's values, before they are written.
+#[derive(Clone, Debug)]
+pub struct Trial {
+    pub protocol: String,
+    pub nodes: u32,
+    pub scenario: String,
+    pub seed: u64,
+    pub converged: bool,
+    pub elect_ms: f64,
+    pub msgs_election: u64,
+    pub split_brain: bool,
+    pub split_brain_ms: f64,
+    pub minority_leader_ms: f64,
+    pub unavailable_ms: f64,
+    pub leader_changes: u32,
+    pub same_epoch: u32,
+}
+
+/// The default synthetic trials; deterministic formulas shaped like the real protocols.
+pub fn trials() -> Vec<Trial> {
+    let mut out = Vec::new();
+    for p in PROTOCOLS {
+        for sc in SCENARIOS {
+            for n in SIZES {
+                for seed in 0..SEEDS {
+                    let nf = n as f64;
+                    let bully = p.starts_with("bully");
+                    let raft = p.starts_with("raft");
+                    let jitter = ((seed * 37 + n as u64 * 11) % 17) as f64;
+                    let msgs = if bully {
+                        if sc == "leader-crash-lowest-detects" {
+                            (nf * nf * 1.5) as u64 + seed % 3
+                        } else {
+                            (2.0 * nf) as u64 + seed % 2
+                        }
+                    } else if raft {
+                        (2.0 * (nf - 1.0)) as u64 + seed % 4
+                    } else {
+                        (3.0 * nf) as u64 + seed % 2
+                    };
+                    let mut t = Trial {
+                        protocol: p.to_string(),
+                        nodes: n,
+                        scenario: sc.to_string(),
+                        seed,
+                        converged: true,
+                        elect_ms: if raft {
+                            190.0
+                        } else if bully {
+                            230.0
+                        } else {
+                            260.0
+                        } + 7.0 * jitter
+                            + nf,
+                        msgs_election: msgs,
+                        split_brain: false,
+                        split_brain_ms: 0.0,
+                        minority_leader_ms: 0.0,
+                        unavailable_ms: 0.0,
+                        leader_changes: 1,
+                        same_epoch: 0,
+                    };
+                    if sc == "partition-leader-minority" {
+                        if !raft || (p == "raft" && seed % 3 == 0) {
+                            t.split_brain = !raft || seed % 3 == 0;
+                            t.split_brain_ms = 1500.0 + 13.0 * jitter;
+                            t.minority_leader_ms = t.split_brain_ms;
+                        }
+                        if p == "raft" && seed % 3 != 0 {
+                            t.minority_leader_ms = 0.0;
+                        }
+                    }
+                    if sc == "leader-recover" {
+                        t.leader_changes = if bully { 2 } else { 1 };
+                    }
+                    if sc == "flapping" {
+                        t.leader_changes = if bully {
+                            5 + (seed % 3) as u32
+                        } else if raft {
+                            2
+                        } else {
+                            4
+                        };
+                    }
+                    if p == "ring" && sc == "flapping" && seed % 4 == 0 {
+                        t.converged = false;
+                    }
+                    t.unavailable_ms = if t.converged { t.elect_ms } else { 30_000.0 };
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn num(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
+fn pctl(sorted: &[f64], p: f64) -> f64 {
+    let n = sorted.len();
+    if n == 1 {
+        return sorted[0];
+    }
+    let h = (n - 1) as f64 * p;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(n - 1);
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+fn wilson(k: usize, n: usize) -> (f64, f64) {
+    let z = 1.959964f64;
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let d = 1.0 + z * z / n;
+    let c = (p + z * z / (2.0 * n)) / d;
+    let h = z * ((p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt()) / d;
+    ((c - h).max(0.0), (c + h).min(1.0))
+}
+
+pub const TRIAL_HEADER: &str = "mode,protocol,nodes,scenario,net,seed,converged,leader,detect_ms,elect_ms,unavailable_ms,msgs_election,msgs_total,bytes_total,split_brain,split_brain_ms,minority_leader_ms,max_leaders,same_epoch_leaders,leader_changes,elections_started,msgs_election_req,msgs_reply,msgs_leader,msgs_heartbeat,end_ms";
+pub const SUMMARY_HEADER: &str = "protocol,nodes,scenario,net,trials,converged_rate,elect_ms_mean,elect_ms_p5,elect_ms_p50,elect_ms_p95,elect_ms_p99,elect_ms_max,msgs_election_mean,msgs_election_p50,msgs_election_p95,msgs_election_p99,msgs_election_max,split_brain_rate,split_brain_ci_lo,split_brain_ci_hi,split_brain_ms_mean,minority_leader_ms_mean,unavailable_ms_mean,leader_changes_mean,detect_ms_p50,same_epoch_leaders_max,skipped";
+
+/// Writes `trials` as a results directory (with one extra skipped cell) and returns it.
+pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut tcsv = String::from(TRIAL_HEADER);
+    tcsv.push('\n');
+    for t in trials {
+        let leader = if t.converged { t.nodes - 1 } else { 0 };
+        let _ = writeln!(
+            tcsv,
+            "sim,{},{},{},lan,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            t.protocol,
+            t.nodes,
+            t.scenario,
+            t.seed,
+            t.converged,
+            if t.converged {
+                leader.to_string()
+            } else {
+                String::new()
+            },
+            num(t.elect_ms * 0.6),
+            if t.converged {
+                num(t.elect_ms)
+            } else {
+                String::new()
+            },
+            num(t.unavailable_ms),
+            t.msgs_election,
+            t.msgs_election + 400,
+            (t.msgs_election + 400) * 24,
+            t.split_brain,
+            num(t.split_brain_ms),
+            num(t.minority_leader_ms),
+            if t.split_brain { 2 } else { 1 },
+            t.same_epoch,
+            t.leader_changes,
+            1,
+            t.msgs_election / 2,
+            t.msgs_election - t.msgs_election / 2 - 1,
+            1,
+            12,
+            num(4000.0 + t.elect_ms)
+        );
+    }
+    std::fs::write(dir.join("trials.csv"), tcsv).unwrap();
+
+    let mut scsv = String::from(SUMMARY_HEADER);
+    scsv.push('\n');
+    let mut cells: Vec<(String, u32, String)> = Vec::new();
+    for t in trials {
+        let k = (t.protocol.clone(), t.nodes, t.scenario.clone());
+        if !cells.contains(&k) {
+            cells.push(k);
+        }
+    }
+    for (p, n, sc) in &cells {
+        let ts: Vec<&Trial> = trials
+            .iter()
+            .filter(|t| &t.protocol == p && t.nodes == *n && &t.scenario == sc)
+            .collect();
+        let k = ts.len();
+        let mut e: Vec<f64> = ts
+            .iter()
+            .filter(|t| t.converged)
+            .map(|t| t.elect_ms)
+            .collect();
+        e.sort_by(f64::total_cmp);
+        let mut m: Vec<f64> = ts.iter().map(|t| t.msgs_election as f64).collect();
+        m.sort_by(f64::total_cmp);
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let stat = |v: &[f64], f: &dyn Fn(&[f64]) -> f64| {
+            if v.is_empty() {
+                String::new()
+            } else {
+                num(f(v))
+            }
+        };
+        let sb = ts.iter().filter(|t| t.split_brain).count();
+        let (lo, hi) = wilson(sb, k);
+        let mut d: Vec<f64> = ts
+            .iter()
+            .filter(|t| t.converged)
+            .map(|t| t.elect_ms * 0.6)
+            .collect();
+        d.sort_by(f64::total_cmp);
+        let _ = writeln!(
+            scsv,
+            "{p},{n},{sc},lan,{k},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},",
+            num(ts.iter().filter(|t| t.converged).count() as f64 / k as f64),
+            stat(&e, &mean),
+            stat(&e, &|v| pctl(v, 0.05)),
+            stat(&e, &|v| pctl(v, 0.5)),
+            stat(&e, &|v| pctl(v, 0.95)),
+            stat(&e, &|v| pctl(v, 0.99)),
+            stat(&e, &|v| v[v.len() - 1]),
+            num(mean(&m)),
+            num(pctl(&m, 0.5)),
+            num(pctl(&m, 0.95)),
+            num(pctl(&m, 0.99)),
+            num(m[m.len() - 1]),
+            num(sb as f64 / k as f64),
+            num(lo),
+            num(hi),
+            num(ts.iter().map(|t| t.split_brain_ms).sum::<f64>() / k as f64),
+            num(ts.iter().map(|t| t.minority_leader_ms).sum::<f64>() / k as f64),
+            num(ts.iter().map(|t| t.unavailable_ms).sum::<f64>() / k as f64),
+            num(ts.iter().map(|t| t.leader_changes as f64).sum::<f64>() / k as f64),
+            stat(&d, &|v| pctl(v, 0.5)),
+            ts.iter().map(|t| t.same_epoch).max().unwrap_or(0),
+        );
+    }
+    // A skipped cell, as the runner writes them.
+    let _ = writeln!(
+        scsv,
+        "ring,2,partition-leader-minority,lan,0,,,,,,,,,,,,,,,,,,,,,,partition needs at least 3 nodes"
+    );
+    std::fs::write(dir.join("summary.csv"), scsv).unwrap();
+    let manifest = format!(
+        r#"{{"tool":"election-bench","version":"0.1.0","git_commit":null,"name":"test","command":"election-bench sweep --name test --seeds {SEEDS}","config":{{"protocols":["bully","ring","raft","raft+pre_vote+check_quorum"],"nodes":[3,5,7],"seeds":{{"count":{SEEDS},"first":0}},"timing":{{"heartbeat_ms":50,"detect_timeout_ms":150,"detect_jitter_ms":150}},"nets":{{"lan":{{"latency":{{"kind":"constant","ms":1.0}},"loss":0.0}}}}}},"cells":{},"trials":{}}}"#,
+        cells.len() + 1,
+        trials.len()
+    );
+    std::fs::write(dir.join("manifest.json"), manifest).unwrap();
+    dir.to_path_buf()
+}
+
+/// A fresh scratch directory under the target dir.
+pub fn scratch(name: &str) -> PathBuf {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("report-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    base
+}
+
+/// The scenario's faults, for real traced trials.
+pub fn faults(scenario: &str) -> Vec<Fault> {
+    match scenario {
+        "partition-leader-minority" => vec![
+            Fault::at_ms(
+                1000.0,
+                FaultAction::Partition(vec![vec![Selector::Leader], vec![Selector::Rest]]),
+            ),
+            Fault::at_ms(2500.0, FaultAction::Heal),
+        ],
+        "leader-crash-lowest-detects" => vec![
+            Fault::at_ms(
+                1000.0,
+                FaultAction::Detection {
+                    nodes: election_sim::NodeSet::AllExcept(Selector::Lowest),
+                    enabled: false,
+                },
+            ),
+            Fault::at_ms(1000.0, FaultAction::Crash(Selector::Leader)),
+        ],
+        _ => vec![Fault::at_ms(1000.0, FaultAction::Crash(Selector::Leader))],
+    }
+}
+
+/// Runs one trial for real, with tracing on.
+pub fn run_traced(protocol: &str, nodes: u32, scenario: &str, seed: u64) -> TracedTrial {
+    let mut cfg = SimConfig::new(nodes, seed);
+    cfg.faults = faults(scenario);
+    cfg.trace = true;
+    cfg.horizon = Duration::from_secs(6);
+    cfg.settle = Duration::from_millis(500);
+    let report = if protocol.starts_with("bully") {
+        let c = Arc::new(election_bully::BullyConfig::new(nodes));
+        Sim::new(cfg, |id: NodeId| election_bully::Bully::new(id, c.clone()))
+            .unwrap()
+            .run()
+    } else if protocol.starts_with("ring") {
+        let c = Arc::new(election_ring::RingConfig::new(nodes));
+        Sim::new(cfg, |id: NodeId| election_ring::Ring::new(id, c.clone()))
+            .unwrap()
+            .run()
+    } else {
+        let mut rc = election_raft::RaftConfig::new(nodes);
+        rc.pre_vote = protocol.contains("pre_vote");
+        rc.check_quorum = protocol.contains("check_quorum");
+        let c = Arc::new(rc);
+        Sim::new(cfg, |id: NodeId| election_raft::Raft::new(id, c.clone()))
+            .unwrap()
+            .run()
+    };
+    TracedTrial {
+        events: report.trace,
+        metrics: report.metrics,
+    }
+}
+
+/// A tracer for `render_report` that runs trials for real.
+pub fn tracer(id: &TrialId) -> Result<TracedTrial, String> {
+    Ok(run_traced(&id.protocol, id.nodes, &id.scenario, id.seed))
+}

@@ -1,0 +1,350 @@
+//! The report end to end on a small synthetic sweep: every chart is written, the tables repeat
+//! the summary's numbers exactly, the prose follows the data, the output is deterministic and
+//! bad inputs are refused with errors that say what is wrong.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use election_report::{render_report, ReportError, ReportOptions};
+
+/// Without PNGs: rasterising is the slow part of a debug build, and these tests read text.
+fn text_only() -> ReportOptions {
+    ReportOptions {
+        png: false,
+        ..ReportOptions::default()
+    }
+}
+
+fn report_text(dir: &Path) -> String {
+    fs::read_to_string(dir.join("REPORT.md")).unwrap()
+}
+
+#[test]
+fn every_chart_is_written_and_embedded() {
+    let base = common::scratch("charts");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let out = base.join("report");
+    let o = render_report(&results, &out, &ReportOptions::default(), None).unwrap();
+    assert_eq!(o.charts.len(), 6);
+    let md = report_text(&out);
+    for c in &o.charts {
+        for f in [Some(&c.svg), c.png.as_ref()].into_iter().flatten() {
+            let p = out.join(f);
+            let len = fs::metadata(&p).unwrap().len();
+            assert!(len > 2000, "{} is only {len} bytes", p.display());
+            assert!(md.contains(f.as_str()), "REPORT.md does not embed {f}");
+        }
+        let png = fs::read(out.join(c.png.as_ref().unwrap())).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let svg = fs::read_to_string(out.join(&c.svg)).unwrap();
+        assert!(svg.contains("<svg"));
+        assert!(
+            svg.contains(&c.title.replace('²', "²")),
+            "{} lacks its title",
+            c.svg
+        );
+    }
+    // Axis descriptions carry units; legends name every protocol.
+    let svg = fs::read_to_string(out.join("charts/failover_vs_nodes.svg")).unwrap();
+    assert!(svg.contains("failover time elect_ms (ms)"));
+    for p in common::PROTOCOLS {
+        assert!(svg.contains(&format!("\n{p}\n")), "legend lacks {p}");
+    }
+    // The same colour for the same protocol in two charts.
+    let raft = election_report::palette::protocol_colour("raft")
+        .hex()
+        .to_uppercase();
+    for f in ["charts/messages_vs_nodes.svg", "charts/split_brain.svg"] {
+        let s = fs::read_to_string(out.join(f)).unwrap().to_uppercase();
+        assert!(s.contains(&raft), "{f} does not use raft's colour {raft}");
+    }
+    assert!(md.contains("_Traces were not generated"));
+}
+
+/// Every table cell of a cell that ran equals the summary file's text.
+#[test]
+fn report_numbers_equal_the_summary_csv() {
+    let base = common::scratch("numbers");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let out = base.join("report");
+    render_report(&results, &out, &text_only(), None).unwrap();
+    let md = report_text(&out);
+    let summary = fs::read_to_string(results.join("summary.csv")).unwrap();
+    let mut lines = summary.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut checked = 0;
+    for line in lines {
+        let v: Vec<&str> = line.split(',').collect();
+        if !v[col("skipped")].is_empty() {
+            let row = md
+                .lines()
+                .find(|l| {
+                    l.starts_with(&format!("| `{}` | {} |", v[0], v[1])) && l.contains("skipped")
+                })
+                .expect("skipped row in the report");
+            assert!(row.contains(v[col("skipped")]));
+            continue;
+        }
+        // Find the scenario's table, then the row.
+        let table_start = md
+            .find(&format!("#### Table: {}\n", v[col("scenario")]))
+            .expect("table per scenario");
+        let row = md[table_start..]
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}` | {} |", v[0], v[1])))
+            .expect("row per cell");
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // | protocol | n | trials | converged | elect p50 | elect p95 | elect p99 | elect max |
+        //   msgs mean | msgs p95 | split rate | CI | split ms | minority | unavailable |
+        //   leader changes | detect p50 | same-epoch |
+        let expect = [
+            ("trials", 3),
+            ("converged_rate", 4),
+            ("elect_ms_p50", 5),
+            ("elect_ms_p95", 6),
+            ("elect_ms_p99", 7),
+            ("elect_ms_max", 8),
+            ("msgs_election_mean", 9),
+            ("msgs_election_p95", 10),
+            ("split_brain_rate", 11),
+            ("split_brain_ms_mean", 13),
+            ("minority_leader_ms_mean", 14),
+            ("unavailable_ms_mean", 15),
+            ("leader_changes_mean", 16),
+            ("detect_ms_p50", 17),
+            ("same_epoch_leaders_max", 18),
+        ];
+        for (name, i) in expect {
+            let want = v[col(name)];
+            let want = if want.is_empty() { "–" } else { want };
+            assert_eq!(cells[i], want, "{name} of {line}");
+        }
+        assert_eq!(
+            cells[12],
+            format!(
+                "{}–{}",
+                v[col("split_brain_ci_lo")],
+                v[col("split_brain_ci_hi")]
+            )
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4 * 5 * 3);
+}
+
+fn findings(md: &str) -> String {
+    let a = md.find("## 2. Findings").unwrap();
+    let b = md.find("## 4. Charts").unwrap();
+    md[a..b].to_string()
+}
+
+#[test]
+fn findings_are_computed_from_the_data() {
+    let base = common::scratch("findings");
+    let opts = text_only();
+    let trials = common::trials();
+    let r1 = common::write_results(&base.join("r1"), &trials);
+    render_report(&r1, &base.join("o1"), &opts, None).unwrap();
+    let before = findings(&report_text(&base.join("o1")));
+    // Bully's lowest-detects cost at n = 7 is 1.5 n² + seed % 3 (mean 74.5); raft's is 2(n-1) +
+    // seed % 4 (mean 13.5).
+    assert!(
+        before.contains("At n = 7 in `leader-crash-lowest-detects`, `bully` sent 5.5× the election messages of `raft`"),
+        "{before}"
+    );
+    assert!(before.contains("`raft+pre_vote+check_quorum` never had two live leaders at once"));
+    assert!(before
+        .contains("No trial of any protocol ever had two live leaders claiming the same epoch"));
+    // The guide names the only protocol without split brain in the partition scenario.
+    assert!(
+        before.contains("choose `raft+pre_vote+check_quorum` — split-brain rate 0"),
+        "{before}"
+    );
+
+    // Change the data: raft+pre_vote+check_quorum now splits too, and bully sends 10× more.
+    let mut changed = trials.clone();
+    for t in &mut changed {
+        if t.protocol == "raft+pre_vote+check_quorum"
+            && t.scenario == "partition-leader-minority"
+            && t.seed == 1
+        {
+            t.split_brain = true;
+            t.split_brain_ms = 40.0;
+        }
+        if t.protocol == "bully" && t.scenario == "leader-crash-lowest-detects" {
+            t.msgs_election *= 10;
+        }
+        if t.protocol == "raft" && t.scenario == "leader-crash" && t.nodes == 5 && t.seed == 2 {
+            t.same_epoch = 1;
+        }
+    }
+    let r2 = common::write_results(&base.join("r2"), &changed);
+    render_report(&r2, &base.join("o2"), &opts, None).unwrap();
+    let after = findings(&report_text(&base.join("o2")));
+    assert_ne!(before, after);
+    assert!(
+        after.contains("`bully` sent 54.8× the election messages of `raft`"),
+        "{after}"
+    );
+    assert!(
+        after.contains("In `partition-leader-minority` at n = 5, every protocol had split brain"),
+        "{after}"
+    );
+    assert!(
+        after.contains("Two live leaders claimed the same epoch or term"),
+        "{after}"
+    );
+    assert!(
+        after.contains("no protocol of this sweep avoided split brain"),
+        "{after}"
+    );
+}
+
+#[test]
+fn identical_results_give_identical_output() {
+    let base = common::scratch("determinism");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let opts = ReportOptions::default();
+    let a = render_report(&results, &base.join("a"), &opts, None).unwrap();
+    render_report(&results, &base.join("b"), &opts, None).unwrap();
+    assert_eq!(report_text(&base.join("a")), report_text(&base.join("b")));
+    for f in &a.files {
+        let rel = f.strip_prefix(base.join("a")).unwrap();
+        assert_eq!(
+            fs::read(f).unwrap(),
+            fs::read(base.join("b").join(rel)).unwrap(),
+            "{} differs between runs",
+            rel.display()
+        );
+    }
+    // No absolute paths leak into the report.
+    assert!(!report_text(&base.join("a")).contains(base.to_str().unwrap()));
+}
+
+#[test]
+fn traces_are_embedded_when_a_tracer_is_given() {
+    let base = common::scratch("traces");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let out = base.join("report");
+    let tracer = common::tracer;
+    let o = render_report(&results, &out, &text_only(), Some(&tracer)).unwrap();
+    let md = report_text(&out);
+    let traces: Vec<_> = o
+        .files
+        .iter()
+        .filter(|f| f.strip_prefix(&out).unwrap().starts_with("traces"))
+        .collect();
+    // One representative leader-crash trial per protocol, and the worst split brain.
+    assert_eq!(traces.len(), common::PROTOCOLS.len() + 1, "{traces:?}");
+    for t in &traces {
+        let rel = t.strip_prefix(&out).unwrap().to_string_lossy().to_string();
+        assert!(md.contains(&rel));
+        assert!(fs::read_to_string(t).unwrap().contains("CONVERGED") || rel.contains("partition"));
+    }
+    assert!(md.contains("Worst split brain of `partition-leader-minority`"));
+    // The synthetic numbers are not what the real protocols do: the report says so.
+    assert!(!o.warnings.is_empty());
+    assert!(md.contains("disagrees with trials.csv"));
+}
+
+#[test]
+fn a_missing_results_directory_is_named() {
+    let base = common::scratch("missing");
+    let err = render_report(
+        &base.join("nope"),
+        &base.join("out"),
+        &text_only(),
+        None,
+    )
+    .unwrap_err();
+    assert!(matches!(err, ReportError::MissingResults(_)));
+    assert!(err.to_string().contains("nope"));
+    assert!(err.to_string().contains("does not exist"));
+}
+
+#[test]
+fn a_file_of_another_schema_names_the_missing_column() {
+    let base = common::scratch("schema");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let s = fs::read_to_string(results.join("summary.csv")).unwrap();
+    fs::write(
+        results.join("summary.csv"),
+        s.replacen("split_brain_rate", "splitbrain", 1),
+    )
+    .unwrap();
+    let err =
+        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    assert!(
+        matches!(&err, ReportError::Schema { column, .. } if column == "split_brain_rate"),
+        "{err}"
+    );
+    assert!(err
+        .to_string()
+        .contains("missing column `split_brain_rate`"));
+
+    fs::write(results.join("summary.csv"), s).unwrap();
+    fs::write(results.join("trials.csv"), "a,b,c\n1,2,3\n").unwrap();
+    let err =
+        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    assert!(err.to_string().contains("trials.csv"), "{err}");
+    assert!(err.to_string().contains("missing column `mode`"), "{err}");
+}
+
+#[test]
+fn a_bad_cell_names_line_column_and_value() {
+    let base = common::scratch("badcell");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let t = fs::read_to_string(results.join("trials.csv")).unwrap();
+    let mut lines: Vec<String> = t.lines().map(String::from).collect();
+    lines[3] = lines[3].replacen(",true,", ",maybe,", 1);
+    fs::write(results.join("trials.csv"), lines.join("\n")).unwrap();
+    let err =
+        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("line 4") && msg.contains("`converged`") && msg.contains("\"maybe\""),
+        "{msg}"
+    );
+}
+
+#[test]
+fn an_empty_sweep_is_refused() {
+    let base = common::scratch("empty");
+    let results = base.join("results");
+    fs::create_dir_all(&results).unwrap();
+    common::write_results(&results, &[]);
+    // write_results adds one skipped cell: nothing ran.
+    let err =
+        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    assert!(matches!(err, ReportError::EmptySweep { .. }), "{err}");
+    assert!(
+        err.to_string().contains("partition needs at least 3 nodes"),
+        "{err}"
+    );
+
+    fs::write(
+        results.join("summary.csv"),
+        format!("{}\n", common::SUMMARY_HEADER),
+    )
+    .unwrap();
+    let err =
+        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    assert!(err.to_string().contains("no cells"), "{err}");
+}
+
+#[test]
+fn a_manifest_from_another_tool_is_refused() {
+    let base = common::scratch("manifest");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    fs::write(results.join("manifest.json"), r#"{"tool":"other"}"#).unwrap();
+    let err =
+        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    assert!(matches!(err, ReportError::Manifest { .. }), "{err}");
+    fs::remove_file(results.join("manifest.json")).unwrap();
+    let err =
+        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    assert!(matches!(err, ReportError::MissingFile(_)), "{err}");
+}
