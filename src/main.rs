@@ -1,4 +1,424 @@
 //! `election-bench`: the command-line front door of the workbench.
-fn main() {
-    println!("election-bench: the runner lands in its own issue");
+//!
+//! Subcommands: `scenarios` (the catalog), `params` (every parameter and network profile),
+//! `run` (one trial), `sweep` (a grid of trials into `results/<name>/`) and `merge` (join the
+//! shards of a sweep). Exit codes: 0 success, 2 bad input (unknown names, bad values,
+//! malformed TOML, bad flags), 1 failures while running (files that cannot be written).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use election_runner::net::{format_latency, NetProfile, BUILTIN_NETS};
+use election_runner::params::PARAMS;
+use election_runner::plan::TrialRun;
+use election_runner::results::fmt_ms;
+use election_runner::{Error, Shard, SweepOptions, SweepSpec};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "election-bench",
+    version,
+    about = "Compare leader-election protocols (bully, Chang-Roberts ring, Raft-style) over one deterministic simulated network"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the scenario catalog, one line each on what the scenario shows.
+    Scenarios {
+        /// Also list the custom scenarios of this TOML config.
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// List every parameter (its default and meaning) and the network profiles.
+    Params,
+    /// Run one trial and print its metrics.
+    Run(RunArgs),
+    /// Run a grid of trials into results/<name>/ (with no arguments: the default sweep).
+    Sweep(SweepArgs),
+    /// Join the shard directories of a sharded sweep into what one unsharded run writes.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Protocol spec: a protocol plus options, e.g. bully, bully+quorum, raft+pre_vote.
+    #[arg(long, short = 'p')]
+    protocol: String,
+    /// Cluster size.
+    #[arg(long, short = 'n')]
+    nodes: u32,
+    /// Scenario name (see `election-bench scenarios`).
+    #[arg(long, short = 's')]
+    scenario: String,
+    /// Network profile (see `election-bench params`).
+    #[arg(long, default_value = "lan")]
+    net: String,
+    /// Trial seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Set a parameter: key=value (repeatable; see `election-bench params`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// TOML config with parameters, custom scenarios and network profiles.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Print one JSON object whose keys are the trials.csv columns.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct SweepArgs {
+    /// TOML config describing the sweep (flags override it).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Sweep name; results go to results/<name>/ unless --out is given [default: default].
+    #[arg(long)]
+    name: Option<String>,
+    /// Protocol specs (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    protocols: Option<Vec<String>>,
+    /// Cluster sizes.
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    nodes: Option<Vec<u32>>,
+    /// Scenario names, or `all`.
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    scenarios: Option<Vec<String>>,
+    /// Network profiles.
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    nets: Option<Vec<String>>,
+    /// Seeds per cell.
+    #[arg(long)]
+    seeds: Option<u64>,
+    /// The first seed (cells run first_seed .. first_seed + seeds).
+    #[arg(long)]
+    first_seed: Option<u64>,
+    /// Set a parameter, key=value, or vary it, key=v1,v2,... (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE[,VALUE...]")]
+    set: Vec<String>,
+    /// Worker threads [default: one per core].
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Run only shard k of N (1-based), for batch-scheduler job arrays; join with `merge`.
+    #[arg(long, value_name = "k/N")]
+    shard: Option<String>,
+    /// Continue an interrupted sweep in the output directory.
+    #[arg(long)]
+    resume: bool,
+    /// Output directory [default: results/<name>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Do not render the report after the sweep.
+    #[arg(long)]
+    no_report: bool,
+    /// No progress output.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct MergeArgs {
+    /// Directory receiving the merged results.
+    #[arg(long)]
+    out: PathBuf,
+    /// The shard directories (every k/N of one sweep).
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    shards: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(if e.is_usage() { 2 } else { 1 })
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<(), Error> {
+    match cli.command {
+        Command::Scenarios { config } => scenarios(config),
+        Command::Params => {
+            params();
+            Ok(())
+        }
+        Command::Run(a) => run(a),
+        Command::Sweep(a) => sweep(a),
+        Command::Merge(a) => {
+            let m = election_runner::merge(&a.out, &a.shards)?;
+            println!(
+                "merged {} shards: {} cells, {} trials into {}",
+                a.shards.len(),
+                m.cells,
+                m.trials,
+                a.out.display()
+            );
+            Ok(())
+        }
+    }
+}
+
+fn scenarios(config: Option<PathBuf>) -> Result<(), Error> {
+    let mut spec = match &config {
+        Some(p) => SweepSpec::from_file(p)?,
+        None => SweepSpec::default(),
+    };
+    spec.scenarios = Some(vec!["all".into()]);
+    let plan = spec.plan()?;
+    let all = plan.scenarios.iter().chain(&plan.custom_scenarios);
+    let width = all.clone().map(|s| s.name().len()).max().unwrap_or(0);
+    for s in all {
+        println!("{:width$}  {}", s.name(), s.about());
+    }
+    Ok(())
+}
+
+fn params() {
+    let width = PARAMS.iter().map(|d| d.key.len()).max().unwrap_or(0);
+    println!("Parameters (TOML [params], --set key=value, protocol options bully+quorum):\n");
+    for d in PARAMS {
+        println!("{:width$}  {}", d.key, d.about);
+        println!(
+            "{:width$}  default: {}; values: {}",
+            "",
+            d.default,
+            d.kind.describe()
+        );
+    }
+    println!("\nNetwork profiles (--net, --nets):\n");
+    for n in BUILTIN_NETS {
+        let p = NetProfile::builtin(n).expect("built-in");
+        println!(
+            "{n:6}  latency {}, loss {}  ({})",
+            format_latency(&p.net.latency),
+            p.net.loss,
+            p.about
+        );
+    }
+}
+
+/// The command line that reproduces a sweep: the arguments as given, without those that only
+/// say how to carry it out (threads, shard, resume, output directory, report, progress).
+fn reproduce_command(args: &[String]) -> String {
+    const WITH_VALUE: [&str; 4] = ["--jobs", "-j", "--shard", "--out"];
+    const FLAGS: [&str; 4] = ["--resume", "--no-report", "--quiet", "-q"];
+    let mut out = vec!["election-bench".to_string()];
+    let mut skip_next = false;
+    for a in args {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if WITH_VALUE.contains(&a.as_str()) {
+            skip_next = true;
+            continue;
+        }
+        if FLAGS.contains(&a.as_str())
+            || WITH_VALUE.iter().any(|w| a.starts_with(&format!("{w}=")))
+            || (a.starts_with("-j") && a.len() > 2 && a[2..].chars().all(|c| c.is_ascii_digit()))
+        {
+            continue;
+        }
+        out.push(shell_quote(a));
+    }
+    out.join(" ")
+}
+
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.,/=+:@%".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+fn sweep(a: SweepArgs) -> Result<(), Error> {
+    let mut spec = match &a.config {
+        Some(p) => SweepSpec::from_file(p)?,
+        None => SweepSpec::default(),
+    };
+    if a.name.is_some() {
+        spec.name = a.name.clone();
+    }
+    macro_rules! over {
+        ($($f:ident),*) => { $( if a.$f.is_some() { spec.$f = a.$f.clone(); } )* };
+    }
+    over!(protocols, nodes, scenarios, nets, seeds, first_seed);
+    for s in &a.set {
+        spec.set(s)?;
+    }
+    let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?;
+    if a.jobs == Some(0) {
+        return Err(Error::Usage("--jobs 0: need at least one thread".into()));
+    }
+    let plan = spec.plan()?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(&plan.name));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let opts = SweepOptions {
+        out,
+        jobs: a.jobs,
+        shard,
+        resume: a.resume,
+        progress: !a.quiet,
+        command: reproduce_command(&args),
+        git_commit: option_env!("ELECTION_BENCH_GIT_COMMIT").map(String::from),
+    };
+    let o = election_runner::run_sweep(&plan, &opts)?;
+    println!(
+        "sweep {}{}: {} cells ({} skipped), {} trials{} -> {}",
+        plan.name,
+        shard.map(|s| format!(" shard {s}")).unwrap_or_default(),
+        o.cells,
+        o.skipped,
+        o.trials,
+        if o.resumed_cells > 0 {
+            format!(" ({} cells kept from the interrupted run)", o.resumed_cells)
+        } else {
+            String::new()
+        },
+        o.out.display()
+    );
+    // The report (issue: report crate) renders from these files unless --no-report.
+    let _ = a.no_report;
+    Ok(())
+}
+
+fn run(a: RunArgs) -> Result<(), Error> {
+    let mut spec = match &a.config {
+        Some(p) => SweepSpec::from_file(p)?,
+        None => SweepSpec::default(),
+    };
+    spec.protocols = Some(vec![a.protocol.clone()]);
+    spec.nodes = Some(vec![a.nodes]);
+    spec.scenarios = Some(vec![a.scenario.clone()]);
+    spec.nets = Some(vec![a.net.clone()]);
+    spec.seeds = Some(1);
+    spec.first_seed = Some(a.seed);
+    for s in &a.set {
+        spec.set(s)?;
+    }
+    let plan = spec.plan()?;
+    if let Some((k, v)) = plan.varied.first() {
+        return Err(Error::Usage(format!(
+            "run takes one value per parameter; {k} has {} ({}) — use sweep to vary it",
+            v.len(),
+            v.join(", ")
+        )));
+    }
+    let cells = plan.cells()?;
+    let cell = &cells[0];
+    if let Some(why) = &cell.skipped {
+        return Err(Error::Usage(format!(
+            "scenario {} cannot run with {} nodes: {why}",
+            a.scenario, a.nodes
+        )));
+    }
+    let t = cell.run(a.seed, false)?;
+    if a.json {
+        println!("{}", t.row.to_json(&[]));
+    } else {
+        print_trial(&t);
+    }
+    Ok(())
+}
+
+fn print_trial(t: &TrialRun) {
+    let r = &t.row;
+    let m = &t.report.metrics;
+    let opt = |x: Option<f64>| x.map(|v| format!("{} ms", fmt_ms(v))).unwrap_or("-".into());
+    println!(
+        "{} | {} nodes | {} | {} | seed {}",
+        r.protocol, r.nodes, r.scenario, r.net, r.seed
+    );
+    match t.fault_instant_ms {
+        Some(f) => println!(
+            "fault instant    {} ms (every time below is measured from it)",
+            fmt_ms(f)
+        ),
+        None => println!("fault instant    none: times are measured from boot at 0 ms"),
+    }
+    if let Some(l) = t.leader_at_fault {
+        println!("leader then      node {l}");
+    }
+    match (r.converged, r.leader) {
+        (true, Some(l)) => println!("converged        yes: node {l} is the agreed leader"),
+        _ => println!("converged        NO: no agreed leader at the end of the trial"),
+    }
+    println!("detect           {}", opt(r.detect_ms));
+    println!("elect            {}", opt(r.elect_ms));
+    println!("unavailable      {} ms", fmt_ms(r.unavailable_ms));
+    println!(
+        "split brain      {} (at most {} leaders at once, {} ms; stranded minority leader {} ms)",
+        if r.split_brain { "YES" } else { "no" },
+        r.max_leaders,
+        fmt_ms(r.split_brain_ms),
+        fmt_ms(r.minority_leader_ms)
+    );
+    println!(
+        "elections        {} started, {} leader changes, {} same-epoch leaders",
+        r.elections_started, r.leader_changes, r.same_epoch_leaders
+    );
+    println!(
+        "messages         election window: {} (election {}, reply {}, leader {}) + heartbeat {}",
+        r.msgs_election, r.msgs_election_req, r.msgs_reply, r.msgs_leader, r.msgs_heartbeat
+    );
+    println!(
+        "                 whole trial: {} messages, {} bytes",
+        r.msgs_total, r.bytes_total
+    );
+    println!(
+        "trial ended at   {} ms ({} events)",
+        fmt_ms(m.end_ms),
+        t.report.events
+    );
+    if !t.sim.faults.is_empty() {
+        println!("faults:");
+        for f in &t.sim.faults {
+            println!("  {:>10} ms  {:?}", fmt_ms(f.at_ms), f.action);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reproducing_command_drops_execution_flags() {
+        let args: Vec<String> = [
+            "sweep",
+            "--jobs",
+            "2",
+            "--protocols",
+            "raft,bully",
+            "--shard=1/2",
+            "-j4",
+            "--resume",
+            "--out",
+            "x y",
+            "--set",
+            "net.loss=0,0.1",
+            "--name",
+            "a b",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            reproduce_command(&args),
+            "election-bench sweep --protocols raft,bully --set net.loss=0,0.1 --name 'a b'"
+        );
+    }
 }

@@ -1,0 +1,275 @@
+//! What a user asks for — a TOML config file, CLI flags, or both — before it is checked:
+//! [`SweepSpec`]. Flags override the file; [`SweepSpec::plan`](crate::plan) checks everything
+//! and resolves names.
+//!
+//! ```toml
+//! name = "loss"                      # results/<name>/
+//! protocols = ["bully", "bully+quorum", "raft+pre_vote"]
+//! nodes = [5, 9]
+//! scenarios = ["leader-crash", "double-crash"]   # or ["all"]: the whole catalog
+//! nets = ["lan", "metro"]
+//! seeds = 200
+//! first_seed = 0
+//!
+//! [params]                           # one value: fixed; a list: the sweep ranges over it
+//! heartbeat_ms = 50
+//! bully.t_elec_ms = 20               # dotted keys are the parameter names
+//! "net.loss" = [0, 0.05, 0.1]
+//! raft.timeout_ms = ["150-300", "300-600"]
+//!
+//! [[net]]                            # a custom network profile
+//! name = "metro"
+//! base = "lan"                       # start from a built-in profile (default lan)
+//! latency = "lognormal:3:0.4"
+//! loss = 0.01
+//!
+//! [[scenario]]                       # a custom scenario; times are offsets from the fault
+//! name = "double-crash"              # instant fault_at_ms + U[0, fault_jitter_ms]
+//! about = "the leader and then the next highest crash"
+//! faults = [
+//!   { at_ms = 0, action = "crash", node = "leader" },
+//!   { at_ms = 400, jitter_ms = 50, action = "crash", node = "highest" },
+//! ]
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{usage, Error, Result};
+use crate::params::toml_scalar;
+use crate::scenario::{FaultDef, ScenarioDef};
+
+/// A custom network profile as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NetDef {
+    /// Its name.
+    pub name: String,
+    /// The built-in profile it starts from (default `lan`).
+    pub base: Option<String>,
+    /// One line on what it stands for.
+    pub about: Option<String>,
+    /// Latency distribution (`lognormal:3:0.4`).
+    pub latency: Option<String>,
+    /// Loss probability.
+    pub loss: Option<f64>,
+    /// Duplication probability.
+    pub duplicate: Option<f64>,
+    /// FIFO links.
+    pub fifo: Option<bool>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NamedScenario {
+    name: String,
+    #[serde(default)]
+    about: String,
+    faults: Vec<FaultDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    name: Option<String>,
+    protocols: Option<Vec<String>>,
+    nodes: Option<Vec<u32>>,
+    scenarios: Option<Vec<String>>,
+    nets: Option<Vec<String>>,
+    seeds: Option<u64>,
+    first_seed: Option<u64>,
+    #[serde(default)]
+    params: toml::Table,
+    #[serde(default)]
+    net: Vec<NetDef>,
+    #[serde(default)]
+    scenario: Vec<NamedScenario>,
+}
+
+/// A sweep (or a single run) as asked for, before checking.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SweepSpec {
+    /// Sweep name.
+    pub name: Option<String>,
+    /// Protocol specs.
+    pub protocols: Option<Vec<String>>,
+    /// Cluster sizes.
+    pub nodes: Option<Vec<u32>>,
+    /// Scenario names (`all`: the catalog).
+    pub scenarios: Option<Vec<String>>,
+    /// Network profile names.
+    pub nets: Option<Vec<String>>,
+    /// Number of seeds per cell.
+    pub seeds: Option<u64>,
+    /// The first seed; cells run seeds `first_seed .. first_seed + seeds`.
+    pub first_seed: Option<u64>,
+    /// Parameters in the order given: key and raw values (one value: fixed; several: varied).
+    pub params: Vec<(String, Vec<String>)>,
+    /// Custom network profiles.
+    pub custom_nets: Vec<NetDef>,
+    /// Custom scenarios, by name.
+    pub custom_scenarios: BTreeMap<String, ScenarioDef>,
+}
+
+impl SweepSpec {
+    /// Read a TOML config file. Syntax errors carry the line and column.
+    pub fn from_file(path: &Path) -> Result<SweepSpec> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+        SweepSpec::from_toml(&text).map_err(|e| match e {
+            Error::Toml { message, .. } => Error::Toml {
+                path: path.to_path_buf(),
+                message,
+            },
+            Error::Usage(m) => Error::Usage(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Parse a TOML config.
+    pub fn from_toml(text: &str) -> Result<SweepSpec> {
+        let toml_err = |e: toml::de::Error| Error::Toml {
+            path: "<config>".into(),
+            message: e.to_string().trim_end().to_string(),
+        };
+        let file: FileConfig = toml::from_str(text).map_err(toml_err)?;
+        let mut params = Vec::new();
+        flatten_params("", &file.params, &mut params)?;
+        let mut custom_scenarios = BTreeMap::new();
+        for s in file.scenario {
+            let def = ScenarioDef {
+                about: s.about,
+                faults: s.faults,
+            };
+            if custom_scenarios.insert(s.name.clone(), def).is_some() {
+                return usage!("scenario {:?} is defined twice", s.name);
+            }
+        }
+        let mut names: Vec<&str> = file.net.iter().map(|n| n.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return usage!("net profile {:?} is defined twice", w[0]);
+        }
+        Ok(SweepSpec {
+            name: file.name,
+            protocols: file.protocols,
+            nodes: file.nodes,
+            scenarios: file.scenarios,
+            nets: file.nets,
+            seeds: file.seeds,
+            first_seed: file.first_seed,
+            params,
+            custom_nets: file.net,
+            custom_scenarios,
+        })
+    }
+
+    /// Apply `--set key=value` / `--set key=v1,v2,...`: replaces whatever the file said
+    /// about that key.
+    pub fn set(&mut self, assignment: &str) -> Result<()> {
+        let Some((key, values)) = assignment.split_once('=') else {
+            return usage!(
+                "--set {assignment:?}: expected key=value (or key=v1,v2,... to vary it)"
+            );
+        };
+        let key = key.trim().to_string();
+        let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+        if values.iter().any(String::is_empty) {
+            return usage!("--set {assignment:?}: empty value");
+        }
+        self.params.retain(|(k, _)| *k != key);
+        self.params.push((key, values));
+        Ok(())
+    }
+}
+
+fn flatten_params(
+    prefix: &str,
+    table: &toml::Table,
+    out: &mut Vec<(String, Vec<String>)>,
+) -> Result<()> {
+    for (k, v) in table {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            toml::Value::Table(t) => flatten_params(&key, t, out)?,
+            toml::Value::Array(items) => {
+                let vals = items
+                    .iter()
+                    .map(|x| toml_scalar(&key, x))
+                    .collect::<Result<Vec<_>>>()?;
+                out.push((key, vals));
+            }
+            scalar => {
+                let v = toml_scalar(&key, scalar)?;
+                out.push((key, vec![v]));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_config_parses() {
+        let s = SweepSpec::from_toml(
+            r#"
+name = "x"
+protocols = ["bully", "raft+pre_vote"]
+nodes = [3, 5]
+seeds = 4
+[params]
+heartbeat_ms = 40
+bully.t_elec_ms = 25
+"net.loss" = [0, 0.1]
+[[net]]
+name = "metro"
+latency = "lognormal:3:0.4"
+[[scenario]]
+name = "double"
+faults = [ { at_ms = 0, action = "crash", node = "leader" } ]
+"#,
+        )
+        .unwrap();
+        assert_eq!(s.name.as_deref(), Some("x"));
+        assert_eq!(s.seeds, Some(4));
+        assert!(s
+            .params
+            .contains(&("bully.t_elec_ms".to_string(), vec!["25".to_string()])));
+        assert!(s.params.contains(&(
+            "net.loss".to_string(),
+            vec!["0".to_string(), "0.1".to_string()]
+        )));
+        assert_eq!(s.custom_nets[0].name, "metro");
+        assert_eq!(s.custom_scenarios["double"].faults.len(), 1);
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let e = SweepSpec::from_toml("name = \"x\"\nnodes = [3,\n").unwrap_err();
+        assert!(e.is_usage());
+        let m = e.to_string();
+        assert!(m.contains("line") && m.contains("column"), "{m}");
+        let e = SweepSpec::from_toml("nodez = [3]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nodez") && e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn set_replaces_and_varies() {
+        let mut s = SweepSpec::default();
+        s.set("net.loss=0,0.1").unwrap();
+        s.set("net.loss=0.2").unwrap();
+        assert_eq!(s.params, vec![("net.loss".into(), vec!["0.2".into()])]);
+        assert!(s.set("net.loss").is_err());
+        assert!(s.set("net.loss=0,,1").is_err());
+    }
+}

@@ -1,0 +1,36 @@
+//! `election-runner`: the scenario catalog, parameter sweeps, and the results files of
+//! election-bench.
+//!
+//! The pieces, in the order a sweep uses them:
+//!
+//! * [`params`] — every timing, protocol, network and scenario knob under one name, the fair
+//!   timing defaults, and [`Resolved`](params::Resolved), a cell's typed parameters;
+//! * [`net`] — network profiles (`ideal`, `lan`, `dc`, `wan`, `lossy`) and the latency syntax;
+//! * [`protocol`] — protocol specs (`raft+pre_vote`) and building a protocol's configuration;
+//! * [`scenario`] — the scenario catalog and custom scenarios;
+//! * [`config`] — a sweep as asked for (TOML file and CLI flags), [`SweepSpec`];
+//! * [`plan`] — a checked sweep, [`SweepPlan`], its grid of [`Cell`]s and one trial of a cell;
+//! * [`sweep`] — running a sweep in parallel with resume and sharding, and merging shards;
+//! * [`results`] and [`stats`] — the CSV rows and the summary statistics.
+//!
+//! The files a sweep writes (`trials.csv`, `summary.csv`, `manifest.json`) follow
+//! `notes/RESULTS_SCHEMA.md`; `results/README.md` documents every column.
+#![warn(missing_docs, unreachable_pub)]
+
+pub mod config;
+pub mod error;
+pub mod files;
+pub mod net;
+pub mod params;
+pub mod plan;
+mod progress;
+pub mod protocol;
+pub mod results;
+pub mod scenario;
+pub mod stats;
+pub mod sweep;
+
+pub use config::SweepSpec;
+pub use error::{Error, Result};
+pub use plan::{Cell, SweepPlan, TrialRun};
+pub use sweep::{merge, run_sweep, MergeOutcome, Shard, SweepOptions, SweepOutcome};

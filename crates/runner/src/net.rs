@@ -1,0 +1,204 @@
+//! Network profiles: named latency distributions and loss rates, and the one-line latency
+//! syntax (`lognormal:0.25:0.3`) used by `net.latency`, TOML configs and the manifest.
+//!
+//! | profile | one-way latency | median RTT | p99 one-way | loss | what it stands for |
+//! |---|---|---|---|---|---|
+//! | `ideal` | constant 1 ms | 2 ms | 1 ms | 0 | the textbook model: exact message counts and timings |
+//! | `lan` | log-normal, median 0.25 ms, σ 0.3 | 0.5 ms | 0.5 ms | 0 | one switched LAN / one rack |
+//! | `dc` | log-normal, median 1 ms, σ 0.5 | 2 ms | 3.2 ms | 0 | across a data centre or availability zones |
+//! | `wan` | log-normal, median 25 ms, σ 0.35 | 50 ms | 57 ms | 0 | across regions |
+//! | `lossy` | as `lan` | 0.5 ms | 0.5 ms | 5 % | a LAN dropping one message in twenty |
+//!
+//! Every profile is FIFO per link and duplicates nothing. Note that the default `bully.t_elec_ms`
+//! and `ring.t_hop_ms` (20 ms) are below the `wan` round trip: on `wan`, raise them (e.g.
+//! `--set bully.t_elec_ms=150 --set ring.t_hop_ms=150`) unless the point is to show what a
+//! too-short timeout does.
+
+use election_sim::{Latency, NetConfig};
+use serde_json::{json, Value};
+
+use crate::error::{usage, Result};
+
+/// A named network model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetProfile {
+    /// The profile's name (`lan`, or a name from a config file).
+    pub name: String,
+    /// One line on what it stands for.
+    pub about: String,
+    /// The network model; `net.*` parameters override its fields.
+    pub net: NetConfig,
+}
+
+/// The names of the built-in profiles, in catalog order.
+pub const BUILTIN_NETS: [&str; 5] = ["ideal", "lan", "dc", "wan", "lossy"];
+
+impl NetProfile {
+    /// A built-in profile by name.
+    pub fn builtin(name: &str) -> Option<NetProfile> {
+        let lan = Latency::LogNormal {
+            median_ms: 0.25,
+            sigma: 0.3,
+        };
+        let (latency, loss, about) = match name {
+            "ideal" => (
+                Latency::Constant { ms: 1.0 },
+                0.0,
+                "constant 1 ms, reliable: the textbook model",
+            ),
+            "lan" => (lan, 0.0, "one LAN: log-normal, median 0.25 ms one way"),
+            "dc" => (
+                Latency::LogNormal {
+                    median_ms: 1.0,
+                    sigma: 0.5,
+                },
+                0.0,
+                "a data centre across zones: log-normal, median 1 ms one way",
+            ),
+            "wan" => (
+                Latency::LogNormal {
+                    median_ms: 25.0,
+                    sigma: 0.35,
+                },
+                0.0,
+                "across regions: log-normal, median 25 ms one way",
+            ),
+            "lossy" => (lan, 0.05, "the lan profile losing 5% of messages"),
+            _ => return None,
+        };
+        Some(NetProfile {
+            name: name.to_string(),
+            about: about.to_string(),
+            net: NetConfig {
+                latency,
+                loss,
+                duplicate: 0.0,
+                fifo: true,
+                links: Vec::new(),
+            },
+        })
+    }
+
+    /// The profile as it appears in the manifest.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "about": self.about,
+            "latency": format_latency(&self.net.latency),
+            "latency_mean_ms": self.net.latency.mean_ms(),
+            "loss": self.net.loss,
+            "duplicate": self.net.duplicate,
+            "fifo": self.net.fifo,
+        })
+    }
+}
+
+/// The latency syntax, for error messages.
+pub const LATENCY_SYNTAX: &str = "constant:MS | uniform:MIN_MS:MAX_MS | normal:MEAN_MS:SD_MS | \
+exponential:MEAN_MS | lognormal:MEDIAN_MS:SIGMA | pareto:SCALE_MS:SHAPE";
+
+/// Parse `kind:a[:b]` into a latency distribution, checking its parameters.
+pub fn parse_latency(s: &str) -> Result<Latency> {
+    let mut parts = s.trim().split(':');
+    let kind = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+    let nums: Vec<&str> = parts.map(str::trim).collect();
+    let mut vals = Vec::with_capacity(nums.len());
+    for n in &nums {
+        match n.parse::<f64>() {
+            Ok(v) if v.is_finite() => vals.push(v),
+            _ => return usage!("latency {s:?}: {n:?} is not a number (syntax: {LATENCY_SYNTAX})"),
+        }
+    }
+    let want = match kind.as_str() {
+        "constant" | "exponential" => 1,
+        "uniform" | "normal" | "lognormal" | "pareto" => 2,
+        _ => {
+            return usage!(
+                "latency {s:?}: unknown distribution {kind:?}; valid: constant, uniform, normal, \
+                 exponential, lognormal, pareto (syntax: {LATENCY_SYNTAX})"
+            )
+        }
+    };
+    if vals.len() != want {
+        return usage!(
+            "latency {s:?}: {kind} takes {want} number(s), got {} (syntax: {LATENCY_SYNTAX})",
+            vals.len()
+        );
+    }
+    let l = match kind.as_str() {
+        "constant" => Latency::Constant { ms: vals[0] },
+        "exponential" => Latency::Exponential { mean_ms: vals[0] },
+        "uniform" => Latency::Uniform {
+            min_ms: vals[0],
+            max_ms: vals[1],
+        },
+        "normal" => Latency::Normal {
+            mean_ms: vals[0],
+            sd_ms: vals[1],
+        },
+        "lognormal" => Latency::LogNormal {
+            median_ms: vals[0],
+            sigma: vals[1],
+        },
+        _ => Latency::Pareto {
+            scale_ms: vals[0],
+            shape: vals[1],
+        },
+    };
+    // Let the simulator's own validation judge the numbers.
+    let mut probe = election_sim::SimConfig::new(1, 0);
+    probe.net.latency = l.clone();
+    if let Err(e) = probe.validate() {
+        return usage!("latency {s:?}: {e}");
+    }
+    Ok(l)
+}
+
+/// The canonical one-line form of a latency distribution (`parse_latency` reads it back).
+pub fn format_latency(l: &Latency) -> String {
+    match *l {
+        Latency::Constant { ms } => format!("constant:{ms}"),
+        Latency::Uniform { min_ms, max_ms } => format!("uniform:{min_ms}:{max_ms}"),
+        Latency::Normal { mean_ms, sd_ms } => format!("normal:{mean_ms}:{sd_ms}"),
+        Latency::Exponential { mean_ms } => format!("exponential:{mean_ms}"),
+        Latency::LogNormal { median_ms, sigma } => format!("lognormal:{median_ms}:{sigma}"),
+        Latency::Pareto { scale_ms, shape } => format!("pareto:{scale_ms}:{shape}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_round_trips() {
+        for s in [
+            "constant:1",
+            "uniform:0.5:2",
+            "normal:1:0.2",
+            "exponential:3",
+            "lognormal:0.25:0.3",
+            "pareto:0.5:2.5",
+        ] {
+            assert_eq!(format_latency(&parse_latency(s).unwrap()), s);
+        }
+    }
+
+    #[test]
+    fn bad_latency_is_explained() {
+        let e = parse_latency("gamma:1").unwrap_err().to_string();
+        assert!(e.contains("lognormal"), "{e}");
+        let e = parse_latency("uniform:1").unwrap_err().to_string();
+        assert!(e.contains("takes 2"), "{e}");
+        let e = parse_latency("uniform:3:1").unwrap_err().to_string();
+        assert!(e.contains("max_ms"), "{e}");
+    }
+
+    #[test]
+    fn every_builtin_exists() {
+        for n in BUILTIN_NETS {
+            assert_eq!(NetProfile::builtin(n).unwrap().name, n);
+        }
+        assert!(NetProfile::builtin("mars").is_none());
+    }
+}

@@ -1,0 +1,403 @@
+//! Parameters: every timing, protocol, network and scenario knob, each under one name used
+//! alike in TOML configs, `--set key=value`, protocol specs (`bully+rejoin=defer`), the
+//! varied-parameter columns of the CSVs and the manifest.
+//!
+//! Values are kept as canonical strings (numbers in Rust's shortest round-trip form, so
+//! `150.0` and `150` are both `150`), which is what the CSVs print; [`Resolved`] turns a set of
+//! them, over a network profile, into typed values for one grid cell.
+//!
+//! # Fair timing
+//!
+//! Every protocol gets the same heartbeat interval and the same failure-detection window
+//! `W = [detect_timeout_ms, detect_timeout_ms + detect_jitter_ms]`:
+//!
+//! | | heartbeat | suspects the leader after | protocol-specific timeouts |
+//! |---|---|---|---|
+//! | bully | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `bully.t_elec_ms` 20, `bully.t_coord_ms` 2 × t_elec |
+//! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
+//! | raft | `heartbeat_ms` (50) | election timeout U[`raft.timeout_ms`] = W by default (150–300 ms) | — |
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use election_bully::Rejoin;
+use election_core::Timing;
+use election_sim::NetConfig;
+
+use crate::error::{usage, Result};
+use crate::net::{format_latency, parse_latency, NetProfile};
+
+/// What kind of value a parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Milliseconds, a finite number `>= 0`.
+    Ms,
+    /// Milliseconds, a finite number `> 0`.
+    PositiveMs,
+    /// A probability in `[0, 1]`.
+    Probability,
+    /// `true` or `false`.
+    Bool,
+    /// A whole number `>= 1`.
+    Count,
+    /// One of a fixed list of names.
+    Choice(&'static [&'static str]),
+    /// A latency distribution (`lognormal:0.25:0.3`, see [`crate::net`]).
+    Latency,
+    /// A millisecond range `LO-HI` (or one number, `LO` = `HI`).
+    MsRange,
+}
+
+impl Kind {
+    /// What a valid value looks like, for error messages and `election-bench params`.
+    pub fn describe(self) -> String {
+        match self {
+            Kind::Ms => "milliseconds >= 0".into(),
+            Kind::PositiveMs => "milliseconds > 0".into(),
+            Kind::Probability => "a probability in [0, 1]".into(),
+            Kind::Bool => "true | false".into(),
+            Kind::Count => "a whole number >= 1".into(),
+            Kind::Choice(c) => c.join(" | "),
+            Kind::Latency => crate::net::LATENCY_SYNTAX.into(),
+            Kind::MsRange => "LO-HI milliseconds (or one number)".into(),
+        }
+    }
+}
+
+/// One parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDef {
+    /// Its one name.
+    pub key: &'static str,
+    /// Its kind of value.
+    pub kind: Kind,
+    /// Its default, or the rule that derives it.
+    pub default: &'static str,
+    /// One line on what it does.
+    pub about: &'static str,
+}
+
+const fn p(key: &'static str, kind: Kind, default: &'static str, about: &'static str) -> ParamDef {
+    ParamDef {
+        key,
+        kind,
+        default,
+        about,
+    }
+}
+
+/// Every parameter, in documentation order.
+pub const PARAMS: &[ParamDef] = &[
+    p("heartbeat_ms", Kind::PositiveMs, "50", "the leader's heartbeat period (every protocol)"),
+    p("detect_timeout_ms", Kind::PositiveMs, "150", "base failure-detection timeout (every protocol)"),
+    p("detect_jitter_ms", Kind::Ms, "150", "upper bound of the random addition to the detection timeout, redrawn at every re-arm"),
+    p("bully.t_elec_ms", Kind::PositiveMs, "20", "bully: wait for OK after ELECTION before declaring"),
+    p("bully.t_coord_ms", Kind::PositiveMs, "2 x bully.t_elec_ms", "bully: wait for COORDINATOR after yielding"),
+    p("bully.rejoin", Kind::Choice(&["eager", "defer"]), "eager", "bully: a booting node elects at once (eager) or first listens for a leader (defer)"),
+    p("bully.quorum", Kind::Bool, "false", "bully: declare only with a majority, leader steps down without one (check-quorum lease)"),
+    p("bully.epoch", Kind::Bool, "false", "bully: epochs on every message, stale COORDINATOR/HEARTBEAT ignored"),
+    p("ring.t_hop_ms", Kind::PositiveMs, "20", "ring: wait for a hop acknowledgement before skipping the successor"),
+    p("ring.arrangement", Kind::Choice(&["ascending", "descending", "random"]), "ascending", "ring: id layout along the direction of travel (random: a permutation drawn from the trial seed)"),
+    p("ring.hop_acks", Kind::Bool, "true", "ring: acknowledge hops, skip dead successors, restart lost elections (false: the 1979 algorithm)"),
+    p("raft.timeout_ms", Kind::MsRange, "detect_timeout_ms-(detect_timeout_ms+detect_jitter_ms)", "raft: election timeout range, drawn uniformly at every re-arm"),
+    p("raft.pre_vote", Kind::Bool, "false", "raft: PreVote (thesis 9.6)"),
+    p("raft.check_quorum", Kind::Bool, "false", "raft: CheckQuorum (thesis 6.2)"),
+    p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
+    p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
+    p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
+    p("net.fifo", Kind::Bool, "the profile's", "links never reorder"),
+    p("fault_at_ms", Kind::Ms, "1000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
+    p("fault_jitter_ms", Kind::Ms, "heartbeat_ms", "random offset added to fault_at_ms per trial"),
+    p("settle_ms", Kind::PositiveMs, "2 x (detect_timeout_ms + detect_jitter_ms)", "a trial ends once the last fault fired and one leader was agreed this long"),
+    p("horizon_ms", Kind::PositiveMs, "20000", "a trial never runs past this instant"),
+    p("outage_ms", Kind::Ms, "5 x (detect_timeout_ms + detect_jitter_ms)", "how long a partition or isolation lasts before it heals, and how long leader-recovers keeps the leader down"),
+    p("pause_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "leader-pause: length of the stop-the-world pause"),
+    p("flaps", Kind::Count, "3", "flapping-leader: how many crash/recover cycles"),
+    p("flap_down_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time down per cycle"),
+    p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
+    p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
+    p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
+];
+
+/// Every parameter key, in documentation order.
+pub fn keys() -> impl Iterator<Item = &'static str> {
+    PARAMS.iter().map(|d| d.key)
+}
+
+/// The parameter named `key`, or an error listing every valid key.
+pub fn lookup(key: &str) -> Result<&'static ParamDef> {
+    match PARAMS.iter().find(|d| d.key == key) {
+        Some(d) => Ok(d),
+        None => usage!(
+            "unknown parameter {key:?}; valid parameters: {}",
+            keys().collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// Explicitly set parameters: key to canonical value.
+pub type ParamMap = BTreeMap<&'static str, String>;
+
+fn number(key: &str, raw: &str) -> Result<f64> {
+    match raw.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => usage!("{key} = {raw:?}: not a number"),
+    }
+}
+
+/// Check `raw` against the parameter's kind and return its canonical form.
+pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
+    let key = def.key;
+    let raw_t = raw.trim();
+    Ok(match def.kind {
+        Kind::Ms | Kind::PositiveMs => {
+            let v = number(key, raw_t)?;
+            if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) {
+                return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
+            }
+            format!("{v}")
+        }
+        Kind::Probability => {
+            let v = number(key, raw_t)?;
+            if !(0.0..=1.0).contains(&v) {
+                return usage!("{key} = {raw_t}: expected a probability in [0, 1]");
+            }
+            format!("{v}")
+        }
+        Kind::Bool => match raw_t {
+            "true" => "true".into(),
+            "false" => "false".into(),
+            _ => return usage!("{key} = {raw_t:?}: expected true or false"),
+        },
+        Kind::Count => match raw_t.parse::<u32>() {
+            Ok(v) if v >= 1 => v.to_string(),
+            _ => return usage!("{key} = {raw_t:?}: expected a whole number >= 1"),
+        },
+        Kind::Choice(choices) => match choices.iter().find(|c| **c == raw_t) {
+            Some(c) => c.to_string(),
+            None => return usage!("{key} = {raw_t:?}: valid values: {}", choices.join(", ")),
+        },
+        Kind::Latency => match parse_latency(raw_t) {
+            Ok(l) => format_latency(&l),
+            Err(e) => return usage!("{key}: {e}"),
+        },
+        Kind::MsRange => {
+            let (lo, hi) = match raw_t.split_once('-') {
+                Some((lo, hi)) => (number(key, lo)?, number(key, hi)?),
+                None => {
+                    let v = number(key, raw_t)?;
+                    (v, v)
+                }
+            };
+            if lo <= 0.0 || hi < lo {
+                return usage!("{key} = {raw_t:?}: expected LO-HI with 0 < LO <= HI");
+            }
+            format!("{lo}-{hi}")
+        }
+    })
+}
+
+/// A TOML scalar as the string `canonical` parses (arrays are handled by the caller).
+pub fn toml_scalar(key: &str, v: &toml::Value) -> Result<String> {
+    match v {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(format!("{f}")),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        other => usage!(
+            "{key}: expected a number, a boolean or a string, got a {}",
+            other.type_str()
+        ),
+    }
+}
+
+fn ms(v: f64) -> Duration {
+    Duration::from_nanos((v * 1e6).round() as u64)
+}
+
+/// Every parameter of one grid cell, typed, with derived defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    /// `heartbeat_ms`.
+    pub heartbeat_ms: f64,
+    /// `detect_timeout_ms`.
+    pub detect_timeout_ms: f64,
+    /// `detect_jitter_ms`.
+    pub detect_jitter_ms: f64,
+    /// `bully.t_elec_ms`.
+    pub bully_t_elec_ms: f64,
+    /// `bully.t_coord_ms` (`None`: 2 × t_elec).
+    pub bully_t_coord_ms: Option<f64>,
+    /// `bully.rejoin`.
+    pub bully_rejoin: Rejoin,
+    /// `bully.quorum`.
+    pub bully_quorum: bool,
+    /// `bully.epoch`.
+    pub bully_epoch: bool,
+    /// `ring.t_hop_ms`.
+    pub ring_t_hop_ms: f64,
+    /// `ring.arrangement`: `ascending`, `descending` or `random`.
+    pub ring_arrangement: String,
+    /// `ring.hop_acks`.
+    pub ring_hop_acks: bool,
+    /// `raft.timeout_ms` as (lo, hi).
+    pub raft_timeout_ms: (f64, f64),
+    /// `raft.pre_vote`.
+    pub raft_pre_vote: bool,
+    /// `raft.check_quorum`.
+    pub raft_check_quorum: bool,
+    /// The network: the profile with `net.*` overrides.
+    pub net: NetConfig,
+    /// `fault_at_ms`.
+    pub fault_at_ms: f64,
+    /// `fault_jitter_ms`.
+    pub fault_jitter_ms: f64,
+    /// `settle_ms`.
+    pub settle_ms: f64,
+    /// `horizon_ms`.
+    pub horizon_ms: f64,
+    /// `outage_ms`.
+    pub outage_ms: f64,
+    /// `pause_ms`.
+    pub pause_ms: f64,
+    /// `flaps`.
+    pub flaps: u32,
+    /// `flap_down_ms`.
+    pub flap_down_ms: f64,
+    /// `flap_up_ms`.
+    pub flap_up_ms: f64,
+    /// `cascade_delay_ms`.
+    pub cascade_delay_ms: f64,
+    /// `fault_loss`.
+    pub fault_loss: f64,
+}
+
+impl Resolved {
+    /// Resolve `params` (already canonical) over `profile`.
+    pub fn resolve(profile: &NetProfile, params: &ParamMap) -> Result<Resolved> {
+        let get = |k: &str| params.get(k).map(String::as_str);
+        let num = |k: &str, d: f64| get(k).map_or(d, |v| v.parse::<f64>().expect("canonical"));
+        let flag = |k: &str, d: bool| get(k).map_or(d, |v| v == "true");
+        let heartbeat_ms = num("heartbeat_ms", 50.0);
+        let detect_timeout_ms = num("detect_timeout_ms", 150.0);
+        let detect_jitter_ms = num("detect_jitter_ms", 150.0);
+        let window = detect_timeout_ms + detect_jitter_ms;
+        let raft_timeout_ms = match get("raft.timeout_ms") {
+            Some(v) => {
+                let (lo, hi) = v.split_once('-').expect("canonical range");
+                (
+                    lo.parse().expect("canonical"),
+                    hi.parse().expect("canonical"),
+                )
+            }
+            None => (detect_timeout_ms, window),
+        };
+        let mut net = profile.net.clone();
+        if let Some(l) = get("net.latency") {
+            net.latency = parse_latency(l)?;
+        }
+        net.loss = num("net.loss", net.loss);
+        net.duplicate = num("net.duplicate", net.duplicate);
+        net.fifo = flag("net.fifo", net.fifo);
+        Ok(Resolved {
+            heartbeat_ms,
+            detect_timeout_ms,
+            detect_jitter_ms,
+            bully_t_elec_ms: num("bully.t_elec_ms", 20.0),
+            bully_t_coord_ms: get("bully.t_coord_ms").map(|v| v.parse().expect("canonical")),
+            bully_rejoin: get("bully.rejoin")
+                .map_or(Rejoin::Eager, |v| v.parse().expect("canonical")),
+            bully_quorum: flag("bully.quorum", false),
+            bully_epoch: flag("bully.epoch", false),
+            ring_t_hop_ms: num("ring.t_hop_ms", 20.0),
+            ring_arrangement: get("ring.arrangement").unwrap_or("ascending").to_string(),
+            ring_hop_acks: flag("ring.hop_acks", true),
+            raft_timeout_ms,
+            raft_pre_vote: flag("raft.pre_vote", false),
+            raft_check_quorum: flag("raft.check_quorum", false),
+            net,
+            fault_at_ms: num("fault_at_ms", 1000.0),
+            fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
+            settle_ms: num("settle_ms", 2.0 * window),
+            horizon_ms: num("horizon_ms", 20_000.0),
+            outage_ms: num("outage_ms", 5.0 * window),
+            pause_ms: num("pause_ms", 2.0 * window),
+            flaps: get("flaps").map_or(3, |v| v.parse().expect("canonical")),
+            flap_down_ms: num("flap_down_ms", 2.0 * window),
+            flap_up_ms: num("flap_up_ms", 2.0 * window),
+            cascade_delay_ms: num("cascade_delay_ms", 5.0),
+            fault_loss: num("fault_loss", 0.1),
+        })
+    }
+
+    /// The detection window's upper end, `detect_timeout_ms + detect_jitter_ms`.
+    pub fn window_ms(&self) -> f64 {
+        self.detect_timeout_ms + self.detect_jitter_ms
+    }
+
+    /// The shared timing handed to every protocol.
+    pub fn timing(&self) -> Timing {
+        Timing {
+            heartbeat: ms(self.heartbeat_ms),
+            detect_timeout: ms(self.detect_timeout_ms),
+            detect_jitter: ms(self.detect_jitter_ms),
+        }
+    }
+
+    /// `ms` milliseconds as a duration (nanosecond precision).
+    pub fn duration(ms_value: f64) -> Duration {
+        ms(ms_value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_found() {
+        let mut k: Vec<_> = keys().collect();
+        k.sort();
+        k.dedup();
+        assert_eq!(k.len(), PARAMS.len());
+        assert!(lookup("net.loss").is_ok());
+        let e = lookup("net.los").unwrap_err().to_string();
+        assert!(e.contains("net.loss") && e.contains("heartbeat_ms"), "{e}");
+    }
+
+    #[test]
+    fn values_are_canonical() {
+        let c = |k, v| canonical(lookup(k).unwrap(), v);
+        assert_eq!(c("heartbeat_ms", "50.0").unwrap(), "50");
+        assert_eq!(c("net.loss", "0.10").unwrap(), "0.1");
+        assert_eq!(c("raft.timeout_ms", "150 - 300").unwrap(), "150-300");
+        assert_eq!(c("raft.timeout_ms", "200").unwrap(), "200-200");
+        assert_eq!(c("bully.rejoin", "defer").unwrap(), "defer");
+        assert!(c("bully.rejoin", "lazy")
+            .unwrap_err()
+            .to_string()
+            .contains("eager, defer"));
+        assert!(c("net.loss", "1.5").is_err());
+        assert!(c("heartbeat_ms", "0").is_err());
+        assert!(c("raft.timeout_ms", "300-150").is_err());
+        assert!(c("flaps", "0").is_err());
+        assert!(c("net.fifo", "yes").is_err());
+        assert_eq!(c("net.latency", " constant:2.0 ").unwrap(), "constant:2");
+    }
+
+    #[test]
+    fn defaults_are_fair() {
+        let lan = NetProfile::builtin("lan").unwrap();
+        let r = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
+        assert_eq!(r.timing(), Timing::default());
+        assert_eq!(r.raft_timeout_ms, (150.0, 300.0));
+        assert_eq!(r.settle_ms, 600.0);
+        assert_eq!(r.fault_jitter_ms, 50.0);
+        let mut m = ParamMap::new();
+        m.insert("detect_jitter_ms", "50".into());
+        m.insert("net.loss", "0.2".into());
+        let r = Resolved::resolve(&lan, &m).unwrap();
+        assert_eq!(r.raft_timeout_ms, (150.0, 200.0));
+        assert_eq!(r.net.loss, 0.2);
+    }
+}

@@ -1,0 +1,659 @@
+//! A checked sweep: [`SweepPlan`], its grid of [`Cell`]s, and one trial of a cell.
+//!
+//! # Cell order
+//!
+//! Cells are ordered protocol (as listed), nodes (as listed), scenario (as listed), net (as
+//! listed), then the varied parameters in key order, each over its values as listed, the
+//! last key varying fastest. `trials.csv` and `summary.csv` follow this order.
+//!
+//! # Trial construction
+//!
+//! The trial seed drives everything: it is the simulator's seed (network, protocol and
+//! fault-selector streams), a `random` ring arrangement's seed, and — through its own ChaCha8
+//! stream, [`FAULT_TIME_STREAM`] — the fault instant's offset `U[0, fault_jitter_ms]`, so the
+//! same seed puts the fault at the same instant for every protocol.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use election_core::{NodeId, Rng, Role, SeedableRng};
+use election_sim::{Fault, SimConfig, TrialReport};
+use serde_json::{json, Map, Value};
+
+use crate::config::SweepSpec;
+use crate::error::{usage, Error, Result};
+use crate::net::{parse_latency, NetProfile, BUILTIN_NETS};
+use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
+use crate::protocol::{Built, ProtocolSpec};
+use crate::results::{CellKey, TrialRow};
+use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS};
+
+/// The ChaCha8 stream of the trial seed that draws fault-time offsets (the simulator uses
+/// streams 1–3).
+pub const FAULT_TIME_STREAM: u64 = 11;
+
+/// The protocol specs of the default sweep.
+pub const DEFAULT_PROTOCOLS: [&str; 7] = [
+    "bully",
+    "bully+quorum",
+    "bully+epoch",
+    "ring",
+    "raft",
+    "raft+pre_vote",
+    "raft+pre_vote+check_quorum",
+];
+
+/// The cluster sizes of the default sweep.
+pub const DEFAULT_NODES: [u32; 7] = [3, 5, 7, 9, 15, 25, 51];
+
+/// Seeds per cell in the default sweep.
+pub const DEFAULT_SEEDS: u64 = 200;
+
+/// A checked sweep.
+#[derive(Clone, Debug)]
+pub struct SweepPlan {
+    /// The sweep's name (`results/<name>/`).
+    pub name: String,
+    /// Protocol specs, in order.
+    pub protocols: Vec<ProtocolSpec>,
+    /// Cluster sizes, in order.
+    pub nodes: Vec<u32>,
+    /// Scenarios, in order.
+    pub scenarios: Vec<Arc<Scenario>>,
+    /// Network profiles, in order.
+    pub nets: Vec<Arc<NetProfile>>,
+    /// The first seed.
+    pub first_seed: u64,
+    /// Seeds per cell.
+    pub seeds: u64,
+    /// Parameters fixed for the whole sweep.
+    pub fixed: ParamMap,
+    /// Varied parameters, sorted by key, each with its values in the order given.
+    pub varied: Vec<(&'static str, Vec<String>)>,
+    /// Custom scenarios defined (listed or not), for `election-bench scenarios`.
+    pub custom_scenarios: Vec<Arc<Scenario>>,
+}
+
+/// One grid point: everything but the seed.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// Position in the sweep's cell order.
+    pub index: usize,
+    /// The protocol spec.
+    pub protocol: ProtocolSpec,
+    /// Cluster size.
+    pub nodes: u32,
+    /// The scenario.
+    pub scenario: Arc<Scenario>,
+    /// The network profile.
+    pub net: Arc<NetProfile>,
+    /// The varied parameters' values (the plan's key order).
+    pub values: Vec<String>,
+    /// Why the cell is not run, if it is not.
+    pub skipped: Option<String>,
+    /// Every parameter, typed.
+    pub resolved: Resolved,
+    /// The protocol's validated configuration (absent for a skipped cell).
+    pub built: Option<Built>,
+}
+
+fn dedup_check<T: PartialEq + std::fmt::Debug>(what: &str, items: &[T]) -> Result<()> {
+    for (i, x) in items.iter().enumerate() {
+        if items[..i].contains(x) {
+            return usage!("{what} lists {x:?} twice");
+        }
+    }
+    Ok(())
+}
+
+/// Every scenario name a spec may use, for error messages.
+fn scenario_names(custom: &BTreeMap<String, Arc<Scenario>>) -> String {
+    BUILTINS
+        .iter()
+        .map(|b| b.name().to_string())
+        .chain(custom.keys().cloned())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl SweepSpec {
+    /// Check everything and resolve names into a plan. Missing fields take the default
+    /// sweep's values.
+    pub fn plan(&self) -> Result<SweepPlan> {
+        let name = self.name.clone().unwrap_or_else(|| "default".into());
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            || name.starts_with('.')
+        {
+            return usage!(
+                "name {name:?}: use letters, digits, '-', '_' and '.' (it names a directory)"
+            );
+        }
+        let protocols: Vec<ProtocolSpec> = match &self.protocols {
+            Some(p) => p
+                .iter()
+                .map(|s| ProtocolSpec::parse(s))
+                .collect::<Result<_>>()?,
+            None => DEFAULT_PROTOCOLS
+                .iter()
+                .map(|s| ProtocolSpec::parse(s).expect("default specs are valid"))
+                .collect(),
+        };
+        if protocols.is_empty() {
+            return usage!("the protocol list is empty");
+        }
+        dedup_check(
+            "the protocol list",
+            &protocols.iter().map(|p| &p.spec).collect::<Vec<_>>(),
+        )?;
+        let nodes = self.nodes.clone().unwrap_or_else(|| DEFAULT_NODES.to_vec());
+        if nodes.is_empty() {
+            return usage!("the node-count list is empty");
+        }
+        if let Some(n) = nodes.iter().find(|&&n| n == 0 || n > 100_000) {
+            return usage!("nodes = {n}: a cluster has 1 to 100000 nodes");
+        }
+        dedup_check("the node-count list", &nodes)?;
+
+        // Networks: built-ins and custom profiles.
+        let mut net_defs: BTreeMap<String, Arc<NetProfile>> = BTreeMap::new();
+        for d in &self.custom_nets {
+            if BUILTIN_NETS.contains(&d.name.as_str()) {
+                return usage!("net profile {:?}: a built-in profile has that name", d.name);
+            }
+            let base_name = d.base.as_deref().unwrap_or("lan");
+            let Some(mut p) = NetProfile::builtin(base_name) else {
+                return usage!(
+                    "net profile {:?}: unknown base {base_name:?}; valid: {}",
+                    d.name,
+                    BUILTIN_NETS.join(", ")
+                );
+            };
+            p.name = d.name.clone();
+            p.about = d
+                .about
+                .clone()
+                .unwrap_or_else(|| format!("custom, based on {base_name}"));
+            if let Some(l) = &d.latency {
+                p.net.latency = parse_latency(l)
+                    .map_err(|e| Error::Usage(format!("net profile {:?}: {e}", d.name)))?;
+            }
+            for (field, v) in [("loss", d.loss), ("duplicate", d.duplicate)] {
+                if let Some(v) = v {
+                    if !(0.0..=1.0).contains(&v) {
+                        return usage!(
+                            "net profile {:?}: {field} = {v}: expected a probability in [0, 1]",
+                            d.name
+                        );
+                    }
+                }
+            }
+            p.net.loss = d.loss.unwrap_or(p.net.loss);
+            p.net.duplicate = d.duplicate.unwrap_or(p.net.duplicate);
+            p.net.fifo = d.fifo.unwrap_or(p.net.fifo);
+            net_defs.insert(d.name.clone(), Arc::new(p));
+        }
+        let net_names = self.nets.clone().unwrap_or_else(|| vec!["lan".into()]);
+        if net_names.is_empty() {
+            return usage!("the net-profile list is empty");
+        }
+        dedup_check("the net-profile list", &net_names)?;
+        let nets = net_names
+            .iter()
+            .map(|n| match NetProfile::builtin(n) {
+                Some(p) => Ok(Arc::new(p)),
+                None => match net_defs.get(n) {
+                    Some(p) => Ok(p.clone()),
+                    None => usage!(
+                        "unknown net profile {n:?}; valid: {}",
+                        BUILTIN_NETS
+                            .iter()
+                            .map(|s| s.to_string())
+                            .chain(net_defs.keys().cloned())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                },
+            })
+            .collect::<Result<Vec<_>>>()?;
+
+        // Scenarios: the catalog and custom ones.
+        let mut custom: BTreeMap<String, Arc<Scenario>> = BTreeMap::new();
+        for (n, def) in &self.custom_scenarios {
+            custom.insert(
+                n.clone(),
+                Arc::new(Scenario::Custom(Custom::from_def(n, def)?)),
+            );
+        }
+        let scenario_list: Vec<String> = match &self.scenarios {
+            Some(s) => s.clone(),
+            None => vec!["all".into()],
+        };
+        if scenario_list.is_empty() {
+            return usage!("the scenario list is empty");
+        }
+        let mut scenarios = Vec::new();
+        for s in &scenario_list {
+            if s == "all" {
+                scenarios.extend(BUILTINS.iter().map(|&b| Arc::new(Scenario::Builtin(b))));
+            } else if let Some(b) = Scenario::builtin(s) {
+                scenarios.push(Arc::new(b));
+            } else if let Some(c) = custom.get(s) {
+                scenarios.push(c.clone());
+            } else {
+                return usage!(
+                    "unknown scenario {s:?}; valid: all, {}",
+                    scenario_names(&custom)
+                );
+            }
+        }
+        dedup_check(
+            "the scenario list",
+            &scenarios.iter().map(|s| s.name()).collect::<Vec<_>>(),
+        )?;
+
+        let seeds = self.seeds.unwrap_or(DEFAULT_SEEDS);
+        if seeds == 0 {
+            return usage!("seeds = 0: a cell needs at least one seed");
+        }
+        let first_seed = self.first_seed.unwrap_or(0);
+        if first_seed.checked_add(seeds).is_none() {
+            return usage!("first_seed + seeds overflows");
+        }
+
+        let mut fixed = ParamMap::new();
+        let mut varied = Vec::new();
+        for (key, values) in &self.params {
+            let def = lookup(key)?;
+            if values.is_empty() {
+                return usage!("parameter {key}: the list of values is empty");
+            }
+            let vals = values
+                .iter()
+                .map(|v| canonical(def, v))
+                .collect::<Result<Vec<_>>>()?;
+            dedup_check(&format!("parameter {key}"), &vals)?;
+            if vals.len() == 1 {
+                fixed.insert(def.key, vals.into_iter().next().expect("one"));
+            } else {
+                varied.push((def.key, vals));
+            }
+        }
+        varied.sort_by_key(|(k, _)| *k);
+        Ok(SweepPlan {
+            name,
+            protocols,
+            nodes,
+            scenarios,
+            nets,
+            first_seed,
+            seeds,
+            fixed,
+            varied,
+            custom_scenarios: custom.into_values().collect(),
+        })
+    }
+}
+
+impl SweepPlan {
+    /// The varied parameters' keys, sorted: the extra CSV columns.
+    pub fn varied_keys(&self) -> Vec<&'static str> {
+        self.varied.iter().map(|(k, _)| *k).collect()
+    }
+
+    /// The seeds every cell runs.
+    pub fn seed_range(&self) -> std::ops::Range<u64> {
+        self.first_seed..self.first_seed + self.seeds
+    }
+
+    /// Every cell, in order, checked: a protocol configuration the protocol rejects is an
+    /// error naming the cell; a size the scenario cannot use is a skipped cell.
+    pub fn cells(&self) -> Result<Vec<Cell>> {
+        // The cartesian product of the varied values, last key fastest.
+        let mut combos: Vec<Vec<String>> = vec![vec![]];
+        for (_, vals) in &self.varied {
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    vals.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.push(v.clone());
+                        c
+                    })
+                })
+                .collect();
+        }
+        let mut cells = Vec::new();
+        for proto in &self.protocols {
+            for &n in &self.nodes {
+                for scenario in &self.scenarios {
+                    for net in &self.nets {
+                        for combo in &combos {
+                            let mut params = self.fixed.clone();
+                            for ((k, _), v) in self.varied.iter().zip(combo) {
+                                params.insert(k, v.clone());
+                            }
+                            params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
+                            let resolved = Resolved::resolve(net, &params)?;
+                            let skipped = scenario.skip_reason(n);
+                            let built = match skipped {
+                                Some(_) => None,
+                                None => Some(Built::new(proto.kind, n, &resolved).map_err(
+                                    |e| {
+                                        Error::Usage(format!(
+                                            "{} with {n} nodes, {}, {}{}: invalid {} configuration: {e}",
+                                            proto.spec,
+                                            scenario.name(),
+                                            net.name,
+                                            self.varied
+                                                .iter()
+                                                .zip(combo)
+                                                .map(|((k, _), v)| format!(", {k}={v}"))
+                                                .collect::<String>(),
+                                            proto.kind.name()
+                                        ))
+                                    },
+                                )?),
+                            };
+                            cells.push(Cell {
+                                index: cells.len(),
+                                protocol: proto.clone(),
+                                nodes: n,
+                                scenario: scenario.clone(),
+                                net: net.clone(),
+                                values: combo.clone(),
+                                skipped,
+                                resolved,
+                                built,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(cells)
+    }
+
+    /// The `config` object of the manifest: everything needed to reproduce the sweep.
+    pub fn manifest_config(&self) -> Value {
+        let mut params = Map::new();
+        for d in PARAMS {
+            let value = self.fixed.get(d.key).cloned();
+            params.insert(
+                d.key.to_string(),
+                json!({ "default": d.default, "value": value, "about": d.about }),
+            );
+        }
+        let mut varied = Map::new();
+        for (k, v) in &self.varied {
+            varied.insert(k.to_string(), json!(v));
+        }
+        let base = Resolved::resolve(&self.nets[0], &self.fixed).ok();
+        let timing = base.map(|r| {
+            json!({
+                "heartbeat_ms": r.heartbeat_ms,
+                "detect_timeout_ms": r.detect_timeout_ms,
+                "detect_jitter_ms": r.detect_jitter_ms,
+                "bully": format!(
+                    "heartbeat {} ms; suspects after {}-{} ms; t_elec {} ms, t_coord {} ms",
+                    r.heartbeat_ms, r.detect_timeout_ms, r.window_ms(), r.bully_t_elec_ms,
+                    r.bully_t_coord_ms.unwrap_or(2.0 * r.bully_t_elec_ms)
+                ),
+                "ring": format!(
+                    "heartbeat {} ms; suspects after {}-{} ms; t_hop {} ms",
+                    r.heartbeat_ms, r.detect_timeout_ms, r.window_ms(), r.ring_t_hop_ms
+                ),
+                "raft": format!(
+                    "heartbeat {} ms; election timeout {}-{} ms",
+                    r.heartbeat_ms, r.raft_timeout_ms.0, r.raft_timeout_ms.1
+                ),
+            })
+        });
+        let cell_order: Vec<String> = ["protocol", "nodes", "scenario", "net"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(self.varied.iter().map(|(k, _)| k.to_string()))
+            .collect();
+        json!({
+            "mode": "sim",
+            "protocols": self.protocols.iter().map(|p| json!({
+                "spec": p.spec,
+                "protocol": p.kind.name(),
+                "options": p.options,
+            })).collect::<Vec<_>>(),
+            "nodes": self.nodes,
+            "scenarios": self.scenarios.iter().map(|s| s.to_json()).collect::<Vec<_>>(),
+            "nets": self.nets.iter().map(|n| n.to_json()).collect::<Vec<_>>(),
+            "seeds": { "first": self.first_seed, "count": self.seeds },
+            "timing": timing,
+            "params": params,
+            "varied": varied,
+            "cell_order": cell_order,
+            "fault_time_stream": FAULT_TIME_STREAM,
+        })
+    }
+}
+
+/// One trial as run: its row, the simulator's report, and how it was set up.
+#[derive(Debug)]
+pub struct TrialRun {
+    /// The `trials.csv` row.
+    pub row: TrialRow,
+    /// The simulator's report (metrics, final status, trace if asked for).
+    pub report: TrialReport,
+    /// The simulator configuration used (its fault timeline included).
+    pub sim: SimConfig,
+    /// The fault instant, ms (`None` for a scenario without faults).
+    pub fault_instant_ms: Option<f64>,
+    /// The agreed leader just before the fault instant, if the scenario probed for it.
+    pub leader_at_fault: Option<NodeId>,
+}
+
+impl Cell {
+    /// The cell's identity as rows carry it.
+    pub fn key(&self) -> CellKey {
+        CellKey {
+            mode: "sim".into(),
+            protocol: self.protocol.spec.clone(),
+            nodes: self.nodes,
+            scenario: self.scenario.name().to_string(),
+            net: self.net.name.clone(),
+            params: self.values.clone(),
+        }
+    }
+
+    /// A one-line description for messages.
+    pub fn describe(&self, varied: &[&str]) -> String {
+        let mut s = format!(
+            "{} / {} nodes / {} / {}",
+            self.protocol.spec,
+            self.nodes,
+            self.scenario.name(),
+            self.net.name
+        );
+        for (k, v) in varied.iter().zip(&self.values) {
+            s.push_str(&format!(" / {k}={v}"));
+        }
+        s
+    }
+
+    fn sim_config(&self, seed: u64, faults: Vec<Fault>, trace: bool) -> SimConfig {
+        let r = &self.resolved;
+        SimConfig {
+            nodes: self.nodes,
+            seed,
+            net: r.net.clone(),
+            faults,
+            horizon: Resolved::duration(r.horizon_ms),
+            settle: Resolved::duration(r.settle_ms),
+            trace,
+            reference_ms: None,
+        }
+    }
+
+    /// Run the trial of this cell with `seed` (optionally recording a full trace).
+    pub fn run(&self, seed: u64, trace: bool) -> Result<TrialRun> {
+        let Some(built) = &self.built else {
+            return usage!(
+                "cell {} is skipped: {}",
+                self.describe(&[]),
+                self.skipped.as_deref().unwrap_or("")
+            );
+        };
+        let r = &self.resolved;
+        let mut rng = Rng::seed_from_u64(seed);
+        rng.set_stream(FAULT_TIME_STREAM);
+        let t_f = r.fault_at_ms + draw_ms(&mut rng, r.fault_jitter_ms);
+        let fail = |e: election_sim::ConfigError| {
+            Error::Usage(format!("{}, seed {seed}: {e}", self.describe(&[])))
+        };
+        let leader = if self.scenario.needs_probe() {
+            // The same trial without faults, stopped just before the fault instant: the
+            // simulator is deterministic, so this is the real trial's prefix.
+            let t_ns = (t_f * 1e6).round() as u64;
+            if t_ns <= 1 {
+                None
+            } else {
+                let mut probe = self.sim_config(seed, Vec::new(), false);
+                probe.horizon = std::time::Duration::from_nanos(t_ns - 1);
+                probe.settle = probe.horizon;
+                let rep = built.simulate(probe).map_err(fail)?;
+                agreed_leader(&rep)
+            }
+        } else {
+            None
+        };
+        let faults = self.scenario.faults(self.nodes, r, t_f, leader, &mut rng);
+        let fault_instant_ms = faults.first().map(|_| t_f);
+        let cfg = self.sim_config(seed, faults, trace);
+        let report = built.simulate(cfg.clone()).map_err(fail)?;
+        let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
+        Ok(TrialRun {
+            row,
+            report,
+            sim: cfg,
+            fault_instant_ms,
+            leader_at_fault: leader,
+        })
+    }
+}
+
+/// The leader every live node names, if it leads (there are no partitions before the first
+/// fault, so the whole cluster is one component).
+fn agreed_leader(rep: &TrialReport) -> Option<NodeId> {
+    let mut live = rep.final_status.iter().flatten();
+    let l = live.next()?.leader?;
+    let st = rep.final_status.get(l.index())?.as_ref()?;
+    (st.role == Role::Leader && live.all(|s| s.leader == Some(l))).then_some(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(toml: &str) -> SweepSpec {
+        SweepSpec::from_toml(toml).unwrap()
+    }
+
+    #[test]
+    fn the_default_plan_is_the_issue_grid() {
+        let p = SweepSpec::default().plan().unwrap();
+        assert_eq!(p.name, "default");
+        assert_eq!(p.protocols.len(), 7);
+        assert_eq!(p.nodes, DEFAULT_NODES);
+        assert_eq!(p.scenarios.len(), 13);
+        assert_eq!(p.seeds, 200);
+        assert_eq!(p.cells().unwrap().len(), 7 * 7 * 13);
+    }
+
+    #[test]
+    fn cells_vary_the_last_key_fastest() {
+        let p = spec(
+            r#"
+protocols = ["raft"]
+nodes = [3]
+scenarios = ["leader-crash"]
+[params]
+"net.loss" = [0, 0.1]
+detect_jitter_ms = [100, 150]
+"#,
+        )
+        .plan()
+        .unwrap();
+        assert_eq!(p.varied_keys(), ["detect_jitter_ms", "net.loss"]);
+        let vals: Vec<Vec<String>> = p.cells().unwrap().into_iter().map(|c| c.values).collect();
+        assert_eq!(
+            vals,
+            [["100", "0"], ["100", "0.1"], ["150", "0"], ["150", "0.1"]]
+                .map(|v| v.map(String::from).to_vec())
+        );
+    }
+
+    #[test]
+    fn small_clusters_are_skipped_with_a_reason() {
+        let p =
+            spec("protocols=[\"bully\"]\nnodes=[2,3]\nscenarios=[\"partition-leader-minority\"]")
+                .plan()
+                .unwrap();
+        let cells = p.cells().unwrap();
+        assert!(cells[0].skipped.as_deref().unwrap().contains("at least 3"));
+        assert!(cells[1].skipped.is_none());
+    }
+
+    #[test]
+    fn invalid_protocol_timing_names_the_cell() {
+        let e = spec("protocols=[\"raft\"]\nnodes=[3]\n[params]\nheartbeat_ms=200")
+            .plan()
+            .unwrap()
+            .cells()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("raft with 3 nodes") && e.contains("heartbeat"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_fault_instant_is_the_same_for_every_protocol() {
+        let p = spec(
+            "protocols=[\"bully\",\"raft\"]\nnodes=[5]\nscenarios=[\"leader-crash\"]\nseeds=1",
+        )
+        .plan()
+        .unwrap();
+        let cells = p.cells().unwrap();
+        let a = cells[0].run(42, false).unwrap();
+        let b = cells[1].run(42, false).unwrap();
+        assert_eq!(a.fault_instant_ms, b.fault_instant_ms);
+        let t = a.fault_instant_ms.unwrap();
+        assert!((1000.0..=1050.0).contains(&t), "{t}");
+        assert_eq!(a.report.metrics.reference_ms, t);
+        // And it is a reproducible function of the seed.
+        assert_eq!(cells[0].run(42, false).unwrap().row, a.row);
+    }
+
+    #[test]
+    fn probing_finds_the_leader_and_keeps_it_on_the_majority_side() {
+        let p = spec(
+            "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"partition-leader-majority\"]\nseeds=1",
+        )
+        .plan()
+        .unwrap();
+        let cell = &p.cells().unwrap()[0];
+        for seed in 0..5 {
+            let run = cell.run(seed, false).unwrap();
+            let l = run.leader_at_fault.expect("a raft leader by 1 s");
+            match &run.sim.faults[0].action {
+                election_sim::FaultAction::Partition(g) => {
+                    assert!(!g[0].contains(&election_sim::Selector::Id(l)));
+                    assert_eq!(g[0].len(), 2);
+                }
+                other => panic!("{other:?}"),
+            }
+            // The leader did not change: the majority side keeps it, so no election.
+            assert!(run.row.converged);
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Sweep progress on stderr: an indicatif bar with rate and ETA on a terminal, plain lines
+//! every few seconds otherwise (CI logs, batch jobs), nothing when switched off.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How often a plain progress line is printed.
+const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+pub(crate) struct Progress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    name: String,
+    total: u64,
+    done: u64,
+    start_done: u64,
+    start: Instant,
+    last_line: Instant,
+}
+
+fn hms(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 {
+        format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+impl Progress {
+    pub(crate) fn new(on: bool, name: &str, total: u64, done: u64, threads: usize) -> Progress {
+        let tty = on && std::io::stderr().is_terminal();
+        let bar = tty.then(|| {
+            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} trials {per_sec} ETA {eta}",
+                )
+                .expect("valid template"),
+            );
+            b.set_prefix(format!("sweep {name}"));
+            b.set_position(done);
+            b.reset_eta();
+            b
+        });
+        let plain = on && !tty;
+        if plain {
+            eprintln!(
+                "sweep {name}: {total} trials on {threads} threads{}",
+                if done > 0 {
+                    format!(", {done} already done")
+                } else {
+                    String::new()
+                }
+            );
+        }
+        let now = Instant::now();
+        Progress {
+            bar,
+            plain,
+            name: name.to_string(),
+            total,
+            done,
+            start_done: done,
+            start: now,
+            last_line: now,
+        }
+    }
+
+    pub(crate) fn advance(&mut self, n: u64) {
+        self.done += n;
+        if let Some(b) = &self.bar {
+            b.set_position(self.done);
+        }
+        if self.plain && self.last_line.elapsed() >= PLAIN_EVERY {
+            self.last_line = Instant::now();
+            self.line();
+        }
+    }
+
+    fn line(&self) {
+        let el = self.start.elapsed().as_secs_f64().max(1e-9);
+        let rate = (self.done - self.start_done) as f64 / el;
+        let left = self.total.saturating_sub(self.done);
+        let eta = if rate > 0.0 {
+            hms(Duration::from_secs_f64(left as f64 / rate))
+        } else {
+            "?".into()
+        };
+        eprintln!(
+            "sweep {}: {}/{} trials ({:.1}%), {:.0} trials/s, ETA {eta}",
+            self.name,
+            self.done,
+            self.total,
+            100.0 * self.done as f64 / self.total.max(1) as f64,
+            rate
+        );
+    }
+
+    pub(crate) fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish();
+        }
+        if self.plain {
+            eprintln!(
+                "sweep {}: {} trials done in {}",
+                self.name,
+                self.total,
+                hms(self.start.elapsed())
+            );
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Protocol specs: a protocol name plus options, `bully+quorum`, `raft+pre_vote+check_quorum`,
+//! `ring+arrangement=random`. Each spec is its own series in results and charts; its options
+//! are parameters of that protocol (`+quorum` is `bully.quorum=true`, `+rejoin=defer` is
+//! `bully.rejoin=defer`) and win over the same parameters set globally.
+
+use std::fmt;
+use std::sync::Arc;
+
+use election_bully::{Bully, BullyConfig};
+use election_core::{NodeId, Protocol};
+use election_raft::{Raft, RaftConfig};
+use election_ring::{Arrangement, Ring, RingConfig};
+use election_sim::{ConfigError, Sim, SimConfig, TrialReport};
+
+use crate::error::{usage, Result};
+use crate::params::{canonical, lookup, Kind, ParamMap, Resolved, PARAMS};
+
+/// The protocols the workbench compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProtocolKind {
+    /// Garcia-Molina's bully election.
+    Bully,
+    /// Chang-Roberts ring election.
+    Ring,
+    /// Raft-style randomized-timeout majority election.
+    Raft,
+}
+
+/// Every protocol name, in catalog order.
+pub const PROTOCOLS: [&str; 3] = ["bully", "ring", "raft"];
+
+impl ProtocolKind {
+    /// The protocol's name, which is also the prefix of its parameters.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProtocolKind::Bully => "bully",
+            ProtocolKind::Ring => "ring",
+            ProtocolKind::Raft => "raft",
+        }
+    }
+
+    /// The protocol named `s`, or an error listing the valid names.
+    pub fn parse(s: &str) -> Result<ProtocolKind> {
+        match s {
+            "bully" => Ok(ProtocolKind::Bully),
+            "ring" => Ok(ProtocolKind::Ring),
+            "raft" => Ok(ProtocolKind::Raft),
+            _ => usage!(
+                "unknown protocol {s:?}; valid protocols: {}",
+                PROTOCOLS.join(", ")
+            ),
+        }
+    }
+
+    /// The option names a spec of this protocol accepts (its parameters without the prefix).
+    pub fn options(self) -> Vec<&'static str> {
+        let prefix = format!("{}.", self.name());
+        PARAMS
+            .iter()
+            .filter_map(|d| d.key.strip_prefix(prefix.as_str()))
+            .collect()
+    }
+}
+
+/// A protocol plus options, as written (`raft+pre_vote`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProtocolSpec {
+    /// The spec as written; the series name in results.
+    pub spec: String,
+    /// The protocol.
+    pub kind: ProtocolKind,
+    /// The options as parameters (`bully.quorum` → `true`).
+    pub options: ParamMap,
+}
+
+impl fmt::Display for ProtocolSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.spec)
+    }
+}
+
+impl ProtocolSpec {
+    /// Parse `name(+option[=value])*`.
+    pub fn parse(s: &str) -> Result<ProtocolSpec> {
+        let s = s.trim();
+        let mut parts = s.split('+');
+        let kind = ProtocolKind::parse(parts.next().unwrap_or("").trim())?;
+        let mut options = ParamMap::new();
+        for opt in parts {
+            let (name, value) = match opt.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v.trim())),
+                None => (opt.trim(), None),
+            };
+            let valid = || kind.options().join(", ");
+            let key = format!("{}.{name}", kind.name());
+            let Ok(def) = lookup(&key) else {
+                return usage!(
+                    "protocol spec {s:?}: unknown {} option {name:?}; valid options: {}",
+                    kind.name(),
+                    valid()
+                );
+            };
+            let value = match value {
+                Some(v) => canonical(def, v)?,
+                None if def.kind == Kind::Bool => "true".to_string(),
+                None => {
+                    return usage!(
+                        "protocol spec {s:?}: option {name:?} needs a value ({name}=VALUE, {})",
+                        def.kind.describe()
+                    )
+                }
+            };
+            if options.insert(def.key, value).is_some() {
+                return usage!("protocol spec {s:?}: option {name:?} given twice");
+            }
+        }
+        Ok(ProtocolSpec {
+            spec: s.to_string(),
+            kind,
+            options,
+        })
+    }
+}
+
+/// A protocol ready to run: its validated configuration.
+#[derive(Clone, Debug)]
+pub enum Built {
+    /// Bully.
+    Bully(Arc<BullyConfig>),
+    /// Ring; a `random` arrangement is drawn per trial from the trial seed.
+    Ring(Arc<RingConfig>, bool),
+    /// Raft.
+    Raft(Arc<RaftConfig>),
+}
+
+impl Built {
+    /// Build and validate `kind`'s configuration for `n` nodes from `r`.
+    pub fn new(kind: ProtocolKind, n: u32, r: &Resolved) -> Result<Built, String> {
+        let timing = r.timing();
+        Ok(match kind {
+            ProtocolKind::Bully => {
+                let mut c = BullyConfig::new(n);
+                c.timing = timing;
+                c.t_elec = Resolved::duration(r.bully_t_elec_ms);
+                c.t_coord = r.bully_t_coord_ms.map(Resolved::duration);
+                c.rejoin = r.bully_rejoin;
+                c.quorum = r.bully_quorum;
+                c.epoch = r.bully_epoch;
+                c.validate()?;
+                Built::Bully(Arc::new(c))
+            }
+            ProtocolKind::Ring => {
+                let mut c = RingConfig::new(n);
+                c.timing = timing;
+                c.t_hop = Resolved::duration(r.ring_t_hop_ms);
+                c.hop_acks = r.ring_hop_acks;
+                let random = r.ring_arrangement == "random";
+                c.arrangement = match r.ring_arrangement.as_str() {
+                    "descending" => Arrangement::Descending,
+                    "random" => Arrangement::Random { seed: 0 },
+                    _ => Arrangement::Ascending,
+                };
+                c.validate()?;
+                Built::Ring(Arc::new(c), random)
+            }
+            ProtocolKind::Raft => {
+                let mut c = RaftConfig::with_timing(n, timing);
+                c.timeout_min = Resolved::duration(r.raft_timeout_ms.0);
+                c.timeout_max = Resolved::duration(r.raft_timeout_ms.1);
+                c.pre_vote = r.raft_pre_vote;
+                c.check_quorum = r.raft_check_quorum;
+                c.validate()?;
+                Built::Raft(Arc::new(c))
+            }
+        })
+    }
+
+    /// Run one simulated trial of this protocol.
+    pub fn simulate(&self, cfg: SimConfig) -> Result<TrialReport, ConfigError> {
+        fn go<P: Protocol>(
+            cfg: SimConfig,
+            f: impl FnMut(NodeId) -> P,
+        ) -> Result<TrialReport, ConfigError> {
+            Ok(Sim::new(cfg, f)?.run())
+        }
+        match self {
+            Built::Bully(c) => go(cfg, |id| Bully::new(id, c.clone())),
+            Built::Ring(c, random) => {
+                let c = if *random {
+                    let mut c2 = RingConfig::clone(c);
+                    c2.arrangement = Arrangement::Random { seed: cfg.seed };
+                    Arc::new(c2)
+                } else {
+                    c.clone()
+                };
+                go(cfg, |id| Ring::new(id, c.clone()))
+            }
+            Built::Raft(c) => go(cfg, |id| Raft::new(id, c.clone())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        let s = ProtocolSpec::parse("raft+pre_vote+check_quorum").unwrap();
+        assert_eq!(s.kind, ProtocolKind::Raft);
+        assert_eq!(s.options.get("raft.pre_vote").unwrap(), "true");
+        assert_eq!(s.options.get("raft.check_quorum").unwrap(), "true");
+        let s = ProtocolSpec::parse("bully+rejoin=defer").unwrap();
+        assert_eq!(s.options.get("bully.rejoin").unwrap(), "defer");
+        let s = ProtocolSpec::parse("ring+hop_acks=false").unwrap();
+        assert_eq!(s.options.get("ring.hop_acks").unwrap(), "false");
+    }
+
+    #[test]
+    fn bad_specs_list_the_valid_names() {
+        let e = ProtocolSpec::parse("paxos").unwrap_err().to_string();
+        assert!(e.contains("bully, ring, raft"), "{e}");
+        let e = ProtocolSpec::parse("bully+fast").unwrap_err().to_string();
+        assert!(e.contains("quorum") && e.contains("epoch"), "{e}");
+        let e = ProtocolSpec::parse("raft+timeout_ms")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a value"), "{e}");
+        assert!(ProtocolSpec::parse("raft+pre_vote+pre_vote").is_err());
+    }
+}

@@ -1,0 +1,557 @@
+//! The results files: `trials.csv` rows, `summary.csv` rows, their headers and their exact
+//! number formatting, as `notes/RESULTS_SCHEMA.md` (and `results/README.md`) define them.
+//!
+//! Millisecond values are rounded to 3 decimals when a row is made (`{:.3}`, trailing zeros
+//! trimmed), and a row read back from a CSV is the same value: summaries are computed from
+//! rows as the CSV holds them, so a resumed or merged sweep summarizes exactly like an
+//! uninterrupted one.
+
+use election_core::MsgCategory;
+use election_sim::Metrics;
+use serde_json::{Map, Value};
+
+use crate::stats::{mean, percentile, wilson, Z95};
+
+/// The leading columns of `trials.csv`, before the varied parameters.
+pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
+
+/// The metric columns of `trials.csv`, after the varied parameters.
+pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
+    "converged",
+    "leader",
+    "detect_ms",
+    "elect_ms",
+    "unavailable_ms",
+    "msgs_election",
+    "msgs_total",
+    "bytes_total",
+    "split_brain",
+    "split_brain_ms",
+    "minority_leader_ms",
+    "max_leaders",
+    "same_epoch_leaders",
+    "leader_changes",
+    "elections_started",
+    "msgs_election_req",
+    "msgs_reply",
+    "msgs_leader",
+    "msgs_heartbeat",
+    "end_ms",
+];
+
+/// The leading columns of `summary.csv`, before the varied parameters.
+pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
+
+/// The statistic columns of `summary.csv`, after the varied parameters.
+pub const SUMMARY_STAT_COLUMNS: [&str; 23] = [
+    "trials",
+    "converged_rate",
+    "elect_ms_mean",
+    "elect_ms_p5",
+    "elect_ms_p50",
+    "elect_ms_p95",
+    "elect_ms_p99",
+    "elect_ms_max",
+    "msgs_election_mean",
+    "msgs_election_p50",
+    "msgs_election_p95",
+    "msgs_election_p99",
+    "msgs_election_max",
+    "split_brain_rate",
+    "split_brain_ci_lo",
+    "split_brain_ci_hi",
+    "split_brain_ms_mean",
+    "minority_leader_ms_mean",
+    "unavailable_ms_mean",
+    "leader_changes_mean",
+    "detect_ms_p50",
+    "same_epoch_leaders_max",
+    "skipped",
+];
+
+/// The `trials.csv` header for a sweep varying `varied` (sorted keys).
+pub fn trial_header(varied: &[&str]) -> Vec<String> {
+    TRIAL_KEY_COLUMNS
+        .iter()
+        .chain(varied)
+        .chain(TRIAL_METRIC_COLUMNS.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The `summary.csv` header for a sweep varying `varied` (sorted keys).
+pub fn summary_header(varied: &[&str]) -> Vec<String> {
+    SUMMARY_KEY_COLUMNS
+        .iter()
+        .chain(varied)
+        .chain(SUMMARY_STAT_COLUMNS.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+fn fmt_fixed(x: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, x + 0.0);
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// A millisecond value as the CSVs print it: 3 decimals, trailing zeros trimmed.
+pub fn fmt_ms(x: f64) -> String {
+    fmt_fixed(x, 3)
+}
+
+/// A rate or proportion as `summary.csv` prints it: 6 decimals, trailing zeros trimmed.
+pub fn fmt_rate(x: f64) -> String {
+    fmt_fixed(x, 6)
+}
+
+/// `x` rounded exactly as [`fmt_ms`] prints it.
+pub fn round_ms(x: f64) -> f64 {
+    fmt_ms(x).parse().expect("formatted number")
+}
+
+/// One trial: its cell, its seed and its metrics — a `trials.csv` row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrialRow {
+    /// `sim` or `live`.
+    pub mode: String,
+    /// The protocol spec (`raft+pre_vote`).
+    pub protocol: String,
+    /// Cluster size.
+    pub nodes: u32,
+    /// Scenario name.
+    pub scenario: String,
+    /// Network profile name.
+    pub net: String,
+    /// The trial seed.
+    pub seed: u64,
+    /// The varied parameters' values, in the header's (sorted key) order.
+    pub params: Vec<String>,
+    /// See [`Metrics::converged`].
+    pub converged: bool,
+    /// The agreed leader at the end.
+    pub leader: Option<u32>,
+    /// Reference instant to the first node leaving the follower role.
+    pub detect_ms: Option<f64>,
+    /// Reference instant to the final agreed leader.
+    pub elect_ms: Option<f64>,
+    /// Time without an agreed leader.
+    pub unavailable_ms: f64,
+    /// Election traffic (every category but heartbeats) in the election window.
+    pub msgs_election: u64,
+    /// Messages over the whole trial.
+    pub msgs_total: u64,
+    /// Bytes over the whole trial.
+    pub bytes_total: u64,
+    /// Two or more live leaders at once after the reference instant.
+    pub split_brain: bool,
+    /// Total time with two or more live leaders.
+    pub split_brain_ms: f64,
+    /// Time with a leader outside the largest component.
+    pub minority_leader_ms: f64,
+    /// Most live leaders at once.
+    pub max_leaders: u32,
+    /// Leaders claiming the same epoch at once.
+    pub same_epoch_leaders: u32,
+    /// Entries into the leader role after the reference instant.
+    pub leader_changes: u32,
+    /// Elections started after the reference instant.
+    pub elections_started: u32,
+    /// Window count of Election-category messages.
+    pub msgs_election_req: u64,
+    /// Window count of Reply-category messages.
+    pub msgs_reply: u64,
+    /// Window count of Leader-category messages.
+    pub msgs_leader: u64,
+    /// Window count of Heartbeat-category messages.
+    pub msgs_heartbeat: u64,
+    /// When the trial ended, ms.
+    pub end_ms: f64,
+}
+
+/// Where a row belongs: everything but the seed and the metrics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellKey {
+    /// `sim` or `live`.
+    pub mode: String,
+    /// The protocol spec.
+    pub protocol: String,
+    /// Cluster size.
+    pub nodes: u32,
+    /// Scenario name.
+    pub scenario: String,
+    /// Network profile name.
+    pub net: String,
+    /// Varied parameter values.
+    pub params: Vec<String>,
+}
+
+impl TrialRow {
+    /// The row of one trial of `cell` with `seed`, from the observer's metrics.
+    pub fn from_metrics(cell: &CellKey, seed: u64, m: &Metrics) -> TrialRow {
+        let w = &m.window;
+        TrialRow {
+            mode: cell.mode.clone(),
+            protocol: cell.protocol.clone(),
+            nodes: cell.nodes,
+            scenario: cell.scenario.clone(),
+            net: cell.net.clone(),
+            seed,
+            params: cell.params.clone(),
+            converged: m.converged,
+            leader: m.leader.map(|l| l.0),
+            detect_ms: m.detect_ms.map(round_ms),
+            elect_ms: m.elect_ms.map(round_ms),
+            unavailable_ms: round_ms(m.unavailable_ms),
+            msgs_election: w.sent_election(),
+            msgs_total: m.total.sent_total(),
+            bytes_total: m.total.bytes_total(),
+            split_brain: m.split_brain,
+            split_brain_ms: round_ms(m.split_brain_ms),
+            minority_leader_ms: round_ms(m.minority_leader_ms),
+            max_leaders: m.max_leaders,
+            same_epoch_leaders: m.same_epoch_leaders,
+            leader_changes: m.leader_changes,
+            elections_started: m.elections_started,
+            msgs_election_req: w.sent_of(MsgCategory::Election),
+            msgs_reply: w.sent_of(MsgCategory::Reply),
+            msgs_leader: w.sent_of(MsgCategory::Leader),
+            msgs_heartbeat: w.sent_of(MsgCategory::Heartbeat),
+            end_ms: round_ms(m.end_ms),
+        }
+    }
+
+    /// The row's cell.
+    pub fn cell_key(&self) -> CellKey {
+        CellKey {
+            mode: self.mode.clone(),
+            protocol: self.protocol.clone(),
+            nodes: self.nodes,
+            scenario: self.scenario.clone(),
+            net: self.net.clone(),
+            params: self.params.clone(),
+        }
+    }
+
+    fn metric_cells(&self) -> [String; 20] {
+        let opt = |x: Option<f64>| x.map(fmt_ms).unwrap_or_default();
+        [
+            self.converged.to_string(),
+            self.leader.map(|l| l.to_string()).unwrap_or_default(),
+            opt(self.detect_ms),
+            opt(self.elect_ms),
+            fmt_ms(self.unavailable_ms),
+            self.msgs_election.to_string(),
+            self.msgs_total.to_string(),
+            self.bytes_total.to_string(),
+            self.split_brain.to_string(),
+            fmt_ms(self.split_brain_ms),
+            fmt_ms(self.minority_leader_ms),
+            self.max_leaders.to_string(),
+            self.same_epoch_leaders.to_string(),
+            self.leader_changes.to_string(),
+            self.elections_started.to_string(),
+            self.msgs_election_req.to_string(),
+            self.msgs_reply.to_string(),
+            self.msgs_leader.to_string(),
+            self.msgs_heartbeat.to_string(),
+            fmt_ms(self.end_ms),
+        ]
+    }
+
+    /// The row's fields in `trials.csv` column order.
+    pub fn to_record(&self) -> Vec<String> {
+        let mut r = vec![
+            self.mode.clone(),
+            self.protocol.clone(),
+            self.nodes.to_string(),
+            self.scenario.clone(),
+            self.net.clone(),
+            self.seed.to_string(),
+        ];
+        r.extend(self.params.iter().cloned());
+        r.extend(self.metric_cells());
+        r
+    }
+
+    /// Read a row back from its `trials.csv` fields (`n_params` varied parameters).
+    pub fn from_record(rec: &[&str], n_params: usize) -> Result<TrialRow, String> {
+        let want = TRIAL_KEY_COLUMNS.len() + n_params + TRIAL_METRIC_COLUMNS.len();
+        if rec.len() != want {
+            return Err(format!("{} fields, expected {want}", rec.len()));
+        }
+        let m = &rec[TRIAL_KEY_COLUMNS.len() + n_params..];
+        fn int<T: std::str::FromStr>(name: &str, s: &str) -> Result<T, String> {
+            s.parse()
+                .map_err(|_| format!("{name} = {s:?} is not a whole number"))
+        }
+        fn float(name: &str, s: &str) -> Result<f64, String> {
+            s.parse()
+                .map_err(|_| format!("{name} = {s:?} is not a number"))
+        }
+        fn boolean(name: &str, s: &str) -> Result<bool, String> {
+            match s {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                _ => Err(format!("{name} = {s:?} is not true/false")),
+            }
+        }
+        let opt_f = |name: &str, s: &str| -> Result<Option<f64>, String> {
+            if s.is_empty() {
+                Ok(None)
+            } else {
+                float(name, s).map(Some)
+            }
+        };
+        Ok(TrialRow {
+            mode: rec[0].to_string(),
+            protocol: rec[1].to_string(),
+            nodes: int("nodes", rec[2])?,
+            scenario: rec[3].to_string(),
+            net: rec[4].to_string(),
+            seed: int("seed", rec[5])?,
+            params: rec[6..6 + n_params].iter().map(|s| s.to_string()).collect(),
+            converged: boolean("converged", m[0])?,
+            leader: if m[1].is_empty() {
+                None
+            } else {
+                Some(int("leader", m[1])?)
+            },
+            detect_ms: opt_f("detect_ms", m[2])?,
+            elect_ms: opt_f("elect_ms", m[3])?,
+            unavailable_ms: float("unavailable_ms", m[4])?,
+            msgs_election: int("msgs_election", m[5])?,
+            msgs_total: int("msgs_total", m[6])?,
+            bytes_total: int("bytes_total", m[7])?,
+            split_brain: boolean("split_brain", m[8])?,
+            split_brain_ms: float("split_brain_ms", m[9])?,
+            minority_leader_ms: float("minority_leader_ms", m[10])?,
+            max_leaders: int("max_leaders", m[11])?,
+            same_epoch_leaders: int("same_epoch_leaders", m[12])?,
+            leader_changes: int("leader_changes", m[13])?,
+            elections_started: int("elections_started", m[14])?,
+            msgs_election_req: int("msgs_election_req", m[15])?,
+            msgs_reply: int("msgs_reply", m[16])?,
+            msgs_leader: int("msgs_leader", m[17])?,
+            msgs_heartbeat: int("msgs_heartbeat", m[18])?,
+            end_ms: float("end_ms", m[19])?,
+        })
+    }
+
+    /// The row as one JSON object whose keys are the `trials.csv` column names (`varied` are
+    /// the varied parameters' keys); numbers are numbers, empty cells `null`.
+    pub fn to_json(&self, varied: &[&str]) -> Value {
+        let mut o = Map::new();
+        o.insert("mode".into(), self.mode.clone().into());
+        o.insert("protocol".into(), self.protocol.clone().into());
+        o.insert("nodes".into(), self.nodes.into());
+        o.insert("scenario".into(), self.scenario.clone().into());
+        o.insert("net".into(), self.net.clone().into());
+        o.insert("seed".into(), self.seed.into());
+        for (k, v) in varied.iter().zip(&self.params) {
+            o.insert(k.to_string(), v.clone().into());
+        }
+        let cells = self.metric_cells();
+        for (name, cell) in TRIAL_METRIC_COLUMNS.iter().zip(cells) {
+            let v = if cell.is_empty() {
+                Value::Null
+            } else if cell == "true" || cell == "false" {
+                Value::Bool(cell == "true")
+            } else if let Ok(i) = cell.parse::<u64>() {
+                i.into()
+            } else {
+                cell.parse::<f64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::String(cell))
+            };
+            o.insert(name.to_string(), v);
+        }
+        Value::Object(o)
+    }
+}
+
+/// One `summary.csv` row: the statistics of one cell's trials (`rows`, in seed order), or
+/// a skipped cell with its reason.
+pub fn summary_record(key: &CellKey, rows: &[TrialRow], skipped: Option<&str>) -> Vec<String> {
+    let mut r = vec![
+        key.protocol.clone(),
+        key.nodes.to_string(),
+        key.scenario.clone(),
+        key.net.clone(),
+    ];
+    r.extend(key.params.iter().cloned());
+    let n = rows.len();
+    let o = |x: Option<f64>, f: fn(f64) -> String| x.map(f).unwrap_or_default();
+    let elect: Vec<f64> = {
+        let mut v: Vec<f64> = rows.iter().filter_map(|t| t.elect_ms).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let msgs: Vec<f64> = {
+        let mut v: Vec<f64> = rows.iter().map(|t| t.msgs_election as f64).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let mut detect: Vec<f64> = rows.iter().filter_map(|t| t.detect_ms).collect();
+    detect.sort_by(f64::total_cmp);
+    let of = |f: fn(&TrialRow) -> f64| -> Vec<f64> { rows.iter().map(f).collect() };
+    let converged = rows.iter().filter(|t| t.converged).count();
+    let split = rows.iter().filter(|t| t.split_brain).count() as u64;
+    let ci = wilson(split, n as u64, Z95);
+    let rate = |k: usize| (n > 0).then(|| k as f64 / n as f64);
+    r.extend([
+        n.to_string(),
+        o(rate(converged), fmt_rate),
+        // The elect_ms statistics are over elect_ms values, i.e. converged trials only.
+        o(
+            mean(&rows.iter().filter_map(|t| t.elect_ms).collect::<Vec<_>>()),
+            fmt_ms,
+        ),
+        o(percentile(&elect, 0.05), fmt_ms),
+        o(percentile(&elect, 0.50), fmt_ms),
+        o(percentile(&elect, 0.95), fmt_ms),
+        o(percentile(&elect, 0.99), fmt_ms),
+        o(elect.last().copied(), fmt_ms),
+        o(mean(&of(|t| t.msgs_election as f64)), fmt_ms),
+        o(percentile(&msgs, 0.50), fmt_ms),
+        o(percentile(&msgs, 0.95), fmt_ms),
+        o(percentile(&msgs, 0.99), fmt_ms),
+        o(msgs.last().copied(), fmt_ms),
+        o(rate(split as usize), fmt_rate),
+        o(ci.map(|c| c.0), fmt_rate),
+        o(ci.map(|c| c.1), fmt_rate),
+        o(mean(&of(|t| t.split_brain_ms)), fmt_ms),
+        o(mean(&of(|t| t.minority_leader_ms)), fmt_ms),
+        o(mean(&of(|t| t.unavailable_ms)), fmt_ms),
+        o(mean(&of(|t| t.leader_changes as f64)), fmt_ms),
+        o(percentile(&detect, 0.50), fmt_ms),
+        rows.iter()
+            .map(|t| t.same_epoch_leaders)
+            .max()
+            .map(|m| m.to_string())
+            .unwrap_or_default(),
+        skipped.unwrap_or("").to_string(),
+    ]);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(seed: u64, elect: Option<f64>, msgs: u64, split: bool) -> TrialRow {
+        TrialRow {
+            mode: "sim".into(),
+            protocol: "bully".into(),
+            nodes: 5,
+            scenario: "leader-crash".into(),
+            net: "lan".into(),
+            seed,
+            params: vec!["0.1".into()],
+            converged: elect.is_some(),
+            leader: elect.map(|_| 4),
+            detect_ms: Some(150.5),
+            elect_ms: elect,
+            unavailable_ms: elect.unwrap_or(19000.0),
+            msgs_election: msgs,
+            msgs_total: 100 + msgs,
+            bytes_total: 1000,
+            split_brain: split,
+            split_brain_ms: if split { 2.0 } else { 0.0 },
+            minority_leader_ms: 0.0,
+            max_leaders: if split { 2 } else { 1 },
+            same_epoch_leaders: 0,
+            leader_changes: 1,
+            elections_started: 2,
+            msgs_election_req: msgs,
+            msgs_reply: 0,
+            msgs_leader: 0,
+            msgs_heartbeat: 3,
+            end_ms: 2000.25,
+        }
+    }
+
+    #[test]
+    fn numbers_print_trimmed() {
+        assert_eq!(fmt_ms(150.0), "150");
+        assert_eq!(fmt_ms(0.25), "0.25");
+        assert_eq!(fmt_ms(1.23456), "1.235");
+        assert_eq!(fmt_ms(-0.0), "0");
+        assert_eq!(fmt_ms(-0.0001), "0");
+        assert_eq!(fmt_rate(0.0188453266), "0.018845");
+        assert_eq!(round_ms(1.0004), 1.0);
+    }
+
+    #[test]
+    fn rows_round_trip_through_csv_fields() {
+        let r = row(7, Some(163.127), 12, false);
+        let rec = r.to_record();
+        let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
+        assert_eq!(TrialRow::from_record(&fields, 1).unwrap(), r);
+        assert_eq!(rec.len(), trial_header(&["net.loss"]).len());
+        let nc = row(8, None, 3, true);
+        let rec = nc.to_record();
+        assert_eq!(rec[6 + 1 + 1], "", "no leader is an empty cell");
+        let j = nc.to_json(&["net.loss"]);
+        assert_eq!(j["elect_ms"], Value::Null);
+        assert_eq!(j["net.loss"], "0.1");
+        assert_eq!(j["msgs_election"], 3);
+        assert_eq!(j["split_brain"], true);
+        let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
+        assert_eq!(keys, trial_header(&["net.loss"]).iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn summary_statistics_by_hand() {
+        // Ten trials: elect 10, 20, ..., 90 ms converged, one not converged; msgs 1..=10;
+        // split brain in two.
+        let rows: Vec<TrialRow> = (1..=10u64)
+            .map(|i| {
+                let elect = (i < 10).then_some(i as f64 * 10.0);
+                row(i, elect, i, i <= 2)
+            })
+            .collect();
+        let key = rows[0].cell_key();
+        let rec = summary_record(&key, &rows, None);
+        let h = summary_header(&["net.loss"]);
+        let get = |name: &str| rec[h.iter().position(|c| c == name).unwrap()].clone();
+        assert_eq!(get("trials"), "10");
+        assert_eq!(get("converged_rate"), "0.9");
+        assert_eq!(get("elect_ms_mean"), "50");
+        // 9 values 10..90: h = 8p; p5 → 0.4 → 14; p95 → 7.6 → 86; p99 → 7.92 → 89.2.
+        assert_eq!(get("elect_ms_p5"), "14");
+        assert_eq!(get("elect_ms_p50"), "50");
+        assert_eq!(get("elect_ms_p95"), "86");
+        assert_eq!(get("elect_ms_p99"), "89.2");
+        assert_eq!(get("elect_ms_max"), "90");
+        assert_eq!(get("msgs_election_mean"), "5.5");
+        assert_eq!(get("msgs_election_p50"), "5.5");
+        assert_eq!(get("msgs_election_p95"), "9.55");
+        assert_eq!(get("msgs_election_max"), "10");
+        assert_eq!(get("split_brain_rate"), "0.2");
+        // Wilson 2/10: center (0.2 + 0.1920730) / 1.3841459 = 0.2832598,
+        // half 1.959964 · √(0.016 + 0.0096036) / 1.3841459 = 0.2265777.
+        assert_eq!(get("split_brain_ci_lo"), "0.056682");
+        assert_eq!(get("split_brain_ci_hi"), "0.509838");
+        assert_eq!(get("split_brain_ms_mean"), "0.4");
+        assert_eq!(get("leader_changes_mean"), "1");
+        assert_eq!(get("detect_ms_p50"), "150.5");
+        assert_eq!(get("same_epoch_leaders_max"), "0");
+        assert_eq!(get("skipped"), "");
+        let skipped = summary_record(&key, &[], Some("too small"));
+        assert_eq!(skipped[h.iter().position(|c| c == "trials").unwrap()], "0");
+        assert_eq!(skipped.last().unwrap(), "too small");
+        assert_eq!(
+            skipped[h.iter().position(|c| c == "elect_ms_p50").unwrap()],
+            ""
+        );
+    }
+}

@@ -1,0 +1,727 @@
+//! The scenario catalog, and custom scenarios written in a TOML config.
+//!
+//! Every scenario starts from a cold start (all nodes boot at 0 ms), lets a leader establish
+//! itself, and fires its first fault at the trial's **fault instant** `t_f = fault_at_ms +
+//! U[0, fault_jitter_ms]` (drawn per trial from the trial seed, the same for every protocol).
+//! That first fault is the reference instant every metric is measured from. `cold-start` has
+//! no fault; its reference is 0.
+//!
+//! Some scenarios must know who leads at `t_f` before the trial runs, to pick "a follower" or
+//! to put the leader on the right side of a partition whatever its id (a Raft leader can be any
+//! node). For those the runner first simulates the same trial up to just before `t_f` (the
+//! simulator is deterministic, so that prefix is exactly the real trial's) and reads the
+//! agreed leader from it; see [`Scenario::needs_probe`].
+
+use election_core::NodeId;
+use election_core::{Rng, RngExt};
+use election_sim::{Fault, FaultAction, NodeSet, Selector};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{usage, Result};
+use crate::params::Resolved;
+
+/// The built-in scenarios.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// Everyone boots, no leader.
+    ColdStart,
+    /// The leader crashes; every follower's detector notices.
+    LeaderCrash,
+    /// The leader crashes; only the lowest id notices.
+    LeaderCrashLowestDetects,
+    /// The would-be successor dies mid-election.
+    CascadeCrash,
+    /// The old leader returns after a new one is elected.
+    LeaderRecovers,
+    /// The highest node crashes and recovers repeatedly.
+    FlappingLeader,
+    /// The leader ends up on the minority side of a partition.
+    PartitionLeaderMinority,
+    /// The leader stays on the majority side of a partition.
+    PartitionLeaderMajority,
+    /// The leader's outgoing links fail.
+    AsymmetricLeaderOut,
+    /// One follower cannot reach the higher ids.
+    AsymmetricFollower,
+    /// The leader pauses longer than the detection window.
+    LeaderPause,
+    /// A follower is isolated for several timeouts, then healed.
+    FollowerIsolationRejoin,
+    /// A leader crash under sustained loss.
+    LossyLeaderCrash,
+}
+
+/// Every built-in scenario, in catalog order.
+pub const BUILTINS: [Builtin; 13] = [
+    Builtin::ColdStart,
+    Builtin::LeaderCrash,
+    Builtin::LeaderCrashLowestDetects,
+    Builtin::CascadeCrash,
+    Builtin::LeaderRecovers,
+    Builtin::FlappingLeader,
+    Builtin::PartitionLeaderMinority,
+    Builtin::PartitionLeaderMajority,
+    Builtin::AsymmetricLeaderOut,
+    Builtin::AsymmetricFollower,
+    Builtin::LeaderPause,
+    Builtin::FollowerIsolationRejoin,
+    Builtin::LossyLeaderCrash,
+];
+
+impl Builtin {
+    /// The scenario's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::ColdStart => "cold-start",
+            Builtin::LeaderCrash => "leader-crash",
+            Builtin::LeaderCrashLowestDetects => "leader-crash-lowest-detects",
+            Builtin::CascadeCrash => "cascade-crash",
+            Builtin::LeaderRecovers => "leader-recovers",
+            Builtin::FlappingLeader => "flapping-leader",
+            Builtin::PartitionLeaderMinority => "partition-leader-minority",
+            Builtin::PartitionLeaderMajority => "partition-leader-majority",
+            Builtin::AsymmetricLeaderOut => "asymmetric-leader-out",
+            Builtin::AsymmetricFollower => "asymmetric-follower",
+            Builtin::LeaderPause => "leader-pause",
+            Builtin::FollowerIsolationRejoin => "follower-isolation-rejoin",
+            Builtin::LossyLeaderCrash => "lossy-leader-crash",
+        }
+    }
+
+    /// One line on what the scenario does and shows.
+    pub fn about(self) -> &'static str {
+        match self {
+            Builtin::ColdStart => "every node boots at 0 ms with no leader; time to the first agreed leader",
+            Builtin::LeaderCrash => "the leader crashes; every follower's own detector notices, with the configured jitter",
+            Builtin::LeaderCrashLowestDetects => "the leader crashes and only the lowest id notices (detectors off, it suspects after detect_timeout_ms): the bully's worst case, a single initiator elsewhere",
+            Builtin::CascadeCrash => "as leader-crash-lowest-detects, then the highest live node (the would-be successor) crashes cascade_delay_ms into the election, after it answered",
+            Builtin::LeaderRecovers => "the leader crashes and comes back outage_ms later, after a new leader was elected: does it take over again?",
+            Builtin::FlappingLeader => "the highest node crashes and recovers `flaps` times (down flap_down_ms, up flap_up_ms): leadership churn",
+            Builtin::PartitionLeaderMinority => "the leader and the lowest ids, floor((n-1)/2) nodes in all, are cut off from the majority; heals after outage_ms",
+            Builtin::PartitionLeaderMajority => "the floor((n-1)/2) lowest ids other than the leader are cut off from the leader's majority; heals after outage_ms",
+            Builtin::AsymmetricLeaderOut => "the leader's outgoing links fail for good while it still receives: a half-dead leader",
+            Builtin::AsymmetricFollower => "the lowest follower can no longer reach any higher id while they still reach it, then the leader crashes",
+            Builtin::LeaderPause => "the leader stops the world for pause_ms (longer than the detection window), then resumes with its stale backlog",
+            Builtin::FollowerIsolationRejoin => "the lowest follower is cut off from everyone for outage_ms (several timeouts), then healed: does its return disturb the leader?",
+            Builtin::LossyLeaderCrash => "message loss rises to fault_loss and the leader crashes; the loss lasts to the end of the trial",
+        }
+    }
+
+    /// The smallest cluster the scenario makes sense for, and why.
+    pub fn min_nodes(self) -> (u32, &'static str) {
+        match self {
+            Builtin::ColdStart => (1, ""),
+            Builtin::CascadeCrash => (3, "it crashes two nodes and needs one left to elect"),
+            Builtin::PartitionLeaderMinority | Builtin::PartitionLeaderMajority => (
+                3,
+                "a partition with a minority side of floor((n-1)/2) >= 1 nodes needs at least 3",
+            ),
+            Builtin::AsymmetricFollower | Builtin::FollowerIsolationRejoin => (
+                3,
+                "it needs a follower besides the leader and one more node",
+            ),
+            _ => (
+                2,
+                "it takes the leader away and needs another node to elect",
+            ),
+        }
+    }
+
+    /// Does the scenario need to know the leader at the fault instant?
+    pub fn needs_probe(self) -> bool {
+        matches!(
+            self,
+            Builtin::PartitionLeaderMinority
+                | Builtin::PartitionLeaderMajority
+                | Builtin::AsymmetricFollower
+                | Builtin::FollowerIsolationRejoin
+        )
+    }
+
+    fn faults(self, n: u32, r: &Resolved, t: f64, leader: Option<NodeId>) -> Vec<Fault> {
+        use FaultAction::*;
+        let at = Fault::at_ms;
+        let minority = (n - 1) / 2;
+        // The lowest ids other than the leader, ascending.
+        let others = || (1..=n).map(NodeId).filter(move |&id| Some(id) != leader);
+        let lowest_follower = others().next().unwrap_or(NodeId(1));
+        match self {
+            Builtin::ColdStart => vec![],
+            Builtin::LeaderCrash => vec![at(t, Crash(Selector::Leader))],
+            Builtin::LeaderCrashLowestDetects => vec![
+                at(
+                    t,
+                    Detection {
+                        nodes: NodeSet::All,
+                        enabled: false,
+                    },
+                ),
+                at(t, Crash(Selector::Leader)),
+                at(t + r.detect_timeout_ms, Suspect(Selector::Lowest)),
+            ],
+            Builtin::CascadeCrash => {
+                let mut f = Builtin::LeaderCrashLowestDetects.faults(n, r, t, leader);
+                f.push(at(
+                    t + r.detect_timeout_ms + r.cascade_delay_ms,
+                    Crash(Selector::Highest),
+                ));
+                f
+            }
+            Builtin::LeaderRecovers => vec![
+                at(t, Crash(Selector::Leader)),
+                at(t + r.outage_ms, Recover(Selector::LastCrashed)),
+            ],
+            Builtin::FlappingLeader => {
+                let top = Selector::Id(NodeId(n));
+                let period = r.flap_down_ms + r.flap_up_ms;
+                (0..r.flaps)
+                    .flat_map(|k| {
+                        let c = t + k as f64 * period;
+                        [at(c, Crash(top)), at(c + r.flap_down_ms, Recover(top))]
+                    })
+                    .collect()
+            }
+            Builtin::PartitionLeaderMinority | Builtin::PartitionLeaderMajority => {
+                let side: Vec<Selector> = match (self, leader) {
+                    (Builtin::PartitionLeaderMinority, Some(l)) => std::iter::once(l)
+                        .chain(others().take(minority as usize - 1))
+                        .map(Selector::Id)
+                        .collect(),
+                    _ => others().take(minority as usize).map(Selector::Id).collect(),
+                };
+                vec![
+                    at(t, Partition(vec![side, vec![Selector::Rest]])),
+                    at(t + r.outage_ms, Heal),
+                ]
+            }
+            Builtin::AsymmetricLeaderOut => vec![at(
+                t,
+                CutLink {
+                    from: NodeSet::One(Selector::Leader),
+                    to: NodeSet::AllExcept(Selector::Leader),
+                },
+            )],
+            Builtin::AsymmetricFollower => vec![
+                at(
+                    t,
+                    CutLink {
+                        from: NodeSet::One(Selector::Id(lowest_follower)),
+                        to: NodeSet::Above(Selector::Id(lowest_follower)),
+                    },
+                ),
+                at(t, Crash(Selector::Leader)),
+            ],
+            Builtin::LeaderPause => vec![at(
+                t,
+                Pause {
+                    node: Selector::Leader,
+                    ms: r.pause_ms,
+                },
+            )],
+            Builtin::FollowerIsolationRejoin => vec![
+                at(t, Isolate(Selector::Id(lowest_follower))),
+                at(t + r.outage_ms, Heal),
+            ],
+            Builtin::LossyLeaderCrash => {
+                vec![at(t, SetLoss(r.fault_loss)), at(t, Crash(Selector::Leader))]
+            }
+        }
+    }
+}
+
+/// A node selector of a custom scenario: the simulator's, plus two that need the leader at
+/// the fault instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sel {
+    /// A simulator selector, resolved when the action fires.
+    Sim(Selector),
+    /// The lowest id that was not the leader at the fault instant.
+    LowestFollower,
+    /// The highest id that was not the leader at the fault instant.
+    HighestFollower,
+}
+
+/// A node set of a custom scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelSet {
+    /// One node.
+    One(Sel),
+    /// Every node.
+    All,
+    /// Every node but one.
+    AllExcept(Sel),
+    /// Every node above one.
+    Above(Sel),
+    /// Every node below one.
+    Below(Sel),
+}
+
+/// A custom fault action (the simulator's, with [`Sel`] selectors).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Crash.
+    Crash(Sel),
+    /// Recover.
+    Recover(Sel),
+    /// Pause for `ms`.
+    Pause(Sel, f64),
+    /// Partition into groups.
+    Partition(Vec<Vec<Sel>>),
+    /// Cut one-way links.
+    CutLink(SelSet, SelSet),
+    /// Isolate.
+    Isolate(Sel),
+    /// Heal every link.
+    Heal,
+    /// Set the loss probability.
+    SetLoss(f64),
+    /// Force suspicion.
+    Suspect(Sel),
+    /// Switch automatic detection.
+    Detection(SelSet, bool),
+}
+
+/// One fault of a custom scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomFault {
+    /// Offset from the fault instant, ms.
+    pub at_ms: f64,
+    /// A further random offset U[0, jitter_ms], drawn per trial.
+    pub jitter_ms: f64,
+    /// What happens.
+    pub action: Action,
+}
+
+/// A scenario written in a config file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Custom {
+    /// Its name.
+    pub name: String,
+    /// One line on what it shows.
+    pub about: String,
+    /// Its faults, in list order.
+    pub faults: Vec<CustomFault>,
+    /// The definition as written, for the manifest.
+    pub source: Value,
+}
+
+/// A scenario: built in or custom.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scenario {
+    /// From the catalog.
+    Builtin(Builtin),
+    /// From a config file.
+    Custom(Custom),
+}
+
+/// The selector syntax, for error messages.
+pub const SELECTOR_SYNTAX: &str = "leader | highest | lowest | random | last_crashed | rest | \
+lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | id:K";
+
+/// The node-set syntax, for error messages.
+pub const SET_SYNTAX: &str =
+    "all | SELECTOR | all_except:SELECTOR | above:SELECTOR | below:SELECTOR";
+
+fn parse_sel(s: &str) -> Result<Sel> {
+    let s = s.trim();
+    let num = |v: &str| -> Result<u32> {
+        match v.trim().parse::<u32>() {
+            Ok(k) if k >= 1 => Ok(k),
+            _ => usage!("selector {s:?}: {v:?} is not a whole number >= 1"),
+        }
+    };
+    Ok(match s {
+        "leader" => Sel::Sim(Selector::Leader),
+        "highest" => Sel::Sim(Selector::Highest),
+        "lowest" => Sel::Sim(Selector::Lowest),
+        "random" => Sel::Sim(Selector::Random),
+        "last_crashed" => Sel::Sim(Selector::LastCrashed),
+        "rest" => Sel::Sim(Selector::Rest),
+        "lowest_follower" => Sel::LowestFollower,
+        "highest_follower" => Sel::HighestFollower,
+        _ => match s.split_once(':') {
+            Some(("kth_highest", k)) => Sel::Sim(Selector::KthHighest(num(k)?)),
+            Some(("kth_lowest", k)) => Sel::Sim(Selector::KthLowest(num(k)?)),
+            Some(("id", k)) => Sel::Sim(Selector::Id(NodeId(num(k)?))),
+            _ => return usage!("unknown node selector {s:?}; valid: {SELECTOR_SYNTAX}"),
+        },
+    })
+}
+
+fn parse_set(s: &str) -> Result<SelSet> {
+    let s = s.trim();
+    Ok(match s {
+        "all" => SelSet::All,
+        _ => match s.split_once(':') {
+            Some(("all_except", v)) => SelSet::AllExcept(parse_sel(v)?),
+            Some(("above", v)) => SelSet::Above(parse_sel(v)?),
+            Some(("below", v)) => SelSet::Below(parse_sel(v)?),
+            _ => match parse_sel(s) {
+                Ok(sel) => SelSet::One(sel),
+                Err(_) => return usage!("unknown node set {s:?}; valid: {SET_SYNTAX}"),
+            },
+        },
+    })
+}
+
+/// A custom scenario as written in TOML (`[scenarios.NAME]`).
+#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioDef {
+    /// One line on what it shows.
+    #[serde(default)]
+    pub about: String,
+    /// The faults.
+    pub faults: Vec<FaultDef>,
+}
+
+/// One fault as written in TOML.
+#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultDef {
+    /// Offset from the fault instant, ms.
+    pub at_ms: f64,
+    /// Extra random offset U[0, jitter_ms].
+    #[serde(default)]
+    pub jitter_ms: f64,
+    /// `crash`, `recover`, `pause`, `partition`, `cut_link`, `isolate`, `heal`, `set_loss`,
+    /// `suspect` or `detection`.
+    pub action: String,
+    /// The node (crash, recover, pause, isolate, suspect).
+    pub node: Option<String>,
+    /// The nodes (detection).
+    pub nodes: Option<String>,
+    /// Senders (cut_link).
+    pub from: Option<String>,
+    /// Receivers (cut_link).
+    pub to: Option<String>,
+    /// Groups (partition).
+    pub groups: Option<Vec<Vec<String>>>,
+    /// Pause length (pause).
+    pub ms: Option<f64>,
+    /// Loss probability (set_loss).
+    pub loss: Option<f64>,
+    /// On or off (detection).
+    pub enabled: Option<bool>,
+}
+
+/// The custom fault actions, for error messages.
+pub const ACTIONS: &str =
+    "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, suspect, detection";
+
+impl Custom {
+    /// Check a TOML definition and build the scenario.
+    pub fn from_def(name: &str, def: &ScenarioDef) -> Result<Custom> {
+        if Scenario::builtin(name).is_some() {
+            return usage!("scenario {name:?}: a built-in scenario has that name");
+        }
+        if def.faults.is_empty() {
+            return usage!("scenario {name:?}: needs at least one fault");
+        }
+        let mut faults = Vec::new();
+        for (i, f) in def.faults.iter().enumerate() {
+            let ctx = format!("scenario {name:?} faults[{i}]");
+            let need = |field: &Option<String>, fname: &str| -> Result<String> {
+                match field {
+                    Some(v) => Ok(v.clone()),
+                    None => usage!("{ctx}: action {:?} needs `{fname}`", f.action),
+                }
+            };
+            if !(f.at_ms.is_finite() && f.jitter_ms.is_finite() && f.jitter_ms >= 0.0) {
+                return usage!("{ctx}: at_ms and jitter_ms must be finite, jitter_ms >= 0");
+            }
+            let action = match f.action.as_str() {
+                "crash" => Action::Crash(parse_sel(&need(&f.node, "node")?)?),
+                "recover" => Action::Recover(parse_sel(&need(&f.node, "node")?)?),
+                "isolate" => Action::Isolate(parse_sel(&need(&f.node, "node")?)?),
+                "suspect" => Action::Suspect(parse_sel(&need(&f.node, "node")?)?),
+                "pause" => match f.ms {
+                    Some(ms) if ms.is_finite() && ms >= 0.0 => {
+                        Action::Pause(parse_sel(&need(&f.node, "node")?)?, ms)
+                    }
+                    _ => return usage!("{ctx}: pause needs `ms` >= 0"),
+                },
+                "heal" => Action::Heal,
+                "set_loss" => match f.loss {
+                    Some(p) if (0.0..=1.0).contains(&p) => Action::SetLoss(p),
+                    _ => return usage!("{ctx}: set_loss needs `loss` in [0, 1]"),
+                },
+                "detection" => match f.enabled {
+                    Some(e) => Action::Detection(parse_set(&need(&f.nodes, "nodes")?)?, e),
+                    None => return usage!("{ctx}: detection needs `enabled`"),
+                },
+                "cut_link" => Action::CutLink(
+                    parse_set(&need(&f.from, "from")?)?,
+                    parse_set(&need(&f.to, "to")?)?,
+                ),
+                "partition" => {
+                    let Some(groups) = &f.groups else {
+                        return usage!("{ctx}: partition needs `groups`");
+                    };
+                    let groups = groups
+                        .iter()
+                        .map(|g| g.iter().map(|s| parse_sel(s)).collect::<Result<Vec<_>>>())
+                        .collect::<Result<Vec<_>>>()?;
+                    Action::Partition(groups)
+                }
+                other => return usage!("{ctx}: unknown action {other:?}; valid: {ACTIONS}"),
+            };
+            faults.push(CustomFault {
+                at_ms: f.at_ms,
+                jitter_ms: f.jitter_ms,
+                action,
+            });
+        }
+        Ok(Custom {
+            name: name.to_string(),
+            about: if def.about.is_empty() {
+                "custom scenario".into()
+            } else {
+                def.about.clone()
+            },
+            faults,
+            source: serde_json::to_value(def).expect("serializable"),
+        })
+    }
+
+    fn sels(&self) -> impl Iterator<Item = Sel> + '_ {
+        let set = |s: &SelSet| match *s {
+            SelSet::All => None,
+            SelSet::One(x) | SelSet::AllExcept(x) | SelSet::Above(x) | SelSet::Below(x) => Some(x),
+        };
+        self.faults.iter().flat_map(move |f| -> Vec<Sel> {
+            match &f.action {
+                Action::Crash(s)
+                | Action::Recover(s)
+                | Action::Pause(s, _)
+                | Action::Isolate(s)
+                | Action::Suspect(s) => vec![*s],
+                Action::Partition(g) => g.iter().flatten().copied().collect(),
+                Action::CutLink(a, b) => set(a).into_iter().chain(set(b)).collect(),
+                Action::Detection(a, _) => set(a).into_iter().collect(),
+                Action::Heal | Action::SetLoss(_) => vec![],
+            }
+        })
+    }
+}
+
+impl Scenario {
+    /// A built-in scenario by name.
+    pub fn builtin(name: &str) -> Option<Scenario> {
+        BUILTINS
+            .iter()
+            .find(|b| b.name() == name)
+            .map(|&b| Scenario::Builtin(b))
+    }
+
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Scenario::Builtin(b) => b.name(),
+            Scenario::Custom(c) => &c.name,
+        }
+    }
+
+    /// One line on what it shows.
+    pub fn about(&self) -> &str {
+        match self {
+            Scenario::Builtin(b) => b.about(),
+            Scenario::Custom(c) => &c.about,
+        }
+    }
+
+    /// Why an `n`-node cluster cannot run this scenario, if it cannot.
+    pub fn skip_reason(&self, n: u32) -> Option<String> {
+        match self {
+            Scenario::Builtin(b) => {
+                let (min, why) = b.min_nodes();
+                (n < min).then(|| format!("{} needs at least {min} nodes: {why}", b.name()))
+            }
+            Scenario::Custom(c) => {
+                let need = c
+                    .sels()
+                    .map(|s| match s {
+                        Sel::Sim(Selector::KthHighest(k) | Selector::KthLowest(k)) => k,
+                        Sel::Sim(Selector::Id(id)) => id.0,
+                        _ => 1,
+                    })
+                    .max()
+                    .unwrap_or(1);
+                (n < need).then(|| {
+                    format!(
+                        "{} needs at least {need} nodes: its selectors name node {need}",
+                        c.name
+                    )
+                })
+            }
+        }
+    }
+
+    /// Does building the faults need the leader at the fault instant (a probe run)?
+    pub fn needs_probe(&self) -> bool {
+        match self {
+            Scenario::Builtin(b) => b.needs_probe(),
+            Scenario::Custom(c) => c
+                .sels()
+                .any(|s| matches!(s, Sel::LowestFollower | Sel::HighestFollower)),
+        }
+    }
+
+    /// The fault timeline of one trial of `n` nodes whose fault instant is `t_ms`, given the
+    /// leader at that instant (if probed and agreed). `rng` is the trial's fault-time stream,
+    /// already past the draw of `t_ms`, for custom per-fault jitter.
+    pub fn faults(
+        &self,
+        n: u32,
+        r: &Resolved,
+        t_ms: f64,
+        leader: Option<NodeId>,
+        rng: &mut Rng,
+    ) -> Vec<Fault> {
+        match self {
+            Scenario::Builtin(b) => b.faults(n, r, t_ms, leader),
+            Scenario::Custom(c) => {
+                let sel = |s: Sel| -> Selector {
+                    let follower = |high: bool| {
+                        let mut ids = (1..=n).map(NodeId).filter(|&id| Some(id) != leader);
+                        let id = if high { ids.next_back() } else { ids.next() };
+                        Selector::Id(id.unwrap_or(NodeId(1)))
+                    };
+                    match s {
+                        Sel::Sim(s) => s,
+                        Sel::LowestFollower => follower(false),
+                        Sel::HighestFollower => follower(true),
+                    }
+                };
+                let set = |s: SelSet| match s {
+                    SelSet::All => NodeSet::All,
+                    SelSet::One(x) => NodeSet::One(sel(x)),
+                    SelSet::AllExcept(x) => NodeSet::AllExcept(sel(x)),
+                    SelSet::Above(x) => NodeSet::Above(sel(x)),
+                    SelSet::Below(x) => NodeSet::Below(sel(x)),
+                };
+                c.faults
+                    .iter()
+                    .map(|f| {
+                        let jitter = draw_ms(rng, f.jitter_ms);
+                        let action = match &f.action {
+                            Action::Crash(s) => FaultAction::Crash(sel(*s)),
+                            Action::Recover(s) => FaultAction::Recover(sel(*s)),
+                            Action::Pause(s, ms) => FaultAction::Pause {
+                                node: sel(*s),
+                                ms: *ms,
+                            },
+                            Action::Partition(g) => FaultAction::Partition(
+                                g.iter()
+                                    .map(|g| g.iter().map(|s| sel(*s)).collect())
+                                    .collect(),
+                            ),
+                            Action::CutLink(a, b) => FaultAction::CutLink {
+                                from: set(*a),
+                                to: set(*b),
+                            },
+                            Action::Isolate(s) => FaultAction::Isolate(sel(*s)),
+                            Action::Heal => FaultAction::Heal,
+                            Action::SetLoss(p) => FaultAction::SetLoss(*p),
+                            Action::Suspect(s) => FaultAction::Suspect(sel(*s)),
+                            Action::Detection(a, e) => FaultAction::Detection {
+                                nodes: set(*a),
+                                enabled: *e,
+                            },
+                        };
+                        Fault::at_ms((t_ms + f.at_ms + jitter).max(0.0), action)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The scenario as the manifest records it.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Scenario::Builtin(b) => json!({ "name": b.name(), "about": b.about() }),
+            Scenario::Custom(c) => json!({ "name": c.name, "about": c.about, "custom": c.source }),
+        }
+    }
+}
+
+/// A uniform draw from `[0, max_ms]` at nanosecond resolution (0 without a draw when
+/// `max_ms` is 0, so adding a zero jitter does not shift later draws).
+pub fn draw_ms(rng: &mut Rng, max_ms: f64) -> f64 {
+    let max_ns = (max_ms * 1e6).round() as u64;
+    if max_ns == 0 {
+        return 0.0;
+    }
+    rng.random_range(0..=max_ns) as f64 / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = BUILTINS.iter().map(|b| b.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), BUILTINS.len());
+        for b in BUILTINS {
+            assert_eq!(Scenario::builtin(b.name()), Some(Scenario::Builtin(b)));
+        }
+    }
+
+    #[test]
+    fn partitions_keep_the_leader_where_named() {
+        let lan = crate::net::NetProfile::builtin("lan").unwrap();
+        let r = Resolved::resolve(&lan, &Default::default()).unwrap();
+        let groups = |b: Builtin, n, l| match &b.faults(n, &r, 1000.0, Some(NodeId(l)))[0].action {
+            FaultAction::Partition(g) => g[0].clone(),
+            other => panic!("{other:?}"),
+        };
+        let ids = |v: &[u32]| {
+            v.iter()
+                .map(|&i| Selector::Id(NodeId(i)))
+                .collect::<Vec<_>>()
+        };
+        // 7 nodes: minority of 3.
+        assert_eq!(
+            groups(Builtin::PartitionLeaderMinority, 7, 7),
+            ids(&[7, 1, 2])
+        );
+        assert_eq!(
+            groups(Builtin::PartitionLeaderMinority, 7, 2),
+            ids(&[2, 1, 3])
+        );
+        assert_eq!(
+            groups(Builtin::PartitionLeaderMajority, 7, 7),
+            ids(&[1, 2, 3])
+        );
+        assert_eq!(
+            groups(Builtin::PartitionLeaderMajority, 7, 2),
+            ids(&[1, 3, 4])
+        );
+        assert_eq!(groups(Builtin::PartitionLeaderMinority, 3, 3), ids(&[3]));
+    }
+
+    #[test]
+    fn selectors_parse() {
+        assert_eq!(
+            parse_sel("kth_highest:2").unwrap(),
+            Sel::Sim(Selector::KthHighest(2))
+        );
+        assert_eq!(
+            parse_sel("id:3").unwrap(),
+            Sel::Sim(Selector::Id(NodeId(3)))
+        );
+        assert!(parse_sel("boss")
+            .unwrap_err()
+            .to_string()
+            .contains("lowest_follower"));
+        assert_eq!(
+            parse_set("all_except:leader").unwrap(),
+            SelSet::AllExcept(Sel::Sim(Selector::Leader))
+        );
+        assert!(parse_set("some").is_err());
+    }
+}
