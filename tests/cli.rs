@@ -1,0 +1,621 @@
+//! End-to-end tests of the `election-bench` binary: every subcommand, every kind of bad input
+//! and its exit code, and the promises about the results files — byte-identical whatever
+//! `--jobs` is, a killed sweep resumed equals an uninterrupted one, shards merged equal the
+//! unsharded sweep. Sweeps here are tiny (2 seeds, 3–5 nodes) so the suite stays fast in
+//! debug builds.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_election-bench");
+
+fn bench(args: &[&str], cwd: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[track_caller]
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    text(&o.stdout)
+}
+
+#[track_caller]
+fn fails(o: &Output, code: i32, needles: &[&str]) {
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{n:?} not in: {err}");
+    }
+}
+
+/// A tiny sweep: 2 protocols × 2 sizes × 2 scenarios × 2 seeds.
+const TINY: &[&str] = &[
+    "sweep",
+    "--protocols",
+    "bully,raft+pre_vote",
+    "--nodes",
+    "3,5",
+    "--scenarios",
+    "leader-crash,partition-leader-minority",
+    "--seeds",
+    "2",
+    "--quiet",
+];
+
+fn tiny(dir: &Path, out: &str, extra: &[&str]) -> Output {
+    let mut args: Vec<&str> = TINY.to_vec();
+    args.extend(["--out", out]);
+    args.extend(extra);
+    bench(&args, dir)
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    ["trials.csv", "summary.csv", "manifest.json"]
+        .iter()
+        .map(|f| {
+            let p = dir.join(f);
+            (
+                f.to_string(),
+                fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+            )
+        })
+        .collect()
+}
+
+#[track_caller]
+fn same_files(a: &Path, b: &Path) {
+    for ((name, x), (_, y)) in files(a).into_iter().zip(files(b)) {
+        assert!(
+            x == y,
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn scenarios_lists_the_whole_catalog() {
+    let d = tempfile::tempdir().unwrap();
+    let out = ok(&bench(&["scenarios"], d.path()));
+    for name in [
+        "cold-start",
+        "leader-crash",
+        "leader-crash-lowest-detects",
+        "cascade-crash",
+        "leader-recovers",
+        "flapping-leader",
+        "partition-leader-minority",
+        "partition-leader-majority",
+        "asymmetric-leader-out",
+        "asymmetric-follower",
+        "leader-pause",
+        "follower-isolation-rejoin",
+        "lossy-leader-crash",
+    ] {
+        assert!(
+            out.lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
+            "{name} missing from:\n{out}"
+        );
+    }
+    assert_eq!(out.lines().count(), 13);
+}
+
+#[test]
+fn params_lists_keys_and_profiles() {
+    let d = tempfile::tempdir().unwrap();
+    let out = ok(&bench(&["params"], d.path()));
+    for k in [
+        "heartbeat_ms",
+        "raft.timeout_ms",
+        "bully.rejoin",
+        "net.loss",
+        "lan",
+        "wan",
+        "lossy",
+    ] {
+        assert!(out.contains(k), "{k}");
+    }
+}
+
+#[test]
+fn run_prints_a_summary_or_one_json_object_with_the_csv_columns() {
+    let d = tempfile::tempdir().unwrap();
+    let out = ok(&bench(
+        &[
+            "run",
+            "--protocol",
+            "bully",
+            "--nodes",
+            "5",
+            "--scenario",
+            "leader-crash",
+        ],
+        d.path(),
+    ));
+    assert!(out.contains("converged") && out.contains("elect"), "{out}");
+    let args = [
+        "run",
+        "--protocol",
+        "raft+pre_vote",
+        "--nodes",
+        "5",
+        "--scenario",
+        "leader-crash",
+        "--seed",
+        "7",
+        "--set",
+        "net.loss=0.01",
+        "--json",
+    ];
+    let out = ok(&bench(&args, d.path()));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, election_runner::results::trial_header(&[]));
+    assert_eq!(v["protocol"], "raft+pre_vote");
+    assert_eq!(v["seed"], 7);
+    assert_eq!(v["converged"], true);
+    // The same trial twice: the same object.
+    assert_eq!(ok(&bench(&args, d.path())), out);
+    // No files are written by `run`.
+    assert!(listing(d.path()).is_empty());
+}
+
+#[test]
+fn sweep_writes_the_three_files_to_results_name_by_default() {
+    let d = tempfile::tempdir().unwrap();
+    let mut args = TINY.to_vec();
+    args.extend(["--name", "tiny", "--set", "net.loss=0,0.01"]);
+    let out = ok(&bench(&args, d.path()));
+    assert!(out.contains("16 cells"), "{out}");
+    let dir = d.path().join("results/tiny");
+    assert_eq!(
+        listing(&dir),
+        ["manifest.json", "summary.csv", "trials.csv"]
+    );
+    let trials = fs::read_to_string(dir.join("trials.csv")).unwrap();
+    let header = trials.lines().next().unwrap();
+    assert!(header.starts_with("mode,protocol,nodes,scenario,net,seed,net.loss,converged,"));
+    assert_eq!(trials.lines().count(), 1 + 16 * 2);
+    let summary = fs::read_to_string(dir.join("summary.csv")).unwrap();
+    assert!(summary.starts_with("protocol,nodes,scenario,net,net.loss,trials,converged_rate,"));
+    assert_eq!(summary.lines().count(), 1 + 16);
+    let m: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["tool"], "election-bench");
+    assert_eq!(m["name"], "tiny");
+    assert_eq!(m["cells"], 16);
+    assert_eq!(m["trials"], 32);
+    assert_eq!(
+        m["config"]["varied"]["net.loss"],
+        serde_json::json!(["0", "0.01"])
+    );
+    assert_eq!(m["config"]["nets"][0]["latency"], "lognormal:0.25:0.3");
+    let cmd = m["command"].as_str().unwrap();
+    assert!(cmd.starts_with("election-bench sweep --protocols") && !cmd.contains("--quiet"));
+}
+
+#[test]
+fn results_are_byte_identical_whatever_jobs_is() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "j1", &["--jobs", "1"]));
+    ok(&tiny(d.path(), "j2", &["--jobs", "2"]));
+    same_files(&d.path().join("j1"), &d.path().join("j2"));
+}
+
+#[test]
+fn a_sweep_cut_short_anywhere_and_resumed_equals_an_uninterrupted_one() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "full", &[]));
+    let full = d.path().join("full");
+    let trials = fs::read(full.join("trials.csv")).unwrap();
+    let manifest = fs::read(full.join("manifest.json")).unwrap();
+    let header_end = trials.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let row2_end = header_end
+        + trials[header_end..]
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(1)
+            .unwrap()
+            .0
+        + 1;
+    // Cut points: empty file, mid-header, after the header, mid-row, after one cell (two
+    // rows), mid-cell, one byte short of the end, complete.
+    let cuts = [
+        0,
+        header_end / 2,
+        header_end,
+        header_end + 10,
+        row2_end,
+        row2_end + 40,
+        trials.len() - 1,
+        trials.len(),
+    ];
+    for (i, &cut) in cuts.iter().enumerate() {
+        let name = format!("cut{i}");
+        let dir = d.path().join(&name);
+        fs::create_dir_all(&dir).unwrap();
+        // What a killed sweep leaves: a partial trials.csv and the in-progress marker.
+        fs::write(dir.join("trials.csv"), &trials[..cut]).unwrap();
+        fs::write(dir.join(".in-progress.json"), &manifest).unwrap();
+        ok(&tiny(d.path(), &name, &["--resume"]));
+        same_files(&full, &dir);
+        assert!(!dir.join(".in-progress.json").exists());
+    }
+}
+
+#[test]
+fn a_killed_sweep_resumes_without_losing_or_repeating_anything() {
+    let d = tempfile::tempdir().unwrap();
+    let args = [
+        "sweep",
+        "--protocols",
+        "bully,ring,raft",
+        "--nodes",
+        "3,5,7",
+        "--scenarios",
+        "leader-crash,leader-recovers",
+        "--seeds",
+        "3",
+        "--jobs",
+        "1",
+        "--quiet",
+    ];
+    let mut full_args = args.to_vec();
+    full_args.extend(["--out", "full"]);
+    ok(&bench(&full_args, d.path()));
+    let mut cut_args = args.to_vec();
+    cut_args.extend(["--out", "killed"]);
+    let mut child = Command::new(BIN)
+        .args(&cut_args)
+        .current_dir(d.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let trials = d.path().join("killed/trials.csv");
+    let start = Instant::now();
+    // Kill it once it has written some cells (or give up waiting and kill it anyway).
+    while start.elapsed() < Duration::from_secs(30) {
+        let lines = fs::read_to_string(&trials)
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
+        if lines > 4 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut resume = cut_args.clone();
+    resume.push("--resume");
+    ok(&bench(&resume, d.path()));
+    same_files(&d.path().join("full"), &d.path().join("killed"));
+}
+
+#[test]
+fn resume_refuses_results_of_another_configuration() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "r", &[]));
+    let o = bench(
+        &[
+            "sweep",
+            "--protocols",
+            "ring",
+            "--nodes",
+            "3",
+            "--seeds",
+            "2",
+            "--scenarios",
+            "leader-crash",
+            "--out",
+            "r",
+            "--resume",
+            "--quiet",
+        ],
+        d.path(),
+    );
+    fails(&o, 1, &["different configuration"]);
+    // The results it refused are untouched.
+    assert!(d.path().join("r/manifest.json").exists());
+}
+
+#[test]
+fn shards_merged_equal_the_unsharded_sweep() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "whole", &[]));
+    for k in 1..=3 {
+        ok(&tiny(
+            d.path(),
+            &format!("s{k}"),
+            &["--shard", &format!("{k}/3")],
+        ));
+    }
+    let m: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(d.path().join("s2/manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(m["shard"], "2/3");
+    // Shards in any order.
+    ok(&bench(
+        &["merge", "--out", "merged", "s3", "s1", "s2"],
+        d.path(),
+    ));
+    same_files(&d.path().join("whole"), &d.path().join("merged"));
+    // A missing shard is an error naming it.
+    let o = bench(&["merge", "--out", "bad", "s1", "s3"], d.path());
+    fails(&o, 1, &["missing shard(s) 2/3"]);
+    assert!(!d.path().join("bad").exists());
+    let o = bench(&["merge", "--out", "bad", "whole"], d.path());
+    fails(&o, 1, &["not a shard"]);
+}
+
+#[test]
+fn unknown_names_are_usage_errors_listing_the_valid_ones() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "-p", "bully", "-n", "3", "-s", "leader-crash"];
+        a.extend(extra);
+        bench(&a, d.path())
+    };
+    fails(
+        &bench(
+            &["run", "-p", "paxos", "-n", "3", "-s", "leader-crash"],
+            d.path(),
+        ),
+        2,
+        &["unknown protocol \"paxos\"", "bully, ring, raft"],
+    );
+    fails(
+        &bench(
+            &["run", "-p", "bully+fast", "-n", "3", "-s", "leader-crash"],
+            d.path(),
+        ),
+        2,
+        &["unknown bully option \"fast\"", "quorum", "epoch", "rejoin"],
+    );
+    fails(
+        &bench(&["run", "-p", "bully", "-n", "3", "-s", "meteor"], d.path()),
+        2,
+        &[
+            "unknown scenario \"meteor\"",
+            "cold-start",
+            "lossy-leader-crash",
+        ],
+    );
+    fails(
+        &run(&["--net", "moon"]),
+        2,
+        &["unknown net profile \"moon\"", "lan, dc, wan"],
+    );
+    fails(
+        &run(&["--set", "speed=3"]),
+        2,
+        &["unknown parameter \"speed\"", "heartbeat_ms"],
+    );
+    fails(&run(&["--set", "bully.rejoin=lazy"]), 2, &["eager, defer"]);
+    fails(
+        &run(&["--set", "net.loss=0,0.1"]),
+        2,
+        &["use sweep to vary it"],
+    );
+    fails(&bench(&["sweep", "--bogus"], d.path()), 2, &["--bogus"]);
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "bully",
+                "-n",
+                "2",
+                "-s",
+                "partition-leader-minority",
+            ],
+            d.path(),
+        ),
+        2,
+        &["at least 3 nodes"],
+    );
+    assert!(listing(d.path()).is_empty(), "bad input writes nothing");
+}
+
+#[test]
+fn a_size_a_scenario_cannot_use_is_skipped_with_its_reason() {
+    let d = tempfile::tempdir().unwrap();
+    let o = bench(
+        &[
+            "sweep",
+            "--protocols",
+            "raft",
+            "--nodes",
+            "2,3",
+            "--scenarios",
+            "partition-leader-majority",
+            "--seeds",
+            "2",
+            "--out",
+            "o",
+            "--quiet",
+        ],
+        d.path(),
+    );
+    assert!(ok(&o).contains("1 skipped"));
+    let summary = fs::read_to_string(d.path().join("o/summary.csv")).unwrap();
+    let row2 = summary.lines().nth(1).unwrap();
+    assert!(
+        row2.starts_with("raft,2,partition-leader-majority,lan,0,"),
+        "{row2}"
+    );
+    assert!(row2.ends_with("needs at least 3 nodes: a partition with a minority side of floor((n-1)/2) >= 1 nodes needs at least 3"), "{row2}");
+    let trials = fs::read_to_string(d.path().join("o/trials.csv")).unwrap();
+    assert_eq!(trials.lines().count(), 1 + 2);
+}
+
+#[test]
+fn malformed_toml_is_reported_with_line_and_column() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("bad.toml"),
+        "name = \"x\"\nnodes = [3, 5\nseeds = 2\n",
+    )
+    .unwrap();
+    let o = bench(&["sweep", "--config", "bad.toml"], d.path());
+    fails(&o, 2, &["bad.toml", "line 3", "column"]);
+    fs::write(d.path().join("typo.toml"), "name = \"x\"\nseedz = 2\n").unwrap();
+    fails(
+        &bench(&["sweep", "--config", "typo.toml"], d.path()),
+        2,
+        &["line 2", "seedz"],
+    );
+    fails(
+        &bench(&["sweep", "--config", "missing.toml"], d.path()),
+        1,
+        &["missing.toml"],
+    );
+}
+
+#[test]
+fn a_config_file_sets_params_custom_scenarios_and_nets() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("c.toml"),
+        r#"
+name = "custom"
+protocols = ["bully+rejoin=defer", "raft"]
+nodes = [4]
+scenarios = ["double-crash"]
+nets = ["metro"]
+seeds = 2
+[params]
+heartbeat_ms = 40
+raft.timeout_ms = ["150-300", "300-600"]
+[[net]]
+name = "metro"
+latency = "uniform:1:3"
+[[scenario]]
+name = "double-crash"
+about = "the leader, then the next highest"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader" },
+  { at_ms = 400, jitter_ms = 50, action = "crash", node = "highest" },
+]
+"#,
+    )
+    .unwrap();
+    ok(&bench(
+        &["sweep", "--config", "c.toml", "--quiet"],
+        d.path(),
+    ));
+    let s = fs::read_to_string(d.path().join("results/custom/summary.csv")).unwrap();
+    assert!(
+        s.starts_with("protocol,nodes,scenario,net,raft.timeout_ms,trials,"),
+        "{s}"
+    );
+    assert!(
+        s.contains("bully+rejoin=defer,4,double-crash,metro,150-300,2,"),
+        "{s}"
+    );
+    let listed = ok(&bench(&["scenarios", "--config", "c.toml"], d.path()));
+    assert!(listed.contains("double-crash") && listed.contains("the leader, then"));
+    // Flags override the file.
+    ok(&bench(
+        &[
+            "sweep", "--config", "c.toml", "--nodes", "3", "--out", "o2", "--quiet",
+        ],
+        d.path(),
+    ));
+    let s = fs::read_to_string(d.path().join("o2/summary.csv")).unwrap();
+    assert!(s.contains("raft,3,double-crash"), "{s}");
+    // Empty lists are errors.
+    fs::write(d.path().join("e.toml"), "protocols = []\n").unwrap();
+    fails(
+        &bench(&["sweep", "--config", "e.toml"], d.path()),
+        2,
+        &["protocol list is empty"],
+    );
+    fs::write(d.path().join("e2.toml"), "[params]\n\"net.loss\" = []\n").unwrap();
+    fails(
+        &bench(&["sweep", "--config", "e2.toml"], d.path()),
+        2,
+        &["empty"],
+    );
+}
+
+#[test]
+fn bad_sweep_options_are_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    for shard in ["0/2", "3/2", "1/0", "x"] {
+        fails(&tiny(d.path(), "o", &["--shard", shard]), 2, &["--shard"]);
+    }
+    let sweep = |extra: &[&str]| {
+        let mut a = vec![
+            "sweep",
+            "--protocols",
+            "raft",
+            "--scenarios",
+            "cold-start",
+            "--out",
+            "o",
+        ];
+        a.extend(extra);
+        bench(&a, d.path())
+    };
+    fails(&sweep(&["--seeds", "0"]), 2, &["seeds = 0"]);
+    fails(&sweep(&["--nodes", "0"]), 2, &["nodes = 0"]);
+    fails(
+        &sweep(&["--nodes", "3", "--seeds", "1", "--jobs", "0"]),
+        2,
+        &["--jobs"],
+    );
+    fails(
+        &tiny(d.path(), "o", &["--set", "heartbeat_ms=500"]),
+        2,
+        &["invalid", "heartbeat"],
+    );
+    assert!(listing(d.path()).is_empty(), "bad options write nothing");
+}
+
+#[test]
+fn an_output_directory_that_cannot_be_written_fails_cleanly() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("file"), "not a directory").unwrap();
+    let o = tiny(d.path(), "file/results", &[]);
+    fails(
+        &o,
+        1,
+        &["cannot create the output directory", "file/results"],
+    );
+    let o = tiny(d.path(), "file", &[]);
+    fails(&o, 1, &["not a directory"]);
+    assert_eq!(listing(d.path()), ["file"]);
+    assert_eq!(
+        fs::read_to_string(d.path().join("file")).unwrap(),
+        "not a directory"
+    );
+}
