@@ -70,6 +70,12 @@ struct RunArgs {
     /// Print one JSON object whose keys are the trials.csv columns.
     #[arg(long)]
     json: bool,
+    /// Also print every simulator event (status changes, faults; with --trace-messages, messages too).
+    #[arg(long)]
+    trace: bool,
+    /// With --trace: include message sends, deliveries and drops.
+    #[arg(long, requires = "trace")]
+    trace_messages: bool,
 }
 
 #[derive(Args, Debug)]
@@ -325,11 +331,23 @@ fn run(a: RunArgs) -> Result<(), Error> {
             a.scenario, a.nodes
         )));
     }
-    let t = cell.run(a.seed, false)?;
+    let t = cell.run(a.seed, a.trace)?;
     if a.json {
         println!("{}", t.row.to_json(&[]));
     } else {
         print_trial(&t);
+    }
+    if a.trace {
+        use election_sim::TraceKind;
+        for e in &t.report.trace {
+            let message = matches!(
+                e.what,
+                TraceKind::Send(_) | TraceKind::Deliver(_) | TraceKind::Drop(..)
+            );
+            if a.trace_messages || !message {
+                println!("{:>12} {:?}", fmt_ms(e.at.as_millis_f64()), e.what);
+            }
+        }
     }
     Ok(())
 }
