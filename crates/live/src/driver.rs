@@ -182,6 +182,9 @@ pub enum LiveError {
     /// The tokio runtime could not start.
     #[error("starting the tokio runtime: {0}")]
     Runtime(io::Error),
+    /// The protocol cannot run live.
+    #[error("{0}")]
+    Unsupported(String),
     /// The trial overran its horizon by more than the grace period (a driver bug).
     #[error("the trial did not stop within {0:?} of its start")]
     Overrun(Duration),
@@ -1320,5 +1323,78 @@ where
             }
         };
         self.observer.on_fault(applied);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use election_bully::{Bully, BullyConfig};
+    use election_core::Role;
+
+    /// A node whose peer cannot be reached — its address refuses datagrams (a broadcast
+    /// address, which needs `SO_BROADCAST`) — counts every failed send and keeps running: with
+    /// no answer to its ELECTION it declares itself leader and heartbeats on.
+    #[test]
+    fn socket_errors_are_reported_and_the_node_carries_on() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let events = rt.block_on(async {
+            let socket = Arc::new(UdpSocket::bind("127.0.0.1:0").await.unwrap());
+            let (tx, mut rx) = unbounded_channel();
+            let shared = Arc::new(Shared {
+                epoch: Instant::now(),
+                n: 2,
+                peers: vec![
+                    socket.local_addr().unwrap(),
+                    "255.255.255.255:9".parse().unwrap(),
+                ],
+                links: RwLock::new(Links::new(2)),
+                loss_bits: AtomicU64::new(0f64.to_bits()),
+                delay: None,
+                detection: vec![AtomicBool::new(true), AtomicBool::new(true)],
+                events: tx,
+                trace: false,
+                seed: 1,
+            });
+            let (_control_tx, control) = unbounded_channel();
+            let node = Node {
+                id: NodeId(1),
+                shared: Arc::clone(&shared),
+                socket,
+                proto: Bully::new(NodeId(1), Arc::new(BullyConfig::new(2))),
+                stored: Arc::new(Mutex::new(None)),
+                rng: shared.rng(STREAM_PROTOCOL, NodeId(1), 1),
+                net_rng: shared.rng(STREAM_NET, NodeId(1), 1),
+                timers: vec![None; 6],
+                actions: Vec::new(),
+                status: None,
+                send_buf: Vec::new(),
+                fifo_due: vec![Instant::now(); 2],
+                control,
+            };
+            let _ = tokio::time::timeout(Duration::from_millis(250), node.run()).await;
+            let mut out = Vec::new();
+            while let Ok(e) = rx.try_recv() {
+                out.push(e.ev);
+            }
+            out
+        });
+        let errors = events
+            .iter()
+            .filter(|e| matches!(e, Ev::SocketError { send: true, .. }))
+            .count();
+        assert!(
+            errors >= 2,
+            "the ELECTION and later heartbeats failed: {events:?}"
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Ev::Status(_, s) if s.role == Role::Leader)),
+            "the node went on to lead: {events:?}"
+        );
     }
 }

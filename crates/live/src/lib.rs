@@ -7,15 +7,26 @@
 //!   added delay), metrics from real timestamps. See the [`driver`] module for how.
 //! * [`datagram`] is the framing around each message: a version byte, the sender's id and a
 //!   length, all checked before the protocol's decoder runs.
+//! * [`run_live`] (`election-bench live`) runs trials of a protocol spec and a scenario from
+//!   the runner's catalog and writes them as `trials.csv` / `summary.csv` rows with
+//!   `mode = live`.
+//! * [`calibrate()`] (`election-bench calibrate`) measures the loopback, runs the same scenario
+//!   live and simulated over a latency profile fitted to it, and writes the comparison to
+//!   `reports/calibration/`.
 //!
 //! No protocol code changes for live mode: the protocols never knew what drives them.
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod calibrate;
+mod chart;
 pub mod datagram;
 mod delay;
 pub mod driver;
+mod run;
 
+pub use calibrate::{calibrate, CalibrateArgs, CalibrationOutcome};
 pub use driver::{
-    run_trial, run_trial_with, FaultsAt, Health, Hooks, LiveConfig, LiveError, LiveReport,
-    Rejection,
+    run_trial, run_trial_with, BuildFaults, FaultsAt, Health, Hooks, LiveConfig, LiveError,
+    LiveReport, OnBound, Rejection,
 };
+pub use run::{live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError, LOOPBACK};

@@ -1,0 +1,694 @@
+//! `election-bench calibrate`: does the simulator predict what real sockets do?
+//!
+//! 1. **Measure** the loopback: ping-pong datagrams between two tokio tasks over UDP on
+//!    127.0.0.1 (the path a live message takes: a `send_to`, the kernel's loopback, a task
+//!    woken by the runtime) and take half of each round trip as a one-way latency.
+//! 2. **Fit** a log-normal to it (median = the geometric mean, σ = the standard deviation of
+//!    the logarithms) and give it to the simulator as the network.
+//! 3. **Run** the same scenario, trial seeds and protocol configurations live and simulated,
+//!    and compare the distributions of failover time (`elect_ms`: the fault instant to the
+//!    agreed new leader): medians, 95th percentiles, and a bootstrap interval of the ratio of
+//!    medians, which tells a real gap from sampling noise.
+//! 4. **Explain** the gap from the same runs: the detection phase (`detect_ms`) and the election
+//!    phase (`elect_ms − detect_ms`) separately, the measured lateness of every live timer
+//!    firing, and the loopback latency.
+//!
+//! Everything goes into `reports/calibration/`: `trials.csv` and `summary.csv` (the results
+//! schema, `mode` = `sim` / `live`), `loopback.csv`, `calibration.csv`, `failover.svg` and
+//! `failover.png`, and `README.md`, which states the numbers and the explanation.
+
+use std::fmt::Write as _;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use election_core::{Rng, RngExt, SeedableRng};
+use election_runner::config::NetDef;
+use election_runner::net::format_latency;
+use election_runner::results::{fmt_ms, TrialRow};
+use election_runner::stats::percentile;
+use election_sim::Latency;
+use tokio::net::UdpSocket;
+use tokio::time::{timeout, Instant};
+
+use crate::chart::{Chart, Panel};
+use crate::driver::LiveError;
+use crate::run::{live_trial, plan_cell, write_file, write_rows, RunError, LOOPBACK};
+
+/// The calibration target: simulated and live median failover within 15 % of each other.
+pub const TARGET: f64 = 0.15;
+
+/// The name of the simulator's network profile fitted to the loopback.
+pub const FITTED_NET: &str = "loopback-fit";
+
+/// `election-bench calibrate [--protocol P] [--nodes N]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CalibrateArgs {
+    /// Protocol specs to calibrate (default: `bully`, `ring`, `raft`).
+    pub protocols: Vec<String>,
+    /// Cluster size (default 5).
+    pub nodes: u32,
+    /// The scenario (default `leader-crash`).
+    pub scenario: String,
+    /// Trials per protocol and mode (default 50), seeds `first_seed ..`.
+    pub trials: u64,
+    /// The first seed (default 0).
+    pub first_seed: u64,
+    /// Where the report goes (default `reports/calibration`).
+    pub out: PathBuf,
+    /// Round trips measured on the loopback (default 2000).
+    pub pings: usize,
+    /// Parameter overrides with the runner's names (`--set key=value`).
+    pub params: Vec<(String, String)>,
+}
+
+impl Default for CalibrateArgs {
+    fn default() -> Self {
+        CalibrateArgs {
+            protocols: vec!["bully".into(), "ring".into(), "raft".into()],
+            nodes: 5,
+            scenario: "leader-crash".into(),
+            trials: 50,
+            first_seed: 0,
+            out: PathBuf::from("reports/calibration"),
+            pings: 2000,
+            params: Vec::new(),
+        }
+    }
+}
+
+/// The loopback measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loopback {
+    /// One-way latencies (half round trips), ms, ascending.
+    pub one_way_ms: Vec<f64>,
+    /// Pings that got no answer within a second.
+    pub lost: usize,
+    /// The fitted distribution.
+    pub fit: Latency,
+}
+
+impl Loopback {
+    /// A quantile of the measured one-way latency, ms.
+    pub fn quantile(&self, p: f64) -> f64 {
+        percentile(&self.one_way_ms, p).unwrap_or(0.0)
+    }
+}
+
+/// Ping-pong `pings` datagrams (after a short warm-up) between two tasks on one current-thread
+/// runtime over UDP on `ip`, and fit a log-normal to the one-way latencies.
+pub fn measure_loopback(pings: usize, ip: IpAddr) -> Result<Loopback, LiveError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LiveError::Runtime)?;
+    let bind = |node| {
+        let addr = SocketAddr::new(ip, 0);
+        move |source| LiveError::Bind { node, addr, source }
+    };
+    let result = rt.block_on(async {
+        let a = UdpSocket::bind(SocketAddr::new(ip, 0))
+            .await
+            .map_err(bind(election_core::NodeId(1)))?;
+        let b = UdpSocket::bind(SocketAddr::new(ip, 0))
+            .await
+            .map_err(bind(election_core::NodeId(2)))?;
+        let b_addr = b.local_addr().map_err(bind(election_core::NodeId(2)))?;
+        let echo = tokio::spawn(async move {
+            let mut buf = [0u8; 64];
+            while let Ok((n, from)) = b.recv_from(&mut buf).await {
+                let _ = b.send_to(&buf[..n], from).await;
+            }
+        });
+        let warmup = 100.min(pings);
+        let mut rtts = Vec::with_capacity(pings);
+        let mut lost = 0;
+        let mut buf = [0u8; 64];
+        for i in 0..(warmup + pings) as u32 {
+            let start = Instant::now();
+            if a.send_to(&i.to_be_bytes(), b_addr).await.is_err() {
+                lost += 1;
+                continue;
+            }
+            // Wait for this ping's echo (an earlier, late echo is skipped).
+            let answered = timeout(Duration::from_secs(1), async {
+                loop {
+                    match a.recv_from(&mut buf).await {
+                        Ok((4, _)) if buf[..4] == i.to_be_bytes() => return true,
+                        Ok(_) => continue,
+                        Err(_) => return false,
+                    }
+                }
+            })
+            .await
+            .unwrap_or(false);
+            let rtt = start.elapsed();
+            if !answered {
+                lost += 1;
+            } else if i as usize >= warmup {
+                rtts.push(rtt.as_secs_f64() * 1e3);
+            }
+            // Space the pings like sparse protocol traffic, not a busy loop.
+            if i % 16 == 0 {
+                tokio::time::sleep(Duration::from_micros(200)).await;
+            }
+        }
+        echo.abort();
+        Ok::<_, LiveError>((rtts, lost))
+    });
+    rt.shutdown_timeout(Duration::from_secs(1));
+    let (rtts, lost) = result?;
+    let mut one_way: Vec<f64> = rtts.iter().map(|r| r / 2.0).filter(|x| *x > 0.0).collect();
+    one_way.sort_by(f64::total_cmp);
+    let logs: Vec<f64> = one_way.iter().map(|x| x.ln()).collect();
+    let fit = if logs.len() >= 2 {
+        let mu = logs.iter().sum::<f64>() / logs.len() as f64;
+        let var = logs.iter().map(|l| (l - mu).powi(2)).sum::<f64>() / (logs.len() - 1) as f64;
+        Latency::LogNormal {
+            median_ms: round_sig(mu.exp()),
+            sigma: round_sig(var.sqrt()),
+        }
+    } else {
+        Latency::Constant { ms: 0.05 }
+    };
+    Ok(Loopback {
+        one_way_ms: one_way,
+        lost,
+        fit,
+    })
+}
+
+/// Four significant digits, so the fitted profile prints compactly.
+fn round_sig(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let p = 10f64.powi(3 - x.abs().log10().floor() as i32);
+    (x * p).round() / p
+}
+
+/// One mode's failover times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Trials run.
+    pub trials: usize,
+    /// `elect_ms` of the converged trials, ascending.
+    pub elect_ms: Vec<f64>,
+    /// `detect_ms` of the converged trials, ascending.
+    pub detect_ms: Vec<f64>,
+    /// `elect_ms − detect_ms` of the converged trials, ascending.
+    pub election_phase_ms: Vec<f64>,
+}
+
+impl Sample {
+    fn new(rows: &[TrialRow]) -> Sample {
+        let sorted = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let conv = || rows.iter().filter(|r| r.converged);
+        Sample {
+            trials: rows.len(),
+            elect_ms: sorted(conv().filter_map(|r| r.elect_ms).collect()),
+            detect_ms: sorted(conv().filter_map(|r| r.detect_ms).collect()),
+            election_phase_ms: sorted(
+                conv()
+                    .filter_map(|r| Some(r.elect_ms? - r.detect_ms?))
+                    .collect(),
+            ),
+        }
+    }
+    /// The median failover time, ms.
+    pub fn p50(&self) -> Option<f64> {
+        percentile(&self.elect_ms, 0.5)
+    }
+    /// The 95th-percentile failover time, ms.
+    pub fn p95(&self) -> Option<f64> {
+        percentile(&self.elect_ms, 0.95)
+    }
+}
+
+/// One protocol's comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProtocolCalibration {
+    /// The protocol spec.
+    pub protocol: String,
+    /// Simulated trials.
+    pub sim: Sample,
+    /// Live trials.
+    pub live: Sample,
+    /// Live median / simulated median.
+    pub p50_ratio: Option<f64>,
+    /// 95 % bootstrap interval of that ratio.
+    pub p50_ratio_ci: Option<(f64, f64)>,
+    /// Lateness of every live timer firing, ms, ascending.
+    pub timer_lateness_ms: Vec<f64>,
+    /// Datagrams rejected or socket errors in the live trials (zero on a healthy loopback).
+    pub live_anomalies: u64,
+}
+
+impl ProtocolCalibration {
+    /// `|live median / sim median − 1| <= TARGET`.
+    pub fn within_target(&self) -> bool {
+        self.p50_ratio.is_some_and(|r| (r - 1.0).abs() <= TARGET)
+    }
+}
+
+/// What [`calibrate`] measured and wrote.
+#[derive(Clone, Debug)]
+pub struct CalibrationOutcome {
+    /// The loopback measurement and its fit.
+    pub loopback: Loopback,
+    /// One comparison per protocol, in the order asked.
+    pub protocols: Vec<ProtocolCalibration>,
+    /// The files written.
+    pub files: Vec<PathBuf>,
+}
+
+/// Bootstrap the ratio of medians `live / sim` (2000 resamples, fixed seed): a 95 % interval.
+fn bootstrap_ratio(sim: &[f64], live: &[f64]) -> Option<(f64, f64)> {
+    if sim.len() < 2 || live.len() < 2 {
+        return None;
+    }
+    let mut rng = Rng::seed_from_u64(0xCA11_B8A7E);
+    let resample = |xs: &[f64], rng: &mut Rng| {
+        let mut v: Vec<f64> = (0..xs.len())
+            .map(|_| xs[rng.random_range(0..xs.len())])
+            .collect();
+        v.sort_by(f64::total_cmp);
+        percentile(&v, 0.5).unwrap_or(f64::NAN)
+    };
+    let mut ratios: Vec<f64> = (0..2000)
+        .map(|_| resample(live, &mut rng) / resample(sim, &mut rng))
+        .filter(|r| r.is_finite())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    Some((percentile(&ratios, 0.025)?, percentile(&ratios, 0.975)?))
+}
+
+/// Measure, run, compare and write the report. `progress` is told what is happening, one line
+/// at a time.
+pub fn calibrate(
+    args: &CalibrateArgs,
+    mut progress: impl FnMut(&str),
+) -> Result<CalibrationOutcome, RunError> {
+    let usage = |m: String| RunError::Runner(election_runner::Error::Usage(m));
+    if args.trials < 2 {
+        return Err(usage(format!(
+            "trials = {}: a distribution needs at least 2",
+            args.trials
+        )));
+    }
+    if args.pings < 10 {
+        return Err(usage(format!(
+            "pings = {}: measure at least 10",
+            args.pings
+        )));
+    }
+    if args.protocols.is_empty() {
+        return Err(usage("no protocol to calibrate".into()));
+    }
+    let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    progress(&format!(
+        "measuring loopback latency ({} round trips)",
+        args.pings
+    ));
+    let loopback = measure_loopback(args.pings, ip).map_err(|source| RunError::Live {
+        context: "measuring the loopback".into(),
+        source,
+    })?;
+    progress(&format!(
+        "loopback one-way: median {:.1} µs, p99 {:.1} µs; simulator net = {}",
+        loopback.quantile(0.5) * 1e3,
+        loopback.quantile(0.99) * 1e3,
+        format_latency(&loopback.fit)
+    ));
+    let fitted = NetDef {
+        name: FITTED_NET.into(),
+        base: Some("ideal".into()),
+        about: Some("log-normal fitted to the measured loopback latency".into()),
+        latency: Some(format_latency(&loopback.fit)),
+        loss: Some(0.0),
+        duplicate: Some(0.0),
+        fifo: Some(true),
+    };
+    let seeds = args.first_seed..args.first_seed + args.trials;
+    let mut all_rows = Vec::new();
+    let mut results = Vec::new();
+    for spec in &args.protocols {
+        let cell = plan_cell(
+            spec,
+            args.nodes,
+            &args.scenario,
+            FITTED_NET,
+            &args.params,
+            vec![fitted.clone()],
+        )?;
+        let mut sim_rows = Vec::new();
+        for seed in seeds.clone() {
+            sim_rows.push(cell.run(seed, false)?.row);
+        }
+        let mut live_rows = Vec::new();
+        let mut lateness = Vec::new();
+        let mut anomalies = 0;
+        for seed in seeds.clone() {
+            let (row, report) = live_trial(&cell, seed, LOOPBACK, false, ip)?;
+            progress(&format!(
+                "{spec} live seed {seed}: {}",
+                row.elect_ms
+                    .map_or("did not converge".into(), |e| format!("failover {e:.1} ms"))
+            ));
+            lateness.extend_from_slice(&report.health.timer_lateness_ms);
+            anomalies +=
+                report.health.rejected() + report.health.send_errors + report.health.recv_errors;
+            live_rows.push(row);
+        }
+        lateness.sort_by(f64::total_cmp);
+        let sim = Sample::new(&sim_rows);
+        let live = Sample::new(&live_rows);
+        let p50_ratio = match (live.p50(), sim.p50()) {
+            (Some(l), Some(s)) if s > 0.0 => Some(l / s),
+            _ => None,
+        };
+        let p50_ratio_ci = bootstrap_ratio(&sim.elect_ms, &live.elect_ms);
+        let c = ProtocolCalibration {
+            protocol: spec.clone(),
+            sim,
+            live,
+            p50_ratio,
+            p50_ratio_ci,
+            timer_lateness_ms: lateness,
+            live_anomalies: anomalies,
+        };
+        progress(&format!(
+            "{spec}: median failover sim {} ms, live {} ms",
+            c.sim.p50().map_or("-".into(), fmt_ms),
+            c.live.p50().map_or("-".into(), fmt_ms)
+        ));
+        all_rows.extend(sim_rows);
+        all_rows.extend(live_rows);
+        results.push(c);
+    }
+    let mut files = write_rows(&args.out, &all_rows)?;
+    files.push(write_loopback_csv(args, &loopback)?);
+    files.push(write_calibration_csv(args, &results)?);
+    let chart = Chart {
+        title: format!(
+            "Failover time, simulated vs live: {}, n = {}, {} trials each",
+            args.scenario, args.nodes, args.trials
+        ),
+        x_label: "failover time: fault to agreed new leader (ms)".into(),
+        panels: results
+            .iter()
+            .map(|c| Panel {
+                title: format!(
+                    "{}: median sim {} / live {} ms",
+                    c.protocol,
+                    c.sim.p50().map_or("-".into(), |x| format!("{x:.0}")),
+                    c.live.p50().map_or("-".into(), |x| format!("{x:.0}"))
+                ),
+                sim: c.sim.elect_ms.clone(),
+                live: c.live.elect_ms.clone(),
+            })
+            .collect(),
+    };
+    files.extend(chart.write(&args.out, "failover")?);
+    let readme = args.out.join("README.md");
+    write_file(
+        &readme,
+        report_markdown(args, &loopback, &results).as_bytes(),
+    )?;
+    files.push(readme);
+    Ok(CalibrationOutcome {
+        loopback,
+        protocols: results,
+        files,
+    })
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(fmt_ms).unwrap_or_default()
+}
+
+fn write_loopback_csv(args: &CalibrateArgs, l: &Loopback) -> Result<PathBuf, RunError> {
+    let path = args.out.join("loopback.csv");
+    let mut s = String::from("pings,lost,one_way_p5_ms,one_way_p50_ms,one_way_p95_ms,one_way_p99_ms,one_way_max_ms,fitted_latency\n");
+    let q = |p| format!("{:.4}", l.quantile(p));
+    let _ = writeln!(
+        s,
+        "{},{},{},{},{},{},{},{}",
+        l.one_way_ms.len(),
+        l.lost,
+        q(0.05),
+        q(0.5),
+        q(0.95),
+        q(0.99),
+        q(1.0),
+        format_latency(&l.fit)
+    );
+    write_file(&path, s.as_bytes())?;
+    Ok(path)
+}
+
+fn write_calibration_csv(
+    args: &CalibrateArgs,
+    results: &[ProtocolCalibration],
+) -> Result<PathBuf, RunError> {
+    let path = args.out.join("calibration.csv");
+    let mut s = String::from(
+        "protocol,nodes,scenario,trials,sim_converged,live_converged,sim_elect_p50_ms,live_elect_p50_ms,\
+p50_ratio,p50_ratio_ci_lo,p50_ratio_ci_hi,within_target,sim_elect_p95_ms,live_elect_p95_ms,\
+sim_detect_p50_ms,live_detect_p50_ms,sim_election_phase_p50_ms,live_election_phase_p50_ms,\
+live_timer_late_mean_ms,live_timer_late_p95_ms,live_timer_late_max_ms\n",
+    );
+    for c in results {
+        let ratio = |x: Option<f64>| x.map(|r| format!("{r:.4}")).unwrap_or_default();
+        let late = &c.timer_lateness_ms;
+        let mean = election_runner::stats::mean(late);
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            c.protocol,
+            args.nodes,
+            args.scenario,
+            args.trials,
+            c.sim.elect_ms.len(),
+            c.live.elect_ms.len(),
+            opt(c.sim.p50()),
+            opt(c.live.p50()),
+            ratio(c.p50_ratio),
+            ratio(c.p50_ratio_ci.map(|x| x.0)),
+            ratio(c.p50_ratio_ci.map(|x| x.1)),
+            c.within_target(),
+            opt(c.sim.p95()),
+            opt(c.live.p95()),
+            opt(percentile(&c.sim.detect_ms, 0.5)),
+            opt(percentile(&c.live.detect_ms, 0.5)),
+            opt(percentile(&c.sim.election_phase_ms, 0.5)),
+            opt(percentile(&c.live.election_phase_ms, 0.5)),
+            opt(mean),
+            opt(percentile(late, 0.95)),
+            opt(late.last().copied()),
+        );
+    }
+    write_file(&path, s.as_bytes())?;
+    Ok(path)
+}
+
+fn pct(ratio: f64) -> String {
+    format!("{:+.1} %", (ratio - 1.0) * 100.0)
+}
+
+fn report_markdown(args: &CalibrateArgs, l: &Loopback, results: &[ProtocolCalibration]) -> String {
+    let mut m = String::new();
+    let seeds = format!("{}..{}", args.first_seed, args.first_seed + args.trials - 1);
+    let _ = writeln!(m, "# Calibration: simulated vs live failover\n");
+    let _ = writeln!(
+        m,
+        "Generated by `election-bench calibrate`: scenario `{}`, n = {}, {} trials per protocol and \
+mode (seeds {seeds}), the same protocol configurations, fault instants and fault timelines in \
+both modes. A live run is not reproducible (the operating system schedules it): re-running \
+gives new numbers of the same kind. Files: `trials.csv` and `summary.csv` (the results \
+schema; `net` = `{FITTED_NET}` for simulated rows, `{LOOPBACK}` for live ones), \
+`calibration.csv`, `loopback.csv`, `failover.svg` / `failover.png`.\n",
+        args.scenario, args.nodes, args.trials
+    );
+    let _ = writeln!(m, "## Loopback latency\n");
+    let us = |p| format!("{:.1} µs", l.quantile(p) * 1e3);
+    let _ = writeln!(
+        m,
+        "{} UDP round trips between two tokio tasks on 127.0.0.1 ({} lost); one way (half a round \
+trip): median {}, p95 {}, p99 {}, max {}. Fitted log-normal: `{}`, the simulator's network in \
+this comparison.\n",
+        l.one_way_ms.len(),
+        l.lost,
+        us(0.5),
+        us(0.95),
+        us(0.99),
+        us(1.0),
+        format_latency(&l.fit)
+    );
+    let _ = writeln!(
+        m,
+        "## Failover time (`elect_ms`: fault instant to the agreed new leader)\n"
+    );
+    let _ = writeln!(
+        m,
+        "| protocol | converged sim / live | median sim | median live | gap | 95 % interval of live/sim median | p95 sim | p95 live | gap | within {:.0} %? |",
+        TARGET * 100.0
+    );
+    let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|");
+    for c in results {
+        let ms = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.1} ms"));
+        let gap = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(s), Some(l)) if s > 0.0 => pct(l / s),
+            _ => "–".into(),
+        };
+        let _ = writeln!(
+            m,
+            "| {} | {}/{} / {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            c.protocol,
+            c.sim.elect_ms.len(),
+            c.sim.trials,
+            c.live.elect_ms.len(),
+            c.live.trials,
+            ms(c.sim.p50()),
+            ms(c.live.p50()),
+            gap(c.sim.p50(), c.live.p50()),
+            c.p50_ratio_ci
+                .map_or("–".into(), |(a, b)| format!("{a:.3} – {b:.3}")),
+            ms(c.sim.p95()),
+            ms(c.live.p95()),
+            gap(c.sim.p95(), c.live.p95()),
+            if c.within_target() { "yes" } else { "**no**" }
+        );
+    }
+    let _ = writeln!(m, "\n![failover time distributions](failover.png)\n");
+    let met: Vec<&str> = results
+        .iter()
+        .filter(|c| c.within_target())
+        .map(|c| c.protocol.as_str())
+        .collect();
+    let missed: Vec<&str> = results
+        .iter()
+        .filter(|c| !c.within_target())
+        .map(|c| c.protocol.as_str())
+        .collect();
+    let _ = writeln!(
+        m,
+        "Target (medians within {:.0} %): {}.\n",
+        TARGET * 100.0,
+        if missed.is_empty() {
+            format!("met for every protocol ({})", met.join(", "))
+        } else {
+            format!(
+                "met for {}; **missed** for {}",
+                if met.is_empty() {
+                    "none".to_string()
+                } else {
+                    met.join(", ")
+                },
+                missed.join(", ")
+            )
+        }
+    );
+
+    let _ = writeln!(m, "## Where the gap comes from\n");
+    let _ = writeln!(
+        m,
+        "A failover is a detection phase (`detect_ms`: the fault to the first node leaving the \
+follower role, set by the failure detector's timeout) followed by an election phase \
+(`elect_ms − detect_ms`: message exchanges and, for the bully, the `t_elec` wait). Medians per \
+phase:\n"
+    );
+    let _ = writeln!(
+        m,
+        "| protocol | detection sim | detection live | Δ | election phase sim | election phase live | Δ | live timer firings | lateness mean | p50 | p95 | max |"
+    );
+    let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut all_late = Vec::new();
+    for c in results {
+        let p = |v: &[f64]| percentile(v, 0.5);
+        let d = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => format!("{:+.2} ms", b - a),
+            _ => "–".into(),
+        };
+        let ms = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.2} ms"));
+        let late = &c.timer_lateness_ms;
+        all_late.extend_from_slice(late);
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            c.protocol,
+            ms(p(&c.sim.detect_ms)),
+            ms(p(&c.live.detect_ms)),
+            d(p(&c.sim.detect_ms), p(&c.live.detect_ms)),
+            ms(p(&c.sim.election_phase_ms)),
+            ms(p(&c.live.election_phase_ms)),
+            d(p(&c.sim.election_phase_ms), p(&c.live.election_phase_ms)),
+            late.len(),
+            ms(election_runner::stats::mean(late)),
+            ms(percentile(late, 0.5)),
+            ms(percentile(late, 0.95)),
+            ms(late.last().copied()),
+        );
+    }
+    all_late.sort_by(f64::total_cmp);
+    let late_mean = election_runner::stats::mean(&all_late).unwrap_or(0.0);
+    let late_p95 = percentile(&all_late, 0.95).unwrap_or(0.0);
+    let late_max = all_late.last().copied().unwrap_or(0.0);
+    let _ = writeln!(m);
+    let _ = writeln!(
+        m,
+        "* **Timer granularity.** Every live timer fired {late_mean:.2} ms after its deadline on \
+average (p95 {late_p95:.2} ms, over {} firings). tokio's timer wheel has a resolution of one \
+millisecond and rounds each deadline up to its next tick, and the runtime's thread must then be \
+woken by the kernel. The simulator fires timers exactly. A failover waits for one or two timers \
+in sequence — the follower's failure detector (whose deadline was itself set by a heartbeat that \
+left late by the same amount) and, for the bully, `t_elec` — so live failovers should run about \
+{:.1}–{:.1} ms longer from this alone; compare the Δ columns above.",
+        all_late.len(),
+        late_mean,
+        2.0 * late_mean
+    );
+    let _ = writeln!(
+        m,
+        "* **Scheduler noise.** The lateness tail (p95 {late_p95:.2} ms, max {late_max:.2} ms) is \
+the operating system and the other processes on this machine delaying the runtime's thread; \
+it widens the live distribution's upper tail more than it moves its median."
+    );
+    let _ = writeln!(
+        m,
+        "* **Network.** A loopback hop takes {:.0} µs (median), and a failover puts a handful of \
+hops in sequence: well under a millisecond of a failover lasting hundreds, and modelled by the \
+fitted profile anyway.",
+        l.quantile(0.5) * 1e3
+    );
+    let noise: Vec<String> = results
+        .iter()
+        .filter_map(|c| {
+            let (lo, hi) = c.p50_ratio_ci?;
+            let verdict = if lo <= 1.0 && 1.0 <= hi {
+                "contains 1: the medians are indistinguishable at this sample size"
+            } else {
+                "excludes 1: a real, systematic gap"
+            };
+            Some(format!("{} [{lo:.3}, {hi:.3}] {verdict}", c.protocol))
+        })
+        .collect();
+    let _ = writeln!(
+        m,
+        "* **Sampling noise.** Failover time is dominated by the randomized detection timeout \
+(`detect_timeout + U[0, detect_jitter]` per follower), drawn from different random streams in \
+the two modes, so two samples of {} trials differ by chance. The 95 % bootstrap interval of the \
+ratio live/sim median: {}.",
+        args.trials,
+        noise.join("; ")
+    );
+    let anomalies: u64 = results.iter().map(|c| c.live_anomalies).sum();
+    let _ = writeln!(
+        m,
+        "\nLive trials saw {anomalies} rejected datagrams or socket errors in total."
+    );
+    m
+}

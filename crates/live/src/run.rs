@@ -1,0 +1,359 @@
+//! `election-bench live`: trials of one protocol spec, cluster size and scenario from the
+//! runner's catalog, each over real sockets, written as `trials.csv` and `summary.csv` rows
+//! with `mode = live`.
+//!
+//! A live trial is built exactly like a simulated one (the runner's [`Cell`]): the same
+//! protocol configuration, the same fault instant `fault_at_ms + U[0, fault_jitter_ms]`
+//! drawn from the same stream of the trial seed, the same fault timeline. One difference: a
+//! scenario that must know the leader at the fault instant (a partition that puts the leader
+//! on a chosen side) reads it from the live cluster at that instant ([`FaultsAt`]) instead of
+//! simulating the trial's prefix, which a live trial cannot replay.
+//!
+//! The network is the real loopback (`net = loopback`); `--net PROFILE` additionally delays
+//! and drops datagrams as that profile's model does (`net = loopback+PROFILE`).
+
+use std::fs;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use election_bully::Bully;
+use election_core::{NodeId, Rng, SeedableRng};
+use election_raft::Raft;
+use election_ring::{Arrangement, Ring, RingConfig};
+use election_runner::params::Resolved;
+use election_runner::plan::FAULT_TIME_STREAM;
+use election_runner::protocol::Built;
+use election_runner::results::{summary_header, summary_record, trial_header, CellKey, TrialRow};
+use election_runner::scenario::draw_ms;
+use election_runner::{Cell, SweepSpec};
+
+use crate::driver::{run_trial_with, FaultsAt, Health, Hooks, LiveConfig, LiveError, LiveReport};
+
+/// The `net` column of a live row without emulation.
+pub const LOOPBACK: &str = "loopback";
+
+/// What can go wrong in live mode or calibration.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The protocol spec, scenario, parameters or sizes are invalid (the runner's message).
+    #[error(transparent)]
+    Runner(#[from] election_runner::Error),
+    /// A live trial could not run.
+    #[error("{context}: {source}")]
+    Live {
+        /// Which trial.
+        context: String,
+        /// Why.
+        #[source]
+        source: LiveError,
+    },
+    /// A file could not be written.
+    #[error("writing {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A chart could not be drawn.
+    #[error("drawing {}: {reason}", path.display())]
+    Chart {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl RunError {
+    /// True for errors in what the user asked for (exit status 2), false for failures while
+    /// carrying it out (exit status 1).
+    pub fn is_usage(&self) -> bool {
+        match self {
+            RunError::Runner(e) => matches!(e, election_runner::Error::Usage(_)),
+            RunError::Live { source, .. } => matches!(source, LiveError::Config(_)),
+            _ => false,
+        }
+    }
+}
+
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    let io = |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(io)?;
+    }
+    fs::write(path, bytes).map_err(io)
+}
+
+/// `election-bench live --protocol P --nodes N --scenario S [--trials K] [--out DIR]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveArgs {
+    /// The protocol spec (`bully`, `raft+pre_vote`, ...).
+    pub protocol: String,
+    /// Cluster size.
+    pub nodes: u32,
+    /// A scenario from the runner's catalog.
+    pub scenario: String,
+    /// Trials to run, seeds `first_seed ..`.
+    pub trials: u64,
+    /// The first seed.
+    pub first_seed: u64,
+    /// Where `trials.csv` and `summary.csv` go.
+    pub out: PathBuf,
+    /// Emulate this network profile's latency and loss on top of loopback (`None`: the bare
+    /// loopback).
+    pub net: Option<String>,
+    /// The address the nodes bind. Loopback unless the user asks for another explicitly.
+    pub bind: IpAddr,
+    /// Parameter overrides (`--set key=value`), with the runner's names.
+    pub params: Vec<(String, String)>,
+}
+
+impl LiveArgs {
+    /// `trials = 5` from seed 0 into `results/live`, bare loopback, no overrides.
+    pub fn new(protocol: &str, nodes: u32, scenario: &str) -> LiveArgs {
+        LiveArgs {
+            protocol: protocol.to_string(),
+            nodes,
+            scenario: scenario.to_string(),
+            trials: 5,
+            first_seed: 0,
+            out: PathBuf::from("results/live"),
+            net: None,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            params: Vec::new(),
+        }
+    }
+}
+
+/// What [`run_live`] did.
+#[derive(Debug)]
+pub struct LiveOutcome {
+    /// One row per trial, in seed order (`mode = live`).
+    pub rows: Vec<TrialRow>,
+    /// Each trial's full report, in the same order.
+    pub reports: Vec<LiveReport>,
+    /// Health summed over every trial.
+    pub health: Health,
+    /// The files written.
+    pub files: Vec<PathBuf>,
+}
+
+/// Plan the single cell of one protocol, size, scenario and network with the runner.
+pub(crate) fn plan_cell(
+    protocol: &str,
+    nodes: u32,
+    scenario: &str,
+    net: &str,
+    params: &[(String, String)],
+    custom_nets: Vec<election_runner::config::NetDef>,
+) -> Result<Cell, RunError> {
+    let spec = SweepSpec {
+        name: Some("live".into()),
+        protocols: Some(vec![protocol.to_string()]),
+        nodes: Some(vec![nodes]),
+        scenarios: Some(vec![scenario.to_string()]),
+        nets: Some(vec![net.to_string()]),
+        seeds: Some(1),
+        first_seed: Some(0),
+        params: params
+            .iter()
+            .map(|(k, v)| (k.clone(), vec![v.clone()]))
+            .collect(),
+        custom_nets,
+        custom_scenarios: Default::default(),
+    };
+    let cell = spec
+        .plan()?
+        .cells()?
+        .into_iter()
+        .next()
+        .expect("one protocol, size, scenario and net make one cell");
+    if let Some(why) = &cell.skipped {
+        return Err(election_runner::Error::Usage(format!(
+            "{} with {nodes} nodes cannot run {scenario}: {why}",
+            cell.protocol.spec
+        ))
+        .into());
+    }
+    Ok(cell)
+}
+
+/// One live trial of `cell` with `seed`: its row (`mode = live`, the given `net` column) and
+/// report. `emulate` adds the cell's network model (latency and loss) on top of loopback.
+pub fn live_trial(
+    cell: &Cell,
+    seed: u64,
+    net: &str,
+    emulate: bool,
+    bind: IpAddr,
+) -> Result<(TrialRow, LiveReport), RunError> {
+    let built = cell
+        .built
+        .as_ref()
+        .expect("planned cells that run are built");
+    let r = &cell.resolved;
+    let n = cell.nodes;
+    let mut rng = Rng::seed_from_u64(seed);
+    rng.set_stream(FAULT_TIME_STREAM);
+    let t_f = r.fault_at_ms + draw_ms(&mut rng, r.fault_jitter_ms);
+    let mut cfg = LiveConfig::new(n, seed);
+    cfg.horizon = Resolved::duration(r.horizon_ms).min(crate::driver::MAX_HORIZON);
+    cfg.settle = Resolved::duration(r.settle_ms);
+    cfg.bind = bind;
+    if emulate {
+        cfg.loss = r.net.loss;
+        cfg.delay = Some(r.net.latency.clone());
+    }
+    let mut hooks = Hooks::default();
+    if cell.scenario.needs_probe() {
+        let scenario = Arc::clone(&cell.scenario);
+        let resolved = r.clone();
+        cfg.reference_ms = Some(t_f);
+        hooks.faults_at = Some(FaultsAt {
+            at_ms: t_f,
+            build: Box::new(move |leader| scenario.faults(n, &resolved, t_f, leader, &mut rng)),
+        });
+    } else {
+        cfg.faults = cell.scenario.faults(n, r, t_f, None, &mut rng);
+    }
+    let report = run_built(built, &cfg, hooks).map_err(|source| RunError::Live {
+        context: format!("{}, seed {seed}", cell.describe(&[])),
+        source,
+    })?;
+    let key = CellKey {
+        mode: "live".into(),
+        net: net.to_string(),
+        ..cell.key()
+    };
+    let row = TrialRow::from_metrics(&key, seed, &report.metrics);
+    Ok((row, report))
+}
+
+/// Run a built protocol configuration live.
+pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveReport, LiveError> {
+    match built {
+        Built::Bully(c) => {
+            let c = Arc::clone(c);
+            run_trial_with(cfg, move |id: NodeId| Bully::new(id, Arc::clone(&c)), hooks)
+        }
+        Built::Raft(c) => {
+            let c = Arc::clone(c);
+            run_trial_with(cfg, move |id: NodeId| Raft::new(id, Arc::clone(&c)), hooks)
+        }
+        Built::Ring(c, random) => {
+            // A random arrangement is drawn from the trial seed, as in simulation.
+            let c = if *random {
+                let mut c2 = RingConfig::clone(c);
+                c2.arrangement = Arrangement::Random { seed: cfg.seed };
+                Arc::new(c2)
+            } else {
+                Arc::clone(c)
+            };
+            let _ = (c, hooks, |id: NodeId| {
+                Ring::new(id, RingConfig::new(1).into())
+            });
+            Err(LiveError::Unsupported(
+                "ring: its messages have no wire encoding yet".into(),
+            ))
+        }
+    }
+}
+
+/// Run `args.trials` live trials one after the other (each stops itself and closes its
+/// sockets), calling `progress` after each, and write `trials.csv` and `summary.csv` into
+/// `args.out`.
+pub fn run_live(
+    args: &LiveArgs,
+    mut progress: impl FnMut(&TrialRow, &LiveReport),
+) -> Result<LiveOutcome, RunError> {
+    if args.trials == 0 {
+        return Err(election_runner::Error::Usage("trials = 0: run at least one".into()).into());
+    }
+    if args.first_seed.checked_add(args.trials).is_none() {
+        return Err(election_runner::Error::Usage("first_seed + trials overflows".into()).into());
+    }
+    let (profile, net_name, emulate) = match &args.net {
+        Some(p) => (p.as_str(), format!("{LOOPBACK}+{p}"), true),
+        // Timing parameters come from the cell; the profile's latency is unused.
+        None => ("ideal", LOOPBACK.to_string(), false),
+    };
+    let cell = plan_cell(
+        &args.protocol,
+        args.nodes,
+        &args.scenario,
+        profile,
+        &args.params,
+        Vec::new(),
+    )?;
+    let mut rows = Vec::new();
+    let mut reports = Vec::new();
+    let mut health = Health::default();
+    for seed in args.first_seed..args.first_seed + args.trials {
+        let (row, report) = live_trial(&cell, seed, &net_name, emulate, args.bind)?;
+        progress(&row, &report);
+        health.absorb(&report.health);
+        rows.push(row);
+        reports.push(report);
+    }
+    let files = write_rows(&args.out, &rows)?;
+    Ok(LiveOutcome {
+        rows,
+        reports,
+        health,
+        files,
+    })
+}
+
+/// Write `trials.csv` (every row) and `summary.csv` (one row per cell) into `dir`.
+pub(crate) fn write_rows(dir: &Path, rows: &[TrialRow]) -> Result<Vec<PathBuf>, RunError> {
+    let csv_err = |path: &Path, e: csv::Error| RunError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    let trials = dir.join("trials.csv");
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(trial_header(&[]))
+        .map_err(|e| csv_err(&trials, e))?;
+    for r in rows {
+        w.write_record(r.to_record())
+            .map_err(|e| csv_err(&trials, e))?;
+    }
+    let bytes = w.into_inner().map_err(|e| RunError::Io {
+        path: trials.clone(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    write_file(&trials, &bytes)?;
+
+    let summary = dir.join("summary.csv");
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(summary_header(&[]))
+        .map_err(|e| csv_err(&summary, e))?;
+    let mut keys: Vec<CellKey> = Vec::new();
+    for r in rows {
+        let k = r.cell_key();
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for k in &keys {
+        let cell_rows: Vec<TrialRow> = rows
+            .iter()
+            .filter(|r| r.cell_key() == *k)
+            .cloned()
+            .collect();
+        w.write_record(summary_record(k, &cell_rows, None))
+            .map_err(|e| csv_err(&summary, e))?;
+    }
+    let bytes = w.into_inner().map_err(|e| RunError::Io {
+        path: summary.clone(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    write_file(&summary, &bytes)?;
+    Ok(vec![trials, summary])
+}

@@ -1,0 +1,83 @@
+//! `calibrate` end to end, small: the loopback is measured, both modes run, and every file of
+//! the report is written with the numbers it promises.
+
+use election_live::calibrate::{calibrate, measure_loopback, CalibrateArgs, FITTED_NET};
+use election_sim::Latency;
+
+#[test]
+fn loopback_latency_is_measured_and_fitted() {
+    let l = measure_loopback(200, "127.0.0.1".parse().unwrap()).unwrap();
+    assert_eq!(l.one_way_ms.len() + l.lost, 200);
+    assert!(l.lost < 10, "{} lost on loopback", l.lost);
+    // Loopback is fast: a median one-way latency well under a millisecond.
+    assert!(
+        l.quantile(0.5) > 0.0 && l.quantile(0.5) < 1.0,
+        "{}",
+        l.quantile(0.5)
+    );
+    match l.fit {
+        Latency::LogNormal { median_ms, sigma } => {
+            assert!(
+                median_ms > 0.0 && median_ms < 1.0 && sigma >= 0.0,
+                "{:?}",
+                l.fit
+            )
+        }
+        ref other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_small_calibration_writes_the_whole_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = CalibrateArgs {
+        protocols: vec!["bully".into()],
+        trials: 2,
+        pings: 100,
+        out: dir.path().to_path_buf(),
+        params: vec![("settle_ms".into(), "300".into())],
+        ..CalibrateArgs::default()
+    };
+    let mut lines = 0;
+    let out = calibrate(&args, |_| lines += 1).unwrap();
+    assert!(lines > 0);
+    let c = &out.protocols[0];
+    assert_eq!((c.sim.trials, c.live.trials), (2, 2));
+    assert_eq!(c.live.elect_ms.len(), 2, "both live trials converged");
+    assert!(c.p50_ratio.is_some() && c.p50_ratio_ci.is_some());
+    assert!(!c.timer_lateness_ms.is_empty());
+    for f in [
+        "trials.csv",
+        "summary.csv",
+        "loopback.csv",
+        "calibration.csv",
+        "failover.svg",
+        "failover.png",
+        "README.md",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{f} missing");
+    }
+    let trials = std::fs::read_to_string(dir.path().join("trials.csv")).unwrap();
+    assert_eq!(
+        trials
+            .lines()
+            .filter(|l| l.starts_with("sim,bully,5,leader-crash,"))
+            .count(),
+        2
+    );
+    assert!(trials.contains(&format!("sim,bully,5,leader-crash,{FITTED_NET},")));
+    assert_eq!(
+        trials
+            .lines()
+            .filter(|l| l.starts_with("live,bully,5,leader-crash,loopback,"))
+            .count(),
+        2
+    );
+    let md = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    assert!(
+        md.contains("| bully |") && md.contains("Timer granularity"),
+        "{md}"
+    );
+    let png = std::fs::read(dir.path().join("failover.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}

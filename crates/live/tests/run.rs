@@ -1,0 +1,79 @@
+//! `run_live`: the runner's catalog and CSV format, live.
+
+use election_live::{run_live, LiveArgs};
+
+fn args(protocol: &str, scenario: &str, dir: &std::path::Path) -> LiveArgs {
+    let mut a = LiveArgs::new(protocol, 5, scenario);
+    a.trials = 1;
+    a.first_seed = 3;
+    a.out = dir.to_path_buf();
+    // Short trials: the cluster is quiet well before these bounds.
+    a.params = vec![
+        ("settle_ms".into(), "500".into()),
+        ("horizon_ms".into(), "6000".into()),
+    ];
+    a
+}
+
+#[test]
+fn leader_crash_writes_live_rows_in_the_results_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    let out = run_live(&args("bully", "leader-crash", dir.path()), |_, _| seen += 1).unwrap();
+    assert_eq!(seen, 1);
+    let row = &out.rows[0];
+    assert_eq!((row.mode.as_str(), row.net.as_str()), ("live", "loopback"));
+    assert!(row.converged && row.leader == Some(4), "{row:?}");
+    // The fault instant is the runner's: fault_at_ms + U[0, fault_jitter_ms].
+    let t = out.reports[0].metrics.reference_ms;
+    assert!((1000.0..=1050.0).contains(&t), "{t}");
+    let csv = std::fs::read_to_string(dir.path().join("trials.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("mode,protocol,nodes,scenario,net,seed,converged,leader,"));
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("live,bully,5,leader-crash,loopback,3,true,4,"));
+    let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+    assert!(summary
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("bully,5,leader-crash,loopback,1,1,"));
+}
+
+/// The partition scenario needs the leader at the fault instant: live mode reads it from the
+/// running cluster. Raft with the leader on the minority side: the majority elects a new
+/// leader, the stranded one keeps believing (no CheckQuorum) until the heal.
+#[test]
+fn partition_scenario_reads_the_live_leader() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args("raft", "partition-leader-minority", dir.path());
+    a.params.push(("outage_ms".into(), "1000".into()));
+    let out = run_live(&a, |_, _| {}).unwrap();
+    let m = &out.reports[0].metrics;
+    assert!(m.converged, "{m:?}");
+    assert!(
+        m.minority_leader_ms > 0.0,
+        "the old leader was stranded: {m:?}"
+    );
+    assert_eq!(m.same_epoch_leaders, 0);
+}
+
+#[test]
+fn usage_errors_are_reported_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = run_live(&args("paxos", "leader-crash", dir.path()), |_, _| {}).unwrap_err();
+    assert!(
+        e.is_usage() && e.to_string().contains("bully, ring, raft"),
+        "{e}"
+    );
+    let e = run_live(&args("bully", "meteor", dir.path()), |_, _| {}).unwrap_err();
+    assert!(
+        e.is_usage() && e.to_string().contains("leader-crash"),
+        "{e}"
+    );
+}
