@@ -335,3 +335,33 @@ fn bully_paused_leader_is_replaced_then_takes_back_over() {
     assert!(new_leaders_since(&r.trace, Time::from_millis(FAULT_MS as u64)).contains(&NodeId(4)));
     healthy(&r);
 }
+
+/// Added delay and loss are applied by the driver: with every datagram held back 10 ms, the
+/// bully's election phase (detection to the agreed leader) lasts at least `t_elec` plus one
+/// COORDINATOR flight; with 10 % loss, datagrams are dropped (reason `loss`) and Raft still
+/// elects.
+#[test]
+fn added_delay_and_loss_are_applied() {
+    let mut cfg = live(
+        5,
+        9,
+        vec![Fault::at_ms(FAULT_MS, FaultAction::Crash(Selector::Leader))],
+    );
+    cfg.delay = Some(election_sim::Latency::Constant { ms: 10.0 });
+    let r = run_trial(&cfg, bully(5)).unwrap();
+    converged_on(&r, NodeId(4));
+    let m = &r.metrics;
+    let phase = m.elect_ms.unwrap() - m.detect_ms.unwrap();
+    assert!(phase >= 30.0, "t_elec 20 ms + a 10 ms hop, got {phase} ms");
+
+    let mut cfg = live(5, 10, vec![]);
+    cfg.loss = 0.1;
+    let r = run_trial(&cfg, raft(5, false)).unwrap();
+    assert!(r.metrics.converged, "{:?}", r.metrics);
+    let lost = r
+        .trace
+        .iter()
+        .filter(|e| matches!(e.what, TraceKind::Drop(_, election_sim::DropReason::Loss)))
+        .count();
+    assert!(lost > 0);
+}
