@@ -11,6 +11,7 @@ const PLAIN_EVERY: Duration = Duration::from_secs(10);
 
 pub(crate) struct Progress {
     bar: Option<ProgressBar>,
+    tty: bool,
     plain: bool,
     name: String,
     total: u64,
@@ -38,9 +39,15 @@ impl Progress {
             let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             b.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} trials {per_sec} ETA {eta}",
+                    "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} trials {rate} ETA {eta}",
                 )
-                .expect("valid template"),
+                .expect("valid template")
+                .with_key(
+                    "rate",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0}/s", s.per_sec());
+                    },
+                ),
             );
             b.set_prefix(format!("sweep {name}"));
             b.set_position(done);
@@ -61,6 +68,7 @@ impl Progress {
         let now = Instant::now();
         Progress {
             bar,
+            tty,
             plain,
             name: name.to_string(),
             total,
@@ -103,14 +111,16 @@ impl Progress {
 
     pub(crate) fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
-            b.finish();
+            b.finish_and_clear();
         }
-        if self.plain {
+        if self.plain || self.tty {
+            let el = self.start.elapsed();
             eprintln!(
-                "sweep {}: {} trials done in {}",
+                "sweep {}: {} trials done in {} ({:.0} trials/s)",
                 self.name,
                 self.total,
-                hms(self.start.elapsed())
+                hms(el),
+                (self.done - self.start_done) as f64 / el.as_secs_f64().max(1e-9)
             );
         }
     }
