@@ -635,6 +635,44 @@ detect_jitter_ms = [100, 150]
     }
 
     #[test]
+    fn custom_follower_selectors_never_pick_the_leader() {
+        let p = spec(
+            r#"
+protocols = ["raft"]
+nodes = [5]
+scenarios = ["iso"]
+seeds = 1
+[[scenario]]
+name = "iso"
+faults = [
+  { at_ms = 0, action = "isolate", node = "lowest_follower" },
+  { at_ms = 10, jitter_ms = 5, action = "crash", node = "highest_follower" },
+]
+"#,
+        )
+        .plan()
+        .unwrap();
+        let cell = &p.cells().unwrap()[0];
+        assert!(cell.scenario.needs_probe());
+        for seed in 0..6 {
+            let run = cell.run(seed, false).unwrap();
+            let l = run.leader_at_fault.expect("a leader by 1 s");
+            let f = &run.sim.faults;
+            let t = run.fault_instant_ms.unwrap();
+            assert!(f[1].at_ms >= t + 10.0 && f[1].at_ms <= t + 15.0);
+            for fault in f {
+                match fault.action {
+                    election_sim::FaultAction::Isolate(election_sim::Selector::Id(id))
+                    | election_sim::FaultAction::Crash(election_sim::Selector::Id(id)) => {
+                        assert_ne!(id, l)
+                    }
+                    ref other => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
     fn probing_finds_the_leader_and_keeps_it_on_the_majority_side() {
         let p = spec(
             "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"partition-leader-majority\"]\nseeds=1",
