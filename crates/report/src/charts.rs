@@ -111,6 +111,47 @@ pub(crate) struct Series {
     pub colour: Rgb,
 }
 
+/// Line width of the `k`-th series. Earlier series are drawn wider (and with larger markers),
+/// so a later series that coincides with one stays visible inside it.
+pub(crate) fn line_width(k: usize) -> u32 {
+    [5, 4, 4, 3, 3, 3, 2][k.min(6)]
+}
+
+fn marker_size(k: usize) -> i32 {
+    [8, 7, 7, 6, 6, 5, 5][k.min(6)]
+}
+
+/// Draws the `k`-th series' marker (a shape per series: circle, square, triangle, diamond,
+/// inverted triangle, cross, ring, then again) at `at`.
+pub(crate) fn draw_marker<DB, CT>(
+    area: &DrawingArea<DB, CT>,
+    at: CT::From,
+    k: usize,
+    colour: RGBColor,
+) -> DrawResult
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    CT: plotters::coord::CoordTranslate,
+{
+    let s = marker_size(k);
+    let fill = colour.filled();
+    let e = EmptyElement::at(at);
+    match k % 7 {
+        0 => area.draw(&(e + Circle::new((0, 0), s, fill)))?,
+        1 => area.draw(&(e + Rectangle::new([(-s + 1, -s + 1), (s - 1, s - 1)], fill)))?,
+        2 => area.draw(&(e + Polygon::new(vec![(0, -s), (s, s - 1), (-s, s - 1)], fill)))?,
+        3 => area.draw(&(e + Polygon::new(vec![(0, -s), (s, 0), (0, s), (-s, 0)], fill)))?,
+        4 => area.draw(&(e + Polygon::new(vec![(0, s), (s, -s + 1), (-s, -s + 1)], fill)))?,
+        5 => area.draw(
+            &(e + PathElement::new(vec![(-s, -s), (s, s)], colour.stroke_width(3))
+                + PathElement::new(vec![(-s, s), (s, -s)], colour.stroke_width(3))),
+        )?,
+        _ => area.draw(&(e + Circle::new((0, 0), s, colour.stroke_width(3))))?,
+    }
+    Ok(())
+}
+
 /// How a legend entry is drawn.
 #[derive(Clone, Copy)]
 pub(crate) enum Swatch {
@@ -158,7 +199,7 @@ where
     // Lay the legend out in rows.
     let style = text_style(LEGEND_PX);
     let usable = w.saturating_sub(40) as i32;
-    let mut rows: Vec<Vec<(i32, &str, RGBColor)>> = vec![Vec::new()];
+    let mut rows: Vec<Vec<(i32, &str, RGBColor, usize)>> = vec![Vec::new()];
     let mut x = 0;
     for (label, colour) in series {
         let (tw, _) = root.estimate_text_size(label, &style)?;
@@ -167,7 +208,8 @@ where
             rows.push(Vec::new());
             x = 0;
         }
-        rows.last_mut().unwrap().push((x, label, *colour));
+        let k = rows.iter().map(Vec::len).sum::<usize>();
+        rows.last_mut().unwrap().push((x, label, *colour, k));
         x += item;
     }
     let row_h = 28;
@@ -175,14 +217,14 @@ where
     let (legend, panels) = body.split_vertically(legend_h);
     for (r, row) in rows.iter().enumerate() {
         let y = r as i32 * row_h + 12;
-        for &(x, label, colour) in row {
+        for &(x, label, colour, k) in row {
             match swatch {
                 Swatch::Line => {
                     legend.draw(&PathElement::new(
                         vec![(x, y), (x + 28, y)],
-                        colour.stroke_width(3),
+                        colour.stroke_width(line_width(k)),
                     ))?;
-                    legend.draw(&Circle::new((x + 14, y), 4, colour.filled()))?;
+                    draw_marker(&legend, (x + 14, y), k, colour)?;
                 }
                 Swatch::Bar => {
                     legend.draw(&Rectangle::new(
@@ -270,6 +312,8 @@ pub(crate) fn size_axis(sizes: &[f64]) -> (f64, f64) {
 /// One line of a line panel.
 pub(crate) struct Line {
     pub colour: RGBColor,
+    /// The series' index (its marker shape and line width).
+    pub k: usize,
     pub points: Vec<(f64, f64)>,
     /// A shaded band `(x, lo, hi)` drawn under the line.
     pub band: Vec<(f64, f64, f64)>,
@@ -370,8 +414,13 @@ impl LinePanel {
             }
             for l in &self.lines {
                 let pts: Vec<(f64, f64)> = l.points.iter().cloned().filter(|p| p.1 > 0.0).collect();
-                c.draw_series(LineSeries::new(pts.clone(), l.colour.stroke_width(3)))?;
-                c.draw_series(pts.iter().map(|&p| Circle::new(p, 5, l.colour.filled())))?;
+                c.draw_series(LineSeries::new(
+                    pts.clone(),
+                    l.colour.stroke_width(line_width(l.k)),
+                ))?;
+                for p in pts {
+                    draw_marker(c.plotting_area(), p, l.k, l.colour)?;
+                }
             }
         } else {
             let hi = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
@@ -393,7 +442,7 @@ impl LinePanel {
                 if l.band.len() >= 2 {
                     let mut poly: Vec<(f64, f64)> = l.band.iter().map(|b| (b.0, b.2)).collect();
                     poly.extend(l.band.iter().rev().map(|b| (b.0, b.1)));
-                    c.draw_series(std::iter::once(Polygon::new(poly, l.colour.mix(0.16))))?;
+                    c.draw_series(std::iter::once(Polygon::new(poly, l.colour.mix(0.12))))?;
                     for edge in [
                         l.band.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(),
                         l.band.iter().map(|b| (b.0, b.2)).collect::<Vec<_>>(),
@@ -408,12 +457,13 @@ impl LinePanel {
                 }
             }
             for l in &self.lines {
-                c.draw_series(LineSeries::new(l.points.clone(), l.colour.stroke_width(3)))?;
-                c.draw_series(
-                    l.points
-                        .iter()
-                        .map(|&p| Circle::new(p, 5, l.colour.filled())),
-                )?;
+                c.draw_series(LineSeries::new(
+                    l.points.clone(),
+                    l.colour.stroke_width(line_width(l.k)),
+                ))?;
+                for &p in &l.points {
+                    draw_marker(c.plotting_area(), p, l.k, l.colour)?;
+                }
             }
         }
         Ok(())
@@ -478,7 +528,7 @@ impl CdfPanel {
             .light_line_style(RGBColor(238, 238, 238))
             .bold_line_style(RGBColor(215, 215, 215))
             .draw()?;
-        for (colour, values, total) in &self.curves {
+        for (k, (colour, values, total)) in self.curves.iter().enumerate() {
             if values.is_empty() || *total == 0 {
                 continue;
             }
@@ -489,7 +539,7 @@ impl CdfPanel {
             }
             let last = pts.last().unwrap().1;
             pts.push((xmax, last));
-            chart.draw_series(LineSeries::new(pts, colour.stroke_width(3)))?;
+            chart.draw_series(LineSeries::new(pts, colour.stroke_width(line_width(k))))?;
         }
         Ok(())
     }

@@ -229,7 +229,9 @@ impl Ctx<'_> {
             let lines: Vec<Line> = self
                 .series
                 .iter()
-                .map(|s| Line {
+                .enumerate()
+                .map(|(k, s)| Line {
+                    k,
                     colour: rgb(s.colour),
                     points: points(self.results, self.net, sc, s, Stat::MsgsMean),
                     band: Vec::new(),
@@ -275,7 +277,8 @@ impl Ctx<'_> {
             let lines = self
                 .series
                 .iter()
-                .map(|s| {
+                .enumerate()
+                .map(|(k, s)| {
                     let p50 = points(self.results, self.net, sc, s, Stat::ElectP50);
                     let p5 = points(self.results, self.net, sc, s, Stat::ElectP5);
                     let p95 = points(self.results, self.net, sc, s, Stat::ElectP95);
@@ -286,6 +289,7 @@ impl Ctx<'_> {
                         })
                         .collect();
                     Line {
+                        k,
                         colour: rgb(s.colour),
                         points: p50,
                         band,
@@ -392,8 +396,17 @@ impl Ctx<'_> {
 
     fn split_brain(&self) -> Result<ChartInfo, ReportError> {
         let n = self.focus().unwrap_or(self.opts.focus_nodes);
-        let scenarios = self.scenarios_at(n, None);
         let r = self.results;
+        // Only scenarios where some protocol split: the others are named in the subtitle.
+        let (scenarios, clean): (Vec<String>, Vec<String>) =
+            self.scenarios_at(n, None).into_iter().partition(|sc| {
+                self.series.iter().any(|s| {
+                    r.cell(&key_of(s, n, sc, self.net))
+                        .filter(|row| row.ran())
+                        .and_then(|row| row.get(Stat::SplitRate))
+                        .is_some_and(|v| v > 0.0)
+                })
+            });
         let rate = self.bars(n, &scenarios, |_, k| {
             let row = r.cell(k).filter(|row| row.ran())?;
             let v = row.get(Stat::SplitRate)? * 100.0;
@@ -424,7 +437,7 @@ impl Ctx<'_> {
             colours: colours.clone(),
             bars: rate,
             x_max: Some(109.0),
-            empty_note: format!("no scenario ran at n = {n}"),
+            empty_note: format!("no split brain in any scenario at n = {n}"),
         };
         let p2 = BarPanel {
             title: "mean split-brain duration per trial".into(),
@@ -438,13 +451,29 @@ impl Ctx<'_> {
         let h = p1.height();
         let chart = PanelChart {
             title: format!("Split brain by scenario at n = {n}{}", self.net_note()),
-            subtitle: "left: share of trials with two or more live leaders at some instant after the fault; right: how long that lasted".into(),
+            subtitle: if clean.is_empty() {
+                "left: share of trials with two or more live leaders at some instant after the fault; right: how long that lasted".into()
+            } else {
+                format!(
+                    "share of trials with two or more live leaders after the fault (left) and for how long (right); never in: {}",
+                    clean.join(", ")
+                )
+            },
             legend: legend(&self.series),
             swatch: Swatch::Bar,
             size: (1700, h + 150),
             panels: vec![p1, p2],
         };
-        let caption = format!("Per scenario at n = {n}: left, `split_brain_rate` (share of trials in which two or more live nodes were in the leader role at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); right, `split_brain_ms_mean`, the mean total time per trial with two or more live leaders.");
+        let never =
+            if clean.is_empty() {
+                String::new()
+            } else {
+                format!(
+                " Scenarios in which no protocol ever had two leaders at n = {n} are left out: {}.",
+                clean.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            )
+            };
+        let caption = format!("Per scenario at n = {n}: left, `split_brain_rate` (share of trials in which two or more live nodes were in the leader role at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); right, `split_brain_ms_mean`, the mean total time per trial with two or more live leaders.{never}");
         self.write(4, "split_brain", chart, caption)
     }
 

@@ -80,6 +80,11 @@ fn ratio(a: f64, b: f64) -> String {
     format!("{:.1}×", a / b)
 }
 
+/// Nested bullets under a finding.
+fn items(v: &[String]) -> String {
+    v.iter().map(|i| format!("\n  - {i}")).collect()
+}
+
 fn names(v: &[String]) -> String {
     let q: Vec<String> = v.iter().map(|s| format!("`{s}`")).collect();
     match q.len() {
@@ -173,11 +178,11 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         }
         if !parts.is_empty() {
             out.push(format!(
-                "How election messages grow with n in `{sc}` (least-squares slope of log messages on log n over n = {}…{}): {} ({}).",
+                "How election messages grow with n in `{sc}`, as the least-squares slope of log messages on log n over n = {}…{} (1 is O(n), 2 is O(n²); {}):{}",
                 sizes.first().unwrap_or(&0),
                 c.n_max,
-                parts.join("; "),
-                c.chart(1)
+                c.chart(1),
+                items(&parts)
             ));
         }
     }
@@ -214,17 +219,17 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         }
         if !sensitive.is_empty() {
             let mut s = format!(
-                "Which node detects the crash matters for some protocols: at n = {}, `{b}` costs, relative to `{a}`, {}",
+                "Which node detects the crash matters for some protocols: at n = {}, `{b}` costs, relative to `{a}` ({}),",
                 c.n_max,
-                sensitive.join("; ")
+                c.chart(1)
             );
+            s.push_str(&items(&sensitive));
             if !flat.is_empty() {
-                s.push_str(&format!(
-                    "; for {} it changes by less than 25%",
+                s.push_str(&items(&[format!(
+                    "{}: within 25% either way",
                     names(&flat)
-                ));
+                )]));
             }
-            s.push_str(&format!(" ({}).", c.chart(1)));
             out.push(s);
         }
     }
@@ -282,12 +287,11 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
                     )
                 })
                 .collect::<Vec<_>>()
-                .join("; ")
         };
         let safe_names: Vec<String> = safe.iter().map(|(l, _)| l.clone()).collect();
         let sentence = match (safe.is_empty(), unsafe_.is_empty()) {
             (false, false) => format!(
-                "In `{sbs}` at n = {}, {} never had two live leaders at once (split-brain rate 0 over {} trials, 95% upper bound {}), while split brain happened for {} ({}).",
+                "In `{sbs}` at n = {}, {} never had two live leaders at once (split-brain rate 0 over {} trials, 95% upper bound {}), while split brain happened for the others ({}):{}",
                 c.focus,
                 names(&safe_names),
                 safe.iter()
@@ -298,8 +302,8 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
                     .map(|(_, r)| pct(r.get(Stat::SplitCiHi).unwrap_or(0.0)))
                     .collect::<Vec<_>>()
                     .join(", "),
-                describe_unsafe(&unsafe_),
-                c.chart(4)
+                c.chart(4),
+                items(&describe_unsafe(&unsafe_))
             ),
             (false, true) => format!(
                 "In `{sbs}` at n = {}, no protocol ever had two live leaders at once ({}).",
@@ -307,10 +311,10 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
                 c.chart(4)
             ),
             (true, false) => format!(
-                "In `{sbs}` at n = {}, every protocol had split brain: {} ({}).",
+                "In `{sbs}` at n = {}, every protocol had split brain ({}):{}",
                 c.focus,
-                describe_unsafe(&unsafe_),
-                c.chart(4)
+                c.chart(4),
+                items(&describe_unsafe(&unsafe_))
             ),
             (true, true) => String::new(),
         };
@@ -325,9 +329,9 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
             .collect();
         if !stranded.is_empty() {
             out.push(format!(
-                "A leader stranded on the minority side kept believing it led (mean `minority_leader_ms` in `{sbs}` at n = {}): {}.",
+                "A leader stranded outside the majority side kept believing it led (mean `minority_leader_ms` in `{sbs}` at n = {}):{}",
                 c.focus,
-                stranded.join("; ")
+                items(&stranded)
             ));
         }
     }
@@ -350,10 +354,10 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
     }
     if !per_protocol.is_empty() {
         out.push(format!(
-            "Scenarios with any split brain at n = {} (share of trials): {} ({}).",
+            "Scenarios with any split brain at n = {}, by protocol (share of trials; {}):{}",
             c.focus,
-            per_protocol.join("; "),
-            c.chart(4)
+            c.chart(4),
+            items(&per_protocol)
         ));
     }
 
@@ -368,10 +372,10 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
     }
     if !stuck.is_empty() {
         out.push(format!(
-            "Not every trial ended with an agreed leader at n = {} (share that converged): {}. A majority protocol cut off from its majority should refuse to elect; anywhere else this is lost liveness. Either way it counts as unavailability ({}).",
+            "Not every trial ended with an agreed leader at n = {} (share that converged). A majority protocol cut off from its majority should refuse to elect; anywhere else this is lost liveness; either way it counts as unavailability ({}):{}",
             c.focus,
-            stuck.join("; "),
-            c.chart(5)
+            c.chart(5),
+            items(&stuck)
         ));
     }
 
@@ -413,7 +417,7 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         let least = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         if most.2 > least.2 {
             out.push(format!(
-                "In `{sc}` at n = {}, leadership moved most often under `{}` ({} changes per trial; {}) and least under `{}` ({}; {}) ({}).",
+                "In `{sc}` at n = {}, leadership moved most often under `{}` (mean leader changes per trial {}; {}) and least under `{}` ({}; {}) ({}).",
                 c.focus,
                 most.0,
                 most.1.raw(Stat::LeaderChangesMean),
@@ -472,12 +476,11 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                 let mut w: Vec<&(String, f64, &SummaryRow)> = worst.iter().collect();
                 w.sort_by(|a, b| b.1.total_cmp(&a.1));
                 s.push_str(&format!(
-                    " Avoid {} there: split brain in up to {} of trials.",
+                    " The others split in up to this share of trials of some partition scenario: {}.",
                     w.iter()
-                        .map(|(l, _, r)| format!("`{l}` ({})", c.row(r)))
+                        .map(|(l, v, r)| format!("`{l}` [{}]({})", pct(*v), anchor(&c.row(r))))
                         .collect::<Vec<_>>()
-                        .join(", "),
-                    w.iter().map(|x| pct(x.1)).collect::<Vec<_>>().join(", ")
+                        .join(", ")
                 ));
             }
             out.push(s);
@@ -625,6 +628,13 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The link target of a markdown link `[text](target)`.
+fn anchor(link: &str) -> String {
+    link.rsplit_once("](")
+        .map(|(_, t)| t.trim_end_matches(')').to_string())
+        .unwrap_or_default()
 }
 
 trait NoneOrLt {

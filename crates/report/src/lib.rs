@@ -367,14 +367,14 @@ fn traces(
                 t.key.protocol, t.key.nodes
             ),
             format!(
-                "Seed {}: of every `{sbs}` trial with at most {} nodes, the one with the longest split brain: {} ms with up to {} live leaders at once{}.",
+                "Seed {}: of every `{sbs}` trial with at most {} nodes, the one with the longest split brain: {} ms in all, up to {} live leaders at once{}.",
                 t.seed,
                 opts.max_trace_nodes,
                 fmt_num(t.split_brain_ms),
                 t.max_leaders,
                 if t.minority_leader_ms > 0.0 {
                     format!(
-                        ", {} ms of it with a leader stranded outside the majority side",
+                        "; a leader stranded outside the largest group believed it led for {} ms",
                         fmt_num(t.minority_leader_ms)
                     )
                 } else {
@@ -437,8 +437,16 @@ fn traces(
             heading,
             file: format!("traces/{name}"),
             caption: format!(
-                "{caption} Reproduce: `election-bench trace --protocol {} --nodes {} --scenario {} --seed {}`.",
-                t.key.protocol, t.key.nodes, t.key.scenario, t.seed
+                "{caption} Reproduce: `election-bench trace --protocol {} --nodes {} --scenario {} --seed {}{}`.",
+                t.key.protocol,
+                t.key.nodes,
+                t.key.scenario,
+                t.seed,
+                id.params
+                    .iter()
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(k, v)| format!(" --set {k}={v}"))
+                    .collect::<String>()
             ),
         });
     }

@@ -110,7 +110,7 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>)
     match v {
         Value::Object(m) => {
             if m.is_empty() {
-                out.push((prefix.to_string(), "{}".into()));
+                out.push((prefix.to_string(), "none".into()));
             }
             for (k, x) in m {
                 let p = if prefix.is_empty() {
@@ -142,6 +142,62 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>)
         }
         _ => out.push((prefix.to_string(), scalar(v))),
     }
+}
+
+/// A list of records (an array of objects, or an object of objects) as a table: a first
+/// column naming the record (its key, or its index), then one column per field in order of
+/// first appearance. `None` for anything else.
+fn records(v: &serde_json::Value) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    use serde_json::Value;
+    let entries: Vec<(String, &serde_json::Map<String, Value>)> = match v {
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (i.to_string(), x.as_object().unwrap()))
+            .collect(),
+        Value::Object(o) if !o.is_empty() && o.values().all(Value::is_object) => o
+            .iter()
+            .map(|(k, x)| (format!("`{k}`"), x.as_object().unwrap()))
+            .collect(),
+        _ => return None,
+    };
+    let mut cols: Vec<String> = Vec::new();
+    for (_, o) in &entries {
+        for k in o.keys() {
+            if !cols.contains(k) {
+                cols.push(k.clone());
+            }
+        }
+    }
+    let rows = entries
+        .iter()
+        .map(|(name, o)| {
+            let mut r = vec![name.clone()];
+            for c in &cols {
+                r.push(match o.get(c) {
+                    None => String::new(),
+                    Some(x) => {
+                        let mut flat = Vec::new();
+                        flatten("", x, &mut flat);
+                        flat.into_iter()
+                            .map(|(k, v)| {
+                                if k.is_empty() {
+                                    v
+                                } else {
+                                    format!("{k} = {v}")
+                                }
+                            })
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    }
+                });
+            }
+            r
+        })
+        .collect();
+    let mut header = vec![String::new()];
+    header.extend(cols);
+    Some((header, rows))
 }
 
 fn scalar(v: &serde_json::Value) -> String {
@@ -282,21 +338,24 @@ pub(crate) fn write_report(
     if let serde_json::Value::Object(map) = &m.config {
         let mut general = Vec::new();
         for (k, v) in map {
-            if v.is_object()
-                || (v.is_array()
-                    && v.as_array()
-                        .is_some_and(|a| a.iter().any(|x| x.is_object())))
-            {
+            if let Some((cols, rows)) = records(v) {
+                let _ = writeln!(s, "#### `{k}`\n");
+                let _ = writeln!(s, "| {} |", cols.join(" | "));
+                let _ = writeln!(s, "|{}", "---|".repeat(cols.len()));
+                for r in rows {
+                    let _ = writeln!(
+                        s,
+                        "| {} |",
+                        r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+                    );
+                }
+                s.push('\n');
+            } else if v.is_object() && v.as_object().is_some_and(|o| !o.is_empty()) {
                 let mut rows = Vec::new();
                 flatten("", v, &mut rows);
                 let _ = writeln!(s, "#### `{k}`\n\n| key | value |\n|---|---|");
                 for (a, b) in rows {
-                    let _ = writeln!(
-                        s,
-                        "| `{}` | {} |",
-                        if a.is_empty() { k.as_str() } else { a.as_str() },
-                        cell(&b)
-                    );
+                    let _ = writeln!(s, "| `{a}` | {} |", cell(&b));
                 }
                 s.push('\n');
             } else {

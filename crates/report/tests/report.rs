@@ -253,13 +253,7 @@ fn traces_are_embedded_when_a_tracer_is_given() {
 #[test]
 fn a_missing_results_directory_is_named() {
     let base = common::scratch("missing");
-    let err = render_report(
-        &base.join("nope"),
-        &base.join("out"),
-        &text_only(),
-        None,
-    )
-    .unwrap_err();
+    let err = render_report(&base.join("nope"), &base.join("out"), &text_only(), None).unwrap_err();
     assert!(matches!(err, ReportError::MissingResults(_)));
     assert!(err.to_string().contains("nope"));
     assert!(err.to_string().contains("does not exist"));
@@ -275,8 +269,7 @@ fn a_file_of_another_schema_names_the_missing_column() {
         s.replacen("split_brain_rate", "splitbrain", 1),
     )
     .unwrap();
-    let err =
-        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     assert!(
         matches!(&err, ReportError::Schema { column, .. } if column == "split_brain_rate"),
         "{err}"
@@ -287,8 +280,7 @@ fn a_file_of_another_schema_names_the_missing_column() {
 
     fs::write(results.join("summary.csv"), s).unwrap();
     fs::write(results.join("trials.csv"), "a,b,c\n1,2,3\n").unwrap();
-    let err =
-        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     assert!(err.to_string().contains("trials.csv"), "{err}");
     assert!(err.to_string().contains("missing column `mode`"), "{err}");
 }
@@ -301,8 +293,7 @@ fn a_bad_cell_names_line_column_and_value() {
     let mut lines: Vec<String> = t.lines().map(String::from).collect();
     lines[3] = lines[3].replacen(",true,", ",maybe,", 1);
     fs::write(results.join("trials.csv"), lines.join("\n")).unwrap();
-    let err =
-        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("line 4") && msg.contains("`converged`") && msg.contains("\"maybe\""),
@@ -317,8 +308,7 @@ fn an_empty_sweep_is_refused() {
     fs::create_dir_all(&results).unwrap();
     common::write_results(&results, &[]);
     // write_results adds one skipped cell: nothing ran.
-    let err =
-        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     assert!(matches!(err, ReportError::EmptySweep { .. }), "{err}");
     assert!(
         err.to_string().contains("partition needs at least 3 nodes"),
@@ -330,8 +320,7 @@ fn an_empty_sweep_is_refused() {
         format!("{}\n", common::SUMMARY_HEADER),
     )
     .unwrap();
-    let err =
-        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     assert!(err.to_string().contains("no cells"), "{err}");
 }
 
@@ -340,11 +329,9 @@ fn a_manifest_from_another_tool_is_refused() {
     let base = common::scratch("manifest");
     let results = common::write_results(&base.join("results"), &common::trials());
     fs::write(results.join("manifest.json"), r#"{"tool":"other"}"#).unwrap();
-    let err =
-        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     assert!(matches!(err, ReportError::Manifest { .. }), "{err}");
     fs::remove_file(results.join("manifest.json")).unwrap();
-    let err =
-        render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     assert!(matches!(err, ReportError::MissingFile(_)), "{err}");
 }
