@@ -15,7 +15,7 @@
 //! |---|---|---|---|
 //! | bully | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `bully.t_elec_ms` 20, `bully.t_coord_ms` 2 × t_elec |
 //! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
-//! | raft | `heartbeat_ms` (50) | election timeout U[`raft.timeout_ms`] = W by default (150–300 ms) | — |
+//! | raft | `heartbeat_ms` (50) | election timeout drawn from `raft.timeout_ms` = W by default (150–300 ms) | — |
 
 use std::collections::BTreeMap;
 use std::time::Duration;
