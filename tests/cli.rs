@@ -279,11 +279,11 @@ fn a_killed_sweep_resumes_without_losing_or_repeating_anything() {
         "--protocols",
         "bully,ring,raft",
         "--nodes",
-        "3,5,7",
+        "3,5,7,9",
         "--scenarios",
         "leader-crash,leader-recovers",
         "--seeds",
-        "3",
+        "20",
         "--jobs",
         "1",
         "--quiet",
@@ -291,32 +291,57 @@ fn a_killed_sweep_resumes_without_losing_or_repeating_anything() {
     let mut full_args = args.to_vec();
     full_args.extend(["--out", "full"]);
     ok(&bench(&full_args, d.path()));
+    let full_rows = fs::read_to_string(d.path().join("full/trials.csv"))
+        .unwrap()
+        .lines()
+        .count();
     let mut cut_args = args.to_vec();
     cut_args.extend(["--out", "killed"]);
-    let mut child = Command::new(BIN)
-        .args(&cut_args)
-        .current_dir(d.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let trials = d.path().join("killed/trials.csv");
-    let start = Instant::now();
-    // Kill it once it has written some cells (or give up waiting and kill it anyway).
-    while start.elapsed() < Duration::from_secs(30) {
-        let lines = fs::read_to_string(&trials)
+    // Kill it (SIGKILL: no chance to clean up) after it has written some rows; if a run
+    // finishes first on a fast machine, the resume below still has to reproduce it exactly.
+    let mut killed_mid_run = false;
+    for _ in 0..3 {
+        let mut child = Command::new(BIN)
+            .args(&cut_args)
+            .current_dir(d.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            let lines = fs::read_to_string(&trials)
+                .map(|s| s.lines().count())
+                .unwrap_or(0);
+            if lines > 30 || child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let running = child.try_wait().unwrap().is_none();
+        let _ = child.kill();
+        let _ = child.wait();
+        let rows = fs::read_to_string(&trials)
             .map(|s| s.lines().count())
             .unwrap_or(0);
-        if lines > 4 || child.try_wait().unwrap().is_some() {
+        if running && rows < full_rows {
+            killed_mid_run = true;
+            assert!(d.path().join("killed/.in-progress.json").exists());
+            assert!(!d.path().join("killed/summary.csv").exists());
             break;
         }
-        std::thread::sleep(Duration::from_millis(2));
+        let _ = fs::remove_dir_all(d.path().join("killed"));
     }
-    let _ = child.kill();
-    let _ = child.wait();
     let mut resume = cut_args.clone();
     resume.push("--resume");
-    ok(&bench(&resume, d.path()));
+    let out = ok(&bench(&resume, d.path()));
+    if killed_mid_run {
+        assert!(
+            out.contains("kept from the interrupted run") || out.contains("cells ("),
+            "{out}"
+        );
+    }
     same_files(&d.path().join("full"), &d.path().join("killed"));
 }
 
