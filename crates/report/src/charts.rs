@@ -155,7 +155,10 @@ where
 /// How a legend entry is drawn.
 #[derive(Clone, Copy)]
 pub(crate) enum Swatch {
+    /// A line with the series' marker.
     Line,
+    /// A line alone (curves drawn without markers).
+    Plain,
     Bar,
 }
 
@@ -225,6 +228,12 @@ where
                         colour.stroke_width(line_width(k)),
                     ))?;
                     draw_marker(&legend, (x + 14, y), k, colour)?;
+                }
+                Swatch::Plain => {
+                    legend.draw(&PathElement::new(
+                        vec![(x, y), (x + 28, y)],
+                        colour.stroke_width(line_width(k)),
+                    ))?;
                 }
                 Swatch::Bar => {
                     legend.draw(&Rectangle::new(

@@ -383,6 +383,23 @@ impl Results {
         self.trials.iter().filter(|t| &t.key == key).collect()
     }
 
+    /// The parameter values that can matter to `protocol`: a key named after a protocol
+    /// family (`raft.timeout_ms`) is blanked for the other families, whose cells a sweep still
+    /// repeats once per value.
+    pub fn relevant_params(&self, protocol: &str, params: &[String]) -> Vec<String> {
+        let family = protocol.split('+').next().unwrap_or(protocol);
+        self.param_keys
+            .iter()
+            .zip(params)
+            .map(|(k, v)| match k.split_once('.') {
+                Some((fam, _)) if ["bully", "ring", "raft"].contains(&fam) && fam != family => {
+                    String::new()
+                }
+                _ => v.clone(),
+            })
+            .collect()
+    }
+
     /// A human label of the varied parameters of a cell (`raft.timeout_ms=150-300`), empty
     /// when nothing varies or nothing applies.
     pub fn params_label(&self, params: &[String]) -> String {

@@ -37,14 +37,19 @@ pub struct ChartInfo {
 pub(crate) fn series_for(results: &Results, net: &str) -> Vec<Series> {
     let mut out = Vec::new();
     for p in results.protocols() {
-        let mut combos: Vec<Vec<String>> = Vec::new();
+        // (what matters to the protocol, the first cell's full parameter values)
+        let mut combos: Vec<(Vec<String>, Vec<String>)> = Vec::new();
         for r in &results.summary {
-            if r.key.protocol == p && r.key.net == net && !combos.contains(&r.key.params) {
-                combos.push(r.key.params.clone());
+            if r.key.protocol != p || r.key.net != net {
+                continue;
+            }
+            let relevant = results.relevant_params(&p, &r.key.params);
+            if !combos.iter().any(|c| c.0 == relevant) {
+                combos.push((relevant, r.key.params.clone()));
             }
         }
-        for (k, params) in combos.into_iter().enumerate() {
-            let pl = results.params_label(&params);
+        for (k, (relevant, params)) in combos.into_iter().enumerate() {
+            let pl = results.params_label(&relevant);
             let label = if pl.is_empty() {
                 p.clone()
             } else {
@@ -350,7 +355,7 @@ impl Ctx<'_> {
             title: format!("Distribution of failover time at n = {n}{}", self.net_note()),
             subtitle: "share of all trials that had converged within x ms (a curve ending below 100% had trials that never converged)".into(),
             legend: legend(&self.series),
-            swatch: Swatch::Line,
+            swatch: Swatch::Plain,
             size: (1200, 780),
             panels: vec![panel],
         };

@@ -182,6 +182,11 @@ pub fn render_report(
 ) -> Result<ReportOutput, ReportError> {
     let results = Results::load(results_dir)?;
     fs::create_dir_all(out_dir).map_err(|e| ReportError::io(out_dir, e))?;
+    // Charts and traces of an earlier report (a trace of another seed, say) would otherwise
+    // linger next to the new ones.
+    for sub in ["charts", "traces"] {
+        remove_generated(&out_dir.join(sub))?;
+    }
     let charts = figures::render_charts(&results, opts, out_dir)?;
     let mut files: Vec<PathBuf> = Vec::new();
     for c in &charts {
@@ -208,6 +213,23 @@ pub fn render_report(
         files,
         warnings,
     })
+}
+
+/// Removes the `.svg` and `.png` files of `dir`, if it exists; nothing else.
+fn remove_generated(dir: &Path) -> Result<(), ReportError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(ReportError::io(dir, e)),
+    };
+    for entry in entries {
+        let path = entry.map_err(|e| ReportError::io(dir, e))?.path();
+        let generated = path.extension().is_some_and(|x| x == "svg" || x == "png");
+        if generated && path.is_file() {
+            fs::remove_file(&path).map_err(|e| ReportError::io(&path, e))?;
+        }
+    }
+    Ok(())
 }
 
 fn trial_id(results: &Results, t: &TrialRow) -> TrialId {

@@ -521,22 +521,27 @@ const TABLE_COLS: [(&str, Stat); 16] = [
 ];
 
 fn table(s: &mut String, results: &Results, scenario: &str, net: &str) {
-    let series = series_for(results, net);
-    let mut rows: Vec<&SummaryRow> = Vec::new();
-    for se in &series {
-        let mut mine: Vec<&SummaryRow> = results
-            .summary
-            .iter()
-            .filter(|r| {
-                r.key.scenario == scenario
-                    && r.key.net == net
-                    && r.key.protocol == se.protocol
-                    && r.key.params == se.params
-            })
-            .collect();
-        mine.sort_by_key(|r| r.key.nodes);
-        rows.extend(mine);
+    // Every row of the scenario, protocols in legend order, then parameter combinations in
+    // the sweep's order, then cluster size.
+    let protocols = results.protocols();
+    let mut combos: Vec<&Vec<String>> = Vec::new();
+    for r in &results.summary {
+        if !combos.contains(&&r.key.params) {
+            combos.push(&r.key.params);
+        }
     }
+    let mut rows: Vec<&SummaryRow> = results
+        .summary
+        .iter()
+        .filter(|r| r.key.scenario == scenario && r.key.net == net)
+        .collect();
+    rows.sort_by_key(|r| {
+        (
+            protocols.iter().position(|p| *p == r.key.protocol),
+            combos.iter().position(|c| **c == r.key.params),
+            r.key.nodes,
+        )
+    });
     if rows.is_empty() {
         return;
     }

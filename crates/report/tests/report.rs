@@ -335,3 +335,28 @@ fn a_manifest_from_another_tool_is_refused() {
     let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     assert!(matches!(err, ReportError::MissingFile(_)), "{err}");
 }
+
+/// A sweep that varies a Raft parameter: every row is in the tables, Raft gets one series per
+/// value, and protocols the parameter does not apply to keep a single series.
+#[test]
+fn a_varied_parameter_gives_one_series_per_value() {
+    let base = common::scratch("varied");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    common::vary(&results, "raft.timeout_ms", &["150-300", "300-600"]);
+    let out = base.join("report");
+    render_report(&results, &out, &text_only(), None).unwrap();
+    let md = report_text(&out);
+    for p in common::PROTOCOLS {
+        for v in ["150-300", "300-600"] {
+            for n in common::SIZES {
+                let row = format!("| `{p} (raft.timeout_ms={v})` | {n} |");
+                assert!(md.contains(&row), "no table row {row}");
+            }
+        }
+    }
+    let cdf = fs::read_to_string(out.join("charts/failover_cdf.svg")).unwrap();
+    assert!(cdf.contains("\nraft (raft.timeout_ms=300-600)\n"));
+    assert!(cdf.contains("\nbully\n"), "bully should keep one series");
+    assert!(!cdf.contains("bully (raft.timeout_ms"));
+    assert!(md.contains("| `raft.timeout_ms` |") || md.contains("raft.timeout_ms"));
+}

@@ -348,3 +348,31 @@ pub fn run_traced(protocol: &str, nodes: u32, scenario: &str, seed: u64) -> Trac
 pub fn tracer(id: &TrialId) -> Result<TracedTrial, String> {
     Ok(run_traced(&id.protocol, id.nodes, &id.scenario, id.seed))
 }
+
+/// Rewrites a results directory as if the sweep had varied `key` over `values`: every trial
+/// and summary row is repeated once per value, with the value in a new column.
+pub fn vary(dir: &Path, key: &str, values: &[&str]) {
+    for (file, after) in [("trials.csv", 6), ("summary.csv", 4)] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let mut out = String::new();
+        for (i, line) in text.lines().enumerate() {
+            let cols: Vec<&str> = line.split(',').collect();
+            let with = |v: &str| {
+                let mut c: Vec<&str> = cols[..after].to_vec();
+                c.push(v);
+                c.extend(&cols[after..]);
+                c.join(",")
+            };
+            if i == 0 {
+                out.push_str(&with(key));
+                out.push('\n');
+            } else {
+                for v in values {
+                    out.push_str(&with(v));
+                    out.push('\n');
+                }
+            }
+        }
+        std::fs::write(dir.join(file), out).unwrap();
+    }
+}
