@@ -378,7 +378,7 @@ fn print_trial(t: &TrialRun) {
     println!("elect            {}", opt(r.elect_ms));
     println!("unavailable      {} ms", fmt_ms(r.unavailable_ms));
     println!(
-        "split brain      {} (at most {} leaders at once, {} ms; stranded minority leader {} ms)",
+        "split brain      {} (most leaders at once: {}; {} ms with several; stranded minority leader {} ms)",
         if r.split_brain { "YES" } else { "no" },
         r.max_leaders,
         fmt_ms(r.split_brain_ms),
