@@ -7,9 +7,9 @@
 //! * [`render_report`] reads `results/<name>/{trials.csv, summary.csv, manifest.json}` (the
 //!   schema in `notes/RESULTS_SCHEMA.md`) and writes `REPORT.md`, `charts/*.svg` and
 //!   `charts/*.png`, and `traces/*.svg` into an output directory. Traces need a trial re-run
-//!   with tracing on; the caller supplies that as a [`TrialTracer`] (any
-//!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one), so this crate does not depend on the
-//!   runner.
+//!   with tracing on; the caller supplies that as a [`TrialTracer`]: [`RunnerTracer`] runs it
+//!   through `election-runner` (from the sweep's spec, or from its `manifest.json`), and any
+//!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one too.
 //! * [`render_trace`] draws one trial's event log as an SVG message-sequence chart, a Mermaid
 //!   `sequenceDiagram` or raw JSON lines (see [`trace`]).
 //!
@@ -37,6 +37,7 @@ mod figures;
 mod findings;
 mod markdown;
 pub mod palette;
+mod runner;
 pub mod trace;
 
 use std::fmt;
@@ -48,6 +49,7 @@ use election_sim::{Metrics, TraceEvent};
 pub use data::Results;
 pub use error::ReportError;
 pub use figures::ChartInfo;
+pub use runner::RunnerTracer;
 pub use trace::{render_trace, TraceFormat, TraceMeta, TraceWindow};
 
 use data::{fmt_num, CellKey, TrialRow};

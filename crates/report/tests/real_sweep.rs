@@ -1,0 +1,61 @@
+//! The report on a real (small) sweep run through election-runner: the traces the report
+//! re-runs reproduce the sweep's trials exactly, and the tables repeat `summary.csv`.
+
+mod common;
+
+use std::fs;
+
+use election_report::{render_report, ReportOptions, RunnerTracer};
+use election_runner::{run_sweep, SweepOptions, SweepSpec};
+
+#[test]
+fn traced_reruns_match_the_sweep() {
+    let base = common::scratch("real-sweep");
+    let results = base.join("results");
+    let mut spec = SweepSpec {
+        name: Some("small".into()),
+        protocols: Some(vec!["bully".into(), "raft+pre_vote".into()]),
+        nodes: Some(vec![3, 5]),
+        scenarios: Some(vec![
+            "leader-crash".into(),
+            "partition-leader-minority".into(),
+        ]),
+        seeds: Some(4),
+        ..SweepSpec::default()
+    };
+    // A fixed parameter the tracer must read back from the manifest.
+    spec.set("heartbeat_ms=40").unwrap();
+    let plan = spec.plan().unwrap();
+    run_sweep(
+        &plan,
+        &SweepOptions {
+            out: results.clone(),
+            jobs: Some(1),
+            shard: None,
+            resume: false,
+            progress: false,
+            command: "election-bench sweep --name small".into(),
+            git_commit: None,
+        },
+    )
+    .unwrap();
+    let out = base.join("report");
+    let opts = ReportOptions {
+        png: false,
+        ..ReportOptions::default()
+    };
+    let tracer = RunnerTracer::from_manifest(&results).unwrap();
+    let o = render_report(&results, &out, &opts, Some(&tracer)).unwrap();
+    assert!(o.warnings.is_empty(), "{:?}", o.warnings);
+    let traces = fs::read_dir(out.join("traces")).unwrap().count();
+    assert_eq!(
+        traces, 3,
+        "one leader-crash trace per protocol and the worst split brain"
+    );
+    let md = fs::read_to_string(out.join("REPORT.md")).unwrap();
+    assert!(!md.contains("disagrees"));
+    // The same tracer built from the spec agrees.
+    let again = base.join("report2");
+    render_report(&results, &again, &opts, Some(&RunnerTracer::new(spec))).unwrap();
+    assert_eq!(md, fs::read_to_string(again.join("REPORT.md")).unwrap());
+}
