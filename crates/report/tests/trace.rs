@@ -203,6 +203,8 @@ fn large_trials_are_cut_and_say_so() {
     let meta = TraceMeta::from_metrics("raft", "leader-crash", "lan", 1, &t.metrics);
     let svg = render_trace(&t.events, 20, &meta, TraceFormat::Svg).unwrap();
     assert!(svg.contains("n = 20 is more lifelines than a sequence chart shows legibly"));
+    let mm = render_trace(&t.events, 20, &meta, TraceFormat::Mermaid).unwrap();
+    assert!(mm.contains("Note over N1,N20: n = 20 is more lifelines"));
     let mut small = meta.clone();
     small.max_messages = 25;
     small.window = TraceWindow::Full;

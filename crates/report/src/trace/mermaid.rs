@@ -34,11 +34,12 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
         meta.seed,
         clean(&meta.net)
     );
-    for c in &model.cut_notes {
-        let _ = writeln!(s, "    %% {}", clean(c));
-    }
     for i in 1..=n {
         let _ = writeln!(s, "    participant N{i} as node {i}");
+    }
+    // What was cut, visible in the rendered diagram.
+    for c in &model.cut_notes {
+        let _ = writeln!(s, "    Note over {all}: {}", clean(c));
     }
     // Everything in time order; at one instant: notes, then marks, then messages.
     let mut items: Vec<(Time, u8, usize, Item)> = Vec::new();
