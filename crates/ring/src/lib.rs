@@ -27,19 +27,21 @@
 //!   sends `HEARTBEAT` directly to every node every `timing.heartbeat`; a follower arms its
 //!   failure detector ([`RingTimer::Detect`]) for `detect_timeout + U[0, detect_jitter]` on boot
 //!   and after every `HEARTBEAT` or `ELECTED`, and initiates an election when it fires or when
-//!   a scenario forces suspicion. Participants and the leader do not run the detector. A node
-//!   that boots (first boot or recovery; nothing is persisted) **does not start an election at
-//!   once**: it waits one detection window for a heartbeat, so a cold start elects when the
-//!   first detector fires, and a recovered node simply follows the current leader (a recovered
-//!   higher id does not take over, unlike bully).
+//!   a scenario forces suspicion. Participants and the leader do not run the detector. A
+//!   node that boots (first boot or recovery; no election state survives a crash) **does not
+//!   start an election at once**: it waits one detection window for a heartbeat, so a cold
+//!   start elects when the first detector fires, and a recovered node simply follows the
+//!   current leader (a recovered higher id does not take over, unlike bully).
 //! - **Heartbeats teach leaders.** A follower or participant that receives `HEARTBEAT(l)`
 //!   records `l`, leaves any election it was in and re-arms its detector. A leader that hears
 //!   `HEARTBEAT` or `ELECTED` of a higher leader follows it; of a lower one (two leaders after
 //!   a healed partition), it heartbeats everyone at once (and does not pass a lower `ELECTED`
 //!   on), so the rival steps down.
-//! - **A live leader that receives `ELECTION(j)`**: if `j` is lower, it answers with
-//!   `ELECTED(own id)` around the ring instead of running the lap again (the result is
-//!   known); if `j` is higher, it steps down and participates (the higher node will win).
+//! - **A live leader that receives `ELECTION(j)`** (someone missed its heartbeats): if `j` is
+//!   lower, the result is known, so it stops the message and heartbeats every node at once,
+//!   which ends every participant's election; if `j` is higher, it steps down and
+//!   participates (the higher node will win). `ELECTED` is sent only by a newly elected
+//!   leader.
 //!
 //! # What counts as a message
 //!
@@ -58,7 +60,7 @@
 //!
 //! The 1979 algorithm stops if one node on the ring is dead. With `hop_acks`:
 //! - **Hop acknowledgements.** Every `ELECTION` and `ELECTED` carries a hop number, and the
-//!   receiver answers `ACK(hop)` to the sender. If no ACK arrives within **`t_hop`** (default
+//!   receiver answers `ACK(seq)` to the sender. If no ACK arrives within **`t_hop`** (default
 //!   20 ms), the sender skips the silent node and resends to the next one in ring order
 //!   (successor + 1, + 2, ...); each attempt waits `t_hop` again. A message that skipped
 //!   every other node has come back to its sender: `ELECTION(own id)` makes it leader of its
@@ -67,17 +69,29 @@
 //!   message is dropped: an `ELECTION` for a dead candidate would circle forever, an
 //!   `ELECTED` for a dead leader has reached everyone. A participant that drops a dead
 //!   candidate's `ELECTION` starts an election of its own at once.
+//! - **Second copies.** A sender that skips a successor whose ACK was only late or lost
+//!   leaves two copies of the message on the ring, and the network may duplicate too. So
+//!   with `hop_acks` every ELECTION and ELECTED carries an instance number ([`Hop::round`])
+//!   chosen by its originator, increasing over its lifetime (the incarnation, persisted as
+//!   the node's only stable state, fills the high bits), and a node handles only instances
+//!   newer than any it has handled from the same originator. Without this a lossy ring
+//!   multiplies copies exponentially.
 //! - **Election bound.** A node that sent an `ELECTION` (initiated, forwarded or replaced)
 //!   and neither sees an `ELECTED` (or its own id return, or a heartbeat) within
 //!   **`2 · n · t_hop`** ([`RingConfig::restart_bound`]) starts again as an initiator. Each
 //!   ring position costs at most `t_hop`, and the election a node joins ends within `2n`
 //!   positions (the largest live id's message reaches its owner within `n` positions of
 //!   wherever the node is, goes round in `n`, and ELECTED reaches the node within `n − d`
-//!   more), so the bound only fires when an election was lost with a crashed node.
+//!   more), so on a loss-free network the bound fires only when an election was lost with a
+//!   crashed node. Its cost: a crashed node on the ring adds `t_hop` to every lap that passes
+//!   it (ELECTION and ELECTED laps alike); a candidate that dies with its id in flight costs
+//!   one `t_hop` if the node before it notices, and up to the whole bound otherwise.
 //!
 //! A lost message is indistinguishable from a dead successor, so under message loss a live
 //! node may be skipped, and a lower id than the largest may win; heartbeats then bring every
-//! node to that leader. With `hop_acks` off there are no ACKs, no skipping and no restart.
+//! node to that leader. With `hop_acks` off there are no ACKs, no skipping, no instance
+//! numbers and no restart: the 1979 algorithm, which assumes reliable channels without
+//! duplication. A one-node ring elects itself without sending anything.
 //!
 //! # Options
 //!
@@ -90,5 +104,5 @@ mod message;
 mod node;
 
 pub use config::{ring_order, Arrangement, RingConfig};
-pub use message::{RingMsg, RingTimer};
+pub use message::{Hop, RingMsg, RingTimer};
 pub use node::Ring;

@@ -2,10 +2,24 @@
 
 use election_core::{Message, MsgCategory, NodeId, TimerKind};
 
+/// The hop-layer header that ELECTION and ELECTED carry when `hop_acks` is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hop {
+    /// The sender's hop number, echoed by the receiver's ACK.
+    pub seq: u32,
+    /// The instance of the message: its originator (the candidate or the leader) numbers
+    /// every candidacy and announcement it starts with an increasing number (its
+    /// incarnation in the high 32 bits, a counter in the low 32), and forwarders keep the
+    /// number. A node passes on only instances newer than any it handled from the same
+    /// originator, so a second copy (made by the network, or by a sender that skipped a
+    /// successor whose ACK was merely late or lost) or a superseded candidacy stops there.
+    pub round: u64,
+}
+
 /// A message of the ring protocol.
 ///
-/// Wire encoding (what [`Message::wire_size`] counts): a 1-byte tag, node ids as `u32`, and,
-/// when `hop_acks` is on, a `u32` hop number on ELECTION and ELECTED.
+/// Wire encoding (what [`Message::wire_size`] counts): a 1-byte tag, node ids and numbers as
+/// `u32`; with `hop_acks` on, ELECTION and ELECTED carry the 12-byte [`Hop`] header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RingMsg {
     /// `ELECTION(id)`: the largest id this copy has seen on its way around the ring
@@ -13,22 +27,22 @@ pub enum RingMsg {
     Election {
         /// The candidate carried.
         id: NodeId,
-        /// The sender's hop number, to be echoed in the ACK (`None` without `hop_acks`).
-        hop: Option<u32>,
+        /// The hop header (`None` without `hop_acks`).
+        hop: Option<Hop>,
     },
     /// `ELECTED(leader)`: the announcement travelling once around the ring
     /// (category [`MsgCategory::Leader`]).
     Elected {
         /// The elected leader.
         leader: NodeId,
-        /// The sender's hop number, to be echoed in the ACK (`None` without `hop_acks`).
-        hop: Option<u32>,
+        /// The hop header (`None` without `hop_acks`).
+        hop: Option<Hop>,
     },
-    /// `ACK(hop)`: the receiver of ELECTION or ELECTED acknowledges the hop to its sender
+    /// `ACK(seq)`: the receiver of ELECTION or ELECTED acknowledges the hop to its sender
     /// (category [`MsgCategory::Reply`]; only with `hop_acks`).
     Ack {
-        /// The acknowledged hop number.
-        hop: u32,
+        /// The acknowledged hop number ([`Hop::seq`]).
+        seq: u32,
     },
     /// `HEARTBEAT(leader)`: sent by the leader directly to every node every
     /// `timing.heartbeat` (category [`MsgCategory::Heartbeat`]).
@@ -58,7 +72,7 @@ impl Message for RingMsg {
     }
 
     fn wire_size(&self) -> usize {
-        let hop = |h: &Option<u32>| if h.is_some() { 4 } else { 0 };
+        let hop = |h: &Option<Hop>| if h.is_some() { 12 } else { 0 };
         match self {
             RingMsg::Election { hop: h, .. } | RingMsg::Elected { hop: h, .. } => 1 + 4 + hop(h),
             RingMsg::Ack { .. } | RingMsg::Heartbeat { .. } => 1 + 4,
@@ -108,13 +122,13 @@ mod tests {
         );
         let e = RingMsg::Elected {
             leader: NodeId(3),
-            hop: Some(7),
+            hop: Some(Hop { seq: 7, round: 1 }),
         };
         assert_eq!(
             (e.kind(), e.category(), e.wire_size()),
-            ("ELECTED", MsgCategory::Leader, 9)
+            ("ELECTED", MsgCategory::Leader, 17)
         );
-        let a = RingMsg::Ack { hop: 1 };
+        let a = RingMsg::Ack { seq: 1 };
         assert_eq!(
             (a.kind(), a.category(), a.wire_size()),
             ("ACK", MsgCategory::Reply, 5)

@@ -7,27 +7,34 @@ use std::sync::Arc;
 use election_core::{Io, NodeId, Protocol, Role, Status, Time};
 
 use crate::config::RingConfig;
-use crate::message::{RingMsg, RingTimer};
+use crate::message::{Hop, RingMsg, RingTimer};
 
-/// What a ring hop carries; the hop number is added when it is sent.
+/// What a ring hop carries: the kind, the id it is about and the instance number (see
+/// [`Hop::round`]; unused without `hop_acks`). The hop number is added when it is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Body {
-    Election(NodeId),
-    Elected(NodeId),
+    Election(NodeId, u64),
+    Elected(NodeId, u64),
 }
 
 impl Body {
     /// The node whose id the message carries: the candidate or the leader.
     fn owner(self) -> NodeId {
         match self {
-            Body::Election(id) | Body::Elected(id) => id,
+            Body::Election(id, _) | Body::Elected(id, _) => id,
         }
     }
 
-    fn to_msg(self, hop: Option<u32>) -> RingMsg {
+    fn to_msg(self, seq: Option<u32>) -> RingMsg {
         match self {
-            Body::Election(id) => RingMsg::Election { id, hop },
-            Body::Elected(leader) => RingMsg::Elected { leader, hop },
+            Body::Election(id, round) => RingMsg::Election {
+                id,
+                hop: seq.map(|seq| Hop { seq, round }),
+            },
+            Body::Elected(leader, round) => RingMsg::Elected {
+                leader,
+                hop: seq.map(|seq| Hop { seq, round }),
+            },
         }
     }
 }
@@ -35,7 +42,7 @@ impl Body {
 /// A hop waiting for its ACK.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
-    hop: u32,
+    seq: u32,
     body: Body,
     /// Ring distance from this node to the node it was sent to (1 = the successor).
     offset: usize,
@@ -60,9 +67,17 @@ pub struct Ring {
     /// The recorded leader (itself when leading).
     leader: Option<NodeId>,
     /// The next hop number to use.
-    next_hop: u32,
+    next_seq: u32,
+    /// The next instance number for a candidacy or announcement of this node's own.
+    next_round: u64,
+    /// The instance number of this node's latest candidacy.
+    candidacy: Option<u64>,
     /// Unacknowledged hops, in sending order (so in deadline order).
     pending: VecDeque<Pending>,
+    /// With `hop_acks`: per originator (index = id − 1), the newest instance of its
+    /// ELECTION / ELECTED this node handled, to drop second copies and stale instances.
+    seen_election: Vec<Option<u64>>,
+    seen_elected: Vec<Option<u64>>,
 }
 
 impl Ring {
@@ -89,8 +104,12 @@ impl Ring {
             participant: false,
             leading: false,
             leader: None,
-            next_hop: 0,
+            next_seq: 0,
+            next_round: 0,
+            candidacy: None,
             pending: VecDeque::new(),
+            seen_election: Vec::new(),
+            seen_elected: Vec::new(),
         }
     }
 
@@ -114,6 +133,12 @@ impl Ring {
         self.pending.len()
     }
 
+    fn fresh_round(&mut self) -> u64 {
+        let r = self.next_round;
+        self.next_round = self.next_round.wrapping_add(1);
+        r
+    }
+
     // ----- hop layer -------------------------------------------------------------------
 
     /// Sends `body` to the node `offset` positions downstream, tracking the ACK if
@@ -129,33 +154,30 @@ impl Ring {
             io.send(to, body.to_msg(None));
             return;
         }
-        let hop = self.next_hop;
-        self.next_hop = self.next_hop.wrapping_add(1);
-        io.send(to, body.to_msg(Some(hop)));
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        io.send(to, body.to_msg(Some(seq)));
         if self.pending.is_empty() {
             io.set_timer(RingTimer::Hop, self.config.t_hop);
         }
         self.pending.push_back(Pending {
-            hop,
+            seq,
             body,
             offset,
             deadline: io.now() + self.config.t_hop,
         });
     }
 
-    /// A hop skipped every other node: this node is alone in its part of the ring.
+    /// A hop skipped every other node (or the ring has one node): this node is alone in
+    /// its part of the ring.
     fn returned_to_self(&mut self, io: &mut Io<'_, Self>, body: Body) {
         match body {
             // Our own candidacy went all the way round: nobody reachable is higher.
-            Body::Election(id) if id == self.id => {
-                if !self.leading {
-                    self.become_leader(io);
-                }
-            }
+            Body::Election(id, round) if id == self.id => self.own_candidacy_returned(io, round),
             // Only reachable when the owner was skipped, which drops the message first.
-            Body::Election(_) => {}
+            Body::Election(..) => {}
             // The announcement has reached everyone reachable.
-            Body::Elected(_) => {}
+            Body::Elected(..) => {}
         }
     }
 
@@ -169,8 +191,8 @@ impl Ring {
         }
     }
 
-    fn on_ack(&mut self, io: &mut Io<'_, Self>, hop: u32) {
-        if let Some(i) = self.pending.iter().position(|p| p.hop == hop) {
+    fn on_ack(&mut self, io: &mut Io<'_, Self>, seq: u32) {
+        if let Some(i) = self.pending.iter().position(|p| p.seq == seq) {
             self.pending.remove(i);
             if i == 0 {
                 self.rearm_hop(io);
@@ -199,15 +221,35 @@ impl Ring {
                 // reached everyone: drop it. A participant that was waiting for that
                 // candidate starts again at once (past the dead node) instead of waiting
                 // for its bound.
-                if matches!(p.body, Body::Election(_)) && self.participant && !self.leading {
-                    self.join(io);
-                    self.send_election(io, self.id, p.offset + 1);
+                if matches!(p.body, Body::Election(..)) && self.participant && !self.leading {
+                    self.start_election_at(io, p.offset + 1);
                 }
                 continue;
             }
             self.send_hop(io, p.body, p.offset + 1);
         }
         self.rearm_hop(io);
+    }
+
+    /// With `hop_acks`: true if this instance, or a newer one from the same originator, was
+    /// handled here before (a second copy, or a superseded instance); records it otherwise.
+    fn is_second_copy(&mut self, body: Body) -> bool {
+        if !self.config.hop_acks {
+            return false;
+        }
+        let (seen, id, round) = match body {
+            Body::Election(id, round) => (&mut self.seen_election, id, round),
+            Body::Elected(id, round) => (&mut self.seen_elected, id, round),
+        };
+        if seen.is_empty() {
+            *seen = vec![None; self.order.len()];
+        }
+        let slot = &mut seen[id.index()];
+        if slot.is_some_and(|newest| newest >= round) {
+            return true;
+        }
+        *slot = Some(round);
+        false
     }
 
     // ----- Chang–Roberts ----------------------------------------------------------------
@@ -219,19 +261,30 @@ impl Ring {
         io.cancel_timer(RingTimer::Detect);
     }
 
-    /// Passes ELECTION(`id`) to the node `offset` positions downstream and (with
-    /// `hop_acks`) restarts the election bound.
-    fn send_election(&mut self, io: &mut Io<'_, Self>, id: NodeId, offset: usize) {
+    /// Passes `ELECTION` downstream and (with `hop_acks`) restarts the election bound.
+    fn send_election(&mut self, io: &mut Io<'_, Self>, body: Body, offset: usize) {
         if self.config.hop_acks {
             io.set_timer(RingTimer::Restart, self.config.restart_bound());
         }
-        self.send_hop(io, Body::Election(id), offset);
+        self.send_hop(io, body, offset);
     }
 
-    /// Initiates (or restarts) an election with this node as candidate.
-    fn start_election(&mut self, io: &mut Io<'_, Self>) {
+    /// Initiates (or restarts) an election with this node as candidate, sending its
+    /// ELECTION to the node `offset` positions downstream.
+    fn start_election_at(&mut self, io: &mut Io<'_, Self>, offset: usize) {
         self.join(io);
-        self.send_election(io, self.id, 1);
+        let round = self.fresh_round();
+        self.candidacy = Some(round);
+        self.send_election(io, Body::Election(self.id, round), offset);
+    }
+
+    fn own_candidacy_returned(&mut self, io: &mut Io<'_, Self>, round: u64) {
+        let current = !self.config.hop_acks || self.candidacy == Some(round);
+        if self.participant && !self.leading && current {
+            self.become_leader(io);
+        }
+        // Otherwise a stale instance: a restart superseded it, or the node has since
+        // followed a leader.
     }
 
     fn become_leader(&mut self, io: &mut Io<'_, Self>) {
@@ -241,7 +294,13 @@ impl Ring {
         io.cancel_timer(RingTimer::Detect);
         io.cancel_timer(RingTimer::Restart);
         io.set_timer(RingTimer::Heartbeat, self.config.timing.heartbeat);
-        self.send_hop(io, Body::Elected(self.id), 1);
+        self.announce(io);
+    }
+
+    /// Sends a fresh `ELECTED(own id)` round the ring.
+    fn announce(&mut self, io: &mut Io<'_, Self>) {
+        let round = self.fresh_round();
+        self.send_hop(io, Body::Elected(self.id, round), 1);
     }
 
     /// Records `leader` as leader and goes back to watching it.
@@ -259,40 +318,38 @@ impl Ring {
         io.set_timer(RingTimer::Detect, after);
     }
 
-    fn step_down_to_participate(&mut self, io: &mut Io<'_, Self>) {
-        self.leading = false;
-        io.cancel_timer(RingTimer::Heartbeat);
-        self.join(io);
-    }
-
-    fn on_election(&mut self, io: &mut Io<'_, Self>, j: NodeId) {
+    fn on_election(&mut self, io: &mut Io<'_, Self>, j: NodeId, round: u64) {
+        let body = Body::Election(j, round);
         if self.leading {
             if j > self.id {
                 // A higher candidate is alive: it will win; take part.
-                self.step_down_to_participate(io);
-                self.send_election(io, j, 1);
+                self.leading = false;
+                io.cancel_timer(RingTimer::Heartbeat);
+                self.join(io);
+                self.send_election(io, body, 1);
             } else if j < self.id {
-                // A live leader answers a lower candidate with the result directly.
-                self.send_hop(io, Body::Elected(self.id), 1);
+                // A spurious election (someone missed our heartbeats): the result is known.
+                // Stop the ELECTION here and reassert leadership directly to every node,
+                // which ends every participant's election at once.
+                self.broadcast_heartbeat(io);
             }
             // j == own id: a stale copy of our own winning message.
             return;
         }
         if j > self.id {
             self.join(io);
-            self.send_election(io, j, 1);
+            self.send_election(io, body, 1);
         } else if j < self.id {
             if !self.participant {
-                self.join(io);
-                self.send_election(io, self.id, 1);
+                self.start_election_at(io, 1);
             }
             // else: a participant discards a lower candidate.
         } else {
-            self.become_leader(io);
+            self.own_candidacy_returned(io, round);
         }
     }
 
-    fn on_elected(&mut self, io: &mut Io<'_, Self>, l: NodeId) {
+    fn on_elected(&mut self, io: &mut Io<'_, Self>, l: NodeId, round: u64) {
         if l == self.id {
             // Our announcement came back: everyone has it.
             return;
@@ -304,7 +361,7 @@ impl Ring {
             return;
         }
         self.follow(io, l);
-        self.send_hop(io, Body::Elected(l), 1);
+        self.send_hop(io, Body::Elected(l, round), 1);
     }
 
     fn on_heartbeat(&mut self, io: &mut Io<'_, Self>, l: NodeId) {
@@ -333,22 +390,32 @@ impl Ring {
         if self.leading || self.participant {
             return;
         }
-        self.start_election(io);
+        self.start_election_at(io, 1);
     }
 }
 
 impl Protocol for Ring {
     type Msg = RingMsg;
     type Timer = RingTimer;
-    type Persist = ();
+    /// With `hop_acks`: the node's incarnation (boot count), so that instance numbers keep
+    /// increasing across crashes.
+    type Persist = u32;
 
-    fn on_start(&mut self, io: &mut Io<'_, Self>, _stored: Option<&()>) {
+    fn on_start(&mut self, io: &mut Io<'_, Self>, stored: Option<&u32>) {
         // Boot and recovery alike: no leader known, wait one detection window for a
         // heartbeat before starting an election.
         self.participant = false;
         self.leading = false;
         self.leader = None;
+        self.candidacy = None;
         self.pending.clear();
+        self.seen_election.clear();
+        self.seen_elected.clear();
+        if self.config.hop_acks {
+            let incarnation = stored.map_or(0, |s| s.wrapping_add(1));
+            io.persist(incarnation);
+            self.next_round = u64::from(incarnation) << 32;
+        }
         let after = self.config.timing.draw_detect(io);
         io.set_timer(RingTimer::Detect, after);
     }
@@ -356,18 +423,26 @@ impl Protocol for Ring {
     fn on_message(&mut self, io: &mut Io<'_, Self>, from: NodeId, msg: RingMsg) {
         match msg {
             RingMsg::Election { id, hop } => {
-                if let Some(hop) = hop {
-                    io.send(from, RingMsg::Ack { hop });
+                let round = hop.map_or(0, |h| h.round);
+                if let Some(h) = hop {
+                    io.send(from, RingMsg::Ack { seq: h.seq });
                 }
-                self.on_election(io, id);
+                if id != self.id && self.is_second_copy(Body::Election(id, round)) {
+                    return;
+                }
+                self.on_election(io, id, round);
             }
             RingMsg::Elected { leader, hop } => {
-                if let Some(hop) = hop {
-                    io.send(from, RingMsg::Ack { hop });
+                let round = hop.map_or(0, |h| h.round);
+                if let Some(h) = hop {
+                    io.send(from, RingMsg::Ack { seq: h.seq });
                 }
-                self.on_elected(io, leader);
+                if self.is_second_copy(Body::Elected(leader, round)) {
+                    return;
+                }
+                self.on_elected(io, leader, round);
             }
-            RingMsg::Ack { hop } => self.on_ack(io, hop),
+            RingMsg::Ack { seq } => self.on_ack(io, seq),
             RingMsg::Heartbeat { leader } => self.on_heartbeat(io, leader),
         }
     }
@@ -384,7 +459,7 @@ impl Protocol for Ring {
             RingTimer::Hop => self.on_hop_timeout(io),
             RingTimer::Restart => {
                 if self.participant && !self.leading {
-                    self.start_election(io);
+                    self.start_election_at(io, 1);
                 }
             }
         }
@@ -617,14 +692,14 @@ mod tests {
                 NodeId(2),
                 RingMsg::Election {
                     id: NodeId(5),
-                    hop: Some(41),
+                    hop: Some(Hop { seq: 41, round: 9 }),
                 },
             )
         });
         let s = sends(&a);
         assert_eq!(
             s[0],
-            (2, RingMsg::Ack { hop: 41 }),
+            (2, RingMsg::Ack { seq: 41 }),
             "ACK to the sender first"
         );
         assert!(matches!(
@@ -644,7 +719,7 @@ mod tests {
             unreachable!()
         };
         let a = b.run(&mut node, 2, |n, io| {
-            n.on_message(io, NodeId(4), RingMsg::Ack { hop: h })
+            n.on_message(io, NodeId(4), RingMsg::Ack { seq: h.seq })
         });
         assert_eq!(node.unacknowledged(), 0);
         assert!(a
@@ -676,7 +751,7 @@ mod tests {
         assert_eq!(node.unacknowledged(), 1);
         // A late ACK for an abandoned hop changes nothing.
         b.run(&mut node, 141, |n, io| {
-            n.on_message(io, NodeId(3), RingMsg::Ack { hop: 0 })
+            n.on_message(io, NodeId(3), RingMsg::Ack { seq: 0 })
         });
         assert_eq!(node.unacknowledged(), 1);
     }
@@ -722,7 +797,7 @@ mod tests {
                 NodeId(2),
                 RingMsg::Election {
                     id: NodeId(4),
-                    hop: Some(0),
+                    hop: Some(Hop { seq: 0, round: 9 }),
                 },
             )
         });
@@ -746,7 +821,7 @@ mod tests {
                 NodeId(2),
                 RingMsg::Election {
                     id: NodeId(5),
-                    hop: Some(0),
+                    hop: Some(Hop { seq: 0, round: 9 }),
                 },
             )
         });
@@ -761,19 +836,26 @@ mod tests {
     }
 
     #[test]
-    fn a_live_leader_answers_a_lower_election_with_elected() {
+    fn a_live_leader_stops_a_lower_election_and_reasserts_itself() {
         let mut b = Bench::new();
-        let c = cfg(5, false);
-        let mut node = booted(&mut b, 5, &c);
+        let c = cfg(4, false);
+        let mut node = booted(&mut b, 4, &c);
         b.run(&mut node, 1, |n, io| n.on_suspect(io));
-        b.run(&mut node, 6, |n, io| {
-            n.on_message(io, NodeId(4), election(5))
+        b.run(&mut node, 5, |n, io| {
+            n.on_message(io, NodeId(3), election(4))
         });
         assert_eq!(node.status().role, Role::Leader);
         let a = b.run(&mut node, 100, |n, io| {
-            n.on_message(io, NodeId(4), election(2))
+            n.on_message(io, NodeId(3), election(2))
         });
-        assert_eq!(sends(&a), vec![(1, elected(5))]);
+        assert_eq!(
+            sends(&a),
+            vec![
+                (1, RingMsg::Heartbeat { leader: NodeId(4) }),
+                (2, RingMsg::Heartbeat { leader: NodeId(4) }),
+                (3, RingMsg::Heartbeat { leader: NodeId(4) }),
+            ]
+        );
         assert_eq!(node.status().role, Role::Leader);
         // The leader ignores forced suspicion.
         assert!(b.run(&mut node, 101, |n, io| n.on_suspect(io)).is_empty());
@@ -860,5 +942,71 @@ mod tests {
             ]
         );
         assert!(sets(&a, RingTimer::Heartbeat));
+    }
+
+    fn tagged_election(id: u32, seq: u32, round: u64) -> RingMsg {
+        RingMsg::Election {
+            id: NodeId(id),
+            hop: Some(Hop { seq, round }),
+        }
+    }
+
+    #[test]
+    fn a_second_copy_of_an_instance_is_acknowledged_but_not_passed_on() {
+        let mut b = Bench::new();
+        let c = cfg(5, true);
+        let mut node = booted(&mut b, 3, &c);
+        let first = b.run(&mut node, 1, |n, io| {
+            n.on_message(io, NodeId(2), tagged_election(5, 0, 7))
+        });
+        assert_eq!(sends(&first).len(), 2, "ACK and forward");
+        // The same instance again, from the node two places upstream (its sender skipped 2).
+        let copy = b.run(&mut node, 2, |n, io| {
+            n.on_message(io, NodeId(1), tagged_election(5, 4, 7))
+        });
+        assert_eq!(sends(&copy), vec![(1, RingMsg::Ack { seq: 4 })]);
+        // A new instance of the same candidacy (5 restarted) is passed on.
+        let again = b.run(&mut node, 3, |n, io| {
+            n.on_message(io, NodeId(2), tagged_election(5, 1, 8))
+        });
+        assert_eq!(sends(&again).len(), 2);
+        // The same for ELECTED.
+        let elected = |seq| RingMsg::Elected {
+            leader: NodeId(5),
+            hop: Some(Hop { seq, round: 3 }),
+        };
+        let a = b.run(&mut node, 4, |n, io| {
+            n.on_message(io, NodeId(2), elected(2))
+        });
+        assert_eq!(sends(&a).len(), 2);
+        let a = b.run(&mut node, 5, |n, io| {
+            n.on_message(io, NodeId(2), elected(3))
+        });
+        assert_eq!(sends(&a), vec![(2, RingMsg::Ack { seq: 3 })]);
+    }
+
+    #[test]
+    fn a_superseded_candidacy_returning_does_not_make_a_leader() {
+        let mut b = Bench::new();
+        let c = cfg(3, true);
+        let mut node = booted(&mut b, 2, &c);
+        let a = b.run(&mut node, 100, |n, io| n.on_suspect(io));
+        let RingMsg::Election { hop: Some(old), .. } = sends(&a)[0].1 else {
+            unreachable!()
+        };
+        // The bound fires: a new candidacy supersedes the first.
+        b.run(&mut node, 300, |n, io| n.on_timer(io, RingTimer::Restart));
+        b.run(&mut node, 301, |n, io| {
+            n.on_message(io, NodeId(1), tagged_election(2, 0, old.round))
+        });
+        assert_eq!(node.status().role, Role::Candidate);
+        b.run(&mut node, 302, |n, io| {
+            n.on_message(
+                io,
+                NodeId(1),
+                tagged_election(2, 1, old.round.wrapping_add(1)),
+            )
+        });
+        assert_eq!(node.status().role, Role::Leader);
     }
 }
