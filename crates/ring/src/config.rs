@@ -38,6 +38,17 @@ impl Arrangement {
             Arrangement::Random { .. } => "random",
         }
     }
+
+    /// The arrangement named `name` (`ascending`, `descending` or `random`; `random` takes
+    /// `seed`, normally the trial's), or `None` for an unknown name.
+    pub fn from_name(name: &str, seed: u64) -> Option<Arrangement> {
+        match name {
+            "ascending" => Some(Arrangement::Ascending),
+            "descending" => Some(Arrangement::Descending),
+            "random" => Some(Arrangement::Random { seed }),
+            _ => None,
+        }
+    }
 }
 
 /// The ring order for `n` nodes: `order[k + 1]` is the successor of `order[k]`, and
@@ -166,6 +177,18 @@ mod tests {
             ring_order(20, Arrangement::Random { seed: 1 }),
             ring_order(20, Arrangement::Random { seed: 2 })
         );
+    }
+
+    #[test]
+    fn arrangement_names_round_trip() {
+        for a in [
+            Arrangement::Ascending,
+            Arrangement::Descending,
+            Arrangement::Random { seed: 9 },
+        ] {
+            assert_eq!(Arrangement::from_name(a.name(), 9), Some(a));
+        }
+        assert_eq!(Arrangement::from_name("spiral", 0), None);
     }
 
     #[test]

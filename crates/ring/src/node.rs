@@ -75,9 +75,10 @@ pub struct Ring {
     /// Unacknowledged hops, in sending order (so in deadline order).
     pending: VecDeque<Pending>,
     /// With `hop_acks`: per originator (index = id − 1), the newest instance of its
-    /// ELECTION / ELECTED this node handled, to drop second copies and stale instances.
-    seen_election: Vec<Option<u64>>,
-    seen_elected: Vec<Option<u64>>,
+    /// ELECTION / ELECTED this node handled (0: none; instance numbers start at 1), to drop
+    /// second copies and stale instances.
+    seen_election: Vec<u64>,
+    seen_elected: Vec<u64>,
 }
 
 impl Ring {
@@ -242,13 +243,13 @@ impl Ring {
             Body::Elected(id, round) => (&mut self.seen_elected, id, round),
         };
         if seen.is_empty() {
-            *seen = vec![None; self.order.len()];
+            *seen = vec![0; self.order.len()];
         }
         let slot = &mut seen[id.index()];
-        if slot.is_some_and(|newest| newest >= round) {
+        if *slot >= round {
             return true;
         }
-        *slot = Some(round);
+        *slot = round;
         false
     }
 
@@ -414,7 +415,7 @@ impl Protocol for Ring {
         if self.config.hop_acks {
             let incarnation = stored.map_or(0, |s| s.wrapping_add(1));
             io.persist(incarnation);
-            self.next_round = u64::from(incarnation) << 32;
+            self.next_round = (u64::from(incarnation) << 32) | 1;
         }
         let after = self.config.timing.draw_detect(io);
         io.set_timer(RingTimer::Detect, after);

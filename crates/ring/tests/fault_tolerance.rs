@@ -127,7 +127,7 @@ fn next_highest_crashes_after_its_candidacy_spread_the_orphan_is_dropped() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Cascading failure with automatic detection: the leader crashes at 1000 ms and the
     /// then-highest node crashes at any moment of the election that follows; whatever the
