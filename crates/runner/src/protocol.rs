@@ -155,11 +155,8 @@ impl Built {
                 c.t_hop = Resolved::duration(r.ring_t_hop_ms);
                 c.hop_acks = r.ring_hop_acks;
                 let random = r.ring_arrangement == "random";
-                c.arrangement = match r.ring_arrangement.as_str() {
-                    "descending" => Arrangement::Descending,
-                    "random" => Arrangement::Random { seed: 0 },
-                    _ => Arrangement::Ascending,
-                };
+                c.arrangement = Arrangement::from_name(&r.ring_arrangement, 0)
+                    .ok_or_else(|| format!("unknown arrangement {:?}", r.ring_arrangement))?;
                 c.validate()?;
                 Built::Ring(Arc::new(c), random)
             }
