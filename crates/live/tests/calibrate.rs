@@ -33,6 +33,7 @@ fn a_small_calibration_writes_the_whole_report() {
     let args = CalibrateArgs {
         protocols: vec!["bully".into()],
         trials: 2,
+        sim_trials: 4,
         pings: 100,
         out: dir.path().to_path_buf(),
         params: vec![("settle_ms".into(), "300".into())],
@@ -42,7 +43,7 @@ fn a_small_calibration_writes_the_whole_report() {
     let out = calibrate(&args, |_| lines += 1).unwrap();
     assert!(lines > 0);
     let c = &out.protocols[0];
-    assert_eq!((c.sim.trials, c.live.trials), (2, 2));
+    assert_eq!((c.sim.trials, c.live.trials), (4, 2));
     assert_eq!(c.live.elect_ms.len(), 2, "both live trials converged");
     assert!(c.p50_ratio.is_some() && c.p50_ratio_ci.is_some());
     assert!(!c.timer_lateness_ms.is_empty());
@@ -63,7 +64,7 @@ fn a_small_calibration_writes_the_whole_report() {
             .lines()
             .filter(|l| l.starts_with("sim,bully,5,leader-crash,"))
             .count(),
-        2
+        4
     );
     assert!(trials.contains(&format!("sim,bully,5,leader-crash,{FITTED_NET},")));
     assert_eq!(
