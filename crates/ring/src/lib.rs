@@ -102,6 +102,7 @@
 mod config;
 mod message;
 mod node;
+mod wire;
 
 pub use config::{ring_order, Arrangement, RingConfig};
 pub use message::{Hop, RingMsg, RingTimer};
