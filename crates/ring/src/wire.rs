@@ -1,6 +1,7 @@
 //! The ring's binary encoding ([`election_core::Wire`]), for drivers on a real network.
 //!
-//! Exactly [`Message::wire_size`] bytes: a tag, then big-endian fields (node ids and `seq` as `u32`, `round` as `u64`).
+//! Exactly [`Message::wire_size`] bytes: a tag, then big-endian fields (node ids and `seq` as
+//! `u32`, `round` as `u64`).
 //!
 //! | tag | message | fields |
 //! |---|---|---|
@@ -41,7 +42,7 @@ impl Wire for RingMsg {
         if with_hop && !matches!(tag & !HOP, 1 | 2) {
             return Err(WireError::UnknownTag(tag));
         }
-        let mut hop = |r: &mut WireReader<'_>| -> Result<Option<Hop>, WireError> {
+        let hop = |r: &mut WireReader<'_>| -> Result<Option<Hop>, WireError> {
             Ok(if with_hop {
                 Some(Hop {
                     seq: r.u32()?,
