@@ -447,6 +447,13 @@ impl Observer {
             return;
         }
         self.status[i] = new;
+        if new.is_none() {
+            // A crashed node leaves its component at once, so that agreement among the
+            // survivors is judged without it (a follower's crash must not look like a
+            // momentary loss of agreement). `topology_changed` recomputes the rest.
+            self.comp[i] = usize::MAX;
+            self.largest_members.retain(|&v| v != node);
+        }
         self.record(|| TraceKind::Status { node, status: new });
         let was_leader = matches!(old, Some(s) if s.role == Role::Leader);
         let is_leader = matches!(new, Some(s) if s.role == Role::Leader);

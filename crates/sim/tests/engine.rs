@@ -494,3 +494,19 @@ fn messages_to_nonexistent_nodes_are_counted_not_fatal() {
     .run();
     assert_eq!(r.metrics.invalid_destinations, 1);
 }
+
+#[test]
+fn a_follower_crash_does_not_restart_the_agreed_interval() {
+    // Node 5 leads from the first heartbeat's arrival (1 ms); crashing follower 2 at 500 ms
+    // leaves the survivors in agreement, so elect_ms (a cold start) stays 1 ms.
+    let mut cfg = traced(5, 1);
+    cfg.reference_ms = Some(0.0);
+    cfg.faults = vec![Fault::at_ms(
+        500.0,
+        FaultAction::Crash(Selector::Id(NodeId(2))),
+    )];
+    let r = run(cfg);
+    assert!(r.metrics.converged);
+    assert_eq!(r.metrics.elect_ms, Some(1.0));
+    assert_eq!(r.metrics.unavailable_ms, 1.0);
+}
