@@ -182,9 +182,6 @@ pub enum LiveError {
     /// The tokio runtime could not start.
     #[error("starting the tokio runtime: {0}")]
     Runtime(io::Error),
-    /// The protocol cannot run live.
-    #[error("{0}")]
-    Unsupported(String),
     /// The trial overran its horizon by more than the grace period (a driver bug).
     #[error("the trial did not stop within {0:?} of its start")]
     Overrun(Duration),

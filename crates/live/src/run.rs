@@ -255,12 +255,7 @@ pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveRe
             } else {
                 Arc::clone(c)
             };
-            let _ = (c, hooks, |id: NodeId| {
-                Ring::new(id, RingConfig::new(1).into())
-            });
-            Err(LiveError::Unsupported(
-                "ring: its messages have no wire encoding yet".into(),
-            ))
+            run_trial_with(cfg, move |id: NodeId| Ring::new(id, Arc::clone(&c)), hooks)
         }
     }
 }

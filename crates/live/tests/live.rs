@@ -11,6 +11,7 @@ use election_bully::{Bully, BullyConfig, BullyMsg};
 use election_core::{NodeId, Role, Status, Time};
 use election_live::{datagram, run_trial, run_trial_with, FaultsAt, Hooks, LiveConfig, LiveReport};
 use election_raft::{Raft, RaftConfig};
+use election_ring::{Ring, RingConfig};
 use election_sim::{Fault, FaultAction, Selector, Sim, SimConfig, TraceKind};
 
 const FAULT_MS: f64 = 800.0;
@@ -104,6 +105,25 @@ fn bully_leader_crash_elects_the_highest_live_id() {
         r.metrics.total.dropped > 0,
         "messages to the dead node are dropped"
     );
+}
+
+/// Chang & Roberts (1979): the largest id circulates the ring and wins. After the leader (node
+/// 5) crashes, the ring is repaired around it and node 4 is elected.
+#[test]
+fn ring_leader_crash_elects_the_highest_live_id() {
+    let c = Arc::new(RingConfig::new(5));
+    let r = run_trial(
+        &live(
+            5,
+            11,
+            vec![Fault::at_ms(FAULT_MS, FaultAction::Crash(Selector::Leader))],
+        ),
+        move |id| Ring::new(id, c.clone()),
+    )
+    .unwrap();
+    assert_eq!(r.final_status[4], None, "node 5, the boot leader, crashed");
+    converged_on(&r, NodeId(4));
+    healthy(&r);
 }
 
 /// Raft §5.2: after the leader crashes a new leader is elected by the majority.
