@@ -1,14 +1,20 @@
 //! `election-bench`: the command-line front door of the workbench.
 //!
 //! Subcommands: `scenarios` (the catalog), `params` (every parameter and network profile),
-//! `run` (one trial), `sweep` (a grid of trials into `results/<name>/`) and `merge` (join the
-//! shards of a sweep). Exit codes: 0 success, 2 bad input (unknown names, bad values,
-//! malformed TOML, bad flags), 1 failures while running (files that cannot be written).
+//! `run` (one trial), `sweep` (a grid of trials into `results/<name>/`, then the report into
+//! `reports/<name>/`), `merge` (join the shards of a sweep), `report` (charts and REPORT.md
+//! from a results directory) and `trace` (one trial as a message-sequence chart). Exit codes:
+//! 0 success, 2 bad input (unknown names, bad values, malformed TOML, bad flags, a results
+//! directory that is missing or of another schema), 1 failures while running (files that
+//! cannot be written).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use election_report::{
+    render_report, render_trace, ReportError, ReportOptions, RunnerTracer, TraceFormat, TraceMeta,
+};
 use election_runner::net::{format_latency, NetProfile, BUILTIN_NETS};
 use election_runner::params::PARAMS;
 use election_runner::plan::TrialRun;
@@ -42,6 +48,82 @@ enum Command {
     Sweep(SweepArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
     Merge(MergeArgs),
+    /// Render charts and REPORT.md from a sweep's results.
+    Report(ReportArgs),
+    /// Draw one trial as a message-sequence chart (SVG, Mermaid or JSON lines).
+    Trace(TraceArgs),
+}
+
+#[derive(Args, Debug)]
+struct ReportArgs {
+    /// The results directory of a sweep.
+    #[arg(long, default_value = "results/default")]
+    results: PathBuf,
+    /// Where REPORT.md, charts/ and traces/ go [default: reports/<name of the results directory>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Cluster size of the per-scenario charts, the failover CDF and the traces.
+    #[arg(long, default_value_t = 5)]
+    focus_nodes: u32,
+}
+
+#[derive(Args, Debug)]
+struct TraceArgs {
+    /// Protocol spec, e.g. bully, ring, raft+pre_vote.
+    #[arg(long, short = 'p')]
+    protocol: String,
+    /// Cluster size (legible up to about 12; larger traces are cut to the election).
+    #[arg(long, short = 'n')]
+    nodes: u32,
+    /// Scenario name (see `election-bench scenarios`).
+    #[arg(long, short = 's')]
+    scenario: String,
+    /// Network profile.
+    #[arg(long, default_value = "lan")]
+    net: String,
+    /// Trial seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Set a parameter: key=value (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// TOML config with parameters, custom scenarios and network profiles.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Output format: svg, mermaid or jsonl.
+    #[arg(long, default_value = "svg")]
+    format: String,
+    /// Write to this file instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Any error of the CLI, with its exit code.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    #[error(transparent)]
+    Runner(#[from] Error),
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+impl CliError {
+    fn exit_code(&self) -> u8 {
+        let usage = match self {
+            CliError::Runner(e) => e.is_usage(),
+            // Reading a results directory that is missing, empty or of another schema is bad
+            // input; failing to write or draw is a runtime failure.
+            CliError::Report(e) => !matches!(
+                e,
+                ReportError::Io { .. } | ReportError::Chart { .. } | ReportError::Trace(_)
+            ),
+        };
+        if usage {
+            2
+        } else {
+            1
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -143,20 +225,33 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(if e.is_usage() { 2 } else { 1 })
+            ExitCode::from(e.exit_code())
         }
     }
 }
 
-fn dispatch(cli: Cli) -> Result<(), Error> {
+fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Scenarios { config } => scenarios(config),
+        Command::Scenarios { config } => Ok(scenarios(config)?),
         Command::Params => {
             params();
             Ok(())
         }
-        Command::Run(a) => run(a),
+        Command::Run(a) => Ok(run(a)?),
         Command::Sweep(a) => sweep(a),
+        Command::Report(a) => {
+            let out = a.out.clone().unwrap_or_else(|| {
+                let name = a.results.file_name().map(PathBuf::from);
+                PathBuf::from("reports").join(name.unwrap_or_else(|| "default".into()))
+            });
+            let opts = ReportOptions {
+                focus_nodes: a.focus_nodes,
+                ..ReportOptions::default()
+            };
+            let tracer = RunnerTracer::from_manifest(&a.results)?;
+            report(&a.results, &out, &opts, &tracer)
+        }
+        Command::Trace(a) => trace(a),
         Command::Merge(a) => {
             let m = election_runner::merge(&a.out, &a.shards)?;
             println!(
@@ -247,7 +342,27 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-fn sweep(a: SweepArgs) -> Result<(), Error> {
+/// Render the report and tell the user where it is and what to look at.
+fn report(
+    results: &std::path::Path,
+    out: &std::path::Path,
+    opts: &ReportOptions,
+    tracer: &RunnerTracer,
+) -> Result<(), CliError> {
+    let o = render_report(results, out, opts, Some(tracer))?;
+    for w in &o.warnings {
+        eprintln!("warning: {w}");
+    }
+    println!(
+        "report: {} ({} charts, {} files)",
+        o.report.display(),
+        o.charts.len(),
+        o.files.len()
+    );
+    Ok(())
+}
+
+fn sweep(a: SweepArgs) -> Result<(), CliError> {
     let mut spec = match &a.config {
         Some(p) => SweepSpec::from_file(p)?,
         None => SweepSpec::default(),
@@ -264,13 +379,14 @@ fn sweep(a: SweepArgs) -> Result<(), Error> {
     }
     let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     if a.jobs == Some(0) {
-        return Err(Error::Usage("--jobs 0: need at least one thread".into()));
+        return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
     let plan = spec.plan()?;
-    let out = a
+    let results_dir = a
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&plan.name));
+    let out = results_dir.clone();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = SweepOptions {
         out,
@@ -296,8 +412,74 @@ fn sweep(a: SweepArgs) -> Result<(), Error> {
         },
         o.out.display()
     );
-    // The report (issue: report crate) renders from these files unless --no-report.
-    let _ = a.no_report;
+    if a.no_report {
+        return Ok(());
+    }
+    if shard.is_some() {
+        println!("report: not rendered for one shard; `merge` the shards, then run `election-bench report`");
+        return Ok(());
+    }
+    let report_dir = PathBuf::from("reports").join(&plan.name);
+    report(
+        &results_dir,
+        &report_dir,
+        &ReportOptions::default(),
+        &RunnerTracer::new(spec),
+    )
+}
+
+fn trace(a: TraceArgs) -> Result<(), CliError> {
+    let format: TraceFormat = a
+        .format
+        .parse()
+        .map_err(|e: ReportError| Error::Usage(e.to_string()))?;
+    let mut spec = match &a.config {
+        Some(p) => SweepSpec::from_file(p)?,
+        None => SweepSpec::default(),
+    };
+    spec.protocols = Some(vec![a.protocol.clone()]);
+    spec.nodes = Some(vec![a.nodes]);
+    spec.scenarios = Some(vec![a.scenario.clone()]);
+    spec.nets = Some(vec![a.net.clone()]);
+    spec.seeds = Some(1);
+    spec.first_seed = Some(a.seed);
+    for s in &a.set {
+        spec.set(s)?;
+    }
+    let plan = spec.plan()?;
+    if let Some((k, v)) = plan.varied.first() {
+        return Err(Error::Usage(format!(
+            "trace takes one value per parameter; {k} has {} ({})",
+            v.len(),
+            v.join(", ")
+        ))
+        .into());
+    }
+    let cells = plan.cells()?;
+    let cell = &cells[0];
+    if let Some(why) = &cell.skipped {
+        return Err(Error::Usage(format!(
+            "scenario {} cannot run with {} nodes: {why}",
+            a.scenario, a.nodes
+        ))
+        .into());
+    }
+    let t = cell.run(a.seed, true)?;
+    let meta = TraceMeta::from_metrics(
+        &t.row.protocol,
+        &t.row.scenario,
+        &t.row.net,
+        a.seed,
+        &t.report.metrics,
+    );
+    let text = render_trace(&t.report.trace, a.nodes, &meta, format)?;
+    match &a.out {
+        Some(path) => {
+            election_runner::files::write_atomic(path, text.as_bytes())?;
+            println!("trace: {}", path.display());
+        }
+        None => print!("{text}"),
+    }
     Ok(())
 }
 

@@ -90,7 +90,10 @@ impl Add<Duration> for Time {
     type Output = Time;
     #[inline]
     fn add(self, d: Duration) -> Time {
-        Time(self.0.saturating_add(d.as_nanos().min(u64::MAX as u128) as u64))
+        Time(
+            self.0
+                .saturating_add(d.as_nanos().min(u64::MAX as u128) as u64),
+        )
     }
 }
 
@@ -434,7 +437,10 @@ pub struct Timing {
 impl Timing {
     /// A detection deadline drawn from `[detect_timeout, detect_timeout + detect_jitter]`.
     pub fn draw_detect<P: Protocol>(&self, io: &mut Io<'_, P>) -> Duration {
-        io.uniform(self.detect_timeout, self.detect_timeout + self.detect_jitter)
+        io.uniform(
+            self.detect_timeout,
+            self.detect_timeout + self.detect_jitter,
+        )
     }
 }
 

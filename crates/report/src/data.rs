@@ -1,5 +1,5 @@
 //! Loading a sweep's results directory (`trials.csv`, `summary.csv`, `manifest.json`, as
-//! described in `notes/RESULTS_SCHEMA.md`) into typed rows, with the header checked column by
+//! described in `results/README.md`) into typed rows, with the header checked column by
 //! column so that a file of another schema is refused with the name of what is missing.
 //!
 //! Summary cells keep their raw CSV text next to the parsed number: tables in the report print

@@ -5,7 +5,7 @@
 //! # Entry points
 //!
 //! * [`render_report`] reads `results/<name>/{trials.csv, summary.csv, manifest.json}` (the
-//!   schema in `notes/RESULTS_SCHEMA.md`) and writes `REPORT.md`, `charts/*.svg` and
+//!   schema in `results/README.md`) and writes `REPORT.md`, `charts/*.svg` and
 //!   `charts/*.png`, and `traces/*.svg` into an output directory. Traces need a trial re-run
 //!   with tracing on; the caller supplies that as a [`TrialTracer`]: [`RunnerTracer`] runs it
 //!   through `election-runner` (from the sweep's spec, or from its `manifest.json`), and any

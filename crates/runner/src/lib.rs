@@ -14,7 +14,7 @@
 //! * [`results`] and [`stats`] — the CSV rows and the summary statistics.
 //!
 //! The files a sweep writes (`trials.csv`, `summary.csv`, `manifest.json`) follow
-//! `notes/RESULTS_SCHEMA.md`; `results/README.md` documents every column.
+//! `results/README.md`, which documents every column.
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod config;

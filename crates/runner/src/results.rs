@@ -1,5 +1,5 @@
 //! The results files: `trials.csv` rows, `summary.csv` rows, their headers and their exact
-//! number formatting, as `notes/RESULTS_SCHEMA.md` (and `results/README.md`) define them.
+//! number formatting, as `results/README.md` defines them.
 //!
 //! Millisecond values are rounded to 3 decimals when a row is made (`{:.3}`, trailing zeros
 //! trimmed), and a row read back from a CSV is the same value: summaries are computed from

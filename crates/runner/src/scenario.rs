@@ -94,7 +94,7 @@ impl Builtin {
         match self {
             Builtin::ColdStart => "every node boots at 0 ms with no leader; time to the first agreed leader",
             Builtin::LeaderCrash => "the leader crashes; every follower's own detector notices, with the configured jitter",
-            Builtin::LeaderCrashLowestDetects => "the leader crashes and only the lowest id notices (detectors off, it suspects after detect_timeout_ms): the bully's worst case, a single initiator elsewhere",
+            Builtin::LeaderCrashLowestDetects => "the leader crashes and only the lowest id notices (every detector off; the lowest is made to suspect after detect_timeout_ms, then its own detector is back on for retries): the bully's worst case, a single initiator elsewhere",
             Builtin::CascadeCrash => "as leader-crash-lowest-detects, then the highest live node (the would-be successor) crashes cascade_delay_ms into the election, after it answered",
             Builtin::LeaderRecovers => "the leader crashes and comes back outage_ms later, after a new leader was elected: does it take over again?",
             Builtin::FlappingLeader => "the highest node crashes and recovers `flaps` times (down flap_down_ms, up flap_up_ms): leadership churn",
@@ -159,6 +159,16 @@ impl Builtin {
                 ),
                 at(t, Crash(Selector::Leader)),
                 at(t + r.detect_timeout_ms, Suspect(Selector::Lowest)),
+                // From then on the lowest node's own detector works again, so an election it
+                // started but could not finish (a PreVote refused by followers that heard the
+                // leader moments before the crash) is retried as it would be in a real cluster.
+                at(
+                    t + r.detect_timeout_ms,
+                    Detection {
+                        nodes: NodeSet::One(Selector::Lowest),
+                        enabled: true,
+                    },
+                ),
             ],
             Builtin::CascadeCrash => {
                 let mut f = Builtin::LeaderCrashLowestDetects.faults(n, r, t, leader);
