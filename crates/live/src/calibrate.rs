@@ -699,7 +699,9 @@ fitted profile anyway.",
         "* **Sampling noise.** Failover time is dominated by the randomized detection timeout \
 (`detect_timeout + U[0, detect_jitter]` per follower), drawn from different random streams in \
 the two modes, so a sample of {} live trials differs from the simulated distribution by chance. \
-The 95 % bootstrap interval of the ratio live/sim median: {}.",
+The 95 % bootstrap interval of the ratio live/sim median: {}. Note that a live node draws \
+its timeouts from its own stream of the trial seed, so re-running with the same seeds repeats \
+most of the same draws (and the same luck): a fresh sample needs other seeds (`first_seed`).",
         args.trials,
         noise.join("; ")
     );
