@@ -12,33 +12,8 @@ use serde::Deserialize;
 
 use crate::error::ReportError;
 
-/// The columns of `trials.csv` before the varied parameters.
-pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
-/// The columns of `trials.csv` after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
-    "converged",
-    "leader",
-    "detect_ms",
-    "elect_ms",
-    "unavailable_ms",
-    "msgs_election",
-    "msgs_total",
-    "bytes_total",
-    "split_brain",
-    "split_brain_ms",
-    "minority_leader_ms",
-    "max_leaders",
-    "same_epoch_leaders",
-    "leader_changes",
-    "elections_started",
-    "msgs_election_req",
-    "msgs_reply",
-    "msgs_leader",
-    "msgs_heartbeat",
-    "end_ms",
-];
-/// The columns of `summary.csv` before the varied parameters.
-pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
+// The column lists are the runner's: one definition of the schema for writer and reader.
+pub use election_runner::results::{SUMMARY_KEY_COLUMNS, TRIAL_KEY_COLUMNS, TRIAL_METRIC_COLUMNS};
 
 /// One statistic of `summary.csv` (every column after the varied parameters but `skipped`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
