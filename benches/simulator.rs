@@ -1,15 +1,36 @@
 //! Wall-clock cost of the simulator itself.
 //!
-//! `engine/ping-pong`: the raw event engine with a protocol that does nothing but bounce
-//! messages (see `election_sim::pingpong`), reported as delivered messages per second. The
-//! target is at least 10 million per second on one core.
+//! * `engine/ping-pong/<n>`: the raw event engine with a protocol that does nothing but bounce
+//!   messages (see `election_sim::pingpong`), reported as delivered messages per second. The
+//!   target is at least 10 million per second on one core.
+//! * `trial/<scenario>/<protocol>/<n>`: one whole trial as the runner runs it (`Cell::run`:
+//!   configuration, boot, the fault, the election and the settle window, and the metrics),
+//!   with throughput in simulated messages per second (every message the trial sent, heartbeats
+//!   included). Each benchmark repeats the same trial (seed 1), so its message count is exact.
+//!   Targets: raft `leader-crash` at n = 5 under 50 µs, bully `leader-crash-lowest-detects` at
+//!   n = 101 under 5 ms.
+//! * `raft-scaling/leader-crash/<n>`: the raft `leader-crash` trial from 5 to 1001 nodes.
+//!   Flat messages per second across sizes means the cost of a trial grows in proportion to
+//!   the messages the protocol sends.
+//!
+//! ```text
+//! cargo bench --bench simulator
+//! cargo bench --bench simulator -- raft-scaling
+//! ```
+
+mod common;
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use election_core::NodeId;
 use election_sim::pingpong::PingPong;
 use election_sim::{NetConfig, Sim, SimConfig};
+
+use common::cell;
+
+/// The seed every wall-clock trial uses.
+const SEED: u64 = 1;
 
 /// One ping-pong trial: `n / 2` balls in flight for 100 simulated ms at 10 µs latency.
 fn ping_pong(n: u32) -> u64 {
@@ -34,5 +55,46 @@ fn engine(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, engine);
+/// Benchmark one runner trial per (protocol, n) in `group`, throughput = messages it sends.
+fn trial_bench(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    protocol: &str,
+    scenario: &str,
+    n: u32,
+) {
+    let cell = cell(protocol, n, scenario, &[]);
+    let sent = cell.run(SEED, false).expect("trial runs").row.msgs_total;
+    group.throughput(Throughput::Elements(sent));
+    group.bench_with_input(BenchmarkId::new(protocol, n), &cell, |b, cell| {
+        b.iter(|| black_box(cell.run(SEED, false).expect("trial runs")))
+    });
+}
+
+fn trials(c: &mut Criterion) {
+    let mut group = c.benchmark_group("trial/leader-crash");
+    for protocol in ["bully", "ring", "raft"] {
+        for n in [5, 25, 101] {
+            trial_bench(&mut group, protocol, "leader-crash", n);
+        }
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("trial/leader-crash-lowest-detects");
+    for n in [5, 25, 101] {
+        trial_bench(&mut group, "bully", "leader-crash-lowest-detects", n);
+    }
+    group.finish();
+}
+
+fn raft_scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("raft-scaling/leader-crash");
+    for n in [5, 25, 101, 251, 501, 1001] {
+        // The largest trials take milliseconds each: fewer samples keep the group short.
+        group.sample_size(if n > 200 { 20 } else { 50 });
+        trial_bench(&mut group, "raft", "leader-crash", n);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, engine, trials, raft_scaling);
 criterion_main!(benches);

@@ -1,0 +1,177 @@
+//! The protocol comparison as a criterion benchmark: not how fast the simulator runs, but how
+//! the protocols behave.
+//!
+//! For each scenario (`leader-crash`, `leader-crash-lowest-detects`,
+//! `partition-leader-minority`) and cluster size (5, 25, 101) there are two criterion groups,
+//! `failover/<scenario>/n=<n>` and `messages/<scenario>/n=<n>`, each with one function per
+//! protocol spec of the runner's default sweep (`bully`, `bully+quorum`, ..., `raft+pre_vote+
+//! check_quorum`). Their "time" is a custom measurement:
+//!
+//! * `failover`: simulated milliseconds from the fault to the final agreed leader (the
+//!   runner's `elect_ms`; a trial that never converges counts its whole window after the
+//!   fault, a lower bound);
+//! * `messages`: election messages in that window (the runner's `msgs_election`: every
+//!   category but heartbeats).
+//!
+//! Every iteration is one trial with a fresh seed (seeds `0, 1, 2, ...` per function, so every
+//! protocol of a group sees the same fault instants), built by the runner exactly as
+//! `election-bench run` builds it: same scenario catalog, default timing and the default `lan`
+//! network profile. Criterion's estimates are therefore per-trial means with bootstrap
+//! confidence intervals, and its change detection ("regressed +12 %") applies to protocol
+//! behaviour. The HTML report (`target/criterion/report/index.html`) shows the protocols of a
+//! group side by side; after the run a plain comparison table is printed.
+//!
+//! ```text
+//! cargo bench --bench elections                          # everything (several minutes)
+//! cargo bench --bench elections -- 'failover/leader-crash/n=5/'   # one group
+//! ```
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkId, Criterion};
+use election_runner::plan::DEFAULT_PROTOCOLS;
+
+use common::{cell, outcome, Messages, Outcome, SimulatedMs};
+
+/// The scenarios compared.
+const SCENARIOS: [&str; 3] = [
+    "leader-crash",
+    "leader-crash-lowest-detects",
+    "partition-leader-minority",
+];
+
+/// The cluster sizes compared.
+const SIZES: [u32; 3] = [5, 25, 101];
+
+/// Running sums of every trial each benchmark function ran (warm-up included), for the table
+/// printed at the end: (metric, scenario, n, protocol) -> (sum, trials, not converged).
+type Key = (&'static str, usize, u32, usize);
+static TALLY: Mutex<BTreeMap<Key, (f64, u64, u64)>> = Mutex::new(BTreeMap::new());
+
+/// One criterion group per scenario and size, one function per protocol spec; `value` is the
+/// trial's measured value.
+fn compare<M>(c: &mut Criterion<M>, metric: &'static str, value: fn(&Outcome) -> f64)
+where
+    M: Measurement<Value = f64>,
+{
+    for (si, scenario) in SCENARIOS.iter().enumerate() {
+        for n in SIZES {
+            let mut group = c.benchmark_group(format!("{metric}/{scenario}/n={n}"));
+            for (pi, spec) in DEFAULT_PROTOCOLS.iter().enumerate() {
+                let cell = cell(spec, n, scenario, &[]);
+                let (mut seed, mut calls) = (0u64, 0u64);
+                group.bench_function(BenchmarkId::from_parameter(spec), |b| {
+                    b.iter_custom(|iters| {
+                        let (mut sum, mut stuck) = (0.0, 0);
+                        for _ in 0..iters {
+                            let o = outcome(&cell, seed);
+                            seed += 1;
+                            sum += value(&o);
+                            stuck += u64::from(!o.converged);
+                        }
+                        let mut t = TALLY.lock().expect("tally");
+                        let e = t.entry((metric, si, n, pi)).or_default();
+                        e.0 += sum;
+                        e.1 += iters;
+                        e.2 += stuck;
+                        calls += 1;
+                        sum + dither(iters, calls)
+                    })
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+/// A per-iteration offset of at most 7e-9 (ms or messages) that differs between samples.
+///
+/// Some cells are exactly deterministic (the bully's `leader-crash-lowest-detects` sends
+/// `n² − n − 1` election messages whatever the seed). Criterion 0.5 panics while plotting a
+/// benchmark whose samples are all equal (the density estimate's bandwidth is zero:
+/// bheisler/criterion.rs#720), so every sample gets this invisible dither.
+fn dither(iters: u64, calls: u64) -> f64 {
+    iters as f64 * 1e-9 * (calls % 8) as f64
+}
+
+fn failover(c: &mut Criterion<SimulatedMs>) {
+    compare(c, "failover", |o| o.failover_ms);
+}
+
+fn messages(c: &mut Criterion<Messages>) {
+    compare(c, "messages", |o| o.messages as f64);
+}
+
+/// Defaults sized for a comparison rather than a timing: the values are simulated, so a
+/// short measurement already holds hundreds of trials. Command-line flags override them.
+fn config<M: Measurement>(m: M) -> Criterion<M> {
+    Criterion::default()
+        .with_measurement(m)
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .configure_from_args()
+}
+
+/// The comparison as a plain table, one block per scenario.
+fn print_table() {
+    let t = TALLY.lock().expect("tally");
+    if t.is_empty() {
+        return;
+    }
+    let mean = |metric, si, n, pi| {
+        t.get(&(metric, si, n, pi))
+            .filter(|e| e.1 > 0)
+            .map(|e| (e.0 / e.1 as f64, e.1, e.2))
+    };
+    println!("\nProtocol comparison: mean per trial over every trial run above (runner defaults, lan profile)");
+    println!("failover = simulated ms from the fault to the final agreed leader; msgs = election messages in that window");
+    println!("[k/N] = k of N trials never converged (their failover is the whole window after the fault)\n");
+    for (si, scenario) in SCENARIOS.iter().enumerate() {
+        let mut header = format!("{scenario:<28}");
+        for n in SIZES {
+            header += &format!(" | {:>22}", format!("n = {n}"));
+        }
+        let mut lines = Vec::new();
+        for (pi, spec) in DEFAULT_PROTOCOLS.iter().enumerate() {
+            let mut line = format!("{spec:<28}");
+            let mut any = false;
+            for n in SIZES {
+                let f = mean("failover", si, n, pi);
+                let m = mean("messages", si, n, pi);
+                any |= f.is_some() || m.is_some();
+                let fs = f.map_or("-".into(), |(v, _, _)| format!("{v:.1} ms"));
+                let ms = m.map_or("-".into(), |(v, _, _)| format!("{v:.0}"));
+                let stuck = match f {
+                    Some((_, k, s)) if s > 0 => format!(" [{s}/{k}]"),
+                    _ => String::new(),
+                };
+                line += &format!(" | {:>22}", format!("{fs}{stuck} {ms:>6}"));
+            }
+            if any {
+                lines.push(line);
+            }
+        }
+        if !lines.is_empty() {
+            println!("{header}\n{}", "-".repeat(header.chars().count()));
+            for l in lines {
+                println!("{l}");
+            }
+            println!();
+        }
+    }
+}
+
+fn main() {
+    let mut c = config(SimulatedMs);
+    failover(&mut c);
+    let mut c = config(Messages);
+    messages(&mut c);
+    c.final_summary();
+    print_table();
+}
