@@ -52,6 +52,74 @@ enum Command {
     Report(ReportArgs),
     /// Draw one trial as a message-sequence chart (SVG, Mermaid or JSON lines).
     Trace(TraceArgs),
+    /// Run a scenario with the same protocol code over real UDP sockets (loopback by default).
+    Live(LiveCliArgs),
+    /// Measure loopback, then compare simulated and live failover times (reports/calibration/).
+    Calibrate(CalibrateCliArgs),
+}
+
+#[derive(Args, Debug)]
+struct LiveCliArgs {
+    /// Protocol spec, e.g. bully, ring, raft+pre_vote.
+    #[arg(long, short = 'p')]
+    protocol: String,
+    /// Cluster size.
+    #[arg(long, short = 'n')]
+    nodes: u32,
+    /// Scenario name (see `election-bench scenarios`).
+    #[arg(long, short = 's')]
+    scenario: String,
+    /// Trials to run (seeds first-seed, first-seed + 1, ...); each stops itself.
+    #[arg(long, default_value_t = 5)]
+    trials: u64,
+    /// The first seed (fault instant, protocol randomness, loss draws).
+    #[arg(long, default_value_t = 0)]
+    first_seed: u64,
+    /// Where trials.csv and summary.csv go.
+    #[arg(long, default_value = "results/live")]
+    out: PathBuf,
+    /// Emulate this network profile's latency and loss on top of loopback.
+    #[arg(long)]
+    net: Option<String>,
+    /// Address the nodes bind; loopback unless given explicitly.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Set a parameter: key=value (repeatable; see `election-bench params`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct CalibrateCliArgs {
+    /// Only this protocol spec [default: bully, ring and raft].
+    #[arg(long, short = 'p')]
+    protocol: Option<String>,
+    /// Cluster size.
+    #[arg(long, short = 'n', default_value_t = 5)]
+    nodes: u32,
+    /// Live trials per protocol.
+    #[arg(long, default_value_t = 50)]
+    trials: u64,
+    /// Simulated trials per protocol.
+    #[arg(long, default_value_t = 500)]
+    sim_trials: u64,
+    /// The first seed.
+    #[arg(long, default_value_t = 0)]
+    first_seed: u64,
+    /// Where the chart, tables and README go.
+    #[arg(long, default_value = "reports/calibration")]
+    out: PathBuf,
+}
+
+/// `key=value` pairs for the live driver, which takes the runner's parameter names.
+fn key_values(set: &[String]) -> Result<Vec<(String, String)>, Error> {
+    set.iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| Error::Usage(format!("--set {s:?}: expected key=value")))
+        })
+        .collect()
 }
 
 #[derive(Args, Debug)]
@@ -105,6 +173,8 @@ enum CliError {
     Runner(#[from] Error),
     #[error(transparent)]
     Report(#[from] ReportError),
+    #[error(transparent)]
+    Live(#[from] election_live::RunError),
 }
 
 impl CliError {
@@ -117,6 +187,7 @@ impl CliError {
                 e,
                 ReportError::Io { .. } | ReportError::Chart { .. } | ReportError::Trace(_)
             ),
+            CliError::Live(e) => e.is_usage(),
         };
         if usage {
             2
@@ -252,6 +323,35 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             report(&a.results, &out, &opts, &tracer)
         }
         Command::Trace(a) => trace(a),
+        Command::Live(a) => live(a),
+        Command::Calibrate(a) => {
+            let mut c = election_live::CalibrateArgs {
+                nodes: a.nodes,
+                trials: a.trials,
+                sim_trials: a.sim_trials,
+                first_seed: a.first_seed,
+                out: a.out,
+                ..election_live::CalibrateArgs::default()
+            };
+            if let Some(p) = a.protocol {
+                c.protocols = vec![p];
+            }
+            let o = election_live::calibrate(&c, |line| eprintln!("{line}"))?;
+            for p in &o.protocols {
+                println!(
+                    "{}: live/sim median failover ratio {} ({})",
+                    p.protocol,
+                    p.p50_ratio.map_or("-".into(), |r| format!("{r:.3}")),
+                    if p.within_target() {
+                        "within 15 %"
+                    } else {
+                        "OUTSIDE 15 %"
+                    }
+                );
+            }
+            println!("calibration: {}", c.out.join("README.md").display());
+            Ok(())
+        }
         Command::Merge(a) => {
             let m = election_runner::merge(&a.out, &a.shards)?;
             println!(
@@ -426,6 +526,31 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         &ReportOptions::default(),
         &RunnerTracer::new(spec),
     )
+}
+
+fn live(a: LiveCliArgs) -> Result<(), CliError> {
+    let mut args = election_live::LiveArgs::new(&a.protocol, a.nodes, &a.scenario);
+    args.trials = a.trials;
+    args.first_seed = a.first_seed;
+    args.out = a.out;
+    args.net = a.net;
+    args.bind = a.bind;
+    args.params = key_values(&a.set)?;
+    let out = election_live::run_live(&args, |row, report| {
+        println!(
+            "seed {}: converged {} leader {} elect_ms {} split_brain {} rejected datagrams {}",
+            row.seed,
+            row.converged,
+            row.leader.map_or("-".into(), |l| l.to_string()),
+            row.elect_ms.map_or("-".into(), fmt_ms),
+            row.split_brain,
+            report.health.rejected(),
+        )
+    })?;
+    for f in &out.files {
+        println!("wrote {}", f.display());
+    }
+    Ok(())
 }
 
 fn trace(a: TraceArgs) -> Result<(), CliError> {
