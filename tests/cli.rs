@@ -644,3 +644,145 @@ fn an_output_directory_that_cannot_be_written_fails_cleanly() {
         "not a directory"
     );
 }
+
+#[test]
+fn sweep_renders_the_report_and_report_rerenders_it_from_the_results() {
+    let d = tempfile::tempdir().unwrap();
+    let mut args = TINY.to_vec();
+    args.extend(["--name", "tiny"]);
+    let out = ok(&bench(&args, d.path()));
+    assert!(out.contains("report: reports/tiny/REPORT.md"), "{out}");
+    let report = d.path().join("reports/tiny");
+    let md = fs::read_to_string(report.join("REPORT.md")).unwrap();
+    assert!(md.contains("## 2. Findings"), "{md}");
+    for chart in ["messages_vs_nodes", "failover_vs_nodes", "split_brain"] {
+        for ext in ["svg", "png"] {
+            let f = report.join(format!("charts/{chart}.{ext}"));
+            assert!(
+                fs::metadata(&f).map(|m| m.len() > 1000).unwrap_or(false),
+                "{f:?}"
+            );
+        }
+    }
+    // `report` on the same results writes the same REPORT.md.
+    let again = d.path().join("again");
+    ok(&bench(
+        &["report", "--results", "results/tiny", "--out", "again"],
+        d.path(),
+    ));
+    assert_eq!(fs::read_to_string(again.join("REPORT.md")).unwrap(), md);
+    // --no-report writes results only.
+    let mut args = TINY.to_vec();
+    args.extend(["--name", "quiet", "--no-report"]);
+    ok(&bench(&args, d.path()));
+    assert!(!d.path().join("reports/quiet").exists());
+}
+
+#[test]
+fn report_refuses_a_missing_or_foreign_results_directory() {
+    let d = tempfile::tempdir().unwrap();
+    fails(
+        &bench(&["report", "--results", "nowhere"], d.path()),
+        2,
+        &["nowhere", "does not exist"],
+    );
+    let foreign = d.path().join("foreign");
+    fs::create_dir_all(&foreign).unwrap();
+    fs::write(foreign.join("trials.csv"), "a,b\n1,2\n").unwrap();
+    fs::write(foreign.join("summary.csv"), "a,b\n1,2\n").unwrap();
+    fs::write(foreign.join("manifest.json"), "{}").unwrap();
+    let o = bench(&["report", "--results", "foreign"], d.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}
+
+#[test]
+fn trace_is_the_same_for_the_same_seed_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    let args = |fmt: &'static str| {
+        [
+            "trace",
+            "-p",
+            "bully",
+            "-n",
+            "4",
+            "-s",
+            "leader-crash",
+            "--seed",
+            "1",
+            "--format",
+            fmt,
+        ]
+    };
+    let mermaid = ok(&bench(&args("mermaid"), d.path()));
+    assert!(mermaid.starts_with("sequenceDiagram"), "{mermaid}");
+    assert!(mermaid.contains("COORDINATOR"), "{mermaid}");
+    assert_eq!(ok(&bench(&args("mermaid"), d.path())), mermaid);
+    let jsonl = ok(&bench(&args("jsonl"), d.path()));
+    assert!(jsonl
+        .lines()
+        .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+    let o = bench(
+        &[
+            "trace",
+            "-p",
+            "raft",
+            "-n",
+            "5",
+            "-s",
+            "leader-crash",
+            "--out",
+            "t.svg",
+        ],
+        d.path(),
+    );
+    ok(&o);
+    let svg = fs::read_to_string(d.path().join("t.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{}",
+        &svg[..80]
+    );
+    fails(
+        &bench(&args("png"), d.path()),
+        2,
+        &["svg, mermaid or jsonl"],
+    );
+}
+
+#[test]
+fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
+    let d = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = ok(&bench(
+        &[
+            "live",
+            "-p",
+            "raft",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--trials",
+            "1",
+            "--out",
+            "live",
+        ],
+        d.path(),
+    ));
+    assert!(out.contains("seed 0: converged true"), "{out}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let trials = fs::read_to_string(d.path().join("live/trials.csv")).unwrap();
+    assert!(trials
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("live,raft,3,leader-crash,"));
+    fails(
+        &bench(
+            &["live", "-p", "paxos", "-n", "3", "-s", "leader-crash"],
+            d.path(),
+        ),
+        2,
+        &["paxos", "bully, ring, raft"],
+    );
+}
