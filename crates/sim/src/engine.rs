@@ -10,7 +10,7 @@ use election_core::{
 };
 
 use crate::config::{ConfigError, Sampler, SimConfig};
-use crate::fault::{Applied, FaultAction, NodeSet, Selector};
+use crate::fault::{Applied, FaultAction, NodeSet, Resolver, Selector};
 use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
 
 /// ChaCha stream numbers: each consumer of randomness has its own stream of the trial seed.
@@ -76,11 +76,31 @@ impl<P: Protocol> Ord for Entry<P> {
     }
 }
 
+/// One timer slot of one node.
+///
+/// Re-arming a pending timer to a later instant (a follower's failure detector, pushed back by
+/// every heartbeat) does not queue a new entry: the slot remembers the new deadline and the
+/// queue key `(time, seq)` it would have been queued with, and the entry already queued for
+/// the slot (the *carrier*, due no later) queues the deadline under that same key when it
+/// comes up. Every firing therefore happens at exactly the position in the event order it
+/// would have had with one queue entry per re-arm, while the queue holds one entry per slot
+/// instead of one per re-arm.
+#[derive(Clone, Copy, Debug, Default)]
+struct TimerSlot {
+    /// Bumped at every set and cancel; a firing (possibly backlogged by a pause) whose
+    /// generation differs is stale.
+    generation: u64,
+    /// The armed deadline's queue key, if the timer is armed.
+    armed: Option<(Time, u64)>,
+    /// The key of the queue entry responsible for this slot: it fires the timer if it is the
+    /// armed key, or queues the armed key if that is later.
+    carrier: Option<(Time, u64)>,
+}
+
 struct Node<P: Protocol> {
     proto: Option<P>,
     persisted: Option<P::Persist>,
-    /// Generation per timer slot; a firing whose generation differs is stale.
-    timer_gen: Vec<u64>,
+    timers: Vec<TimerSlot>,
     paused: bool,
     /// Identifies the current pause, so a crash during a pause voids its wake-up.
     pause_id: u64,
@@ -142,7 +162,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             .map(|_| Node {
                 proto: None,
                 persisted: None,
-                timer_gen: vec![0; P::Timer::COUNT],
+                timers: vec![TimerSlot::default(); P::Timer::COUNT],
                 paused: false,
                 pause_id: 0,
                 backlog: Vec::new(),
@@ -218,9 +238,20 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             if next.at > deadline {
                 break deadline;
             }
-            let Entry { at, event, .. } = self.queue.pop().expect("peeked");
+            let Entry { at, seq, event } = self.queue.pop().expect("peeked");
             self.observer.advance(at);
             self.events += 1;
+            let event = match event {
+                Event::Timer { node, timer, .. } => match self.timer_due(at, seq, node, timer) {
+                    Some(generation) => Event::Timer {
+                        node,
+                        timer,
+                        generation,
+                    },
+                    None => continue,
+                },
+                other => other,
+            };
             self.dispatch(at, event);
         };
         let final_status = (0..self.nodes.len())
@@ -234,6 +265,37 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             trace,
             end,
             events,
+        }
+    }
+
+    /// A queue entry `(at, seq)` of a timer slot came up: the generation to fire with if it is
+    /// the armed deadline; otherwise, if it carries a later armed deadline, queue that under its
+    /// own key.
+    fn timer_due(&mut self, at: Time, seq: u64, node: NodeId, timer: P::Timer) -> Option<u64> {
+        let slot = &mut self.nodes[node.index()].timers[timer.index()];
+        if slot.carrier != Some((at, seq)) {
+            return None; // superseded by an earlier re-arm, or voided by a cancel or crash
+        }
+        slot.carrier = None;
+        match slot.armed {
+            Some(key) if key == (at, seq) => {
+                slot.armed = None;
+                Some(slot.generation)
+            }
+            Some((t, q)) => {
+                slot.carrier = Some((t, q));
+                self.queue.push(Entry {
+                    at: t,
+                    seq: q,
+                    event: Event::Timer {
+                        node,
+                        timer,
+                        generation: 0,
+                    },
+                });
+                None
+            }
+            None => None,
         }
     }
 
@@ -296,7 +358,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 generation,
             } => {
                 let st = &self.nodes[node.index()];
-                if st.proto.is_none() || st.timer_gen[timer.index()] != generation {
+                if st.proto.is_none() || st.timers[timer.index()].generation != generation {
                     return;
                 }
                 if timer.is_failure_detector() && !st.detection {
@@ -346,21 +408,29 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         match action {
             Action::Send { to, msg } => self.send(now, from, to, msg),
             Action::SetTimer { timer, at } => {
-                let st = &mut self.nodes[from.index()];
-                let slot = &mut st.timer_gen[timer.index()];
-                *slot += 1;
-                let generation = *slot;
-                self.push(
-                    at.max(now),
-                    Event::Timer {
+                self.seq += 1;
+                let key = (at.max(now), self.seq);
+                let slot = &mut self.nodes[from.index()].timers[timer.index()];
+                slot.generation += 1;
+                slot.armed = Some(key);
+                if slot.carrier.is_some_and(|c| c <= key) {
+                    return; // the queued carrier comes up first and re-queues `key`
+                }
+                slot.carrier = Some(key);
+                self.queue.push(Entry {
+                    at: key.0,
+                    seq: key.1,
+                    event: Event::Timer {
                         node: from,
                         timer,
-                        generation,
+                        generation: 0,
                     },
-                );
+                });
             }
             Action::CancelTimer(timer) => {
-                self.nodes[from.index()].timer_gen[timer.index()] += 1;
+                let slot = &mut self.nodes[from.index()].timers[timer.index()];
+                slot.generation += 1;
+                slot.armed = None;
             }
             Action::Persist(record) => self.nodes[from.index()].persisted = Some(record),
         }
@@ -418,65 +488,27 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         at
     }
 
+    /// A selector resolver over the current state (see [`Resolver`]).
+    fn resolver<T>(&mut self, f: impl FnOnce(&mut Resolver<'_>) -> T) -> T {
+        let up: Vec<bool> = self.nodes.iter().map(|n| n.proto.is_some()).collect();
+        let leader = self
+            .observer
+            .agreed()
+            .or_else(|| self.observer.highest_leader());
+        f(&mut Resolver {
+            up: &up,
+            leader,
+            last_crashed: self.last_crashed,
+            rng: &mut self.fault_rng,
+        })
+    }
+
     fn resolve(&mut self, sel: Selector, among_crashed: bool) -> Option<NodeId> {
-        let n = self.nodes.len();
-        let pool = |sim: &Self, i: usize| sim.nodes[i].proto.is_some() != among_crashed;
-        let nth = |sim: &Self, k: u32, high: bool| -> Option<NodeId> {
-            let k = k as usize - 1;
-            let found = if high {
-                (0..n).rev().filter(|&i| pool(sim, i)).nth(k)
-            } else {
-                (0..n).filter(|&i| pool(sim, i)).nth(k)
-            };
-            found.map(NodeId::from_index)
-        };
-        match sel {
-            Selector::Leader if among_crashed => {
-                self.last_crashed.filter(|id| pool(self, id.index()))
-            }
-            Selector::Leader => self
-                .observer
-                .agreed()
-                .or_else(|| self.observer.highest_leader())
-                .filter(|id| pool(self, id.index())),
-            Selector::Highest => nth(self, 1, true),
-            Selector::KthHighest(k) => nth(self, k, true),
-            Selector::Lowest => nth(self, 1, false),
-            Selector::KthLowest(k) => nth(self, k, false),
-            Selector::Random => {
-                let eligible: Vec<usize> = (0..n).filter(|&i| pool(self, i)).collect();
-                if eligible.is_empty() {
-                    None
-                } else {
-                    let k = self.fault_rng.random_range(0..eligible.len());
-                    Some(NodeId::from_index(eligible[k]))
-                }
-            }
-            Selector::Id(id) => Some(id).filter(|id| pool(self, id.index())),
-            Selector::LastCrashed => self.last_crashed.filter(|id| pool(self, id.index())),
-            Selector::Rest => None,
-        }
+        self.resolver(|r| r.node(sel, among_crashed))
     }
 
     fn resolve_set(&mut self, set: NodeSet) -> Vec<NodeId> {
-        let n = self.nodes.len() as u32;
-        let all = (1..=n).map(NodeId);
-        match set {
-            NodeSet::All => all.collect(),
-            NodeSet::One(s) => self.resolve(s, false).into_iter().collect(),
-            NodeSet::AllExcept(s) => match self.resolve(s, false) {
-                Some(x) => all.filter(|&v| v != x).collect(),
-                None => Vec::new(),
-            },
-            NodeSet::Above(s) => match self.resolve(s, false) {
-                Some(x) => all.filter(|&v| v > x).collect(),
-                None => Vec::new(),
-            },
-            NodeSet::Below(s) => match self.resolve(s, false) {
-                Some(x) => all.filter(|&v| v < x).collect(),
-                None => Vec::new(),
-            },
-        }
+        self.resolver(|r| r.set(set))
     }
 
     fn apply_fault(&mut self, now: Time, action: &FaultAction) {
@@ -489,7 +521,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     st.proto = None;
                     st.paused = false;
                     st.backlog.clear();
-                    st.timer_gen.iter_mut().for_each(|g| *g += 1);
+                    for slot in &mut st.timers {
+                        slot.generation += 1;
+                        slot.armed = None;
+                    }
                     self.last_crashed = Some(id);
                     self.observer.on_status(id, None);
                     self.observer.topology_changed(&self.links);
@@ -519,36 +554,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             },
             FaultAction::Partition(ref groups) => {
                 let n = self.nodes.len();
-                let mut group_of = vec![usize::MAX; n];
-                let mut rest = None;
-                let mut resolved: Vec<Vec<NodeId>> = vec![Vec::new(); groups.len()];
-                for (g, group) in groups.iter().enumerate() {
-                    for &sel in group {
-                        let picked = match sel {
-                            Selector::Rest => {
-                                rest = Some(g);
-                                continue;
-                            }
-                            // Explicit ids are placed whether or not the node is up.
-                            Selector::Id(id) => Some(id),
-                            other => self.resolve(other, false),
-                        };
-                        if let Some(id) = picked {
-                            // A node picked by two selectors stays in the first group.
-                            if group_of[id.index()] == usize::MAX {
-                                group_of[id.index()] = g;
-                            }
-                        }
-                    }
-                }
-                for (i, g) in group_of.iter_mut().enumerate() {
-                    if *g == usize::MAX {
-                        // Unplaced nodes (crashed ones picked by no selector) join `rest`, or
-                        // the first group when there is none.
-                        *g = rest.unwrap_or(0);
-                    }
-                    resolved[*g].push(NodeId::from_index(i));
-                }
+                let (group_of, resolved) = self.resolver(|r| r.partition(groups));
                 for a in 0..n {
                     for b in 0..n {
                         if group_of[a] != group_of[b] {
