@@ -171,8 +171,20 @@ impl Latency {
     }
 }
 
+/// Milliseconds to whole nanoseconds, rounding half away from zero; negative and NaN give 0,
+/// too large saturates. Equal to `(ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64` for
+/// every input, without the `round` library call (this runs once per message).
+#[inline]
 fn ms_to_ns(ms: f64) -> u64 {
-    (ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64
+    let x = ms * 1e6;
+    // Float-to-int casts saturate (NaN to 0). Below 2^53, `x - floor(x)` is exact; above it
+    // `x` is a whole number and the difference is 0 (or, past u64::MAX, saturates anyway).
+    let i = x as u64;
+    if x - i as f64 >= 0.5 {
+        i.saturating_add(1)
+    } else {
+        i
+    }
 }
 
 /// A validated latency distribution, ready to draw nanoseconds from.
@@ -549,6 +561,40 @@ mod tests {
             "got {got}, want {want} ± {}%",
             rel * 100.0
         );
+    }
+
+    #[test]
+    fn ms_to_ns_rounds_like_f64_round() {
+        let reference = |ms: f64| (ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64;
+        let edge = [
+            0.0,
+            -0.0,
+            0.5e-6,
+            f64::from_bits(0.5e-6f64.to_bits() - 1),
+            1.5e-6,
+            2.5e-6,
+            -0.5e-6,
+            -1e-6,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+            u64::MAX as f64 / 1e6,
+            4_503_599_627_370_495.5 / 1e6,
+            9_007_199_254_740_994.0 / 1e6,
+        ];
+        for ms in edge {
+            assert_eq!(ms_to_ns(ms), reference(ms), "{ms:e}");
+        }
+        let mut rng = election_core::Rng::seed_from_u64(3);
+        for _ in 0..1_000_000 {
+            let any = f64::from_bits(rng.random::<u64>());
+            let half = (rng.random_range(0..1u64 << 50) as f64 + 0.5) / 1e6;
+            let small = rng.random_range(-1.0..1e4);
+            for ms in [any, half, small] {
+                assert_eq!(ms_to_ns(ms), reference(ms), "{ms:e}");
+            }
+        }
     }
 
     #[test]
