@@ -68,7 +68,7 @@ use election_core::{
 };
 use election_sim::{
     Applied, ConfigError, DropReason, Fault, FaultAction, Latency, Links, Metrics, MsgInfo,
-    NodeSet, Observer, Selector, SimConfig, TraceEvent, TraceKind,
+    NodeSet, Observer, Resolver, Selector, SimConfig, TraceEvent, TraceKind,
 };
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -1132,63 +1132,27 @@ where
         self.slots[i].task.is_some()
     }
 
-    /// The simulator's selector rules, over live (or, for `Recover`, crashed) nodes.
+    /// The simulator's selector rules ([`Resolver`]) over this cluster's current state.
+    fn resolver<T>(&mut self, f: impl FnOnce(&mut Resolver<'_>) -> T) -> T {
+        let up: Vec<bool> = (0..self.slots.len()).map(|i| self.is_live(i)).collect();
+        let leader = self
+            .observer
+            .agreed()
+            .or_else(|| self.observer.highest_leader());
+        f(&mut Resolver {
+            up: &up,
+            leader,
+            last_crashed: self.last_crashed,
+            rng: &mut self.fault_rng,
+        })
+    }
+
     fn resolve(&mut self, sel: Selector, among_crashed: bool) -> Option<NodeId> {
-        let n = self.slots.len();
-        let pool = |hub: &Self, i: usize| hub.is_live(i) != among_crashed;
-        let nth = |hub: &Self, k: u32, high: bool| -> Option<NodeId> {
-            let k = (k as usize).checked_sub(1)?;
-            let found = if high {
-                (0..n).rev().filter(|&i| pool(hub, i)).nth(k)
-            } else {
-                (0..n).filter(|&i| pool(hub, i)).nth(k)
-            };
-            found.map(NodeId::from_index)
-        };
-        match sel {
-            Selector::Leader if among_crashed => {
-                self.last_crashed.filter(|id| pool(self, id.index()))
-            }
-            Selector::Leader => self
-                .observer
-                .agreed()
-                .or_else(|| self.observer.highest_leader())
-                .filter(|id| pool(self, id.index())),
-            Selector::Highest => nth(self, 1, true),
-            Selector::KthHighest(k) => nth(self, k, true),
-            Selector::Lowest => nth(self, 1, false),
-            Selector::KthLowest(k) => nth(self, k, false),
-            Selector::Random => {
-                let eligible: Vec<usize> = (0..n).filter(|&i| pool(self, i)).collect();
-                if eligible.is_empty() {
-                    None
-                } else {
-                    let k = self.fault_rng.random_range(0..eligible.len());
-                    Some(NodeId::from_index(eligible[k]))
-                }
-            }
-            Selector::Id(id) => Some(id).filter(|id| id.index() < n && pool(self, id.index())),
-            Selector::LastCrashed => self.last_crashed.filter(|id| pool(self, id.index())),
-            Selector::Rest => None,
-        }
+        self.resolver(|r| r.node(sel, among_crashed))
     }
 
     fn resolve_set(&mut self, set: NodeSet) -> Vec<NodeId> {
-        let all = election_core::all_nodes(self.slots.len() as u32);
-        let pick = |hub: &mut Self, s| hub.resolve(s, false);
-        match set {
-            NodeSet::All => all.collect(),
-            NodeSet::One(s) => pick(self, s).into_iter().collect(),
-            NodeSet::AllExcept(s) => {
-                pick(self, s).map_or(Vec::new(), |x| all.filter(|&v| v != x).collect())
-            }
-            NodeSet::Above(s) => {
-                pick(self, s).map_or(Vec::new(), |x| all.filter(|&v| v > x).collect())
-            }
-            NodeSet::Below(s) => {
-                pick(self, s).map_or(Vec::new(), |x| all.filter(|&v| v < x).collect())
-            }
-        }
+        self.resolver(|r| r.set(set))
     }
 
     fn apply_fault(&mut self, now: Time, action: &FaultAction) {
@@ -1224,32 +1188,7 @@ where
             },
             FaultAction::Partition(ref groups) => {
                 let n = self.slots.len();
-                let mut group_of = vec![usize::MAX; n];
-                let mut rest = None;
-                let mut resolved: Vec<Vec<NodeId>> = vec![Vec::new(); groups.len()];
-                for (g, group) in groups.iter().enumerate() {
-                    for &sel in group {
-                        let picked = match sel {
-                            Selector::Rest => {
-                                rest = Some(g);
-                                continue;
-                            }
-                            Selector::Id(id) => Some(id),
-                            other => self.resolve(other, false),
-                        };
-                        if let Some(id) = picked {
-                            if group_of[id.index()] == usize::MAX {
-                                group_of[id.index()] = g;
-                            }
-                        }
-                    }
-                }
-                for (i, g) in group_of.iter_mut().enumerate() {
-                    if *g == usize::MAX {
-                        *g = rest.unwrap_or(0);
-                    }
-                    resolved[*g].push(NodeId::from_index(i));
-                }
+                let (group_of, resolved) = self.resolver(|r| r.partition(groups));
                 for a in 0..n {
                     for b in 0..n {
                         if group_of[a] != group_of[b] {

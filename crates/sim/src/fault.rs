@@ -149,3 +149,111 @@ pub enum Applied {
     /// The action found no node to act on (e.g. `Crash(Leader)` with no leader).
     Skipped(String),
 }
+
+/// Resolves selectors, node sets and partition groups the same way in every driver (the
+/// simulator and the live UDP driver), so a scenario means the same thing in both.
+#[derive(Debug)]
+pub struct Resolver<'a> {
+    /// Which nodes are up (not crashed), indexed by `id - 1`.
+    pub up: &'a [bool],
+    /// What `Selector::Leader` means now: the agreed leader, else the highest live node in the
+    /// leader role (see [`Observer::agreed`](crate::Observer::agreed) and
+    /// [`Observer::highest_leader`](crate::Observer::highest_leader)).
+    pub leader: Option<NodeId>,
+    /// The node most recently crashed by a `Crash` action.
+    pub last_crashed: Option<NodeId>,
+    /// The trial's fault stream, for `Selector::Random`.
+    pub rng: &'a mut election_core::Rng,
+}
+
+impl Resolver<'_> {
+    /// The node `sel` picks among live nodes, or among crashed ones when `among_crashed`.
+    pub fn node(&mut self, sel: Selector, among_crashed: bool) -> Option<NodeId> {
+        use election_core::RngExt;
+        let up = self.up;
+        let n = up.len();
+        let eligible = |i: usize| i < n && up[i] != among_crashed;
+        let nth = |k: u32, high: bool| -> Option<NodeId> {
+            let k = (k as usize).checked_sub(1)?;
+            let found = if high {
+                (0..n).rev().filter(|&i| eligible(i)).nth(k)
+            } else {
+                (0..n).filter(|&i| eligible(i)).nth(k)
+            };
+            found.map(NodeId::from_index)
+        };
+        let pick = |id: Option<NodeId>| id.filter(|id| id.0 >= 1 && eligible(id.index()));
+        match sel {
+            Selector::Leader if among_crashed => pick(self.last_crashed),
+            Selector::Leader => pick(self.leader),
+            Selector::Highest => nth(1, true),
+            Selector::KthHighest(k) => nth(k, true),
+            Selector::Lowest => nth(1, false),
+            Selector::KthLowest(k) => nth(k, false),
+            Selector::Random => {
+                let pool: Vec<usize> = (0..n).filter(|&i| eligible(i)).collect();
+                if pool.is_empty() {
+                    None
+                } else {
+                    let k = self.rng.random_range(0..pool.len());
+                    Some(NodeId::from_index(pool[k]))
+                }
+            }
+            Selector::Id(id) => pick(Some(id)),
+            Selector::LastCrashed => pick(self.last_crashed),
+            Selector::Rest => None,
+        }
+    }
+
+    /// The nodes of `set` (over all nodes, live or not; its selector picks among live ones).
+    pub fn set(&mut self, set: NodeSet) -> Vec<NodeId> {
+        let all = election_core::all_nodes(self.up.len() as u32);
+        let relative = |this: &mut Self, s: Selector, keep: fn(NodeId, NodeId) -> bool| {
+            this.node(s, false).map_or(Vec::new(), |x| {
+                all.clone().filter(|&v| keep(v, x)).collect()
+            })
+        };
+        match set {
+            NodeSet::All => all.clone().collect(),
+            NodeSet::One(s) => self.node(s, false).into_iter().collect(),
+            NodeSet::AllExcept(s) => relative(self, s, |v, x| v != x),
+            NodeSet::Above(s) => relative(self, s, |v, x| v > x),
+            NodeSet::Below(s) => relative(self, s, |v, x| v < x),
+        }
+    }
+
+    /// The group index of every node (by `id - 1`) and the groups as resolved. Explicit ids
+    /// are placed whether or not the node is up; a node picked by two selectors stays in the
+    /// first group; nodes no selector picked (crashed ones, say) join the `rest` group, or
+    /// the first group when there is none.
+    pub fn partition(&mut self, groups: &[Vec<Selector>]) -> (Vec<usize>, Vec<Vec<NodeId>>) {
+        let n = self.up.len();
+        let mut group_of = vec![usize::MAX; n];
+        let mut rest = None;
+        for (g, group) in groups.iter().enumerate() {
+            for &sel in group {
+                let picked = match sel {
+                    Selector::Rest => {
+                        rest = Some(g);
+                        continue;
+                    }
+                    Selector::Id(id) => Some(id).filter(|id| id.0 >= 1 && id.index() < n),
+                    other => self.node(other, false),
+                };
+                if let Some(id) = picked {
+                    if group_of[id.index()] == usize::MAX {
+                        group_of[id.index()] = g;
+                    }
+                }
+            }
+        }
+        let mut resolved = vec![Vec::new(); groups.len()];
+        for (i, g) in group_of.iter_mut().enumerate() {
+            if *g == usize::MAX {
+                *g = rest.unwrap_or(0);
+            }
+            resolved[*g].push(NodeId::from_index(i));
+        }
+        (group_of, resolved)
+    }
+}

@@ -56,7 +56,7 @@ pub mod pingpong;
 
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, SimConfig};
 pub use engine::{Sim, TrialReport};
-pub use fault::{Applied, Fault, FaultAction, NodeSet, Selector};
+pub use fault::{Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
 pub use observer::{
     DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, TraceEvent, TraceKind,
 };
