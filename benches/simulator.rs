@@ -22,7 +22,7 @@ mod common;
 
 use std::time::Duration;
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use election_core::NodeId;
 use election_sim::pingpong::PingPong;
 use election_sim::{NetConfig, Sim, SimConfig};
@@ -97,4 +97,9 @@ fn raft_scaling(c: &mut Criterion) {
 }
 
 criterion_group!(benches, engine, trials, raft_scaling);
-criterion_main!(benches);
+
+fn main() {
+    common::register_fonts();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -7,6 +7,17 @@ use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::Throughput;
 use election_runner::{Cell, SweepSpec};
 
+/// Register the embedded DejaVu Sans as plotters' `sans-serif`, the family criterion's
+/// plots use. The workspace builds plotters with its `ab_glyph` text backend (for the report
+/// crate), which has no system fonts: without this, criterion's HTML report panics with
+/// `FontUnavailable`. Call it before running any benchmark.
+pub fn register_fonts() {
+    use plotters::style::{register_font, FontStyle};
+    // The bytes are a fixed, valid TrueType file; registration cannot fail.
+    let _ = register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+    let _ = register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
+}
+
 /// The runner's cell for one protocol spec, cluster size and scenario, on the runner's
 /// default network profile and default parameters (`extra`: `key=value` overrides).
 pub fn cell(protocol: &str, nodes: u32, scenario: &str, extra: &[&str]) -> Cell {
