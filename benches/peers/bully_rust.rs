@@ -5,8 +5,11 @@
 //! the same workload.
 //!
 //! ```text
-//! cargo run --release --example peer-bully -- [NODES] [TRIALS]
+//! cargo run --release --example peer-bully -- [NODES] [MIN_TRIALS] [MIN_SECONDS]
 //! ```
+//!
+//! Trials use seeds 0, 1, 2, ... and run until both minimums are reached (defaults: 20 trials,
+//! 1 s), so that short trials are timed over enough work.
 
 use std::time::Instant;
 
@@ -19,9 +22,12 @@ fn main() {
     let n: u32 = args
         .next()
         .map_or(5, |s| s.parse().expect("NODES: a number"));
-    let trials: u64 = args
+    let min_trials: u64 = args
         .next()
-        .map_or(200, |s| s.parse().expect("TRIALS: a number"));
+        .map_or(20, |s| s.parse().expect("MIN_TRIALS: a number"));
+    let min_secs: f64 = args
+        .next()
+        .map_or(1.0, |s| s.parse().expect("MIN_SECONDS: a number"));
 
     let spec = SweepSpec {
         protocols: Some(vec!["bully".into()]),
@@ -36,9 +42,11 @@ fn main() {
     // Warm the caches and the allocator with one trial, then time the rest.
     cell.run(u64::MAX, false).expect("trial runs");
     let (mut messages, mut delivered, mut events, mut converged) = (0u64, 0u64, 0u64, 0u64);
+    let mut trials = 0;
     let start = Instant::now();
-    for seed in 0..trials {
-        let run = cell.run(seed, false).expect("trial runs");
+    while trials < min_trials || start.elapsed().as_secs_f64() < min_secs {
+        let run = cell.run(trials, false).expect("trial runs");
+        trials += 1;
         let m = &run.report.metrics;
         messages += m.total.sent_total();
         delivered += m.total.delivered;

@@ -9,7 +9,7 @@
 # after another on one core.
 #
 #   benches/peers/compare.sh                  # n = 5 25 101
-#   NODES="5 101" TRIALS=50 benches/peers/compare.sh
+#   NODES="5 101" SECONDS_PER_RUN=3 benches/peers/compare.sh
 #
 # Needs python3 (3.8+) with venv and network access to PyPI the first time: SimPy is installed
 # into benches/peers/.venv (gitignored). Not run in CI.
@@ -18,8 +18,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 nodes="${NODES:-5 25 101}"
-trials="${TRIALS:-100}"          # Rust trials per size
-simpy_trials="${SIMPY_TRIALS:-}" # SimPy trials per size (default: enough for ~2 s of work)
+secs="${SECONDS_PER_RUN:-2}"     # each side runs trials for about this long per size
+simpy_trials="${SIMPY_TRIALS:-}" # SimPy trials per size (default: about SECONDS_PER_RUN of work)
 venv="$here/.venv"
 
 if [[ ! -x "$venv/bin/python" ]]; then
@@ -40,16 +40,16 @@ results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
 
 for n in $nodes; do
-    echo "n = $n: election-bench ($trials trials)" >&2
-    rust_json="$("$rust_bin" "$n" "$trials")"
+    echo "n = $n: election-bench (at least $secs s)" >&2
+    rust_json="$("$rust_bin" "$n" 10 "$secs")"
     echo "$rust_json" >>"$results"
     # The SimPy model gets exactly the workload parameters the Rust side reports.
     mapfile -t args < <(echo "$rust_json" | "$venv/bin/python" -c 'import json,sys; print("\n".join(json.load(sys.stdin)["simpy_args"]))')
     st="$simpy_trials"
     if [[ -z "$st" ]]; then
-        # Aim for roughly 2 s of SimPy work: about 70k messages per second in the tutorial style.
+        # About SECONDS_PER_RUN of tutorial-style SimPy work, at ~40k messages per second.
         per_trial="$(echo "$rust_json" | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["messages_per_trial"])')"
-        st="$("$venv/bin/python" -c "print(max(3, min($trials, int(140000 / $per_trial))))")"
+        st="$("$venv/bin/python" -c "print(max(5, int(40000 * $secs / $per_trial)))")"
     fi
     for style in tutorial lean; do
         echo "n = $n: SimPy, $style style ($st trials)" >&2
