@@ -137,27 +137,8 @@ struct ReportArgs {
 
 #[derive(Args, Debug)]
 struct TraceArgs {
-    /// Protocol spec, e.g. bully, ring, raft+pre_vote.
-    #[arg(long, short = 'p')]
-    protocol: String,
-    /// Cluster size (legible up to about 12; larger traces are cut to the election).
-    #[arg(long, short = 'n')]
-    nodes: u32,
-    /// Scenario name (see `election-bench scenarios`).
-    #[arg(long, short = 's')]
-    scenario: String,
-    /// Network profile.
-    #[arg(long, default_value = "lan")]
-    net: String,
-    /// Trial seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Set a parameter: key=value (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// TOML config with parameters, custom scenarios and network profiles.
-    #[arg(long)]
-    config: Option<PathBuf>,
+    #[command(flatten)]
+    trial: TrialArgs,
     /// Output format: svg, mermaid or jsonl.
     #[arg(long, default_value = "svg")]
     format: String,
@@ -197,8 +178,9 @@ impl CliError {
     }
 }
 
+/// One trial, as `run` and `trace` name it.
 #[derive(Args, Debug)]
-struct RunArgs {
+struct TrialArgs {
     /// Protocol spec: a protocol plus options, e.g. bully, bully+quorum, raft+pre_vote.
     #[arg(long, short = 'p')]
     protocol: String,
@@ -220,6 +202,48 @@ struct RunArgs {
     /// TOML config with parameters, custom scenarios and network profiles.
     #[arg(long)]
     config: Option<PathBuf>,
+}
+
+impl TrialArgs {
+    /// The trial's cell of a one-cell sweep, checked: one value per parameter, a size the
+    /// scenario can use.
+    fn cell(&self, command: &str) -> Result<election_runner::Cell, Error> {
+        let mut spec = match &self.config {
+            Some(p) => SweepSpec::from_file(p)?,
+            None => SweepSpec::default(),
+        };
+        spec.protocols = Some(vec![self.protocol.clone()]);
+        spec.nodes = Some(vec![self.nodes]);
+        spec.scenarios = Some(vec![self.scenario.clone()]);
+        spec.nets = Some(vec![self.net.clone()]);
+        spec.seeds = Some(1);
+        spec.first_seed = Some(self.seed);
+        for s in &self.set {
+            spec.set(s)?;
+        }
+        let plan = spec.plan()?;
+        if let Some((k, v)) = plan.varied.first() {
+            return Err(Error::Usage(format!(
+                "{command} takes one value per parameter; {k} has {} ({}) — use sweep to vary it",
+                v.len(),
+                v.join(", ")
+            )));
+        }
+        let cell = plan.cells()?.swap_remove(0);
+        if let Some(why) = &cell.skipped {
+            return Err(Error::Usage(format!(
+                "scenario {} cannot run with {} nodes: {why}",
+                self.scenario, self.nodes
+            )));
+        }
+        Ok(cell)
+    }
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    trial: TrialArgs,
     /// Print one JSON object whose keys are the trials.csv columns.
     #[arg(long)]
     json: bool,
@@ -558,46 +582,16 @@ fn trace(a: TraceArgs) -> Result<(), CliError> {
         .format
         .parse()
         .map_err(|e: ReportError| Error::Usage(e.to_string()))?;
-    let mut spec = match &a.config {
-        Some(p) => SweepSpec::from_file(p)?,
-        None => SweepSpec::default(),
-    };
-    spec.protocols = Some(vec![a.protocol.clone()]);
-    spec.nodes = Some(vec![a.nodes]);
-    spec.scenarios = Some(vec![a.scenario.clone()]);
-    spec.nets = Some(vec![a.net.clone()]);
-    spec.seeds = Some(1);
-    spec.first_seed = Some(a.seed);
-    for s in &a.set {
-        spec.set(s)?;
-    }
-    let plan = spec.plan()?;
-    if let Some((k, v)) = plan.varied.first() {
-        return Err(Error::Usage(format!(
-            "trace takes one value per parameter; {k} has {} ({})",
-            v.len(),
-            v.join(", ")
-        ))
-        .into());
-    }
-    let cells = plan.cells()?;
-    let cell = &cells[0];
-    if let Some(why) = &cell.skipped {
-        return Err(Error::Usage(format!(
-            "scenario {} cannot run with {} nodes: {why}",
-            a.scenario, a.nodes
-        ))
-        .into());
-    }
-    let t = cell.run(a.seed, true)?;
+    let cell = a.trial.cell("trace")?;
+    let t = cell.run(a.trial.seed, true)?;
     let meta = TraceMeta::from_metrics(
         &t.row.protocol,
         &t.row.scenario,
         &t.row.net,
-        a.seed,
+        a.trial.seed,
         &t.report.metrics,
     );
-    let text = render_trace(&t.report.trace, a.nodes, &meta, format)?;
+    let text = render_trace(&t.report.trace, a.trial.nodes, &meta, format)?;
     match &a.out {
         Some(path) => {
             election_runner::files::write_atomic(path, text.as_bytes())?;
@@ -609,36 +603,8 @@ fn trace(a: TraceArgs) -> Result<(), CliError> {
 }
 
 fn run(a: RunArgs) -> Result<(), Error> {
-    let mut spec = match &a.config {
-        Some(p) => SweepSpec::from_file(p)?,
-        None => SweepSpec::default(),
-    };
-    spec.protocols = Some(vec![a.protocol.clone()]);
-    spec.nodes = Some(vec![a.nodes]);
-    spec.scenarios = Some(vec![a.scenario.clone()]);
-    spec.nets = Some(vec![a.net.clone()]);
-    spec.seeds = Some(1);
-    spec.first_seed = Some(a.seed);
-    for s in &a.set {
-        spec.set(s)?;
-    }
-    let plan = spec.plan()?;
-    if let Some((k, v)) = plan.varied.first() {
-        return Err(Error::Usage(format!(
-            "run takes one value per parameter; {k} has {} ({}) — use sweep to vary it",
-            v.len(),
-            v.join(", ")
-        )));
-    }
-    let cells = plan.cells()?;
-    let cell = &cells[0];
-    if let Some(why) = &cell.skipped {
-        return Err(Error::Usage(format!(
-            "scenario {} cannot run with {} nodes: {why}",
-            a.scenario, a.nodes
-        )));
-    }
-    let t = cell.run(a.seed, a.trace)?;
+    let cell = a.trial.cell("run")?;
+    let t = cell.run(a.trial.seed, a.trace)?;
     if a.json {
         println!("{}", t.row.to_json(&[]));
     } else {
