@@ -171,16 +171,8 @@ impl SummaryRow {
     }
 }
 
-/// Formats a number the way the runner does: three decimals, trailing zeros trimmed.
-pub fn fmt_num(v: f64) -> String {
-    let s = format!("{v:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
-    }
-}
+/// Formats a number the way the runner writes it: three decimals, trailing zeros trimmed.
+pub use election_runner::results::fmt_ms as fmt_num;
 
 /// One row of `trials.csv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -671,14 +663,7 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
 /// Percentile by linear interpolation between closest ranks (R type 7, numpy's default), the
 /// definition the runner uses. `sorted` must be ascending and non-empty.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let n = sorted.len();
-    if n == 1 {
-        return sorted[0];
-    }
-    let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(n - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+    election_runner::stats::percentile(sorted, p).expect("percentile of an empty sample")
 }
 
 #[cfg(test)]
