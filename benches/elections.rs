@@ -36,7 +36,7 @@ use criterion::measurement::Measurement;
 use criterion::{BenchmarkId, Criterion};
 use election_runner::plan::DEFAULT_PROTOCOLS;
 
-use common::{cell, outcome, Messages, Outcome, SimulatedMs};
+use common::{cell, outcome, Messages, Outcome, SimulatedMs, MESSAGES, SIMULATED_MS};
 
 /// The scenarios compared.
 const SCENARIOS: [&str; 3] = [
@@ -174,9 +174,9 @@ fn print_table() {
 
 fn main() {
     common::register_fonts();
-    let mut c = config(SimulatedMs);
+    let mut c = config(SIMULATED_MS);
     failover(&mut c);
-    let mut c = config(Messages);
+    let mut c = config(MESSAGES);
     messages(&mut c);
     c.final_summary();
     print_table();

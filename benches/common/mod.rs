@@ -72,16 +72,23 @@ pub fn outcome(cell: &Cell, seed: u64) -> Outcome {
     }
 }
 
-/// Simulated milliseconds: the value a benchmark reports is the sum of its iterations'
-/// simulated failover times, so criterion's estimates are per-trial means in simulated ms.
-/// Only `iter_custom` makes sense with it (`iter` would measure zero).
-pub struct SimulatedMs;
+/// A measurement whose value is the sum of what `iter_custom` reports for its iterations
+/// (not a time: only `iter_custom` makes sense with it, `iter` would measure zero), so
+/// criterion's estimates are per-trial means in the unit its formatter `F` prints.
+pub struct Summed<F>(F);
 
-/// Messages: the value is the sum of its iterations' message counts (an `f64`, so that the
-/// dither described in `benches/elections.rs` can be added).
-pub struct Messages;
+/// Simulated milliseconds: the sum of the iterations' simulated failover times.
+pub type SimulatedMs = Summed<SimulatedMsFormatter>;
+/// The [`SimulatedMs`] measurement.
+pub const SIMULATED_MS: SimulatedMs = Summed(SimulatedMsFormatter);
 
-impl Measurement for SimulatedMs {
+/// Messages: the sum of the iterations' message counts (an `f64`, so that the dither described
+/// in `benches/elections.rs` can be added).
+pub type Messages = Summed<MessagesFormatter>;
+/// The [`Messages`] measurement.
+pub const MESSAGES: Messages = Summed(MessagesFormatter);
+
+impl<F: ValueFormatter> Measurement for Summed<F> {
     type Intermediate = ();
     type Value = f64;
     fn start(&self) {}
@@ -98,32 +105,12 @@ impl Measurement for SimulatedMs {
         *v
     }
     fn formatter(&self) -> &dyn ValueFormatter {
-        &SimulatedMsFormatter
+        &self.0
     }
 }
 
-impl Measurement for Messages {
-    type Intermediate = ();
-    type Value = f64;
-    fn start(&self) {}
-    fn end(&self, _: ()) -> f64 {
-        0.0
-    }
-    fn add(&self, a: &f64, b: &f64) -> f64 {
-        a + b
-    }
-    fn zero(&self) -> f64 {
-        0.0
-    }
-    fn to_f64(&self, v: &f64) -> f64 {
-        *v
-    }
-    fn formatter(&self) -> &dyn ValueFormatter {
-        &MessagesFormatter
-    }
-}
-
-struct SimulatedMsFormatter;
+/// Prints simulated milliseconds.
+pub struct SimulatedMsFormatter;
 
 impl ValueFormatter for SimulatedMsFormatter {
     fn scale_values(&self, typical_ms: f64, values: &mut [f64]) -> &'static str {
@@ -154,7 +141,8 @@ impl ValueFormatter for SimulatedMsFormatter {
     }
 }
 
-struct MessagesFormatter;
+/// Prints message counts.
+pub struct MessagesFormatter;
 
 impl ValueFormatter for MessagesFormatter {
     fn scale_values(&self, typical: f64, values: &mut [f64]) -> &'static str {
