@@ -153,22 +153,6 @@ impl SummaryRow {
     pub fn ran(&self) -> bool {
         self.skipped.is_empty() && self.trials() > 0
     }
-    /// Build a row from parsed values (tests and synthetic data).
-    pub fn from_values(key: CellKey, values: &[(Stat, Option<f64>)]) -> SummaryRow {
-        let mut raw = vec![String::new(); Stat::ALL.len()];
-        let mut val = vec![None; Stat::ALL.len()];
-        for &(s, v) in values {
-            val[s.index()] = v;
-            raw[s.index()] = v.map(fmt_num).unwrap_or_default();
-        }
-        SummaryRow {
-            key,
-            raw,
-            val,
-            skipped: String::new(),
-            line: 0,
-        }
-    }
 }
 
 /// Formats a number the way the runner writes it: three decimals, trailing zeros trimmed.

@@ -381,11 +381,6 @@ impl Observer {
         }
     }
 
-    /// Is the full trace on?
-    pub fn tracing(&self) -> bool {
-        self.trace.is_some()
-    }
-
     /// A message left its sender.
     #[inline]
     pub fn on_send(&mut self, m: MsgInfo) {
