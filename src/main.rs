@@ -633,15 +633,36 @@ fn print_trial(t: &TrialRun) {
         "{} | {} nodes | {} | {} | seed {}",
         r.protocol, r.nodes, r.scenario, r.net, r.seed
     );
-    match t.fault_instant_ms {
-        Some(f) => println!(
+    match (t.drawn_fault_ms, t.fault_instant_ms) {
+        (None, _) => println!("fault instant    none: times are measured from boot at 0 ms"),
+        (Some(drawn), Some(f)) if f > drawn => println!(
+            "fault instant    {} ms (every time below is measured from it): drawn {} ms, \
+             then {} ms waiting for an agreed leader",
+            fmt_ms(f),
+            fmt_ms(drawn),
+            fmt_ms(f - drawn)
+        ),
+        (Some(_), Some(f)) => println!(
             "fault instant    {} ms (every time below is measured from it)",
             fmt_ms(f)
         ),
-        None => println!("fault instant    none: times are measured from boot at 0 ms"),
+        (Some(drawn), None) => println!(
+            "fault instant    NONE: drawn {} ms, but no fault fired; times are measured from {} ms",
+            fmt_ms(drawn),
+            fmt_ms(m.reference_ms)
+        ),
     }
     if let Some(l) = t.leader_at_fault {
         println!("leader then      node {l}");
+    }
+    if r.faults_skipped > 0 {
+        println!(
+            "FAULTS SKIPPED   {} of the scenario's {} fault actions did not apply: this trial did \
+             not undergo {} as described, and its times do not measure it",
+            r.faults_skipped,
+            t.sim.faults.len(),
+            r.scenario
+        );
     }
     match (r.converged, r.leader) {
         (true, Some(l)) => println!("converged        yes: node {l} is the agreed leader"),
@@ -674,10 +695,14 @@ fn print_trial(t: &TrialRun) {
         fmt_ms(m.end_ms),
         t.report.events
     );
-    if !t.sim.faults.is_empty() {
+    if !m.fault_log.is_empty() {
         println!("faults:");
-        for f in &t.sim.faults {
-            println!("  {:>10} ms  {:?}", fmt_ms(f.at_ms), f.action);
+        for (at, applied) in &m.fault_log {
+            let at = fmt_ms(at.as_millis_f64());
+            match applied {
+                election_sim::Applied::Skipped(why) => println!("  {at:>10} ms  SKIPPED: {why}"),
+                other => println!("  {at:>10} ms  {other:?}"),
+            }
         }
     }
 }

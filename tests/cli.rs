@@ -786,3 +786,114 @@ fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
         &["paxos", "bully, ring, raft"],
     );
 }
+
+/// Issue #12: a fault that finds no target is never silent. With no wait for a leader, a
+/// crash of the leader at 0 ms finds none: `run` says so in plain words, every row carries
+/// `faults_skipped`, the summary keeps those trials out of the statistics, and the report
+/// flags the cell with seeds and a replay command instead of presenting it as a failover.
+#[test]
+fn faults_that_did_not_apply_are_counted_said_and_flagged() {
+    let d = tempfile::tempdir().unwrap();
+    let no_wait = [
+        "--set",
+        "fault_at_ms=0",
+        "--set",
+        "fault_jitter_ms=0",
+        "--set",
+        "fault_wait_ms=0",
+    ];
+    let mut args = vec!["run", "-p", "raft", "-n", "5", "-s", "leader-crash"];
+    args.extend(no_wait);
+    let out = ok(&bench(&args, d.path()));
+    assert!(
+        out.contains("FAULTS SKIPPED   1 of the scenario's 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("SKIPPED: crash: no node matched Leader"),
+        "{out}"
+    );
+    args.push("--json");
+    let json: serde_json::Value = serde_json::from_str(&ok(&bench(&args, d.path()))).unwrap();
+    assert_eq!(json["faults_skipped"], 1);
+
+    // The default wait: the same fault waits for the first leader and applies.
+    let out = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "raft",
+            "-n",
+            "5",
+            "-s",
+            "leader-crash",
+            "--set",
+            "fault_at_ms=0",
+            "--set",
+            "fault_jitter_ms=0",
+        ],
+        d.path(),
+    ));
+    assert!(out.contains("waiting for an agreed leader"), "{out}");
+    assert!(!out.contains("SKIPPED"), "{out}");
+
+    let mut args = vec![
+        "sweep",
+        "--name",
+        "skips",
+        "--protocols",
+        "raft",
+        "--nodes",
+        "5",
+        "--scenarios",
+        "leader-crash",
+        "--seeds",
+        "3",
+        "--quiet",
+    ];
+    args.extend(no_wait);
+    ok(&bench(&args, d.path()));
+    let trials = fs::read_to_string(d.path().join("results/skips/trials.csv")).unwrap();
+    let header: Vec<&str> = trials.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "faults_skipped").unwrap();
+    for line in trials.lines().skip(1) {
+        assert_eq!(line.split(',').nth(col), Some("1"), "{line}");
+    }
+    let summary = fs::read_to_string(d.path().join("results/skips/summary.csv")).unwrap();
+    let mut lines = summary.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let get = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(get("trials"), "3");
+    assert_eq!(get("measured"), "0");
+    assert_eq!(get("faults_skipped_trials"), "3");
+    assert_eq!(get("elect_ms_p50"), "");
+    let md = fs::read_to_string(d.path().join("reports/skips/REPORT.md")).unwrap();
+    assert!(md.contains("**Faults that did not apply**"), "{md}");
+    assert!(md.contains("no trial measured the scenario"), "{md}");
+    assert!(
+        md.contains("election-bench run --protocol raft --nodes 5 --scenario leader-crash --net lan --seed 0 --set fault_at_ms=0"),
+        "{md}"
+    );
+}
+
+/// A fault instant at or past the horizon is a usage error naming the field and the value.
+#[test]
+fn a_fault_instant_past_the_horizon_is_a_usage_error() {
+    let d = tempfile::tempdir().unwrap();
+    let o = bench(
+        &[
+            "run",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--set",
+            "fault_at_ms=25000",
+        ],
+        d.path(),
+    );
+    fails(&o, 2, &["fault_at_ms", "25050", "horizon_ms"]);
+}

@@ -68,7 +68,7 @@ use election_core::{
 };
 use election_sim::{
     Applied, ConfigError, DropReason, Fault, FaultAction, Latency, Links, Metrics, MsgInfo,
-    NodeSet, Observer, Resolver, Selector, SimConfig, TraceEvent, TraceKind,
+    Observer, Resolver, SimConfig, TraceEvent, TraceKind,
 };
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -102,8 +102,12 @@ pub struct LiveConfig {
     /// The trial ends early once every fault has fired and the same leader has been agreed
     /// for `settle` since both the start of that agreement and the last fault.
     pub settle: Duration,
-    /// The reference instant of every duration metric, in ms (`None`: the first fault).
+    /// The reference instant of every duration metric, in ms (`None`: the instant the first
+    /// fault fired).
     pub reference_ms: Option<f64>,
+    /// Hold the fault timeline until the cluster agrees on a leader, at most this long (the
+    /// simulator's rule: [`SimConfig::fault_wait`]).
+    pub fault_wait: Option<Duration>,
     /// The address every node binds (on an ephemeral port). Loopback unless the user passes
     /// another address explicitly.
     pub bind: IpAddr,
@@ -126,6 +130,7 @@ impl LiveConfig {
             horizon: Duration::from_secs(10),
             settle: Duration::from_secs(1),
             reference_ms: None,
+            fault_wait: None,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             loss: 0.0,
             delay: None,
@@ -141,6 +146,7 @@ impl LiveConfig {
         s.horizon = self.horizon;
         s.settle = self.settle;
         s.reference_ms = self.reference_ms;
+        s.fault_wait = self.fault_wait;
         s.trace = self.trace;
         s.net.loss = self.loss;
         s
@@ -294,36 +300,18 @@ where
 
 /// Called once the sockets are bound, with the nodes' addresses.
 pub type OnBound = Box<dyn FnOnce(&[SocketAddr]) + Send>;
-/// Makes faults from the leader agreed at the fault instant.
-pub type BuildFaults = Box<dyn FnOnce(Option<NodeId>) -> Vec<Fault> + Send>;
-
-/// Faults decided while the trial runs: at `at_ms`, `build` is called with the leader the
-/// cluster agrees on at that instant (as the observer sees it) and returns faults to add to the
-/// timeline (any scheduled earlier fire at once). This is live mode's equivalent of the
-/// runner's probe, which finds the leader at the fault instant by simulating the trial's
-/// prefix: a live trial's prefix cannot be replayed, so it is read as it happens.
-pub struct FaultsAt {
-    /// When to decide, ms since the trial's start.
-    pub at_ms: f64,
-    /// Makes the faults from the agreed leader.
-    pub build: BuildFaults,
-}
-
 /// Optional extras for [`run_trial_with`].
 #[derive(Default)]
 pub struct Hooks {
     /// Called once every socket is bound, before any node boots, with the nodes' addresses
     /// (indexed by `id - 1`).
     pub on_bound: Option<OnBound>,
-    /// Faults decided at run time.
-    pub faults_at: Option<FaultsAt>,
 }
 
 impl std::fmt::Debug for Hooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hooks")
             .field("on_bound", &self.on_bound.is_some())
-            .field("faults_at", &self.faults_at.as_ref().map(|d| d.at_ms))
             .finish()
     }
 }
@@ -342,13 +330,6 @@ where
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
     cfg.validate()?;
-    if let Some(d) = &hooks.faults_at {
-        if !(d.at_ms.is_finite() && d.at_ms >= 0.0) {
-            return Err(
-                ConfigError::new("faults_at.at_ms", d.at_ms, "must be a finite time >= 0").into(),
-            );
-        }
-    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -356,7 +337,7 @@ where
     let grace = Duration::from_secs(5);
     let limit = cfg.horizon + grace;
     let result = rt.block_on(async {
-        let mut hub = Hub::<P, F>::bind(cfg, factory, hooks.faults_at).await?;
+        let mut hub = Hub::<P, F>::bind(cfg, factory).await?;
         if let Some(f) = hooks.on_bound {
             f(&hub.shared.peers);
         }
@@ -760,8 +741,14 @@ struct Hub<P: Protocol, F> {
     faults: Vec<(Time, FaultAction)>,
     next_fault: usize,
     last_fault_at: Time,
-    deferred: Option<(Time, BuildFaults)>,
-    n: u32,
+    /// The longest wait for a leader before the fault timeline starts (`None`: no wait).
+    fault_wait: Option<Duration>,
+    /// The fault timeline has started (or there is no wait).
+    timeline_started: bool,
+    /// Waiting for a leader until this instant.
+    waiting_until: Option<Time>,
+    /// An explicit reference instant was configured.
+    fixed_reference: bool,
     horizon: Time,
     settle: Duration,
     health: Health,
@@ -775,11 +762,7 @@ where
     P::Persist: Send + Sync + 'static,
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
-    async fn bind(
-        cfg: &LiveConfig,
-        factory: F,
-        deferred: Option<FaultsAt>,
-    ) -> Result<Self, LiveError> {
+    async fn bind(cfg: &LiveConfig, factory: F) -> Result<Self, LiveError> {
         let n = cfg.nodes;
         let mut sockets = Vec::with_capacity(n as usize);
         for id in election_core::all_nodes(n) {
@@ -827,12 +810,11 @@ where
             .collect();
         // Stable: faults at the same instant keep list order.
         faults.sort_by_key(|f| f.0);
-        let deferred = deferred.map(|d| (Time((d.at_ms * 1e6).round() as u64), d.build));
-        let deferred_at = deferred.as_ref().map(|d| d.0);
-        let reference = match (cfg.reference_ms, faults.first(), deferred_at) {
-            (Some(_), _, _) | (None, _, None) => cfg.sim_config().reference(),
-            (None, Some(&(f, _)), Some(d)) => f.min(d),
-            (None, None, Some(d)) => d,
+        let waits = cfg.fault_wait.is_some() && !faults.is_empty();
+        let reference = if waits && cfg.reference_ms.is_none() {
+            Time(u64::MAX) // known when the timeline starts
+        } else {
+            cfg.sim_config().reference()
         };
         let mut fault_rng = Rng::seed_from_u64(cfg.seed);
         fault_rng.set_stream(STREAM_FAULTS);
@@ -857,8 +839,10 @@ where
             last_fault_at: faults.last().map_or(Time::ZERO, |f| f.0),
             faults,
             next_fault: 0,
-            deferred,
-            n,
+            fault_wait: cfg.fault_wait,
+            timeline_started: !waits,
+            waiting_until: None,
+            fixed_reference: cfg.reference_ms.is_some(),
             horizon: Time::ZERO + cfg.horizon,
             settle: cfg.settle,
             health: Health::default(),
@@ -880,10 +864,7 @@ where
 
     /// When the trial ends given what is known now (the simulator's rule).
     fn deadline(&self) -> Time {
-        if self.next_fault == self.faults.len()
-            && self.deferred.is_none()
-            && self.observer.agreed().is_some()
-        {
+        if self.next_fault == self.faults.len() && self.observer.agreed().is_some() {
             let since = self.observer.agreed_since().max(self.last_fault_at);
             (since + self.settle).min(self.horizon)
         } else {
@@ -914,8 +895,8 @@ where
                 Some(&(at, _)) => at.min(deadline),
                 None => deadline,
             };
-            if let Some((at, _)) = &self.deferred {
-                wake = wake.min(*at);
+            if let Some(until) = self.waiting_until {
+                wake = until.min(deadline);
             }
             let shared = Arc::clone(&self.shared);
             let event = tokio::select! {
@@ -925,17 +906,30 @@ where
             };
             if let Some(ev) = event {
                 self.observe(ev);
+                if self.waiting_until.is_some() && self.observer.agreed().is_some() {
+                    let now = self.now();
+                    self.advance(now);
+                    self.start_timeline(now);
+                }
                 continue;
             }
             // `wake` has come: observe everything already reported, then act.
             self.drain();
-            if matches!(&self.deferred, Some((at, _)) if *at <= self.now()) {
-                let (at, build) = self.deferred.take().expect("matched");
-                self.advance(at);
-                self.add_faults(at, build(self.observer.agreed()));
-                continue;
-            }
             if let Some(&(at, _)) = self.faults.get(self.next_fault) {
+                if !self.timeline_started && at <= self.now() {
+                    let now = self.now();
+                    self.advance(now);
+                    match self.waiting_until {
+                        _ if self.observer.agreed().is_some() => self.start_timeline(now),
+                        None => {
+                            let wait = self.fault_wait.unwrap_or_default();
+                            self.waiting_until = Some(at + wait);
+                        }
+                        Some(until) if now >= until => self.abandon_timeline(now),
+                        Some(_) => {}
+                    }
+                    continue;
+                }
                 if at <= self.now() {
                     let (at, action) = self.faults[self.next_fault].clone();
                     self.next_fault += 1;
@@ -949,6 +943,11 @@ where
                 break deadline.max(self.last);
             }
         };
+        for _ in self.next_fault..self.faults.len() {
+            self.observer.on_fault(Applied::Skipped(
+                "still pending when the trial ended".to_string(),
+            ));
+        }
         let final_status = (0..self.slots.len())
             .map(|i| self.observer.status(NodeId::from_index(i)))
             .collect();
@@ -973,25 +972,36 @@ where
         })
     }
 
-    /// Merge faults decided at `now` into the rest of the timeline.
-    fn add_faults(&mut self, now: Time, faults: Vec<Fault>) {
-        let mut probe = SimConfig::new(self.n, 0);
-        probe.faults = faults;
-        if let Err(e) = probe.validate() {
-            self.observer
-                .on_fault(Applied::Skipped(format!("faults decided at run time: {e}")));
-            return;
+    /// Start the fault timeline at `now`: every fault shifts by the time waited for a leader.
+    fn start_timeline(&mut self, now: Time) {
+        self.timeline_started = true;
+        self.waiting_until = None;
+        if !self.fixed_reference {
+            self.observer.set_reference(now);
         }
-        let mut rest = self.faults.split_off(self.next_fault);
-        rest.extend(
-            probe
-                .faults
-                .into_iter()
-                .map(|f| (Time((f.at_ms * 1e6).round() as u64).max(now), f.action)),
-        );
-        rest.sort_by_key(|f| f.0);
-        self.faults.extend(rest);
+        let first = self.faults.get(self.next_fault).map_or(now, |f| f.0);
+        let delay = now - first;
+        for f in &mut self.faults[self.next_fault..] {
+            f.0 = f.0 + delay;
+        }
         self.last_fault_at = self.faults.last().map_or(Time::ZERO, |f| f.0);
+    }
+
+    /// No leader within the wait: no fault fires, and every one counts as skipped.
+    fn abandon_timeline(&mut self, now: Time) {
+        self.timeline_started = true;
+        self.waiting_until = None;
+        if !self.fixed_reference {
+            self.observer.set_reference(now);
+        }
+        let wait = self.fault_wait.unwrap_or_default();
+        for _ in self.next_fault..self.faults.len() {
+            self.observer.on_fault(Applied::Skipped(format!(
+                "no agreed leader within the fault wait ({:.3} ms)",
+                wait.as_secs_f64() * 1e3
+            )));
+        }
+        self.next_fault = self.faults.len();
     }
 
     fn drain(&mut self) {
@@ -1147,48 +1157,29 @@ where
         })
     }
 
-    fn resolve(&mut self, sel: Selector, among_crashed: bool) -> Option<NodeId> {
-        self.resolver(|r| r.node(sel, among_crashed))
-    }
-
-    fn resolve_set(&mut self, set: NodeSet) -> Vec<NodeId> {
-        self.resolver(|r| r.set(set))
-    }
-
     fn apply_fault(&mut self, now: Time, action: &FaultAction) {
-        let skipped = |what: &str| Applied::Skipped(what.to_string());
-        let applied = match *action {
-            FaultAction::Crash(sel) => match self.resolve(sel, false) {
-                Some(id) => {
-                    self.observer.on_fault(Applied::Crash(id));
-                    self.crash(id);
-                    return;
+        let applied = self.resolver(|r| r.action(now, action));
+        match applied {
+            Applied::Crash(id) => {
+                self.observer.on_fault(applied);
+                self.crash(id);
+                return;
+            }
+            Applied::Recover(id) => {
+                self.observer.on_fault(applied);
+                self.boot(id);
+                return;
+            }
+            Applied::Pause(id, until) => {
+                let slot = &mut self.slots[id.index()];
+                slot.paused_until = Some(until);
+                if let Some(c) = &slot.control {
+                    let _ = c.send(Control::Pause(self.shared.instant(until)));
                 }
-                None => skipped("crash: no node matched"),
-            },
-            FaultAction::Recover(sel) => match self.resolve(sel, true) {
-                Some(id) => {
-                    self.observer.on_fault(Applied::Recover(id));
-                    self.boot(id);
-                    return;
-                }
-                None => skipped("recover: no crashed node matched"),
-            },
-            FaultAction::Pause { node, ms } => match self.resolve(node, false) {
-                Some(id) => {
-                    let until = now + Duration::from_nanos((ms * 1e6).round() as u64);
-                    let slot = &mut self.slots[id.index()];
-                    slot.paused_until = Some(until);
-                    if let Some(c) = &slot.control {
-                        let _ = c.send(Control::Pause(self.shared.instant(until)));
-                    }
-                    Applied::Pause(id, until)
-                }
-                None => skipped("pause: no node matched"),
-            },
-            FaultAction::Partition(ref groups) => {
+            }
+            Applied::Partition(ref groups) => {
                 let n = self.slots.len();
-                let (group_of, resolved) = self.resolver(|r| r.partition(groups));
+                let group_of = election_sim::group_of(n, groups);
                 for a in 0..n {
                     for b in 0..n {
                         if group_of[a] != group_of[b] {
@@ -1197,67 +1188,49 @@ where
                     }
                 }
                 self.topology_changed();
-                Applied::Partition(resolved)
             }
-            FaultAction::CutLink { from, to } => {
-                let from = self.resolve_set(from);
-                let to = self.resolve_set(to);
-                for &a in &from {
-                    for &b in &to {
+            Applied::CutLink { ref from, ref to } => {
+                for &a in from {
+                    for &b in to {
                         self.set_link(a, b, false);
                     }
                 }
                 self.topology_changed();
-                Applied::CutLink { from, to }
             }
-            FaultAction::Isolate(sel) => match self.resolve(sel, false) {
-                Some(id) => {
-                    for other in election_core::all_nodes(self.slots.len() as u32) {
-                        self.set_link(id, other, false);
-                        self.set_link(other, id, false);
-                    }
-                    self.topology_changed();
-                    Applied::Isolate(id)
+            Applied::Isolate(id) => {
+                for other in election_core::all_nodes(self.slots.len() as u32) {
+                    self.set_link(id, other, false);
+                    self.set_link(other, id, false);
                 }
-                None => skipped("isolate: no node matched"),
-            },
-            FaultAction::Heal => {
+                self.topology_changed();
+            }
+            Applied::Heal => {
                 self.shared
                     .links
                     .write()
                     .unwrap_or_else(|e| e.into_inner())
                     .heal();
                 self.topology_changed();
-                Applied::Heal
             }
-            FaultAction::SetLoss(p) => {
+            Applied::SetLoss(p) => {
                 self.shared.loss_bits.store(p.to_bits(), Ordering::Relaxed);
-                Applied::SetLoss(p)
             }
-            FaultAction::Suspect(sel) => match self.resolve(sel, false) {
-                Some(id) => {
-                    let slot = &self.slots[id.index()];
-                    // A paused node's detector cannot run either.
-                    if !matches!(slot.paused_until, Some(t) if t > now) {
-                        if let Some(c) = &slot.control {
-                            let _ = c.send(Control::Suspect);
-                        }
+            Applied::Suspect(id) => {
+                let slot = &self.slots[id.index()];
+                // A paused node's detector cannot run either.
+                if !matches!(slot.paused_until, Some(t) if t > now) {
+                    if let Some(c) = &slot.control {
+                        let _ = c.send(Control::Suspect);
                     }
-                    Applied::Suspect(id)
                 }
-                None => skipped("suspect: no node matched"),
-            },
-            FaultAction::Detection { nodes, enabled } => {
-                let ids = self.resolve_set(nodes);
-                for &id in &ids {
+            }
+            Applied::Detection { ref nodes, enabled } => {
+                for &id in nodes {
                     self.shared.detection[id.index()].store(enabled, Ordering::Relaxed);
                 }
-                Applied::Detection {
-                    nodes: ids,
-                    enabled,
-                }
             }
-        };
+            Applied::Resume(_) | Applied::Skipped(_) => {}
+        }
         self.observer.on_fault(applied);
     }
 }

@@ -26,7 +26,6 @@ mod run;
 
 pub use calibrate::{calibrate, CalibrateArgs, CalibrationOutcome};
 pub use driver::{
-    run_trial, run_trial_with, BuildFaults, FaultsAt, Health, Hooks, LiveConfig, LiveError,
-    LiveReport, OnBound, Rejection,
+    run_trial, run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveReport, OnBound, Rejection,
 };
 pub use run::{live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError, LOOPBACK};

@@ -4,10 +4,9 @@
 //!
 //! A live trial is built exactly like a simulated one (the runner's [`Cell`]): the same
 //! protocol configuration, the same fault instant `fault_at_ms + U[0, fault_jitter_ms]`
-//! drawn from the same stream of the trial seed, the same fault timeline. One difference: a
-//! scenario that must know the leader at the fault instant (a partition that puts the leader
-//! on a chosen side) reads it from the live cluster at that instant ([`FaultsAt`]) instead of
-//! simulating the trial's prefix, which a live trial cannot replay.
+//! drawn from the same stream of the trial seed, the same fault timeline, and the same rules for
+//! when it fires (it waits for an agreed leader, at most `fault_wait_ms`) and for selectors,
+//! which are resolved from the live cluster's state when each fault fires.
 //!
 //! The network is the real loopback (`net = loopback`); `--net PROFILE` additionally delays
 //! and drops datagrams as that profile's model does (`net = loopback+PROFILE`).
@@ -28,7 +27,7 @@ use election_runner::results::{summary_header, summary_record, trial_header, Cel
 use election_runner::scenario::draw_ms;
 use election_runner::{Cell, SweepSpec};
 
-use crate::driver::{run_trial_with, FaultsAt, Health, Hooks, LiveConfig, LiveError, LiveReport};
+use crate::driver::{run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveReport};
 
 /// The `net` column of a live row without emulation.
 pub const LOOPBACK: &str = "loopback";
@@ -210,18 +209,9 @@ pub fn live_trial(
         cfg.loss = r.net.loss;
         cfg.delay = Some(r.net.latency.clone());
     }
-    let mut hooks = Hooks::default();
-    if cell.scenario.needs_probe() {
-        let scenario = Arc::clone(&cell.scenario);
-        let resolved = r.clone();
-        cfg.reference_ms = Some(t_f);
-        hooks.faults_at = Some(FaultsAt {
-            at_ms: t_f,
-            build: Box::new(move |leader| scenario.faults(n, &resolved, t_f, leader, &mut rng)),
-        });
-    } else {
-        cfg.faults = cell.scenario.faults(n, r, t_f, None, &mut rng);
-    }
+    cfg.faults = cell.scenario.faults(n, r, t_f, &mut rng);
+    cfg.fault_wait = (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms));
+    let hooks = Hooks::default();
     let report = run_built(built, &cfg, hooks).map_err(|source| RunError::Live {
         context: format!("{}, seed {seed}", cell.describe(&[])),
         source,

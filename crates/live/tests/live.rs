@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use election_bully::{Bully, BullyConfig, BullyMsg};
 use election_core::{NodeId, Role, Status, Time};
-use election_live::{datagram, run_trial, run_trial_with, FaultsAt, Hooks, LiveConfig, LiveReport};
+use election_live::{datagram, run_trial, run_trial_with, Hooks, LiveConfig, LiveReport};
 use election_raft::{Raft, RaftConfig};
 use election_ring::{Ring, RingConfig};
-use election_sim::{Fault, FaultAction, Selector, Sim, SimConfig, TraceKind};
+use election_sim::{Applied, Fault, FaultAction, Selector, Sim, SimConfig, TraceKind};
 
 const FAULT_MS: f64 = 800.0;
 
@@ -208,43 +208,38 @@ fn bully_partition_shows_two_leaders_live_as_in_simulation() {
     assert_eq!(s.metrics.leader, r.metrics.leader);
 }
 
-/// Raft §5.2: a minority cannot elect. The two lowest ids other than the leader are cut off
-/// (the leader, read from the live cluster at the fault instant, keeps its majority); no node
-/// of the minority ever becomes leader, with or without CheckQuorum, live as in simulation.
+/// Raft §5.2: a minority cannot elect. The two lowest followers are cut off (selectors resolved
+/// when the partition fires, from the live cluster's state: the leader keeps its majority); no
+/// node of the minority ever becomes leader, with or without CheckQuorum, live as in simulation.
 #[test]
 fn raft_partition_minority_never_elects_live_as_in_simulation() {
-    let minority_of = |leader: Option<NodeId>| -> Vec<NodeId> {
-        (1..=5)
-            .map(NodeId)
-            .filter(|&id| Some(id) != leader)
-            .take(2)
-            .collect()
-    };
-    let faults_for = move |leader: Option<NodeId>| {
-        let side = minority_of(leader).into_iter().map(Selector::Id).collect();
-        vec![Fault::at_ms(
-            FAULT_MS,
-            FaultAction::Partition(vec![side, vec![Selector::Rest]]),
-        )]
+    let faults = vec![Fault::at_ms(
+        FAULT_MS,
+        FaultAction::Partition(vec![
+            vec![
+                Selector::KthLowestFollower(1),
+                Selector::KthLowestFollower(2),
+            ],
+            vec![Selector::Rest],
+        ]),
+    )];
+    let minority_of = |log: &[(Time, Applied)]| -> Vec<NodeId> {
+        match log {
+            [(_, Applied::Partition(groups)), ..] => groups[0].clone(),
+            other => panic!("the partition did not apply: {other:?}"),
+        }
     };
     for (seed, check_quorum) in [(5, false), (6, true)] {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let hooks = Hooks {
-            faults_at: Some(FaultsAt {
-                at_ms: FAULT_MS,
-                build: Box::new(move |leader| {
-                    let _ = tx.send(leader);
-                    faults_for(leader)
-                }),
-            }),
-            ..Hooks::default()
-        };
-        let r = run_trial_with(&live(5, seed, vec![]), raft(5, check_quorum), hooks).unwrap();
-        let leader = rx
-            .recv()
-            .unwrap()
-            .expect("a raft leader by the fault instant");
-        let minority = minority_of(Some(leader));
+        let mut cfg = live(5, seed, faults.clone());
+        cfg.fault_wait = Some(Duration::from_secs(2));
+        let r = run_trial_with(&cfg, raft(5, check_quorum), Hooks::default()).unwrap();
+        let leader = r
+            .metrics
+            .leader_at_reference
+            .expect("a raft leader when it fired");
+        let minority = minority_of(&r.metrics.fault_log);
+        assert_eq!(minority.len(), 2);
+        assert!(!minority.contains(&leader));
         let t0 = Time::from_millis(FAULT_MS as u64);
         for m in &minority {
             assert!(
@@ -257,28 +252,25 @@ fn raft_partition_minority_never_elects_live_as_in_simulation() {
         assert!(r.metrics.converged, "{:?}", r.metrics);
         assert!(!minority.contains(&r.metrics.leader.unwrap()));
         assert_eq!(r.metrics.same_epoch_leaders, 0);
+        assert_eq!(r.metrics.faults_skipped, 0);
         healthy(&r);
 
-        // The same scenario in simulation: probe the leader at the fault instant, then cut.
+        // The same scenario in simulation, with the same fault list.
         let c = {
             let mut c = RaftConfig::new(5);
             c.check_quorum = check_quorum;
             Arc::new(c)
         };
-        let mut probe = SimConfig::new(5, seed);
-        probe.horizon = Duration::from_millis(FAULT_MS as u64) - Duration::from_nanos(1);
-        probe.settle = probe.horizon;
-        let p = Sim::new(probe, |id| Raft::new(id, c.clone()))
-            .unwrap()
-            .run();
-        let sim_leader = p.metrics.leader;
         let mut sim = SimConfig::new(5, seed);
-        sim.faults = faults_for(sim_leader);
+        sim.faults = faults.clone();
+        sim.fault_wait = Some(Duration::from_secs(2));
         sim.horizon = Duration::from_secs(6);
         sim.settle = Duration::from_millis(700);
         sim.trace = true;
         let s = Sim::new(sim, |id| Raft::new(id, c.clone())).unwrap().run();
-        for m in &minority_of(sim_leader) {
+        let sim_minority = minority_of(&s.metrics.fault_log);
+        assert!(!sim_minority.contains(&s.metrics.leader_at_reference.unwrap()));
+        for m in &sim_minority {
             assert!(!new_leaders_since(&s.trace, t0).contains(m));
         }
         assert_eq!(s.metrics.converged, r.metrics.converged);
@@ -314,7 +306,6 @@ fn datagrams_from_non_members_are_dropped_and_counted() {
                 }
             });
         })),
-        ..Hooks::default()
     };
     let r = run_trial_with(&live(3, 7, vec![]), bully(3), hooks).unwrap();
     assert!(r.metrics.converged);

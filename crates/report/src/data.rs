@@ -20,6 +20,7 @@ pub use election_runner::results::{SUMMARY_KEY_COLUMNS, TRIAL_KEY_COLUMNS, TRIAL
 #[allow(missing_docs)] // each variant is the column of the same name
 pub enum Stat {
     Trials,
+    Measured,
     ConvergedRate,
     ElectMean,
     ElectP5,
@@ -41,12 +42,14 @@ pub enum Stat {
     LeaderChangesMean,
     DetectP50,
     SameEpochMax,
+    FaultsSkippedTrials,
 }
 
 impl Stat {
     /// Every statistic, in column order.
-    pub const ALL: [Stat; 22] = [
+    pub const ALL: [Stat; 24] = [
         Stat::Trials,
+        Stat::Measured,
         Stat::ConvergedRate,
         Stat::ElectMean,
         Stat::ElectP5,
@@ -68,12 +71,14 @@ impl Stat {
         Stat::LeaderChangesMean,
         Stat::DetectP50,
         Stat::SameEpochMax,
+        Stat::FaultsSkippedTrials,
     ];
 
     /// The column name in `summary.csv`.
     pub fn column(self) -> &'static str {
         match self {
             Stat::Trials => "trials",
+            Stat::Measured => "measured",
             Stat::ConvergedRate => "converged_rate",
             Stat::ElectMean => "elect_ms_mean",
             Stat::ElectP5 => "elect_ms_p5",
@@ -95,6 +100,7 @@ impl Stat {
             Stat::LeaderChangesMean => "leader_changes_mean",
             Stat::DetectP50 => "detect_ms_p50",
             Stat::SameEpochMax => "same_epoch_leaders_max",
+            Stat::FaultsSkippedTrials => "faults_skipped_trials",
         }
     }
 
@@ -149,9 +155,18 @@ impl SummaryRow {
     pub fn trials(&self) -> u64 {
         self.get(Stat::Trials).unwrap_or(0.0) as u64
     }
-    /// True if the cell ran (not skipped, at least one trial).
+    /// Number of trials that underwent the scenario as described (every statistic is over
+    /// these).
+    pub fn measured(&self) -> u64 {
+        self.get(Stat::Measured).unwrap_or(0.0) as u64
+    }
+    /// Number of trials in which some fault did not apply.
+    pub fn faults_skipped_trials(&self) -> u64 {
+        self.get(Stat::FaultsSkippedTrials).unwrap_or(0.0) as u64
+    }
+    /// True if the cell ran and measured something (not skipped, at least one measured trial).
     pub fn ran(&self) -> bool {
-        self.skipped.is_empty() && self.trials() > 0
+        self.skipped.is_empty() && self.measured() > 0
     }
 }
 
@@ -184,6 +199,7 @@ pub struct TrialRow {
     pub msgs_reply: u64,
     pub msgs_leader: u64,
     pub msgs_heartbeat: u64,
+    pub faults_skipped: u32,
     pub end_ms: f64,
 }
 
@@ -261,7 +277,11 @@ impl Results {
                 reason: "summary.csv has a header but no cells".into(),
             });
         }
-        if !self.summary.iter().any(SummaryRow::ran) {
+        if !self
+            .summary
+            .iter()
+            .any(|r| r.skipped.is_empty() && r.trials() > 0)
+        {
             let reasons: Vec<&str> = self
                 .summary
                 .iter()
@@ -638,6 +658,7 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
             msgs_reply: c.u64("msgs_reply")?,
             msgs_leader: c.u64("msgs_leader")?,
             msgs_heartbeat: c.u64("msgs_heartbeat")?,
+            faults_skipped: c.u32("faults_skipped")?,
             end_ms: c.f64("end_ms")?,
         });
     }

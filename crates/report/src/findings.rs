@@ -126,6 +126,86 @@ fn growth_class(slope: f64) -> &'static str {
     }
 }
 
+/// One warning per cell (of every network) in which some trial's fault did not apply, first
+/// among the findings: those trials are left out of the cell's statistics, and a cell with no
+/// measured trial has none.
+pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &c.results.summary {
+        let k = r.faults_skipped_trials();
+        if !r.skipped.is_empty() || k == 0 {
+            continue;
+        }
+        let seeds: Vec<u64> = c
+            .results
+            .trials_of(&r.key)
+            .into_iter()
+            .filter(|t| t.faults_skipped > 0)
+            .map(|t| t.seed)
+            .collect();
+        let shown: Vec<String> = seeds.iter().take(5).map(u64::to_string).collect();
+        let more = if seeds.len() > shown.len() {
+            format!(" and {} more", seeds.len() - shown.len())
+        } else {
+            String::new()
+        };
+        let sets: String = fixed_params(c.results)
+            .into_iter()
+            .chain(
+                c.results
+                    .param_keys
+                    .iter()
+                    .cloned()
+                    .zip(r.key.params.iter().cloned()),
+            )
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!(" --set {k}={v}"))
+            .collect();
+        let verdict = if r.measured() == 0 {
+            "**no trial measured the scenario**: the cell has no statistics and is not a failover result".to_string()
+        } else {
+            format!(
+                "its statistics cover only the other {} trials",
+                r.measured()
+            )
+        };
+        out.push(format!(
+            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no agreed leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {}{more}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`; {}).",
+            r.key.protocol,
+            r.key.nodes,
+            r.key.scenario,
+            r.key.net,
+            k,
+            r.trials(),
+            shown.join(", "),
+            r.key.protocol,
+            r.key.nodes,
+            r.key.scenario,
+            r.key.net,
+            seeds.first().copied().unwrap_or(0),
+            c.row(r)
+        ));
+    }
+    out
+}
+
+/// The parameters the sweep set to one value (`--set k=v` without a list), from the manifest,
+/// in its order: a replay command needs them as much as the varied ones.
+pub(crate) fn fixed_params(results: &crate::data::Results) -> Vec<(String, String)> {
+    let Some(params) = results.manifest.config["params"].as_object() else {
+        return Vec::new();
+    };
+    params
+        .iter()
+        .filter_map(|(k, p)| match &p["value"] {
+            serde_json::Value::String(v) => Some((k.clone(), v.clone())),
+            serde_json::Value::Number(v) => Some((k.clone(), v.to_string())),
+            serde_json::Value::Bool(v) => Some((k.clone(), v.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The findings, as markdown bullets.
 pub(crate) fn findings(c: &Ctx) -> Vec<String> {
     let mut out = Vec::new();

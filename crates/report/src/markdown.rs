@@ -84,8 +84,10 @@ fn cell(s: &str) -> String {
     }
 }
 
-const METRICS: [(&str, &str); 18] = [
-    ("reference instant (t0)", "The scenario's first fault, or zero for a cold start. Every duration is measured from it and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
+const METRICS: [(&str, &str); 20] = [
+    ("reference instant (t0)", "The instant the scenario's first fault fired, or zero for a cold start. A fault drawn for an instant with no agreed leader waits for one (at most `fault_wait_ms`), and the whole fault timeline shifts with it. Every duration is measured from t0 and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
+    ("`faults_skipped`", "Fault actions of the scenario that did not apply in a trial: a selector found no node when the action fired (no leader to crash), the timeline gave up waiting for a leader, or the trial ended first. Such a trial did not undergo the scenario as described."),
+    ("`measured`, `faults_skipped_trials`", "Per cell: the trials in which every fault applied, over which every statistic is computed, and the trials in which some fault did not apply, which no statistic includes."),
     ("agreed leader", "A node L in the largest connected component (live nodes whose links are up in both directions; ties go to the component holding the highest id) whose role is leader, such that every node of that component, L included, names L as its leader."),
     ("`converged`", "Whether the trial ends inside an interval, lasting to its end, with one and the same agreed leader. For a majority protocol whose majority is gone, not converging is the right answer."),
     ("`detect_ms`", "t0 to the first moment any node leaves the follower role."),
@@ -389,6 +391,9 @@ pub(crate) fn write_report(
             String::new()
         }
     );
+    for f in findings::skipped_faults(&ctx) {
+        let _ = writeln!(s, "- {f}");
+    }
     for f in findings::findings(&ctx) {
         let _ = writeln!(s, "- {f}");
     }
@@ -501,8 +506,9 @@ fn at_a_glance(s: &mut String, ctx: &Ctx) {
 }
 
 /// Columns of the summary tables: header and statistic.
-const TABLE_COLS: [(&str, Stat); 16] = [
+const TABLE_COLS: [(&str, Stat); 17] = [
     ("trials", Stat::Trials),
+    ("measured", Stat::Measured),
     ("converged", Stat::ConvergedRate),
     ("elect p50", Stat::ElectP50),
     ("elect p95", Stat::ElectP95),

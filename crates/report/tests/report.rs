@@ -94,24 +94,26 @@ fn report_numbers_equal_the_summary_csv() {
             .expect("row per cell");
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         // | protocol | n | trials | converged | elect p50 | elect p95 | elect p99 | elect max |
+        //   (after trials: measured)
         //   msgs mean | msgs p95 | split rate | CI | split ms | minority | unavailable |
         //   leader changes | detect p50 | same-epoch |
         let expect = [
             ("trials", 3),
-            ("converged_rate", 4),
-            ("elect_ms_p50", 5),
-            ("elect_ms_p95", 6),
-            ("elect_ms_p99", 7),
-            ("elect_ms_max", 8),
-            ("msgs_election_mean", 9),
-            ("msgs_election_p95", 10),
-            ("split_brain_rate", 11),
-            ("split_brain_ms_mean", 13),
-            ("minority_leader_ms_mean", 14),
-            ("unavailable_ms_mean", 15),
-            ("leader_changes_mean", 16),
-            ("detect_ms_p50", 17),
-            ("same_epoch_leaders_max", 18),
+            ("measured", 4),
+            ("converged_rate", 5),
+            ("elect_ms_p50", 6),
+            ("elect_ms_p95", 7),
+            ("elect_ms_p99", 8),
+            ("elect_ms_max", 9),
+            ("msgs_election_mean", 10),
+            ("msgs_election_p95", 11),
+            ("split_brain_rate", 12),
+            ("split_brain_ms_mean", 14),
+            ("minority_leader_ms_mean", 15),
+            ("unavailable_ms_mean", 16),
+            ("leader_changes_mean", 17),
+            ("detect_ms_p50", 18),
+            ("same_epoch_leaders_max", 19),
         ];
         for (name, i) in expect {
             let want = v[col(name)];
@@ -119,7 +121,7 @@ fn report_numbers_equal_the_summary_csv() {
             assert_eq!(cells[i], want, "{name} of {line}");
         }
         assert_eq!(
-            cells[12],
+            cells[13],
             format!(
                 "{}–{}",
                 v[col("split_brain_ci_lo")],

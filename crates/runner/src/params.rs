@@ -108,6 +108,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("net.fifo", Kind::Bool, "the profile's", "links never reorder"),
     p("fault_at_ms", Kind::Ms, "1000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
     p("fault_jitter_ms", Kind::Ms, "heartbeat_ms", "random offset added to fault_at_ms per trial"),
+    p("fault_wait_ms", Kind::Ms, "10000", "if no leader is agreed at the drawn fault instant, the scenario's faults wait for one at most this long (0: fire anyway); a trial that waits in vain undergoes no fault and is marked (faults_skipped)"),
     p("settle_ms", Kind::PositiveMs, "2 x (detect_timeout_ms + detect_jitter_ms)", "a trial ends once the last fault fired and one leader was agreed this long"),
     p("horizon_ms", Kind::PositiveMs, "20000", "a trial never runs past this instant"),
     p("outage_ms", Kind::Ms, "5 x (detect_timeout_ms + detect_jitter_ms)", "how long a partition or isolation lasts before it heals, and how long leader-recovers keeps the leader down"),
@@ -252,6 +253,8 @@ pub struct Resolved {
     pub fault_at_ms: f64,
     /// `fault_jitter_ms`.
     pub fault_jitter_ms: f64,
+    /// `fault_wait_ms`.
+    pub fault_wait_ms: f64,
     /// `settle_ms`.
     pub settle_ms: f64,
     /// `horizon_ms`.
@@ -299,7 +302,7 @@ impl Resolved {
         net.loss = num("net.loss", net.loss);
         net.duplicate = num("net.duplicate", net.duplicate);
         net.fifo = flag("net.fifo", net.fifo);
-        Ok(Resolved {
+        let r = Resolved {
             heartbeat_ms,
             detect_timeout_ms,
             detect_jitter_ms,
@@ -318,6 +321,7 @@ impl Resolved {
             net,
             fault_at_ms: num("fault_at_ms", 1000.0),
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
+            fault_wait_ms: num("fault_wait_ms", 10_000.0),
             settle_ms: num("settle_ms", 2.0 * window),
             horizon_ms: num("horizon_ms", 20_000.0),
             outage_ms: num("outage_ms", 5.0 * window),
@@ -327,7 +331,21 @@ impl Resolved {
             flap_up_ms: num("flap_up_ms", 2.0 * window),
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
-        })
+        };
+        let latest = r.fault_at_ms + r.fault_jitter_ms;
+        if latest >= r.horizon_ms {
+            let field = if r.fault_jitter_ms > 0.0 {
+                "fault_at_ms + fault_jitter_ms"
+            } else {
+                "fault_at_ms"
+            };
+            return usage!(
+                "invalid {field} = {} ms: the fault instant must come before horizon_ms ({} ms)",
+                crate::results::fmt_ms(latest),
+                crate::results::fmt_ms(r.horizon_ms)
+            );
+        }
+        Ok(r)
     }
 
     /// The detection window's upper end, `detect_timeout_ms + detect_jitter_ms`.

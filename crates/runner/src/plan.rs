@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use election_core::{NodeId, Rng, Role, SeedableRng};
+use election_core::{NodeId, Rng, SeedableRng};
 use election_sim::{Fault, SimConfig, TrialReport};
 use serde_json::{json, Map, Value};
 
@@ -445,9 +445,12 @@ pub struct TrialRun {
     pub report: TrialReport,
     /// The simulator configuration used (its fault timeline included).
     pub sim: SimConfig,
-    /// The fault instant, ms (`None` for a scenario without faults).
+    /// The drawn fault instant, ms (`None` for a scenario without faults).
+    pub drawn_fault_ms: Option<f64>,
+    /// The instant the first fault fired, ms: the drawn instant, later if the timeline waited
+    /// for a leader (`None` for a scenario without faults, or if no fault ever fired).
     pub fault_instant_ms: Option<f64>,
-    /// The agreed leader just before the fault instant, if the scenario probed for it.
+    /// The agreed leader when the first fault fired.
     pub leader_at_fault: Option<NodeId>,
 }
 
@@ -490,6 +493,7 @@ impl Cell {
             settle: Resolved::duration(r.settle_ms),
             trace,
             reference_ms: None,
+            fault_wait: (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms)),
         }
     }
 
@@ -509,44 +513,22 @@ impl Cell {
         let fail = |e: election_sim::ConfigError| {
             Error::Usage(format!("{}, seed {seed}: {e}", self.describe(&[])))
         };
-        let leader = if self.scenario.needs_probe() {
-            // The same trial without faults, stopped just before the fault instant: the
-            // simulator is deterministic, so this is the real trial's prefix.
-            let t_ns = (t_f * 1e6).round() as u64;
-            if t_ns <= 1 {
-                None
-            } else {
-                let mut probe = self.sim_config(seed, Vec::new(), false);
-                probe.horizon = std::time::Duration::from_nanos(t_ns - 1);
-                probe.settle = probe.horizon;
-                let rep = built.simulate(probe).map_err(fail)?;
-                agreed_leader(&rep)
-            }
-        } else {
-            None
-        };
-        let faults = self.scenario.faults(self.nodes, r, t_f, leader, &mut rng);
-        let fault_instant_ms = faults.first().map(|_| t_f);
+        let faults = self.scenario.faults(self.nodes, r, t_f, &mut rng);
+        let n_faults = faults.len() as u32;
         let cfg = self.sim_config(seed, faults, trace);
         let report = built.simulate(cfg.clone()).map_err(fail)?;
         let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
+        let m = &report.metrics;
+        let fired = n_faults > 0 && m.faults_skipped < n_faults;
         Ok(TrialRun {
             row,
+            drawn_fault_ms: (n_faults > 0).then_some(t_f),
+            fault_instant_ms: fired.then_some(m.reference_ms),
+            leader_at_fault: if fired { m.leader_at_reference } else { None },
             report,
             sim: cfg,
-            fault_instant_ms,
-            leader_at_fault: leader,
         })
     }
-}
-
-/// The leader every live node names, if it leads (there are no partitions before the first
-/// fault, so the whole cluster is one component).
-fn agreed_leader(rep: &TrialReport) -> Option<NodeId> {
-    let mut live = rep.final_status.iter().flatten();
-    let l = live.next()?.leader?;
-    let st = rep.final_status.get(l.index())?.as_ref()?;
-    (st.role == Role::Leader && live.all(|s| s.leader == Some(l))).then_some(l)
 }
 
 #[cfg(test)]
@@ -634,8 +616,19 @@ detect_jitter_ms = [100, 150]
         assert_eq!(cells[0].run(42, false).unwrap().row, a.row);
     }
 
+    /// The fault actions of a run as they fired, selectors resolved.
+    fn applied(run: &TrialRun) -> Vec<(f64, election_sim::Applied)> {
+        run.report
+            .metrics
+            .fault_log
+            .iter()
+            .map(|(t, a)| (t.as_millis_f64(), a.clone()))
+            .collect()
+    }
+
     #[test]
     fn custom_follower_selectors_never_pick_the_leader() {
+        use election_sim::Applied;
         let p = spec(
             r#"
 protocols = ["raft"]
@@ -653,27 +646,32 @@ faults = [
         .plan()
         .unwrap();
         let cell = &p.cells().unwrap()[0];
-        assert!(cell.scenario.needs_probe());
         for seed in 0..6 {
             let run = cell.run(seed, false).unwrap();
             let l = run.leader_at_fault.expect("a leader by 1 s");
-            let f = &run.sim.faults;
             let t = run.fault_instant_ms.unwrap();
-            assert!(f[1].at_ms >= t + 10.0 && f[1].at_ms <= t + 15.0);
-            for fault in f {
-                match fault.action {
-                    election_sim::FaultAction::Isolate(election_sim::Selector::Id(id))
-                    | election_sim::FaultAction::Crash(election_sim::Selector::Id(id)) => {
-                        assert_ne!(id, l)
-                    }
-                    ref other => panic!("{other:?}"),
+            let log = applied(&run);
+            assert_eq!(log.len(), 2, "{log:?}");
+            assert_eq!(log[0].0, t);
+            assert!(log[1].0 >= t + 10.0 && log[1].0 <= t + 15.0);
+            match (&log[0].1, &log[1].1) {
+                (Applied::Isolate(a), Applied::Crash(b)) => {
+                    assert_ne!(*a, l);
+                    assert_ne!(*b, l);
+                    // The lowest and the highest of the nodes other than the leader.
+                    let others: Vec<_> = (1..=5).map(NodeId).filter(|&v| v != l).collect();
+                    assert_eq!(*a, others[0]);
+                    assert_eq!(*b, *others.last().unwrap());
                 }
+                other => panic!("{other:?}"),
             }
+            assert_eq!(run.row.faults_skipped, 0);
         }
     }
 
     #[test]
-    fn probing_finds_the_leader_and_keeps_it_on_the_majority_side() {
+    fn the_leader_stays_on_the_majority_side_whatever_its_id() {
+        use election_sim::Applied;
         let p = spec(
             "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"partition-leader-majority\"]\nseeds=1",
         )
@@ -683,15 +681,78 @@ faults = [
         for seed in 0..5 {
             let run = cell.run(seed, false).unwrap();
             let l = run.leader_at_fault.expect("a raft leader by 1 s");
-            match &run.sim.faults[0].action {
-                election_sim::FaultAction::Partition(g) => {
-                    assert!(!g[0].contains(&election_sim::Selector::Id(l)));
+            match &applied(&run)[0].1 {
+                Applied::Partition(g) => {
+                    assert!(!g[0].contains(&l));
+                    assert!(g[1].contains(&l));
                     assert_eq!(g[0].len(), 2);
                 }
                 other => panic!("{other:?}"),
             }
-            // The leader did not change: the majority side keeps it, so no election.
             assert!(run.row.converged);
         }
+    }
+
+    fn one_cell(toml: &str) -> Cell {
+        spec(toml).plan().unwrap().cells().unwrap().remove(0)
+    }
+
+    #[test]
+    fn a_fault_due_before_any_leader_waits_for_one() {
+        // Fault at 0 ms: no leader yet. The crash waits for the first agreed leader and
+        // crashes it; the reference instant is when it fired.
+        let cell = one_cell(
+            "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"leader-crash\"]\nseeds=1\n\
+             [params]\nfault_at_ms=0\nfault_jitter_ms=0",
+        );
+        for seed in 0..5 {
+            let run = cell.run(seed, false).unwrap();
+            assert_eq!(run.drawn_fault_ms, Some(0.0));
+            let t = run.fault_instant_ms.expect("the crash fired");
+            assert!(t > 0.0, "it waited for a leader");
+            let l = run.leader_at_fault.expect("a leader when it fired");
+            assert_eq!(applied(&run), vec![(t, election_sim::Applied::Crash(l))]);
+            assert_eq!(run.row.faults_skipped, 0);
+            assert!(run.row.converged);
+            assert_ne!(run.row.leader, Some(l.0));
+        }
+    }
+
+    #[test]
+    fn a_fault_that_finds_no_leader_is_counted_never_silent() {
+        // Without the wait, a crash of the leader at 0 ms finds none: it is skipped and the
+        // row says so.
+        let cell = one_cell(
+            "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"leader-crash\"]\nseeds=1\n\
+             [params]\nfault_at_ms=0\nfault_jitter_ms=0\nfault_wait_ms=0",
+        );
+        let run = cell.run(1, false).unwrap();
+        assert_eq!(run.row.faults_skipped, 1);
+        assert_eq!(run.fault_instant_ms, None);
+        assert!(!run.row.measured());
+        // A cluster that never elects (Raft with no timeout spread splits its vote forever
+        // in lockstep): the wait gives up and every fault counts as skipped.
+        let cell = one_cell(
+            "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"leader-recovers\"]\nseeds=1\n\
+             [params]\ndetect_jitter_ms=0\nfault_wait_ms=2000",
+        );
+        let run = cell.run(1, false).unwrap();
+        assert_eq!(run.row.faults_skipped, 2, "{:?}", applied(&run));
+        assert_eq!(run.fault_instant_ms, None);
+        let drawn = run.drawn_fault_ms.unwrap();
+        assert!((run.report.metrics.reference_ms - (drawn + 2000.0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_fault_instant_past_the_horizon_is_refused() {
+        let e = spec(
+            "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"leader-crash\"]\nseeds=1\n\
+             [params]\nfault_at_ms=30000",
+        )
+        .plan()
+        .and_then(|p| p.cells())
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("fault_at_ms") && e.contains("horizon_ms"), "{e}");
     }
 }

@@ -16,7 +16,7 @@ use crate::stats::{mean, percentile, wilson, Z95};
 pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
 
 /// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
+pub const TRIAL_METRIC_COLUMNS: [&str; 21] = [
     "converged",
     "leader",
     "detect_ms",
@@ -36,6 +36,7 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
     "msgs_reply",
     "msgs_leader",
     "msgs_heartbeat",
+    "faults_skipped",
     "end_ms",
 ];
 
@@ -43,8 +44,9 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
 pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
 
 /// The statistic columns of `summary.csv`, after the varied parameters.
-pub const SUMMARY_STAT_COLUMNS: [&str; 23] = [
+pub const SUMMARY_STAT_COLUMNS: [&str; 25] = [
     "trials",
+    "measured",
     "converged_rate",
     "elect_ms_mean",
     "elect_ms_p5",
@@ -66,6 +68,7 @@ pub const SUMMARY_STAT_COLUMNS: [&str; 23] = [
     "leader_changes_mean",
     "detect_ms_p50",
     "same_epoch_leaders_max",
+    "faults_skipped_trials",
     "skipped",
 ];
 
@@ -173,6 +176,8 @@ pub struct TrialRow {
     pub msgs_leader: u64,
     /// Window count of Heartbeat-category messages.
     pub msgs_heartbeat: u64,
+    /// Fault actions that did not apply (see [`Metrics::faults_skipped`]).
+    pub faults_skipped: u32,
     /// When the trial ended, ms.
     pub end_ms: f64,
 }
@@ -225,8 +230,15 @@ impl TrialRow {
             msgs_reply: w.sent_of(MsgCategory::Reply),
             msgs_leader: w.sent_of(MsgCategory::Leader),
             msgs_heartbeat: w.sent_of(MsgCategory::Heartbeat),
+            faults_skipped: m.faults_skipped,
             end_ms: round_ms(m.end_ms),
         }
+    }
+
+    /// Did the trial undergo its scenario as described (every fault applied)? Only such
+    /// trials enter a cell's statistics.
+    pub fn measured(&self) -> bool {
+        self.faults_skipped == 0
     }
 
     /// The row's cell.
@@ -241,7 +253,7 @@ impl TrialRow {
         }
     }
 
-    fn metric_cells(&self) -> [String; 20] {
+    fn metric_cells(&self) -> [String; 21] {
         let opt = |x: Option<f64>| x.map(fmt_ms).unwrap_or_default();
         [
             self.converged.to_string(),
@@ -263,6 +275,7 @@ impl TrialRow {
             self.msgs_reply.to_string(),
             self.msgs_leader.to_string(),
             self.msgs_heartbeat.to_string(),
+            self.faults_skipped.to_string(),
             fmt_ms(self.end_ms),
         ]
     }
@@ -342,7 +355,8 @@ impl TrialRow {
             msgs_reply: int("msgs_reply", m[16])?,
             msgs_leader: int("msgs_leader", m[17])?,
             msgs_heartbeat: int("msgs_heartbeat", m[18])?,
-            end_ms: float("end_ms", m[19])?,
+            faults_skipped: int("faults_skipped", m[19])?,
+            end_ms: float("end_ms", m[20])?,
         })
     }
 
@@ -379,8 +393,10 @@ impl TrialRow {
 }
 
 /// One `summary.csv` row: the statistics of one cell's trials (`rows`, in seed order), or
-/// a skipped cell with its reason.
-pub fn summary_record(key: &CellKey, rows: &[TrialRow], skipped: Option<&str>) -> Vec<String> {
+/// a skipped cell with its reason. Every statistic is over the **measured** trials (see
+/// [`TrialRow::measured`]); `trials` counts them all and `faults_skipped_trials` those that did
+/// not undergo the scenario as described.
+pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) -> Vec<String> {
     let mut r = vec![
         key.protocol.clone(),
         key.nodes.to_string(),
@@ -388,6 +404,9 @@ pub fn summary_record(key: &CellKey, rows: &[TrialRow], skipped: Option<&str>) -
         key.net.clone(),
     ];
     r.extend(key.params.iter().cloned());
+    let rows: Vec<&TrialRow> = all.iter().filter(|t| t.measured()).collect();
+    let rows = &rows[..];
+    let faults_skipped_trials = all.iter().filter(|t| t.faults_skipped > 0).count();
     let n = rows.len();
     let o = |x: Option<f64>, f: fn(f64) -> String| x.map(f).unwrap_or_default();
     let elect: Vec<f64> = {
@@ -402,12 +421,13 @@ pub fn summary_record(key: &CellKey, rows: &[TrialRow], skipped: Option<&str>) -
     };
     let mut detect: Vec<f64> = rows.iter().filter_map(|t| t.detect_ms).collect();
     detect.sort_by(f64::total_cmp);
-    let of = |f: fn(&TrialRow) -> f64| -> Vec<f64> { rows.iter().map(f).collect() };
+    let of = |f: fn(&TrialRow) -> f64| -> Vec<f64> { rows.iter().map(|t| f(t)).collect() };
     let converged = rows.iter().filter(|t| t.converged).count();
     let split = rows.iter().filter(|t| t.split_brain).count() as u64;
     let ci = wilson(split, n as u64, Z95);
     let rate = |k: usize| (n > 0).then(|| k as f64 / n as f64);
     r.extend([
+        all.len().to_string(),
         n.to_string(),
         o(rate(converged), fmt_rate),
         // The elect_ms statistics are over elect_ms values, i.e. converged trials only.
@@ -438,6 +458,7 @@ pub fn summary_record(key: &CellKey, rows: &[TrialRow], skipped: Option<&str>) -
             .max()
             .map(|m| m.to_string())
             .unwrap_or_default(),
+        faults_skipped_trials.to_string(),
         skipped.unwrap_or("").to_string(),
     ]);
     r
@@ -475,6 +496,7 @@ mod tests {
             msgs_reply: 0,
             msgs_leader: 0,
             msgs_heartbeat: 3,
+            faults_skipped: 0,
             end_ms: 2000.25,
         }
     }
@@ -546,6 +568,8 @@ mod tests {
         assert_eq!(get("detect_ms_p50"), "150.5");
         assert_eq!(get("same_epoch_leaders_max"), "0");
         assert_eq!(get("skipped"), "");
+        assert_eq!(get("measured"), "10");
+        assert_eq!(get("faults_skipped_trials"), "0");
         let skipped = summary_record(&key, &[], Some("too small"));
         assert_eq!(skipped[h.iter().position(|c| c == "trials").unwrap()], "0");
         assert_eq!(skipped.last().unwrap(), "too small");
@@ -553,5 +577,38 @@ mod tests {
             skipped[h.iter().position(|c| c == "elect_ms_p50").unwrap()],
             ""
         );
+    }
+
+    #[test]
+    fn trials_whose_faults_did_not_apply_stay_out_of_the_statistics() {
+        // Three measured trials (elect 10, 20, 30 ms) and two whose fault found no target;
+        // those two look fast (elect 1 ms) and must not pull the statistics down.
+        let mut rows: Vec<TrialRow> = (1..=3u64)
+            .map(|i| row(i, Some(i as f64 * 10.0), 4, false))
+            .collect();
+        for seed in 4..=5 {
+            let mut r = row(seed, Some(1.0), 0, true);
+            r.faults_skipped = 1;
+            rows.push(r);
+        }
+        let key = rows[0].cell_key();
+        let h = summary_header(&["net.loss"]);
+        let rec = summary_record(&key, &rows, None);
+        let get = |name: &str| rec[h.iter().position(|c| c == name).unwrap()].clone();
+        assert_eq!(get("trials"), "5");
+        assert_eq!(get("measured"), "3");
+        assert_eq!(get("faults_skipped_trials"), "2");
+        assert_eq!(get("elect_ms_p50"), "20");
+        assert_eq!(get("elect_ms_mean"), "20");
+        assert_eq!(get("split_brain_rate"), "0");
+        // Every fault skipped: no statistic at all, never a failover time.
+        let none: Vec<TrialRow> = rows[3..].to_vec();
+        let rec = summary_record(&key, &none, None);
+        let get = |name: &str| rec[h.iter().position(|c| c == name).unwrap()].clone();
+        assert_eq!(get("measured"), "0");
+        assert_eq!(get("faults_skipped_trials"), "2");
+        assert_eq!(get("elect_ms_p50"), "");
+        assert_eq!(get("converged_rate"), "");
+        assert_eq!(get("split_brain_rate"), "");
     }
 }

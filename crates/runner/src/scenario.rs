@@ -1,16 +1,18 @@
 //! The scenario catalog, and custom scenarios written in a TOML config.
 //!
 //! Every scenario starts from a cold start (all nodes boot at 0 ms), lets a leader establish
-//! itself, and fires its first fault at the trial's **fault instant** `t_f = fault_at_ms +
-//! U[0, fault_jitter_ms]` (drawn per trial from the trial seed, the same for every protocol).
-//! That first fault is the reference instant every metric is measured from. `cold-start` has
-//! no fault; its reference is 0.
+//! itself, and fires its first fault at the trial's **fault instant**: the drawn instant
+//! `fault_at_ms + U[0, fault_jitter_ms]` (drawn per trial from the trial seed, the same for
+//! every protocol) or, if the cluster has no agreed leader then, the first instant after it at
+//! which it has one, waiting at most `fault_wait_ms`; the whole timeline shifts with it. A
+//! trial whose cluster elects no leader within the wait undergoes no fault, and its row says so
+//! (`faults_skipped`). The instant the first fault fires is the reference every metric is
+//! measured from. `cold-start` has no fault; its reference is 0.
 //!
-//! Some scenarios must know who leads at `t_f` before the trial runs, to pick "a follower" or
-//! to put the leader on the right side of a partition whatever its id (a Raft leader can be any
-//! node). For those the runner first simulates the same trial up to just before `t_f` (the
-//! simulator is deterministic, so that prefix is exactly the real trial's) and reads the
-//! agreed leader from it; see [`Scenario::needs_probe`].
+//! Selectors name nodes by their role *when the fault fires* (the leader, the lowest follower,
+//! the k-th lowest follower), resolved by the simulator at that instant, so a Raft leader of any
+//! id lands on the side of a partition the scenario names. The rules are the simulator's:
+//! [`election_sim::fault`].
 
 use election_core::NodeId;
 use election_core::{Rng, RngExt};
@@ -98,8 +100,8 @@ impl Builtin {
             Builtin::CascadeCrash => "as leader-crash-lowest-detects, then the highest live node (the would-be successor) crashes cascade_delay_ms into the election, after it answered",
             Builtin::LeaderRecovers => "the leader crashes and comes back outage_ms later, after a new leader was elected: does it take over again?",
             Builtin::FlappingLeader => "the highest node crashes and recovers `flaps` times (down flap_down_ms, up flap_up_ms): leadership churn",
-            Builtin::PartitionLeaderMinority => "the leader and the lowest ids, floor((n-1)/2) nodes in all, are cut off from the majority; heals after outage_ms",
-            Builtin::PartitionLeaderMajority => "the floor((n-1)/2) lowest ids other than the leader are cut off from the leader's majority; heals after outage_ms",
+            Builtin::PartitionLeaderMinority => "the leader and the lowest followers, floor((n-1)/2) nodes in all, are cut off from the majority; heals after outage_ms",
+            Builtin::PartitionLeaderMajority => "the floor((n-1)/2) lowest followers are cut off from the leader's majority; heals after outage_ms",
             Builtin::AsymmetricLeaderOut => "the leader's outgoing links fail for good while it still receives: a half-dead leader",
             Builtin::AsymmetricFollower => "the lowest follower can no longer reach any higher id while they still reach it, then the leader crashes",
             Builtin::LeaderPause => "the leader stops the world for pause_ms (longer than the detection window), then resumes with its stale backlog",
@@ -128,24 +130,13 @@ impl Builtin {
         }
     }
 
-    /// Does the scenario need to know the leader at the fault instant?
-    pub fn needs_probe(self) -> bool {
-        matches!(
-            self,
-            Builtin::PartitionLeaderMinority
-                | Builtin::PartitionLeaderMajority
-                | Builtin::AsymmetricFollower
-                | Builtin::FollowerIsolationRejoin
-        )
-    }
-
-    fn faults(self, n: u32, r: &Resolved, t: f64, leader: Option<NodeId>) -> Vec<Fault> {
+    fn faults(self, n: u32, r: &Resolved, t: f64) -> Vec<Fault> {
         use FaultAction::*;
         let at = Fault::at_ms;
         let minority = (n - 1) / 2;
-        // The lowest ids other than the leader, ascending.
-        let others = || (1..=n).map(NodeId).filter(move |&id| Some(id) != leader);
-        let lowest_follower = others().next().unwrap_or(NodeId(1));
+        // The k lowest followers (live nodes other than the leader when the fault fires).
+        let lowest_followers = |k: u32| (1..=k).map(Selector::KthLowestFollower);
+        let lowest_follower = Selector::KthLowestFollower(1);
         match self {
             Builtin::ColdStart => vec![],
             Builtin::LeaderCrash => vec![at(t, Crash(Selector::Leader))],
@@ -171,7 +162,7 @@ impl Builtin {
                 ),
             ],
             Builtin::CascadeCrash => {
-                let mut f = Builtin::LeaderCrashLowestDetects.faults(n, r, t, leader);
+                let mut f = Builtin::LeaderCrashLowestDetects.faults(n, r, t);
                 f.push(at(
                     t + r.detect_timeout_ms + r.cascade_delay_ms,
                     Crash(Selector::Highest),
@@ -193,12 +184,12 @@ impl Builtin {
                     .collect()
             }
             Builtin::PartitionLeaderMinority | Builtin::PartitionLeaderMajority => {
-                let side: Vec<Selector> = match (self, leader) {
-                    (Builtin::PartitionLeaderMinority, Some(l)) => std::iter::once(l)
-                        .chain(others().take(minority as usize - 1))
-                        .map(Selector::Id)
-                        .collect(),
-                    _ => others().take(minority as usize).map(Selector::Id).collect(),
+                let side: Vec<Selector> = if self == Builtin::PartitionLeaderMinority {
+                    std::iter::once(Selector::Leader)
+                        .chain(lowest_followers(minority - 1))
+                        .collect()
+                } else {
+                    lowest_followers(minority).collect()
                 };
                 vec![
                     at(t, Partition(vec![side, vec![Selector::Rest]])),
@@ -216,8 +207,8 @@ impl Builtin {
                 at(
                     t,
                     CutLink {
-                        from: NodeSet::One(Selector::Id(lowest_follower)),
-                        to: NodeSet::Above(Selector::Id(lowest_follower)),
+                        from: NodeSet::One(lowest_follower),
+                        to: NodeSet::Above(lowest_follower),
                     },
                 ),
                 at(t, Crash(Selector::Leader)),
@@ -229,10 +220,9 @@ impl Builtin {
                     ms: r.pause_ms,
                 },
             )],
-            Builtin::FollowerIsolationRejoin => vec![
-                at(t, Isolate(Selector::Id(lowest_follower))),
-                at(t + r.outage_ms, Heal),
-            ],
+            Builtin::FollowerIsolationRejoin => {
+                vec![at(t, Isolate(lowest_follower)), at(t + r.outage_ms, Heal)]
+            }
             Builtin::LossyLeaderCrash => {
                 vec![at(t, SetLoss(r.fault_loss)), at(t, Crash(Selector::Leader))]
             }
@@ -240,17 +230,8 @@ impl Builtin {
     }
 }
 
-/// A node selector of a custom scenario: the simulator's, plus two that need the leader at
-/// the fault instant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sel {
-    /// A simulator selector, resolved when the action fires.
-    Sim(Selector),
-    /// The lowest id that was not the leader at the fault instant.
-    LowestFollower,
-    /// The highest id that was not the leader at the fault instant.
-    HighestFollower,
-}
+/// A node selector of a custom scenario: the simulator's, resolved when the action fires.
+pub type Sel = Selector;
 
 /// A node set of a custom scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,7 +308,8 @@ pub enum Scenario {
 
 /// The selector syntax, for error messages.
 pub const SELECTOR_SYNTAX: &str = "leader | highest | lowest | random | last_crashed | rest | \
-lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | id:K";
+lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
+kth_highest_follower:K | id:K";
 
 /// The node-set syntax, for error messages.
 pub const SET_SYNTAX: &str =
@@ -342,18 +324,20 @@ fn parse_sel(s: &str) -> Result<Sel> {
         }
     };
     Ok(match s {
-        "leader" => Sel::Sim(Selector::Leader),
-        "highest" => Sel::Sim(Selector::Highest),
-        "lowest" => Sel::Sim(Selector::Lowest),
-        "random" => Sel::Sim(Selector::Random),
-        "last_crashed" => Sel::Sim(Selector::LastCrashed),
-        "rest" => Sel::Sim(Selector::Rest),
-        "lowest_follower" => Sel::LowestFollower,
-        "highest_follower" => Sel::HighestFollower,
+        "leader" => Selector::Leader,
+        "highest" => Selector::Highest,
+        "lowest" => Selector::Lowest,
+        "random" => Selector::Random,
+        "last_crashed" => Selector::LastCrashed,
+        "rest" => Selector::Rest,
+        "lowest_follower" => Selector::KthLowestFollower(1),
+        "highest_follower" => Selector::KthHighestFollower(1),
         _ => match s.split_once(':') {
-            Some(("kth_highest", k)) => Sel::Sim(Selector::KthHighest(num(k)?)),
-            Some(("kth_lowest", k)) => Sel::Sim(Selector::KthLowest(num(k)?)),
-            Some(("id", k)) => Sel::Sim(Selector::Id(NodeId(num(k)?))),
+            Some(("kth_highest", k)) => Selector::KthHighest(num(k)?),
+            Some(("kth_lowest", k)) => Selector::KthLowest(num(k)?),
+            Some(("kth_lowest_follower", k)) => Selector::KthLowestFollower(num(k)?),
+            Some(("kth_highest_follower", k)) => Selector::KthHighestFollower(num(k)?),
+            Some(("id", k)) => Selector::Id(NodeId(num(k)?)),
             _ => return usage!("unknown node selector {s:?}; valid: {SELECTOR_SYNTAX}"),
         },
     })
@@ -552,8 +536,10 @@ impl Scenario {
                 let need = c
                     .sels()
                     .map(|s| match s {
-                        Sel::Sim(Selector::KthHighest(k) | Selector::KthLowest(k)) => k,
-                        Sel::Sim(Selector::Id(id)) => id.0,
+                        Selector::KthHighest(k) | Selector::KthLowest(k) => k,
+                        // The leader plus k followers.
+                        Selector::KthLowestFollower(k) | Selector::KthHighestFollower(k) => k + 1,
+                        Selector::Id(id) => id.0,
                         _ => 1,
                     })
                     .max()
@@ -568,73 +554,37 @@ impl Scenario {
         }
     }
 
-    /// Does building the faults need the leader at the fault instant (a probe run)?
-    pub fn needs_probe(&self) -> bool {
+    /// The fault timeline of one trial of `n` nodes whose drawn fault instant is `t_ms`, in
+    /// the trial's time (the simulator may shift it while it waits for a leader). `rng` is the
+    /// trial's fault-time stream, already past the draw of `t_ms`, for custom per-fault jitter.
+    pub fn faults(&self, n: u32, r: &Resolved, t_ms: f64, rng: &mut Rng) -> Vec<Fault> {
         match self {
-            Scenario::Builtin(b) => b.needs_probe(),
-            Scenario::Custom(c) => c
-                .sels()
-                .any(|s| matches!(s, Sel::LowestFollower | Sel::HighestFollower)),
-        }
-    }
-
-    /// The fault timeline of one trial of `n` nodes whose fault instant is `t_ms`, given the
-    /// leader at that instant (if probed and agreed). `rng` is the trial's fault-time stream,
-    /// already past the draw of `t_ms`, for custom per-fault jitter.
-    pub fn faults(
-        &self,
-        n: u32,
-        r: &Resolved,
-        t_ms: f64,
-        leader: Option<NodeId>,
-        rng: &mut Rng,
-    ) -> Vec<Fault> {
-        match self {
-            Scenario::Builtin(b) => b.faults(n, r, t_ms, leader),
+            Scenario::Builtin(b) => b.faults(n, r, t_ms),
             Scenario::Custom(c) => {
-                let sel = |s: Sel| -> Selector {
-                    let follower = |high: bool| {
-                        let mut ids = (1..=n).map(NodeId).filter(|&id| Some(id) != leader);
-                        let id = if high { ids.next_back() } else { ids.next() };
-                        Selector::Id(id.unwrap_or(NodeId(1)))
-                    };
-                    match s {
-                        Sel::Sim(s) => s,
-                        Sel::LowestFollower => follower(false),
-                        Sel::HighestFollower => follower(true),
-                    }
-                };
                 let set = |s: SelSet| match s {
                     SelSet::All => NodeSet::All,
-                    SelSet::One(x) => NodeSet::One(sel(x)),
-                    SelSet::AllExcept(x) => NodeSet::AllExcept(sel(x)),
-                    SelSet::Above(x) => NodeSet::Above(sel(x)),
-                    SelSet::Below(x) => NodeSet::Below(sel(x)),
+                    SelSet::One(x) => NodeSet::One(x),
+                    SelSet::AllExcept(x) => NodeSet::AllExcept(x),
+                    SelSet::Above(x) => NodeSet::Above(x),
+                    SelSet::Below(x) => NodeSet::Below(x),
                 };
                 c.faults
                     .iter()
                     .map(|f| {
                         let jitter = draw_ms(rng, f.jitter_ms);
                         let action = match &f.action {
-                            Action::Crash(s) => FaultAction::Crash(sel(*s)),
-                            Action::Recover(s) => FaultAction::Recover(sel(*s)),
-                            Action::Pause(s, ms) => FaultAction::Pause {
-                                node: sel(*s),
-                                ms: *ms,
-                            },
-                            Action::Partition(g) => FaultAction::Partition(
-                                g.iter()
-                                    .map(|g| g.iter().map(|s| sel(*s)).collect())
-                                    .collect(),
-                            ),
+                            Action::Crash(s) => FaultAction::Crash(*s),
+                            Action::Recover(s) => FaultAction::Recover(*s),
+                            Action::Pause(s, ms) => FaultAction::Pause { node: *s, ms: *ms },
+                            Action::Partition(g) => FaultAction::Partition(g.clone()),
                             Action::CutLink(a, b) => FaultAction::CutLink {
                                 from: set(*a),
                                 to: set(*b),
                             },
-                            Action::Isolate(s) => FaultAction::Isolate(sel(*s)),
+                            Action::Isolate(s) => FaultAction::Isolate(*s),
                             Action::Heal => FaultAction::Heal,
                             Action::SetLoss(p) => FaultAction::SetLoss(*p),
-                            Action::Suspect(s) => FaultAction::Suspect(sel(*s)),
+                            Action::Suspect(s) => FaultAction::Suspect(*s),
                             Action::Detection(a, e) => FaultAction::Detection {
                                 nodes: set(*a),
                                 enabled: *e,
@@ -682,47 +632,37 @@ mod tests {
     }
 
     #[test]
-    fn partitions_keep_the_leader_where_named() {
+    fn partitions_name_the_leader_and_its_followers() {
         let lan = crate::net::NetProfile::builtin("lan").unwrap();
         let r = Resolved::resolve(&lan, &Default::default()).unwrap();
-        let groups = |b: Builtin, n, l| match &b.faults(n, &r, 1000.0, Some(NodeId(l)))[0].action {
+        let groups = |b: Builtin, n| match &b.faults(n, &r, 1000.0)[0].action {
             FaultAction::Partition(g) => g[0].clone(),
             other => panic!("{other:?}"),
         };
-        let ids = |v: &[u32]| {
-            v.iter()
-                .map(|&i| Selector::Id(NodeId(i)))
-                .collect::<Vec<_>>()
-        };
+        use Selector::{KthLowestFollower as F, Leader};
         // 7 nodes: minority of 3.
         assert_eq!(
-            groups(Builtin::PartitionLeaderMinority, 7, 7),
-            ids(&[7, 1, 2])
+            groups(Builtin::PartitionLeaderMinority, 7),
+            vec![Leader, F(1), F(2)]
         );
         assert_eq!(
-            groups(Builtin::PartitionLeaderMinority, 7, 2),
-            ids(&[2, 1, 3])
+            groups(Builtin::PartitionLeaderMajority, 7),
+            vec![F(1), F(2), F(3)]
         );
-        assert_eq!(
-            groups(Builtin::PartitionLeaderMajority, 7, 7),
-            ids(&[1, 2, 3])
-        );
-        assert_eq!(
-            groups(Builtin::PartitionLeaderMajority, 7, 2),
-            ids(&[1, 3, 4])
-        );
-        assert_eq!(groups(Builtin::PartitionLeaderMinority, 3, 3), ids(&[3]));
+        assert_eq!(groups(Builtin::PartitionLeaderMinority, 3), vec![Leader]);
     }
 
     #[test]
     fn selectors_parse() {
+        assert_eq!(parse_sel("kth_highest:2").unwrap(), Selector::KthHighest(2));
+        assert_eq!(parse_sel("id:3").unwrap(), Selector::Id(NodeId(3)));
         assert_eq!(
-            parse_sel("kth_highest:2").unwrap(),
-            Sel::Sim(Selector::KthHighest(2))
+            parse_sel("lowest_follower").unwrap(),
+            Selector::KthLowestFollower(1)
         );
         assert_eq!(
-            parse_sel("id:3").unwrap(),
-            Sel::Sim(Selector::Id(NodeId(3)))
+            parse_sel("kth_highest_follower:2").unwrap(),
+            Selector::KthHighestFollower(2)
         );
         assert!(parse_sel("boss")
             .unwrap_err()
@@ -730,7 +670,7 @@ mod tests {
             .contains("lowest_follower"));
         assert_eq!(
             parse_set("all_except:leader").unwrap(),
-            SelSet::AllExcept(Sel::Sim(Selector::Leader))
+            SelSet::AllExcept(Selector::Leader)
         );
         assert!(parse_set("some").is_err());
     }

@@ -298,9 +298,14 @@ pub struct SimConfig {
     pub settle: Duration,
     /// Record every event in [`TrialReport::trace`](crate::TrialReport::trace).
     pub trace: bool,
-    /// The reference instant for every duration metric, in ms. `None`: the first fault's time,
-    /// or zero when there are no faults (a cold start).
+    /// The reference instant for every duration metric, in ms. `None`: the instant the first
+    /// fault fired (its scheduled time, shifted by any wait for a leader), or zero when there
+    /// are no faults (a cold start).
     pub reference_ms: Option<f64>,
+    /// Hold the fault timeline until the cluster has an agreed leader, waiting at most this
+    /// long after the first fault's scheduled instant (see the [`fault`](crate::fault) module
+    /// docs). `None`: faults fire at their scheduled instants whoever leads.
+    pub fault_wait: Option<Duration>,
 }
 
 impl SimConfig {
@@ -316,6 +321,7 @@ impl SimConfig {
             settle: Duration::from_secs(2),
             trace: false,
             reference_ms: None,
+            fault_wait: None,
         }
     }
 

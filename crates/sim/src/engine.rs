@@ -3,14 +3,13 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::time::Duration;
 
 use election_core::{
     Action, Io, Message, NodeId, Protocol, Rng, RngExt, SeedableRng, Status, Time, TimerKind,
 };
 
 use crate::config::{ConfigError, Sampler, SimConfig};
-use crate::fault::{Applied, FaultAction, NodeSet, Resolver, Selector};
+use crate::fault::{Applied, FaultAction, Resolver};
 use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
 
 /// ChaCha stream numbers: each consumer of randomness has its own stream of the trial seed.
@@ -46,6 +45,10 @@ enum Event<P: Protocol> {
         generation: u64,
     },
     Fault(usize),
+    /// The fault timeline's first scheduled instant, when it waits for a leader.
+    TimelineStart,
+    /// The end of the wait for a leader.
+    TimelineGiveUp,
     Resume {
         node: NodeId,
         pause: u64,
@@ -134,6 +137,11 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     last_crashed: Option<NodeId>,
     faults_pending: usize,
     last_fault_at: Time,
+    /// The queue key reserved for each fault (by index), so that a timeline started late keeps
+    /// the order its faults would have had if queued at the start.
+    fault_keys: Vec<(Time, u64)>,
+    /// Waiting for an agreed leader before starting the fault timeline.
+    waiting_for_leader: bool,
     horizon: Time,
     events: u64,
 }
@@ -169,7 +177,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 detection: true,
             })
             .collect();
-        let observer = Observer::new(cfg.nodes, cfg.reference(), cfg.trace);
+        // With a wait for a leader and no explicit reference, the reference instant is known
+        // only when the timeline starts; until then it is "never".
+        let waits = cfg.fault_wait.is_some() && !cfg.faults.is_empty();
+        let t0 = if waits && cfg.reference_ms.is_none() {
+            Time(u64::MAX)
+        } else {
+            cfg.reference()
+        };
+        let observer = Observer::new(cfg.nodes, t0, cfg.trace);
         let mut sim = Sim {
             net_rng: stream(STREAM_NET),
             proto_rng: stream(STREAM_PROTOCOL),
@@ -188,6 +204,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             last_crashed: None,
             faults_pending: cfg.faults.len(),
             last_fault_at: Time::ZERO,
+            fault_keys: vec![(Time::ZERO, 0); cfg.faults.len()],
+            waiting_for_leader: false,
             events: 0,
             factory,
             cfg,
@@ -198,10 +216,25 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         // Stable sort by time keeps list order for faults at the same instant.
         let mut order: Vec<usize> = (0..sim.cfg.faults.len()).collect();
         order.sort_by(|&a, &b| sim.cfg.faults[a].at_ms.total_cmp(&sim.cfg.faults[b].at_ms));
-        for i in order {
-            let at = Time((sim.cfg.faults[i].at_ms * 1e6).round() as u64);
-            sim.last_fault_at = sim.last_fault_at.max(at);
-            sim.push(at, Event::Fault(i));
+        if waits {
+            sim.seq += 1;
+            let first = fault_time(sim.cfg.faults[order[0]].at_ms);
+            let key = (first, sim.seq);
+            for &i in &order {
+                sim.seq += 1;
+                sim.fault_keys[i] = (fault_time(sim.cfg.faults[i].at_ms), sim.seq);
+            }
+            sim.queue.push(Entry {
+                at: key.0,
+                seq: key.1,
+                event: Event::TimelineStart,
+            });
+        } else {
+            for i in order {
+                let at = fault_time(sim.cfg.faults[i].at_ms);
+                sim.last_fault_at = sim.last_fault_at.max(at);
+                sim.push(at, Event::Fault(i));
+            }
         }
         Ok(sim)
     }
@@ -253,7 +286,20 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 other => other,
             };
             self.dispatch(at, event);
+            if self.waiting_for_leader && self.observer.agreed().is_some() {
+                self.start_timeline(at);
+            }
         };
+        if self.faults_pending > 0 {
+            // Faults scheduled (or pushed by the wait for a leader) past the end never fired.
+            let n = std::mem::take(&mut self.faults_pending);
+            self.observer.advance(end);
+            for _ in 0..n {
+                self.observer.on_fault(Applied::Skipped(
+                    "still pending when the trial ended".to_string(),
+                ));
+            }
+        }
         let final_status = (0..self.nodes.len())
             .map(|i| self.observer.status(NodeId::from_index(i)))
             .collect();
@@ -305,6 +351,31 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.faults_pending -= 1;
                 let action = self.cfg.faults[i].action.clone();
                 self.apply_fault(now, &action);
+            }
+            Event::TimelineStart => {
+                if self.observer.agreed().is_some() {
+                    self.start_timeline(now);
+                } else {
+                    self.waiting_for_leader = true;
+                    let wait = self.cfg.fault_wait.unwrap_or_default();
+                    self.push(now + wait, Event::TimelineGiveUp);
+                }
+            }
+            Event::TimelineGiveUp => {
+                if !self.waiting_for_leader {
+                    return;
+                }
+                self.waiting_for_leader = false;
+                if self.cfg.reference_ms.is_none() {
+                    self.observer.set_reference(now);
+                }
+                let wait = self.cfg.fault_wait.unwrap_or_default();
+                for _ in 0..std::mem::take(&mut self.faults_pending) {
+                    self.observer.on_fault(Applied::Skipped(format!(
+                        "no agreed leader within the fault wait ({:.3} ms)",
+                        wait.as_secs_f64() * 1e3
+                    )));
+                }
             }
             Event::Resume { node, pause } => {
                 let n = &mut self.nodes[node.index()];
@@ -372,7 +443,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 });
                 self.input(now, node, |p, io| p.on_timer(io, timer));
             }
-            Event::Fault(_) | Event::Resume { .. } => unreachable!("handled in dispatch"),
+            Event::Fault(_)
+            | Event::TimelineStart
+            | Event::TimelineGiveUp
+            | Event::Resume { .. } => unreachable!("handled in dispatch"),
         }
     }
 
@@ -488,6 +562,26 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         at
     }
 
+    /// Start the fault timeline at `now`, shifting every fault by the time waited for a leader.
+    fn start_timeline(&mut self, now: Time) {
+        self.waiting_for_leader = false;
+        if self.cfg.reference_ms.is_none() {
+            self.observer.set_reference(now);
+        }
+        let first = self.fault_keys.iter().map(|k| k.0).min().unwrap_or(now);
+        let delay = now - first;
+        for i in 0..self.fault_keys.len() {
+            let (at, seq) = self.fault_keys[i];
+            let at = at + delay;
+            self.last_fault_at = self.last_fault_at.max(at);
+            self.queue.push(Entry {
+                at,
+                seq,
+                event: Event::Fault(i),
+            });
+        }
+    }
+
     /// A selector resolver over the current state (see [`Resolver`]).
     fn resolver<T>(&mut self, f: impl FnOnce(&mut Resolver<'_>) -> T) -> T {
         let up: Vec<bool> = self.nodes.iter().map(|n| n.proto.is_some()).collect();
@@ -503,58 +597,39 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         })
     }
 
-    fn resolve(&mut self, sel: Selector, among_crashed: bool) -> Option<NodeId> {
-        self.resolver(|r| r.node(sel, among_crashed))
-    }
-
-    fn resolve_set(&mut self, set: NodeSet) -> Vec<NodeId> {
-        self.resolver(|r| r.set(set))
-    }
-
     fn apply_fault(&mut self, now: Time, action: &FaultAction) {
-        let skipped = |what: &str| Applied::Skipped(what.to_string());
-        let applied = match *action {
-            FaultAction::Crash(sel) => match self.resolve(sel, false) {
-                Some(id) => {
-                    self.observer.on_fault(Applied::Crash(id));
-                    let st = &mut self.nodes[id.index()];
-                    st.proto = None;
-                    st.paused = false;
-                    st.backlog.clear();
-                    for slot in &mut st.timers {
-                        slot.generation += 1;
-                        slot.armed = None;
-                    }
-                    self.last_crashed = Some(id);
-                    self.observer.on_status(id, None);
-                    self.observer.topology_changed(&self.links);
-                    return;
+        let applied = self.resolver(|r| r.action(now, action));
+        match applied {
+            Applied::Crash(id) => {
+                self.observer.on_fault(applied);
+                let st = &mut self.nodes[id.index()];
+                st.proto = None;
+                st.paused = false;
+                st.backlog.clear();
+                for slot in &mut st.timers {
+                    slot.generation += 1;
+                    slot.armed = None;
                 }
-                None => skipped("crash: no node matched"),
-            },
-            FaultAction::Recover(sel) => match self.resolve(sel, true) {
-                Some(id) => {
-                    self.observer.on_fault(Applied::Recover(id));
-                    self.boot(now, id);
-                    return;
-                }
-                None => skipped("recover: no crashed node matched"),
-            },
-            FaultAction::Pause { node, ms } => match self.resolve(node, false) {
-                Some(id) => {
-                    let until = now + Duration::from_nanos((ms * 1e6).round() as u64);
-                    let st = &mut self.nodes[id.index()];
-                    st.paused = true;
-                    st.pause_id += 1;
-                    let pause = st.pause_id;
-                    self.push(until, Event::Resume { node: id, pause });
-                    Applied::Pause(id, until)
-                }
-                None => skipped("pause: no node matched"),
-            },
-            FaultAction::Partition(ref groups) => {
+                self.last_crashed = Some(id);
+                self.observer.on_status(id, None);
+                self.observer.topology_changed(&self.links);
+                return;
+            }
+            Applied::Recover(id) => {
+                self.observer.on_fault(applied);
+                self.boot(now, id);
+                return;
+            }
+            Applied::Pause(id, until) => {
+                let st = &mut self.nodes[id.index()];
+                st.paused = true;
+                st.pause_id += 1;
+                let pause = st.pause_id;
+                self.push(until, Event::Resume { node: id, pause });
+            }
+            Applied::Partition(ref groups) => {
                 let n = self.nodes.len();
-                let (group_of, resolved) = self.resolver(|r| r.partition(groups));
+                let group_of = crate::fault::group_of(n, groups);
                 for a in 0..n {
                     for b in 0..n {
                         if group_of[a] != group_of[b] {
@@ -564,64 +639,50 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     }
                 }
                 self.observer.topology_changed(&self.links);
-                Applied::Partition(resolved)
             }
-            FaultAction::CutLink { from, to } => {
-                let from = self.resolve_set(from);
-                let to = self.resolve_set(to);
-                for &a in &from {
-                    for &b in &to {
+            Applied::CutLink { ref from, ref to } => {
+                for &a in from {
+                    for &b in to {
                         self.links.set(a, b, false);
                     }
                 }
                 self.observer.topology_changed(&self.links);
-                Applied::CutLink { from, to }
             }
-            FaultAction::Isolate(sel) => match self.resolve(sel, false) {
-                Some(id) => {
-                    for i in 0..self.nodes.len() {
-                        let other = NodeId::from_index(i);
-                        self.links.set(id, other, false);
-                        self.links.set(other, id, false);
-                    }
-                    self.observer.topology_changed(&self.links);
-                    Applied::Isolate(id)
+            Applied::Isolate(id) => {
+                for i in 0..self.nodes.len() {
+                    let other = NodeId::from_index(i);
+                    self.links.set(id, other, false);
+                    self.links.set(other, id, false);
                 }
-                None => skipped("isolate: no node matched"),
-            },
-            FaultAction::Heal => {
+                self.observer.topology_changed(&self.links);
+            }
+            Applied::Heal => {
                 self.links.heal();
                 self.observer.topology_changed(&self.links);
-                Applied::Heal
             }
-            FaultAction::SetLoss(p) => {
-                self.loss = p;
-                Applied::SetLoss(p)
-            }
-            FaultAction::Suspect(sel) => match self.resolve(sel, false) {
-                Some(id) => {
-                    self.observer.on_fault(Applied::Suspect(id));
-                    if self.nodes[id.index()].paused {
-                        return; // a paused node's detector cannot run either
-                    }
-                    self.input(now, id, |p, io| p.on_suspect(io));
-                    return;
+            Applied::SetLoss(p) => self.loss = p,
+            Applied::Suspect(id) => {
+                self.observer.on_fault(applied);
+                if self.nodes[id.index()].paused {
+                    return; // a paused node's detector cannot run either
                 }
-                None => skipped("suspect: no node matched"),
-            },
-            FaultAction::Detection { nodes, enabled } => {
-                let ids = self.resolve_set(nodes);
-                for &id in &ids {
+                self.input(now, id, |p, io| p.on_suspect(io));
+                return;
+            }
+            Applied::Detection { ref nodes, enabled } => {
+                for &id in nodes {
                     self.nodes[id.index()].detection = enabled;
                 }
-                Applied::Detection {
-                    nodes: ids,
-                    enabled,
-                }
             }
-        };
+            Applied::Resume(_) | Applied::Skipped(_) => {}
+        }
         self.observer.on_fault(applied);
     }
+}
+
+/// A fault's scheduled instant (validated finite and >= 0; saturating).
+fn fault_time(at_ms: f64) -> Time {
+    Time((at_ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64)
 }
 
 #[inline]

@@ -1,5 +1,25 @@
 //! The fault model: a timeline of actions, each picking its nodes by selectors that are
 //! resolved when the action fires (so "crash the leader" crashes whoever leads *then*).
+//!
+//! # When faults fire, and when they do not apply
+//!
+//! Both drivers (the simulator and the live UDP driver) follow the same two rules:
+//!
+//! 1. **The timeline waits for a leader.** With a leader wait configured
+//!    ([`SimConfig::fault_wait`](crate::SimConfig::fault_wait)), the fault timeline starts at the
+//!    first instant at or after its first fault's scheduled instant at which the cluster's largest
+//!    component has an agreed leader, waiting at most that long; every fault shifts by the same
+//!    delay, so the scenario's shape (an outage of `outage_ms`, a pause, a flap period) is kept.
+//!    If no leader is agreed by then, the timeline is abandoned: no fault fires and every one of
+//!    them counts as skipped. Without a wait, faults fire at their scheduled instants.
+//! 2. **An action that finds no target does nothing and is counted.** [`Resolver::action`]
+//!    resolves every selector of an action at the instant it fires; if any selector finds no
+//!    node (no leader to crash, no crashed node to recover, a partition group whose named member
+//!    is gone), the action is not carried out at all and is recorded as [`Applied::Skipped`]. A
+//!    fault still pending when the trial ends (pushed past the horizon by the wait) is skipped
+//!    too. The observer counts skipped faults in
+//!    [`Metrics::faults_skipped`](crate::Metrics::faults_skipped), so a trial whose scenario did
+//!    not happen as described can never pass for one that did.
 
 use election_core::NodeId;
 
@@ -27,6 +47,12 @@ pub enum Selector {
     Id(NodeId),
     /// The node most recently crashed by a `Crash` action.
     LastCrashed,
+    /// The k-th lowest live node other than the one [`Selector::Leader`] picks (1 = the
+    /// lowest follower). Finds no node when there is no leader.
+    KthLowestFollower(u32),
+    /// The k-th highest live node other than the one [`Selector::Leader`] picks (1 = the
+    /// highest follower). Finds no node when there is no leader.
+    KthHighestFollower(u32),
     /// Inside a partition group only: every node not named by another group.
     Rest,
 }
@@ -183,6 +209,17 @@ impl Resolver<'_> {
             found.map(NodeId::from_index)
         };
         let pick = |id: Option<NodeId>| id.filter(|id| id.0 >= 1 && eligible(id.index()));
+        let follower = |k: u32, high: bool| -> Option<NodeId> {
+            let leader = pick(self.leader)?;
+            let k = (k as usize).checked_sub(1)?;
+            let others = (0..n).filter(|&i| eligible(i) && i != leader.index());
+            let found = if high {
+                others.rev().nth(k)
+            } else {
+                others.clone().nth(k)
+            };
+            found.map(NodeId::from_index)
+        };
         match sel {
             Selector::Leader if among_crashed => pick(self.last_crashed),
             Selector::Leader => pick(self.leader),
@@ -201,32 +238,39 @@ impl Resolver<'_> {
             }
             Selector::Id(id) => pick(Some(id)),
             Selector::LastCrashed => pick(self.last_crashed),
+            Selector::KthLowestFollower(k) if !among_crashed => follower(k, false),
+            Selector::KthHighestFollower(k) if !among_crashed => follower(k, true),
+            Selector::KthLowestFollower(_) | Selector::KthHighestFollower(_) => None,
             Selector::Rest => None,
         }
     }
 
-    /// The nodes of `set` (over all nodes, live or not; its selector picks among live ones).
-    pub fn set(&mut self, set: NodeSet) -> Vec<NodeId> {
+    /// The nodes of `set` (over all nodes, live or not; its selector picks among live ones), or
+    /// `None` when its selector finds no node.
+    pub fn set(&mut self, set: NodeSet) -> Option<Vec<NodeId>> {
         let all = election_core::all_nodes(self.up.len() as u32);
-        let relative = |this: &mut Self, s: Selector, keep: fn(NodeId, NodeId) -> bool| {
-            this.node(s, false).map_or(Vec::new(), |x| {
-                all.clone().filter(|&v| keep(v, x)).collect()
-            })
+        let mut relative = |s: Selector, keep: fn(NodeId, NodeId) -> bool| {
+            self.node(s, false)
+                .map(|x| all.clone().filter(|&v| keep(v, x)).collect())
         };
         match set {
-            NodeSet::All => all.clone().collect(),
-            NodeSet::One(s) => self.node(s, false).into_iter().collect(),
-            NodeSet::AllExcept(s) => relative(self, s, |v, x| v != x),
-            NodeSet::Above(s) => relative(self, s, |v, x| v > x),
-            NodeSet::Below(s) => relative(self, s, |v, x| v < x),
+            NodeSet::All => Some(election_core::all_nodes(self.up.len() as u32).collect()),
+            NodeSet::One(s) => relative(s, |v, x| v == x),
+            NodeSet::AllExcept(s) => relative(s, |v, x| v != x),
+            NodeSet::Above(s) => relative(s, |v, x| v > x),
+            NodeSet::Below(s) => relative(s, |v, x| v < x),
         }
     }
 
-    /// The group index of every node (by `id - 1`) and the groups as resolved. Explicit ids
-    /// are placed whether or not the node is up; a node picked by two selectors stays in the
-    /// first group; nodes no selector picked (crashed ones, say) join the `rest` group, or
-    /// the first group when there is none.
-    pub fn partition(&mut self, groups: &[Vec<Selector>]) -> (Vec<usize>, Vec<Vec<NodeId>>) {
+    /// The group index of every node (by `id - 1`) and the groups as resolved, or `None` when
+    /// a selector other than `Rest` finds no node (the partition would not be the one
+    /// described). Explicit ids are placed whether or not the node is up; a node picked by two
+    /// selectors stays in the first group; nodes no selector picked (crashed ones, say) join the
+    /// `rest` group, or the first group when there is none.
+    pub fn partition(
+        &mut self,
+        groups: &[Vec<Selector>],
+    ) -> Option<(Vec<usize>, Vec<Vec<NodeId>>)> {
         let n = self.up.len();
         let mut group_of = vec![usize::MAX; n];
         let mut rest = None;
@@ -240,10 +284,9 @@ impl Resolver<'_> {
                     Selector::Id(id) => Some(id).filter(|id| id.0 >= 1 && id.index() < n),
                     other => self.node(other, false),
                 };
-                if let Some(id) = picked {
-                    if group_of[id.index()] == usize::MAX {
-                        group_of[id.index()] = g;
-                    }
+                let id = picked?;
+                if group_of[id.index()] == usize::MAX {
+                    group_of[id.index()] = g;
                 }
             }
         }
@@ -254,6 +297,70 @@ impl Resolver<'_> {
             }
             resolved[*g].push(NodeId::from_index(i));
         }
-        (group_of, resolved)
+        Some((group_of, resolved))
     }
+
+    /// `action`, firing at `now`, with every selector resolved to node ids: what the driver must
+    /// carry out, or [`Applied::Skipped`] (with the reason) when a selector finds no node, in
+    /// which case the driver does nothing. The one place both drivers decide what a fault does.
+    pub fn action(&mut self, now: election_core::Time, action: &FaultAction) -> Applied {
+        let skipped = |what: &str, sel: &dyn std::fmt::Debug| {
+            Applied::Skipped(format!("{what}: no node matched {sel:?}"))
+        };
+        match *action {
+            FaultAction::Crash(sel) => match self.node(sel, false) {
+                Some(id) => Applied::Crash(id),
+                None => skipped("crash", &sel),
+            },
+            FaultAction::Recover(sel) => match self.node(sel, true) {
+                Some(id) => Applied::Recover(id),
+                None => Applied::Skipped(format!("recover: no crashed node matched {sel:?}")),
+            },
+            FaultAction::Pause { node, ms } => match self.node(node, false) {
+                Some(id) => Applied::Pause(id, now + std::time::Duration::from_nanos(ms_to_ns(ms))),
+                None => skipped("pause", &node),
+            },
+            FaultAction::Partition(ref groups) => match self.partition(groups) {
+                Some((_, resolved)) => Applied::Partition(resolved),
+                None => skipped("partition", groups),
+            },
+            FaultAction::CutLink { from, to } => match (self.set(from), self.set(to)) {
+                (Some(from), Some(to)) => Applied::CutLink { from, to },
+                (None, _) => skipped("cut_link from", &from),
+                (_, None) => skipped("cut_link to", &to),
+            },
+            FaultAction::Isolate(sel) => match self.node(sel, false) {
+                Some(id) => Applied::Isolate(id),
+                None => skipped("isolate", &sel),
+            },
+            FaultAction::Heal => Applied::Heal,
+            FaultAction::SetLoss(p) => Applied::SetLoss(p),
+            FaultAction::Suspect(sel) => match self.node(sel, false) {
+                Some(id) => Applied::Suspect(id),
+                None => skipped("suspect", &sel),
+            },
+            FaultAction::Detection { nodes, enabled } => match self.set(nodes) {
+                Some(nodes) => Applied::Detection { nodes, enabled },
+                None => skipped("detection", &nodes),
+            },
+        }
+    }
+}
+
+/// Milliseconds to whole nanoseconds, saturating (negative and NaN give 0).
+fn ms_to_ns(ms: f64) -> u64 {
+    (ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64
+}
+
+/// Which group each node is in, from a resolved partition.
+pub fn group_of(n: usize, groups: &[Vec<NodeId>]) -> Vec<usize> {
+    let mut of = vec![0; n];
+    for (g, members) in groups.iter().enumerate() {
+        for id in members {
+            if id.index() < n {
+                of[id.index()] = g;
+            }
+        }
+    }
+    of
 }

@@ -50,13 +50,13 @@
 
 mod config;
 mod engine;
-mod fault;
+pub mod fault;
 pub mod observer;
 pub mod pingpong;
 
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, SimConfig};
 pub use engine::{Sim, TrialReport};
-pub use fault::{Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
+pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
 pub use observer::{
     DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, TraceEvent, TraceKind,
 };

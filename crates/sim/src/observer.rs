@@ -8,7 +8,8 @@
 //!
 //! # Definitions
 //!
-//! * **Reference instant** (`t0`): the scenario's first fault, or zero for a cold start. Every
+//! * **Reference instant** (`t0`): the instant the scenario's first fault fired (after any wait
+//!   for a leader, see [`crate::fault`]), or zero for a cold start. Every
 //!   duration below is measured from it, and only what happens at or after it counts (except
 //!   `same_epoch_leaders`, which is checked over the whole trial).
 //! * **Live**: not crashed. A paused node is live (it still believes what it believed).
@@ -17,6 +18,10 @@
 //!   nodes, ties going to the one holding the highest id.
 //! * **Agreed leader**: a node `L` in the largest component whose role is leader, such that every
 //!   node of that component (L included) names `L` as its leader.
+//! * `faults_skipped`: fault actions of the scenario that did not apply — a selector found no
+//!   node when the action fired (no leader to crash), the timeline gave up waiting for an agreed
+//!   leader, or the trial ended before the action's instant. A trial with `faults_skipped > 0`
+//!   did not undergo the scenario as described; its other metrics do not measure that scenario.
 //! * `detect_ms`: `t0` to the first moment a node leaves the follower role.
 //! * `elect_ms`: `t0` to the start of the final interval, lasting to the end of the trial, in
 //!   which there is one and the same agreed leader (zero if that interval began before `t0`).
@@ -212,8 +217,15 @@ pub struct Metrics {
     pub total: MsgCounts,
     /// Messages addressed to nonexistent nodes (a protocol bug, counted rather than fatal).
     pub invalid_destinations: u64,
-    /// The reference instant, in ms.
+    /// The reference instant, in ms: when the first fault fired (see the module docs).
     pub reference_ms: f64,
+    /// The agreed leader at the reference instant, just before the first fault took effect.
+    pub leader_at_reference: Option<NodeId>,
+    /// Fault actions that did not apply: their selector found no node, the timeline gave up
+    /// waiting for a leader, or the trial ended before they fired.
+    pub faults_skipped: u32,
+    /// Every fault action as it fired (selectors resolved) or was skipped, with its instant.
+    pub fault_log: Vec<(Time, Applied)>,
     /// When the trial ended, in ms.
     pub end_ms: f64,
 }
@@ -297,6 +309,9 @@ pub struct Observer {
     same_epoch: u32,
     leader_changes: u32,
     elections: u32,
+    faults_skipped: u32,
+    leader_at_t0: Option<NodeId>,
+    fault_log: Vec<(Time, Applied)>,
     trace: Option<Vec<TraceEvent>>,
 }
 
@@ -329,6 +344,9 @@ impl Observer {
             same_epoch: 0,
             leader_changes: 0,
             elections: 0,
+            faults_skipped: 0,
+            leader_at_t0: None,
+            fault_log: Vec::new(),
             trace: trace.then(Vec::new),
         }
     }
@@ -359,8 +377,25 @@ impl Observer {
         self.now = t;
     }
 
+    /// Set the reference instant to `t0`, which must not be earlier than the current time
+    /// (the simulator learns it only when a fault timeline that waited for a leader starts).
+    pub fn set_reference(&mut self, t0: Time) {
+        debug_assert!(
+            !self.crossed_t0 && t0 >= self.now,
+            "reference set in the past"
+        );
+        if self.crossed_t0 {
+            return;
+        }
+        self.t0 = t0.max(self.now);
+        if self.now >= self.t0 {
+            self.cross_t0();
+        }
+    }
+
     fn cross_t0(&mut self) {
         self.crossed_t0 = true;
+        self.leader_at_t0 = self.agreed;
         self.counts_at_t0 = self.counts;
         self.max_leaders = self.max_leaders.max(self.leaders_live);
     }
@@ -599,13 +634,23 @@ impl Observer {
             .then_some(leader)
     }
 
-    /// A fault action fired.
+    /// A fault action fired (or was skipped: [`Applied::Skipped`] is counted).
     pub fn on_fault(&mut self, applied: Applied) {
+        if matches!(applied, Applied::Skipped(_)) {
+            self.faults_skipped += 1;
+        }
+        if !matches!(applied, Applied::Resume(_)) {
+            self.fault_log.push((self.now, applied.clone()));
+        }
         self.record(|| TraceKind::Fault(applied));
     }
 
     /// Close the trial at `end` and compute its metrics and trace.
     pub fn finish(mut self, end: Time) -> (Metrics, Vec<TraceEvent>) {
+        if self.t0 > end {
+            // The reference instant never came (a fault timeline that never started).
+            self.t0 = end.max(self.now);
+        }
         self.advance(end);
         if !self.crossed_t0 {
             self.cross_t0();
@@ -639,6 +684,9 @@ impl Observer {
             total: self.counts,
             invalid_destinations: self.invalid,
             reference_ms: self.t0.as_millis_f64(),
+            leader_at_reference: self.leader_at_t0,
+            faults_skipped: self.faults_skipped,
+            fault_log: std::mem::take(&mut self.fault_log),
             end_ms: end.as_millis_f64(),
         };
         (metrics, self.trace.unwrap_or_default())
