@@ -56,6 +56,15 @@ enum Command {
     Live(LiveCliArgs),
     /// Measure loopback, then compare simulated and live failover times (reports/calibration/).
     Calibrate(CalibrateCliArgs),
+    /// Run the catalog of textbook results; one line per case; exit 1 if any fails.
+    Validate {
+        /// Fewer seeds per case (for CI).
+        #[arg(long)]
+        quick: bool,
+        /// Only this case (repeatable) [default: every case].
+        #[arg(long = "case", value_name = "NAME")]
+        cases: Vec<String>,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -156,6 +165,8 @@ enum CliError {
     Report(#[from] ReportError),
     #[error(transparent)]
     Live(#[from] election_live::RunError),
+    #[error("{0} validate case(s) failed")]
+    Validate(usize),
 }
 
 impl CliError {
@@ -169,6 +180,7 @@ impl CliError {
                 ReportError::Io { .. } | ReportError::Chart { .. } | ReportError::Trace(_)
             ),
             CliError::Live(e) => e.is_usage(),
+            CliError::Validate(_) => false,
         };
         if usage {
             2
@@ -376,6 +388,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             println!("calibration: {}", c.out.join("README.md").display());
             Ok(())
         }
+        Command::Validate { quick, cases } => validate(quick, &cases),
         Command::Merge(a) => {
             let m = election_runner::merge(&a.out, &a.shards)?;
             println!(
@@ -387,6 +400,41 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             );
             Ok(())
         }
+    }
+}
+
+/// `validate`: the selected cases (every case for no names), one aligned line each, then the
+/// tally; exit 1 if any fails, 2 for an unknown case name.
+fn validate(quick: bool, names: &[String]) -> Result<(), CliError> {
+    let cases = election_runner::validate::select(names)?;
+    validate_cases(&cases.into_iter().copied().collect::<Vec<_>>(), quick)
+}
+
+fn validate_cases(cases: &[election_runner::validate::Case], quick: bool) -> Result<(), CliError> {
+    let outcomes = cases
+        .iter()
+        .map(|case| case.run(quick))
+        .collect::<Result<Vec<_>, _>>()?;
+    print!("{}", election_runner::validate::render(&outcomes));
+    match outcomes.iter().filter(|o| !o.pass).count() {
+        0 => Ok(()),
+        failed => Err(CliError::Validate(failed)),
+    }
+}
+
+#[cfg(test)]
+mod validate_tests {
+    use super::*;
+
+    #[test]
+    fn a_wrong_published_figure_fails_with_exit_1() {
+        let mut case = *election_runner::validate::select(&["bully-best-case".into()]).unwrap()[0];
+        case.quick_seeds = 2;
+        assert!(validate_cases(&[case], true).is_ok());
+        case.published.value = || 7.0;
+        let e = validate_cases(&[case], true).unwrap_err();
+        assert!(matches!(e, CliError::Validate(1)), "{e}");
+        assert_eq!(e.exit_code(), 1);
     }
 }
 

@@ -11,7 +11,8 @@
 //! * [`config`] — a sweep as asked for (TOML file and CLI flags), [`SweepSpec`];
 //! * [`plan`] — a checked sweep, [`SweepPlan`], its grid of [`Cell`]s and one trial of a cell;
 //! * [`sweep`] — running a sweep in parallel with resume and sharding, and merging shards;
-//! * [`results`] and [`stats`] — the CSV rows and the summary statistics.
+//! * [`results`] and [`stats`] — the CSV rows and the summary statistics;
+//! * [`validate`] — textbook results measured through the same path (`election-bench validate`).
 //!
 //! The files a sweep writes (`trials.csv`, `summary.csv`, `manifest.json`) follow
 //! `results/README.md`, which documents every column.
@@ -29,6 +30,7 @@ pub mod results;
 pub mod scenario;
 pub mod stats;
 pub mod sweep;
+pub mod validate;
 
 pub use config::SweepSpec;
 pub use error::{Error, Result};
