@@ -204,7 +204,9 @@ fn sweep_writes_the_three_files_to_results_name_by_default() {
     assert!(header.starts_with("mode,protocol,nodes,scenario,net,seed,net.loss,converged,"));
     assert_eq!(trials.lines().count(), 1 + 16 * 2);
     let summary = fs::read_to_string(dir.join("summary.csv")).unwrap();
-    assert!(summary.starts_with("protocol,nodes,scenario,net,net.loss,trials,converged_rate,"));
+    assert!(
+        summary.starts_with("protocol,nodes,scenario,net,net.loss,trials,measured,converged_rate,")
+    );
     assert_eq!(summary.lines().count(), 1 + 16);
     let m: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
