@@ -295,7 +295,9 @@ impl TrialRow {
         }
         fn float(name: &str, s: &str) -> Result<f64, String> {
             s.parse()
-                .map_err(|_| format!("{name} = {s:?} is not a number"))
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| format!("{name} = {s:?} is not a finite number"))
         }
         fn boolean(name: &str, s: &str) -> Result<bool, String> {
             match s {
@@ -346,6 +348,37 @@ impl TrialRow {
         })
     }
 
+    /// The value of `column` as `trials.csv` prints it (`None` for an unknown column).
+    pub fn field(&self, column: &str) -> Option<String> {
+        let at = |cols: &[&str], vals: Vec<String>| {
+            cols.iter()
+                .position(|c| *c == column)
+                .map(|i| vals[i].clone())
+        };
+        at(&TRIAL_KEY_COLUMNS, self.to_record()).or_else(|| {
+            at(
+                &TRIAL_METRIC_COLUMNS,
+                self.metric_cells().into_iter().collect(),
+            )
+        })
+    }
+
+    /// Check that the row's values are ones the observer can produce (see [`ROW_RULES`]): a
+    /// row that parses but breaks one of them was damaged or edited. The error names the
+    /// column, its value and the rule.
+    pub fn validate(&self) -> Result<(), String> {
+        for rule in ROW_RULES {
+            if !(rule.holds)(self) {
+                let value = self.field(rule.column).unwrap_or_default();
+                return Err(format!(
+                    "column {} = {value:?}: {}",
+                    rule.column, rule.requires
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The row as one JSON object whose keys are the `trials.csv` column names (`varied` are
     /// the varied parameters' keys); numbers are numbers, empty cells `null`.
     pub fn to_json(&self, varied: &[&str]) -> Value {
@@ -377,6 +410,121 @@ impl TrialRow {
         Value::Object(o)
     }
 }
+
+/// One invariant of a `trials.csv` row, reported against one column.
+pub struct RowRule {
+    /// The column named in the error (whose value is shown).
+    pub column: &'static str,
+    /// What must hold, as the error says it.
+    pub requires: &'static str,
+    /// The check.
+    pub holds: fn(&TrialRow) -> bool,
+}
+
+/// Every rule a row written by the observer (`crates/sim/src/observer.rs`) satisfies, checked
+/// on rows read back by `--resume`, `merge` and the final summary. Each one follows from how
+/// the observer computes the metrics: rounding to 3 decimals is monotonic, so an order between
+/// exact values survives it. (Counts are non-negative integers and booleans exactly
+/// `true`/`false` by parsing; durations are finite by parsing.)
+pub const ROW_RULES: &[RowRule] = &[
+    RowRule {
+        column: "mode",
+        requires: "must be sim or live",
+        holds: |r| r.mode == "sim" || r.mode == "live",
+    },
+    RowRule {
+        column: "nodes",
+        requires: "a cluster has at least one node",
+        holds: |r| r.nodes >= 1,
+    },
+    RowRule {
+        column: "detect_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| r.detect_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+    },
+    RowRule {
+        column: "elect_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| r.elect_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+    },
+    RowRule {
+        column: "unavailable_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| (0.0..=r.end_ms).contains(&r.unavailable_ms),
+    },
+    RowRule {
+        column: "split_brain_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| (0.0..=r.end_ms).contains(&r.split_brain_ms),
+    },
+    RowRule {
+        column: "minority_leader_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| (0.0..=r.end_ms).contains(&r.minority_leader_ms),
+    },
+    RowRule {
+        column: "end_ms",
+        requires: "a time is >= 0",
+        holds: |r| r.end_ms >= 0.0,
+    },
+    RowRule {
+        column: "leader",
+        requires: "a leader is given exactly when converged = true, and is one of 1..=nodes",
+        holds: |r| match r.leader {
+            Some(l) => r.converged && (1..=r.nodes).contains(&l),
+            None => !r.converged,
+        },
+    },
+    RowRule {
+        column: "elect_ms",
+        requires: "elect_ms is given exactly when converged = true",
+        holds: |r| r.elect_ms.is_some() == r.converged,
+    },
+    RowRule {
+        column: "unavailable_ms",
+        requires: "a converged trial has no time without a leader after elect_ms \
+                   (unavailable_ms <= elect_ms)",
+        holds: |r| r.elect_ms.is_none_or(|e| r.unavailable_ms <= e),
+    },
+    RowRule {
+        column: "split_brain",
+        requires: "split_brain = true exactly when max_leaders >= 2",
+        holds: |r| r.split_brain == (r.max_leaders >= 2),
+    },
+    RowRule {
+        column: "split_brain_ms",
+        requires: "split_brain_ms is 0 when split_brain = false",
+        holds: |r| r.split_brain || r.split_brain_ms == 0.0,
+    },
+    RowRule {
+        column: "max_leaders",
+        requires: "at most nodes leaders, and at least 1 when converged or leader_changes > 0",
+        holds: |r| {
+            r.max_leaders <= r.nodes
+                && (r.max_leaders >= 1 || (!r.converged && r.leader_changes == 0))
+        },
+    },
+    RowRule {
+        column: "msgs_election",
+        requires: "msgs_election = msgs_election_req + msgs_reply + msgs_leader",
+        holds: |r| {
+            r.msgs_election_req
+                .checked_add(r.msgs_reply)
+                .and_then(|s| s.checked_add(r.msgs_leader))
+                == Some(r.msgs_election)
+        },
+    },
+    RowRule {
+        column: "msgs_total",
+        requires: "the election window's messages (msgs_election + msgs_heartbeat) are part of \
+                   msgs_total",
+        holds: |r| {
+            r.msgs_election
+                .checked_add(r.msgs_heartbeat)
+                .is_some_and(|w| w <= r.msgs_total)
+        },
+    },
+];
 
 /// One `summary.csv` row: the statistics of one cell's trials (`rows`, in seed order), or
 /// a skipped cell with its reason.
