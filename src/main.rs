@@ -291,8 +291,13 @@ struct SweepArgs {
     #[arg(long, value_name = "k/N")]
     shard: Option<String>,
     /// Continue an interrupted sweep in the output directory.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "force")]
     resume: bool,
+    /// Overwrite the output directory's results (finished or interrupted) even when they
+    /// come from a different configuration; without it such results are refused (exit 2).
+    /// Results of the same configuration are always overwritten (or continued with --resume).
+    #[arg(long)]
+    force: bool,
     /// Output directory [default: results/<name>].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -433,7 +438,7 @@ fn params() {
 /// say how to carry it out (threads, shard, resume, output directory, report, progress).
 fn reproduce_command(args: &[String]) -> String {
     const WITH_VALUE: [&str; 4] = ["--jobs", "-j", "--shard", "--out"];
-    const FLAGS: [&str; 4] = ["--resume", "--no-report", "--quiet", "-q"];
+    const FLAGS: [&str; 5] = ["--resume", "--force", "--no-report", "--quiet", "-q"];
     let mut out = vec!["election-bench".to_string()];
     let mut skip_next = false;
     for a in args {
@@ -517,6 +522,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         jobs: a.jobs,
         shard,
         resume: a.resume,
+        force: a.force,
         progress: !a.quiet,
         command: reproduce_command(&args),
         git_commit: option_env!("ELECTION_BENCH_GIT_COMMIT").map(String::from),
@@ -697,6 +703,7 @@ mod tests {
             "--shard=1/2",
             "-j4",
             "--resume",
+            "--force",
             "--out",
             "x y",
             "--set",
