@@ -657,6 +657,85 @@ mod tests {
         assert_eq!(keys, trial_header(&["net.loss"]).iter().collect::<Vec<_>>());
     }
 
+    /// A row as the observer could write it.
+    fn valid_row() -> TrialRow {
+        let mut r = row(3, Some(163.127), 12, false);
+        r.unavailable_ms = 160.0;
+        r.msgs_election_req = 6;
+        r.msgs_reply = 4;
+        r.msgs_leader = 2;
+        r
+    }
+
+    #[test]
+    fn valid_rows_pass_and_each_broken_invariant_is_named() {
+        valid_row().validate().unwrap();
+        let mut split = valid_row();
+        split.split_brain = true;
+        split.max_leaders = 2;
+        split.split_brain_ms = 0.0; // an instant of split brain
+        split.validate().unwrap();
+        let mut lost = valid_row();
+        lost.converged = false;
+        lost.leader = None;
+        lost.elect_ms = None;
+        lost.unavailable_ms = 2000.0;
+        lost.validate().unwrap();
+        let cases: Vec<(&str, fn(&mut TrialRow))> = vec![
+            ("column mode", |r| r.mode = "both".into()),
+            ("column nodes", |r| r.nodes = 0),
+            ("column detect_ms = \"-1\"", |r| r.detect_ms = Some(-1.0)),
+            ("column elect_ms", |r| r.elect_ms = Some(3000.0)),
+            ("column unavailable_ms", |r| r.unavailable_ms = -0.5),
+            ("column unavailable_ms", |r| r.unavailable_ms = 170.0),
+            ("column split_brain_ms", |r| r.split_brain_ms = 1.0),
+            ("column minority_leader_ms", |r| {
+                r.minority_leader_ms = 2500.0
+            }),
+            ("column leader = \"6\"", |r| r.leader = Some(6)),
+            ("column leader = \"0\"", |r| r.leader = Some(0)),
+            ("column leader", |r| r.converged = false),
+            ("column leader", |r| r.leader = None),
+            ("column elect_ms", |r| r.elect_ms = None),
+            ("column split_brain = \"true\"", |r| r.split_brain = true),
+            ("column split_brain = \"false\"", |r| r.max_leaders = 2),
+            ("column max_leaders", |r| r.max_leaders = 0),
+            ("column max_leaders", |r| {
+                r.max_leaders = 6;
+                r.split_brain = true
+            }),
+            ("column msgs_election", |r| r.msgs_leader += 1),
+            ("column msgs_total", |r| r.msgs_total = 14),
+        ];
+        for (want, break_it) in cases {
+            let mut r = valid_row();
+            break_it(&mut r);
+            let e = r.validate().unwrap_err();
+            assert!(e.contains(want), "{want:?} not in {e:?}");
+        }
+    }
+
+    #[test]
+    fn unparsable_fields_name_the_column_and_value() {
+        let r = valid_row();
+        let h = trial_header(&["net.loss"]);
+        for (col, bad) in [
+            ("elect_ms", "NaN"),
+            ("end_ms", "inf"),
+            ("unavailable_ms", "x"),
+            ("split_brain", "TRUE"),
+            ("converged", ""),
+            ("msgs_total", "-3"),
+            ("leader", "2.5"),
+        ] {
+            let mut rec = r.to_record();
+            rec[h.iter().position(|c| c == col).unwrap()] = bad.to_string();
+            let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
+            let e = TrialRow::from_record(&fields, 1).unwrap_err();
+            assert!(e.contains(&format!("{col} = {bad:?}")), "{e}");
+        }
+    }
+
     #[test]
     fn summary_statistics_by_hand() {
         // Ten trials: elect 10, 20, ..., 90 ms converged, one not converged; msgs 1..=10;
