@@ -291,19 +291,19 @@ impl TrialRow {
         let m = &rec[TRIAL_KEY_COLUMNS.len() + n_params..];
         fn int<T: std::str::FromStr>(name: &str, s: &str) -> Result<T, String> {
             s.parse()
-                .map_err(|_| format!("{name} = {s:?} is not a whole number"))
+                .map_err(|_| format!("column {name} = {s:?}: not a whole number"))
         }
         fn float(name: &str, s: &str) -> Result<f64, String> {
             s.parse()
                 .ok()
                 .filter(|x: &f64| x.is_finite())
-                .ok_or_else(|| format!("{name} = {s:?} is not a finite number"))
+                .ok_or_else(|| format!("column {name} = {s:?}: not a finite number"))
         }
         fn boolean(name: &str, s: &str) -> Result<bool, String> {
             match s {
                 "true" => Ok(true),
                 "false" => Ok(false),
-                _ => Err(format!("{name} = {s:?} is not true/false")),
+                _ => Err(format!("column {name} = {s:?}: not true/false")),
             }
         }
         let opt_f = |name: &str, s: &str| -> Result<Option<f64>, String> {
@@ -466,6 +466,12 @@ pub const ROW_RULES: &[RowRule] = &[
         column: "end_ms",
         requires: "a time is >= 0",
         holds: |r| r.end_ms >= 0.0,
+    },
+    RowRule {
+        column: "converged",
+        requires: "converged = true exactly when leader and elect_ms are given",
+        // Only when converged is the odd one out; otherwise the rules below name the field.
+        holds: |r| r.leader.is_some() != r.elect_ms.is_some() || r.converged == r.leader.is_some(),
     },
     RowRule {
         column: "leader",
@@ -694,7 +700,7 @@ mod tests {
             }),
             ("column leader = \"6\"", |r| r.leader = Some(6)),
             ("column leader = \"0\"", |r| r.leader = Some(0)),
-            ("column leader", |r| r.converged = false),
+            ("column converged = \"false\"", |r| r.converged = false),
             ("column leader", |r| r.leader = None),
             ("column elect_ms", |r| r.elect_ms = None),
             ("column split_brain = \"true\"", |r| r.split_brain = true),
