@@ -222,15 +222,20 @@ pub fn live_trial(
     } else {
         cfg.faults = cell.scenario.faults(n, r, t_f, None, &mut rng);
     }
-    let report = run_built(built, &cfg, hooks).map_err(|source| RunError::Live {
-        context: format!("{}, seed {seed}", cell.describe(&[])),
-        source,
-    })?;
     let key = CellKey {
         mode: "live".into(),
         net: net.to_string(),
         ..cell.key()
     };
+    // Named by the live network (`loopback`, `loopback+PROFILE`), not by the profile the
+    // cell was planned with.
+    let report = run_built(built, &cfg, hooks).map_err(|source| RunError::Live {
+        context: format!(
+            "live {} / {} nodes / {} / {net}, seed {seed}",
+            key.protocol, key.nodes, key.scenario
+        ),
+        source,
+    })?;
     let row = TrialRow::from_metrics(&key, seed, &report.metrics);
     Ok((row, report))
 }
