@@ -218,9 +218,7 @@ impl TrialArgs {
         spec.nets = Some(vec![self.net.clone()]);
         spec.seeds = Some(1);
         spec.first_seed = Some(self.seed);
-        for s in &self.set {
-            spec.set(s)?;
-        }
+        spec.set_all(&self.set)?;
         let plan = spec.plan()?;
         if let Some((k, v)) = plan.varied.first() {
             return Err(Error::Usage(format!(
@@ -503,9 +501,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         ($($f:ident),*) => { $( if a.$f.is_some() { spec.$f = a.$f.clone(); } )* };
     }
     over!(protocols, nodes, scenarios, nets, seeds, first_seed);
-    for s in &a.set {
-        spec.set(s)?;
-    }
+    spec.set_all(&a.set)?;
     let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());

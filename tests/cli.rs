@@ -518,11 +518,108 @@ fn malformed_toml_is_reported_with_line_and_column() {
         2,
         &["line 2", "seedz"],
     );
+    // A config that is missing or unreadable is bad input too.
     fails(
         &bench(&["sweep", "--config", "missing.toml"], d.path()),
-        1,
-        &["missing.toml"],
+        2,
+        &["--config missing.toml", "cannot read"],
     );
+    fs::create_dir(d.path().join("dir.toml")).unwrap();
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--config",
+                "dir.toml",
+            ],
+            d.path(),
+        ),
+        2,
+        &["--config dir.toml"],
+    );
+    // One key twice: TOML's own error, or two spellings of one parameter.
+    fs::write(
+        d.path().join("twice.toml"),
+        "[params]\nbully.t_elec_ms = 20\n\"bully.t_elec_ms\" = 30\n",
+    )
+    .unwrap();
+    fails(
+        &bench(&["sweep", "--config", "twice.toml"], d.path()),
+        2,
+        &["bully.t_elec_ms is given twice"],
+    );
+    fs::write(
+        d.path().join("all.toml"),
+        "[[scenario]]\nname = \"all\"\nfaults = [ { at_ms = 0, action = \"crash\", node = \"leader\" } ]\n",
+    )
+    .unwrap();
+    fails(
+        &bench(&["scenarios", "--config", "all.toml"], d.path()),
+        2,
+        &["scenario \"all\""],
+    );
+}
+
+#[test]
+fn a_key_or_spec_given_twice_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    fails(
+        &bench(
+            &[
+                "sweep",
+                "--set",
+                "net.loss=0.1",
+                "--set",
+                "net.loss=0.2",
+                "--out",
+                "x",
+            ],
+            d.path(),
+        ),
+        2,
+        &["--set net.loss is given twice"],
+    );
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--set",
+                "heartbeat_ms=40",
+                "--set",
+                "heartbeat_ms=60",
+            ],
+            d.path(),
+        ),
+        2,
+        &["--set heartbeat_ms is given twice"],
+    );
+    fails(
+        &bench(
+            &[
+                "sweep",
+                "--protocols",
+                "raft+pre_vote+check_quorum,raft+check_quorum+pre_vote",
+                "--out",
+                "x",
+            ],
+            d.path(),
+        ),
+        2,
+        &["same protocol with the same options"],
+    );
+    assert!(!d.path().join("x").exists());
 }
 
 #[test]
