@@ -889,6 +889,56 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
 mod tests {
     use super::*;
 
+    fn tiny_plan() -> SweepPlan {
+        crate::SweepSpec::from_toml(
+            "protocols = [\"bully\"]\nnodes = [3]\nscenarios = [\"leader-crash\"]\nseeds = 2\n",
+        )
+        .unwrap()
+        .plan()
+        .unwrap()
+    }
+
+    fn opts(out: &Path) -> SweepOptions {
+        SweepOptions {
+            out: out.to_path_buf(),
+            jobs: Some(1),
+            shard: None,
+            resume: false,
+            force: false,
+            progress: false,
+            command: "test".into(),
+            git_commit: None,
+        }
+    }
+
+    #[test]
+    fn a_sweep_that_fails_before_any_cell_leaves_no_marker_and_no_lock() {
+        let d = tempfile::tempdir().unwrap();
+        // trials.csv cannot be created: a directory has its name.
+        fs::create_dir(d.path().join("trials.csv")).unwrap();
+        let e = run_sweep(&tiny_plan(), &opts(d.path())).unwrap_err();
+        assert!(e.to_string().contains("trials.csv"), "{e}");
+        let mut left: Vec<String> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, vec!["trials.csv".to_string()]);
+    }
+
+    #[test]
+    fn a_finished_sweep_leaves_its_three_files_only() {
+        let d = tempfile::tempdir().unwrap();
+        let o = run_sweep(&tiny_plan(), &opts(d.path())).unwrap();
+        assert_eq!(o.trials, 2);
+        let mut left: Vec<String> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["manifest.json", "summary.csv", "trials.csv"]);
+    }
+
     #[test]
     fn shards_parse_and_partition() {
         assert_eq!("2/3".parse::<Shard>().unwrap(), Shard { k: 2, n: 3 });
