@@ -687,7 +687,8 @@ mod tests {
         lost.elect_ms = None;
         lost.unavailable_ms = 2000.0;
         lost.validate().unwrap();
-        let cases: Vec<(&str, fn(&mut TrialRow))> = vec![
+        type Break = fn(&mut TrialRow);
+        let cases: Vec<(&str, Break)> = vec![
             ("column mode", |r| r.mode = "both".into()),
             ("column nodes", |r| r.nodes = 0),
             ("column detect_ms = \"-1\"", |r| r.detect_ms = Some(-1.0)),

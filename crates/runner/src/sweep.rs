@@ -665,9 +665,9 @@ fn merge_pass(
                 &format!(
                     "expected {want} ({})",
                     if skipped.is_some() {
-                        "a skipped cell".to_string()
+                        "a skipped cell"
                     } else {
-                        format!("the manifest's seeds.count")
+                        "the manifest's seeds.count"
                     }
                 ),
             ));
