@@ -1075,3 +1075,34 @@ fn results_of_another_configuration_are_overwritten_only_with_force() {
     let m = fs::read_to_string(d.path().join("r/manifest.json")).unwrap();
     assert!(m.contains("\"ring\"") && !m.contains("--force"), "{m}");
 }
+
+#[test]
+fn report_refuses_a_summary_out_of_range_or_inconsistent() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "r", &["--no-report"]));
+    let dir = d.path().join("r");
+    let summary = fs::read(dir.join("summary.csv")).unwrap();
+    corrupt(&dir.join("summary.csv"), 2, "split_brain_rate", "1.2");
+    fails(
+        &bench(&["report", "--results", "r", "--out", "rep"], d.path()),
+        2,
+        &[
+            "summary.csv, line 2",
+            "`split_brain_rate`",
+            "\"1.2\"",
+            "above 1",
+        ],
+    );
+    fs::write(dir.join("summary.csv"), &summary).unwrap();
+    let m = fs::read_to_string(dir.join("manifest.json")).unwrap();
+    fs::write(
+        dir.join("manifest.json"),
+        m.replace("\"trials\": 16", "\"trials\": 17"),
+    )
+    .unwrap();
+    fails(
+        &bench(&["report", "--results", "r", "--out", "rep"], d.path()),
+        2,
+        &["manifest.json says 17 trials"],
+    );
+}
