@@ -230,9 +230,7 @@ impl TrialArgs {
         spec.nets = Some(vec![self.net.clone()]);
         spec.seeds = Some(1);
         spec.first_seed = Some(self.seed);
-        for s in &self.set {
-            spec.set(s)?;
-        }
+        spec.set_all(&self.set)?;
         let plan = spec.plan()?;
         if let Some((k, v)) = plan.varied.first() {
             return Err(Error::Usage(format!(
@@ -303,8 +301,13 @@ struct SweepArgs {
     #[arg(long, value_name = "k/N")]
     shard: Option<String>,
     /// Continue an interrupted sweep in the output directory.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "force")]
     resume: bool,
+    /// Overwrite the output directory's results (finished or interrupted) even when they
+    /// come from a different configuration; without it such results are refused (exit 2).
+    /// Results of the same configuration are always overwritten (or continued with --resume).
+    #[arg(long)]
+    force: bool,
     /// Output directory [default: results/<name>].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -481,7 +484,7 @@ fn params() {
 /// say how to carry it out (threads, shard, resume, output directory, report, progress).
 fn reproduce_command(args: &[String]) -> String {
     const WITH_VALUE: [&str; 4] = ["--jobs", "-j", "--shard", "--out"];
-    const FLAGS: [&str; 4] = ["--resume", "--no-report", "--quiet", "-q"];
+    const FLAGS: [&str; 5] = ["--resume", "--force", "--no-report", "--quiet", "-q"];
     let mut out = vec!["election-bench".to_string()];
     let mut skip_next = false;
     for a in args {
@@ -546,9 +549,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         ($($f:ident),*) => { $( if a.$f.is_some() { spec.$f = a.$f.clone(); } )* };
     }
     over!(protocols, nodes, scenarios, nets, seeds, first_seed);
-    for s in &a.set {
-        spec.set(s)?;
-    }
+    spec.set_all(&a.set)?;
     let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
@@ -565,6 +566,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         jobs: a.jobs,
         shard,
         resume: a.resume,
+        force: a.force,
         progress: !a.quiet,
         command: reproduce_command(&args),
         git_commit: option_env!("ELECTION_BENCH_GIT_COMMIT").map(String::from),
@@ -770,6 +772,7 @@ mod tests {
             "--shard=1/2",
             "-j4",
             "--resume",
+            "--force",
             "--out",
             "x y",
             "--set",

@@ -520,11 +520,108 @@ fn malformed_toml_is_reported_with_line_and_column() {
         2,
         &["line 2", "seedz"],
     );
+    // A config that is missing or unreadable is bad input too.
     fails(
         &bench(&["sweep", "--config", "missing.toml"], d.path()),
-        1,
-        &["missing.toml"],
+        2,
+        &["--config missing.toml", "cannot read"],
     );
+    fs::create_dir(d.path().join("dir.toml")).unwrap();
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--config",
+                "dir.toml",
+            ],
+            d.path(),
+        ),
+        2,
+        &["--config dir.toml"],
+    );
+    // One key twice: TOML's own error, or two spellings of one parameter.
+    fs::write(
+        d.path().join("twice.toml"),
+        "[params]\nbully.t_elec_ms = 20\n\"bully.t_elec_ms\" = 30\n",
+    )
+    .unwrap();
+    fails(
+        &bench(&["sweep", "--config", "twice.toml"], d.path()),
+        2,
+        &["bully.t_elec_ms is given twice"],
+    );
+    fs::write(
+        d.path().join("all.toml"),
+        "[[scenario]]\nname = \"all\"\nfaults = [ { at_ms = 0, action = \"crash\", node = \"leader\" } ]\n",
+    )
+    .unwrap();
+    fails(
+        &bench(&["scenarios", "--config", "all.toml"], d.path()),
+        2,
+        &["scenario \"all\""],
+    );
+}
+
+#[test]
+fn a_key_or_spec_given_twice_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    fails(
+        &bench(
+            &[
+                "sweep",
+                "--set",
+                "net.loss=0.1",
+                "--set",
+                "net.loss=0.2",
+                "--out",
+                "x",
+            ],
+            d.path(),
+        ),
+        2,
+        &["--set net.loss is given twice"],
+    );
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--set",
+                "heartbeat_ms=40",
+                "--set",
+                "heartbeat_ms=60",
+            ],
+            d.path(),
+        ),
+        2,
+        &["--set heartbeat_ms is given twice"],
+    );
+    fails(
+        &bench(
+            &[
+                "sweep",
+                "--protocols",
+                "raft+pre_vote+check_quorum,raft+check_quorum+pre_vote",
+                "--out",
+                "x",
+            ],
+            d.path(),
+        ),
+        2,
+        &["same protocol with the same options"],
+    );
+    assert!(!d.path().join("x").exists());
 }
 
 #[test]
@@ -945,5 +1042,228 @@ fn validate_selects_cases_and_rejects_unknown_names() {
         &o,
         2,
         &["nope", "bully-best-case", "rejoin-prevote-keeps-leader"],
+    );
+}
+
+/// `path` with field `column` of line `line` (1-based; the header is 1) set to `value`.
+fn corrupt(path: &Path, line: usize, column: &str, value: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let col = lines[0].split(',').position(|c| c == column).unwrap();
+    let mut cells: Vec<&str> = lines[line - 1].split(',').collect();
+    cells[col] = value;
+    lines[line - 1] = cells.join(",");
+    fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn resume_refuses_rows_with_impossible_values_naming_line_column_and_value() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "full", &[]));
+    let full = d.path().join("full");
+    let manifest = fs::read(full.join("manifest.json")).unwrap();
+    let converged_row = fs::read_to_string(full.join("trials.csv"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(",true,"))
+        .unwrap()
+        + 1;
+    for (i, (column, value)) in [
+        ("elect_ms", "NaN"),
+        ("unavailable_ms", "-4"),
+        ("leader", "9"),
+        ("converged", "false"),
+        ("split_brain", "true"),
+        ("msgs_total", "1.5"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = d.path().join(format!("c{i}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::copy(full.join("trials.csv"), dir.join("trials.csv")).unwrap();
+        fs::write(dir.join(".in-progress.json"), &manifest).unwrap();
+        corrupt(&dir.join("trials.csv"), converged_row, column, value);
+        let o = tiny(d.path(), &format!("c{i}"), &["--resume"]);
+        fails(
+            &o,
+            1,
+            &[
+                &format!("trials.csv line {converged_row}"),
+                &format!("column {column} = {value:?}"),
+            ],
+        );
+        // Nothing was overwritten, and the lock is gone.
+        assert!(!dir.join("summary.csv").exists() && !dir.join(".lock").exists());
+    }
+}
+
+#[test]
+fn merge_checks_values_and_recomputes_the_summary() {
+    let d = tempfile::tempdir().unwrap();
+    for k in 1..=2 {
+        ok(&tiny(
+            d.path(),
+            &format!("s{k}"),
+            &["--shard", &format!("{k}/2")],
+        ));
+    }
+    let copy = |name: &str| {
+        let dir = d.path().join(name);
+        fs::create_dir_all(&dir).unwrap();
+        for f in ["trials.csv", "summary.csv", "manifest.json"] {
+            fs::copy(d.path().join("s1").join(f), dir.join(f)).unwrap();
+        }
+        dir
+    };
+    // A flipped boolean in a trial row.
+    let bad = copy("bad1");
+    corrupt(&bad.join("trials.csv"), 2, "split_brain", "true");
+    fails(
+        &bench(&["merge", "--out", "m", "bad1", "s2"], d.path()),
+        1,
+        &["bad1/trials.csv line 2", "column split_brain = \"true\""],
+    );
+    assert!(!d.path().join("m").exists());
+    // A statistic that does not follow from the shard's trials.
+    let bad = copy("bad2");
+    corrupt(&bad.join("summary.csv"), 2, "elect_ms_mean", "1");
+    fails(
+        &bench(&["merge", "--out", "m", "s2", "bad2"], d.path()),
+        1,
+        &[
+            "bad2/summary.csv line 2",
+            "column elect_ms_mean = \"1\"",
+            "the cell's trials give",
+        ],
+    );
+    assert!(!d.path().join("m").exists());
+    // A valid trial value that the shard's summary did not count: refused, not copied.
+    let bad = copy("bad3");
+    let t = fs::read_to_string(bad.join("trials.csv")).unwrap();
+    let mut lines: Vec<&str> = t.lines().collect();
+    let extra = lines[1].to_string();
+    lines.push(&extra);
+    fs::write(bad.join("trials.csv"), lines.join("\n") + "\n").unwrap();
+    fails(
+        &bench(&["merge", "--out", "m", "s2", "bad3"], d.path()),
+        1,
+        &["bad3/trials.csv line"],
+    );
+}
+
+#[test]
+fn a_locked_directory_refuses_a_second_sweep_naming_the_holder() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("busy");
+    fs::create_dir_all(&dir).unwrap();
+    // The lock of a live process on this host: this test's own.
+    let host = fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "somewhere".into());
+    let me = std::process::id();
+    fs::write(
+        dir.join(".lock"),
+        format!("pid={me}\nhost={host}\nstarted=1700000000\n"),
+    )
+    .unwrap();
+    let o = tiny(d.path(), "busy", &[]);
+    fails(
+        &o,
+        2,
+        &[
+            "in use by another sweep",
+            &format!("process {me} on {host}"),
+            ".lock",
+        ],
+    );
+    assert_eq!(
+        listing(&dir),
+        vec![".lock".to_string()],
+        "nothing was written"
+    );
+    // Merging into it is refused the same way.
+    ok(&tiny(d.path(), "s1", &["--shard", "1/1"]));
+    fails(
+        &bench(&["merge", "--out", "busy", "s1"], d.path()),
+        2,
+        &[&format!("process {me}")],
+    );
+    // A lock left by a process that is gone (killed) does not block.
+    fs::write(
+        dir.join(".lock"),
+        format!("pid={}\nhost={host}\nstarted=0\n", (1u32 << 22) + 7),
+    )
+    .unwrap();
+    ok(&tiny(d.path(), "busy", &[]));
+    assert!(!dir.join(".lock").exists());
+}
+
+#[test]
+fn results_of_another_configuration_are_overwritten_only_with_force() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "r", &[]));
+    let before = files(&d.path().join("r"));
+    let other = |extra: &[&str]| {
+        let mut a = vec![
+            "sweep",
+            "--protocols",
+            "ring",
+            "--nodes",
+            "3",
+            "--seeds",
+            "2",
+            "--scenarios",
+            "leader-crash",
+            "--out",
+            "r",
+            "--quiet",
+            "--no-report",
+        ];
+        a.extend(extra);
+        bench(&a, d.path())
+    };
+    fails(&other(&[]), 2, &["different configuration", "--force"]);
+    assert!(
+        files(&d.path().join("r")) == before,
+        "the results were touched"
+    );
+    // The same configuration again is fine (it rewrites the same bytes).
+    ok(&tiny(d.path(), "r", &["--no-report"]));
+    assert!(files(&d.path().join("r")) == before);
+    fails(&other(&["--force", "--resume"]), 2, &["--force"]);
+    ok(&other(&["--force"]));
+    let m = fs::read_to_string(d.path().join("r/manifest.json")).unwrap();
+    assert!(m.contains("\"ring\"") && !m.contains("--force"), "{m}");
+}
+
+#[test]
+fn report_refuses_a_summary_out_of_range_or_inconsistent() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "r", &["--no-report"]));
+    let dir = d.path().join("r");
+    let summary = fs::read(dir.join("summary.csv")).unwrap();
+    corrupt(&dir.join("summary.csv"), 2, "split_brain_rate", "1.2");
+    fails(
+        &bench(&["report", "--results", "r", "--out", "rep"], d.path()),
+        2,
+        &[
+            "summary.csv, line 2",
+            "`split_brain_rate`",
+            "\"1.2\"",
+            "above 1",
+        ],
+    );
+    fs::write(dir.join("summary.csv"), &summary).unwrap();
+    let m = fs::read_to_string(dir.join("manifest.json")).unwrap();
+    fs::write(
+        dir.join("manifest.json"),
+        m.replace("\"trials\": 16", "\"trials\": 17"),
+    )
+    .unwrap();
+    fails(
+        &bench(&["report", "--results", "r", "--out", "rep"], d.path()),
+        2,
+        &["manifest.json says 17 trials"],
     );
 }

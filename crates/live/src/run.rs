@@ -212,15 +212,20 @@ pub fn live_trial(
     cfg.faults = cell.scenario.faults(n, r, t_f, &mut rng);
     cfg.fault_wait = (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms));
     let hooks = Hooks::default();
-    let report = run_built(built, &cfg, hooks).map_err(|source| RunError::Live {
-        context: format!("{}, seed {seed}", cell.describe(&[])),
-        source,
-    })?;
     let key = CellKey {
         mode: "live".into(),
         net: net.to_string(),
         ..cell.key()
     };
+    // Named by the live network (`loopback`, `loopback+PROFILE`), not by the profile the
+    // cell was planned with.
+    let report = run_built(built, &cfg, hooks).map_err(|source| RunError::Live {
+        context: format!(
+            "live {} / {} nodes / {} / {net}, seed {seed}",
+            key.protocol, key.nodes, key.scenario
+        ),
+        source,
+    })?;
     let row = TrialRow::from_metrics(&key, seed, &report.metrics);
     Ok((row, report))
 }

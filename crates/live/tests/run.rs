@@ -77,3 +77,27 @@ fn usage_errors_are_reported_as_such() {
         "{e}"
     );
 }
+
+/// A socket that cannot be bound is named with the live network, not the profile the cell
+/// was planned with (`ideal` without `--net`, `lan` with `--net lan`).
+#[test]
+fn a_bind_error_names_the_live_network() {
+    let dir = tempfile::tempdir().unwrap();
+    for (net, want) in [
+        (None, "/ loopback, seed 3"),
+        (Some("lan"), "/ loopback+lan, seed 3"),
+    ] {
+        let mut a = args("bully", "leader-crash", dir.path());
+        a.net = net.map(String::from);
+        // TEST-NET-1 (RFC 5737): never an address of this machine.
+        a.bind = "192.0.2.1".parse().unwrap();
+        let e = run_live(&a, |_, _| {}).unwrap_err();
+        let m = e.to_string();
+        assert!(!e.is_usage(), "{m}");
+        assert!(
+            m.contains(want) && m.contains("binding node 1's UDP socket to 192.0.2.1:0"),
+            "{m}"
+        );
+        assert!(!m.contains("ideal") && !m.contains("/ lan,"), "{m}");
+    }
+}

@@ -267,7 +267,163 @@ impl Results {
             trials,
         };
         results.check_not_empty()?;
+        results.check_consistent()?;
         Ok(results)
+    }
+
+    /// `summary.csv` agrees with `manifest.json` (cells, trials) and with `trials.csv` (each
+    /// cell's trial count), and every statistic is in range: rates and interval bounds in
+    /// [0, 1] with the interval around its rate, percentiles in order up to the maximum,
+    /// times and counts non-negative, a skipped cell without trials or statistics. These hold
+    /// for every summary the runner writes (rounding is monotonic, so orders survive it).
+    fn check_consistent(&self) -> Result<(), ReportError> {
+        let summary_path = self.dir.join("summary.csv");
+        let inconsistent = |reason: String| ReportError::Inconsistent {
+            path: self.dir.clone(),
+            reason,
+        };
+        if self.manifest.cells != self.summary.len() as u64 {
+            return Err(inconsistent(format!(
+                "manifest.json says {} cells but summary.csv has {}",
+                self.manifest.cells,
+                self.summary.len()
+            )));
+        }
+        let counted: u64 = self.summary.iter().map(SummaryRow::trials).sum();
+        if self.manifest.trials != counted || counted != self.trials.len() as u64 {
+            return Err(inconsistent(format!(
+                "manifest.json says {} trials, summary.csv counts {counted} and trials.csv has {}",
+                self.manifest.trials,
+                self.trials.len()
+            )));
+        }
+        let mut per_cell: std::collections::HashMap<&CellKey, u64> =
+            std::collections::HashMap::new();
+        for t in &self.trials {
+            *per_cell.entry(&t.key).or_default() += 1;
+        }
+        for r in &self.summary {
+            let bad = |s: Stat, reason: String| ReportError::OutOfRange {
+                path: summary_path.clone(),
+                line: r.line,
+                column: s.column().to_string(),
+                value: r.raw(s).to_string(),
+                reason,
+            };
+            let trials = r.get(Stat::Trials).unwrap_or(-1.0);
+            if trials < 0.0 || trials.fract() != 0.0 {
+                return Err(bad(Stat::Trials, "is not a whole number of trials".into()));
+            }
+            let in_file = per_cell.get(&r.key).copied().unwrap_or(0);
+            if in_file != r.trials() {
+                return Err(bad(
+                    Stat::Trials,
+                    format!("but trials.csv has {in_file} trials of this cell"),
+                ));
+            }
+            // Counts of trials, as opposed to statistics over them.
+            let counts = [Stat::Trials, Stat::Measured, Stat::FaultsSkippedTrials];
+            for s in &counts[1..] {
+                let v = r.get(*s).unwrap_or(-1.0);
+                if v < 0.0 || v.fract() != 0.0 || v > trials {
+                    return Err(bad(
+                        *s,
+                        format!("is not a whole number of trials between 0 and trials ({trials})"),
+                    ));
+                }
+            }
+            let statistic = |s: &&Stat| !counts.contains(s);
+            if !r.skipped.is_empty() || r.trials() == 0 || r.measured() == 0 {
+                if let Some(s) = Stat::ALL
+                    .iter()
+                    .filter(statistic)
+                    .find(|&&s| r.get(s).is_some())
+                {
+                    return Err(bad(
+                        *s,
+                        "in a cell without measured trials (must be empty)".into(),
+                    ));
+                }
+                if !r.skipped.is_empty() && r.trials() != 0 {
+                    return Err(bad(Stat::Trials, "in a skipped cell (must be 0)".into()));
+                }
+                continue;
+            }
+            for s in Stat::ALL {
+                if r.get(s).is_some_and(|v| v < 0.0) {
+                    return Err(bad(s, "is negative".into()));
+                }
+            }
+            for s in [
+                Stat::ConvergedRate,
+                Stat::SplitRate,
+                Stat::SplitCiLo,
+                Stat::SplitCiHi,
+            ] {
+                match r.get(s) {
+                    None => return Err(bad(s, "is empty in a cell with trials".into())),
+                    Some(v) if v > 1.0 => return Err(bad(s, "is a rate above 1".into())),
+                    _ => {}
+                }
+            }
+            let get = |s: Stat| r.get(s).unwrap_or(0.0);
+            if get(Stat::SplitCiLo) > get(Stat::SplitRate) {
+                return Err(bad(
+                    Stat::SplitCiLo,
+                    format!("is above split_brain_rate {}", r.raw(Stat::SplitRate)),
+                ));
+            }
+            if get(Stat::SplitCiHi) < get(Stat::SplitRate) {
+                return Err(bad(
+                    Stat::SplitCiHi,
+                    format!("is below split_brain_rate {}", r.raw(Stat::SplitRate)),
+                ));
+            }
+            let converged = get(Stat::ConvergedRate) > 0.0;
+            let elect = [
+                Stat::ElectMean,
+                Stat::ElectP5,
+                Stat::ElectP50,
+                Stat::ElectP95,
+                Stat::ElectP99,
+                Stat::ElectMax,
+            ];
+            if let Some(&s) = elect.iter().find(|&&s| r.get(s).is_some() != converged) {
+                return Err(bad(
+                    s,
+                    format!(
+                        "must be given exactly when some trial converged (converged_rate {})",
+                        r.raw(Stat::ConvergedRate)
+                    ),
+                ));
+            }
+            let msgs = [
+                Stat::MsgsMean,
+                Stat::MsgsP50,
+                Stat::MsgsP95,
+                Stat::MsgsP99,
+                Stat::MsgsMax,
+            ];
+            if let Some(&s) = msgs.iter().find(|&&s| r.get(s).is_none()) {
+                return Err(bad(s, "is empty in a cell with trials".into()));
+            }
+            for order in [&elect[1..], &msgs[1..]] {
+                for w in order.windows(2) {
+                    if let (Some(a), Some(b)) = (r.get(w[0]), r.get(w[1])) {
+                        if a > b {
+                            return Err(bad(
+                                w[0],
+                                format!("is above {} {}", w[1].column(), r.raw(w[1])),
+                            ));
+                        }
+                    }
+                }
+            }
+            if get(Stat::SameEpochMax).fract() != 0.0 {
+                return Err(bad(Stat::SameEpochMax, "is not a whole number".into()));
+            }
+        }
+        Ok(())
     }
 
     fn check_not_empty(&self) -> Result<(), ReportError> {

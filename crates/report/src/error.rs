@@ -37,6 +37,20 @@ pub enum ReportError {
         /// What was expected.
         reason: String,
     },
+    /// A statistic of `summary.csv` is out of its range or contradicts another.
+    #[error("{}, line {line}, column `{column}`: {value:?} {reason}", .path.display())]
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number (the header is line 1).
+        line: u64,
+        /// The column.
+        column: String,
+        /// The cell as written.
+        value: String,
+        /// The rule it breaks.
+        reason: String,
+    },
     /// The CSV itself is malformed (unbalanced quotes, ragged rows, ...).
     #[error("{}: malformed CSV: {reason}", .path.display())]
     Csv {

@@ -33,6 +33,7 @@ fn traced_reruns_match_the_sweep() {
             jobs: Some(1),
             shard: None,
             resume: false,
+            force: false,
             progress: false,
             command: "election-bench sweep --name small".into(),
             git_commit: None,

@@ -358,3 +358,84 @@ fn a_varied_parameter_gives_one_series_per_value() {
     assert!(!cdf.contains("bully (raft.timeout_ms"));
     assert!(md.contains("| `raft.timeout_ms` |") || md.contains("raft.timeout_ms"));
 }
+
+/// Rewrite one cell of `file` (line `line`, 1-based, the header is 1; column by name).
+fn set_cell(results: &Path, file: &str, line: usize, column: &str, value: &str) {
+    let p = results.join(file);
+    let text = fs::read_to_string(&p).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let col = lines[0].split(',').position(|c| c == column).unwrap();
+    let mut cells: Vec<&str> = lines[line - 1].split(',').collect();
+    cells[col] = value;
+    lines[line - 1] = cells.join(",");
+    fs::write(&p, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_summary_that_contradicts_the_manifest_or_its_trials_is_refused() {
+    let base = common::scratch("inconsistent");
+    let fresh = || {
+        let r = base.join("results");
+        let _ = fs::remove_dir_all(&r);
+        common::write_results(&r, &common::trials())
+    };
+    let results = fresh();
+    let mp = results.join("manifest.json");
+    let m = fs::read_to_string(&mp).unwrap();
+    let cells: serde_json::Value = serde_json::from_str(&m).unwrap();
+    let n = cells["cells"].as_u64().unwrap();
+    fs::write(
+        &mp,
+        m.replace(&format!("\"cells\":{n}"), &format!("\"cells\":{}", n + 1)),
+    )
+    .unwrap();
+    let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+    assert!(matches!(err, ReportError::Inconsistent { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("{} cells", n + 1)) && msg.contains(&format!("has {n}")),
+        "{msg}"
+    );
+
+    // A cell claiming one trial fewer than trials.csv holds: the totals disagree.
+    let results = fresh();
+    set_cell(&results, "summary.csv", 2, "trials", "1");
+    let msg = render_report(&results, &base.join("out"), &text_only(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("summary.csv counts"), "{msg}");
+}
+
+#[test]
+fn statistics_out_of_range_name_file_line_column_and_value() {
+    let base = common::scratch("ranges");
+    for (column, value, says) in [
+        ("converged_rate", "1.5", "rate above 1"),
+        ("split_brain_ci_lo", "-0.1", "negative"),
+        ("split_brain_ci_hi", "0", "below split_brain_rate"),
+        ("elect_ms_p5", "1000000", "above elect_ms_p50"),
+        ("msgs_election_p99", "1000000", "above msgs_election_max"),
+        ("unavailable_ms_mean", "-3", "negative"),
+        ("msgs_election_max", "", "empty"),
+    ] {
+        let results = base.join(column);
+        common::write_results(&results, &common::trials());
+        // Line 2: the first cell, which ran and has some split brain or not; make its rate
+        // positive so an upper bound of 0 is below it.
+        if column == "split_brain_ci_hi" {
+            set_cell(&results, "summary.csv", 2, "split_brain_rate", "0.5");
+            set_cell(&results, "summary.csv", 2, "split_brain_ci_lo", "0.1");
+        }
+        set_cell(&results, "summary.csv", 2, column, value);
+        let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
+        assert!(matches!(err, ReportError::OutOfRange { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("summary.csv, line 2")
+                && msg.contains(&format!("`{column}`"))
+                && msg.contains(&format!("{value:?}"))
+                && msg.contains(says),
+            "{column}: {msg}"
+        );
+    }
+}

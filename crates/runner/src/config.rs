@@ -116,7 +116,10 @@ pub struct SweepSpec {
 impl SweepSpec {
     /// Read a TOML config file. Syntax errors carry the line and column.
     pub fn from_file(path: &Path) -> Result<SweepSpec> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+        // A config that cannot be read is bad input (exit 2), like a malformed one.
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::Usage(format!("--config {}: cannot read it: {e}", path.display()))
+        })?;
         SweepSpec::from_toml(&text).map_err(|e| match e {
             Error::Toml { message, .. } => Error::Toml {
                 path: path.to_path_buf(),
@@ -138,6 +141,12 @@ impl SweepSpec {
         flatten_params("", &file.params, &mut params)?;
         let mut custom_scenarios = BTreeMap::new();
         for s in file.scenario {
+            if s.name == "all" {
+                return usage!(
+                    "scenario \"all\": that name means the whole catalog in scenario lists; \
+                     choose another"
+                );
+            }
             let def = ScenarioDef {
                 about: s.about,
                 faults: s.faults,
@@ -182,6 +191,29 @@ impl SweepSpec {
         self.params.push((key, values));
         Ok(())
     }
+
+    /// Apply every `--set` of one command line: each replaces what the file said about its
+    /// key, but a key given twice on the command line is an error (which one was meant?).
+    pub fn set_all(&mut self, assignments: &[String]) -> Result<()> {
+        let key = |a: &str| a.split_once('=').map_or(a, |(k, _)| k).trim().to_string();
+        for (i, a) in assignments.iter().enumerate() {
+            if let Some(first) = assignments[..i].iter().find(|b| key(b) == key(a)) {
+                return usage!("--set {} is given twice ({first:?} and {a:?})", key(a));
+            }
+            self.set(a)?;
+        }
+        Ok(())
+    }
+}
+
+/// TOML refuses a key given twice in one table, but `bully.t_elec_ms` (a dotted key) and
+/// `"bully.t_elec_ms"` (one quoted key) are different TOML keys naming one parameter.
+fn push_param(out: &mut Vec<(String, Vec<String>)>, key: String, vals: Vec<String>) -> Result<()> {
+    if out.iter().any(|(k, _)| *k == key) {
+        return usage!("[params]: parameter {key} is given twice");
+    }
+    out.push((key, vals));
+    Ok(())
 }
 
 fn flatten_params(
@@ -202,11 +234,11 @@ fn flatten_params(
                     .iter()
                     .map(|x| toml_scalar(&key, x))
                     .collect::<Result<Vec<_>>>()?;
-                out.push((key, vals));
+                push_param(out, key, vals)?;
             }
             scalar => {
                 let v = toml_scalar(&key, scalar)?;
-                out.push((key, vec![v]));
+                push_param(out, key, vec![v])?;
             }
         }
     }
@@ -261,6 +293,56 @@ faults = [ { at_ms = 0, action = "crash", node = "leader" } ]
             .unwrap_err()
             .to_string();
         assert!(e.contains("nodez") && e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn a_key_given_twice_is_an_error() {
+        let e = SweepSpec::from_toml("[params]\nbully.t_elec_ms = 20\n\"bully.t_elec_ms\" = 25\n")
+            .unwrap_err();
+        assert!(
+            e.is_usage() && e.to_string().contains("bully.t_elec_ms is given twice"),
+            "{e}"
+        );
+        // Plain TOML duplicates are the parser's error, with the line.
+        let e = SweepSpec::from_toml("seeds = 2\nseeds = 3\n").unwrap_err();
+        assert!(e.is_usage() && e.to_string().contains("line 2"), "{e}");
+        let mut s = SweepSpec::from_toml("[params]\nheartbeat_ms = 40\n").unwrap();
+        // --set overrides the file, once.
+        s.set_all(&["heartbeat_ms=30".into(), "net.loss=0,0.1".into()])
+            .unwrap();
+        assert!(s
+            .params
+            .contains(&("heartbeat_ms".into(), vec!["30".into()])));
+        let e = s
+            .set_all(&["net.loss=0.1".into(), " net.loss = 0.2".into()])
+            .unwrap_err();
+        assert!(e.is_usage(), "{e}");
+        assert!(
+            e.to_string().contains("--set net.loss is given twice"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_custom_scenario_may_not_be_called_all() {
+        let e = SweepSpec::from_toml(
+            "[[scenario]]\nname = \"all\"\nfaults = [ { at_ms = 0, action = \"crash\", node = \"leader\" } ]\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.is_usage() && e.to_string().contains("scenario \"all\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_config_is_bad_input() {
+        let e = SweepSpec::from_file(Path::new("/nonexistent/sweep.toml")).unwrap_err();
+        assert!(e.is_usage(), "{e}");
+        assert!(
+            e.to_string().contains("--config /nonexistent/sweep.toml"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! dialect the results use (comma, `\n`, quotes only where needed).
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -117,6 +117,237 @@ pub fn read_csv(path: &Path) -> Result<Vec<(csv::StringRecord, u64)>> {
     Ok(out)
 }
 
+/// The length of the file's complete lines: up to and including its last `\n` (0 if none).
+/// Reads backwards from the end, so it costs one block for a well-formed file.
+fn complete_len(f: &mut fs::File, path: &Path) -> Result<u64> {
+    let len = f
+        .metadata()
+        .map_err(|e| Error::io("cannot read", path, e))?
+        .len();
+    let mut end = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        f.seek(SeekFrom::Start(start))
+            .and_then(|_| f.read_exact(chunk))
+            .map_err(|e| Error::io("cannot read", path, e))?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            f.seek(SeekFrom::Start(0))
+                .map_err(|e| Error::io("cannot read", path, e))?;
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+/// A CSV file read one record at a time, in constant memory (the results can be far larger
+/// than what a sweep should hold). Like [`read_csv`], a trailing line without its newline is
+/// ignored.
+pub struct CsvStream {
+    reader: csv::Reader<std::io::Take<std::io::BufReader<fs::File>>>,
+    record: csv::StringRecord,
+    path: PathBuf,
+    line: u64,
+}
+
+impl CsvStream {
+    /// Open `path`.
+    pub fn open(path: &Path) -> Result<CsvStream> {
+        let mut f = fs::File::open(path).map_err(|e| Error::io("cannot read", path, e))?;
+        let len = complete_len(&mut f, path)?;
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(std::io::BufReader::new(f).take(len));
+        Ok(CsvStream {
+            reader,
+            record: csv::StringRecord::new(),
+            path: path.to_path_buf(),
+            line: 0,
+        })
+    }
+
+    /// The next record and the byte offset just past it, or `None` at the end.
+    pub fn next_record(&mut self) -> Result<Option<(&csv::StringRecord, u64)>> {
+        match self.reader.read_record(&mut self.record) {
+            Ok(true) => {
+                self.line += 1;
+                Ok(Some((&self.record, self.reader.position().byte())))
+            }
+            Ok(false) => Ok(None),
+            Err(e) => Err(Error::Results(format!(
+                "{} is not valid CSV: {e}",
+                self.path.display()
+            ))),
+        }
+    }
+
+    /// The 1-based line number of the record last returned (records never span lines in
+    /// the results' CSVs).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A file written in pieces and published atomically: it is written to a temporary file in
+/// the same directory, which [`AtomicFile::commit`] syncs and renames over the target;
+/// dropped without a commit (an error on the way), the temporary file is removed.
+pub struct AtomicFile {
+    file: Option<std::io::BufWriter<fs::File>>,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Start writing `path`.
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.tmp"));
+        let f = fs::File::create(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
+        Ok(AtomicFile {
+            file: Some(std::io::BufWriter::new(f)),
+            tmp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Append `bytes`.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let f = self.file.as_mut().expect("not committed");
+        f.write_all(bytes)
+            .map_err(|e| Error::io("cannot write", &self.path, e))
+    }
+
+    /// Sync and rename over the target.
+    pub fn commit(mut self) -> Result<()> {
+        let f = self.file.take().expect("not committed");
+        let r = f
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .and_then(|_| fs::rename(&self.tmp, &self.path));
+        r.map_err(|e| Error::io("cannot write", &self.path, e))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() || self.tmp.exists() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The lock file of a results directory.
+pub const LOCK: &str = ".lock";
+
+/// This machine's name, as the lock file records it.
+fn host_name() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|p| fs::read_to_string(p).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown-host".into())
+}
+
+/// Is the process `pid` of this machine gone? Only answerable where `/proc` exists; `false`
+/// (assume it runs) otherwise.
+fn process_gone(pid: u32) -> bool {
+    Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Exclusive use of a results directory by one sweep or merge: `<dir>/.lock`, created with
+/// `create_new` and holding `pid=`, `host=` and `started=` (Unix seconds) lines, removed when
+/// the lock is dropped (on success and on every error path). A lock left by a process that
+/// was killed is taken over when it names this host and `/proc/<pid>` does not exist; a lock
+/// from another host is never taken over (delete it by hand once that sweep is gone).
+#[derive(Debug)]
+pub struct DirLock {
+    path: PathBuf,
+}
+
+impl DirLock {
+    /// Lock `dir` (which must exist). Another live holder is a usage error naming it.
+    pub fn acquire(dir: &Path) -> Result<DirLock> {
+        let path = dir.join(LOCK);
+        let host = host_name();
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let body = format!(
+            "pid={}\nhost={host}\nstarted={started}\n",
+            std::process::id()
+        );
+        for attempt in 0..2 {
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    let lock = DirLock { path: path.clone() };
+                    f.write_all(body.as_bytes())
+                        .and_then(|_| f.sync_all())
+                        .map_err(|e| Error::io("cannot write", &path, e))?;
+                    return Ok(lock);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let text = fs::read_to_string(&path).unwrap_or_default();
+                    let field = |k: &str| {
+                        text.lines()
+                            .find_map(|l| l.strip_prefix(k)?.strip_prefix('='))
+                            .map(str::to_string)
+                    };
+                    let pid = field("pid").and_then(|p| p.parse::<u32>().ok());
+                    let holder_host = field("host");
+                    let stale = attempt == 0
+                        && holder_host.as_deref() == Some(host.as_str())
+                        && pid.is_some_and(|p| p != std::process::id() && process_gone(p));
+                    if stale {
+                        let _ = fs::remove_file(&path);
+                        continue;
+                    }
+                    return Err(Error::Usage(format!(
+                        "{} is in use by another sweep or merge (process {} on {}, started at \
+                         {} s since 1970, per {}); wait for it to finish, or delete {} if that \
+                         process is gone",
+                        dir.display(),
+                        pid.map_or("?".into(), |p| p.to_string()),
+                        holder_host.as_deref().unwrap_or("?"),
+                        field("started").as_deref().unwrap_or("?"),
+                        path.display(),
+                        path.display(),
+                    )));
+                }
+                Err(e) => return Err(Error::io("cannot create", &path, e)),
+            }
+        }
+        Err(Error::Usage(format!(
+            "{}: cannot take the lock",
+            path.display()
+        )))
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +360,83 @@ mod tests {
         let recs = read_csv(&p).unwrap();
         assert_eq!(recs.len(), 2);
         assert_eq!(recs[1].1, 8);
+    }
+
+    #[test]
+    fn streams_read_what_read_csv_reads() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.csv");
+        fs::write(&p, "a,b\n1,\"x,y\"\n3,").unwrap();
+        let mut s = CsvStream::open(&p).unwrap();
+        let mut got = Vec::new();
+        while let Some((r, off)) = s.next_record().unwrap() {
+            got.push((r.clone(), off, s.line()));
+        }
+        let want = read_csv(&p).unwrap();
+        assert_eq!(got.len(), 2);
+        for ((r, off, _), (w, woff)) in got.iter().zip(&want) {
+            assert_eq!((r, off), (w, woff));
+        }
+        assert_eq!(got[1].2, 2);
+        fs::write(&p, "").unwrap();
+        assert!(CsvStream::open(&p)
+            .unwrap()
+            .next_record()
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn atomic_files_appear_only_on_commit() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("out.csv");
+        let mut f = AtomicFile::create(&p).unwrap();
+        f.write(b"half").unwrap();
+        drop(f);
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 0);
+        let mut f = AtomicFile::create(&p).unwrap();
+        f.write(b"whole\n").unwrap();
+        f.commit().unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "whole\n");
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_lock_excludes_a_second_holder_and_goes_with_the_first() {
+        let d = tempfile::tempdir().unwrap();
+        let lock = DirLock::acquire(d.path()).unwrap();
+        let text = fs::read_to_string(d.path().join(LOCK)).unwrap();
+        assert!(
+            text.contains(&format!("pid={}", std::process::id())),
+            "{text}"
+        );
+        let e = DirLock::acquire(d.path()).unwrap_err();
+        assert!(e.is_usage());
+        let m = e.to_string();
+        assert!(
+            m.contains(&format!("process {}", std::process::id())),
+            "{m}"
+        );
+        drop(lock);
+        assert!(!d.path().join(LOCK).exists());
+        // A lock left by a dead process of this host is taken over; one from another host
+        // is not.
+        let dead = (1u32 << 22) + 12345; // above Linux's pid_max
+        if Path::new("/proc/self").exists() {
+            fs::write(
+                d.path().join(LOCK),
+                format!("pid={dead}\nhost={}\nstarted=0\n", host_name()),
+            )
+            .unwrap();
+            drop(DirLock::acquire(d.path()).unwrap());
+        }
+        fs::write(
+            d.path().join(LOCK),
+            format!("pid={dead}\nhost=elsewhere.example\nstarted=0\n"),
+        )
+        .unwrap();
+        let m = DirLock::acquire(d.path()).unwrap_err().to_string();
+        assert!(m.contains("elsewhere.example"), "{m}");
     }
 
     #[test]

@@ -148,6 +148,19 @@ impl SweepSpec {
             "the protocol list",
             &protocols.iter().map(|p| &p.spec).collect::<Vec<_>>(),
         )?;
+        for (i, p) in protocols.iter().enumerate() {
+            if let Some(q) = protocols[..i]
+                .iter()
+                .find(|q| q.kind == p.kind && q.options == p.options)
+            {
+                return usage!(
+                    "the protocol list gives one spec twice: {:?} and {:?} are the same \
+                     protocol with the same options",
+                    q.spec,
+                    p.spec
+                );
+            }
+        }
         let nodes = self.nodes.clone().unwrap_or_else(|| DEFAULT_NODES.to_vec());
         if nodes.is_empty() {
             return usage!("the node-count list is empty");
@@ -265,8 +278,11 @@ impl SweepSpec {
 
         let mut fixed = ParamMap::new();
         let mut varied = Vec::new();
-        for (key, values) in &self.params {
+        for (i, (key, values)) in self.params.iter().enumerate() {
             let def = lookup(key)?;
+            if self.params[..i].iter().any(|(k, _)| k == key) {
+                return usage!("parameter {key} is given twice");
+            }
             if values.is_empty() {
                 return usage!("parameter {key}: the list of values is empty");
             }
@@ -582,6 +598,32 @@ detect_jitter_ms = [100, 150]
         let cells = p.cells().unwrap();
         assert!(cells[0].skipped.as_deref().unwrap().contains("at least 3"));
         assert!(cells[1].skipped.is_none());
+    }
+
+    #[test]
+    fn one_spec_written_two_ways_is_an_error() {
+        for list in [
+            r#"["raft+pre_vote+check_quorum", "raft+check_quorum+pre_vote"]"#,
+            r#"["bully+quorum", "bully+quorum=true"]"#,
+            r#"["bully", "bully"]"#,
+        ] {
+            let e = spec(&format!("protocols = {list}")).plan().unwrap_err();
+            assert!(
+                e.is_usage() && e.to_string().contains("twice"),
+                "{list}: {e}"
+            );
+        }
+        spec(r#"protocols = ["bully", "bully+quorum"]"#)
+            .plan()
+            .unwrap();
+        // Parameters assembled by hand (live mode's --set) are checked the same way.
+        let mut s = spec("");
+        s.params = vec![
+            ("heartbeat_ms".into(), vec!["40".into()]),
+            ("heartbeat_ms".into(), vec!["60".into()]),
+        ];
+        let e = s.plan().unwrap_err().to_string();
+        assert!(e.contains("heartbeat_ms is given twice"), "{e}");
     }
 
     #[test]

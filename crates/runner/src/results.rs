@@ -304,17 +304,19 @@ impl TrialRow {
         let m = &rec[TRIAL_KEY_COLUMNS.len() + n_params..];
         fn int<T: std::str::FromStr>(name: &str, s: &str) -> Result<T, String> {
             s.parse()
-                .map_err(|_| format!("{name} = {s:?} is not a whole number"))
+                .map_err(|_| format!("column {name} = {s:?}: not a whole number"))
         }
         fn float(name: &str, s: &str) -> Result<f64, String> {
             s.parse()
-                .map_err(|_| format!("{name} = {s:?} is not a number"))
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| format!("column {name} = {s:?}: not a finite number"))
         }
         fn boolean(name: &str, s: &str) -> Result<bool, String> {
             match s {
                 "true" => Ok(true),
                 "false" => Ok(false),
-                _ => Err(format!("{name} = {s:?} is not true/false")),
+                _ => Err(format!("column {name} = {s:?}: not true/false")),
             }
         }
         let opt_f = |name: &str, s: &str| -> Result<Option<f64>, String> {
@@ -360,6 +362,37 @@ impl TrialRow {
         })
     }
 
+    /// The value of `column` as `trials.csv` prints it (`None` for an unknown column).
+    pub fn field(&self, column: &str) -> Option<String> {
+        let at = |cols: &[&str], vals: Vec<String>| {
+            cols.iter()
+                .position(|c| *c == column)
+                .map(|i| vals[i].clone())
+        };
+        at(&TRIAL_KEY_COLUMNS, self.to_record()).or_else(|| {
+            at(
+                &TRIAL_METRIC_COLUMNS,
+                self.metric_cells().into_iter().collect(),
+            )
+        })
+    }
+
+    /// Check that the row's values are ones the observer can produce (see [`ROW_RULES`]): a
+    /// row that parses but breaks one of them was damaged or edited. The error names the
+    /// column, its value and the rule.
+    pub fn validate(&self) -> Result<(), String> {
+        for rule in ROW_RULES {
+            if !(rule.holds)(self) {
+                let value = self.field(rule.column).unwrap_or_default();
+                return Err(format!(
+                    "column {} = {value:?}: {}",
+                    rule.column, rule.requires
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The row as one JSON object whose keys are the `trials.csv` column names (`varied` are
     /// the varied parameters' keys); numbers are numbers, empty cells `null`.
     pub fn to_json(&self, varied: &[&str]) -> Value {
@@ -391,6 +424,127 @@ impl TrialRow {
         Value::Object(o)
     }
 }
+
+/// One invariant of a `trials.csv` row, reported against one column.
+pub struct RowRule {
+    /// The column named in the error (whose value is shown).
+    pub column: &'static str,
+    /// What must hold, as the error says it.
+    pub requires: &'static str,
+    /// The check.
+    pub holds: fn(&TrialRow) -> bool,
+}
+
+/// Every rule a row written by the observer (`crates/sim/src/observer.rs`) satisfies, checked
+/// on rows read back by `--resume`, `merge` and the final summary. Each one follows from how
+/// the observer computes the metrics: rounding to 3 decimals is monotonic, so an order between
+/// exact values survives it. (Counts are non-negative integers and booleans exactly
+/// `true`/`false` by parsing; durations are finite by parsing.)
+pub const ROW_RULES: &[RowRule] = &[
+    RowRule {
+        column: "mode",
+        requires: "must be sim or live",
+        holds: |r| r.mode == "sim" || r.mode == "live",
+    },
+    RowRule {
+        column: "nodes",
+        requires: "a cluster has at least one node",
+        holds: |r| r.nodes >= 1,
+    },
+    RowRule {
+        column: "detect_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| r.detect_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+    },
+    RowRule {
+        column: "elect_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| r.elect_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+    },
+    RowRule {
+        column: "unavailable_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| (0.0..=r.end_ms).contains(&r.unavailable_ms),
+    },
+    RowRule {
+        column: "split_brain_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| (0.0..=r.end_ms).contains(&r.split_brain_ms),
+    },
+    RowRule {
+        column: "minority_leader_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| (0.0..=r.end_ms).contains(&r.minority_leader_ms),
+    },
+    RowRule {
+        column: "end_ms",
+        requires: "a time is >= 0",
+        holds: |r| r.end_ms >= 0.0,
+    },
+    RowRule {
+        column: "converged",
+        requires: "converged = true exactly when leader and elect_ms are given",
+        // Only when converged is the odd one out; otherwise the rules below name the field.
+        holds: |r| r.leader.is_some() != r.elect_ms.is_some() || r.converged == r.leader.is_some(),
+    },
+    RowRule {
+        column: "leader",
+        requires: "a leader is given exactly when converged = true, and is one of 1..=nodes",
+        holds: |r| match r.leader {
+            Some(l) => r.converged && (1..=r.nodes).contains(&l),
+            None => !r.converged,
+        },
+    },
+    RowRule {
+        column: "elect_ms",
+        requires: "elect_ms is given exactly when converged = true",
+        holds: |r| r.elect_ms.is_some() == r.converged,
+    },
+    RowRule {
+        column: "unavailable_ms",
+        requires: "a converged trial has no time without a leader after elect_ms \
+                   (unavailable_ms <= elect_ms)",
+        holds: |r| r.elect_ms.is_none_or(|e| r.unavailable_ms <= e),
+    },
+    RowRule {
+        column: "split_brain",
+        requires: "split_brain = true exactly when max_leaders >= 2",
+        holds: |r| r.split_brain == (r.max_leaders >= 2),
+    },
+    RowRule {
+        column: "split_brain_ms",
+        requires: "split_brain_ms is 0 when split_brain = false",
+        holds: |r| r.split_brain || r.split_brain_ms == 0.0,
+    },
+    RowRule {
+        column: "max_leaders",
+        requires: "at most nodes leaders, and at least 1 when converged or leader_changes > 0",
+        holds: |r| {
+            r.max_leaders <= r.nodes
+                && (r.max_leaders >= 1 || (!r.converged && r.leader_changes == 0))
+        },
+    },
+    RowRule {
+        column: "msgs_election",
+        requires: "msgs_election = msgs_election_req + msgs_reply + msgs_leader",
+        holds: |r| {
+            r.msgs_election_req
+                .checked_add(r.msgs_reply)
+                .and_then(|s| s.checked_add(r.msgs_leader))
+                == Some(r.msgs_election)
+        },
+    },
+    RowRule {
+        column: "msgs_total",
+        requires: "the election window's messages (msgs_election + msgs_heartbeat) are part of \
+                   msgs_total",
+        holds: |r| {
+            r.msgs_election
+                .checked_add(r.msgs_heartbeat)
+                .is_some_and(|w| w <= r.msgs_total)
+        },
+    },
+];
 
 /// One `summary.csv` row: the statistics of one cell's trials (`rows`, in seed order), or
 /// a skipped cell with its reason. Every statistic is over the **measured** trials (see
@@ -529,6 +683,86 @@ mod tests {
         assert_eq!(j["split_brain"], true);
         let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
         assert_eq!(keys, trial_header(&["net.loss"]).iter().collect::<Vec<_>>());
+    }
+
+    /// A row as the observer could write it.
+    fn valid_row() -> TrialRow {
+        let mut r = row(3, Some(163.127), 12, false);
+        r.unavailable_ms = 160.0;
+        r.msgs_election_req = 6;
+        r.msgs_reply = 4;
+        r.msgs_leader = 2;
+        r
+    }
+
+    #[test]
+    fn valid_rows_pass_and_each_broken_invariant_is_named() {
+        valid_row().validate().unwrap();
+        let mut split = valid_row();
+        split.split_brain = true;
+        split.max_leaders = 2;
+        split.split_brain_ms = 0.0; // an instant of split brain
+        split.validate().unwrap();
+        let mut lost = valid_row();
+        lost.converged = false;
+        lost.leader = None;
+        lost.elect_ms = None;
+        lost.unavailable_ms = 2000.0;
+        lost.validate().unwrap();
+        type Break = fn(&mut TrialRow);
+        let cases: Vec<(&str, Break)> = vec![
+            ("column mode", |r| r.mode = "both".into()),
+            ("column nodes", |r| r.nodes = 0),
+            ("column detect_ms = \"-1\"", |r| r.detect_ms = Some(-1.0)),
+            ("column elect_ms", |r| r.elect_ms = Some(3000.0)),
+            ("column unavailable_ms", |r| r.unavailable_ms = -0.5),
+            ("column unavailable_ms", |r| r.unavailable_ms = 170.0),
+            ("column split_brain_ms", |r| r.split_brain_ms = 1.0),
+            ("column minority_leader_ms", |r| {
+                r.minority_leader_ms = 2500.0
+            }),
+            ("column leader = \"6\"", |r| r.leader = Some(6)),
+            ("column leader = \"0\"", |r| r.leader = Some(0)),
+            ("column converged = \"false\"", |r| r.converged = false),
+            ("column leader", |r| r.leader = None),
+            ("column elect_ms", |r| r.elect_ms = None),
+            ("column split_brain = \"true\"", |r| r.split_brain = true),
+            ("column split_brain = \"false\"", |r| r.max_leaders = 2),
+            ("column max_leaders", |r| r.max_leaders = 0),
+            ("column max_leaders", |r| {
+                r.max_leaders = 6;
+                r.split_brain = true
+            }),
+            ("column msgs_election", |r| r.msgs_leader += 1),
+            ("column msgs_total", |r| r.msgs_total = 14),
+        ];
+        for (want, break_it) in cases {
+            let mut r = valid_row();
+            break_it(&mut r);
+            let e = r.validate().unwrap_err();
+            assert!(e.contains(want), "{want:?} not in {e:?}");
+        }
+    }
+
+    #[test]
+    fn unparsable_fields_name_the_column_and_value() {
+        let r = valid_row();
+        let h = trial_header(&["net.loss"]);
+        for (col, bad) in [
+            ("elect_ms", "NaN"),
+            ("end_ms", "inf"),
+            ("unavailable_ms", "x"),
+            ("split_brain", "TRUE"),
+            ("converged", ""),
+            ("msgs_total", "-3"),
+            ("leader", "2.5"),
+        ] {
+            let mut rec = r.to_record();
+            rec[h.iter().position(|c| c == col).unwrap()] = bad.to_string();
+            let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
+            let e = TrialRow::from_record(&fields, 1).unwrap_err();
+            assert!(e.contains(&format!("{col} = {bad:?}")), "{e}");
+        }
     }
 
     #[test]

@@ -33,10 +33,14 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::error::{usage, Error, Result};
-use crate::files::{csv_bytes, prepare_dir, read_csv, write_atomic};
+use crate::files::{
+    csv_bytes, prepare_dir, read_csv, write_atomic, AtomicFile, CsvStream, DirLock,
+};
 use crate::plan::{Cell, SweepPlan};
 use crate::progress::Progress;
-use crate::results::{summary_header, summary_record, trial_header, TrialRow};
+use crate::results::{
+    summary_header, summary_record, trial_header, CellKey, TrialRow, SUMMARY_KEY_COLUMNS,
+};
 
 /// The marker holding the manifest of a sweep in progress.
 pub const IN_PROGRESS: &str = ".in-progress.json";
@@ -92,6 +96,9 @@ pub struct SweepOptions {
     pub shard: Option<Shard>,
     /// Continue an interrupted sweep in `out`.
     pub resume: bool,
+    /// Overwrite results of a different configuration in `out` (without it, such results
+    /// are refused).
+    pub force: bool,
     /// Show progress on stderr.
     pub progress: bool,
     /// The command line that reproduces the sweep (recorded in the manifest).
@@ -148,56 +155,6 @@ fn same_sweep(a: &Value, b: &Value) -> bool {
         .all(|k| a.get(k) == b.get(k))
 }
 
-/// Group `rows` (in file order) by the runnable cells of `cells`, checking every row's cell
-/// and seed. Returns the complete cells' row counts consumed and the byte offset after the
-/// last complete cell; a trailing partial cell is not counted. Rows that belong to no cell in
-/// order are an error.
-fn match_rows(
-    cells: &[&Cell],
-    plan: &SweepPlan,
-    rows: &[(TrialRow, u64)],
-    file: &Path,
-) -> Result<(usize, u64)> {
-    let seeds = plan.seeds as usize;
-    let mut pos = 0;
-    let mut complete = 0;
-    let mut offset = None;
-    for cell in cells.iter().filter(|c| c.skipped.is_none()) {
-        if pos == rows.len() {
-            break;
-        }
-        let key = cell.key();
-        let avail = (rows.len() - pos).min(seeds);
-        for (j, (row, _)) in rows[pos..pos + avail].iter().enumerate() {
-            let seed = plan.first_seed + j as u64;
-            if row.cell_key() != key || row.seed != seed {
-                return Err(Error::Results(format!(
-                    "{}: row {} is {} seed {}, but this configuration expects {} seed {seed} there; \
-                     the file comes from another sweep (rerun without --resume, or use another --out)",
-                    file.display(),
-                    pos + j + 2,
-                    describe_key(row),
-                    row.seed,
-                    cell.describe(&plan.varied_keys()),
-                )));
-            }
-        }
-        if avail < seeds {
-            break; // a partial cell: dropped, rerun
-        }
-        pos += seeds;
-        complete += 1;
-        offset = Some(rows[pos - 1].1);
-    }
-    if pos + seeds <= rows.len() {
-        return Err(Error::Results(format!(
-            "{}: more rows than this configuration has cells",
-            file.display()
-        )));
-    }
-    Ok((complete, offset.unwrap_or(0)))
-}
-
 fn describe_key(r: &TrialRow) -> String {
     let mut s = format!(
         "{} / {} nodes / {} / {}",
@@ -209,44 +166,135 @@ fn describe_key(r: &TrialRow) -> String {
     s
 }
 
-/// Read `trials.csv`: its header must be `header`; returns each row with the byte offset
-/// after it, or `None` if the file does not even hold a complete header line.
-fn read_trials(
-    path: &Path,
-    header: &[String],
+/// `trials.csv` read one row at a time: every row parsed and checked against the observer's
+/// invariants ([`TrialRow::validate`]); an error names the file, line, column and value.
+struct TrialStream {
+    csv: CsvStream,
     n_params: usize,
-) -> Result<Option<Vec<(TrialRow, u64)>>> {
-    let recs = read_csv(path)?;
-    let Some((first, _)) = recs.first() else {
-        return Ok(None);
-    };
-    if first.iter().ne(header.iter().map(String::as_str)) {
-        return Err(Error::Results(format!(
-            "{}: the header does not match this configuration's columns ({})",
-            path.display(),
-            header.join(",")
-        )));
-    }
-    recs[1..]
-        .iter()
-        .enumerate()
-        .map(|(i, (rec, off))| {
-            let fields: Vec<&str> = rec.iter().collect();
-            TrialRow::from_record(&fields, n_params)
-                .map(|r| (r, *off))
-                .map_err(|e| Error::Results(format!("{} line {}: {e}", path.display(), i + 2)))
-        })
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
+    /// The byte offset just past the header line.
+    header_end: u64,
 }
 
-/// The offset just past the header line of `trials.csv`.
-fn header_len(header: &[String]) -> u64 {
-    csv_bytes([header]).len() as u64
+impl TrialStream {
+    /// Open `path`, whose header must be `header`; `None` if the file does not even hold a
+    /// complete header line.
+    fn open(path: &Path, header: &[String], n_params: usize) -> Result<Option<TrialStream>> {
+        let mut csv = CsvStream::open(path)?;
+        let Some((first, header_end)) = csv.next_record()? else {
+            return Ok(None);
+        };
+        if first.iter().ne(header.iter().map(String::as_str)) {
+            return Err(Error::Results(format!(
+                "{}: the header does not match this configuration's columns ({})",
+                path.display(),
+                header.join(",")
+            )));
+        }
+        Ok(Some(TrialStream {
+            csv,
+            n_params,
+            header_end,
+        }))
+    }
+
+    /// The next row and the byte offset just past it.
+    fn next(&mut self) -> Result<Option<(TrialRow, u64)>> {
+        let n_params = self.n_params;
+        let Some((rec, off)) = self.csv.next_record()? else {
+            return Ok(None);
+        };
+        let fields: Vec<&str> = rec.iter().collect();
+        let row = TrialRow::from_record(&fields, n_params).and_then(|r| r.validate().map(|_| r));
+        row.map(|r| Some((r, off))).map_err(|e| self.error(&e))
+    }
+
+    /// An error about the row last read.
+    fn error(&self, what: &str) -> Error {
+        Error::Results(format!(
+            "{} line {}: {what}",
+            self.csv.path().display(),
+            self.csv.line()
+        ))
+    }
+}
+
+/// Walk `trials.csv` along the runnable `cells`, in order: every row must belong to the cell
+/// and seed this configuration expects there, and hold valid values. `on_cell` gets each
+/// complete cell's rows (one cell at a time: nothing more is held). Returns the number of
+/// complete cells and the byte offset just past the last one (past the header if none); a
+/// trailing partial cell is not counted. `None`: not even a complete header line.
+fn scan_trials(
+    path: &Path,
+    header: &[String],
+    cells: &[&Cell],
+    plan: &SweepPlan,
+    mut on_cell: impl FnMut(&Cell, &[TrialRow]),
+) -> Result<Option<(usize, u64)>> {
+    let varied = plan.varied_keys();
+    let Some(mut rows) = TrialStream::open(path, header, varied.len())? else {
+        return Ok(None);
+    };
+    let seeds = plan.seeds as usize;
+    let mut buf: Vec<TrialRow> = Vec::with_capacity(seeds);
+    let mut complete = 0;
+    let mut offset = rows.header_end;
+    for cell in cells.iter().filter(|c| c.skipped.is_none()) {
+        let key = cell.key();
+        buf.clear();
+        let mut end = offset;
+        while buf.len() < seeds {
+            let Some((row, off)) = rows.next()? else {
+                return Ok(Some((complete, offset))); // a partial cell: dropped, rerun
+            };
+            let seed = plan.first_seed + buf.len() as u64;
+            if row.cell_key() != key || row.seed != seed {
+                return Err(rows.error(&format!(
+                    "the row is {} seed {}, but this configuration expects {} seed {seed} \
+                     there; the file comes from another sweep (rerun without --resume, or use \
+                     another --out)",
+                    describe_key(&row),
+                    row.seed,
+                    cell.describe(&varied),
+                )));
+            }
+            buf.push(row);
+            end = off;
+        }
+        on_cell(cell, &buf);
+        complete += 1;
+        offset = end;
+    }
+    if rows.next()?.is_some() {
+        return Err(rows.error("more rows than this configuration has cells"));
+    }
+    Ok(Some((complete, offset)))
+}
+
+/// The manifest recorded in `dir` (`.in-progress.json` of a sweep under way or interrupted,
+/// else `manifest.json` of a finished one), with its path.
+fn recorded_manifest(dir: &Path) -> Result<Option<(PathBuf, Value)>> {
+    for p in [dir.join(IN_PROGRESS), dir.join("manifest.json")] {
+        if !p.exists() {
+            continue;
+        }
+        let text = fs::read_to_string(&p).map_err(|e| Error::io("cannot read", &p, e))?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", p.display())))?;
+        return Ok(Some((p, v)));
+    }
+    Ok(None)
 }
 
 /// Run `plan` (the whole grid, or one shard of it) into `opts.out`.
+///
+/// The directory is locked for the whole run ([`DirLock`]). Results of a different
+/// configuration already there are refused unless `opts.force`. Memory stays flat in the
+/// number of trials: a window of cells is held while it runs, and the summary is computed
+/// from `trials.csv` one cell at a time.
 pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> {
+    if opts.force && opts.resume {
+        return usage!("--force and --resume exclude each other: --force starts over");
+    }
     let all = plan.cells()?;
     let cells: Vec<&Cell> = all
         .iter()
@@ -267,39 +315,47 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         .map_err(|e| Error::Usage(format!("--jobs: {e}")))?;
 
     prepare_dir(out)?;
+    let _lock = DirLock::acquire(out)?;
+
+    let recorded = recorded_manifest(out)?;
+    if let Some((path, old)) = &recorded {
+        if !same_sweep(old, &expected) && !opts.force {
+            let what = if opts.resume {
+                return Err(Error::Results(format!(
+                    "{} was written by a different configuration than this one ({}); rerun \
+                     without --resume and with --force to start over, or choose another --out",
+                    out.display(),
+                    path.display()
+                )));
+            } else if path.ends_with(IN_PROGRESS) {
+                "an interrupted sweep"
+            } else {
+                "the results"
+            };
+            return usage!(
+                "{} holds {what} of a different configuration ({}); use --force to overwrite \
+                 them, or choose another --out",
+                out.display(),
+                path.display()
+            );
+        }
+    }
 
     // Resume: keep the complete cells already written.
     let mut done_cells = 0;
     let mut keep_bytes = 0;
     if opts.resume && trials_path.exists() {
-        let recorded = [marker.clone(), out.join("manifest.json")]
-            .into_iter()
-            .find(|p| p.exists());
-        let Some(recorded) = recorded else {
+        if recorded.is_none() {
             return Err(Error::Results(format!(
                 "{}: no {IN_PROGRESS} or manifest.json says which sweep wrote it; rerun without --resume",
                 trials_path.display()
             )));
-        };
-        let text =
-            fs::read_to_string(&recorded).map_err(|e| Error::io("cannot read", &recorded, e))?;
-        let old: Value = serde_json::from_str(&text)
-            .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", recorded.display())))?;
-        if !same_sweep(&old, &expected) {
-            return Err(Error::Results(format!(
-                "{} was written by a different configuration than this one; rerun without \
-                 --resume to start over, or choose another --out",
-                out.display()
-            )));
         }
-        if let Some(rows) = read_trials(&trials_path, &header, varied.len())? {
-            let (complete, offset) = match_rows(&cells, plan, &rows, &trials_path)?;
+        if let Some((complete, offset)) =
+            scan_trials(&trials_path, &header, &cells, plan, |_, _| {})?
+        {
             done_cells = complete;
-            keep_bytes = if complete == 0 {
-                header_len(&header)
-            } else {
-                offset
-            };
+            keep_bytes = offset;
         }
     }
     for stale in ["summary.csv", "manifest.json"] {
@@ -309,6 +365,75 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         }
     }
     write_atomic(&marker, &json_bytes(&expected))?;
+    let mut written = 0;
+    let r = run_cells(
+        plan,
+        opts,
+        &pool,
+        &cells[..],
+        total_trials,
+        done_cells,
+        keep_bytes,
+        &header,
+        &mut written,
+    );
+    if let Err(e) = r {
+        // Nothing worth resuming: leave the directory as if the sweep never started.
+        if done_cells + written == 0 {
+            let _ = fs::remove_file(&marker);
+            let _ = fs::remove_file(&trials_path);
+        }
+        return Err(e);
+    }
+
+    // Summaries from the file itself, one cell at a time.
+    let mut stats: Vec<Vec<String>> = Vec::with_capacity(runnable);
+    let complete = scan_trials(&trials_path, &header, &cells, plan, |c, rows| {
+        stats.push(summary_record(&c.key(), rows, None))
+    })?
+    .map_or(0, |(complete, _)| complete);
+    if complete != runnable {
+        return Err(Error::Results(format!(
+            "{}: {complete} complete cells after the sweep, expected {runnable}",
+            trials_path.display()
+        )));
+    }
+    let mut stats = stats.into_iter();
+    let mut summary = vec![summary_header(&varied)];
+    for c in &cells {
+        summary.push(match &c.skipped {
+            Some(why) => summary_record(&c.key(), &[], Some(why)),
+            None => stats.next().expect("one per runnable cell"),
+        });
+    }
+    write_atomic(&out.join("summary.csv"), &csv_bytes(&summary))?;
+    write_atomic(&out.join("manifest.json"), &json_bytes(&expected))?;
+    fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e))?;
+    Ok(SweepOutcome {
+        out: out.clone(),
+        cells: cells.len(),
+        skipped: cells.len() - runnable,
+        trials: total_trials,
+        resumed_cells: done_cells,
+    })
+}
+
+/// Run the runnable `cells` after the first `done_cells` and append their rows to
+/// `trials.csv` (cut to `keep_bytes` first, or started afresh when 0), counting the cells
+/// written in `written`.
+#[allow(clippy::too_many_arguments)]
+fn run_cells(
+    plan: &SweepPlan,
+    opts: &SweepOptions,
+    pool: &rayon::ThreadPool,
+    cells: &[&Cell],
+    total_trials: u64,
+    done_cells: usize,
+    keep_bytes: u64,
+    header: &[String],
+    written: &mut usize,
+) -> Result<()> {
+    let trials_path = opts.out.join("trials.csv");
     let mut file = if keep_bytes > 0 {
         let f = OpenOptions::new()
             .write(true)
@@ -324,7 +449,7 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
     } else {
         let mut f = fs::File::create(&trials_path)
             .map_err(|e| Error::io("cannot create", &trials_path, e))?;
-        f.write_all(&csv_bytes([&header]))
+        f.write_all(&csv_bytes([header]))
             .map_err(|e| Error::io("cannot write", &trials_path, e))?;
         f
     };
@@ -343,7 +468,8 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         done_cells as u64 * plan.seeds,
         threads,
     );
-    // Windows of consecutive cells big enough to keep every thread busy.
+    // Windows of consecutive cells big enough to keep every thread busy; only one window's
+    // rows are held at a time.
     let window_trials = (256 * threads as u64).max(plan.seeds);
     let mut i = 0;
     while i < todo.len() {
@@ -368,6 +494,7 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
             file.write_all(&bytes)
                 .and_then(|_| file.flush())
                 .map_err(|e| Error::io("cannot write", &trials_path, e))?;
+            *written += 1;
             progress.advance(plan.seeds);
         }
         i = j;
@@ -376,43 +503,7 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         .map_err(|e| Error::io("cannot sync", &trials_path, e))?;
     drop(file);
     progress.finish();
-
-    // Summaries from the file itself.
-    let rows = read_trials(&trials_path, &header, varied.len())?.unwrap_or_default();
-    let (complete, _) = match_rows(&cells, plan, &rows, &trials_path)?;
-    if complete != runnable {
-        return Err(Error::Results(format!(
-            "{}: {complete} complete cells after the sweep, expected {runnable}",
-            trials_path.display()
-        )));
-    }
-    let mut summary = vec![summary_header(&varied)];
-    let mut pos = 0;
-    for c in &cells {
-        let rec = match &c.skipped {
-            Some(why) => summary_record(&c.key(), &[], Some(why)),
-            None => {
-                let seeds = plan.seeds as usize;
-                let chunk: Vec<TrialRow> = rows[pos..pos + seeds]
-                    .iter()
-                    .map(|(r, _)| r.clone())
-                    .collect();
-                pos += seeds;
-                summary_record(&c.key(), &chunk, None)
-            }
-        };
-        summary.push(rec);
-    }
-    write_atomic(&out.join("summary.csv"), &csv_bytes(&summary))?;
-    write_atomic(&out.join("manifest.json"), &json_bytes(&expected))?;
-    fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e))?;
-    Ok(SweepOutcome {
-        out: out.clone(),
-        cells: cells.len(),
-        skipped: cells.len() - runnable,
-        trials: total_trials,
-        resumed_cells: done_cells,
-    })
+    Ok(())
 }
 
 /// What a merge did.
@@ -424,18 +515,226 @@ pub struct MergeOutcome {
     pub trials: u64,
 }
 
+/// One finished shard, as `merge` reads it.
+struct ShardFiles {
+    k: u32,
+    manifest: Value,
+    summary: Vec<csv::StringRecord>,
+    dir: PathBuf,
+}
+
+/// What every shard's manifest says about the sweep they split.
+struct MergeFrame {
+    mode: String,
+    first_seed: u64,
+    seeds: u64,
+    varied: Vec<String>,
+}
+
+impl MergeFrame {
+    fn of(m: &Value, path: &Path) -> Result<MergeFrame> {
+        let bad = |what: &str| {
+            Error::Results(format!(
+                "{}: the manifest's config has no valid {what}",
+                path.display()
+            ))
+        };
+        let config = m.get("config").ok_or_else(|| bad("config"))?;
+        let mode = config
+            .get("mode")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("mode"))?
+            .to_string();
+        let seeds = config.get("seeds").ok_or_else(|| bad("seeds"))?;
+        let first_seed = seeds
+            .get("first")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad("seeds.first"))?;
+        let count = seeds
+            .get("count")
+            .and_then(Value::as_u64)
+            .filter(|&c| c > 0 && first_seed.checked_add(c).is_some())
+            .ok_or_else(|| bad("seeds.count"))?;
+        let varied = config
+            .get("varied")
+            .and_then(Value::as_object)
+            .ok_or_else(|| bad("varied"))?
+            .keys()
+            .cloned()
+            .collect();
+        Ok(MergeFrame {
+            mode,
+            first_seed,
+            seeds: count,
+            varied,
+        })
+    }
+}
+
+/// Walk the shards' cells in the unsharded order: check every summary row's cell against
+/// its trials (cell, seeds, values), recompute its statistics and require the shard's to be
+/// the same, and hand each cell's trial rows to `out` (one cell at a time). Returns the
+/// recomputed `summary.csv` records (header first) and the number of trials.
+fn merge_pass(
+    loaded: &[ShardFiles],
+    frame: &MergeFrame,
+    mut out: impl FnMut(&[TrialRow]) -> Result<()>,
+) -> Result<(Vec<Vec<String>>, u64)> {
+    let n = loaded.len();
+    let varied: Vec<&str> = frame.varied.iter().map(String::as_str).collect();
+    let np = varied.len();
+    let sum_header = summary_header(&varied);
+    let trial_hdr = trial_header(&varied);
+    let mut streams = Vec::new();
+    for shard in loaded {
+        let sp = shard.dir.join("summary.csv");
+        if shard
+            .summary
+            .first()
+            .map(|h| h.iter().ne(sum_header.iter()))
+            != Some(false)
+        {
+            return Err(Error::Results(format!(
+                "{}: the header does not match the manifest's columns ({})",
+                sp.display(),
+                sum_header.join(",")
+            )));
+        }
+        let tp = shard.dir.join("trials.csv");
+        let Some(stream) = TrialStream::open(&tp, &trial_hdr, np)? else {
+            return Err(Error::Results(format!(
+                "{}: empty trials.csv (no header line)",
+                tp.display()
+            )));
+        };
+        streams.push(stream);
+    }
+    let trials_col = SUMMARY_KEY_COLUMNS.len() + np;
+    let total_cells: usize = loaded.iter().map(|s| s.summary.len() - 1).sum();
+    let mut summary_out = vec![sum_header.clone()];
+    let mut total_trials = 0u64;
+    let mut rows: Vec<TrialRow> = Vec::new();
+    for i in 0..total_cells {
+        let s = i % n;
+        let local = 1 + i / n;
+        let shard = &loaded[s];
+        let sp = shard.dir.join("summary.csv");
+        let Some(rec) = shard.summary.get(local) else {
+            return Err(Error::Results(format!(
+                "{}: shard {}/{n} has too few cells for a {total_cells}-cell sweep",
+                shard.dir.display(),
+                shard.k
+            )));
+        };
+        let line = local + 1;
+        let bad = |col: &str, why: &str| {
+            Error::Results(format!(
+                "{} line {line}: column {col} = {:?}: {why}",
+                sp.display(),
+                rec.get(sum_header.iter().position(|c| c == col).unwrap_or(0))
+                    .unwrap_or("")
+            ))
+        };
+        if rec.len() != sum_header.len() {
+            return Err(Error::Results(format!(
+                "{} line {line}: {} fields, expected {}",
+                sp.display(),
+                rec.len(),
+                sum_header.len()
+            )));
+        }
+        let nodes: u32 = rec[1]
+            .parse()
+            .map_err(|_| bad("nodes", "not a whole number"))?;
+        let key = CellKey {
+            mode: frame.mode.clone(),
+            protocol: rec[0].to_string(),
+            nodes,
+            scenario: rec[2].to_string(),
+            net: rec[3].to_string(),
+            params: rec.iter().skip(4).take(np).map(str::to_string).collect(),
+        };
+        let skipped = rec.get(rec.len() - 1).filter(|s| !s.is_empty());
+        let t: u64 = rec[trials_col]
+            .parse()
+            .map_err(|_| bad("trials", "not a whole number"))?;
+        let want = if skipped.is_some() { 0 } else { frame.seeds };
+        if t != want {
+            return Err(bad(
+                "trials",
+                &format!(
+                    "expected {want} ({})",
+                    if skipped.is_some() {
+                        "a skipped cell"
+                    } else {
+                        "the manifest's seeds.count"
+                    }
+                ),
+            ));
+        }
+        rows.clear();
+        let stream = &mut streams[s];
+        for j in 0..t {
+            let Some((row, _)) = stream.next()? else {
+                return Err(Error::Results(format!(
+                    "{}: trials.csv ends before the cell of {} line {line}",
+                    shard.dir.display(),
+                    sp.display()
+                )));
+            };
+            let seed = frame.first_seed + j;
+            if row.cell_key() != key || row.seed != seed {
+                return Err(stream.error(&format!(
+                    "the row is {} seed {}, but {} line {line} expects {} seed {seed} there",
+                    describe_key(&row),
+                    row.seed,
+                    sp.display(),
+                    describe_cell_key(&key),
+                )));
+            }
+            rows.push(row);
+        }
+        let recomputed = summary_record(&key, &rows, skipped);
+        if let Some(c) = (0..recomputed.len()).find(|&c| recomputed[c] != rec[c]) {
+            return Err(bad(
+                &sum_header[c],
+                &format!("the cell's trials give {:?}", recomputed[c]),
+            ));
+        }
+        out(&rows)?;
+        total_trials += t;
+        summary_out.push(recomputed);
+    }
+    for (stream, shard) in streams.iter_mut().zip(loaded) {
+        if stream.next()?.is_some() {
+            return Err(stream.error(&format!(
+                "more rows than {} counts",
+                shard.dir.join("summary.csv").display()
+            )));
+        }
+    }
+    Ok((summary_out, total_trials))
+}
+
+fn describe_cell_key(k: &CellKey) -> String {
+    let mut s = format!(
+        "{} / {} nodes / {} / {}",
+        k.protocol, k.nodes, k.scenario, k.net
+    );
+    for v in &k.params {
+        s.push_str(&format!(" / {v}"));
+    }
+    s
+}
+
 /// Join the finished shards in `shards` (every `k/N` of one sweep, in any order) into `out`:
-/// exactly the files the unsharded sweep writes.
+/// exactly the files the unsharded sweep writes. Every trial row is checked (its cell, its
+/// seed and its values, as `--resume` checks them) and `summary.csv` is recomputed from the
+/// merged trials; a shard whose summary disagrees with its trials is refused. The rows are
+/// streamed (memory is flat in the number of trials), and `out` is locked while written.
 pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
     if shards.is_empty() {
         return usage!("merge: no shard directories given");
-    }
-    struct ShardFiles {
-        k: u32,
-        manifest: Value,
-        summary: Vec<csv::StringRecord>,
-        trials: Vec<csv::StringRecord>,
-        dir: PathBuf,
     }
     let mut loaded = Vec::new();
     let mut n_shards = None;
@@ -469,19 +768,29 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
                 n_shards.unwrap_or(0)
             )));
         }
-        let summary = read_csv(&dir.join("summary.csv"))?
+        let summary: Vec<csv::StringRecord> = read_csv(&dir.join("summary.csv"))?
             .into_iter()
             .map(|r| r.0)
             .collect();
-        let trials = read_csv(&dir.join("trials.csv"))?
-            .into_iter()
-            .map(|r| r.0)
-            .collect();
+        if summary.is_empty() {
+            return Err(Error::Results(format!(
+                "{}: empty summary.csv",
+                dir.display()
+            )));
+        }
+        let cells = manifest.get("cells").and_then(Value::as_u64);
+        if cells != Some(summary.len() as u64 - 1) {
+            return Err(Error::Results(format!(
+                "{}: summary.csv has {} cells but the manifest says {}",
+                dir.display(),
+                summary.len() - 1,
+                cells.map_or("nothing".into(), |c| c.to_string())
+            )));
+        }
         loaded.push(ShardFiles {
             k: shard.k,
             manifest,
             summary,
-            trials,
             dir: dir.clone(),
         });
     }
@@ -509,16 +818,16 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
         )));
     }
     let base = &loaded[0];
-    for s in &loaded[1..] {
-        let strip = |m: &Value| {
-            let mut m = m.clone();
-            if let Some(o) = m.as_object_mut() {
-                for k in ["shard", "cells", "trials"] {
-                    o.shift_remove(k);
-                }
+    let strip = |m: &Value| {
+        let mut m = m.clone();
+        if let Some(o) = m.as_object_mut() {
+            for k in ["shard", "cells", "trials"] {
+                o.shift_remove(k);
             }
-            m
-        };
+        }
+        m
+    };
+    for s in &loaded[1..] {
         if strip(&s.manifest) != strip(&base.manifest) {
             return Err(Error::Results(format!(
                 "{} and {} are shards of different sweeps",
@@ -526,64 +835,24 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
                 s.dir.display()
             )));
         }
-        if s.summary.first() != base.summary.first() || s.trials.first() != base.trials.first() {
+    }
+    let frame = MergeFrame::of(&base.manifest, &base.dir.join("manifest.json"))?;
+    // Check everything before writing anything.
+    let (summary_out, total_trials) = merge_pass(&loaded, &frame, |_| Ok(()))?;
+    for s in &loaded {
+        let mine = s.summary[1..]
+            .iter()
+            .filter(|r| r.get(r.len() - 1) == Some(""))
+            .count() as u64
+            * frame.seeds;
+        if s.manifest.get("trials").and_then(Value::as_u64) != Some(mine) {
             return Err(Error::Results(format!(
-                "{} and {} have different CSV headers",
-                base.dir.display(),
+                "{}: the manifest's trials count is not the {mine} trials of its cells",
                 s.dir.display()
             )));
         }
     }
-    let (Some(sum_header), Some(trial_hdr)) = (base.summary.first(), base.trials.first()) else {
-        return Err(Error::Results(format!(
-            "{}: empty summary.csv or trials.csv",
-            base.dir.display()
-        )));
-    };
-    let trials_col = sum_header
-        .iter()
-        .position(|c| c == "trials")
-        .ok_or_else(|| Error::Results("summary.csv has no trials column".into()))?;
-    let total_cells: usize = loaded.iter().map(|s| s.summary.len() - 1).sum();
-    let mut summary_out = vec![sum_header.clone()];
-    let mut trials_out = vec![trial_hdr.clone()];
-    let mut next_trial = vec![1usize; loaded.len()];
-    let mut total_trials = 0u64;
-    for i in 0..total_cells {
-        let s = i % n as usize;
-        let local = 1 + i / n as usize;
-        let shard = &loaded[s];
-        let Some(rec) = shard.summary.get(local) else {
-            return Err(Error::Results(format!(
-                "{}: shard {}/{n} has too few cells for a {total_cells}-cell sweep",
-                shard.dir.display(),
-                shard.k
-            )));
-        };
-        let t: usize = rec
-            .get(trials_col)
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| Error::Results(format!("{}: bad trials count", shard.dir.display())))?;
-        let from = next_trial[s];
-        if from + t > shard.trials.len() {
-            return Err(Error::Results(format!(
-                "{}: trials.csv has fewer rows than summary.csv counts",
-                shard.dir.display()
-            )));
-        }
-        trials_out.extend(shard.trials[from..from + t].iter().cloned());
-        next_trial[s] = from + t;
-        total_trials += t as u64;
-        summary_out.push(rec.clone());
-    }
-    for (s, shard) in loaded.iter().enumerate() {
-        if next_trial[s] != shard.trials.len() {
-            return Err(Error::Results(format!(
-                "{}: trials.csv has more rows than summary.csv counts",
-                shard.dir.display()
-            )));
-        }
-    }
+    let total_cells = summary_out.len() - 1;
     let mut m = Map::new();
     for (k, v) in base.manifest.as_object().into_iter().flatten() {
         match k.as_str() {
@@ -600,7 +869,14 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
         }
     }
     prepare_dir(out)?;
-    write_atomic(&out.join("trials.csv"), &csv_bytes(&trials_out))?;
+    let _lock = DirLock::acquire(out)?;
+    let varied: Vec<&str> = frame.varied.iter().map(String::as_str).collect();
+    let mut trials = AtomicFile::create(&out.join("trials.csv"))?;
+    trials.write(&csv_bytes([trial_header(&varied)]))?;
+    merge_pass(&loaded, &frame, |rows| {
+        trials.write(&csv_bytes(rows.iter().map(TrialRow::to_record)))
+    })?;
+    trials.commit()?;
     write_atomic(&out.join("summary.csv"), &csv_bytes(&summary_out))?;
     write_atomic(&out.join("manifest.json"), &json_bytes(&Value::Object(m)))?;
     Ok(MergeOutcome {
@@ -612,6 +888,56 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tiny_plan() -> SweepPlan {
+        crate::SweepSpec::from_toml(
+            "protocols = [\"bully\"]\nnodes = [3]\nscenarios = [\"leader-crash\"]\nseeds = 2\n",
+        )
+        .unwrap()
+        .plan()
+        .unwrap()
+    }
+
+    fn opts(out: &Path) -> SweepOptions {
+        SweepOptions {
+            out: out.to_path_buf(),
+            jobs: Some(1),
+            shard: None,
+            resume: false,
+            force: false,
+            progress: false,
+            command: "test".into(),
+            git_commit: None,
+        }
+    }
+
+    #[test]
+    fn a_sweep_that_fails_before_any_cell_leaves_no_marker_and_no_lock() {
+        let d = tempfile::tempdir().unwrap();
+        // trials.csv cannot be created: a directory has its name.
+        fs::create_dir(d.path().join("trials.csv")).unwrap();
+        let e = run_sweep(&tiny_plan(), &opts(d.path())).unwrap_err();
+        assert!(e.to_string().contains("trials.csv"), "{e}");
+        let mut left: Vec<String> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, vec!["trials.csv".to_string()]);
+    }
+
+    #[test]
+    fn a_finished_sweep_leaves_its_three_files_only() {
+        let d = tempfile::tempdir().unwrap();
+        let o = run_sweep(&tiny_plan(), &opts(d.path())).unwrap();
+        assert_eq!(o.trials, 2);
+        let mut left: Vec<String> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["manifest.json", "summary.csv", "trials.csv"]);
+    }
 
     #[test]
     fn shards_parse_and_partition() {

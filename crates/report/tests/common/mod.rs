@@ -376,4 +376,12 @@ pub fn vary(dir: &Path, key: &str, values: &[&str]) {
         }
         std::fs::write(dir.join(file), out).unwrap();
     }
+    // Every cell and trial is now there once per value.
+    let mp = dir.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&mp).unwrap()).unwrap();
+    for k in ["cells", "trials"] {
+        m[k] = (m[k].as_u64().unwrap() * values.len() as u64).into();
+    }
+    std::fs::write(&mp, m.to_string()).unwrap();
 }
