@@ -1153,6 +1153,7 @@ where
             up: &up,
             leader,
             last_crashed: self.last_crashed,
+            initial_leader: self.observer.leader_at_reference(),
             rng: &mut self.fault_rng,
         })
     }
@@ -1229,7 +1230,8 @@ where
                     self.shared.detection[id.index()].store(enabled, Ordering::Relaxed);
                 }
             }
-            Applied::Resume(_) | Applied::Skipped(_) => {}
+            // Live mode runs no workload (see `election_sim::workload`): no resource to cut.
+            Applied::ResourceCut(_) | Applied::Resume(_) | Applied::Skipped(_) => {}
         }
         self.observer.on_fault(applied);
     }

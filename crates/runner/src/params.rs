@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use election_bully::Rejoin;
 use election_core::Timing;
+use election_sim::workload::{Commit, Fencing, Workload};
 use election_sim::NetConfig;
 
 use crate::error::{usage, Result};
@@ -106,6 +107,9 @@ pub const PARAMS: &[ParamDef] = &[
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
     p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
     p("net.fifo", Kind::Bool, "the profile's", "links never reorder"),
+    p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
+    p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
+    p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
     p("fault_at_ms", Kind::Ms, "1000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
     p("fault_jitter_ms", Kind::Ms, "heartbeat_ms", "random offset added to fault_at_ms per trial"),
     p("fault_wait_ms", Kind::Ms, "10000", "if no leader is agreed at the drawn fault instant, the scenario's faults wait for one at most this long (0: fire anyway); a trial that waits in vain undergoes no fault and is marked (faults_skipped)"),
@@ -255,6 +259,12 @@ pub struct Resolved {
     pub fault_jitter_ms: f64,
     /// `fault_wait_ms`.
     pub fault_wait_ms: f64,
+    /// `workload.interval_ms` (0: no workload).
+    pub workload_interval_ms: f64,
+    /// `workload.fencing`.
+    pub workload_fencing: Fencing,
+    /// `workload.commit`.
+    pub workload_commit: Commit,
     /// `settle_ms`.
     pub settle_ms: f64,
     /// `horizon_ms`.
@@ -322,6 +332,15 @@ impl Resolved {
             fault_at_ms: num("fault_at_ms", 1000.0),
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
             fault_wait_ms: num("fault_wait_ms", 10_000.0),
+            workload_interval_ms: num("workload.interval_ms", 10.0),
+            workload_fencing: match get("workload.fencing") {
+                Some("off") => Fencing::Off,
+                _ => Fencing::Token,
+            },
+            workload_commit: match get("workload.commit") {
+                Some("majority") => Commit::Majority,
+                _ => Commit::Resource,
+            },
             settle_ms: num("settle_ms", 2.0 * window),
             horizon_ms: num("horizon_ms", 20_000.0),
             outage_ms: num("outage_ms", 5.0 * window),
@@ -346,6 +365,16 @@ impl Resolved {
             );
         }
         Ok(r)
+    }
+
+    /// The workload of a trial.
+    pub fn workload(&self) -> Workload {
+        Workload {
+            interval: (self.workload_interval_ms > 0.0)
+                .then(|| Resolved::duration(self.workload_interval_ms)),
+            fencing: self.workload_fencing,
+            commit: self.workload_commit,
+        }
     }
 
     /// The detection window's upper end, `detect_timeout_ms + detect_jitter_ms`.

@@ -510,6 +510,7 @@ impl Cell {
             trace,
             reference_ms: None,
             fault_wait: (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms)),
+            workload: r.workload(),
         }
     }
 

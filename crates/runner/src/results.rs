@@ -16,11 +16,12 @@ use crate::stats::{mean, percentile, wilson, Z95};
 pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
 
 /// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 21] = [
+pub const TRIAL_METRIC_COLUMNS: [&str; 29] = [
     "converged",
     "leader",
     "detect_ms",
     "elect_ms",
+    "failover_ms",
     "unavailable_ms",
     "msgs_election",
     "msgs_total",
@@ -28,14 +29,21 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 21] = [
     "split_brain",
     "split_brain_ms",
     "minority_leader_ms",
+    "paused_leader_ms",
     "max_leaders",
     "same_epoch_leaders",
     "leader_changes",
     "elections_started",
+    "writes_ok",
+    "writes_stale",
+    "writes_fenced",
+    "stale_window_ms",
+    "write_unavailable_ms",
     "msgs_election_req",
     "msgs_reply",
     "msgs_leader",
     "msgs_heartbeat",
+    "msgs_workload",
     "faults_skipped",
     "end_ms",
 ];
@@ -44,7 +52,7 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 21] = [
 pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
 
 /// The statistic columns of `summary.csv`, after the varied parameters.
-pub const SUMMARY_STAT_COLUMNS: [&str; 25] = [
+pub const SUMMARY_STAT_COLUMNS: [&str; 36] = [
     "trials",
     "measured",
     "converged_rate",
@@ -68,6 +76,17 @@ pub const SUMMARY_STAT_COLUMNS: [&str; 25] = [
     "leader_changes_mean",
     "detect_ms_p50",
     "same_epoch_leaders_max",
+    "failover_ms_p50",
+    "failover_ms_p95",
+    "failover_ms_p99",
+    "paused_leader_ms_mean",
+    "writes_ok_mean",
+    "writes_stale_mean",
+    "writes_stale_max",
+    "stale_rate",
+    "writes_fenced_mean",
+    "stale_window_ms_mean",
+    "write_unavailable_ms_mean",
     "faults_skipped_trials",
     "skipped",
 ];
@@ -146,6 +165,8 @@ pub struct TrialRow {
     pub detect_ms: Option<f64>,
     /// Reference instant to the final agreed leader.
     pub elect_ms: Option<f64>,
+    /// Reference instant to the first agreed leader after losing one (0: never lost).
+    pub failover_ms: Option<f64>,
     /// Time without an agreed leader.
     pub unavailable_ms: f64,
     /// Election traffic (every category but heartbeats) in the election window.
@@ -160,6 +181,8 @@ pub struct TrialRow {
     pub split_brain_ms: f64,
     /// Time with a leader outside the largest component.
     pub minority_leader_ms: f64,
+    /// Time with a paused node in the leader role.
+    pub paused_leader_ms: f64,
     /// Most live leaders at once.
     pub max_leaders: u32,
     /// Leaders claiming the same epoch at once.
@@ -168,6 +191,16 @@ pub struct TrialRow {
     pub leader_changes: u32,
     /// Elections started after the reference instant.
     pub elections_started: u32,
+    /// Writes taken from leaders not deposed (`None`: no workload).
+    pub writes_ok: Option<u64>,
+    /// Writes taken from deposed leaders.
+    pub writes_stale: Option<u64>,
+    /// Writes refused for their fencing token.
+    pub writes_fenced: Option<u64>,
+    /// Time during which deposed leaders' writes were being taken.
+    pub stale_window_ms: Option<f64>,
+    /// Time during which no write was taken.
+    pub write_unavailable_ms: Option<f64>,
     /// Window count of Election-category messages.
     pub msgs_election_req: u64,
     /// Window count of Reply-category messages.
@@ -176,6 +209,8 @@ pub struct TrialRow {
     pub msgs_leader: u64,
     /// Window count of Heartbeat-category messages.
     pub msgs_heartbeat: u64,
+    /// Workload messages over the whole trial.
+    pub msgs_workload: u64,
     /// Fault actions that did not apply (see [`Metrics::faults_skipped`]).
     pub faults_skipped: u32,
     /// When the trial ended, ms.
@@ -215,6 +250,7 @@ impl TrialRow {
             leader: m.leader.map(|l| l.0),
             detect_ms: m.detect_ms.map(round_ms),
             elect_ms: m.elect_ms.map(round_ms),
+            failover_ms: m.failover_ms.map(round_ms),
             unavailable_ms: round_ms(m.unavailable_ms),
             msgs_election: w.sent_election(),
             msgs_total: m.total.sent_total(),
@@ -222,14 +258,21 @@ impl TrialRow {
             split_brain: m.split_brain,
             split_brain_ms: round_ms(m.split_brain_ms),
             minority_leader_ms: round_ms(m.minority_leader_ms),
+            paused_leader_ms: round_ms(m.paused_leader_ms),
             max_leaders: m.max_leaders,
             same_epoch_leaders: m.same_epoch_leaders,
             leader_changes: m.leader_changes,
             elections_started: m.elections_started,
+            writes_ok: m.writes.map(|x| x.ok),
+            writes_stale: m.writes.map(|x| x.stale),
+            writes_fenced: m.writes.map(|x| x.fenced),
+            stale_window_ms: m.writes.map(|x| round_ms(x.stale_window_ms)),
+            write_unavailable_ms: m.writes.map(|x| round_ms(x.unavailable_ms)),
             msgs_election_req: w.sent_of(MsgCategory::Election),
             msgs_reply: w.sent_of(MsgCategory::Reply),
             msgs_leader: w.sent_of(MsgCategory::Leader),
             msgs_heartbeat: w.sent_of(MsgCategory::Heartbeat),
+            msgs_workload: m.msgs_workload,
             faults_skipped: m.faults_skipped,
             end_ms: round_ms(m.end_ms),
         }
@@ -253,13 +296,15 @@ impl TrialRow {
         }
     }
 
-    fn metric_cells(&self) -> [String; 21] {
+    fn metric_cells(&self) -> [String; TRIAL_METRIC_COLUMNS.len()] {
         let opt = |x: Option<f64>| x.map(fmt_ms).unwrap_or_default();
+        let opt_n = |x: Option<u64>| x.map(|v| v.to_string()).unwrap_or_default();
         [
             self.converged.to_string(),
             self.leader.map(|l| l.to_string()).unwrap_or_default(),
             opt(self.detect_ms),
             opt(self.elect_ms),
+            opt(self.failover_ms),
             fmt_ms(self.unavailable_ms),
             self.msgs_election.to_string(),
             self.msgs_total.to_string(),
@@ -267,14 +312,21 @@ impl TrialRow {
             self.split_brain.to_string(),
             fmt_ms(self.split_brain_ms),
             fmt_ms(self.minority_leader_ms),
+            fmt_ms(self.paused_leader_ms),
             self.max_leaders.to_string(),
             self.same_epoch_leaders.to_string(),
             self.leader_changes.to_string(),
             self.elections_started.to_string(),
+            opt_n(self.writes_ok),
+            opt_n(self.writes_stale),
+            opt_n(self.writes_fenced),
+            opt(self.stale_window_ms),
+            opt(self.write_unavailable_ms),
             self.msgs_election_req.to_string(),
             self.msgs_reply.to_string(),
             self.msgs_leader.to_string(),
             self.msgs_heartbeat.to_string(),
+            self.msgs_workload.to_string(),
             self.faults_skipped.to_string(),
             fmt_ms(self.end_ms),
         ]
@@ -301,7 +353,14 @@ impl TrialRow {
         if rec.len() != want {
             return Err(format!("{} fields, expected {want}", rec.len()));
         }
-        let m = &rec[TRIAL_KEY_COLUMNS.len() + n_params..];
+        let metrics = &rec[TRIAL_KEY_COLUMNS.len() + n_params..];
+        let m = |name: &str| -> &str {
+            let i = TRIAL_METRIC_COLUMNS
+                .iter()
+                .position(|c| *c == name)
+                .expect("a metric column");
+            metrics[i]
+        };
         fn int<T: std::str::FromStr>(name: &str, s: &str) -> Result<T, String> {
             s.parse()
                 .map_err(|_| format!("column {name} = {s:?}: not a whole number"))
@@ -319,13 +378,25 @@ impl TrialRow {
                 _ => Err(format!("column {name} = {s:?}: not true/false")),
             }
         }
-        let opt_f = |name: &str, s: &str| -> Result<Option<f64>, String> {
-            if s.is_empty() {
-                Ok(None)
-            } else {
-                float(name, s).map(Some)
+        let b = |name: &str| boolean(name, m(name));
+        let f = |name: &str| float(name, m(name));
+        let opt_f = |name: &str| -> Result<Option<f64>, String> {
+            match m(name) {
+                "" => Ok(None),
+                s => float(name, s).map(Some),
             }
         };
+        let opt_n = |name: &str| -> Result<Option<u64>, String> {
+            match m(name) {
+                "" => Ok(None),
+                s => int(name, s).map(Some),
+            }
+        };
+        macro_rules! n {
+            ($name:literal) => {
+                int($name, m($name))?
+            };
+        }
         Ok(TrialRow {
             mode: rec[0].to_string(),
             protocol: rec[1].to_string(),
@@ -334,31 +405,37 @@ impl TrialRow {
             net: rec[4].to_string(),
             seed: int("seed", rec[5])?,
             params: rec[6..6 + n_params].iter().map(|s| s.to_string()).collect(),
-            converged: boolean("converged", m[0])?,
-            leader: if m[1].is_empty() {
-                None
-            } else {
-                Some(int("leader", m[1])?)
-            },
-            detect_ms: opt_f("detect_ms", m[2])?,
-            elect_ms: opt_f("elect_ms", m[3])?,
-            unavailable_ms: float("unavailable_ms", m[4])?,
-            msgs_election: int("msgs_election", m[5])?,
-            msgs_total: int("msgs_total", m[6])?,
-            bytes_total: int("bytes_total", m[7])?,
-            split_brain: boolean("split_brain", m[8])?,
-            split_brain_ms: float("split_brain_ms", m[9])?,
-            minority_leader_ms: float("minority_leader_ms", m[10])?,
-            max_leaders: int("max_leaders", m[11])?,
-            same_epoch_leaders: int("same_epoch_leaders", m[12])?,
-            leader_changes: int("leader_changes", m[13])?,
-            elections_started: int("elections_started", m[14])?,
-            msgs_election_req: int("msgs_election_req", m[15])?,
-            msgs_reply: int("msgs_reply", m[16])?,
-            msgs_leader: int("msgs_leader", m[17])?,
-            msgs_heartbeat: int("msgs_heartbeat", m[18])?,
-            faults_skipped: int("faults_skipped", m[19])?,
-            end_ms: float("end_ms", m[20])?,
+            converged: b("converged")?,
+            leader: opt_n("leader")?
+                .map(|l| u32::try_from(l).map_err(|_| format!("column leader = {l}: too large")))
+                .transpose()?,
+            detect_ms: opt_f("detect_ms")?,
+            elect_ms: opt_f("elect_ms")?,
+            failover_ms: opt_f("failover_ms")?,
+            unavailable_ms: f("unavailable_ms")?,
+            msgs_election: n!("msgs_election"),
+            msgs_total: n!("msgs_total"),
+            bytes_total: n!("bytes_total"),
+            split_brain: b("split_brain")?,
+            split_brain_ms: f("split_brain_ms")?,
+            minority_leader_ms: f("minority_leader_ms")?,
+            paused_leader_ms: f("paused_leader_ms")?,
+            max_leaders: n!("max_leaders"),
+            same_epoch_leaders: n!("same_epoch_leaders"),
+            leader_changes: n!("leader_changes"),
+            elections_started: n!("elections_started"),
+            writes_ok: opt_n("writes_ok")?,
+            writes_stale: opt_n("writes_stale")?,
+            writes_fenced: opt_n("writes_fenced")?,
+            stale_window_ms: opt_f("stale_window_ms")?,
+            write_unavailable_ms: opt_f("write_unavailable_ms")?,
+            msgs_election_req: n!("msgs_election_req"),
+            msgs_reply: n!("msgs_reply"),
+            msgs_leader: n!("msgs_leader"),
+            msgs_heartbeat: n!("msgs_heartbeat"),
+            msgs_workload: n!("msgs_workload"),
+            faults_skipped: n!("faults_skipped"),
+            end_ms: f("end_ms")?,
         })
     }
 
@@ -475,6 +552,45 @@ pub const ROW_RULES: &[RowRule] = &[
         column: "minority_leader_ms",
         requires: "a duration is >= 0 and <= end_ms",
         holds: |r| (0.0..=r.end_ms).contains(&r.minority_leader_ms),
+    },
+    RowRule {
+        column: "failover_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| r.failover_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+    },
+    RowRule {
+        column: "paused_leader_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| (0.0..=r.end_ms).contains(&r.paused_leader_ms),
+    },
+    RowRule {
+        column: "stale_window_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| r.stale_window_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+    },
+    RowRule {
+        column: "write_unavailable_ms",
+        requires: "a duration is >= 0 and <= end_ms",
+        holds: |r| r.write_unavailable_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+    },
+    RowRule {
+        column: "writes_ok",
+        requires: "the write columns are all given (a workload ran) or all empty",
+        holds: |r| {
+            let given = [
+                r.writes_ok.is_some(),
+                r.writes_stale.is_some(),
+                r.writes_fenced.is_some(),
+                r.stale_window_ms.is_some(),
+                r.write_unavailable_ms.is_some(),
+            ];
+            given.iter().all(|&g| g) || given.iter().all(|&g| !g)
+        },
+    },
+    RowRule {
+        column: "stale_window_ms",
+        requires: "stale_window_ms is 0 when writes_stale = 0",
+        holds: |r| r.writes_stale != Some(0) || r.stale_window_ms == Some(0.0),
     },
     RowRule {
         column: "end_ms",
@@ -612,6 +728,37 @@ pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) ->
             .max()
             .map(|m| m.to_string())
             .unwrap_or_default(),
+    ]);
+    let mut failover: Vec<f64> = rows.iter().filter_map(|t| t.failover_ms).collect();
+    failover.sort_by(f64::total_cmp);
+    let wrote: Vec<&&TrialRow> = rows.iter().filter(|t| t.writes_ok.is_some()).collect();
+    let of_w = |f: fn(&TrialRow) -> Option<f64>| -> Vec<f64> {
+        wrote.iter().filter_map(|t| f(t)).collect()
+    };
+    let stale_trials = wrote
+        .iter()
+        .filter(|t| t.writes_stale.unwrap_or(0) > 0)
+        .count();
+    r.extend([
+        o(percentile(&failover, 0.50), fmt_ms),
+        o(percentile(&failover, 0.95), fmt_ms),
+        o(percentile(&failover, 0.99), fmt_ms),
+        o(mean(&of(|t| t.paused_leader_ms)), fmt_ms),
+        o(mean(&of_w(|t| t.writes_ok.map(|v| v as f64))), fmt_ms),
+        o(mean(&of_w(|t| t.writes_stale.map(|v| v as f64))), fmt_ms),
+        wrote
+            .iter()
+            .filter_map(|t| t.writes_stale)
+            .max()
+            .map(|m| m.to_string())
+            .unwrap_or_default(),
+        o(
+            (!wrote.is_empty()).then(|| stale_trials as f64 / wrote.len() as f64),
+            fmt_rate,
+        ),
+        o(mean(&of_w(|t| t.writes_fenced.map(|v| v as f64))), fmt_ms),
+        o(mean(&of_w(|t| t.stale_window_ms)), fmt_ms),
+        o(mean(&of_w(|t| t.write_unavailable_ms)), fmt_ms),
         faults_skipped_trials.to_string(),
         skipped.unwrap_or("").to_string(),
     ]);
@@ -635,6 +782,7 @@ mod tests {
             leader: elect.map(|_| 4),
             detect_ms: Some(150.5),
             elect_ms: elect,
+            failover_ms: elect,
             unavailable_ms: elect.unwrap_or(19000.0),
             msgs_election: msgs,
             msgs_total: 100 + msgs,
@@ -642,14 +790,21 @@ mod tests {
             split_brain: split,
             split_brain_ms: if split { 2.0 } else { 0.0 },
             minority_leader_ms: 0.0,
+            paused_leader_ms: 0.0,
             max_leaders: if split { 2 } else { 1 },
             same_epoch_leaders: 0,
             leader_changes: 1,
             elections_started: 2,
+            writes_ok: Some(80),
+            writes_stale: Some(if split { 3 } else { 0 }),
+            writes_fenced: Some(if split { 1 } else { 0 }),
+            stale_window_ms: Some(if split { 30.0 } else { 0.0 }),
+            write_unavailable_ms: Some(elect.unwrap_or(19000.0)),
             msgs_election_req: msgs,
             msgs_reply: 0,
             msgs_leader: 0,
             msgs_heartbeat: 3,
+            msgs_workload: 83,
             faults_skipped: 0,
             end_ms: 2000.25,
         }

@@ -306,6 +306,8 @@ pub struct SimConfig {
     /// long after the first fault's scheduled instant (see the [`fault`](crate::fault) module
     /// docs). `None`: faults fire at their scheduled instants whoever leads.
     pub fault_wait: Option<Duration>,
+    /// The leader's work and the shared resource (see [`crate::workload`]); off by default.
+    pub workload: crate::workload::Workload,
 }
 
 impl SimConfig {
@@ -322,6 +324,7 @@ impl SimConfig {
             trace: false,
             reference_ms: None,
             fault_wait: None,
+            workload: crate::workload::Workload::OFF,
         }
     }
 
@@ -467,7 +470,9 @@ fn validate_action(field: &str, a: &FaultAction, n: u32) -> Result<(), ConfigErr
             check_set(&format!("{field}.from"), from, n)?;
             check_set(&format!("{field}.to"), to, n)
         }
-        FaultAction::Detection { nodes, .. } => check_set(&format!("{field}.nodes"), nodes, n),
+        FaultAction::Detection { nodes, .. } | FaultAction::ResourceCut(nodes) => {
+            check_set(&format!("{field}.nodes"), nodes, n)
+        }
         FaultAction::Heal => Ok(()),
         FaultAction::Partition(groups) => validate_partition(&format!("{field}.groups"), groups, n),
     }

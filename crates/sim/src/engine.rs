@@ -5,17 +5,21 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use election_core::{
-    Action, Io, Message, NodeId, Protocol, Rng, RngExt, SeedableRng, Status, Time, TimerKind,
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time,
+    TimerKind,
 };
 
 use crate::config::{ConfigError, Sampler, SimConfig};
 use crate::fault::{Applied, FaultAction, Resolver};
 use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
+use crate::workload::{Commit, Resource, Workload, WriteTag};
 
 /// ChaCha stream numbers: each consumer of randomness has its own stream of the trial seed.
 const STREAM_NET: u64 = 1;
 const STREAM_PROTOCOL: u64 = 2;
 const STREAM_FAULTS: u64 = 3;
+/// The workload's own stream, so that switching it on changes none of the protocols' draws.
+const STREAM_WORKLOAD: u64 = 4;
 
 /// The outcome of one trial.
 #[derive(Clone, Debug)]
@@ -53,6 +57,32 @@ enum Event<P: Protocol> {
         node: NodeId,
         pause: u64,
     },
+    /// The workload starts (at the reference instant): every leader begins writing.
+    WorkloadStart,
+    /// A leader's next write is due.
+    Write {
+        node: NodeId,
+        generation: u64,
+    },
+    /// A write reaches the shared resource.
+    WriteArrive(WriteTag),
+    /// Majority commit: a write reaches a peer, which acknowledges it if it follows the writer.
+    AckRequest {
+        write: usize,
+        to: NodeId,
+    },
+    /// Majority commit: an acknowledgement reaches the writer.
+    Ack {
+        write: usize,
+        from: NodeId,
+    },
+}
+
+/// A write waiting for a majority of acknowledgements.
+struct PendingWrite {
+    tag: WriteTag,
+    acks: u32,
+    taken: bool,
 }
 
 struct Entry<P: Protocol> {
@@ -109,6 +139,10 @@ struct Node<P: Protocol> {
     pause_id: u64,
     backlog: Vec<Event<P>>,
     detection: bool,
+    /// Bumped whenever the node's writing stops (it leaves the leader role, or crashes).
+    write_gen: u64,
+    /// A write fell due while the node was paused: it leaves first when the node resumes.
+    write_due: bool,
 }
 
 /// One trial of protocol `P` over the simulated network.
@@ -142,6 +176,13 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     fault_keys: Vec<(Time, u64)>,
     /// Waiting for an agreed leader before starting the fault timeline.
     waiting_for_leader: bool,
+    workload: Workload,
+    workload_rng: Rng,
+    workload_started: bool,
+    resource: Resource,
+    /// Nodes cut off from the shared resource (by index; empty: none).
+    resource_cut: Vec<bool>,
+    pending_writes: Vec<PendingWrite>,
     horizon: Time,
     events: u64,
 }
@@ -175,6 +216,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 pause_id: 0,
                 backlog: Vec::new(),
                 detection: true,
+                write_gen: 0,
+                write_due: false,
             })
             .collect();
         // With a wait for a leader and no explicit reference, the reference instant is known
@@ -206,6 +249,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             last_fault_at: Time::ZERO,
             fault_keys: vec![(Time::ZERO, 0); cfg.faults.len()],
             waiting_for_leader: false,
+            workload: cfg.workload,
+            workload_rng: stream(STREAM_WORKLOAD),
+            workload_started: false,
+            resource: Resource::default(),
+            resource_cut: Vec::new(),
+            pending_writes: Vec::new(),
             events: 0,
             factory,
             cfg,
@@ -234,6 +283,16 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 let at = fault_time(sim.cfg.faults[i].at_ms);
                 sim.last_fault_at = sim.last_fault_at.max(at);
                 sim.push(at, Event::Fault(i));
+            }
+        }
+        if sim.workload.on() {
+            sim.observer
+                .set_workload(sim.workload.interval.unwrap_or_default());
+            if !(waits && sim.cfg.reference_ms.is_none()) {
+                // The reference instant is known: the workload starts there, after the faults
+                // of that instant (as when a timeline that waited for a leader starts).
+                let t0 = sim.cfg.reference();
+                sim.push(t0, Event::WorkloadStart);
             }
         }
         Ok(sim)
@@ -368,6 +427,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.waiting_for_leader = false;
                 if self.cfg.reference_ms.is_none() {
                     self.observer.set_reference(now);
+                    if self.workload.on() {
+                        self.push(now, Event::WorkloadStart);
+                    }
                 }
                 let wait = self.cfg.fault_wait.unwrap_or_default();
                 for _ in 0..std::mem::take(&mut self.faults_pending) {
@@ -385,8 +447,72 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 n.paused = false;
                 let backlog = std::mem::take(&mut n.backlog);
                 self.observer.on_fault(Applied::Resume(node));
+                // A write that fell due during the pause leaves before the backlog is handled.
+                let n = &mut self.nodes[node.index()];
+                if std::mem::take(&mut n.write_due) {
+                    let generation = n.write_gen;
+                    self.write(now, node, generation);
+                }
                 for ev in backlog {
                     self.handle(now, ev);
+                }
+            }
+            Event::WorkloadStart => {
+                self.workload_started = true;
+                for i in 0..self.nodes.len() {
+                    let id = NodeId::from_index(i);
+                    if self.leads(id) {
+                        let generation = self.nodes[i].write_gen;
+                        self.write(now, id, generation);
+                    }
+                }
+            }
+            Event::Write { node, generation } => {
+                let st = &mut self.nodes[node.index()];
+                if st.proto.is_none() || st.write_gen != generation {
+                    return;
+                }
+                if st.paused {
+                    st.write_due = true;
+                    return;
+                }
+                self.write(now, node, generation);
+            }
+            Event::WriteArrive(tag) => {
+                if self.resource_cut.get(tag.writer.index()) == Some(&true) {
+                    return; // cut while in flight
+                }
+                if self.resource.offer(self.workload.fencing, tag.token) {
+                    self.observer.on_write_taken(tag);
+                } else {
+                    self.observer.on_write_fenced(tag);
+                }
+            }
+            Event::AckRequest { write, to } => {
+                let writer = self.pending_writes[write].tag.writer;
+                let st = &self.nodes[to.index()];
+                if !self.links.is_up(writer, to) || st.proto.is_none() || st.paused {
+                    return;
+                }
+                if self.observer.status(to).and_then(|s| s.leader) != Some(writer) {
+                    return;
+                }
+                self.observer.on_workload_msg();
+                if let Some(at) = self.workload_delivery(now, to, Some(writer)) {
+                    self.push(at, Event::Ack { write, from: to });
+                }
+            }
+            Event::Ack { write, from } => {
+                let p = &mut self.pending_writes[write];
+                let writer = p.tag.writer;
+                if !self.links.is_up(from, writer) || self.nodes[writer.index()].proto.is_none() {
+                    return;
+                }
+                p.acks += 1;
+                if !p.taken && p.acks >= election_core::majority(self.nodes.len() as u32) {
+                    p.taken = true;
+                    let tag = p.tag;
+                    self.observer.on_write_taken(tag);
                 }
             }
             ev => {
@@ -443,10 +569,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 });
                 self.input(now, node, |p, io| p.on_timer(io, timer));
             }
-            Event::Fault(_)
-            | Event::TimelineStart
-            | Event::TimelineGiveUp
-            | Event::Resume { .. } => unreachable!("handled in dispatch"),
+            _ => unreachable!("handled in dispatch"),
         }
     }
 
@@ -475,7 +598,92 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             self.carry_out(now, id, action);
         }
         self.actions = actions;
+        if self.workload_started {
+            let was = self.observer.status(id).map(|s| s.role) == Some(Role::Leader);
+            let is = status.role == Role::Leader;
+            if was != is {
+                let n = &mut self.nodes[id.index()];
+                n.write_gen += 1;
+                n.write_due = false;
+                if is {
+                    // A new leader starts writing at once.
+                    let generation = n.write_gen;
+                    self.push(now, Event::Write { node: id, generation });
+                }
+            }
+        }
         self.observer.on_status(id, Some(status));
+    }
+
+    /// Does `id` believe it leads (as last reported)?
+    fn leads(&self, id: NodeId) -> bool {
+        self.nodes[id.index()].proto.is_some()
+            && self.observer.status(id).map(|s| s.role) == Some(Role::Leader)
+    }
+
+    /// `node` (leading, live, not paused) sends a write now and schedules its next one.
+    fn write(&mut self, now: Time, node: NodeId, generation: u64) {
+        let interval = self.workload.interval.unwrap_or_default();
+        if !self.leads(node) {
+            return;
+        }
+        if self.nodes[node.index()].paused {
+            self.nodes[node.index()].write_due = true;
+            return;
+        }
+        let tag = self.observer.write_tag(node);
+        match self.workload.commit {
+            Commit::Resource => {
+                self.observer.on_workload_msg();
+                let cut = self.resource_cut.get(node.index()) == Some(&true);
+                if !cut {
+                    if let Some(at) = self.workload_delivery(now, node, None) {
+                        self.push(at, Event::WriteArrive(tag));
+                    }
+                }
+            }
+            Commit::Majority => {
+                let write = self.pending_writes.len();
+                self.pending_writes.push(PendingWrite {
+                    tag,
+                    acks: 1,
+                    taken: false,
+                });
+                if election_core::majority(self.nodes.len() as u32) <= 1 {
+                    self.pending_writes[write].taken = true;
+                    self.observer.on_write_taken(tag);
+                }
+                for i in 0..self.nodes.len() {
+                    let to = NodeId::from_index(i);
+                    if to == node {
+                        continue;
+                    }
+                    self.observer.on_workload_msg();
+                    if !self.links.is_up(node, to) {
+                        continue;
+                    }
+                    if let Some(at) = self.workload_delivery(now, node, Some(to)) {
+                        self.push(at, Event::AckRequest { write, to });
+                    }
+                }
+            }
+        }
+        self.push(now + interval, Event::Write { node, generation });
+    }
+
+    /// When a workload message from `from` to `to` (`None`: the resource) arrives, or `None` if
+    /// it is lost. Drawn from the workload's own stream; not FIFO-ordered (writes are
+    /// independent of each other).
+    fn workload_delivery(&mut self, now: Time, from: NodeId, to: Option<NodeId>) -> Option<Time> {
+        if self.loss > 0.0 && self.workload_rng.random_bool(self.loss) {
+            return None;
+        }
+        let n = self.nodes.len();
+        let sampler = match to.and_then(|to| self.link_latency.get(from.index() * n + to.index())) {
+            Some(Some(s)) => s,
+            _ => &self.latency,
+        };
+        Some(now + std::time::Duration::from_nanos(sampler.sample_ns(&mut self.workload_rng)))
     }
 
     fn carry_out(&mut self, now: Time, from: NodeId, action: Action<P>) {
@@ -567,6 +775,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         self.waiting_for_leader = false;
         if self.cfg.reference_ms.is_none() {
             self.observer.set_reference(now);
+            if self.workload.on() {
+                self.push(now, Event::WorkloadStart);
+            }
         }
         let first = self.fault_keys.iter().map(|k| k.0).min().unwrap_or(now);
         let delay = now - first;
@@ -593,6 +804,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             up: &up,
             leader,
             last_crashed: self.last_crashed,
+            initial_leader: self.observer.leader_at_reference(),
             rng: &mut self.fault_rng,
         })
     }
@@ -606,6 +818,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 st.proto = None;
                 st.paused = false;
                 st.backlog.clear();
+                st.write_gen += 1;
+                st.write_due = false;
                 for slot in &mut st.timers {
                     slot.generation += 1;
                     slot.armed = None;
@@ -658,7 +872,16 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             }
             Applied::Heal => {
                 self.links.heal();
+                self.resource_cut.clear();
                 self.observer.topology_changed(&self.links);
+            }
+            Applied::ResourceCut(ref nodes) => {
+                if self.resource_cut.is_empty() {
+                    self.resource_cut = vec![false; self.nodes.len()];
+                }
+                for id in nodes {
+                    self.resource_cut[id.index()] = true;
+                }
             }
             Applied::SetLoss(p) => self.loss = p,
             Applied::Suspect(id) => {

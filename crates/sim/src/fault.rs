@@ -53,6 +53,9 @@ pub enum Selector {
     /// The k-th highest live node other than the one [`Selector::Leader`] picks (1 = the
     /// highest follower). Finds no node when there is no leader.
     KthHighestFollower(u32),
+    /// The agreed leader when the trial's first fault fired (the reference instant), whatever
+    /// it is doing now: in `Recover`, only if it is crashed; elsewhere, only if it is live.
+    InitialLeader,
     /// Inside a partition group only: every node not named by another group.
     Rest,
 }
@@ -102,7 +105,10 @@ pub enum FaultAction {
     },
     /// Cut every link to and from the node.
     Isolate(Selector),
-    /// Restore every link.
+    /// Cut the nodes off the shared resource of the workload (both directions); writes in
+    /// flight from them are lost. `Heal` restores these links too.
+    ResourceCut(NodeSet),
+    /// Restore every link (between nodes, and to the shared resource).
     Heal,
     /// Change the network's loss probability from now on.
     SetLoss(f64),
@@ -159,6 +165,8 @@ pub enum Applied {
     },
     /// Isolated this node.
     Isolate(NodeId),
+    /// Cut these nodes off the shared resource.
+    ResourceCut(Vec<NodeId>),
     /// Restored every link.
     Heal,
     /// Set the loss probability.
@@ -188,6 +196,8 @@ pub struct Resolver<'a> {
     pub leader: Option<NodeId>,
     /// The node most recently crashed by a `Crash` action.
     pub last_crashed: Option<NodeId>,
+    /// The agreed leader at the reference instant.
+    pub initial_leader: Option<NodeId>,
     /// The trial's fault stream, for `Selector::Random`.
     pub rng: &'a mut election_core::Rng,
 }
@@ -238,6 +248,7 @@ impl Resolver<'_> {
             }
             Selector::Id(id) => pick(Some(id)),
             Selector::LastCrashed => pick(self.last_crashed),
+            Selector::InitialLeader => pick(self.initial_leader),
             Selector::KthLowestFollower(k) if !among_crashed => follower(k, false),
             Selector::KthHighestFollower(k) if !among_crashed => follower(k, true),
             Selector::KthLowestFollower(_) | Selector::KthHighestFollower(_) => None,
@@ -332,6 +343,10 @@ impl Resolver<'_> {
             FaultAction::Isolate(sel) => match self.node(sel, false) {
                 Some(id) => Applied::Isolate(id),
                 None => skipped("isolate", &sel),
+            },
+            FaultAction::ResourceCut(nodes) => match self.set(nodes) {
+                Some(nodes) => Applied::ResourceCut(nodes),
+                None => skipped("cut_resource", &nodes),
             },
             FaultAction::Heal => Applied::Heal,
             FaultAction::SetLoss(p) => Applied::SetLoss(p),

@@ -32,8 +32,14 @@
 //! # Faults
 //!
 //! See [`FaultAction`] and [`Selector`]: crash, recover, pause (stop-the-world), partition,
-//! one-way link cuts, isolate, heal, loss changes, forced suspicion and switching automatic
-//! failure detection off.
+//! one-way link cuts, isolate, cutting nodes off the shared resource, heal, loss changes, forced
+//! suspicion and switching automatic failure detection off.
+//!
+//! # Workload
+//!
+//! See [`workload`]: every leader writes to a shared resource (or to a majority) every interval,
+//! carrying its epoch as a fencing token; the observer counts the writes taken from deposed
+//! leaders. Its randomness is stream 4, so it changes none of the protocols' draws.
 //!
 //! # Metrics
 //!
@@ -53,6 +59,7 @@ mod engine;
 pub mod fault;
 pub mod observer;
 pub mod pingpong;
+pub mod workload;
 
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, SimConfig};
 pub use engine::{Sim, TrialReport};

@@ -28,8 +28,27 @@
 //!   `converged` is whether such an interval exists at the end; if not, `elect_ms` is empty.
 //!   For a majority protocol whose majority is gone, `converged = false` is the right answer.
 //! * `unavailable_ms`: total time from `t0` to the end during which there is no agreed leader.
-//! * `split_brain`: some instant at or after `t0` had two or more live nodes in the leader role;
-//!   `split_brain_ms` is the total such time and `max_leaders` the largest number at once.
+//! * `failover_ms`: `t0` to the first instant at or after `t0` at which the largest component has
+//!   an agreed leader again after losing it (0 if it never lost one; empty if it never regained
+//!   one). Where a scenario's question is "how fast is the leader replaced", this is the answer;
+//!   `elect_ms` below is the *final* agreement, which in partition, recovery and rejoin scenarios
+//!   includes the outage.
+//! * `split_brain`: some instant at or after `t0` had two or more **acting** leaders — live nodes
+//!   in the leader role that are not paused (a node frozen by a stop-the-world pause cannot act on
+//!   its belief while frozen); `split_brain_ms` is the total such time and `max_leaders` the
+//!   largest number at once.
+//! * `paused_leader_ms`: total time after `t0` during which a paused node still believes it leads
+//!   (reported apart from `split_brain_ms`).
+//! * Writes (when the workload is on; see [`crate::workload`]): a write *taken* after `t0` (by
+//!   the resource, or by a majority) is `writes_ok` if its writer had not been deposed when it was
+//!   taken and `writes_stale` if it had — some node was elected after it, with a higher epoch than
+//!   the write's token, or (protocols without epochs) by entering the leader role after the
+//!   writer last did. `writes_fenced` counts writes the resource refused for their token.
+//!   `stale_window_ms` is the measure of the union of `[w, w + interval)` over the instants `w`
+//!   at which stale writes were taken (the time during which a deposed leader's writes were
+//!   being taken, at the workload's resolution); `write_unavailable_ms` is the time from `t0` to
+//!   the end not covered by `[w, w + interval)` for any taken write (the time during which no
+//!   write could be taken).
 //! * `minority_leader_ms`: total time from `t0` during which some live node *outside* the largest
 //!   component is in the leader role — a stranded leader that still believes it leads (a Raft
 //!   leader cut off on the minority side without CheckQuorum, a bully coordinator on the small
@@ -51,6 +70,7 @@
 use election_core::{MsgCategory, NodeId, Role, Status, Time};
 
 use crate::fault::Applied;
+use crate::workload::{Coverage, WriteTag};
 
 /// Why a message was not delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +147,37 @@ pub enum TraceKind {
     },
     /// A fault action fired.
     Fault(Applied),
+    /// A write of the workload took effect or was fenced (at the resource, or by a majority).
+    Write {
+        /// Who sent it.
+        writer: NodeId,
+        /// Its fencing token.
+        token: Option<u64>,
+        /// What became of it.
+        outcome: WriteOutcome,
+    },
+}
+
+/// What became of a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// Taken from a leader not deposed.
+    Ok,
+    /// Taken from a deposed leader: damage.
+    Stale,
+    /// Refused for its token.
+    Fenced,
+}
+
+impl WriteOutcome {
+    /// Lowercase name for traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteOutcome::Ok => "ok",
+            WriteOutcome::Stale => "stale",
+            WriteOutcome::Fenced => "fenced",
+        }
+    }
 }
 
 /// One trace record.
@@ -224,10 +275,35 @@ pub struct Metrics {
     /// Fault actions that did not apply: their selector found no node, the timeline gave up
     /// waiting for a leader, or the trial ended before they fired.
     pub faults_skipped: u32,
+    /// `t0` to the first instant the largest component has an agreed leader again after it lost
+    /// one (0 if it never lost one; `None` if it never regained one).
+    pub failover_ms: Option<f64>,
+    /// Time after `t0` with a paused node in the leader role.
+    pub paused_leader_ms: f64,
+    /// The workload's outcome, if there was a workload.
+    pub writes: Option<WriteMetrics>,
+    /// Workload messages (writes, acknowledgement requests and acknowledgements) over the whole
+    /// trial; never part of any election or heartbeat count.
+    pub msgs_workload: u64,
     /// Every fault action as it fired (selectors resolved) or was skipped, with its instant.
     pub fault_log: Vec<(Time, Applied)>,
     /// When the trial ended, in ms.
     pub end_ms: f64,
+}
+
+/// What the workload's writes did after `t0`. See the module docs for each definition.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WriteMetrics {
+    /// Writes taken from a leader that had not been deposed.
+    pub ok: u64,
+    /// Writes taken from a deposed leader.
+    pub stale: u64,
+    /// Writes refused for their token.
+    pub fenced: u64,
+    /// Time during which a deposed leader's writes were being taken.
+    pub stale_window_ms: f64,
+    /// Time during which no write was taken.
+    pub unavailable_ms: f64,
 }
 
 /// Which links are up. `down[from * n + to]`; a node's link to itself is always up.
@@ -312,6 +388,23 @@ pub struct Observer {
     faults_skipped: u32,
     leader_at_t0: Option<NodeId>,
     fault_log: Vec<(Time, Applied)>,
+    /// Paused nodes (by index); a paused leader is not counted among acting leaders.
+    paused: Vec<bool>,
+    leaders_paused: u32,
+    paused_leader_ns: u64,
+    /// Entries into the leader role so far, numbered in order; each node's latest entry.
+    entries: u64,
+    node_entry: Vec<u64>,
+    /// The highest epoch any node has entered (or kept) the leader role with.
+    max_leader_epoch: Option<u64>,
+    lost_after_t0: bool,
+    regained_at: Option<Time>,
+    /// The workload interval, if there is a workload.
+    workload: Option<std::time::Duration>,
+    writes: WriteMetrics,
+    taken: Coverage,
+    stale_taken: Coverage,
+    msgs_workload: u64,
     trace: Option<Vec<TraceEvent>>,
 }
 
@@ -347,6 +440,19 @@ impl Observer {
             faults_skipped: 0,
             leader_at_t0: None,
             fault_log: Vec::new(),
+            paused: vec![false; n],
+            leaders_paused: 0,
+            paused_leader_ns: 0,
+            entries: 0,
+            node_entry: vec![0; n],
+            max_leader_epoch: None,
+            lost_after_t0: false,
+            regained_at: None,
+            workload: None,
+            writes: WriteMetrics::default(),
+            taken: Coverage::default(),
+            stale_taken: Coverage::default(),
+            msgs_workload: 0,
             trace: trace.then(Vec::new),
         }
     }
@@ -373,6 +479,9 @@ impl Observer {
             if self.leaders_outside > 0 {
                 self.minority_ns += dt;
             }
+            if self.leaders_paused > 0 {
+                self.paused_leader_ns += dt;
+            }
         }
         self.now = t;
     }
@@ -396,6 +505,9 @@ impl Observer {
     fn cross_t0(&mut self) {
         self.crossed_t0 = true;
         self.leader_at_t0 = self.agreed;
+        if self.agreed.is_none() {
+            self.lost_after_t0 = true;
+        }
         self.counts_at_t0 = self.counts;
         self.max_leaders = self.max_leaders.max(self.leaders_live);
     }
@@ -455,6 +567,11 @@ impl Observer {
         self.agreed
     }
 
+    /// The agreed leader when the reference instant came (`None` before it, or if none).
+    pub fn leader_at_reference(&self) -> Option<NodeId> {
+        self.leader_at_t0
+    }
+
     /// Since when the current agreement (or disagreement) holds.
     pub fn agreed_since(&self) -> Time {
         self.agreed_since
@@ -488,15 +605,34 @@ impl Observer {
         let was_leader = matches!(old, Some(s) if s.role == Role::Leader);
         let is_leader = matches!(new, Some(s) if s.role == Role::Leader);
         let after = self.after_t0();
+        let paused = self.paused[i];
+        let acting = if paused {
+            &mut self.leaders_paused
+        } else {
+            &mut self.leaders_live
+        };
         match (was_leader, is_leader) {
             (false, true) => {
-                self.leaders_live += 1;
+                *acting += 1;
                 if after {
                     self.leader_changes += 1;
                 }
             }
-            (true, false) => self.leaders_live -= 1,
+            (true, false) => *acting -= 1,
             _ => {}
+        }
+        if new.is_none() {
+            self.paused[i] = false;
+        }
+        if is_leader {
+            let epoch = new.and_then(|s| s.epoch);
+            if !was_leader || epoch != old.and_then(|s| s.epoch) {
+                self.entries += 1;
+                self.node_entry[i] = self.entries;
+                if let Some(e) = epoch {
+                    self.max_leader_epoch = Some(self.max_leader_epoch.map_or(e, |m| m.max(e)));
+                }
+            }
         }
         if is_leader {
             let epoch = new.and_then(|s| s.epoch);
@@ -610,6 +746,13 @@ impl Observer {
                 .count() as u32
         };
         let now_agreed = self.compute_agreed();
+        if self.after_t0() && self.crossed_t0 {
+            if now_agreed.is_none() {
+                self.lost_after_t0 = true;
+            } else if self.lost_after_t0 && self.regained_at.is_none() {
+                self.regained_at = Some(self.now);
+            }
+        }
         if now_agreed != self.agreed {
             self.agreed = now_agreed;
             self.agreed_since = self.now;
@@ -639,10 +782,107 @@ impl Observer {
         if matches!(applied, Applied::Skipped(_)) {
             self.faults_skipped += 1;
         }
+        match applied {
+            Applied::Pause(id, _) => self.set_paused(id, true),
+            Applied::Resume(id) => self.set_paused(id, false),
+            _ => {}
+        }
         if !matches!(applied, Applied::Resume(_)) {
             self.fault_log.push((self.now, applied.clone()));
         }
         self.record(|| TraceKind::Fault(applied));
+    }
+
+    fn set_paused(&mut self, id: NodeId, paused: bool) {
+        let i = id.index();
+        if i >= self.n || self.paused[i] == paused || self.status[i].is_none() {
+            return;
+        }
+        self.paused[i] = paused;
+        if matches!(self.status[i], Some(s) if s.role == Role::Leader) {
+            if paused {
+                self.leaders_live -= 1;
+                self.leaders_paused += 1;
+            } else {
+                self.leaders_paused -= 1;
+                self.leaders_live += 1;
+                if self.after_t0() {
+                    self.max_leaders = self.max_leaders.max(self.leaders_live);
+                }
+            }
+        }
+    }
+
+    /// The workload runs with this interval: write metrics will be reported.
+    pub fn set_workload(&mut self, interval: std::time::Duration) {
+        self.workload = Some(interval);
+    }
+
+    /// The tag of a write `writer` sends now: its token (epoch) and its latest leader entry.
+    pub fn write_tag(&self, writer: NodeId) -> WriteTag {
+        WriteTag {
+            writer,
+            token: self.status[writer.index()].and_then(|s| s.epoch),
+            entry: self.node_entry[writer.index()],
+            sent: self.now,
+        }
+    }
+
+    /// Had the writer of `tag` been deposed by now? With a token: a leader was elected with a
+    /// higher epoch. Without: another node entered the leader role after the writer last did.
+    pub fn deposed(&self, tag: &WriteTag) -> bool {
+        match tag.token {
+            Some(t) => self.max_leader_epoch.is_some_and(|m| m > t),
+            None => self
+                .node_entry
+                .iter()
+                .enumerate()
+                .any(|(j, &e)| j != tag.writer.index() && e > tag.entry),
+        }
+    }
+
+    /// A workload message (a write, an acknowledgement request or an acknowledgement) was sent.
+    #[inline]
+    pub fn on_workload_msg(&mut self) {
+        self.msgs_workload += 1;
+    }
+
+    /// A write took effect now (taken by the resource, or acknowledged by a majority).
+    pub fn on_write_taken(&mut self, tag: WriteTag) {
+        let stale = self.deposed(&tag);
+        let outcome = if stale {
+            WriteOutcome::Stale
+        } else {
+            WriteOutcome::Ok
+        };
+        self.record(|| TraceKind::Write {
+            writer: tag.writer,
+            token: tag.token,
+            outcome,
+        });
+        if !self.after_t0() {
+            return;
+        }
+        let len = self.workload.unwrap_or_default();
+        self.taken.add(self.now, len);
+        if stale {
+            self.writes.stale += 1;
+            self.stale_taken.add(self.now, len);
+        } else {
+            self.writes.ok += 1;
+        }
+    }
+
+    /// A write was refused for its token.
+    pub fn on_write_fenced(&mut self, tag: WriteTag) {
+        self.record(|| TraceKind::Write {
+            writer: tag.writer,
+            token: tag.token,
+            outcome: WriteOutcome::Fenced,
+        });
+        if self.after_t0() {
+            self.writes.fenced += 1;
+        }
     }
 
     /// Close the trial at `end` and compute its metrics and trace.
@@ -686,6 +926,18 @@ impl Observer {
             reference_ms: self.t0.as_millis_f64(),
             leader_at_reference: self.leader_at_t0,
             faults_skipped: self.faults_skipped,
+            failover_ms: if self.lost_after_t0 {
+                self.regained_at.map(|t| ms(t.0 - self.t0.0))
+            } else {
+                Some(0.0)
+            },
+            paused_leader_ms: ms(self.paused_leader_ns),
+            writes: self.workload.map(|_| WriteMetrics {
+                stale_window_ms: ms(self.stale_taken.up_to(end)),
+                unavailable_ms: ms((end.0 - self.t0.0).saturating_sub(self.taken.up_to(end))),
+                ..self.writes
+            }),
+            msgs_workload: self.msgs_workload,
             fault_log: std::mem::take(&mut self.fault_log),
             end_ms: end.as_millis_f64(),
         };
