@@ -175,7 +175,7 @@ impl Latency {
 /// too large saturates. Equal to `(ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64` for
 /// every input, without the `round` library call (this runs once per message).
 #[inline]
-fn ms_to_ns(ms: f64) -> u64 {
+pub(crate) fn ms_to_ns(ms: f64) -> u64 {
     let x = ms * 1e6;
     // Float-to-int casts saturate (NaN to 0). Below 2^53, `x - floor(x)` is exact; above it
     // `x` is a whole number and the difference is 0 (or, past u64::MAX, saturates anyway).

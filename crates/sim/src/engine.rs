@@ -9,7 +9,7 @@ use election_core::{
     Action, Io, Message, NodeId, Protocol, Rng, RngExt, SeedableRng, Status, Time, TimerKind,
 };
 
-use crate::config::{ConfigError, Sampler, SimConfig};
+use crate::config::{ms_to_ns, ConfigError, Sampler, SimConfig};
 use crate::fault::{Applied, FaultAction, NodeSet, Resolver, Selector};
 use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
 
@@ -199,7 +199,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         let mut order: Vec<usize> = (0..sim.cfg.faults.len()).collect();
         order.sort_by(|&a, &b| sim.cfg.faults[a].at_ms.total_cmp(&sim.cfg.faults[b].at_ms));
         for i in order {
-            let at = Time((sim.cfg.faults[i].at_ms * 1e6).round() as u64);
+            let at = Time(ms_to_ns(sim.cfg.faults[i].at_ms));
             sim.last_fault_at = sim.last_fault_at.max(at);
             sim.push(at, Event::Fault(i));
         }
@@ -475,7 +475,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             Some(Some(s)) => s,
             _ => &self.latency,
         };
-        let mut at = Time(now.0 + sampler.sample_ns(&mut self.net_rng));
+        // Saturating: a draw past the last representable instant is also past the horizon,
+        // so the message simply never arrives.
+        let mut at = Time(now.0.saturating_add(sampler.sample_ns(&mut self.net_rng)));
         if self.cfg.net.fifo && !matches!(sampler, Sampler::Constant(_)) {
             if self.fifo_last.is_empty() {
                 self.fifo_last = vec![Time::ZERO; n * n];
@@ -542,7 +544,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             },
             FaultAction::Pause { node, ms } => match self.resolve(node, false) {
                 Some(id) => {
-                    let until = now + Duration::from_nanos((ms * 1e6).round() as u64);
+                    let until = now + Duration::from_nanos(ms_to_ns(ms));
                     let st = &mut self.nodes[id.index()];
                     st.paused = true;
                     st.pause_id += 1;
