@@ -27,6 +27,12 @@ use election_sim::NetConfig;
 use crate::error::{usage, Result};
 use crate::net::{format_latency, parse_latency, NetProfile};
 
+/// The largest millisecond value a parameter accepts: 1e12 ms, about 31.7 years. Every
+/// millisecond parameter becomes a nanosecond count in a `u64` (at most about 1.8e13 ms), and
+/// the derived defaults add and double them, so anything larger is refused by name instead of
+/// silently saturating.
+pub const MAX_MS: f64 = 1e12;
+
 /// What kind of value a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -52,14 +58,14 @@ impl Kind {
     /// What a valid value looks like, for error messages and `election-bench params`.
     pub fn describe(self) -> String {
         match self {
-            Kind::Ms => "milliseconds >= 0".into(),
-            Kind::PositiveMs => "milliseconds > 0".into(),
+            Kind::Ms => "milliseconds >= 0 (at most 1e12)".into(),
+            Kind::PositiveMs => "milliseconds > 0 (at most 1e12)".into(),
             Kind::Probability => "a probability in [0, 1]".into(),
             Kind::Bool => "true | false".into(),
             Kind::Count => "a whole number >= 1".into(),
             Kind::Choice(c) => c.join(" | "),
             Kind::Latency => crate::net::LATENCY_SYNTAX.into(),
-            Kind::MsRange => "LO-HI milliseconds (or one number)".into(),
+            Kind::MsRange => "LO-HI milliseconds (or one number), at most 1e12".into(),
         }
     }
 }
@@ -152,7 +158,7 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
     Ok(match def.kind {
         Kind::Ms | Kind::PositiveMs => {
             let v = number(key, raw_t)?;
-            if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) {
+            if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) || v > MAX_MS {
                 return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
             }
             format!("{v}")
@@ -189,8 +195,8 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
                     (v, v)
                 }
             };
-            if lo <= 0.0 || hi < lo {
-                return usage!("{key} = {raw_t:?}: expected LO-HI with 0 < LO <= HI");
+            if lo <= 0.0 || hi < lo || hi > MAX_MS {
+                return usage!("{key} = {raw_t:?}: expected LO-HI with 0 < LO <= HI <= 1e12");
             }
             format!("{lo}-{hi}")
         }
@@ -383,6 +389,13 @@ mod tests {
         assert!(c("flaps", "0").is_err());
         assert!(c("net.fifo", "yes").is_err());
         assert_eq!(c("net.latency", " constant:2.0 ").unwrap(), "constant:2");
+        assert_eq!(c("horizon_ms", "1e12").unwrap(), "1000000000000");
+        let e = c("detect_jitter_ms", "2e13").unwrap_err().to_string();
+        assert!(
+            e.contains("detect_jitter_ms = 2e13") && e.contains("1e12"),
+            "{e}"
+        );
+        assert!(c("raft.timeout_ms", "150-2e13").is_err());
     }
 
     #[test]
