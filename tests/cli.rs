@@ -786,3 +786,87 @@ fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
         &["paxos", "bully, ring, raft"],
     );
 }
+
+/// `run --json` of one trial, parsed.
+fn run_json(
+    dir: &Path,
+    protocol: &str,
+    n: &str,
+    scenario: &str,
+    sets: &[&str],
+) -> serde_json::Value {
+    let mut args = vec!["run", "-p", protocol, "-n", n, "-s", scenario, "--json"];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let out = ok(&bench(&args, dir));
+    serde_json::from_str(out.trim()).expect("one JSON object")
+}
+
+/// Latencies and timings near the end of the 64-bit nanosecond clock (this binary is a debug
+/// build, so an overflow would panic): a latency past the horizon means the message never
+/// arrives; a millisecond parameter too large to be an instant is refused by name.
+#[test]
+fn extreme_latencies_and_timings_give_a_sane_row_or_a_named_error() {
+    let d = tempfile::tempdir().unwrap();
+    for p in ["bully", "ring", "raft"] {
+        // 1e15 ms saturates the clock: nothing is ever delivered, so nobody can converge
+        // (raft cannot even win a vote) and the trial runs to its horizon.
+        let v = run_json(
+            d.path(),
+            p,
+            "5",
+            "leader-crash",
+            &["net.latency=constant:1e15"],
+        );
+        assert_eq!(v["converged"], false, "{p}: {v}");
+        assert_eq!(v["leader"], serde_json::Value::Null, "{p}: {v}");
+        assert_eq!(v["end_ms"], 20000, "{p}: {v}");
+        // A heavy tail with reordering: some draws land far past the horizon.
+        let v = run_json(
+            d.path(),
+            p,
+            "5",
+            "leader-crash",
+            &["net.latency=pareto:1:0.2", "net.fifo=false"],
+        );
+        let end = v["end_ms"].as_f64().unwrap();
+        assert!(end > 1000.0 && end <= 20000.0, "{p}: {v}");
+        fails(
+            &bench(
+                &[
+                    "run",
+                    "-p",
+                    p,
+                    "-n",
+                    "5",
+                    "-s",
+                    "leader-crash",
+                    "--set",
+                    "detect_jitter_ms=2e13",
+                ],
+                d.path(),
+            ),
+            2,
+            &["detect_jitter_ms = 2e13", "at most 1e12"],
+        );
+    }
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "raft",
+                "-n",
+                "5",
+                "-s",
+                "leader-crash",
+                "--set",
+                "raft.timeout_ms=150-1e300",
+            ],
+            d.path(),
+        ),
+        2,
+        &["raft.timeout_ms", "1e12"],
+    );
+}
