@@ -643,8 +643,18 @@ fn print_trial(t: &TrialRun) {
     if let Some(l) = t.leader_at_fault {
         println!("leader then      node {l}");
     }
+    if r.budget_exceeded {
+        println!(
+            "BUDGET EXCEEDED  the trial used up its work budget of {} (events + messages) and was stopped at {} ms; raise work_budget to run it to the end",
+            t.sim.budget,
+            fmt_ms(m.end_ms)
+        );
+    }
     match (r.converged, r.leader) {
         (true, Some(l)) => println!("converged        yes: node {l} is the agreed leader"),
+        _ if r.budget_exceeded => {
+            println!("converged        NO: stopped by the work budget before the trial could end")
+        }
         _ => println!("converged        NO: no agreed leader at the end of the trial"),
     }
     println!("detect           {}", opt(r.detect_ms));

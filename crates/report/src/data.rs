@@ -184,6 +184,7 @@ pub struct TrialRow {
     pub msgs_reply: u64,
     pub msgs_leader: u64,
     pub msgs_heartbeat: u64,
+    pub budget_exceeded: bool,
     pub end_ms: f64,
 }
 
@@ -555,6 +556,7 @@ fn records(rdr: &mut CsvReader, path: &Path) -> Result<Vec<(u64, csv::StringReco
 fn load_summary(path: &Path) -> Result<(Vec<String>, Vec<SummaryRow>), ReportError> {
     let (mut rdr, header) = csv_reader(path)?;
     let mut metric_cols: Vec<&str> = Stat::ALL.iter().map(|s| s.column()).collect();
+    metric_cols.push("budget_exceeded");
     metric_cols.push("skipped");
     let params = header.params(&SUMMARY_KEY_COLUMNS, &metric_cols)?;
     let mut rows = Vec::new();
@@ -638,6 +640,7 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
             msgs_reply: c.u64("msgs_reply")?,
             msgs_leader: c.u64("msgs_leader")?,
             msgs_heartbeat: c.u64("msgs_heartbeat")?,
+            budget_exceeded: c.bool("budget_exceeded")?,
             end_ms: c.f64("end_ms")?,
         });
     }

@@ -84,7 +84,7 @@ fn cell(s: &str) -> String {
     }
 }
 
-const METRICS: [(&str, &str); 18] = [
+const METRICS: [(&str, &str); 19] = [
     ("reference instant (t0)", "The scenario's first fault, or zero for a cold start. Every duration is measured from it and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
     ("agreed leader", "A node L in the largest connected component (live nodes whose links are up in both directions; ties go to the component holding the highest id) whose role is leader, such that every node of that component, L included, names L as its leader."),
     ("`converged`", "Whether the trial ends inside an interval, lasting to its end, with one and the same agreed leader. For a majority protocol whose majority is gone, not converging is the right answer."),
@@ -103,6 +103,7 @@ const METRICS: [(&str, &str); 18] = [
     ("`converged_rate`, `split_brain_rate`", "Share of the cell's trials (0 to 1)."),
     ("`split_brain_ci_lo`, `split_brain_ci_hi`", "95% Wilson score interval of the split-brain rate (z = 1.959964)."),
     ("`same_epoch_leaders_max`", "The largest `same_epoch_leaders` of any trial in the cell."),
+    ("`budget_exceeded`", "A trial that used up its work budget (`work_budget`: events processed plus messages sent, 100000 × nodes by default) was stopped there and never counts as converged; in `summary.csv`, how many of the cell's trials were."),
 ];
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {

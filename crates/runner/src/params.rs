@@ -46,6 +46,8 @@ pub enum Kind {
     Bool,
     /// A whole number `>= 1`.
     Count,
+    /// A whole number `>= 1`, up to `2^64 - 1`.
+    BigCount,
     /// One of a fixed list of names.
     Choice(&'static [&'static str]),
     /// A latency distribution (`lognormal:0.25:0.3`, see [`crate::net`]).
@@ -63,6 +65,7 @@ impl Kind {
             Kind::Probability => "a probability in [0, 1]".into(),
             Kind::Bool => "true | false".into(),
             Kind::Count => "a whole number >= 1".into(),
+            Kind::BigCount => "a whole number >= 1 (up to 2^64-1)".into(),
             Kind::Choice(c) => c.join(" | "),
             Kind::Latency => crate::net::LATENCY_SYNTAX.into(),
             Kind::MsRange => "LO-HI milliseconds (or one number), at most 1e12".into(),
@@ -123,6 +126,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
+    p("work_budget", Kind::BigCount, "100000 x nodes", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
 
 /// Every parameter key, in documentation order.
@@ -178,6 +182,10 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
         Kind::Count => match raw_t.parse::<u32>() {
             Ok(v) if v >= 1 => v.to_string(),
             _ => return usage!("{key} = {raw_t:?}: expected a whole number >= 1"),
+        },
+        Kind::BigCount => match raw_t.parse::<u64>() {
+            Ok(v) if v >= 1 => v.to_string(),
+            _ => return usage!("{key} = {raw_t:?}: expected a whole number >= 1 (up to 2^64-1)"),
         },
         Kind::Choice(choices) => match choices.iter().find(|c| **c == raw_t) {
             Some(c) => c.to_string(),
@@ -276,6 +284,8 @@ pub struct Resolved {
     pub cascade_delay_ms: f64,
     /// `fault_loss`.
     pub fault_loss: f64,
+    /// `work_budget` (`None`: 100000 × nodes, see [`Resolved::budget`]).
+    pub work_budget: Option<u64>,
 }
 
 impl Resolved {
@@ -333,12 +343,20 @@ impl Resolved {
             flap_up_ms: num("flap_up_ms", 2.0 * window),
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
+            work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         })
     }
 
     /// The detection window's upper end, `detect_timeout_ms + detect_jitter_ms`.
     pub fn window_ms(&self) -> f64 {
         self.detect_timeout_ms + self.detect_jitter_ms
+    }
+
+    /// The work budget of one trial with `nodes` nodes: `work_budget`, or by default
+    /// [`SimConfig::default_budget`](election_sim::SimConfig::default_budget) (100000 × nodes).
+    pub fn budget(&self, nodes: u32) -> u64 {
+        self.work_budget
+            .unwrap_or_else(|| election_sim::SimConfig::default_budget(nodes))
     }
 
     /// The shared timing handed to every protocol.
@@ -400,12 +418,20 @@ mod tests {
 
     #[test]
     fn defaults_are_fair() {
+        let c = |k, v| canonical(lookup(k).unwrap(), v);
         let lan = NetProfile::builtin("lan").unwrap();
         let r = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
         assert_eq!(r.timing(), Timing::default());
         assert_eq!(r.raft_timeout_ms, (150.0, 300.0));
         assert_eq!(r.settle_ms, 600.0);
         assert_eq!(r.fault_jitter_ms, 50.0);
+        assert_eq!(r.budget(51), 5_100_000);
+        assert_eq!(
+            c("work_budget", "18446744073709551615").unwrap(),
+            "18446744073709551615"
+        );
+        assert!(c("work_budget", "0").is_err());
+        assert!(c("work_budget", "1e9").is_err());
         let mut m = ParamMap::new();
         m.insert("detect_jitter_ms", "50".into());
         m.insert("net.loss", "0.2".into());

@@ -490,6 +490,7 @@ impl Cell {
             settle: Resolved::duration(r.settle_ms),
             trace,
             reference_ms: None,
+            budget: r.budget(self.nodes),
         }
     }
 

@@ -16,7 +16,7 @@ use crate::stats::{mean, percentile, wilson, Z95};
 pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
 
 /// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
+pub const TRIAL_METRIC_COLUMNS: [&str; 21] = [
     "converged",
     "leader",
     "detect_ms",
@@ -36,6 +36,7 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
     "msgs_reply",
     "msgs_leader",
     "msgs_heartbeat",
+    "budget_exceeded",
     "end_ms",
 ];
 
@@ -43,7 +44,7 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 20] = [
 pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
 
 /// The statistic columns of `summary.csv`, after the varied parameters.
-pub const SUMMARY_STAT_COLUMNS: [&str; 23] = [
+pub const SUMMARY_STAT_COLUMNS: [&str; 24] = [
     "trials",
     "converged_rate",
     "elect_ms_mean",
@@ -66,6 +67,7 @@ pub const SUMMARY_STAT_COLUMNS: [&str; 23] = [
     "leader_changes_mean",
     "detect_ms_p50",
     "same_epoch_leaders_max",
+    "budget_exceeded",
     "skipped",
 ];
 
@@ -173,6 +175,8 @@ pub struct TrialRow {
     pub msgs_leader: u64,
     /// Window count of Heartbeat-category messages.
     pub msgs_heartbeat: u64,
+    /// The trial used up its work budget and was stopped (see [`Metrics::budget_exceeded`]).
+    pub budget_exceeded: bool,
     /// When the trial ended, ms.
     pub end_ms: f64,
 }
@@ -225,6 +229,7 @@ impl TrialRow {
             msgs_reply: w.sent_of(MsgCategory::Reply),
             msgs_leader: w.sent_of(MsgCategory::Leader),
             msgs_heartbeat: w.sent_of(MsgCategory::Heartbeat),
+            budget_exceeded: m.budget_exceeded,
             end_ms: round_ms(m.end_ms),
         }
     }
@@ -241,7 +246,7 @@ impl TrialRow {
         }
     }
 
-    fn metric_cells(&self) -> [String; 20] {
+    fn metric_cells(&self) -> [String; 21] {
         let opt = |x: Option<f64>| x.map(fmt_ms).unwrap_or_default();
         [
             self.converged.to_string(),
@@ -263,6 +268,7 @@ impl TrialRow {
             self.msgs_reply.to_string(),
             self.msgs_leader.to_string(),
             self.msgs_heartbeat.to_string(),
+            self.budget_exceeded.to_string(),
             fmt_ms(self.end_ms),
         ]
     }
@@ -342,7 +348,8 @@ impl TrialRow {
             msgs_reply: int("msgs_reply", m[16])?,
             msgs_leader: int("msgs_leader", m[17])?,
             msgs_heartbeat: int("msgs_heartbeat", m[18])?,
-            end_ms: float("end_ms", m[19])?,
+            budget_exceeded: boolean("budget_exceeded", m[19])?,
+            end_ms: float("end_ms", m[20])?,
         })
     }
 
@@ -438,6 +445,10 @@ pub fn summary_record(key: &CellKey, rows: &[TrialRow], skipped: Option<&str>) -
             .max()
             .map(|m| m.to_string())
             .unwrap_or_default(),
+        rows.iter()
+            .filter(|t| t.budget_exceeded)
+            .count()
+            .to_string(),
         skipped.unwrap_or("").to_string(),
     ]);
     r
@@ -475,6 +486,7 @@ mod tests {
             msgs_reply: 0,
             msgs_leader: 0,
             msgs_heartbeat: 3,
+            budget_exceeded: seed == 8,
             end_ms: 2000.25,
         }
     }
@@ -505,6 +517,19 @@ mod tests {
         assert_eq!(j["net.loss"], "0.1");
         assert_eq!(j["msgs_election"], 3);
         assert_eq!(j["split_brain"], true);
+        assert_eq!(j["budget_exceeded"], true);
+        assert_eq!(
+            rec[rec.len() - 2],
+            "true",
+            "budget_exceeded is just before end_ms"
+        );
+        let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
+        assert!(TrialRow::from_record(&fields, 1).unwrap().budget_exceeded);
+        let mut bad = fields.clone();
+        let at = bad.len() - 2;
+        bad[at] = "maybe";
+        let e = TrialRow::from_record(&bad, 1).unwrap_err();
+        assert!(e.contains("budget_exceeded"), "{e}");
         let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
         assert_eq!(keys, trial_header(&["net.loss"]).iter().collect::<Vec<_>>());
     }
@@ -545,6 +570,7 @@ mod tests {
         assert_eq!(get("leader_changes_mean"), "1");
         assert_eq!(get("detect_ms_p50"), "150.5");
         assert_eq!(get("same_epoch_leaders_max"), "0");
+        assert_eq!(get("budget_exceeded"), "1", "seed 8 ran out of budget");
         assert_eq!(get("skipped"), "");
         let skipped = summary_record(&key, &[], Some("too small"));
         assert_eq!(skipped[h.iter().position(|c| c == "trials").unwrap()], "0");

@@ -136,6 +136,8 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     last_fault_at: Time,
     horizon: Time,
     events: u64,
+    /// Work done so far: events processed plus messages sent (see [`SimConfig::budget`]).
+    work: u64,
 }
 
 impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
@@ -189,6 +191,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             faults_pending: cfg.faults.len(),
             last_fault_at: Time::ZERO,
             events: 0,
+            work: 0,
             factory,
             cfg,
         };
@@ -238,9 +241,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             if next.at > deadline {
                 break deadline;
             }
+            if self.work >= self.cfg.budget {
+                // Out of work budget: stop at the last event's instant, deterministically.
+                self.observer.budget_exceeded();
+                break self.observer.now();
+            }
             let Entry { at, seq, event } = self.queue.pop().expect("peeked");
             self.observer.advance(at);
             self.events += 1;
+            self.work += 1;
             let event = match event {
                 Event::Timer { node, timer, .. } => match self.timer_due(at, seq, node, timer) {
                     Some(generation) => Event::Timer {
@@ -443,6 +452,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             return;
         }
         let info = msg_info(from, to, &msg);
+        self.work += 1;
         self.observer.on_send(info);
         if !self.links.is_up(from, to) {
             self.observer.on_drop(info, DropReason::LinkDown);

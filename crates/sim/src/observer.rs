@@ -40,6 +40,10 @@
 //! * Split brain is counted at every instant, including the one message flight during which a
 //!   bully node that takes over has declared itself and the old leader has not yet heard it: two
 //!   nodes really are in the leader role then, and a client could reach either.
+//! * `budget_exceeded`: the driver stopped the trial because it used up its work budget
+//!   ([`SimConfig::budget`](crate::SimConfig::budget)) before its horizon or settle window
+//!   ended. Such a trial is cut short, so it never counts as `converged` (and has no `leader`
+//!   or `elect_ms`); every other metric covers the trial up to the instant it was stopped.
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
 //!   instant `elect_ms` ends (to the end of the trial if not converged).
 
@@ -216,6 +220,8 @@ pub struct Metrics {
     pub reference_ms: f64,
     /// When the trial ended, in ms.
     pub end_ms: f64,
+    /// The trial was stopped because it used up its work budget (see the module docs).
+    pub budget_exceeded: bool,
 }
 
 /// Which links are up. `down[from * n + to]`; a node's link to itself is always up.
@@ -297,6 +303,7 @@ pub struct Observer {
     same_epoch: u32,
     leader_changes: u32,
     elections: u32,
+    budget_exceeded: bool,
     trace: Option<Vec<TraceEvent>>,
 }
 
@@ -329,6 +336,7 @@ impl Observer {
             same_epoch: 0,
             leader_changes: 0,
             elections: 0,
+            budget_exceeded: false,
             trace: trace.then(Vec::new),
         }
     }
@@ -604,13 +612,24 @@ impl Observer {
         self.record(|| TraceKind::Fault(applied));
     }
 
+    /// The driver is stopping the trial early because it used up its work budget: the trial
+    /// will report `budget_exceeded` and never count as converged.
+    pub fn budget_exceeded(&mut self) {
+        self.budget_exceeded = true;
+    }
+
+    /// The time of the latest event (see [`Observer::advance`]).
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
     /// Close the trial at `end` and compute its metrics and trace.
     pub fn finish(mut self, end: Time) -> (Metrics, Vec<TraceEvent>) {
         self.advance(end);
         if !self.crossed_t0 {
             self.cross_t0();
         }
-        let converged = self.agreed.is_some();
+        let converged = self.agreed.is_some() && !self.budget_exceeded;
         let ms = |d: u64| d as f64 / 1e6;
         let elect_start = self.agreed_since.max(self.t0);
         let window_end = if converged {
@@ -624,7 +643,7 @@ impl Observer {
         };
         let metrics = Metrics {
             converged,
-            leader: self.agreed,
+            leader: if converged { self.agreed } else { None },
             detect_ms: self.detect.map(|t| ms(t.0 - self.t0.0)),
             elect_ms: converged.then(|| ms(elect_start.0 - self.t0.0)),
             unavailable_ms: ms(self.unavailable_ns),
@@ -640,6 +659,7 @@ impl Observer {
             invalid_destinations: self.invalid,
             reference_ms: self.t0.as_millis_f64(),
             end_ms: end.as_millis_f64(),
+            budget_exceeded: self.budget_exceeded,
         };
         (metrics, self.trace.unwrap_or_default())
     }
