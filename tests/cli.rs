@@ -870,3 +870,127 @@ fn extreme_latencies_and_timings_give_a_sane_row_or_a_named_error() {
         &["raft.timeout_ms", "1e12"],
     );
 }
+
+/// A trial that uses up its work budget ends with a row that says so (and never counts as
+/// converged); the default budget leaves normal trials alone. `run` says it in plain words.
+#[test]
+fn a_trial_out_of_work_budget_says_so_in_its_row_and_the_summary() {
+    let d = tempfile::tempdir().unwrap();
+    let v = run_json(d.path(), "bully", "5", "leader-crash", &[]);
+    assert_eq!(v["budget_exceeded"], false, "{v}");
+    assert_eq!(v["converged"], true, "{v}");
+    let v = run_json(d.path(), "bully", "5", "leader-crash", &["work_budget=50"]);
+    assert_eq!(v["budget_exceeded"], true, "{v}");
+    assert_eq!(v["converged"], false, "{v}");
+    assert!(v["end_ms"].as_f64().unwrap() < 1000.0, "{v}");
+    let out = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "raft",
+            "-n",
+            "5",
+            "-s",
+            "leader-crash",
+            "--set",
+            "work_budget=50",
+        ],
+        d.path(),
+    ));
+    assert!(
+        out.contains("BUDGET EXCEEDED") && out.contains("work budget of 50"),
+        "{out}"
+    );
+    let out = ok(&bench(
+        &["run", "-p", "raft", "-n", "5", "-s", "leader-crash"],
+        d.path(),
+    ));
+    assert!(!out.contains("BUDGET"), "{out}");
+    // A sweep: each trial's column, and the per-cell count in summary.csv.
+    ok(&bench(
+        &[
+            "sweep",
+            "--protocols",
+            "bully",
+            "--nodes",
+            "3",
+            "--scenarios",
+            "leader-crash",
+            "--seeds",
+            "2",
+            "--quiet",
+            "--out",
+            "tight",
+            "--no-report",
+            "--set",
+            "work_budget=50",
+        ],
+        d.path(),
+    ));
+    let trials = fs::read_to_string(d.path().join("tight/trials.csv")).unwrap();
+    let header: Vec<&str> = trials.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "budget_exceeded").unwrap();
+    assert_eq!(header[col + 1], "end_ms");
+    for line in trials.lines().skip(1) {
+        assert_eq!(line.split(',').nth(col), Some("true"), "{line}");
+    }
+    let summary = fs::read_to_string(d.path().join("tight/summary.csv")).unwrap();
+    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "budget_exceeded").unwrap();
+    assert_eq!(header[col + 1], "skipped");
+    let row: Vec<&str> = summary.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[col], "2", "{summary}");
+    assert_eq!(
+        row[header.iter().position(|c| *c == "converged_rate").unwrap()],
+        "0"
+    );
+}
+
+/// Sizes and parameters whose trial could not fit in memory are refused before anything is
+/// allocated, naming the parameter and the estimate.
+#[test]
+fn a_trial_too_big_for_memory_is_refused_with_its_estimate() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "-p", "bully", "-s", "flapping-leader"];
+        args.extend(extra);
+        bench(&args, d.path())
+    };
+    fails(
+        &run(&["-n", "100000"]),
+        2,
+        &["nodes = 100000", "GiB", "limit is 4.0 GiB"],
+    );
+    fails(
+        &run(&["-n", "5", "--set", "flaps=1000000000"]),
+        2,
+        &["flaps = 1000000000", "GiB", "limit is 4.0 GiB"],
+    );
+    fails(
+        &run(&["-n", "5", "--set", "flaps=1e9"]),
+        2,
+        &["flaps", "whole number"],
+    );
+    fails(
+        &bench(
+            &[
+                "sweep",
+                "--protocols",
+                "raft",
+                "--nodes",
+                "3,100000",
+                "--scenarios",
+                "leader-crash",
+                "--seeds",
+                "1",
+                "--quiet",
+                "--out",
+                "big",
+            ],
+            d.path(),
+        ),
+        2,
+        &["nodes = 100000"],
+    );
+    assert!(!d.path().join("big/trials.csv").exists());
+}

@@ -103,7 +103,7 @@ const METRICS: [(&str, &str); 19] = [
     ("`converged_rate`, `split_brain_rate`", "Share of the cell's trials (0 to 1)."),
     ("`split_brain_ci_lo`, `split_brain_ci_hi`", "95% Wilson score interval of the split-brain rate (z = 1.959964)."),
     ("`same_epoch_leaders_max`", "The largest `same_epoch_leaders` of any trial in the cell."),
-    ("`budget_exceeded`", "A trial that used up its work budget (`work_budget`: events processed plus messages sent, 100000 × nodes by default) was stopped there and never counts as converged; in `summary.csv`, how many of the cell's trials were."),
+    ("`budget_exceeded`", "A trial that used up its work budget (`work_budget`: events processed plus messages sent, 100000 × nodes, at most 20 million, by default) was stopped there and never counts as converged; in `summary.csv`, how many of the cell's trials were."),
 ];
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {

@@ -126,7 +126,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
-    p("work_budget", Kind::BigCount, "100000 x nodes", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
+    p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
 
 /// Every parameter key, in documentation order.
@@ -284,7 +284,7 @@ pub struct Resolved {
     pub cascade_delay_ms: f64,
     /// `fault_loss`.
     pub fault_loss: f64,
-    /// `work_budget` (`None`: 100000 × nodes, see [`Resolved::budget`]).
+    /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
     pub work_budget: Option<u64>,
 }
 
@@ -353,7 +353,8 @@ impl Resolved {
     }
 
     /// The work budget of one trial with `nodes` nodes: `work_budget`, or by default
-    /// [`SimConfig::default_budget`](election_sim::SimConfig::default_budget) (100000 × nodes).
+    /// [`SimConfig::default_budget`](election_sim::SimConfig::default_budget) (100000 × nodes,
+    /// at most 20 million).
     pub fn budget(&self, nodes: u32) -> u64 {
         self.work_budget
             .unwrap_or_else(|| election_sim::SimConfig::default_budget(nodes))
@@ -426,6 +427,7 @@ mod tests {
         assert_eq!(r.settle_ms, 600.0);
         assert_eq!(r.fault_jitter_ms, 50.0);
         assert_eq!(r.budget(51), 5_100_000);
+        assert_eq!(r.budget(5001), 20_000_000);
         assert_eq!(
             c("work_budget", "18446744073709551615").unwrap(),
             "18446744073709551615"

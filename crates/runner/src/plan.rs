@@ -338,6 +338,15 @@ impl SweepPlan {
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
                             let resolved = Resolved::resolve(net, &params)?;
                             let skipped = scenario.skip_reason(n);
+                            if skipped.is_none() {
+                                crate::memory::check(n, &resolved, false).map_err(|e| {
+                                    Error::Usage(format!(
+                                        "{} with {n} nodes, {}: {e}",
+                                        proto.spec,
+                                        scenario.name()
+                                    ))
+                                })?;
+                            }
                             let built = match skipped {
                                 Some(_) => None,
                                 None => Some(Built::new(proto.kind, n, &resolved).map_err(
@@ -504,6 +513,9 @@ impl Cell {
             );
         };
         let r = &self.resolved;
+        if trace {
+            crate::memory::check(self.nodes, r, true)?;
+        }
         let mut rng = Rng::seed_from_u64(seed);
         rng.set_stream(FAULT_TIME_STREAM);
         let t_f = r.fault_at_ms + draw_ms(&mut rng, r.fault_jitter_ms);

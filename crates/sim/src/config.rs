@@ -326,11 +326,17 @@ impl SimConfig {
 
     /// Work units per node in [`SimConfig::default_budget`].
     pub const BUDGET_PER_NODE: u64 = 100_000;
+    /// The most [`SimConfig::default_budget`] gives, whatever the cluster size.
+    pub const BUDGET_CAP: u64 = 20_000_000;
 
-    /// The default work budget for `n` nodes: [`SimConfig::BUDGET_PER_NODE`] × `n`
-    /// (5.1 million at 51 nodes, about 13 times the heaviest trial of the default sweep).
+    /// The default work budget for `n` nodes: [`SimConfig::BUDGET_PER_NODE`] × `n`, at most
+    /// [`SimConfig::BUDGET_CAP`]. That is 5.1 million at 51 nodes, about 13 times the heaviest
+    /// trial of the default sweep; the cap (from 200 nodes) stops a runaway trial within
+    /// seconds to a minute and about 1 GB of queued messages (bully at 5001 nodes: 16 s).
     pub fn default_budget(n: u32) -> u64 {
-        Self::BUDGET_PER_NODE.saturating_mul(u64::from(n.max(1)))
+        Self::BUDGET_PER_NODE
+            .saturating_mul(u64::from(n.max(1)))
+            .min(Self::BUDGET_CAP)
     }
 
     /// The reference instant in nanoseconds (see [`SimConfig::reference_ms`]).
