@@ -994,3 +994,57 @@ fn a_trial_too_big_for_memory_is_refused_with_its_estimate() {
     );
     assert!(!d.path().join("big/trials.csv").exists());
 }
+
+/// `trace --format jsonl` streams its records as the trial runs: its output (to standard
+/// output or to a file) is byte-for-byte the buffered trace rendered as JSON lines.
+#[test]
+fn trace_jsonl_streams_exactly_the_buffered_trace() {
+    use election_report::{render_trace, TraceFormat, TraceMeta};
+    let d = tempfile::tempdir().unwrap();
+    let mut spec = election_runner::SweepSpec {
+        protocols: Some(vec!["raft+pre_vote".into()]),
+        nodes: Some(vec![5]),
+        scenarios: Some(vec!["flapping-leader".into()]),
+        seeds: Some(1),
+        first_seed: Some(3),
+        ..Default::default()
+    };
+    spec.set("net.loss=0.05").unwrap();
+    let cell = spec.plan().unwrap().cells().unwrap().swap_remove(0);
+    let t = cell.run(3, true).unwrap();
+    let meta = TraceMeta::from_metrics(
+        "raft+pre_vote",
+        "flapping-leader",
+        "lan",
+        3,
+        &t.report.metrics,
+    );
+    let want = render_trace(&t.report.trace, 5, &meta, TraceFormat::Jsonl).unwrap();
+    assert!(want.lines().count() > 100);
+    let args = [
+        "trace",
+        "-p",
+        "raft+pre_vote",
+        "-n",
+        "5",
+        "-s",
+        "flapping-leader",
+        "--seed",
+        "3",
+        "--set",
+        "net.loss=0.05",
+        "--format",
+        "jsonl",
+    ];
+    assert_eq!(ok(&bench(&args, d.path())), want);
+    let mut to_file = args.to_vec();
+    to_file.extend(["--out", "t.jsonl"]);
+    let said = ok(&bench(&to_file, d.path()));
+    assert!(said.contains("t.jsonl"), "{said}");
+    assert_eq!(fs::read_to_string(d.path().join("t.jsonl")).unwrap(), want);
+    assert_eq!(
+        listing(d.path()),
+        vec!["t.jsonl".to_string()],
+        "no temporary file left"
+    );
+}

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use election_core::{NodeId, Rng, Role, SeedableRng};
-use election_sim::{Fault, SimConfig, TrialReport};
+use election_sim::{Fault, SimConfig, TraceSink, TrialReport};
 use serde_json::{json, Map, Value};
 
 use crate::config::SweepSpec;
@@ -505,6 +505,16 @@ impl Cell {
 
     /// Run the trial of this cell with `seed` (optionally recording a full trace).
     pub fn run(&self, seed: u64, trace: bool) -> Result<TrialRun> {
+        self.run_with(seed, trace, None)
+    }
+
+    /// Run the trial of this cell with `seed`, handing every trace record of the trial (not of
+    /// its probe) to `sink` as it is made, without buffering the trace.
+    pub fn run_streaming(&self, seed: u64, sink: TraceSink) -> Result<TrialRun> {
+        self.run_with(seed, false, Some(sink))
+    }
+
+    fn run_with(&self, seed: u64, trace: bool, sink: Option<TraceSink>) -> Result<TrialRun> {
         let Some(built) = &self.built else {
             return usage!(
                 "cell {} is skipped: {}",
@@ -541,7 +551,7 @@ impl Cell {
         let faults = self.scenario.faults(self.nodes, r, t_f, leader, &mut rng);
         let fault_instant_ms = faults.first().map(|_| t_f);
         let cfg = self.sim_config(seed, faults, trace);
-        let report = built.simulate(cfg.clone()).map_err(fail)?;
+        let report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;
         let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
         Ok(TrialRun {
             row,

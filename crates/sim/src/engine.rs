@@ -230,6 +230,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         }
     }
 
+    /// Hand every trace record to `sink` as it is made (see [`Observer::stream_trace`]); with
+    /// [`SimConfig::trace`] off, nothing is buffered, so a trace of any length takes no memory.
+    pub fn stream_trace(&mut self, sink: crate::TraceSink) {
+        self.observer.stream_trace(sink);
+    }
+
     /// Run the trial to its end.
     pub fn run(mut self) -> TrialReport {
         self.observer.advance(Time::ZERO);

@@ -47,6 +47,8 @@
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
 //!   instant `elect_ms` ends (to the end of the trial if not converged).
 
+use std::sync::{Arc, Mutex};
+
 use election_core::{MsgCategory, NodeId, Role, Status, Time};
 
 use crate::fault::Applied;
@@ -273,6 +275,29 @@ impl Links {
     }
 }
 
+/// A destination for trace records as they happen, so that a long trace can be written out
+/// instead of buffered (see [`Observer::stream_trace`]). Clones share the destination.
+#[derive(Clone)]
+pub struct TraceSink(Arc<Mutex<dyn FnMut(&TraceEvent) + Send>>);
+
+impl TraceSink {
+    /// A sink calling `f` with every record, in order.
+    pub fn new(f: impl FnMut(&TraceEvent) + Send + 'static) -> Self {
+        TraceSink(Arc::new(Mutex::new(f)))
+    }
+    fn send(&self, e: &TraceEvent) {
+        // A sink that panicked once is still called: the records are independent.
+        let mut f = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(e);
+    }
+}
+
+impl std::fmt::Debug for TraceSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceSink")
+    }
+}
+
 /// Collects a trial's observations and computes its [`Metrics`]. Drivers call
 /// [`Observer::advance`] with the time of each event before reporting anything that happened
 /// at that time; times must never go backwards.
@@ -305,6 +330,7 @@ pub struct Observer {
     elections: u32,
     budget_exceeded: bool,
     trace: Option<Vec<TraceEvent>>,
+    sink: Option<TraceSink>,
 }
 
 impl Observer {
@@ -337,6 +363,7 @@ impl Observer {
             leader_changes: 0,
             elections: 0,
             budget_exceeded: false,
+            sink: None,
             trace: trace.then(Vec::new),
         }
     }
@@ -378,14 +405,27 @@ impl Observer {
         self.now >= self.t0
     }
 
-    /// Record an event in the trace, if tracing.
+    /// Also hand every trace record, as it is made, to `sink` (whether or not the trace is
+    /// buffered too).
+    pub fn stream_trace(&mut self, sink: TraceSink) {
+        self.sink = Some(sink);
+    }
+
+    /// Record an event in the trace, if tracing (buffered, streamed, or both).
     #[inline]
     pub fn record(&mut self, what: impl FnOnce() -> TraceKind) {
+        if self.trace.is_none() && self.sink.is_none() {
+            return;
+        }
+        let e = TraceEvent {
+            at: self.now,
+            what: what(),
+        };
+        if let Some(sink) = &self.sink {
+            sink.send(&e);
+        }
         if let Some(trace) = &mut self.trace {
-            trace.push(TraceEvent {
-                at: self.now,
-                what: what(),
-            });
+            trace.push(e);
         }
     }
 

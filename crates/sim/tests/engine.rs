@@ -543,3 +543,29 @@ fn a_trial_that_uses_up_its_work_budget_stops_there_and_says_so() {
     let e = Sim::new(cfg, |id: NodeId| Toy::new(id, 5)).err().unwrap();
     assert_eq!(e.field, "budget");
 }
+
+#[test]
+fn a_streamed_trace_is_the_buffered_trace_without_the_buffer() {
+    use std::sync::{Arc, Mutex};
+    let mut cfg = traced(5, 9);
+    cfg.faults = vec![Fault::at_ms(100.0, FaultAction::Crash(Selector::Leader))];
+    let buffered = run(cfg.clone());
+    assert!(buffered.trace.len() > 20);
+    for also_buffer in [false, true] {
+        cfg.trace = also_buffer;
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let sink = {
+            let got = got.clone();
+            TraceSink::new(move |e: &TraceEvent| got.lock().unwrap().push(e.clone()))
+        };
+        let mut sim = Sim::new(cfg.clone(), |id: NodeId| Toy::new(id, 5)).unwrap();
+        sim.stream_trace(sink);
+        let r = sim.run();
+        assert_eq!(*got.lock().unwrap(), buffered.trace);
+        assert_eq!(
+            r.trace.len(),
+            if also_buffer { buffered.trace.len() } else { 0 }
+        );
+        assert_eq!(r.metrics, buffered.metrics);
+    }
+}
