@@ -278,7 +278,9 @@ impl Links {
 /// A destination for trace records as they happen, so that a long trace can be written out
 /// instead of buffered (see [`Observer::stream_trace`]). Clones share the destination.
 #[derive(Clone)]
-pub struct TraceSink(Arc<Mutex<dyn FnMut(&TraceEvent) + Send>>);
+pub struct TraceSink(Arc<Mutex<SinkFn>>);
+
+type SinkFn = dyn FnMut(&TraceEvent) + Send;
 
 impl TraceSink {
     /// A sink calling `f` with every record, in order.

@@ -116,7 +116,7 @@ fn ms() -> BoxedStrategy<f64> {
         0.0..50.0f64,
         0.0..1e6f64,
         1e12..1e16f64,
-        Just(1.8446744073709552e13),
+        Just(u64::MAX as f64 / 1e6),
         Just(1e15),
     ]
     .boxed()
