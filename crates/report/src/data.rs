@@ -43,11 +43,12 @@ pub enum Stat {
     DetectP50,
     SameEpochMax,
     FaultsSkippedTrials,
+    BudgetExceeded,
 }
 
 impl Stat {
     /// Every statistic, in column order.
-    pub const ALL: [Stat; 24] = [
+    pub const ALL: [Stat; 25] = [
         Stat::Trials,
         Stat::Measured,
         Stat::ConvergedRate,
@@ -72,6 +73,7 @@ impl Stat {
         Stat::DetectP50,
         Stat::SameEpochMax,
         Stat::FaultsSkippedTrials,
+        Stat::BudgetExceeded,
     ];
 
     /// The column name in `summary.csv`.
@@ -101,6 +103,7 @@ impl Stat {
             Stat::DetectP50 => "detect_ms_p50",
             Stat::SameEpochMax => "same_epoch_leaders_max",
             Stat::FaultsSkippedTrials => "faults_skipped_trials",
+            Stat::BudgetExceeded => "budget_exceeded",
         }
     }
 
@@ -164,6 +167,10 @@ impl SummaryRow {
     pub fn faults_skipped_trials(&self) -> u64 {
         self.get(Stat::FaultsSkippedTrials).unwrap_or(0.0) as u64
     }
+    /// Number of trials stopped by their work budget.
+    pub fn budget_exceeded(&self) -> u64 {
+        self.get(Stat::BudgetExceeded).unwrap_or(0.0) as u64
+    }
     /// True if the cell ran and measured something (not skipped, at least one measured trial).
     pub fn ran(&self) -> bool {
         self.skipped.is_empty() && self.measured() > 0
@@ -200,6 +207,7 @@ pub struct TrialRow {
     pub msgs_leader: u64,
     pub msgs_heartbeat: u64,
     pub faults_skipped: u32,
+    pub budget_exceeded: bool,
     pub end_ms: f64,
 }
 
@@ -322,7 +330,12 @@ impl Results {
                 ));
             }
             // Counts of trials, as opposed to statistics over them.
-            let counts = [Stat::Trials, Stat::Measured, Stat::FaultsSkippedTrials];
+            let counts = [
+                Stat::Trials,
+                Stat::Measured,
+                Stat::FaultsSkippedTrials,
+                Stat::BudgetExceeded,
+            ];
             for s in &counts[1..] {
                 let v = r.get(*s).unwrap_or(-1.0);
                 if v < 0.0 || v.fract() != 0.0 || v > trials {
@@ -815,6 +828,7 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
             msgs_leader: c.u64("msgs_leader")?,
             msgs_heartbeat: c.u64("msgs_heartbeat")?,
             faults_skipped: c.u32("faults_skipped")?,
+            budget_exceeded: c.bool("budget_exceeded")?,
             end_ms: c.f64("end_ms")?,
         });
     }

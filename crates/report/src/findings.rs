@@ -132,6 +132,38 @@ fn growth_class(slope: f64) -> &'static str {
 pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
     for r in &c.results.summary {
+        let b = r.budget_exceeded();
+        if r.skipped.is_empty() && b > 0 {
+            let seeds: Vec<String> = c
+                .results
+                .trials_of(&r.key)
+                .into_iter()
+                .filter(|t| t.budget_exceeded)
+                .map(|t| t.seed.to_string())
+                .take(5)
+                .collect();
+            out.push(format!(
+                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}` and a larger `--set work_budget=`; {}).",
+                r.key.protocol,
+                r.key.nodes,
+                r.key.scenario,
+                r.key.net,
+                b,
+                r.trials(),
+                if r.measured() == 0 {
+                    ": **the cell has no measurement at all**"
+                } else {
+                    ""
+                },
+                seeds.join(", "),
+                r.key.protocol,
+                r.key.nodes,
+                r.key.scenario,
+                r.key.net,
+                seeds.first().map(String::as_str).unwrap_or("0"),
+                c.row(r)
+            ));
+        }
         let k = r.faults_skipped_trials();
         if !r.skipped.is_empty() || k == 0 {
             continue;

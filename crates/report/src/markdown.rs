@@ -84,7 +84,7 @@ fn cell(s: &str) -> String {
     }
 }
 
-const METRICS: [(&str, &str); 20] = [
+const METRICS: [(&str, &str); 21] = [
     ("reference instant (t0)", "The instant the scenario's first fault fired, or zero for a cold start. A fault drawn for an instant with no agreed leader waits for one (at most `fault_wait_ms`), and the whole fault timeline shifts with it. Every duration is measured from t0 and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
     ("`faults_skipped`", "Fault actions of the scenario that did not apply in a trial: a selector found no node when the action fired (no leader to crash), the timeline gave up waiting for a leader, or the trial ended first. Such a trial did not undergo the scenario as described."),
     ("`measured`, `faults_skipped_trials`", "Per cell: the trials in which every fault applied, over which every statistic is computed, and the trials in which some fault did not apply, which no statistic includes."),
@@ -105,6 +105,7 @@ const METRICS: [(&str, &str); 20] = [
     ("`converged_rate`, `split_brain_rate`", "Share of the cell's trials (0 to 1)."),
     ("`split_brain_ci_lo`, `split_brain_ci_hi`", "95% Wilson score interval of the split-brain rate (z = 1.959964)."),
     ("`same_epoch_leaders_max`", "The largest `same_epoch_leaders` of any trial in the cell."),
+    ("`budget_exceeded`", "A trial that used up its work budget (`work_budget`: events processed plus messages sent, 100000 × nodes, at most 20 million, by default) was stopped there and never counts as converged; in `summary.csv`, how many of the cell's trials were."),
 ];
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {

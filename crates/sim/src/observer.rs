@@ -45,8 +45,14 @@
 //! * Split brain is counted at every instant, including the one message flight during which a
 //!   bully node that takes over has declared itself and the old leader has not yet heard it: two
 //!   nodes really are in the leader role then, and a client could reach either.
+//! * `budget_exceeded`: the driver stopped the trial because it used up its work budget
+//!   ([`SimConfig::budget`](crate::SimConfig::budget)) before its horizon or settle window
+//!   ended. Such a trial is cut short, so it never counts as `converged` (and has no `leader`
+//!   or `elect_ms`); every other metric covers the trial up to the instant it was stopped.
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
 //!   instant `elect_ms` ends (to the end of the trial if not converged).
+
+use std::sync::{Arc, Mutex};
 
 use election_core::{MsgCategory, NodeId, Role, Status, Time};
 
@@ -228,6 +234,8 @@ pub struct Metrics {
     pub fault_log: Vec<(Time, Applied)>,
     /// When the trial ended, in ms.
     pub end_ms: f64,
+    /// The trial was stopped because it used up its work budget (see the module docs).
+    pub budget_exceeded: bool,
 }
 
 /// Which links are up. `down[from * n + to]`; a node's link to itself is always up.
@@ -279,6 +287,31 @@ impl Links {
     }
 }
 
+/// A destination for trace records as they happen, so that a long trace can be written out
+/// instead of buffered (see [`Observer::stream_trace`]). Clones share the destination.
+#[derive(Clone)]
+pub struct TraceSink(Arc<Mutex<SinkFn>>);
+
+type SinkFn = dyn FnMut(&TraceEvent) + Send;
+
+impl TraceSink {
+    /// A sink calling `f` with every record, in order.
+    pub fn new(f: impl FnMut(&TraceEvent) + Send + 'static) -> Self {
+        TraceSink(Arc::new(Mutex::new(f)))
+    }
+    fn send(&self, e: &TraceEvent) {
+        // A sink that panicked once is still called: the records are independent.
+        let mut f = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(e);
+    }
+}
+
+impl std::fmt::Debug for TraceSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceSink")
+    }
+}
+
 /// Collects a trial's observations and computes its [`Metrics`]. Drivers call
 /// [`Observer::advance`] with the time of each event before reporting anything that happened
 /// at that time; times must never go backwards.
@@ -312,7 +345,9 @@ pub struct Observer {
     faults_skipped: u32,
     leader_at_t0: Option<NodeId>,
     fault_log: Vec<(Time, Applied)>,
+    budget_exceeded: bool,
     trace: Option<Vec<TraceEvent>>,
+    sink: Option<TraceSink>,
 }
 
 impl Observer {
@@ -347,6 +382,8 @@ impl Observer {
             faults_skipped: 0,
             leader_at_t0: None,
             fault_log: Vec::new(),
+            budget_exceeded: false,
+            sink: None,
             trace: trace.then(Vec::new),
         }
     }
@@ -405,14 +442,27 @@ impl Observer {
         self.now >= self.t0
     }
 
-    /// Record an event in the trace, if tracing.
+    /// Also hand every trace record, as it is made, to `sink` (whether or not the trace is
+    /// buffered too).
+    pub fn stream_trace(&mut self, sink: TraceSink) {
+        self.sink = Some(sink);
+    }
+
+    /// Record an event in the trace, if tracing (buffered, streamed, or both).
     #[inline]
     pub fn record(&mut self, what: impl FnOnce() -> TraceKind) {
+        if self.trace.is_none() && self.sink.is_none() {
+            return;
+        }
+        let e = TraceEvent {
+            at: self.now,
+            what: what(),
+        };
+        if let Some(sink) = &self.sink {
+            sink.send(&e);
+        }
         if let Some(trace) = &mut self.trace {
-            trace.push(TraceEvent {
-                at: self.now,
-                what: what(),
-            });
+            trace.push(e);
         }
     }
 
@@ -645,6 +695,17 @@ impl Observer {
         self.record(|| TraceKind::Fault(applied));
     }
 
+    /// The driver is stopping the trial early because it used up its work budget: the trial
+    /// will report `budget_exceeded` and never count as converged.
+    pub fn budget_exceeded(&mut self) {
+        self.budget_exceeded = true;
+    }
+
+    /// The time of the latest event (see [`Observer::advance`]).
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
     /// Close the trial at `end` and compute its metrics and trace.
     pub fn finish(mut self, end: Time) -> (Metrics, Vec<TraceEvent>) {
         if self.t0 > end {
@@ -655,7 +716,7 @@ impl Observer {
         if !self.crossed_t0 {
             self.cross_t0();
         }
-        let converged = self.agreed.is_some();
+        let converged = self.agreed.is_some() && !self.budget_exceeded;
         let ms = |d: u64| d as f64 / 1e6;
         let elect_start = self.agreed_since.max(self.t0);
         let window_end = if converged {
@@ -669,7 +730,7 @@ impl Observer {
         };
         let metrics = Metrics {
             converged,
-            leader: self.agreed,
+            leader: if converged { self.agreed } else { None },
             detect_ms: self.detect.map(|t| ms(t.0 - self.t0.0)),
             elect_ms: converged.then(|| ms(elect_start.0 - self.t0.0)),
             unavailable_ms: ms(self.unavailable_ns),
@@ -688,6 +749,7 @@ impl Observer {
             faults_skipped: self.faults_skipped,
             fault_log: std::mem::take(&mut self.fault_log),
             end_ms: end.as_millis_f64(),
+            budget_exceeded: self.budget_exceeded,
         };
         (metrics, self.trace.unwrap_or_default())
     }

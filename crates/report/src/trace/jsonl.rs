@@ -39,6 +39,15 @@ fn num(v: f64) -> String {
 }
 
 pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> String {
+    let mut s = meta_line(nodes, meta);
+    for e in events {
+        s.push_str(&event_line(e));
+    }
+    s
+}
+
+/// The `meta` line, newline included.
+pub(super) fn meta_line(nodes: u32, meta: &TraceMeta) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -51,7 +60,12 @@ pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> Str
         meta.elect_ms.map(num).unwrap_or_else(|| "null".into()),
         opt(meta.leader)
     );
-    for e in events {
+    s
+}
+
+/// One event's line, newline included.
+pub(super) fn event_line(e: &TraceEvent) -> String {
+    {
         let at = t(e.at);
         let body = match &e.what {
             TraceKind::Boot(n) => format!(r#""event":"boot","node":{}"#, n.0),
@@ -122,7 +136,6 @@ pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> Str
                 format!(r#""event":"fault",{f}"#)
             }
         };
-        let _ = writeln!(s, r#"{{"t_ms":{at},{body}}}"#);
+        format!("{{\"t_ms\":{at},{body}}}\n")
     }
-    s
 }

@@ -159,6 +159,18 @@ pub(crate) fn ms(t: Time) -> String {
     format!("{:.3}", t.as_millis_f64())
 }
 
+/// The first line of a [`TraceFormat::Jsonl`] trace (newline included), for writing a trace
+/// as the trial produces it: this line, then [`jsonl_event`] of each record in order, is
+/// exactly what [`render_trace`] returns for the whole log.
+pub fn jsonl_meta(nodes: u32, meta: &TraceMeta) -> String {
+    jsonl::meta_line(nodes, meta)
+}
+
+/// One record's line of a [`TraceFormat::Jsonl`] trace, newline included (see [`jsonl_meta`]).
+pub fn jsonl_event(e: &TraceEvent) -> String {
+    jsonl::event_line(e)
+}
+
 /// Renders a trial's event log. See the [module docs](self).
 pub fn render_trace(
     events: &[TraceEvent],
