@@ -633,6 +633,9 @@ fn trace(a: TraceArgs) -> Result<(), CliError> {
         .parse()
         .map_err(|e: ReportError| Error::Usage(e.to_string()))?;
     let cell = a.trial.cell("trace")?;
+    if format == TraceFormat::Jsonl {
+        return trace_jsonl(&a, &cell);
+    }
     let t = cell.run(a.trial.seed, true)?;
     let meta = TraceMeta::from_metrics(
         &t.row.protocol,
@@ -650,6 +653,92 @@ fn trace(a: TraceArgs) -> Result<(), CliError> {
         None => print!("{text}"),
     }
     Ok(())
+}
+
+/// `trace --format jsonl`, written as the trial runs instead of buffered, so a trace of any
+/// length takes no memory. The `meta` line comes first and carries the trial's outcome, so the
+/// trial runs twice (it is deterministic): once for its metrics, once streaming its records.
+/// The output is byte-identical to rendering the buffered trace.
+fn trace_jsonl(a: &TraceArgs, cell: &election_runner::Cell) -> Result<(), CliError> {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+    let seed = a.trial.seed;
+    let first = cell.run(seed, false)?;
+    let meta = TraceMeta::from_metrics(
+        &first.row.protocol,
+        &first.row.scenario,
+        &first.row.net,
+        seed,
+        &first.report.metrics,
+    );
+    let io_err = |what: &str, path: &std::path::Path, source| Error::Io {
+        context: format!("{what} {}", path.display()),
+        source,
+    };
+    // To a file: a temporary file in the same directory, renamed over the target at the end.
+    let tmp = a.out.as_ref().map(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        p.with_file_name(format!(".{}.tmp", name.unwrap_or_default()))
+    });
+    let target: Box<dyn Write + Send> = match (&a.out, &tmp) {
+        (Some(path), Some(tmp)) => {
+            Box::new(std::fs::File::create(tmp).map_err(|e| io_err("cannot write", path, e))?)
+        }
+        _ => Box::new(std::io::stdout()),
+    };
+    // The writer and the first write error, shared with the sink.
+    type Shared = Arc<
+        Mutex<(
+            std::io::BufWriter<Box<dyn Write + Send>>,
+            std::io::Result<()>,
+        )>,
+    >;
+    let out: Shared = Arc::new(Mutex::new((std::io::BufWriter::new(target), Ok(()))));
+    let write = |out: &Shared, line: &str| {
+        let mut g = out.lock().unwrap_or_else(|p| p.into_inner());
+        if g.1.is_ok() {
+            g.1 = g.0.write_all(line.as_bytes());
+        }
+    };
+    write(&out, &election_report::jsonl_meta(a.trial.nodes, &meta));
+    let sink = {
+        let out = out.clone();
+        election_sim::TraceSink::new(move |e| write(&out, &election_report::jsonl_event(e)))
+    };
+    let second = cell.run_streaming(seed, sink);
+    let (mut w, status) = {
+        let mut g = out.lock().unwrap_or_else(|p| p.into_inner());
+        let w = std::mem::replace(&mut g.0, std::io::BufWriter::new(Box::new(std::io::sink())));
+        (w, std::mem::replace(&mut g.1, Ok(())))
+    };
+    let written = status.and_then(|()| w.flush());
+    let result = (|| -> Result<(), CliError> {
+        let second = second?;
+        if second.row != first.row {
+            return Err(Error::Usage(
+                "the trial did not repeat itself while streaming its trace (a determinism bug)"
+                    .into(),
+            )
+            .into());
+        }
+        let path = a
+            .out
+            .as_deref()
+            .unwrap_or(std::path::Path::new("standard output"));
+        written.map_err(|e| io_err("cannot write", path, e))?;
+        if let (Some(path), Some(tmp)) = (&a.out, &tmp) {
+            drop(w);
+            std::fs::rename(tmp, path).map_err(|e| io_err("cannot write", path, e))?;
+            println!("trace: {}", path.display());
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        if let Some(tmp) = &tmp {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+    result
 }
 
 fn run(a: RunArgs) -> Result<(), Error> {
@@ -714,20 +803,54 @@ fn print_trial(t: &TrialRun) {
             r.scenario
         );
     }
+    if r.budget_exceeded {
+        println!(
+            "BUDGET EXCEEDED  the trial used up its work budget of {} (events + messages) and was stopped at {} ms; raise work_budget to run it to the end",
+            t.sim.budget,
+            fmt_ms(m.end_ms)
+        );
+    }
     match (r.converged, r.leader) {
         (true, Some(l)) => println!("converged        yes: node {l} is the agreed leader"),
+        _ if r.budget_exceeded => {
+            println!("converged        NO: stopped by the work budget before the trial could end")
+        }
         _ => println!("converged        NO: no agreed leader at the end of the trial"),
     }
     println!("detect           {}", opt(r.detect_ms));
-    println!("elect            {}", opt(r.elect_ms));
+    println!(
+        "failover         {}",
+        match r.failover_ms {
+            Some(v) if v == 0.0 => "0 ms: the cluster never lost its agreed leader".to_string(),
+            Some(v) => format!("{} ms (first agreed leader after the loss)", fmt_ms(v)),
+            None => "-: no agreed leader again after the loss".to_string(),
+        }
+    );
+    println!("elect            {} (the final agreed leader)", opt(r.elect_ms));
     println!("unavailable      {} ms", fmt_ms(r.unavailable_ms));
     println!(
-        "split brain      {} (most leaders at once: {}; {} ms with several; stranded minority leader {} ms)",
+        "split brain      {} (most acting leaders at once: {}; {} ms with several; stranded minority leader {} ms; paused leader {} ms)",
         if r.split_brain { "YES" } else { "no" },
         r.max_leaders,
         fmt_ms(r.split_brain_ms),
-        fmt_ms(r.minority_leader_ms)
+        fmt_ms(r.minority_leader_ms),
+        fmt_ms(r.paused_leader_ms)
     );
+    match (r.writes_ok, r.writes_stale, r.writes_fenced) {
+        (Some(ok), Some(stale), Some(fenced)) => {
+            let w = t.sim.workload;
+            println!(
+                "writes           {ok} ok, {stale} STALE (taken from a deposed leader), {fenced} fenced; \
+                 stale window {} ms, no write taken for {} ms (every {} ms, fencing {}, commit at the {})",
+                fmt_ms(r.stale_window_ms.unwrap_or(0.0)),
+                fmt_ms(r.write_unavailable_ms.unwrap_or(0.0)),
+                fmt_ms(w.interval.map_or(0.0, |d| d.as_secs_f64() * 1e3)),
+                w.fencing.name(),
+                w.commit.name()
+            );
+        }
+        _ => println!("writes           - (no workload: workload.interval_ms = 0)"),
+    }
     println!(
         "elections        {} started, {} leader changes, {} same-epoch leaders",
         r.elections_started, r.leader_changes, r.same_epoch_leaders
@@ -736,6 +859,12 @@ fn print_trial(t: &TrialRun) {
         "messages         election window: {} (election {}, reply {}, leader {}) + heartbeat {}",
         r.msgs_election, r.msgs_election_req, r.msgs_reply, r.msgs_leader, r.msgs_heartbeat
     );
+    if r.msgs_workload > 0 {
+        println!(
+            "                 workload: {} messages (not election traffic)",
+            r.msgs_workload
+        );
+    }
     println!(
         "                 whole trial: {} messages, {} bytes",
         r.msgs_total, r.bytes_total

@@ -1267,3 +1267,265 @@ fn report_refuses_a_summary_out_of_range_or_inconsistent() {
         &["manifest.json says 17 trials"],
     );
 }
+
+/// `run --json` of one trial, parsed.
+fn run_json(
+    dir: &Path,
+    protocol: &str,
+    n: &str,
+    scenario: &str,
+    sets: &[&str],
+) -> serde_json::Value {
+    let mut args = vec!["run", "-p", protocol, "-n", n, "-s", scenario, "--json"];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let out = ok(&bench(&args, dir));
+    serde_json::from_str(out.trim()).expect("one JSON object")
+}
+
+/// Latencies and timings near the end of the 64-bit nanosecond clock (this binary is a debug
+/// build, so an overflow would panic): a latency past the horizon means the message never
+/// arrives; a millisecond parameter too large to be an instant is refused by name.
+#[test]
+fn extreme_latencies_and_timings_give_a_sane_row_or_a_named_error() {
+    let d = tempfile::tempdir().unwrap();
+    for p in ["bully", "ring", "raft"] {
+        // 1e15 ms saturates the clock: nothing is ever delivered, so nobody can converge
+        // (raft cannot even win a vote) and the trial runs to its horizon.
+        let v = run_json(
+            d.path(),
+            p,
+            "5",
+            "leader-crash",
+            &["net.latency=constant:1e15"],
+        );
+        assert_eq!(v["converged"], false, "{p}: {v}");
+        assert_eq!(v["leader"], serde_json::Value::Null, "{p}: {v}");
+        assert_eq!(v["end_ms"], 20000, "{p}: {v}");
+        // A heavy tail with reordering: some draws land far past the horizon.
+        let v = run_json(
+            d.path(),
+            p,
+            "5",
+            "leader-crash",
+            &["net.latency=pareto:1:0.2", "net.fifo=false"],
+        );
+        let end = v["end_ms"].as_f64().unwrap();
+        assert!(end > 1000.0 && end <= 20000.0, "{p}: {v}");
+        fails(
+            &bench(
+                &[
+                    "run",
+                    "-p",
+                    p,
+                    "-n",
+                    "5",
+                    "-s",
+                    "leader-crash",
+                    "--set",
+                    "detect_jitter_ms=2e13",
+                ],
+                d.path(),
+            ),
+            2,
+            &["detect_jitter_ms = 2e13", "at most 1e12"],
+        );
+    }
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "raft",
+                "-n",
+                "5",
+                "-s",
+                "leader-crash",
+                "--set",
+                "raft.timeout_ms=150-1e300",
+            ],
+            d.path(),
+        ),
+        2,
+        &["raft.timeout_ms", "1e12"],
+    );
+}
+
+/// A trial that uses up its work budget ends with a row that says so (and never counts as
+/// converged); the default budget leaves normal trials alone. `run` says it in plain words.
+#[test]
+fn a_trial_out_of_work_budget_says_so_in_its_row_and_the_summary() {
+    let d = tempfile::tempdir().unwrap();
+    let v = run_json(d.path(), "bully", "5", "leader-crash", &[]);
+    assert_eq!(v["budget_exceeded"], false, "{v}");
+    assert_eq!(v["converged"], true, "{v}");
+    let v = run_json(d.path(), "bully", "5", "leader-crash", &["work_budget=50"]);
+    assert_eq!(v["budget_exceeded"], true, "{v}");
+    assert_eq!(v["converged"], false, "{v}");
+    assert!(v["end_ms"].as_f64().unwrap() < 1000.0, "{v}");
+    let out = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "raft",
+            "-n",
+            "5",
+            "-s",
+            "leader-crash",
+            "--set",
+            "work_budget=50",
+        ],
+        d.path(),
+    ));
+    assert!(
+        out.contains("BUDGET EXCEEDED") && out.contains("work budget of 50"),
+        "{out}"
+    );
+    let out = ok(&bench(
+        &["run", "-p", "raft", "-n", "5", "-s", "leader-crash"],
+        d.path(),
+    ));
+    assert!(!out.contains("BUDGET"), "{out}");
+    // A sweep: each trial's column, and the per-cell count in summary.csv.
+    ok(&bench(
+        &[
+            "sweep",
+            "--protocols",
+            "bully",
+            "--nodes",
+            "3",
+            "--scenarios",
+            "leader-crash",
+            "--seeds",
+            "2",
+            "--quiet",
+            "--out",
+            "tight",
+            "--no-report",
+            "--set",
+            "work_budget=50",
+        ],
+        d.path(),
+    ));
+    let trials = fs::read_to_string(d.path().join("tight/trials.csv")).unwrap();
+    let header: Vec<&str> = trials.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "budget_exceeded").unwrap();
+    assert_eq!(header[col + 1], "end_ms");
+    for line in trials.lines().skip(1) {
+        assert_eq!(line.split(',').nth(col), Some("true"), "{line}");
+    }
+    let summary = fs::read_to_string(d.path().join("tight/summary.csv")).unwrap();
+    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "budget_exceeded").unwrap();
+    assert_eq!(header[col + 1], "skipped");
+    let row: Vec<&str> = summary.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[col], "2", "{summary}");
+    // A trial cut short measures nothing: the cell has no statistics.
+    let get = |name: &str| row[header.iter().position(|c| *c == name).unwrap()];
+    assert_eq!(get("measured"), "0");
+    assert_eq!(get("converged_rate"), "");
+}
+
+/// Sizes and parameters whose trial could not fit in memory are refused before anything is
+/// allocated, naming the parameter and the estimate.
+#[test]
+fn a_trial_too_big_for_memory_is_refused_with_its_estimate() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "-p", "bully", "-s", "flapping-leader"];
+        args.extend(extra);
+        bench(&args, d.path())
+    };
+    fails(
+        &run(&["-n", "100000"]),
+        2,
+        &["nodes = 100000", "GiB", "limit is 4.0 GiB"],
+    );
+    fails(
+        &run(&["-n", "5", "--set", "flaps=1000000000"]),
+        2,
+        &["flaps = 1000000000", "GiB", "limit is 4.0 GiB"],
+    );
+    fails(
+        &run(&["-n", "5", "--set", "flaps=1e9"]),
+        2,
+        &["flaps", "whole number"],
+    );
+    fails(
+        &bench(
+            &[
+                "sweep",
+                "--protocols",
+                "raft",
+                "--nodes",
+                "3,100000",
+                "--scenarios",
+                "leader-crash",
+                "--seeds",
+                "1",
+                "--quiet",
+                "--out",
+                "big",
+            ],
+            d.path(),
+        ),
+        2,
+        &["nodes = 100000"],
+    );
+    assert!(!d.path().join("big/trials.csv").exists());
+}
+
+/// `trace --format jsonl` streams its records as the trial runs: its output (to standard
+/// output or to a file) is byte-for-byte the buffered trace rendered as JSON lines.
+#[test]
+fn trace_jsonl_streams_exactly_the_buffered_trace() {
+    use election_report::{render_trace, TraceFormat, TraceMeta};
+    let d = tempfile::tempdir().unwrap();
+    let mut spec = election_runner::SweepSpec {
+        protocols: Some(vec!["raft+pre_vote".into()]),
+        nodes: Some(vec![5]),
+        scenarios: Some(vec!["flapping-leader".into()]),
+        seeds: Some(1),
+        first_seed: Some(3),
+        ..Default::default()
+    };
+    spec.set("net.loss=0.05").unwrap();
+    let cell = spec.plan().unwrap().cells().unwrap().swap_remove(0);
+    let t = cell.run(3, true).unwrap();
+    let meta = TraceMeta::from_metrics(
+        "raft+pre_vote",
+        "flapping-leader",
+        "lan",
+        3,
+        &t.report.metrics,
+    );
+    let want = render_trace(&t.report.trace, 5, &meta, TraceFormat::Jsonl).unwrap();
+    assert!(want.lines().count() > 100);
+    let args = [
+        "trace",
+        "-p",
+        "raft+pre_vote",
+        "-n",
+        "5",
+        "-s",
+        "flapping-leader",
+        "--seed",
+        "3",
+        "--set",
+        "net.loss=0.05",
+        "--format",
+        "jsonl",
+    ];
+    assert_eq!(ok(&bench(&args, d.path())), want);
+    let mut to_file = args.to_vec();
+    to_file.extend(["--out", "t.jsonl"]);
+    let said = ok(&bench(&to_file, d.path()));
+    assert!(said.contains("t.jsonl"), "{said}");
+    assert_eq!(fs::read_to_string(d.path().join("t.jsonl")).unwrap(), want);
+    assert_eq!(
+        listing(d.path()),
+        vec!["t.jsonl".to_string()],
+        "no temporary file left"
+    );
+}

@@ -99,7 +99,7 @@ impl BullyConfig {
     /// The effective `t_coord`: the configured value, or 2 × `t_elec` (the usual practice;
     /// the paper asks only for `t_elec` plus the time a higher node's own election takes).
     pub fn t_coord(&self) -> Duration {
-        self.t_coord.unwrap_or(self.t_elec * 2)
+        self.t_coord.unwrap_or(self.t_elec.saturating_mul(2))
     }
 
     /// How long a node rejoining under [`Rejoin::Defer`] listens for a leader's heartbeat:

@@ -72,9 +72,10 @@ pub struct Time(pub u64);
 impl Time {
     /// The driver's epoch.
     pub const ZERO: Time = Time(0);
-    /// The instant `ms` milliseconds after the epoch.
+    /// The instant `ms` milliseconds after the epoch (the last representable instant if
+    /// that is later).
     pub fn from_millis(ms: u64) -> Time {
-        Time(ms * 1_000_000)
+        Time(ms.saturating_mul(1_000_000))
     }
     /// Milliseconds since the epoch, with nanosecond precision.
     pub fn as_millis_f64(self) -> f64 {
@@ -353,12 +354,17 @@ impl<'a, P: Protocol> Io<'a, P> {
     pub fn rng(&mut self) -> &mut Rng {
         self.rng
     }
-    /// A duration drawn uniformly from `[lo, hi]` (exactly `lo` when `hi <= lo`).
+    /// A duration drawn uniformly from `[lo, hi]` (exactly `lo` when `hi <= lo`). Bounds past
+    /// `u64::MAX` nanoseconds (about 584 years, beyond any instant) are clamped to it first.
     pub fn uniform(&mut self, lo: Duration, hi: Duration) -> Duration {
         if hi <= lo {
             return lo;
         }
-        let (lo, hi) = (lo.as_nanos() as u64, hi.as_nanos() as u64);
+        let ns = |d: Duration| d.as_nanos().min(u64::MAX as u128) as u64;
+        let (lo, hi) = (ns(lo), ns(hi));
+        if hi <= lo {
+            return Duration::from_nanos(lo);
+        }
         Duration::from_nanos(self.rng.random_range(lo..=hi))
     }
     /// Send `msg` to `to`.
@@ -439,7 +445,7 @@ impl Timing {
     pub fn draw_detect<P: Protocol>(&self, io: &mut Io<'_, P>) -> Duration {
         io.uniform(
             self.detect_timeout,
-            self.detect_timeout + self.detect_jitter,
+            self.detect_timeout.saturating_add(self.detect_jitter),
         )
     }
 }
@@ -509,5 +515,67 @@ mod tests {
         assert_eq!(t + Duration::from_millis(2), Time::from_millis(7));
         assert_eq!(Time::from_millis(2) - t, Duration::ZERO);
         assert_eq!(Time(u64::MAX) + Duration::from_secs(1), Time(u64::MAX));
+        assert_eq!(Time(1) + Duration::MAX, Time(u64::MAX));
+        assert_eq!(Time::from_millis(u64::MAX), Time(u64::MAX));
+    }
+
+    struct Nop;
+    #[derive(Clone, Debug)]
+    struct NopMsg;
+    impl Message for NopMsg {
+        fn category(&self) -> MsgCategory {
+            MsgCategory::Heartbeat
+        }
+        fn kind(&self) -> &'static str {
+            "NOP"
+        }
+        fn wire_size(&self) -> usize {
+            0
+        }
+    }
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    struct NopTimer;
+    impl TimerKind for NopTimer {
+        const COUNT: usize = 1;
+        fn index(self) -> usize {
+            0
+        }
+        fn is_failure_detector(self) -> bool {
+            true
+        }
+    }
+    impl Protocol for Nop {
+        type Msg = NopMsg;
+        type Timer = NopTimer;
+        type Persist = ();
+        fn on_start(&mut self, _: &mut Io<'_, Self>, _: Option<&()>) {}
+        fn on_message(&mut self, _: &mut Io<'_, Self>, _: NodeId, _: NopMsg) {}
+        fn on_timer(&mut self, _: &mut Io<'_, Self>, _: NopTimer) {}
+        fn on_suspect(&mut self, _: &mut Io<'_, Self>) {}
+        fn status(&self) -> Status {
+            Status::FOLLOWER_NO_LEADER
+        }
+    }
+
+    #[test]
+    fn uniform_clamps_bounds_past_the_last_instant() {
+        let mut rng = Rng::seed_from_u64(1);
+        let mut actions = Vec::new();
+        let mut io: Io<'_, Nop> = Io::new(Time::ZERO, &mut rng, &mut actions);
+        let max = Duration::from_nanos(u64::MAX);
+        // 2e13 ms = 2e19 ns: past u64::MAX ns; used to truncate to a bound below `lo` and panic.
+        let huge = Duration::from_millis(20_000_000_000_000);
+        let d = io.uniform(Duration::from_millis(150), huge);
+        assert!(d >= Duration::from_millis(150) && d <= max, "{d:?}");
+        assert_eq!(io.uniform(huge, huge + huge), max);
+        assert_eq!(io.uniform(max, Duration::MAX), max);
+        let t = Timing {
+            heartbeat: Duration::from_millis(50),
+            detect_timeout: Duration::MAX,
+            detect_jitter: Duration::MAX,
+        };
+        assert_eq!(t.draw_detect(&mut io), Duration::MAX);
+        let w = Timing::default().draw_detect(&mut io);
+        assert!(w >= Duration::from_millis(150) && w <= Duration::from_millis(300));
     }
 }

@@ -156,3 +156,44 @@ proptest! {
         let _ = datagram::decode::<BullyMsg>(&bytes, 5);
     }
 }
+
+/// A Raft datagram carrying term 2^64 - 1, a term no node could ever advance past, is refused
+/// by the payload decoder (the live driver counts it in `rejected_payload` and never hands it
+/// to the protocol); the last usable term still decodes.
+#[test]
+fn a_raft_term_that_cannot_be_advanced_is_refused() {
+    use election_core::WireError;
+    use election_raft::MAX_TERM;
+    let kinds = |term| {
+        [
+            RaftMsg::RequestVote { term },
+            RaftMsg::Vote {
+                term,
+                granted: true,
+            },
+            RaftMsg::PreVote { term },
+            RaftMsg::PreVoteResp {
+                term,
+                granted: false,
+            },
+            RaftMsg::AppendEntries { term },
+            RaftMsg::AppendResp {
+                term,
+                success: true,
+            },
+        ]
+    };
+    for (ok, forged) in kinds(MAX_TERM).into_iter().zip(kinds(u64::MAX)) {
+        assert_eq!(
+            datagram::decode::<RaftMsg>(&frame(2, &ok), 5),
+            Ok((NodeId(2), ok))
+        );
+        assert!(
+            matches!(
+                datagram::decode::<RaftMsg>(&frame(2, &forged), 5),
+                Err(FrameError::Payload(WireError::Invalid(_)))
+            ),
+            "{forged:?}"
+        );
+    }
+}

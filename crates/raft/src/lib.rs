@@ -100,3 +100,12 @@ mod wire;
 pub use config::RaftConfig;
 pub use message::{RaftMsg, RaftTimer};
 pub use node::{Raft, Stable};
+
+/// The highest term a node ever starts, adopts or sends: `u64::MAX - 1`, so that
+/// `current_term + 1` is always representable. A node whose term has reached it stays a
+/// follower rather than start an election it has no term for, and the wire decoder rejects a
+/// message carrying a larger term (`u64::MAX`) as [`WireError::Invalid`]: accepting it would
+/// leave every node that adopted it unable to ever elect again.
+///
+/// [`WireError::Invalid`]: election_core::WireError::Invalid
+pub const MAX_TERM: u64 = u64::MAX - 1;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use election_core::{all_nodes, majority, Io, NodeId, Protocol, Role, Status, Time};
 
-use crate::{RaftConfig, RaftMsg, RaftTimer};
+use crate::{RaftConfig, RaftMsg, RaftTimer, MAX_TERM};
 
 /// What a Raft node keeps on stable storage (Figure 2 of the paper, without the log).
 ///
@@ -138,6 +138,21 @@ impl Raft {
         io.send_many(self.others(), &msg);
     }
 
+    /// The term after `current_term`, or `None` once `current_term` is [`MAX_TERM`].
+    fn next_term(&self) -> Option<u64> {
+        (self.current_term < MAX_TERM).then(|| self.current_term + 1)
+    }
+
+    /// The term space is used up (`current_term` is [`MAX_TERM`]): no election can start, so
+    /// stay (or become) a follower of whatever leader this term has and keep listening.
+    fn cannot_advance(&mut self, io: &mut Io<'_, Self>) {
+        match self.state {
+            State::Follower => self.reset_election_timer(io),
+            State::PreCandidate | State::Candidate => self.become_follower(io, self.leader),
+            State::Leader => {}
+        }
+    }
+
     /// Adopts a newer term: no vote and no known leader in it yet.
     fn adopt_term(&mut self, term: u64) {
         debug_assert!(term > self.current_term);
@@ -205,6 +220,10 @@ impl Raft {
     /// Thesis §9.6: ask for pre-votes for `current_term + 1` without changing any state that
     /// others can see or that is persisted.
     fn start_pre_vote(&mut self, io: &mut Io<'_, Self>) {
+        let Some(term) = self.next_term() else {
+            self.cannot_advance(io);
+            return;
+        };
         self.state = State::PreCandidate;
         self.leader = None;
         self.leader_contact = None;
@@ -216,14 +235,16 @@ impl Raft {
             self.start_election(io);
             return;
         }
-        let term = self.current_term + 1;
         self.broadcast(io, RaftMsg::PreVote { term });
     }
 
     /// §5.2: increment the term, vote for self (persisted before the requests leave), ask
     /// everyone, and wait a fresh random timeout for the result.
     fn start_election(&mut self, io: &mut Io<'_, Self>) {
-        let term = self.current_term + 1;
+        let Some(term) = self.next_term() else {
+            self.cannot_advance(io);
+            return;
+        };
         self.adopt_term(term);
         self.voted_for = Some(self.id);
         self.state = State::Candidate;
@@ -371,7 +392,7 @@ impl Raft {
     }
 
     fn on_pre_vote_granted(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
-        if self.state == State::PreCandidate && term == self.current_term + 1 {
+        if self.state == State::PreCandidate && Some(term) == self.next_term() {
             self.tally_grant(from);
             if self.granted_count >= self.quorum() {
                 self.start_election(io);
@@ -457,7 +478,8 @@ impl Protocol for Raft {
     }
 
     fn on_message(&mut self, io: &mut Io<'_, Self>, from: NodeId, msg: RaftMsg) {
-        if from == self.id || from.0 == 0 || from.0 > self.config.n {
+        // A term past MAX_TERM is one no node sends (the wire decoder rejects it too).
+        if from == self.id || from.0 == 0 || from.0 > self.config.n || msg.term() > MAX_TERM {
             return;
         }
         match msg {

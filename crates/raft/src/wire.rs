@@ -13,7 +13,8 @@
 //! | 7 | `APPEND_ENTRIES` |
 //! | 8 / 9 | `APPEND_RESP` success / failure |
 //!
-//! Tag 0 is unused, so that a zeroed buffer is never a message.
+//! Tag 0 is unused, so that a zeroed buffer is never a message. A term above
+//! [`MAX_TERM`](crate::MAX_TERM) (that is, `u64::MAX`) is invalid: no node can advance past it.
 
 use election_core::{Message, Wire, WireError, WireReader};
 
@@ -56,6 +57,9 @@ impl Wire for RaftMsg {
             },
             other => return Err(WireError::UnknownTag(other)),
         };
+        if term > crate::MAX_TERM {
+            return Err(WireError::Invalid("term 2^64-1: no term can follow it"));
+        }
         debug_assert_eq!(msg.wire_size(), bytes.len());
         Ok(msg)
     }

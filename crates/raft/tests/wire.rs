@@ -2,13 +2,13 @@
 //! decodes back to itself; any other input is an error, never a panic.
 
 use election_core::{Message, Wire, WireError};
-use election_raft::RaftMsg;
+use election_raft::{RaftMsg, MAX_TERM};
 use proptest::prelude::*;
 
 /// Every variant, both values of its boolean, and edge terms.
 fn every_message() -> Vec<RaftMsg> {
     let mut all = Vec::new();
-    for term in [0, 1, 42, u64::MAX] {
+    for term in [0, 1, 42, MAX_TERM] {
         all.push(RaftMsg::RequestVote { term });
         all.push(RaftMsg::PreVote { term });
         all.push(RaftMsg::AppendEntries { term });
@@ -62,6 +62,21 @@ fn truncated_extended_and_unknown_are_rejected() {
         let mut bytes = vec![tag];
         bytes.extend_from_slice(&[0; 8]);
         assert_eq!(RaftMsg::decode(&bytes), Err(WireError::UnknownTag(tag)));
+    }
+}
+
+/// A term no node can advance past (2^64 - 1) is rejected for every kind, so a forged datagram
+/// cannot push a cluster into a term it can never elect out of.
+#[test]
+fn a_term_that_cannot_be_advanced_is_invalid() {
+    assert_eq!(MAX_TERM, u64::MAX - 1);
+    for m in every_message() {
+        let mut bytes = encode(&m);
+        bytes[1..].copy_from_slice(&u64::MAX.to_be_bytes());
+        assert!(
+            matches!(RaftMsg::decode(&bytes), Err(WireError::Invalid(_))),
+            "{m:?} with term 2^64-1"
+        );
     }
 }
 

@@ -42,12 +42,24 @@ pub enum Stat {
     LeaderChangesMean,
     DetectP50,
     SameEpochMax,
+    FailoverP50,
+    FailoverP95,
+    FailoverP99,
+    PausedLeaderMean,
+    WritesOkMean,
+    WritesStaleMean,
+    WritesStaleMax,
+    StaleRate,
+    WritesFencedMean,
+    StaleWindowMean,
+    WriteUnavailableMean,
     FaultsSkippedTrials,
+    BudgetExceeded,
 }
 
 impl Stat {
     /// Every statistic, in column order.
-    pub const ALL: [Stat; 24] = [
+    pub const ALL: [Stat; 36] = [
         Stat::Trials,
         Stat::Measured,
         Stat::ConvergedRate,
@@ -71,7 +83,19 @@ impl Stat {
         Stat::LeaderChangesMean,
         Stat::DetectP50,
         Stat::SameEpochMax,
+        Stat::FailoverP50,
+        Stat::FailoverP95,
+        Stat::FailoverP99,
+        Stat::PausedLeaderMean,
+        Stat::WritesOkMean,
+        Stat::WritesStaleMean,
+        Stat::WritesStaleMax,
+        Stat::StaleRate,
+        Stat::WritesFencedMean,
+        Stat::StaleWindowMean,
+        Stat::WriteUnavailableMean,
         Stat::FaultsSkippedTrials,
+        Stat::BudgetExceeded,
     ];
 
     /// The column name in `summary.csv`.
@@ -100,7 +124,20 @@ impl Stat {
             Stat::LeaderChangesMean => "leader_changes_mean",
             Stat::DetectP50 => "detect_ms_p50",
             Stat::SameEpochMax => "same_epoch_leaders_max",
+            Stat::FailoverP50 => "failover_ms_p50",
+            Stat::FailoverP95 => "failover_ms_p95",
+            Stat::FailoverP99 => "failover_ms_p99",
+            Stat::PausedLeaderMean => "paused_leader_ms_mean",
+            Stat::WritesOkMean => "writes_ok_mean",
+            Stat::WritesStaleMean => "writes_stale_mean",
+            Stat::WritesStaleMax => "writes_stale_max",
+            Stat::StaleRate => "stale_rate",
+            Stat::WritesFencedMean => "writes_fenced_mean",
+            Stat::StaleWindowMean => "stale_window_ms_mean",
+            Stat::WriteUnavailableMean => "write_unavailable_ms_mean",
+
             Stat::FaultsSkippedTrials => "faults_skipped_trials",
+            Stat::BudgetExceeded => "budget_exceeded",
         }
     }
 
@@ -164,6 +201,10 @@ impl SummaryRow {
     pub fn faults_skipped_trials(&self) -> u64 {
         self.get(Stat::FaultsSkippedTrials).unwrap_or(0.0) as u64
     }
+    /// Number of trials stopped by their work budget.
+    pub fn budget_exceeded(&self) -> u64 {
+        self.get(Stat::BudgetExceeded).unwrap_or(0.0) as u64
+    }
     /// True if the cell ran and measured something (not skipped, at least one measured trial).
     pub fn ran(&self) -> bool {
         self.skipped.is_empty() && self.measured() > 0
@@ -199,7 +240,16 @@ pub struct TrialRow {
     pub msgs_reply: u64,
     pub msgs_leader: u64,
     pub msgs_heartbeat: u64,
+    pub failover_ms: Option<f64>,
+    pub paused_leader_ms: f64,
+    pub writes_ok: Option<u64>,
+    pub writes_stale: Option<u64>,
+    pub writes_fenced: Option<u64>,
+    pub stale_window_ms: Option<f64>,
+    pub write_unavailable_ms: Option<f64>,
+    pub msgs_workload: u64,
     pub faults_skipped: u32,
+    pub budget_exceeded: bool,
     pub end_ms: f64,
 }
 
@@ -322,7 +372,12 @@ impl Results {
                 ));
             }
             // Counts of trials, as opposed to statistics over them.
-            let counts = [Stat::Trials, Stat::Measured, Stat::FaultsSkippedTrials];
+            let counts = [
+                Stat::Trials,
+                Stat::Measured,
+                Stat::FaultsSkippedTrials,
+                Stat::BudgetExceeded,
+            ];
             for s in &counts[1..] {
                 let v = r.get(*s).unwrap_or(-1.0);
                 if v < 0.0 || v.fract() != 0.0 || v > trials {
@@ -353,6 +408,9 @@ impl Results {
                 if r.get(s).is_some_and(|v| v < 0.0) {
                     return Err(bad(s, "is negative".into()));
                 }
+            }
+            if r.get(Stat::StaleRate).is_some_and(|v| v > 1.0) {
+                return Err(bad(Stat::StaleRate, "is a rate above 1".into()));
             }
             for s in [
                 Stat::ConvergedRate,
@@ -693,6 +751,15 @@ impl Cells<'_> {
             _ => Err(self.err(col, "expected a finite number or an empty cell")),
         }
     }
+    fn opt_u64(&self, col: &str) -> Result<Option<u64>, ReportError> {
+        let s = self.text(col);
+        if s.is_empty() {
+            return Ok(None);
+        }
+        s.parse()
+            .map(Some)
+            .map_err(|_| self.err(col, "expected a whole number or an empty cell"))
+    }
     fn opt_u32(&self, col: &str) -> Result<Option<u32>, ReportError> {
         let s = self.text(col);
         if s.is_empty() {
@@ -814,7 +881,16 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
             msgs_reply: c.u64("msgs_reply")?,
             msgs_leader: c.u64("msgs_leader")?,
             msgs_heartbeat: c.u64("msgs_heartbeat")?,
+            failover_ms: c.opt_f64("failover_ms")?,
+            paused_leader_ms: c.f64("paused_leader_ms")?,
+            writes_ok: c.opt_u64("writes_ok")?,
+            writes_stale: c.opt_u64("writes_stale")?,
+            writes_fenced: c.opt_u64("writes_fenced")?,
+            stale_window_ms: c.opt_f64("stale_window_ms")?,
+            write_unavailable_ms: c.opt_f64("write_unavailable_ms")?,
+            msgs_workload: c.u64("msgs_workload")?,
             faults_skipped: c.u32("faults_skipped")?,
+            budget_exceeded: c.bool("budget_exceeded")?,
             end_ms: c.f64("end_ms")?,
         });
     }

@@ -132,6 +132,38 @@ fn growth_class(slope: f64) -> &'static str {
 pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
     for r in &c.results.summary {
+        let b = r.budget_exceeded();
+        if r.skipped.is_empty() && b > 0 {
+            let seeds: Vec<String> = c
+                .results
+                .trials_of(&r.key)
+                .into_iter()
+                .filter(|t| t.budget_exceeded)
+                .map(|t| t.seed.to_string())
+                .take(5)
+                .collect();
+            out.push(format!(
+                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}` and a larger `--set work_budget=`; {}).",
+                r.key.protocol,
+                r.key.nodes,
+                r.key.scenario,
+                r.key.net,
+                b,
+                r.trials(),
+                if r.measured() == 0 {
+                    ": **the cell has no measurement at all**"
+                } else {
+                    ""
+                },
+                seeds.join(", "),
+                r.key.protocol,
+                r.key.nodes,
+                r.key.scenario,
+                r.key.net,
+                seeds.first().map(String::as_str).unwrap_or("0"),
+                c.row(r)
+            ));
+        }
         let k = r.faults_skipped_trials();
         if !r.skipped.is_empty() || k == 0 {
             continue;
@@ -206,9 +238,116 @@ pub(crate) fn fixed_params(results: &crate::data::Results) -> Vec<(String, Strin
         .collect()
 }
 
+/// A duration in ms for prose: whole milliseconds from 10 ms up, seconds from 10 s up.
+fn dur(ms: f64) -> String {
+    if ms >= 10_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else if ms >= 10.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{ms:.2} ms")
+    }
+}
+
+/// A mean count for prose.
+fn count(v: f64) -> String {
+    if v >= 10.0 || v == v.round() {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// What a split costs, one sentence per protocol series: of every scenario at n = focus on the
+/// report's network, the one where a deposed leader's writes did the most damage (or, with none
+/// anywhere, the longest overlap of acting leaders), with the split's rate and duration next to
+/// the writes taken from deposed leaders, fenced and unfenced. Empty without a workload.
+pub(crate) fn damage(c: &Ctx) -> Vec<String> {
+    let mut lines = Vec::new();
+    for s in series_for(c.results, &c.net) {
+        // (unfenced damage, split ms, row)
+        let mut worst: Option<(f64, f64, &SummaryRow)> = None;
+        for sc in c.results.scenarios() {
+            let key = crate::figures::key_of(&s, c.focus, &sc, &c.net);
+            let Some(r) = c.results.cell(&key).filter(|r| r.ran()) else {
+                continue;
+            };
+            let Some(stale) = r.get(Stat::WritesStaleMean) else {
+                continue;
+            };
+            let unfenced = stale + r.get(Stat::WritesFencedMean).unwrap_or(0.0);
+            let split = r.get(Stat::SplitMsMean).unwrap_or(0.0);
+            let better = match worst {
+                None => true,
+                Some((d, sp, _)) => unfenced > d || (unfenced == d && split > sp),
+            };
+            if better {
+                worst = Some((unfenced, split, r));
+            }
+        }
+        let Some((unfenced, split, r)) = worst else {
+            continue;
+        };
+        let rate = r.get(Stat::SplitRate).unwrap_or(0.0);
+        let stale = r.get(Stat::WritesStaleMean).unwrap_or(0.0);
+        let fenced = r.get(Stat::WritesFencedMean).unwrap_or(0.0);
+        let window = r.get(Stat::StaleWindowMean).unwrap_or(0.0);
+        let split_text = if rate > 0.0 {
+            format!(
+                "two leaders acted at once in {} of trials, for {} on average",
+                pct(rate),
+                dur(split)
+            )
+        } else {
+            "two leaders never acted at once".to_string()
+        };
+        let verdict = if unfenced == 0.0 {
+            if rate > 0.0 {
+                "**harmless**: no write was ever taken from a deposed leader".to_string()
+            } else {
+                "**no damage**: no write was ever taken from a deposed leader".to_string()
+            }
+        } else if stale == 0.0 {
+            format!(
+                "**harmless with fencing, damaging without**: fencing tokens refused all {} writes per failure that a deposed leader sent; an unfenced resource would have taken them",
+                count(fenced)
+            )
+        } else if fenced > 0.0 {
+            format!(
+                "**damaging**: {} writes per failure were taken from a deposed leader over {} despite fencing tokens (they arrived before the new leader's first write raised the resource's token), and {} more were fenced",
+                count(stale),
+                dur(window),
+                count(fenced)
+            )
+        } else {
+            format!(
+                "**damaging**: {} writes per failure were taken from a deposed leader over {}, and fencing cannot stop them (the protocol has no epoch to use as a token)",
+                count(stale),
+                dur(window)
+            )
+        };
+        lines.push(format!(
+            "`{}`, worst case `{}`: {}; {} ({}).",
+            s.label,
+            r.key.scenario,
+            split_text,
+            verdict,
+            c.row(r)
+        ));
+    }
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "**What a failure costs** at n = {} (the workload: every leader writes to a shared resource every interval, carrying its epoch as a fencing token; a *stale* write is one taken from a leader that another node was elected after):{}",
+        c.focus,
+        items(&lines)
+    )]
+}
+
 /// The findings, as markdown bullets.
 pub(crate) fn findings(c: &Ctx) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = damage(c);
     let failover = failover_scenarios(c.results, c.opts);
 
     // Message cost at the largest size: most vs least.

@@ -84,7 +84,7 @@ fn cell(s: &str) -> String {
     }
 }
 
-const METRICS: [(&str, &str); 20] = [
+const METRICS: [(&str, &str); 25] = [
     ("reference instant (t0)", "The instant the scenario's first fault fired, or zero for a cold start. A fault drawn for an instant with no agreed leader waits for one (at most `fault_wait_ms`), and the whole fault timeline shifts with it. Every duration is measured from t0 and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
     ("`faults_skipped`", "Fault actions of the scenario that did not apply in a trial: a selector found no node when the action fired (no leader to crash), the timeline gave up waiting for a leader, or the trial ended first. Such a trial did not undergo the scenario as described."),
     ("`measured`, `faults_skipped_trials`", "Per cell: the trials in which every fault applied, over which every statistic is computed, and the trials in which some fault did not apply, which no statistic includes."),
@@ -93,7 +93,11 @@ const METRICS: [(&str, &str); 20] = [
     ("`detect_ms`", "t0 to the first moment any node leaves the follower role."),
     ("`elect_ms` (failover time)", "t0 to the start of the final agreed-leader interval (zero if it began before t0); empty when not converged."),
     ("`unavailable_ms`", "Total time from t0 to the end of the trial with no agreed leader."),
-    ("`split_brain`, `split_brain_ms`, `max_leaders`", "Whether, and for how long in total, two or more live nodes were in the leader role at the same instant after t0; the most at once."),
+    ("`split_brain`, `split_brain_ms`, `max_leaders`", "Whether, and for how long in total, two or more acting leaders (live nodes in the leader role that are not paused) existed at the same instant after t0; the most at once."),
+    ("`paused_leader_ms`", "Total time after t0 during which a paused node still believed it led (apart from `split_brain_ms`: a frozen node cannot act on its belief until it resumes)."),
+    ("`failover_ms`", "t0 to the first instant the largest component has an agreed leader again after losing it (0 if it never lost one; empty if it never regained one). The failover time; `elect_ms` is the final agreement, which in partition, recovery and rejoin scenarios includes the outage."),
+    ("`writes_ok`, `writes_stale`, `writes_fenced`", "The workload: every node that believes it leads, and is not paused, writes to a shared resource outside the cluster every `workload.interval_ms`, carrying its epoch as a fencing token. A write taken after t0 is *stale* if its writer had been deposed (another node elected after it, with a higher epoch or, without epochs, later); *fenced* if the resource refused it for a token lower than the highest it took. Fencing changes no node's behaviour, so stale + fenced is what an unfenced resource would have taken from deposed leaders."),
+    ("`stale_window_ms`, `write_unavailable_ms`", "The time during which a deposed leader's writes were being taken, and the time from t0 during which no write was taken at all, each at the workload interval's resolution (the union of one interval after each taken write)."),
     ("`minority_leader_ms`", "Total time after t0 during which a live node outside the largest component is in the leader role: a stranded leader that still believes it leads. Part of `split_brain_ms` whenever the largest component also has a leader."),
     ("`same_epoch_leaders`", "How many times a node took (or kept, under a new epoch) the leader role while another live leader claimed the same epoch or term: a safety violation for protocols with terms."),
     ("`leader_changes`", "Entries into the leader role at or after t0."),
@@ -105,6 +109,7 @@ const METRICS: [(&str, &str); 20] = [
     ("`converged_rate`, `split_brain_rate`", "Share of the cell's trials (0 to 1)."),
     ("`split_brain_ci_lo`, `split_brain_ci_hi`", "95% Wilson score interval of the split-brain rate (z = 1.959964)."),
     ("`same_epoch_leaders_max`", "The largest `same_epoch_leaders` of any trial in the cell."),
+    ("`budget_exceeded`", "A trial that used up its work budget (`work_budget`: events processed plus messages sent, 100000 × nodes, at most 20 million, by default) was stopped there and never counts as converged; in `summary.csv`, how many of the cell's trials were."),
 ];
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
@@ -506,7 +511,7 @@ fn at_a_glance(s: &mut String, ctx: &Ctx) {
 }
 
 /// Columns of the summary tables: header and statistic.
-const TABLE_COLS: [(&str, Stat); 17] = [
+const TABLE_COLS: [(&str, Stat); 20] = [
     ("trials", Stat::Trials),
     ("measured", Stat::Measured),
     ("converged", Stat::ConvergedRate),
@@ -524,6 +529,9 @@ const TABLE_COLS: [(&str, Stat); 17] = [
     ("leader changes mean", Stat::LeaderChangesMean),
     ("detect p50", Stat::DetectP50),
     ("same-epoch max", Stat::SameEpochMax),
+    ("failover p50", Stat::FailoverP50),
+    ("stale writes mean", Stat::WritesStaleMean),
+    ("fenced mean", Stat::WritesFencedMean),
 ];
 
 fn table(s: &mut String, results: &Results, scenario: &str, net: &str) {

@@ -21,6 +21,7 @@
 pub mod config;
 pub mod error;
 pub mod files;
+pub mod memory;
 pub mod net;
 pub mod params;
 pub mod plan;

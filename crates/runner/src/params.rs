@@ -28,6 +28,12 @@ use election_sim::NetConfig;
 use crate::error::{usage, Result};
 use crate::net::{format_latency, parse_latency, NetProfile};
 
+/// The largest millisecond value a parameter accepts: 1e12 ms, about 31.7 years. Every
+/// millisecond parameter becomes a nanosecond count in a `u64` (at most about 1.8e13 ms), and
+/// the derived defaults add and double them, so anything larger is refused by name instead of
+/// silently saturating.
+pub const MAX_MS: f64 = 1e12;
+
 /// What kind of value a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -41,6 +47,8 @@ pub enum Kind {
     Bool,
     /// A whole number `>= 1`.
     Count,
+    /// A whole number `>= 1`, up to `2^64 - 1`.
+    BigCount,
     /// One of a fixed list of names.
     Choice(&'static [&'static str]),
     /// A latency distribution (`lognormal:0.25:0.3`, see [`crate::net`]).
@@ -53,14 +61,15 @@ impl Kind {
     /// What a valid value looks like, for error messages and `election-bench params`.
     pub fn describe(self) -> String {
         match self {
-            Kind::Ms => "milliseconds >= 0".into(),
-            Kind::PositiveMs => "milliseconds > 0".into(),
+            Kind::Ms => "milliseconds >= 0 (at most 1e12)".into(),
+            Kind::PositiveMs => "milliseconds > 0 (at most 1e12)".into(),
             Kind::Probability => "a probability in [0, 1]".into(),
             Kind::Bool => "true | false".into(),
             Kind::Count => "a whole number >= 1".into(),
+            Kind::BigCount => "a whole number >= 1 (up to 2^64-1)".into(),
             Kind::Choice(c) => c.join(" | "),
             Kind::Latency => crate::net::LATENCY_SYNTAX.into(),
-            Kind::MsRange => "LO-HI milliseconds (or one number)".into(),
+            Kind::MsRange => "LO-HI milliseconds (or one number), at most 1e12".into(),
         }
     }
 }
@@ -122,6 +131,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
+    p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
 
 /// Every parameter key, in documentation order.
@@ -157,7 +167,7 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
     Ok(match def.kind {
         Kind::Ms | Kind::PositiveMs => {
             let v = number(key, raw_t)?;
-            if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) {
+            if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) || v > MAX_MS {
                 return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
             }
             format!("{v}")
@@ -178,6 +188,10 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
             Ok(v) if v >= 1 => v.to_string(),
             _ => return usage!("{key} = {raw_t:?}: expected a whole number >= 1"),
         },
+        Kind::BigCount => match raw_t.parse::<u64>() {
+            Ok(v) if v >= 1 => v.to_string(),
+            _ => return usage!("{key} = {raw_t:?}: expected a whole number >= 1 (up to 2^64-1)"),
+        },
         Kind::Choice(choices) => match choices.iter().find(|c| **c == raw_t) {
             Some(c) => c.to_string(),
             None => return usage!("{key} = {raw_t:?}: valid values: {}", choices.join(", ")),
@@ -194,8 +208,8 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
                     (v, v)
                 }
             };
-            if lo <= 0.0 || hi < lo {
-                return usage!("{key} = {raw_t:?}: expected LO-HI with 0 < LO <= HI");
+            if lo <= 0.0 || hi < lo || hi > MAX_MS {
+                return usage!("{key} = {raw_t:?}: expected LO-HI with 0 < LO <= HI <= 1e12");
             }
             format!("{lo}-{hi}")
         }
@@ -283,6 +297,8 @@ pub struct Resolved {
     pub cascade_delay_ms: f64,
     /// `fault_loss`.
     pub fault_loss: f64,
+    /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
+    pub work_budget: Option<u64>,
 }
 
 impl Resolved {
@@ -350,6 +366,7 @@ impl Resolved {
             flap_up_ms: num("flap_up_ms", 2.0 * window),
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
+            work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         };
         let latest = r.fault_at_ms + r.fault_jitter_ms;
         if latest >= r.horizon_ms {
@@ -380,6 +397,14 @@ impl Resolved {
     /// The detection window's upper end, `detect_timeout_ms + detect_jitter_ms`.
     pub fn window_ms(&self) -> f64 {
         self.detect_timeout_ms + self.detect_jitter_ms
+    }
+
+    /// The work budget of one trial with `nodes` nodes: `work_budget`, or by default
+    /// [`SimConfig::default_budget`](election_sim::SimConfig::default_budget) (100000 × nodes,
+    /// at most 20 million).
+    pub fn budget(&self, nodes: u32) -> u64 {
+        self.work_budget
+            .unwrap_or_else(|| election_sim::SimConfig::default_budget(nodes))
     }
 
     /// The shared timing handed to every protocol.
@@ -430,16 +455,32 @@ mod tests {
         assert!(c("flaps", "0").is_err());
         assert!(c("net.fifo", "yes").is_err());
         assert_eq!(c("net.latency", " constant:2.0 ").unwrap(), "constant:2");
+        assert_eq!(c("horizon_ms", "1e12").unwrap(), "1000000000000");
+        let e = c("detect_jitter_ms", "2e13").unwrap_err().to_string();
+        assert!(
+            e.contains("detect_jitter_ms = 2e13") && e.contains("1e12"),
+            "{e}"
+        );
+        assert!(c("raft.timeout_ms", "150-2e13").is_err());
     }
 
     #[test]
     fn defaults_are_fair() {
+        let c = |k, v| canonical(lookup(k).unwrap(), v);
         let lan = NetProfile::builtin("lan").unwrap();
         let r = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
         assert_eq!(r.timing(), Timing::default());
         assert_eq!(r.raft_timeout_ms, (150.0, 300.0));
         assert_eq!(r.settle_ms, 600.0);
         assert_eq!(r.fault_jitter_ms, 50.0);
+        assert_eq!(r.budget(51), 5_100_000);
+        assert_eq!(r.budget(5001), 20_000_000);
+        assert_eq!(
+            c("work_budget", "18446744073709551615").unwrap(),
+            "18446744073709551615"
+        );
+        assert!(c("work_budget", "0").is_err());
+        assert!(c("work_budget", "1e9").is_err());
         let mut m = ParamMap::new();
         m.insert("detect_jitter_ms", "50".into());
         m.insert("net.loss", "0.2".into());

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use election_core::{NodeId, Rng, SeedableRng};
-use election_sim::{Fault, SimConfig, TrialReport};
+use election_sim::{Fault, SimConfig, TraceSink, TrialReport};
 use serde_json::{json, Map, Value};
 
 use crate::config::SweepSpec;
@@ -354,6 +354,15 @@ impl SweepPlan {
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
                             let resolved = Resolved::resolve(net, &params)?;
                             let skipped = scenario.skip_reason(n);
+                            if skipped.is_none() {
+                                crate::memory::check(n, &resolved, false).map_err(|e| {
+                                    Error::Usage(format!(
+                                        "{} with {n} nodes, {}: {e}",
+                                        proto.spec,
+                                        scenario.name()
+                                    ))
+                                })?;
+                            }
                             let built = match skipped {
                                 Some(_) => None,
                                 None => Some(Built::new(proto.kind, n, &resolved).map_err(
@@ -511,11 +520,22 @@ impl Cell {
             reference_ms: None,
             fault_wait: (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms)),
             workload: r.workload(),
+            budget: r.budget(self.nodes),
         }
     }
 
     /// Run the trial of this cell with `seed` (optionally recording a full trace).
     pub fn run(&self, seed: u64, trace: bool) -> Result<TrialRun> {
+        self.run_with(seed, trace, None)
+    }
+
+    /// Run the trial of this cell with `seed`, handing every trace record of the trial to `sink`
+    /// as it is made, without buffering the trace.
+    pub fn run_streaming(&self, seed: u64, sink: TraceSink) -> Result<TrialRun> {
+        self.run_with(seed, false, Some(sink))
+    }
+
+    fn run_with(&self, seed: u64, trace: bool, sink: Option<TraceSink>) -> Result<TrialRun> {
         let Some(built) = &self.built else {
             return usage!(
                 "cell {} is skipped: {}",
@@ -524,6 +544,9 @@ impl Cell {
             );
         };
         let r = &self.resolved;
+        if trace {
+            crate::memory::check(self.nodes, r, true)?;
+        }
         let mut rng = Rng::seed_from_u64(seed);
         rng.set_stream(FAULT_TIME_STREAM);
         let t_f = r.fault_at_ms + draw_ms(&mut rng, r.fault_jitter_ms);
@@ -533,7 +556,7 @@ impl Cell {
         let faults = self.scenario.faults(self.nodes, r, t_f, &mut rng);
         let n_faults = faults.len() as u32;
         let cfg = self.sim_config(seed, faults, trace);
-        let report = built.simulate(cfg.clone()).map_err(fail)?;
+        let report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;
         let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
         let m = &report.metrics;
         let fired = n_faults > 0 && m.faults_skipped < n_faults;

@@ -10,7 +10,7 @@ use election_bully::{Bully, BullyConfig};
 use election_core::{NodeId, Protocol};
 use election_raft::{Raft, RaftConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
-use election_sim::{ConfigError, Sim, SimConfig, TrialReport};
+use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
 
 use crate::error::{usage, Result};
 use crate::params::{canonical, lookup, Kind, ParamMap, Resolved, PARAMS};
@@ -174,14 +174,29 @@ impl Built {
 
     /// Run one simulated trial of this protocol.
     pub fn simulate(&self, cfg: SimConfig) -> Result<TrialReport, ConfigError> {
+        self.simulate_streaming(cfg, None)
+    }
+
+    /// Run one simulated trial of this protocol, handing every trace record to `sink` as it
+    /// is made (if given).
+    pub fn simulate_streaming(
+        &self,
+        cfg: SimConfig,
+        sink: Option<TraceSink>,
+    ) -> Result<TrialReport, ConfigError> {
         fn go<P: Protocol>(
             cfg: SimConfig,
+            sink: Option<TraceSink>,
             f: impl FnMut(NodeId) -> P,
         ) -> Result<TrialReport, ConfigError> {
-            Ok(Sim::new(cfg, f)?.run())
+            let mut sim = Sim::new(cfg, f)?;
+            if let Some(s) = sink {
+                sim.stream_trace(s);
+            }
+            Ok(sim.run())
         }
         match self {
-            Built::Bully(c) => go(cfg, |id| Bully::new(id, c.clone())),
+            Built::Bully(c) => go(cfg, sink, |id| Bully::new(id, c.clone())),
             Built::Ring(c, random) => {
                 let c = if *random {
                     let mut c2 = RingConfig::clone(c);
@@ -190,9 +205,9 @@ impl Built {
                 } else {
                     c.clone()
                 };
-                go(cfg, |id| Ring::new(id, c.clone()))
+                go(cfg, sink, |id| Ring::new(id, c.clone()))
             }
-            Built::Raft(c) => go(cfg, |id| Raft::new(id, c.clone())),
+            Built::Raft(c) => go(cfg, sink, |id| Raft::new(id, c.clone())),
         }
     }
 }

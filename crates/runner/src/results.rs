@@ -16,7 +16,7 @@ use crate::stats::{mean, percentile, wilson, Z95};
 pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
 
 /// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 29] = [
+pub const TRIAL_METRIC_COLUMNS: [&str; 30] = [
     "converged",
     "leader",
     "detect_ms",
@@ -45,6 +45,7 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 29] = [
     "msgs_heartbeat",
     "msgs_workload",
     "faults_skipped",
+    "budget_exceeded",
     "end_ms",
 ];
 
@@ -52,7 +53,7 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 29] = [
 pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
 
 /// The statistic columns of `summary.csv`, after the varied parameters.
-pub const SUMMARY_STAT_COLUMNS: [&str; 36] = [
+pub const SUMMARY_STAT_COLUMNS: [&str; 37] = [
     "trials",
     "measured",
     "converged_rate",
@@ -88,6 +89,7 @@ pub const SUMMARY_STAT_COLUMNS: [&str; 36] = [
     "stale_window_ms_mean",
     "write_unavailable_ms_mean",
     "faults_skipped_trials",
+    "budget_exceeded",
     "skipped",
 ];
 
@@ -213,6 +215,8 @@ pub struct TrialRow {
     pub msgs_workload: u64,
     /// Fault actions that did not apply (see [`Metrics::faults_skipped`]).
     pub faults_skipped: u32,
+    /// The trial used up its work budget and was stopped (see [`Metrics::budget_exceeded`]).
+    pub budget_exceeded: bool,
     /// When the trial ended, ms.
     pub end_ms: f64,
 }
@@ -274,14 +278,15 @@ impl TrialRow {
             msgs_heartbeat: w.sent_of(MsgCategory::Heartbeat),
             msgs_workload: m.msgs_workload,
             faults_skipped: m.faults_skipped,
+            budget_exceeded: m.budget_exceeded,
             end_ms: round_ms(m.end_ms),
         }
     }
 
-    /// Did the trial undergo its scenario as described (every fault applied)? Only such
-    /// trials enter a cell's statistics.
+    /// Did the trial undergo its scenario as described (every fault applied) and run to its
+    /// end within its work budget? Only such trials enter a cell's statistics.
     pub fn measured(&self) -> bool {
-        self.faults_skipped == 0
+        self.faults_skipped == 0 && !self.budget_exceeded
     }
 
     /// The row's cell.
@@ -328,6 +333,7 @@ impl TrialRow {
             self.msgs_heartbeat.to_string(),
             self.msgs_workload.to_string(),
             self.faults_skipped.to_string(),
+            self.budget_exceeded.to_string(),
             fmt_ms(self.end_ms),
         ]
     }
@@ -435,6 +441,7 @@ impl TrialRow {
             msgs_heartbeat: n!("msgs_heartbeat"),
             msgs_workload: n!("msgs_workload"),
             faults_skipped: n!("faults_skipped"),
+            budget_exceeded: b("budget_exceeded")?,
             end_ms: f("end_ms")?,
         })
     }
@@ -760,6 +767,7 @@ pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) ->
         o(mean(&of_w(|t| t.stale_window_ms)), fmt_ms),
         o(mean(&of_w(|t| t.write_unavailable_ms)), fmt_ms),
         faults_skipped_trials.to_string(),
+        all.iter().filter(|t| t.budget_exceeded).count().to_string(),
         skipped.unwrap_or("").to_string(),
     ]);
     r
@@ -806,6 +814,7 @@ mod tests {
             msgs_heartbeat: 3,
             msgs_workload: 83,
             faults_skipped: 0,
+            budget_exceeded: seed == 8,
             end_ms: 2000.25,
         }
     }
@@ -836,6 +845,19 @@ mod tests {
         assert_eq!(j["net.loss"], "0.1");
         assert_eq!(j["msgs_election"], 3);
         assert_eq!(j["split_brain"], true);
+        assert_eq!(j["budget_exceeded"], true);
+        assert_eq!(
+            rec[rec.len() - 2],
+            "true",
+            "budget_exceeded is just before end_ms"
+        );
+        let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
+        assert!(TrialRow::from_record(&fields, 1).unwrap().budget_exceeded);
+        let mut bad = fields.clone();
+        let at = bad.len() - 2;
+        bad[at] = "maybe";
+        let e = TrialRow::from_record(&bad, 1).unwrap_err();
+        assert!(e.contains("budget_exceeded"), "{e}");
         let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
         assert_eq!(keys, trial_header(&["net.loss"]).iter().collect::<Vec<_>>());
     }
@@ -956,6 +978,7 @@ mod tests {
         assert_eq!(get("leader_changes_mean"), "1");
         assert_eq!(get("detect_ms_p50"), "150.5");
         assert_eq!(get("same_epoch_leaders_max"), "0");
+        assert_eq!(get("budget_exceeded"), "1", "seed 8 ran out of budget");
         assert_eq!(get("skipped"), "");
         assert_eq!(get("measured"), "10");
         assert_eq!(get("faults_skipped_trials"), "0");

@@ -36,8 +36,10 @@ pub enum Builtin {
     CascadeCrash,
     /// The old leader returns after a new one is elected.
     LeaderRecovers,
-    /// The highest node crashes and recovers repeatedly.
+    /// Whoever leads crashes and recovers, cycle after cycle.
     FlappingLeader,
+    /// The initial leader's node crashes and recovers repeatedly (a flaky NIC).
+    FlappingNode,
     /// The leader ends up on the minority side of a partition.
     PartitionLeaderMinority,
     /// The leader stays on the majority side of a partition.
@@ -55,13 +57,14 @@ pub enum Builtin {
 }
 
 /// Every built-in scenario, in catalog order.
-pub const BUILTINS: [Builtin; 13] = [
+pub const BUILTINS: [Builtin; 14] = [
     Builtin::ColdStart,
     Builtin::LeaderCrash,
     Builtin::LeaderCrashLowestDetects,
     Builtin::CascadeCrash,
     Builtin::LeaderRecovers,
     Builtin::FlappingLeader,
+    Builtin::FlappingNode,
     Builtin::PartitionLeaderMinority,
     Builtin::PartitionLeaderMajority,
     Builtin::AsymmetricLeaderOut,
@@ -81,6 +84,7 @@ impl Builtin {
             Builtin::CascadeCrash => "cascade-crash",
             Builtin::LeaderRecovers => "leader-recovers",
             Builtin::FlappingLeader => "flapping-leader",
+            Builtin::FlappingNode => "flapping-node",
             Builtin::PartitionLeaderMinority => "partition-leader-minority",
             Builtin::PartitionLeaderMajority => "partition-leader-majority",
             Builtin::AsymmetricLeaderOut => "asymmetric-leader-out",
@@ -99,7 +103,8 @@ impl Builtin {
             Builtin::LeaderCrashLowestDetects => "the leader crashes and only the lowest id notices (every detector off; the lowest is made to suspect after detect_timeout_ms, then its own detector is back on for retries): the bully's worst case, a single initiator elsewhere",
             Builtin::CascadeCrash => "as leader-crash-lowest-detects, then the highest live node (the would-be successor) crashes cascade_delay_ms into the election, after it answered",
             Builtin::LeaderRecovers => "the leader crashes and comes back outage_ms later, after a new leader was elected: does it take over again?",
-            Builtin::FlappingLeader => "the highest node crashes and recovers `flaps` times (down flap_down_ms, up flap_up_ms): leadership churn",
+            Builtin::FlappingLeader => "whoever leads at each cycle crashes and recovers, `flaps` times (down flap_down_ms, up flap_up_ms): the cost of losing the leader again and again",
+            Builtin::FlappingNode => "the node that led at the fault instant crashes and recovers `flaps` times (down flap_down_ms, up flap_up_ms), whatever it is doing: a flaky node, and the churn its returns cause",
             Builtin::PartitionLeaderMinority => "the leader and the lowest followers, floor((n-1)/2) nodes in all, are cut off from the majority; heals after outage_ms",
             Builtin::PartitionLeaderMajority => "the floor((n-1)/2) lowest followers are cut off from the leader's majority; heals after outage_ms",
             Builtin::AsymmetricLeaderOut => "the leader's outgoing links fail for good while it still receives: a half-dead leader",
@@ -173,13 +178,17 @@ impl Builtin {
                 at(t, Crash(Selector::Leader)),
                 at(t + r.outage_ms, Recover(Selector::LastCrashed)),
             ],
-            Builtin::FlappingLeader => {
-                let top = Selector::Id(NodeId(n));
+            Builtin::FlappingLeader | Builtin::FlappingNode => {
+                let (down, up) = if self == Builtin::FlappingLeader {
+                    (Selector::Leader, Selector::LastCrashed)
+                } else {
+                    (Selector::InitialLeader, Selector::InitialLeader)
+                };
                 let period = r.flap_down_ms + r.flap_up_ms;
                 (0..r.flaps)
                     .flat_map(|k| {
                         let c = t + k as f64 * period;
-                        [at(c, Crash(top)), at(c + r.flap_down_ms, Recover(top))]
+                        [at(c, Crash(down)), at(c + r.flap_down_ms, Recover(up))]
                     })
                     .collect()
             }
@@ -271,6 +280,8 @@ pub enum Action {
     Suspect(Sel),
     /// Switch automatic detection.
     Detection(SelSet, bool),
+    /// Cut nodes off the shared resource.
+    CutResource(SelSet),
 }
 
 /// One fault of a custom scenario.
@@ -307,7 +318,7 @@ pub enum Scenario {
 }
 
 /// The selector syntax, for error messages.
-pub const SELECTOR_SYNTAX: &str = "leader | highest | lowest | random | last_crashed | rest | \
+pub const SELECTOR_SYNTAX: &str = "leader | initial_leader | highest | lowest | random | last_crashed | rest | \
 lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
 kth_highest_follower:K | id:K";
 
@@ -329,6 +340,7 @@ fn parse_sel(s: &str) -> Result<Sel> {
         "lowest" => Selector::Lowest,
         "random" => Selector::Random,
         "last_crashed" => Selector::LastCrashed,
+        "initial_leader" => Selector::InitialLeader,
         "rest" => Selector::Rest,
         "lowest_follower" => Selector::KthLowestFollower(1),
         "highest_follower" => Selector::KthHighestFollower(1),
@@ -401,8 +413,8 @@ pub struct FaultDef {
 }
 
 /// The custom fault actions, for error messages.
-pub const ACTIONS: &str =
-    "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, suspect, detection";
+pub const ACTIONS: &str = "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, \
+suspect, detection, cut_resource";
 
 impl Custom {
     /// Check a TOML definition and build the scenario.
@@ -445,6 +457,7 @@ impl Custom {
                     Some(e) => Action::Detection(parse_set(&need(&f.nodes, "nodes")?)?, e),
                     None => return usage!("{ctx}: detection needs `enabled`"),
                 },
+                "cut_resource" => Action::CutResource(parse_set(&need(&f.nodes, "nodes")?)?),
                 "cut_link" => Action::CutLink(
                     parse_set(&need(&f.from, "from")?)?,
                     parse_set(&need(&f.to, "to")?)?,
@@ -493,7 +506,7 @@ impl Custom {
                 | Action::Suspect(s) => vec![*s],
                 Action::Partition(g) => g.iter().flatten().copied().collect(),
                 Action::CutLink(a, b) => set(a).into_iter().chain(set(b)).collect(),
-                Action::Detection(a, _) => set(a).into_iter().collect(),
+                Action::Detection(a, _) | Action::CutResource(a) => set(a).into_iter().collect(),
                 Action::Heal | Action::SetLoss(_) => vec![],
             }
         })
@@ -589,6 +602,7 @@ impl Scenario {
                                 nodes: set(*a),
                                 enabled: *e,
                             },
+                            Action::CutResource(a) => FaultAction::ResourceCut(set(*a)),
                         };
                         Fault::at_ms((t_ms + f.at_ms + jitter).max(0.0), action)
                     })

@@ -175,7 +175,7 @@ impl Latency {
 /// too large saturates. Equal to `(ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64` for
 /// every input, without the `round` library call (this runs once per message).
 #[inline]
-fn ms_to_ns(ms: f64) -> u64 {
+pub(crate) fn ms_to_ns(ms: f64) -> u64 {
     let x = ms * 1e6;
     // Float-to-int casts saturate (NaN to 0). Below 2^53, `x - floor(x)` is exact; above it
     // `x` is a whole number and the difference is 0 (or, past u64::MAX, saturates anyway).
@@ -308,6 +308,10 @@ pub struct SimConfig {
     pub fault_wait: Option<Duration>,
     /// The leader's work and the shared resource (see [`crate::workload`]); off by default.
     pub workload: crate::workload::Workload,
+    /// The work budget: events processed plus messages sent. A trial that uses it up stops
+    /// there (no wall clock involved, so the stop is deterministic) and reports
+    /// [`Metrics::budget_exceeded`](crate::Metrics::budget_exceeded). At least 1.
+    pub budget: u64,
 }
 
 impl SimConfig {
@@ -325,7 +329,23 @@ impl SimConfig {
             reference_ms: None,
             fault_wait: None,
             workload: crate::workload::Workload::OFF,
+            budget: SimConfig::default_budget(n),
         }
+    }
+
+    /// Work units per node in [`SimConfig::default_budget`].
+    pub const BUDGET_PER_NODE: u64 = 100_000;
+    /// The most [`SimConfig::default_budget`] gives, whatever the cluster size.
+    pub const BUDGET_CAP: u64 = 20_000_000;
+
+    /// The default work budget for `n` nodes: [`SimConfig::BUDGET_PER_NODE`] × `n`, at most
+    /// [`SimConfig::BUDGET_CAP`]. That is 5.1 million at 51 nodes, about 13 times the heaviest
+    /// trial of the default sweep; the cap (from 200 nodes) stops a runaway trial within
+    /// seconds to a minute and about 1 GB of queued messages (bully at 5001 nodes: 16 s).
+    pub fn default_budget(n: u32) -> u64 {
+        Self::BUDGET_PER_NODE
+            .saturating_mul(u64::from(n.max(1)))
+            .min(Self::BUDGET_CAP)
     }
 
     /// The reference instant in nanoseconds (see [`SimConfig::reference_ms`]).
@@ -370,6 +390,13 @@ impl SimConfig {
             check_id(&format!("net.links[{i}].from"), l.from, n)?;
             check_id(&format!("net.links[{i}].to"), l.to, n)?;
             l.latency.sampler(&format!("net.links[{i}].latency"))?;
+        }
+        if self.budget == 0 {
+            return Err(ConfigError::new(
+                "budget",
+                0,
+                "the work budget must allow at least 1 event",
+            ));
         }
         if self.horizon.is_zero() {
             return Err(ConfigError::new("horizon", "0", "must be positive"));

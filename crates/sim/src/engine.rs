@@ -185,6 +185,8 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     pending_writes: Vec<PendingWrite>,
     horizon: Time,
     events: u64,
+    /// Work done so far: events processed plus messages sent (see [`SimConfig::budget`]).
+    work: u64,
 }
 
 impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
@@ -256,6 +258,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             resource_cut: Vec::new(),
             pending_writes: Vec::new(),
             events: 0,
+            work: 0,
             factory,
             cfg,
         };
@@ -319,6 +322,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         }
     }
 
+    /// Hand every trace record to `sink` as it is made (see [`Observer::stream_trace`]); with
+    /// [`SimConfig::trace`] off, nothing is buffered, so a trace of any length takes no memory.
+    pub fn stream_trace(&mut self, sink: crate::TraceSink) {
+        self.observer.stream_trace(sink);
+    }
+
     /// Run the trial to its end.
     pub fn run(mut self) -> TrialReport {
         self.observer.advance(Time::ZERO);
@@ -330,9 +339,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             if next.at > deadline {
                 break deadline;
             }
+            if self.work >= self.cfg.budget {
+                // Out of work budget: stop at the last event's instant, deterministically.
+                self.observer.budget_exceeded();
+                break self.observer.now();
+            }
             let Entry { at, seq, event } = self.queue.pop().expect("peeked");
             self.observer.advance(at);
             self.events += 1;
+            self.work += 1;
             let event = match event {
                 Event::Timer { node, timer, .. } => match self.timer_due(at, seq, node, timer) {
                     Some(generation) => Event::Timer {
@@ -725,6 +740,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             return;
         }
         let info = msg_info(from, to, &msg);
+        self.work += 1;
         self.observer.on_send(info);
         if !self.links.is_up(from, to) {
             self.observer.on_drop(info, DropReason::LinkDown);
@@ -757,7 +773,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             Some(Some(s)) => s,
             _ => &self.latency,
         };
-        let mut at = Time(now.0 + sampler.sample_ns(&mut self.net_rng));
+        // Saturating: a draw past the last representable instant is also past the horizon,
+        // so the message simply never arrives.
+        let mut at = Time(now.0.saturating_add(sampler.sample_ns(&mut self.net_rng)));
         if self.cfg.net.fifo && !matches!(sampler, Sampler::Constant(_)) {
             if self.fifo_last.is_empty() {
                 self.fifo_last = vec![Time::ZERO; n * n];

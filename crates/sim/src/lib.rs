@@ -65,5 +65,5 @@ pub use config::{ConfigError, Latency, LinkLatency, NetConfig, SimConfig};
 pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
 pub use observer::{
-    DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, TraceEvent, TraceKind,
+    DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, TraceEvent, TraceKind, TraceSink,
 };

@@ -42,8 +42,8 @@
 //! * Writes (when the workload is on; see [`crate::workload`]): a write *taken* after `t0` (by
 //!   the resource, or by a majority) is `writes_ok` if its writer had not been deposed when it was
 //!   taken and `writes_stale` if it had — some node was elected after it, with a higher epoch than
-//!   the write's token, or (protocols without epochs) by entering the leader role after the
-//!   writer last did. `writes_fenced` counts writes the resource refused for their token.
+//!   the write's token, or (protocols without epochs) by entering the leader role — or becoming
+//!   the agreed leader again after another node was elected — after the writer last was. `writes_fenced` counts writes the resource refused for their token.
 //!   `stale_window_ms` is the measure of the union of `[w, w + interval)` over the instants `w`
 //!   at which stale writes were taken (the time during which a deposed leader's writes were
 //!   being taken, at the workload's resolution); `write_unavailable_ms` is the time from `t0` to
@@ -64,8 +64,14 @@
 //! * Split brain is counted at every instant, including the one message flight during which a
 //!   bully node that takes over has declared itself and the old leader has not yet heard it: two
 //!   nodes really are in the leader role then, and a client could reach either.
+//! * `budget_exceeded`: the driver stopped the trial because it used up its work budget
+//!   ([`SimConfig::budget`](crate::SimConfig::budget)) before its horizon or settle window
+//!   ended. Such a trial is cut short, so it never counts as `converged` (and has no `leader`
+//!   or `elect_ms`); every other metric covers the trial up to the instant it was stopped.
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
 //!   instant `elect_ms` ends (to the end of the trial if not converged).
+
+use std::sync::{Arc, Mutex};
 
 use election_core::{MsgCategory, NodeId, Role, Status, Time};
 
@@ -289,6 +295,8 @@ pub struct Metrics {
     pub fault_log: Vec<(Time, Applied)>,
     /// When the trial ended, in ms.
     pub end_ms: f64,
+    /// The trial was stopped because it used up its work budget (see the module docs).
+    pub budget_exceeded: bool,
 }
 
 /// What the workload's writes did after `t0`. See the module docs for each definition.
@@ -355,6 +363,31 @@ impl Links {
     }
 }
 
+/// A destination for trace records as they happen, so that a long trace can be written out
+/// instead of buffered (see [`Observer::stream_trace`]). Clones share the destination.
+#[derive(Clone)]
+pub struct TraceSink(Arc<Mutex<SinkFn>>);
+
+type SinkFn = dyn FnMut(&TraceEvent) + Send;
+
+impl TraceSink {
+    /// A sink calling `f` with every record, in order.
+    pub fn new(f: impl FnMut(&TraceEvent) + Send + 'static) -> Self {
+        TraceSink(Arc::new(Mutex::new(f)))
+    }
+    fn send(&self, e: &TraceEvent) {
+        // A sink that panicked once is still called: the records are independent.
+        let mut f = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(e);
+    }
+}
+
+impl std::fmt::Debug for TraceSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceSink")
+    }
+}
+
 /// Collects a trial's observations and computes its [`Metrics`]. Drivers call
 /// [`Observer::advance`] with the time of each event before reporting anything that happened
 /// at that time; times must never go backwards.
@@ -405,7 +438,9 @@ pub struct Observer {
     taken: Coverage,
     stale_taken: Coverage,
     msgs_workload: u64,
+    budget_exceeded: bool,
     trace: Option<Vec<TraceEvent>>,
+    sink: Option<TraceSink>,
 }
 
 impl Observer {
@@ -453,6 +488,8 @@ impl Observer {
             taken: Coverage::default(),
             stale_taken: Coverage::default(),
             msgs_workload: 0,
+            budget_exceeded: false,
+            sink: None,
             trace: trace.then(Vec::new),
         }
     }
@@ -517,14 +554,27 @@ impl Observer {
         self.now >= self.t0
     }
 
-    /// Record an event in the trace, if tracing.
+    /// Also hand every trace record, as it is made, to `sink` (whether or not the trace is
+    /// buffered too).
+    pub fn stream_trace(&mut self, sink: TraceSink) {
+        self.sink = Some(sink);
+    }
+
+    /// Record an event in the trace, if tracing (buffered, streamed, or both).
     #[inline]
     pub fn record(&mut self, what: impl FnOnce() -> TraceKind) {
+        if self.trace.is_none() && self.sink.is_none() {
+            return;
+        }
+        let e = TraceEvent {
+            at: self.now,
+            what: what(),
+        };
+        if let Some(sink) = &self.sink {
+            sink.send(&e);
+        }
         if let Some(trace) = &mut self.trace {
-            trace.push(TraceEvent {
-                at: self.now,
-                what: what(),
-            });
+            trace.push(e);
         }
     }
 
@@ -754,6 +804,15 @@ impl Observer {
             }
         }
         if now_agreed != self.agreed {
+            if let Some(l) = now_agreed {
+                // Becoming the agreed leader again after another node was elected is a new
+                // election for the deposed-writer rule (a bully coordinator that re-asserts
+                // itself without ever leaving the leader role).
+                if self.node_entry[l.index()] < self.entries {
+                    self.entries += 1;
+                    self.node_entry[l.index()] = self.entries;
+                }
+            }
             self.agreed = now_agreed;
             self.agreed_since = self.now;
             if now_agreed.is_some() {
@@ -829,7 +888,8 @@ impl Observer {
     }
 
     /// Had the writer of `tag` been deposed by now? With a token: a leader was elected with a
-    /// higher epoch. Without: another node entered the leader role after the writer last did.
+    /// higher epoch. Without: another node was elected after the writer last was — entered the
+    /// leader role, or became the agreed leader again after someone else had been elected.
     pub fn deposed(&self, tag: &WriteTag) -> bool {
         match tag.token {
             Some(t) => self.max_leader_epoch.is_some_and(|m| m > t),
@@ -885,6 +945,17 @@ impl Observer {
         }
     }
 
+    /// The driver is stopping the trial early because it used up its work budget: the trial
+    /// will report `budget_exceeded` and never count as converged.
+    pub fn budget_exceeded(&mut self) {
+        self.budget_exceeded = true;
+    }
+
+    /// The time of the latest event (see [`Observer::advance`]).
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
     /// Close the trial at `end` and compute its metrics and trace.
     pub fn finish(mut self, end: Time) -> (Metrics, Vec<TraceEvent>) {
         if self.t0 > end {
@@ -895,7 +966,7 @@ impl Observer {
         if !self.crossed_t0 {
             self.cross_t0();
         }
-        let converged = self.agreed.is_some();
+        let converged = self.agreed.is_some() && !self.budget_exceeded;
         let ms = |d: u64| d as f64 / 1e6;
         let elect_start = self.agreed_since.max(self.t0);
         let window_end = if converged {
@@ -909,7 +980,7 @@ impl Observer {
         };
         let metrics = Metrics {
             converged,
-            leader: self.agreed,
+            leader: if converged { self.agreed } else { None },
             detect_ms: self.detect.map(|t| ms(t.0 - self.t0.0)),
             elect_ms: converged.then(|| ms(elect_start.0 - self.t0.0)),
             unavailable_ms: ms(self.unavailable_ns),
@@ -940,6 +1011,7 @@ impl Observer {
             msgs_workload: self.msgs_workload,
             fault_log: std::mem::take(&mut self.fault_log),
             end_ms: end.as_millis_f64(),
+            budget_exceeded: self.budget_exceeded,
         };
         (metrics, self.trace.unwrap_or_default())
     }

@@ -510,3 +510,62 @@ fn a_follower_crash_does_not_restart_the_agreed_interval() {
     assert_eq!(r.metrics.elect_ms, Some(1.0));
     assert_eq!(r.metrics.unavailable_ms, 1.0);
 }
+
+#[test]
+fn a_trial_that_uses_up_its_work_budget_stops_there_and_says_so() {
+    // The default budget is far above what a normal trial needs.
+    let full = run(SimConfig::new(5, 3));
+    assert!(full.metrics.converged && !full.metrics.budget_exceeded);
+    assert_eq!(SimConfig::new(5, 3).budget, 500_000);
+    let work = full.events + full.metrics.total.sent_total();
+    assert!(work < 500_000 / 10, "{work}");
+    // A budget of 20 units (events plus messages): the trial stops at the instant of the last
+    // event it processed, long before its settle window, and never counts as converged.
+    let mut cfg = SimConfig::new(5, 3);
+    cfg.budget = 20;
+    let cut = run(cfg.clone());
+    assert!(cut.metrics.budget_exceeded);
+    assert!(!cut.metrics.converged);
+    assert_eq!(cut.metrics.leader, None);
+    assert_eq!(cut.metrics.elect_ms, None);
+    assert!(cut.end < full.end, "{:?} vs {:?}", cut.end, full.end);
+    let used = cut.events + cut.metrics.total.sent_total();
+    assert!((20..20 + 5).contains(&used), "{used}");
+    // Deterministic: the same budget stops at the same point.
+    let again = run(cfg.clone());
+    assert_eq!((again.end, again.events), (cut.end, cut.events));
+    // Exactly the work the full trial needed is enough to finish it unchanged.
+    cfg.budget = work;
+    let r = run(cfg.clone());
+    assert!(!r.metrics.budget_exceeded && r.metrics.converged);
+    assert_eq!(r.end, full.end);
+    cfg.budget = 0;
+    let e = Sim::new(cfg, |id: NodeId| Toy::new(id, 5)).err().unwrap();
+    assert_eq!(e.field, "budget");
+}
+
+#[test]
+fn a_streamed_trace_is_the_buffered_trace_without_the_buffer() {
+    use std::sync::{Arc, Mutex};
+    let mut cfg = traced(5, 9);
+    cfg.faults = vec![Fault::at_ms(100.0, FaultAction::Crash(Selector::Leader))];
+    let buffered = run(cfg.clone());
+    assert!(buffered.trace.len() > 20);
+    for also_buffer in [false, true] {
+        cfg.trace = also_buffer;
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let sink = {
+            let got = got.clone();
+            TraceSink::new(move |e: &TraceEvent| got.lock().unwrap().push(e.clone()))
+        };
+        let mut sim = Sim::new(cfg.clone(), |id: NodeId| Toy::new(id, 5)).unwrap();
+        sim.stream_trace(sink);
+        let r = sim.run();
+        assert_eq!(*got.lock().unwrap(), buffered.trace);
+        assert_eq!(
+            r.trace.len(),
+            if also_buffer { buffered.trace.len() } else { 0 }
+        );
+        assert_eq!(r.metrics, buffered.metrics);
+    }
+}

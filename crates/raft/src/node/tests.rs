@@ -888,3 +888,54 @@ fn config_defaults_are_the_shared_detection_window_and_validation_names_the_fiel
     bad.timeout_min = Duration::ZERO;
     assert!(bad.validate().unwrap_err().starts_with("timeout_min"));
 }
+
+#[test]
+fn a_node_at_the_last_term_stays_a_follower_and_ignores_larger_terms() {
+    for pre_vote in [false, true] {
+        let mut cfg = config(3);
+        cfg.pre_vote = pre_vote;
+        let mut n = Node::new(1, cfg);
+        n.start(Some(Stable {
+            current_term: MAX_TERM - 1,
+            voted_for: None,
+        }));
+        // One election is still possible: to MAX_TERM (with PreVote, the pre-vote asks for it).
+        let a = n.at(300).timer(RaftTimer::Election);
+        let want = if pre_vote {
+            RaftMsg::PreVote { term: MAX_TERM }
+        } else {
+            RaftMsg::RequestVote { term: MAX_TERM }
+        };
+        assert!(sends(&a).iter().all(|(_, m)| *m == want), "{a:?}");
+        assert_eq!(sends(&a).len(), 2);
+        if pre_vote {
+            n.msg(
+                2,
+                RaftMsg::PreVoteResp {
+                    term: MAX_TERM,
+                    granted: true,
+                },
+            );
+        }
+        assert_eq!(n.raft.status().epoch, Some(MAX_TERM));
+        assert_eq!(n.role(), Role::Candidate);
+        // The vote is lost; the retry has no term to go to: back to following, no sends, no
+        // overflow, and the election timer re-armed so the node keeps listening.
+        let a = n.at(1000).timer(RaftTimer::ElectionRetry);
+        assert!(sends(&a).is_empty(), "{a:?}");
+        assert_eq!(n.role(), Role::Follower);
+        assert_eq!(n.raft.status().epoch, Some(MAX_TERM));
+        assert!(cancelled(&a, RaftTimer::ElectionRetry));
+        assert!(timer_set(&a, RaftTimer::Election).is_some());
+        let a = n.at(2000).timer(RaftTimer::Election);
+        assert!(sends(&a).is_empty(), "{a:?}");
+        assert_eq!(n.role(), Role::Follower);
+        assert!(timer_set(&a, RaftTimer::Election).is_some());
+        // A message with a term past MAX_TERM is ignored; a leader of MAX_TERM is followed.
+        let a = n.msg(2, RaftMsg::AppendEntries { term: u64::MAX });
+        assert!(a.is_empty(), "{a:?}");
+        assert_eq!(n.raft.status().epoch, Some(MAX_TERM));
+        n.msg(3, RaftMsg::AppendEntries { term: MAX_TERM });
+        assert_eq!(n.raft.status().leader, Some(NodeId(3)));
+    }
+}

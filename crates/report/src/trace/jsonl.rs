@@ -39,6 +39,15 @@ fn num(v: f64) -> String {
 }
 
 pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> String {
+    let mut s = meta_line(nodes, meta);
+    for e in events {
+        s.push_str(&event_line(e));
+    }
+    s
+}
+
+/// The `meta` line, newline included.
+pub(super) fn meta_line(nodes: u32, meta: &TraceMeta) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -51,7 +60,12 @@ pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> Str
         meta.elect_ms.map(num).unwrap_or_else(|| "null".into()),
         opt(meta.leader)
     );
-    for e in events {
+    s
+}
+
+/// One event's line, newline included.
+pub(super) fn event_line(e: &TraceEvent) -> String {
+    {
         let at = t(e.at);
         let body = match &e.what {
             TraceKind::Boot(n) => format!(r#""event":"boot","node":{}"#, n.0),
@@ -92,6 +106,16 @@ pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> Str
                 ),
                 None => format!(r#""event":"status","node":{},"role":"crashed""#, node.0),
             },
+            TraceKind::Write {
+                writer,
+                token,
+                outcome,
+            } => format!(
+                r#""event":"write","writer":{},"token":{},"outcome":{}"#,
+                writer.0,
+                opt(*token),
+                q(outcome.name())
+            ),
             TraceKind::Fault(a) => {
                 let f = match a {
                     Applied::Crash(n) => format!(r#""fault":"crash","node":{}"#, n.0),
@@ -118,11 +142,13 @@ pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> Str
                         ids(nodes)
                     ),
                     Applied::Skipped(why) => format!(r#""fault":"skipped","reason":{}"#, q(why)),
+                    Applied::ResourceCut(nodes) => {
+                        format!(r#""fault":"cut_resource","nodes":{}"#, ids(nodes))
+                    }
                 };
                 format!(r#""event":"fault",{f}"#)
             }
         };
-        let _ = writeln!(s, r#"{{"t_ms":{at},{body}}}"#);
+        format!("{{\"t_ms\":{at},{body}}}\n")
     }
-    s
 }

@@ -28,6 +28,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use election_core::{MsgCategory, NodeId, Role, Status, Time};
+use election_sim::observer::WriteOutcome;
 use election_sim::{Applied, DropReason, Metrics, TraceEvent, TraceKind};
 
 use crate::error::ReportError;
@@ -159,6 +160,18 @@ pub(crate) fn ms(t: Time) -> String {
     format!("{:.3}", t.as_millis_f64())
 }
 
+/// The first line of a [`TraceFormat::Jsonl`] trace (newline included), for writing a trace
+/// as the trial produces it: this line, then [`jsonl_event`] of each record in order, is
+/// exactly what [`render_trace`] returns for the whole log.
+pub fn jsonl_meta(nodes: u32, meta: &TraceMeta) -> String {
+    jsonl::meta_line(nodes, meta)
+}
+
+/// One record's line of a [`TraceFormat::Jsonl`] trace, newline included (see [`jsonl_meta`]).
+pub fn jsonl_event(e: &TraceEvent) -> String {
+    jsonl::event_line(e)
+}
+
 /// Renders a trial's event log. See the [module docs](self).
 pub fn render_trace(
     events: &[TraceEvent],
@@ -212,9 +225,12 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             | Applied::Suspect(n) => vec![n.0],
             Applied::Partition(g) => g.iter().flatten().map(|n| n.0).collect(),
             Applied::CutLink { from, to } => from.iter().chain(to).map(|n| n.0).collect(),
-            Applied::Detection { nodes, .. } => nodes.iter().map(|n| n.0).collect(),
+            Applied::Detection { nodes, .. } | Applied::ResourceCut(nodes) => {
+                nodes.iter().map(|n| n.0).collect()
+            }
             Applied::Heal | Applied::SetLoss(_) | Applied::Skipped(_) => Vec::new(),
         },
+        TraceKind::Write { writer, .. } => vec![writer.0],
     }
 }
 
@@ -262,6 +278,9 @@ pub(crate) enum MarkKind {
     Suspect,
     DetectorSuppressed,
     InvalidDestination(u32, &'static str),
+    /// A write of this node taken from it as a deposed leader, or fenced. (Writes taken from
+    /// the current leader are routine and not drawn.)
+    Write(WriteOutcome, Option<u64>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -553,6 +572,13 @@ impl Model {
                 }
                 TraceKind::InvalidDestination { from: f, to, kind } if !before => {
                     marks.push(mark(e.at, *f, MarkKind::InvalidDestination(*to, kind)));
+                }
+                TraceKind::Write {
+                    writer,
+                    token,
+                    outcome,
+                } if !before && *outcome != WriteOutcome::Ok => {
+                    marks.push(mark(e.at, *writer, MarkKind::Write(*outcome, *token)));
                 }
                 TraceKind::Fault(a) => {
                     if let Some(note) = fault_note(e.at, a, nodes) {
@@ -848,6 +874,7 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
                 ..note(format!("ISOLATE node {}", n.0))
             }
         }
+        Applied::ResourceCut(nodes) => note(format!("CUT from the resource: {}", set(nodes))),
         Applied::CutLink { from, to } => Note {
             link_fault: true,
             ..note(format!("CUT links {} → {}", set(from), set(to)))
@@ -891,6 +918,10 @@ pub(crate) fn is_routine_timer(name: &str) -> bool {
 }
 
 /// The short text of a mark (empty for marks not drawn).
+fn token(t: Option<u64>) -> String {
+    t.map(|t| format!(" (token {t})")).unwrap_or_default()
+}
+
 pub(crate) fn mark_label(k: &MarkKind) -> String {
     match k {
         MarkKind::Status(s) => status_label(s),
@@ -904,5 +935,8 @@ pub(crate) fn mark_label(k: &MarkKind) -> String {
         MarkKind::Suspect => "forced suspicion".into(),
         MarkKind::DetectorSuppressed => "detector off".into(),
         MarkKind::InvalidDestination(to, kind) => format!("{kind} to nonexistent node {to}"),
+        MarkKind::Write(WriteOutcome::Stale, t) => format!("STALE WRITE taken{}", token(*t)),
+        MarkKind::Write(WriteOutcome::Fenced, t) => format!("write FENCED{}", token(*t)),
+        MarkKind::Write(WriteOutcome::Ok, t) => format!("write{}", token(*t)),
     }
 }

@@ -595,7 +595,7 @@ fn glyph_rank(k: &MarkKind) -> u8 {
         MarkKind::Status(st) if st.role == Role::Leader => 2,
         MarkKind::Status(st) if st.role == Role::Candidate => 3,
         MarkKind::Pause(_) | MarkKind::Resume => 4,
-        MarkKind::Suspect | MarkKind::InvalidDestination(..) => 5,
+        MarkKind::Suspect | MarkKind::InvalidDestination(..) | MarkKind::Write(..) => 5,
         MarkKind::Status(_) => 6,
         MarkKind::Timer(_) | MarkKind::DetectorSuppressed => 7,
     }

@@ -1,0 +1,242 @@
+//! What a failure costs (issue #13): the workload's writes, fencing tokens and majority
+//! commit, pinned on the scenarios whose semantics the seeds describe — the GC-pause story,
+//! a Raft leader stranded on a minority side, and leadership churn.
+
+use election_core::NodeId;
+use election_runner::{Cell, SweepSpec, TrialRun};
+use election_sim::observer::WriteOutcome;
+use election_sim::{Applied, TraceKind};
+
+fn cell(protocol: &str, n: u32, scenario: &str, params: &str) -> Cell {
+    let toml = format!(
+        "protocols = [\"{protocol}\"]\nnodes = [{n}]\nscenarios = [\"{scenario}\"]\nseeds = 1\n[params]\n{params}"
+    );
+    let mut cells = SweepSpec::from_toml(&toml)
+        .unwrap()
+        .plan()
+        .unwrap()
+        .cells()
+        .unwrap();
+    cells.remove(0)
+}
+
+/// Every write that took effect or was fenced, with its instant (ms), writer and outcome.
+fn writes(run: &TrialRun) -> Vec<(f64, NodeId, WriteOutcome)> {
+    run.report
+        .trace
+        .iter()
+        .filter_map(|e| match e.what {
+            TraceKind::Write {
+                writer, outcome, ..
+            } => Some((e.at.as_millis_f64(), writer, outcome)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn resume_ms(run: &TrialRun) -> f64 {
+    run.report
+        .trace
+        .iter()
+        .find_map(|e| match e.what {
+            TraceKind::Fault(Applied::Resume(_)) => Some(e.at.as_millis_f64()),
+            _ => None,
+        })
+        .expect("the paused leader resumes")
+}
+
+/// The seeds' GC-pause story: a leader frozen past the detection window wakes up and, before it
+/// handles anything, sends the write that fell due while it was frozen. A new leader was elected
+/// meanwhile with a higher term: without fencing the resource takes the deposed leader's write
+/// (stale); with fencing tokens it refuses it.
+#[test]
+fn leader_pause_a_write_due_during_the_pause_is_stale_unfenced_and_refused_fenced() {
+    for seed in 0..5 {
+        for (fencing, outcome) in [("off", WriteOutcome::Stale), ("token", WriteOutcome::Fenced)] {
+            let c = cell(
+                "raft",
+                5,
+                "leader-pause",
+                &format!("\"workload.fencing\" = \"{fencing}\""),
+            );
+            let run = c.run(seed, true).unwrap();
+            let paused = run.leader_at_fault.expect("a leader to pause");
+            let woke = resume_ms(&run);
+            let from_paused: Vec<_> = writes(&run)
+                .into_iter()
+                .filter(|w| w.1 == paused && w.0 > run.fault_instant_ms.unwrap())
+                .collect();
+            // Its first write after the pause is the one due during it, taken (or refused)
+            // one network latency after the wake-up; it is the deposed leader's.
+            let first = from_paused.first().expect("the woken leader wrote");
+            assert_eq!(first.2, outcome, "seed {seed} fencing {fencing}: {from_paused:?}");
+            assert!(first.0 >= woke && first.0 < woke + 5.0, "{first:?} woke {woke}");
+            let m = run.report.metrics.writes.unwrap();
+            match fencing {
+                "off" => assert!(m.stale >= 1 && m.fenced == 0, "{m:?}"),
+                _ => assert!(m.stale == 0 && m.fenced >= 1, "{m:?}"),
+            }
+            // The frozen node believed it led for the whole pause; that is its own column,
+            // not split brain.
+            assert!(run.row.paused_leader_ms > 0.0);
+        }
+    }
+}
+
+/// Without epochs nothing can fence: the bully's woken coordinator gets its due write taken.
+#[test]
+fn leader_pause_a_protocol_without_epochs_cannot_be_fenced() {
+    let c = cell("bully", 5, "leader-pause", "");
+    for seed in 0..5 {
+        let run = c.run(seed, false).unwrap();
+        let m = run.report.metrics.writes.unwrap();
+        assert!(m.stale >= 1, "seed {seed}: {m:?}");
+        assert_eq!(m.fenced, 0);
+    }
+}
+
+/// Raft §5.2, and why a stranded leader is harmless under majority commit: the old leader,
+/// cut off on the minority side, still believes it leads (split brain, minority leader time),
+/// but no write of it is ever committed: no majority follows it.
+#[test]
+fn a_raft_leader_stranded_on_a_minority_commits_nothing_under_majority_commit() {
+    let c = cell(
+        "raft",
+        5,
+        "partition-leader-minority",
+        "\"workload.commit\" = \"majority\"",
+    );
+    for seed in 0..5 {
+        let run = c.run(seed, true).unwrap();
+        let stranded = run.leader_at_fault.unwrap();
+        let t0 = run.fault_instant_ms.unwrap();
+        assert!(run.row.minority_leader_ms > 0.0, "it did believe it led");
+        let after: Vec<_> = writes(&run).into_iter().filter(|w| w.0 > t0).collect();
+        assert!(
+            after.iter().all(|w| w.1 != stranded),
+            "seed {seed}: the stranded leader committed {after:?}"
+        );
+        assert_eq!(run.row.writes_stale, Some(0));
+        assert!(run.row.writes_ok.unwrap() > 0, "the majority side commits");
+        assert!(run.row.msgs_workload > 0);
+    }
+}
+
+/// The same split under the default shared resource: the stranded Raft leader's writes reach
+/// the resource, and its term fences them once the new leader has written.
+#[test]
+fn a_stranded_raft_leader_is_fenced_by_its_term_and_a_bully_coordinator_is_not() {
+    let raft = cell("raft", 5, "partition-leader-minority", "");
+    let bully = cell("bully", 5, "partition-leader-minority", "");
+    for seed in 0..5 {
+        let r = raft.run(seed, false).unwrap().row;
+        assert!(r.writes_fenced.unwrap() > 0, "{r:?}");
+        let b = bully.run(seed, false).unwrap().row;
+        assert!(b.writes_stale.unwrap() > 10, "{b:?}");
+        assert_eq!(b.writes_fenced, Some(0));
+        assert!(b.stale_window_ms.unwrap() > 100.0);
+    }
+}
+
+/// `flapping-leader` crashes whoever leads at each cycle, so every protocol loses its leader
+/// `flaps` times: under Raft, one leader change per cycle.
+#[test]
+fn flapping_leader_under_raft_changes_leader_once_per_cycle() {
+    let c = cell("raft+pre_vote", 5, "flapping-leader", "flaps = 3");
+    for seed in 0..10 {
+        let run = c.run(seed, false).unwrap();
+        assert_eq!(run.row.faults_skipped, 0, "seed {seed}");
+        assert_eq!(run.row.leader_changes, 3, "seed {seed}: {:?}", run.row);
+        let crashed: Vec<_> = run
+            .report
+            .metrics
+            .fault_log
+            .iter()
+            .filter_map(|(_, a)| match a {
+                Applied::Crash(id) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(crashed.len(), 3);
+    }
+}
+
+/// `flapping-node` takes the same node down every cycle: the one that led at the fault instant.
+#[test]
+fn flapping_node_flaps_the_initial_leader_every_cycle() {
+    let c = cell("raft", 5, "flapping-node", "flaps = 3");
+    for seed in 0..5 {
+        let run = c.run(seed, false).unwrap();
+        let first = run.leader_at_fault.unwrap();
+        for (_, a) in &run.report.metrics.fault_log {
+            match a {
+                Applied::Crash(id) | Applied::Recover(id) => assert_eq!(*id, first),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(run.row.faults_skipped, 0);
+    }
+}
+
+/// The workload changes no protocol draw: with it off, every election metric of a trial is the
+/// one it has with it on, and the write columns are empty.
+#[test]
+fn the_workload_leaves_every_election_metric_unchanged() {
+    for (p, sc) in [
+        ("bully", "leader-crash"),
+        ("raft", "partition-leader-minority"),
+        ("ring", "leader-recovers"),
+        ("raft+pre_vote", "lossy-leader-crash"),
+    ] {
+        let on = cell(p, 5, sc, "");
+        let off = cell(p, 5, sc, "\"workload.interval_ms\" = 0");
+        for seed in 0..5 {
+            let a = on.run(seed, false).unwrap().row;
+            let mut b = off.run(seed, false).unwrap().row;
+            assert_eq!(b.writes_ok, None);
+            assert_eq!(b.msgs_workload, 0);
+            b.writes_ok = a.writes_ok;
+            b.writes_stale = a.writes_stale;
+            b.writes_fenced = a.writes_fenced;
+            b.stale_window_ms = a.stale_window_ms;
+            b.write_unavailable_ms = a.write_unavailable_ms;
+            b.msgs_workload = a.msgs_workload;
+            assert_eq!(a, b, "{p} {sc} seed {seed}");
+        }
+    }
+}
+
+/// A cut from the resource stops a node's writes from arriving; heal restores the link.
+#[test]
+fn a_node_cut_off_the_resource_has_no_write_taken() {
+    let toml = r#"
+protocols = ["raft"]
+nodes = [3]
+scenarios = ["cut"]
+seeds = 1
+[[scenario]]
+name = "cut"
+faults = [
+  { at_ms = 0, action = "cut_resource", nodes = "leader" },
+  { at_ms = 300, action = "heal" },
+]
+"#;
+    let c = SweepSpec::from_toml(toml)
+        .unwrap()
+        .plan()
+        .unwrap()
+        .cells()
+        .unwrap()
+        .remove(0);
+    let run = c.run(3, true).unwrap();
+    let l = run.leader_at_fault.unwrap();
+    let t0 = run.fault_instant_ms.unwrap();
+    let w = writes(&run);
+    assert!(w
+        .iter()
+        .filter(|x| x.1 == l)
+        .all(|x| x.0 < t0 + 0.001 || x.0 > t0 + 300.0));
+    assert!(w.iter().any(|x| x.1 == l && x.0 > t0 + 300.0), "after the heal");
+    // The leader kept leading: the resource saw no write for the cut.
+    assert!(run.row.write_unavailable_ms.unwrap() >= 290.0, "{:?}", run.row);
+}
