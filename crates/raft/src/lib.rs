@@ -98,5 +98,5 @@ mod node;
 mod wire;
 
 pub use config::RaftConfig;
-pub use message::{RaftMsg, RaftTimer};
+pub use message::{LogPos, RaftMsg, RaftTimer};
 pub use node::{Raft, Stable};

@@ -5,6 +5,30 @@ use election_core::{Action, Message, MsgCategory, Rng, SeedableRng, TimerKind};
 
 type Actions = Vec<Action<Raft>>;
 
+/// A RequestVote for `term` from a candidate with an empty log.
+fn rv(term: u64) -> RaftMsg {
+    RaftMsg::RequestVote {
+        term,
+        last_log: LogPos::EMPTY,
+    }
+}
+
+/// A PreVote for `term` from a pre-candidate with an empty log.
+fn pv(term: u64) -> RaftMsg {
+    RaftMsg::PreVote {
+        term,
+        last_log: LogPos::EMPTY,
+    }
+}
+
+/// An AppendEntries of `term` that ships nothing (the log of a leader that never wrote).
+fn ae(term: u64) -> RaftMsg {
+    RaftMsg::AppendEntries {
+        term,
+        log: LogPos::EMPTY,
+    }
+}
+
 struct Node {
     raft: Raft,
     rng: Rng,
@@ -153,7 +177,7 @@ fn timeout_is_redrawn_at_every_reset_and_equal_bounds_mean_no_randomness() {
     let mut draws = Vec::new();
     for i in 1..=20 {
         n.at(i * 10);
-        let a = n.msg(1, RaftMsg::AppendEntries { term: 1 });
+        let a = n.msg(1, ae(1));
         draws.push(timer_set(&a, RaftTimer::Election).unwrap() - n.now);
     }
     draws.sort();
@@ -168,7 +192,7 @@ fn timeout_is_redrawn_at_every_reset_and_equal_bounds_mean_no_randomness() {
         timer_set(&a, RaftTimer::Election),
         Some(Time::from_millis(150))
     );
-    let a = n.at(40).msg(1, RaftMsg::AppendEntries { term: 1 });
+    let a = n.at(40).msg(1, ae(1));
     assert_eq!(
         timer_set(&a, RaftTimer::Election),
         Some(Time::from_millis(190))
@@ -184,7 +208,8 @@ fn election_timeout_persists_the_self_vote_before_requesting_votes() {
         persists(&a),
         vec![Stable {
             current_term: 1,
-            voted_for: Some(NodeId(3))
+            voted_for: Some(NodeId(3)),
+            ..Stable::default()
         }]
     );
     assert!(persist_precedes_sends(&a));
@@ -193,7 +218,7 @@ fn election_timeout_persists_the_self_vote_before_requesting_votes() {
     assert_eq!(to, vec![1, 2, 4, 5]);
     assert!(s
         .iter()
-        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 1 }));
+        .all(|(_, m)| *m == rv(1)));
     assert!(timer_set(&a, RaftTimer::ElectionRetry).is_some());
     assert!(cancelled(&a, RaftTimer::Election));
     assert_eq!(
@@ -250,12 +275,15 @@ fn majority_of_the_configured_cluster_counting_self_and_no_double_counting() {
     );
     assert_eq!(n.role(), Role::Leader);
     assert_eq!(n.raft.status().leader, Some(NodeId(1)));
-    // The win is announced at once by the first heartbeat to everyone.
+    // The win is announced at once by the first heartbeat to everyone, which ships the
+    // leader's no-op entry (Raft §8): index 1 of term 1.
     let s = sends(&a);
     assert_eq!(s.len(), 4);
-    assert!(s
-        .iter()
-        .all(|(_, m)| *m == RaftMsg::AppendEntries { term: 1 }));
+    assert!(s.iter().all(|(_, m)| *m
+        == RaftMsg::AppendEntries {
+            term: 1,
+            log: LogPos { term: 1, index: 1 }
+        }));
     assert_eq!(
         timer_set(&a, RaftTimer::Heartbeat),
         Some(n.now + Duration::from_millis(50))
@@ -295,12 +323,13 @@ fn split_vote_retry_starts_the_next_term_with_a_fresh_timeout() {
         persists(&a),
         vec![Stable {
             current_term: 2,
-            voted_for: Some(NodeId(1))
+            voted_for: Some(NodeId(1)),
+            ..Stable::default()
         }]
     );
     assert!(sends(&a)
         .iter()
-        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 2 }));
+        .all(|(_, m)| *m == rv(2)));
     let at = timer_set(&a, RaftTimer::ElectionRetry).unwrap();
     assert!(at >= Time::from_millis(550) && at <= Time::from_millis(700));
 }
@@ -309,12 +338,13 @@ fn split_vote_retry_starts_the_next_term_with_a_fresh_timeout() {
 fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
     let mut n = Node::new(2, config(5));
     n.start(None);
-    let a = n.at(10).msg(4, RaftMsg::RequestVote { term: 3 });
+    let a = n.at(10).msg(4, rv(3));
     assert_eq!(
         persists(&a),
         vec![Stable {
             current_term: 3,
-            voted_for: Some(NodeId(4))
+            voted_for: Some(NodeId(4)),
+            ..Stable::default()
         }]
     );
     assert!(persist_precedes_sends(&a));
@@ -334,7 +364,7 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
     );
 
     // A rival in the same term is refused; the same candidate asking again is granted again.
-    let a = n.msg(5, RaftMsg::RequestVote { term: 3 });
+    let a = n.msg(5, rv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -346,7 +376,7 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
         )]
     );
     assert!(persists(&a).is_empty());
-    let a = n.msg(4, RaftMsg::RequestVote { term: 3 });
+    let a = n.msg(4, rv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -363,7 +393,7 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
     let mut r = Node::new(2, config(5));
     r.start(Some(stored));
     assert_eq!(r.raft.status().epoch, Some(3));
-    let a = r.msg(5, RaftMsg::RequestVote { term: 3 });
+    let a = r.msg(5, rv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -375,12 +405,13 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
         )]
     );
     // ... but votes in a later term, persisting first.
-    let a = r.msg(5, RaftMsg::RequestVote { term: 4 });
+    let a = r.msg(5, rv(4));
     assert_eq!(
         persists(&a),
         vec![Stable {
             current_term: 4,
-            voted_for: Some(NodeId(5))
+            voted_for: Some(NodeId(5)),
+            ..Stable::default()
         }]
     );
     assert!(persist_precedes_sends(&a));
@@ -392,8 +423,9 @@ fn stale_terms_are_refused_with_the_newer_term() {
     n.start(Some(Stable {
         current_term: 5,
         voted_for: None,
+        ..Stable::default()
     }));
-    let a = n.msg(1, RaftMsg::RequestVote { term: 4 });
+    let a = n.msg(1, rv(4));
     assert_eq!(
         sends(&a),
         vec![(
@@ -404,7 +436,7 @@ fn stale_terms_are_refused_with_the_newer_term() {
             }
         )]
     );
-    let a = n.msg(1, RaftMsg::AppendEntries { term: 4 });
+    let a = n.msg(1, ae(4));
     assert_eq!(
         sends(&a),
         vec![(
@@ -426,9 +458,9 @@ fn stale_terms_are_refused_with_the_newer_term() {
 fn follower_that_knows_the_terms_leader_refuses_its_vote() {
     let mut n = Node::new(2, config(3));
     n.start(None);
-    n.msg(1, RaftMsg::AppendEntries { term: 2 });
+    n.msg(1, ae(2));
     assert_eq!(n.raft.status().leader, Some(NodeId(1)));
-    let a = n.msg(3, RaftMsg::RequestVote { term: 2 });
+    let a = n.msg(3, rv(2));
     assert_eq!(
         sends(&a),
         vec![(
@@ -464,7 +496,9 @@ fn higher_term_makes_a_leader_step_down_and_persist_the_term() {
         persists(&a),
         vec![Stable {
             current_term: 7,
-            voted_for: None
+            voted_for: None,
+            // The no-op entry it appended on winning term 1 stays in its log.
+            last_log: LogPos { term: 1, index: 1 },
         }]
     );
     assert!(cancelled(&a, RaftTimer::Heartbeat));
@@ -474,7 +508,7 @@ fn higher_term_makes_a_leader_step_down_and_persist_the_term() {
     let mut c = Node::new(1, config(3));
     c.start(None);
     c.timer(RaftTimer::Election);
-    let a = c.msg(2, RaftMsg::AppendEntries { term: 1 });
+    let a = c.msg(2, ae(1));
     assert_eq!(
         c.raft.status(),
         Status {
@@ -515,9 +549,11 @@ fn single_node_cluster_elects_itself() {
         );
         assert_eq!(
             persists(&a),
+            // One record: the self-vote and the no-op entry of its term (Raft §8).
             vec![Stable {
                 current_term: 1,
-                voted_for: Some(NodeId(1))
+                voted_for: Some(NodeId(1)),
+                last_log: LogPos { term: 1, index: 1 },
             }]
         );
         assert!(sends(&a).is_empty());
@@ -531,7 +567,7 @@ fn single_node_cluster_elects_itself() {
 fn on_suspect_acts_as_the_election_timeout_and_a_leader_ignores_it() {
     let mut n = Node::new(2, config(3));
     n.start(None);
-    n.msg(1, RaftMsg::AppendEntries { term: 1 });
+    n.msg(1, ae(1));
     let a = n.suspect();
     assert_eq!(n.raft.status().epoch, Some(2));
     assert_eq!(n.role(), Role::Candidate);
@@ -551,6 +587,7 @@ fn pre_vote_asks_without_raising_the_term_and_only_then_campaigns() {
     n.start(Some(Stable {
         current_term: 4,
         voted_for: None,
+        ..Stable::default()
     }));
     let a = n.at(300).timer(RaftTimer::Election);
     assert!(n.raft.is_pre_candidate());
@@ -568,7 +605,7 @@ fn pre_vote_asks_without_raising_the_term_and_only_then_campaigns() {
     );
     assert!(sends(&a)
         .iter()
-        .all(|(_, m)| *m == RaftMsg::PreVote { term: 5 }));
+        .all(|(_, m)| *m == pv(5)));
     assert!(timer_set(&a, RaftTimer::ElectionRetry).is_some());
 
     n.msg(
@@ -598,7 +635,7 @@ fn pre_vote_asks_without_raising_the_term_and_only_then_campaigns() {
     assert!(persist_precedes_sends(&a));
     assert!(sends(&a)
         .iter()
-        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 5 }));
+        .all(|(_, m)| *m == rv(5)));
 }
 
 #[test]
@@ -607,9 +644,9 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
     cfg.pre_vote = true;
     let mut f = Node::new(2, cfg.clone());
     f.start(None);
-    f.at(1000).msg(1, RaftMsg::AppendEntries { term: 3 });
+    f.at(1000).msg(1, ae(3));
     // Within timeout_min (150 ms) of the heartbeat: refused, with no change of term.
-    let a = f.at(1149).msg(3, RaftMsg::PreVote { term: 9 });
+    let a = f.at(1149).msg(3, pv(9));
     assert_eq!(
         sends(&a),
         vec![(
@@ -623,7 +660,7 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
     assert!(persists(&a).is_empty());
     assert_eq!(f.raft.status().epoch, Some(3));
     // Once the leader has been silent for timeout_min: granted, still without adopting it.
-    let a = f.at(1150).msg(3, RaftMsg::PreVote { term: 9 });
+    let a = f.at(1150).msg(3, pv(9));
     assert_eq!(
         sends(&a),
         vec![(
@@ -640,7 +677,7 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
         "a pre-vote does not reset the timer"
     );
     // A pre-vote for a term not above ours is refused.
-    let a = f.msg(3, RaftMsg::PreVote { term: 3 });
+    let a = f.msg(3, pv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -655,7 +692,7 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
     // The leader itself always refuses.
     let mut l = Node::new(1, cfg.clone());
     l.elect(&[2]);
-    let a = l.at(5000).msg(3, RaftMsg::PreVote { term: 9 });
+    let a = l.at(5000).msg(3, pv(9));
     assert_eq!(
         sends(&a),
         vec![(
@@ -677,6 +714,7 @@ fn pre_candidate_denied_by_a_majority_or_hearing_the_leader_goes_back_to_followi
     n.start(Some(Stable {
         current_term: 2,
         voted_for: None,
+        ..Stable::default()
     }));
     n.timer(RaftTimer::Election);
     n.msg(
@@ -720,9 +758,10 @@ fn pre_candidate_denied_by_a_majority_or_hearing_the_leader_goes_back_to_followi
     n.start(Some(Stable {
         current_term: 2,
         voted_for: None,
+        ..Stable::default()
     }));
     n.timer(RaftTimer::Election);
-    n.msg(3, RaftMsg::AppendEntries { term: 2 });
+    n.msg(3, ae(2));
     assert_eq!(
         n.raft.status(),
         Status {
@@ -797,12 +836,12 @@ fn check_quorum_steps_down_exactly_one_timeout_after_losing_the_majority() {
 fn messages_have_literature_names_categories_and_compact_sizes() {
     let all = [
         (
-            RaftMsg::RequestVote { term: 1 },
+            rv(1),
             "REQUEST_VOTE",
             MsgCategory::Election,
         ),
         (
-            RaftMsg::PreVote { term: 1 },
+            pv(1),
             "PRE_VOTE",
             MsgCategory::Election,
         ),
@@ -839,7 +878,7 @@ fn messages_have_literature_names_categories_and_compact_sizes() {
             MsgCategory::Reply,
         ),
         (
-            RaftMsg::AppendEntries { term: 1 },
+            ae(1),
             "APPEND_ENTRIES",
             MsgCategory::Heartbeat,
         ),
@@ -855,7 +894,12 @@ fn messages_have_literature_names_categories_and_compact_sizes() {
     for (m, kind, cat) in all {
         assert_eq!(m.kind(), kind);
         assert_eq!(m.category(), cat);
-        assert_eq!(m.wire_size(), 9);
+        // Tag and term; the three messages that carry a log position add its term and index.
+        let carries_log = matches!(
+            m,
+            RaftMsg::RequestVote { .. } | RaftMsg::PreVote { .. } | RaftMsg::AppendEntries { .. }
+        );
+        assert_eq!(m.wire_size(), if carries_log { 25 } else { 9 });
         assert_eq!(m.term(), 1);
     }
 }
