@@ -5,7 +5,7 @@
 use election_bully::BullyMsg;
 use election_core::{NodeId, Time, Wire};
 use election_live::datagram::{self, FrameError, HEADER, MAX_DATAGRAM, VERSION};
-use election_raft::RaftMsg;
+use election_raft::{LogPos, RaftMsg};
 use proptest::prelude::*;
 
 fn frame<M: Wire>(from: u32, msg: &M) -> Vec<u8> {
@@ -28,7 +28,10 @@ fn samples() -> (Vec<BullyMsg>, Vec<RaftMsg>) {
             },
         ],
         vec![
-            RaftMsg::RequestVote { term: 4 },
+            RaftMsg::RequestVote {
+                term: 4,
+                last_log: LogPos { term: 3, index: 2 },
+            },
             RaftMsg::AppendResp {
                 term: 7,
                 success: false,
@@ -55,7 +58,13 @@ fn valid_datagrams_round_trip() {
 
 #[test]
 fn every_header_check_names_its_failure() {
-    let good = frame(2, &RaftMsg::PreVote { term: 1 });
+    let good = frame(
+        2,
+        &RaftMsg::PreVote {
+            term: 1,
+            last_log: LogPos::EMPTY,
+        },
+    );
     assert_eq!(
         datagram::decode::<RaftMsg>(&good[..3], 5),
         Err(FrameError::Short(3))
@@ -81,9 +90,10 @@ fn every_header_check_names_its_failure() {
     longer.push(0);
     assert_eq!(
         datagram::decode::<RaftMsg>(&longer, 5),
+        // PRE_VOTE is 25 bytes: tag, term, last log term and index.
         Err(FrameError::Length {
-            declared: 9,
-            actual: 10
+            declared: 25,
+            actual: 26
         })
     );
     let huge = vec![VERSION; MAX_DATAGRAM + 1];
@@ -163,20 +173,29 @@ proptest! {
 #[test]
 fn a_raft_term_that_cannot_be_advanced_is_refused() {
     use election_core::WireError;
-    use election_raft::MAX_TERM;
+    use election_raft::{LogPos, MAX_TERM};
     let kinds = |term| {
         [
-            RaftMsg::RequestVote { term },
+            RaftMsg::RequestVote {
+                term,
+                last_log: LogPos::EMPTY,
+            },
             RaftMsg::Vote {
                 term,
                 granted: true,
             },
-            RaftMsg::PreVote { term },
+            RaftMsg::PreVote {
+                term,
+                last_log: LogPos::EMPTY,
+            },
             RaftMsg::PreVoteResp {
                 term,
                 granted: false,
             },
-            RaftMsg::AppendEntries { term },
+            RaftMsg::AppendEntries {
+                term,
+                log: LogPos::EMPTY,
+            },
             RaftMsg::AppendResp {
                 term,
                 success: true,

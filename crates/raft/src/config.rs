@@ -1,8 +1,9 @@
-//! The protocol's configuration: timing, the election-timeout range and the two options.
+//! The protocol's configuration: timing, the election-timeout range, the two options and the
+//! lagging replicas.
 
 use std::time::Duration;
 
-use election_core::Timing;
+use election_core::{NodeId, Timing};
 
 /// Configuration shared by every node of one Raft cluster (wrap it in an `Arc`).
 ///
@@ -20,8 +21,14 @@ pub struct RaftConfig {
     /// PreVote (thesis §9.6): ask whether a majority would vote before increasing the term.
     pub pre_vote: bool,
     /// CheckQuorum (thesis §6.2): a leader that has not heard from a majority within
-    /// `timeout_min` steps down.
+    /// `timeout_min` steps down; and, as etcd ties them together, leader stickiness (thesis
+    /// §4.2.3): a node that has heard from a current leader within `timeout_min` (or is that
+    /// leader) ignores a RequestVote of a higher term instead of adopting the term.
     pub check_quorum: bool,
+    /// Lagging replicas: `(node, k)` puts `node`'s log `k ≥ 1` entries behind the leader's
+    /// whenever it takes the leader's entries, but never further back than the start of the
+    /// leader's term (see the crate docs, "The log"). Each node at most once. Empty by default.
+    pub lagging: Vec<(NodeId, u64)>,
     /// The size of the configured cluster (node ids `1..=n`); majorities are of this number.
     pub n: u32,
 }
@@ -43,8 +50,17 @@ impl RaftConfig {
             timeout_max: timing.detect_timeout + timing.detect_jitter,
             pre_vote: false,
             check_quorum: false,
+            lagging: Vec::new(),
             n,
         }
+    }
+
+    /// How many entries `node` lags behind the leader's log (0: not lagging).
+    pub fn lag(&self, node: NodeId) -> u64 {
+        self.lagging
+            .iter()
+            .find(|&&(id, _)| id == node)
+            .map_or(0, |&(_, k)| k)
     }
 
     /// Checks the configuration; the error names the offending field and its value.
@@ -73,6 +89,22 @@ impl RaftConfig {
                 "timing.heartbeat ({:?}) must be shorter than timeout_min ({:?})",
                 self.timing.heartbeat, self.timeout_min
             ));
+        }
+        for (i, &(node, k)) in self.lagging.iter().enumerate() {
+            if node.0 == 0 || node.0 > self.n {
+                return Err(format!(
+                    "lagging ({node}:{k}): node {node} is not in the cluster 1..={}",
+                    self.n
+                ));
+            }
+            if k == 0 {
+                return Err(format!(
+                    "lagging ({node}:{k}): a lag must be at least 1 entry"
+                ));
+            }
+            if self.lagging[..i].iter().any(|&(other, _)| other == node) {
+                return Err(format!("lagging ({node}:{k}): node {node} is listed twice"));
+            }
         }
         Ok(())
     }

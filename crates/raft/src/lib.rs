@@ -1,6 +1,7 @@
 //! `election-raft`: Raft's leader election (Ongaro & Ousterhout, *In Search of an
 //! Understandable Consensus Algorithm*, 2014, §5.2; Ongaro's thesis, 2014, §6.2 and §9.6) as a
-//! pure [`election_core::Protocol`] state machine, without the replicated log.
+//! pure [`election_core::Protocol`] state machine, with the replicated log abstracted to the
+//! position of its last entry.
 //!
 //! # The algorithm
 //!
@@ -15,8 +16,8 @@
 //! A follower that hears nothing from a leader for an **election timeout** becomes a
 //! candidate: it increments its term, votes for itself and sends `REQUEST_VOTE` to every other
 //! node. A node grants at most **one vote per term**, first come first served (and not at all
-//! in a term whose leader it already knows). Raft's log up-to-date check (§5.4.1) is vacuous
-//! here: there is no log, so every candidate's log is "up to date". A candidate that collects
+//! in a term whose leader it already knows), and only to a candidate whose log is at least as
+//! up-to-date as its own (§5.4.1, below). A candidate that collects
 //! votes from a **majority of the configured cluster**, `n / 2 + 1` nodes counting itself — not
 //! a majority of the nodes it can reach — becomes leader. Two majorities always share a node,
 //! and that node votes once per term, so a term has at most one leader, and a minority side
@@ -30,6 +31,43 @@
 //! still counted in the Heartbeat category) and then every `timing.heartbeat`; followers
 //! answer each with `APPEND_RESP`. In a single-node cluster the node elects itself when its
 //! first timeout fires: a majority of one is itself.
+//!
+//! # The log
+//!
+//! Each node keeps its log as the position of its last entry, [`LogPos`] `(term, index)`,
+//! `(0, 0)` when empty; it is stable state, persisted with the term and the vote.
+//! `REQUEST_VOTE` and `PRE_VOTE` carry the candidate's position, and a vote (or pre-vote) is
+//! granted only if it is at least as up-to-date as the voter's: a later last term wins, and
+//! with equal last terms the longer log (§5.4.1; etcd's `isUpToDate`). A refused candidate's
+//! higher term is still adopted (§5.1).
+//!
+//! A new leader appends one no-op entry of its term at `(term, last index + 1)` (Raft §8,
+//! thesis §6.4: a leader commits a blank entry at the start of its term), persisted before its
+//! first heartbeat leaves, so a leader's last entry is always of its own term. Every
+//! `APPEND_ENTRIES` names the position the recipient's log ends at once it holds the entries
+//! the message (abstractly) ships; a follower that accepts it takes that position as its
+//! own — the entries are taken as shipped with it, conflicting tails of earlier terms are
+//! overwritten (§5.3) — and persists it before answering. A follower whose log already ends in
+//! the leader's term keeps it if a reordered, older `APPEND_ENTRIES` ships less. A node that
+//! misses a leader's heartbeats (partitioned, crashed, paused) therefore lacks that term's
+//! no-op and can no longer win against nodes that have it. Nothing is ever committed or
+//! applied here: the log exists for the election restriction. Client entries are not modelled
+//! yet; a leader that appends them advances its last index in its own term and the same
+//! shipping carries them.
+//!
+//! **Lagging replicas** ([`RaftConfig::lagging`], `(node, k)`): a replica whose replication
+//! lags — a slow disk or link. The leader ships it its log only up to `k` entries before its
+//! last one, and never further back than the log the leader won its term with (the entry
+//! before its no-op): entries of earlier terms count as written, and this abstract log does
+//! not know their terms. So a lagging node always lacks the current term's newest `k` entries
+//! (with no client entries: just the no-op, whatever `k`). It never catches up while it
+//! follows, and a lagging node that leads is up to date with itself. Consequences: a lagging
+//! node never wins an election while the up-to-date nodes (crashed ones included) are a
+//! majority of the cluster, since every majority then contains one and it refuses; if lagging
+//! nodes are a majority, the leader's newest entries were never on a majority (not
+//! committed), and a lagging node may win with votes from nodes no more up to date than
+//! itself, so elections still complete whenever a majority is up (the most up-to-date live
+//! node can always collect every live vote). The bully and the ring have no such rule.
 //!
 //! # Timeouts
 //!
@@ -49,8 +87,9 @@
 //!
 //! **`pre_vote`** (thesis §9.6). A follower whose timeout fires first becomes a
 //! *pre-candidate* (reported as [`election_core::Role::Candidate`]): it sends `PRE_VOTE` for
-//! `current_term + 1` without changing or persisting its term. A node grants a pre-vote when
-//! that term is above its own and it has *not* heard from a current leader within
+//! `current_term + 1` and its last log position, without changing or persisting its term. A
+//! node grants a pre-vote when that term is above its own, the pre-candidate's log is at least
+//! as up-to-date as its own (§5.4.1), and it has *not* heard from a current leader within
 //! `timeout_min` (a leader never grants one); neither side changes its state. Only with
 //! pre-votes from a majority does the pre-candidate start a real election; if a majority
 //! denies, it returns to being a follower with a fresh timeout, and if too few answer, it asks
@@ -66,30 +105,49 @@
 //! new leader gets one `timeout_min` of grace. Without it, a leader cut off on a minority side
 //! keeps believing it leads (in its old term) until a message with a higher term reaches it.
 //!
+//! `check_quorum` also turns on **leader stickiness**, the follower-side rule of thesis §4.2.3,
+//! because etcd ties the two together (its `inLease` in `Step`: `checkQuorum && lead != None
+//! && electionElapsed < electionTimeout`; the leader-side step-down is what makes it safe to
+//! ignore candidates, and a separate option would only allow the unsafe half). A node that
+//! leads, or that knows a leader it heard from less than `timeout_min` ago, *ignores* a
+//! `REQUEST_VOTE` of a higher term: no reply, no change of term, no vote ("if a server
+//! receives a RequestVote request within the minimum election timeout of hearing from a
+//! current leader, it does not update its term or grant its vote"). A `PRE_VOTE` in that
+//! window is answered negatively (PreVote's own rule, above; etcd ignores it instead). etcd's
+//! forced leadership transfer, the exception, does not exist here. Stickiness does not stop a
+//! rejoining node whose term rose while it was cut off (without PreVote) from deposing the
+//! leader: the leader's next heartbeat reaches it, its answer carries the higher term, and
+//! the leader adopts it (Figure 2) — etcd notes that "this disruption is inevitable ... This
+//! can be prevented with Pre-Vote phase". What stickiness changes is the election after it:
+//! the followers still in their lease ignore the rejoining node's requests.
+//!
 //! Both options are off by default (the paper's basic algorithm).
 //!
 //! # Stable storage
 //!
-//! `current_term` and `voted_for` are written with [`election_core::Io::persist`] whenever
-//! they change, and always *before* any message that depends on them is pushed into the same
+//! `current_term`, `voted_for` and the log's last position are written with
+//! [`election_core::Io::persist`] whenever they change, and always *before* any message that depends on them is pushed into the same
 //! `Io`: the `REQUEST_VOTE`s of a new term follow the record of the self-vote, a `VOTE` follows
 //! the record of that vote, and a reply that reveals a newly adopted term follows that term's
 //! record. Drivers carry out an input's actions in order, so the record reaches stable storage
-//! before the message leaves. On recovery `on_start` restores both, so a restarted node never
-//! votes twice in a term. Everything else (role, leader, tallies) is volatile.
+//! before the message leaves; an accepted `APPEND_ENTRIES` is answered after the shipped log
+//! position's record. On recovery `on_start` restores all three, so a restarted node never
+//! votes twice in a term and still refuses candidates less up to date than its log.
+//! Everything else (role, leader, tallies) is volatile.
 //!
 //! # Messages
 //!
-//! | kind | category | meaning |
-//! |---|---|---|
-//! | `REQUEST_VOTE` | Election | candidate asks for a vote |
-//! | `VOTE` / `VOTE_DENIED` | Reply | vote granted / refused (distinct kinds, so a trace shows grants) |
-//! | `PRE_VOTE` | Election | pre-candidate asks whether it would get a vote |
-//! | `PRE_VOTE_GRANT` / `PRE_VOTE_DENIED` | Reply | pre-vote granted / refused |
-//! | `APPEND_ENTRIES` | Heartbeat | leader heartbeat (and, the first time, announcement) |
-//! | `APPEND_RESP` | Heartbeat | heartbeat answer |
+//! | kind | category | meaning | bytes |
+//! |---|---|---|---|
+//! | `REQUEST_VOTE` | Election | candidate asks for a vote; carries its last log position | 25 |
+//! | `VOTE` / `VOTE_DENIED` | Reply | vote granted / refused (distinct kinds, so a trace shows grants) | 9 |
+//! | `PRE_VOTE` | Election | pre-candidate asks whether it would get a vote; carries its last log position | 25 |
+//! | `PRE_VOTE_GRANT` / `PRE_VOTE_DENIED` | Reply | pre-vote granted / refused | 9 |
+//! | `APPEND_ENTRIES` | Heartbeat | leader heartbeat (and, the first time, announcement); ships the log up to a position | 25 |
+//! | `APPEND_RESP` | Heartbeat | heartbeat answer | 9 |
 //!
-//! Every message is a one-byte tag and a u64 term (9 bytes on the wire).
+//! Every message is a one-byte tag and a u64 term (9 bytes on the wire); the three that carry
+//! a log position add its term and index (25 bytes).
 #![warn(missing_docs, unreachable_pub)]
 
 mod config;
@@ -98,7 +156,7 @@ mod node;
 mod wire;
 
 pub use config::RaftConfig;
-pub use message::{RaftMsg, RaftTimer};
+pub use message::{LogPos, RaftMsg, RaftTimer};
 pub use node::{Raft, Stable};
 
 /// The highest term a node ever starts, adopts or sends: `u64::MAX - 1`, so that

@@ -2,16 +2,52 @@
 
 use election_core::{Message, MsgCategory, TimerKind};
 
+/// The position of a log's last entry: its term and its index (`(0, 0)` for the empty log).
+///
+/// The log is abstract (see the crate docs): only its last entry's position is kept, which is
+/// all Raft's election restriction reads. The derived order is exactly the comparison of
+/// §5.4.1 ("If the logs have last entries with different terms, then the log with the later
+/// term is more up-to-date. If the logs end with the same term, then whichever log is longer
+/// is more up-to-date"): the term first, then the index. etcd's `raftLog.isUpToDate` is the
+/// same comparison.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct LogPos {
+    /// The term of the last entry (0 for the empty log).
+    pub term: u64,
+    /// The index of the last entry (0 for the empty log; the first entry is index 1).
+    pub index: u64,
+}
+
+impl LogPos {
+    /// The empty log.
+    pub const EMPTY: LogPos = LogPos { term: 0, index: 0 };
+
+    /// A position some log can end at: the empty log, or an entry of a term ≥ 1 at an index
+    /// ≥ 1 (entries are only created by leaders, whose terms start at 1).
+    pub fn is_valid(self) -> bool {
+        (self.term == 0) == (self.index == 0)
+    }
+}
+
+impl std::fmt::Display for LogPos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "(term {}, index {})", self.term, self.index)
+    }
+}
+
 /// A Raft election message. Every message carries a term; the sender is the driver's `from`.
 ///
-/// There is no log in this workbench, so RequestVote carries no `lastLogIndex`/`lastLogTerm`
-/// and AppendEntries carries no entries: it is always the empty heartbeat.
+/// The log is abstract (crate docs): RequestVote and PreVote carry the candidate's last log
+/// position (`lastLogTerm`/`lastLogIndex` of Figure 2), and AppendEntries carries the position
+/// the recipient's log ends at once it holds the entries this message (abstractly) ships.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum RaftMsg {
     /// `REQUEST_VOTE`: a candidate asks for a vote in `term` (category Election).
     RequestVote {
         /// The candidate's (new) term.
         term: u64,
+        /// The candidate's last log entry (`lastLogTerm`, `lastLogIndex`; §5.4.1).
+        last_log: LogPos,
     },
     /// `VOTE` when granted, `VOTE_DENIED` otherwise (category Reply). The grant and the
     /// denial are distinct kinds so that a trace shows who granted what.
@@ -26,6 +62,8 @@ pub enum RaftMsg {
     PreVote {
         /// The term the sender would campaign in.
         term: u64,
+        /// The sender's last log entry: pre-votes check up-to-dateness too (thesis §9.6).
+        last_log: LogPos,
     },
     /// `PRE_VOTE_GRANT` or `PRE_VOTE_DENIED` (category Reply).
     PreVoteResp {
@@ -35,11 +73,15 @@ pub enum RaftMsg {
         /// Whether the pre-vote was granted.
         granted: bool,
     },
-    /// `APPEND_ENTRIES`: the leader's empty heartbeat (category Heartbeat). A new leader's
-    /// first heartbeat is also its announcement: Raft has no separate one.
+    /// `APPEND_ENTRIES`: the leader's heartbeat (category Heartbeat). A new leader's first
+    /// heartbeat is also its announcement: Raft has no separate one.
     AppendEntries {
         /// The leader's term.
         term: u64,
+        /// Where the recipient's log ends once it has accepted this message: the leader's
+        /// last entry, or for a lagging recipient (`RaftConfig::lagging`) an earlier entry of
+        /// the leader's log. The entries up to it are taken as shipped with the message.
+        log: LogPos,
     },
     /// `APPEND_RESP`: the answer to a heartbeat (category Heartbeat); `success` is false when
     /// the heartbeat's term was stale, and `term` then tells the stale leader the newer term.
@@ -55,11 +97,11 @@ impl RaftMsg {
     /// The term the message carries.
     pub fn term(&self) -> u64 {
         match *self {
-            RaftMsg::RequestVote { term }
+            RaftMsg::RequestVote { term, .. }
             | RaftMsg::Vote { term, .. }
-            | RaftMsg::PreVote { term }
+            | RaftMsg::PreVote { term, .. }
             | RaftMsg::PreVoteResp { term, .. }
-            | RaftMsg::AppendEntries { term }
+            | RaftMsg::AppendEntries { term, .. }
             | RaftMsg::AppendResp { term, .. } => term,
         }
     }
@@ -87,10 +129,17 @@ impl Message for RaftMsg {
         }
     }
 
-    /// A one-byte tag (which also encodes `granted`/`success`) and a u64 term: 9 bytes for
-    /// every message. The sender's id is not counted: the transport supplies it as `from`.
+    /// A one-byte tag (which also encodes `granted`/`success`) and a u64 term: 9 bytes; the
+    /// messages that carry a log position (`REQUEST_VOTE`, `PRE_VOTE`, `APPEND_ENTRIES`) add
+    /// its term and index, two u64s: 25 bytes. The sender's id is not counted: the transport
+    /// supplies it as `from`.
     fn wire_size(&self) -> usize {
-        1 + 8
+        match self {
+            RaftMsg::RequestVote { .. }
+            | RaftMsg::PreVote { .. }
+            | RaftMsg::AppendEntries { .. } => 1 + 8 + 16,
+            _ => 1 + 8,
+        }
     }
 }
 

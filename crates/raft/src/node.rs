@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use election_core::{all_nodes, majority, Io, NodeId, Protocol, Role, Status, Time};
 
-use crate::{RaftConfig, RaftMsg, RaftTimer, MAX_TERM};
+use crate::{LogPos, RaftConfig, RaftMsg, RaftTimer, MAX_TERM};
 
-/// What a Raft node keeps on stable storage (Figure 2 of the paper, without the log).
+/// What a Raft node keeps on stable storage (Figure 2 of the paper, with the log abstracted to
+/// the position of its last entry).
 ///
 /// It is written with [`Io::persist`] whenever it changes, *before* any message that depends on
 /// it (a vote, a RequestVote for a new term, a response carrying a newly adopted term) is
@@ -19,6 +20,8 @@ pub struct Stable {
     pub current_term: u64,
     /// The candidate this node voted for in `current_term`, if any.
     pub voted_for: Option<NodeId>,
+    /// The last entry of the node's log (the log is stable state in Raft: Figure 2).
+    pub last_log: LogPos,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -40,6 +43,11 @@ pub struct Raft {
     state: State,
     current_term: u64,
     voted_for: Option<NodeId>,
+    /// The last entry of this node's (abstract) log; stable.
+    last_log: LogPos,
+    /// Leader only: its log when it won its term, before its no-op entry (where a lagging
+    /// follower's log stops at the latest).
+    term_base: LogPos,
     /// The believed leader of `current_term` (itself when leading).
     leader: Option<NodeId>,
     /// When a valid AppendEntries from the current leader last arrived (PreVote's rule).
@@ -52,7 +60,7 @@ pub struct Raft {
     denied_count: u32,
     /// Leader only, with CheckQuorum: when each node was last heard from in this term.
     last_heard: Vec<Time>,
-    /// `current_term`/`voted_for` changed since the last [`Io::persist`].
+    /// `current_term`/`voted_for`/`last_log` changed since the last [`Io::persist`].
     dirty: bool,
 }
 
@@ -71,6 +79,8 @@ impl Raft {
             state: State::Follower,
             current_term: 0,
             voted_for: None,
+            last_log: LogPos::EMPTY,
+            term_base: LogPos::EMPTY,
             leader: None,
             leader_contact: None,
             granted: Vec::new(),
@@ -92,12 +102,30 @@ impl Raft {
         Stable {
             current_term: self.current_term,
             voted_for: self.voted_for,
+            last_log: self.last_log,
         }
+    }
+
+    /// The position of the last entry of this node's log.
+    pub fn last_log(&self) -> LogPos {
+        self.last_log
     }
 
     /// True while the node is a PreVote candidate (reported as [`Role::Candidate`]).
     pub fn is_pre_candidate(&self) -> bool {
         self.state == State::PreCandidate
+    }
+
+    /// Leader stickiness (thesis §4.2.3), on with `check_quorum` as in etcd: this node leads,
+    /// or knows a leader it heard from less than `timeout_min` ago (etcd's `inLease`:
+    /// `checkQuorum && lead != None && electionElapsed < electionTimeout`).
+    fn in_lease(&self, now: Time) -> bool {
+        self.config.check_quorum
+            && (self.state == State::Leader
+                || (self.leader.is_some()
+                    && self
+                        .leader_contact
+                        .is_some_and(|t| now.saturating_since(t) < self.config.timeout_min)))
     }
 
     fn quorum(&self) -> u32 {
@@ -235,7 +263,8 @@ impl Raft {
             self.start_election(io);
             return;
         }
-        self.broadcast(io, RaftMsg::PreVote { term });
+        let last_log = self.last_log;
+        self.broadcast(io, RaftMsg::PreVote { term, last_log });
     }
 
     /// §5.2: increment the term, vote for self (persisted before the requests leave), ask
@@ -257,13 +286,22 @@ impl Raft {
             self.become_leader(io);
             return;
         }
-        self.broadcast(io, RaftMsg::RequestVote { term });
+        let last_log = self.last_log;
+        self.broadcast(io, RaftMsg::RequestVote { term, last_log });
     }
 
     fn become_leader(&mut self, io: &mut Io<'_, Self>) {
         debug_assert_eq!(self.state, State::Candidate);
         self.state = State::Leader;
         self.leader = Some(self.id);
+        // Raft §8 / thesis §6.4: a leader appends a no-op entry of its term when it takes
+        // office (persisted before the heartbeat that ships it leaves).
+        self.term_base = self.last_log;
+        self.last_log = LogPos {
+            term: self.current_term,
+            index: self.term_base.index + 1,
+        };
+        self.dirty = true;
         io.cancel_timer(RaftTimer::ElectionRetry);
         io.cancel_timer(RaftTimer::Election);
         if self.config.check_quorum {
@@ -277,12 +315,37 @@ impl Raft {
         self.heartbeat(io);
     }
 
-    /// Sends the empty AppendEntries to every other node (the first one announces the new
-    /// leader) and schedules the next.
+    /// Sends AppendEntries to every other node (the first one announces the new leader) and
+    /// schedules the next. Each ships the leader's log up to its last entry, or for a lagging
+    /// node up to [`Raft::shipped_to`].
     fn heartbeat(&mut self, io: &mut Io<'_, Self>) {
         let term = self.current_term;
-        self.broadcast(io, RaftMsg::AppendEntries { term });
+        if self.config.lagging.is_empty() {
+            let log = self.last_log;
+            self.broadcast(io, RaftMsg::AppendEntries { term, log });
+        } else {
+            for to in self.others() {
+                let log = self.shipped_to(to);
+                self.send(io, to, RaftMsg::AppendEntries { term, log });
+            }
+        }
         io.set_timer(RaftTimer::Heartbeat, self.config.timing.heartbeat);
+    }
+
+    /// Leader only: where `to`'s log ends once it takes this leader's entries. A node lagging
+    /// `k` entries stops `k` entries short of the leader's last one, but never before the
+    /// leader's `term_base` (the entries of earlier terms count as written; the term of an
+    /// entry before `term_base` is not known to this abstract log).
+    fn shipped_to(&self, to: NodeId) -> LogPos {
+        let k = self.config.lag(to);
+        match self.last_log.index.checked_sub(k) {
+            Some(index) if index > self.term_base.index => LogPos {
+                term: self.last_log.term,
+                index,
+            },
+            _ if k == 0 => self.last_log,
+            _ => self.term_base,
+        }
     }
 
     /// CheckQuorum: step down once `timeout_min` has passed since the leader last had a
@@ -302,7 +365,7 @@ impl Raft {
         }
     }
 
-    fn on_request_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+    fn on_request_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, log: LogPos) {
         let current = self.current_term;
         if term < current {
             self.send(
@@ -315,13 +378,14 @@ impl Raft {
             );
             return;
         }
-        // One vote per term. The log up-to-date check of §5.4.1 is vacuous: there is no log.
-        // A node that already knows this term's leader refuses too (any winner needs a
-        // majority, and that leader already has one).
-        let grant = match self.voted_for {
+        // One vote per term. A node that already knows this term's leader refuses too (any
+        // winner needs a majority, and that leader already has one). §5.4.1: and only to a
+        // candidate whose log is at least as up-to-date as this node's.
+        let can_vote = match self.voted_for {
             Some(c) => c == from,
             None => self.leader.is_none(),
         };
+        let grant = can_vote && log >= self.last_log;
         if !grant {
             self.send(
                 io,
@@ -373,13 +437,15 @@ impl Raft {
         }
     }
 
-    fn on_pre_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+    fn on_pre_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, log: LogPos) {
         let current = self.current_term;
         let heard_leader = self.state == State::Leader
             || self
                 .leader_contact
                 .is_some_and(|t| io.now().saturating_since(t) < self.config.timeout_min);
-        let grant = term > current && !heard_leader;
+        // Thesis §9.6: a pre-vote is granted only if the real vote could be, so the
+        // pre-candidate's log must be at least as up-to-date as this node's (§5.4.1).
+        let grant = term > current && !heard_leader && log >= self.last_log;
         let term = if grant { term } else { current };
         self.send(
             io,
@@ -411,7 +477,7 @@ impl Raft {
         }
     }
 
-    fn on_append_entries(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
+    fn on_append_entries(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, log: LogPos) {
         let current = self.current_term;
         if term < current {
             // Tell the stale leader about the newer term (it steps down on it).
@@ -437,6 +503,15 @@ impl Raft {
             self.become_follower(io, Some(from));
         }
         self.leader_contact = Some(io.now());
+        // The follower's log becomes the shipped prefix of the leader's log (persisted before
+        // the answer leaves). Entries of `term` come only from this leader, so a log already
+        // ending in `term` is a prefix of the leader's: keep it if a reordered, older
+        // AppendEntries ships less.
+        let keep = self.last_log.term == term && self.last_log >= log;
+        if !keep && self.last_log != log {
+            self.last_log = log;
+            self.dirty = true;
+        }
         self.send(
             io,
             from,
@@ -465,6 +540,8 @@ impl Protocol for Raft {
         let stable = stored.copied().unwrap_or_default();
         self.current_term = stable.current_term;
         self.voted_for = stable.voted_for;
+        self.last_log = stable.last_log;
+        self.term_base = LogPos::EMPTY;
         self.state = State::Follower;
         self.leader = None;
         self.leader_contact = None;
@@ -485,11 +562,16 @@ impl Protocol for Raft {
         match msg {
             // PreVote traffic is the one exception to "a higher term makes the receiver adopt
             // it": the request and its grant carry a term nobody has started yet.
-            RaftMsg::PreVote { term } => self.on_pre_vote(io, from, term),
+            RaftMsg::PreVote { term, last_log } => self.on_pre_vote(io, from, term, last_log),
             RaftMsg::PreVoteResp {
                 term,
                 granted: true,
             } => self.on_pre_vote_granted(io, from, term),
+            // Leader stickiness (thesis §4.2.3; etcd, with CheckQuorum): "if a server receives a
+            // RequestVote request within the minimum election timeout of hearing from a current
+            // leader, it does not update its term or grant its vote" -- nor answer (etcd).
+            RaftMsg::RequestVote { term, .. }
+                if term > self.current_term && self.in_lease(io.now()) => {}
             _ => {
                 // §5.1: a newer term makes any node adopt it and become a follower.
                 if msg.term() > self.current_term {
@@ -497,10 +579,14 @@ impl Protocol for Raft {
                     self.become_follower(io, None);
                 }
                 match msg {
-                    RaftMsg::RequestVote { term } => self.on_request_vote(io, from, term),
+                    RaftMsg::RequestVote { term, last_log } => {
+                        self.on_request_vote(io, from, term, last_log)
+                    }
                     RaftMsg::Vote { term, granted } => self.on_vote(io, from, term, granted),
                     RaftMsg::PreVoteResp { .. } => self.on_pre_vote_denied(io, from),
-                    RaftMsg::AppendEntries { term } => self.on_append_entries(io, from, term),
+                    RaftMsg::AppendEntries { term, log } => {
+                        self.on_append_entries(io, from, term, log)
+                    }
                     RaftMsg::AppendResp { term, .. } => self.on_append_resp(io, from, term),
                     RaftMsg::PreVote { .. } => unreachable!("handled above"),
                 }

@@ -163,7 +163,15 @@ fn partitioned_leader_with_check_quorum_steps_down_within_an_election_timeout() 
 
 /// Isolates a follower from `PARTITION` to `HEAL` (2 s, at least 6 election timeouts).
 fn isolated_follower(seed: u64, pre_vote: bool) -> (NodeId, NodeId, u64, TrialReport, Log) {
-    let cfg = raft(5, pre_vote, false);
+    isolated_follower_with(seed, pre_vote, false)
+}
+
+fn isolated_follower_with(
+    seed: u64,
+    pre_vote: bool,
+    check_quorum: bool,
+) -> (NodeId, NodeId, u64, TrialReport, Log) {
+    let cfg = raft(5, pre_vote, check_quorum);
     let (leader, term) = leader_before_faults(5, seed, &cfg);
     let follower = NodeId(if leader.0 == 1 { 2 } else { 1 });
     let mut s = sim(5, seed);
@@ -306,5 +314,101 @@ fn a_node_that_forgets_its_vote_is_caught_voting_twice() {
     assert_eq!(
         log.double_votes(),
         vec!["node 2 voted for {NodeId(1), NodeId(2)} in term 1"]
+    );
+}
+
+/// For each follower other than the leader and the rejoining node, the end of its lease
+/// after the heal: the last AppendEntries the old leader sent it in its `term`, plus
+/// `timeout_min` = 150 ms (it arrives a little later, so the real lease ends later still).
+/// Returns how many of them changed term before their lease ended, and how many RequestVotes
+/// the rejoining node sent them inside their leases.
+fn lease_window(leader: NodeId, follower: NodeId, term: u64, log: &Log) -> (usize, usize) {
+    use election_core::Message;
+    let (mut changed, mut rv_in_lease) = (0, 0);
+    for f in (1..=5)
+        .map(NodeId)
+        .filter(|&f| f != leader && f != follower)
+    {
+        let last_ae = log
+            .sends
+            .iter()
+            .filter(|(_, from, to, m)| {
+                *from == leader && *to == f && m.kind() == "APPEND_ENTRIES" && m.term() == term
+            })
+            .map(|(t, ..)| *t)
+            .max()
+            .unwrap();
+        let lease_end = last_ae + Duration::from_millis(150);
+        let term = log.status_at(f, ms(HEAL)).unwrap().epoch;
+        if log
+            .changes(f, ms(HEAL), lease_end)
+            .iter()
+            .any(|(_, s)| s.epoch != term)
+        {
+            changed += 1;
+        }
+        rv_in_lease += log
+            .sends
+            .iter()
+            .filter(|(t, from, to, m)| {
+                *from == follower
+                    && *to == f
+                    && m.kind() == "REQUEST_VOTE"
+                    && *t >= ms(HEAL)
+                    && *t < lease_end
+            })
+            .count();
+    }
+    (changed, rv_in_lease)
+}
+
+/// Thesis §4.2.3, leader stickiness (on with CheckQuorum, as in etcd): a follower that heard
+/// its leader within the minimum election timeout ignores the rejoining node's RequestVote —
+/// its term does not move — where without CheckQuorum the same RequestVote raises it. The
+/// rejoining node did send RequestVotes inside those leases (so the check is not vacuous).
+///
+/// Stickiness does not save the leader, though: its heartbeat reaches the rejoined node,
+/// whose answer carries the higher term, and Figure 2's rule ("if RPC request or response
+/// contains term T > currentTerm: set currentTerm = T, convert to follower") deposes it. etcd
+/// says as much where a follower answers a lower-term heartbeat (raft.go, `Step`: "this
+/// disruption is inevitable to free this stuck node with fresh election. This can be prevented
+/// with Pre-Vote phase").
+#[test]
+fn stickiness_stops_a_rejoining_nodes_request_vote_but_not_its_heartbeat_answer() {
+    let (mut rv_sticky, mut changed_plain) = (0, 0);
+    for seed in 0..8 {
+        let what = format!("seed={seed}");
+        let (leader, follower, term, report, log) = isolated_follower_with(seed, false, true);
+        assert_safe(&report, &log, &what);
+        let (changed, rv) = lease_window(leader, follower, term, &log);
+        assert_eq!(changed, 0, "{what}: a follower in its lease changed term");
+        rv_sticky += rv;
+        // Deposed all the same, by the answer to its heartbeat: its first change after the
+        // heal adopts the rejoining node's term, within a heartbeat and a round trip.
+        let rejoin_term = log.status_at(follower, ms(HEAL)).unwrap().epoch.unwrap();
+        assert!(rejoin_term > term + 1, "{what}");
+        let (t, st) = log.changes(leader, ms(HEAL), ms(10_000))[0];
+        assert_eq!(
+            st,
+            Status {
+                role: Role::Follower,
+                leader: None,
+                epoch: Some(rejoin_term)
+            },
+            "{what}"
+        );
+        assert!(t <= ms(HEAL + 52), "{what}: stepped down at {t}");
+        assert!(report.metrics.leader_changes >= 1, "{what}");
+
+        let (leader, follower, term, _, log) = isolated_follower_with(seed, false, false);
+        changed_plain += lease_window(leader, follower, term, &log).0;
+    }
+    assert!(
+        rv_sticky > 0,
+        "no RequestVote reached a follower in its lease"
+    );
+    assert!(
+        changed_plain > 0,
+        "without CheckQuorum the RequestVote raises terms"
     );
 }

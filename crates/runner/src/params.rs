@@ -55,6 +55,9 @@ pub enum Kind {
     Latency,
     /// A millisecond range `LO-HI` (or one number, `LO` = `HI`).
     MsRange,
+    /// Nodes and how many log entries each lags: `none`, or `NODE:K` items joined by `/`
+    /// (`1:3/2:1`; `/`, not a comma, so that a value fits in comma-separated lists).
+    NodeLags,
 }
 
 impl Kind {
@@ -70,6 +73,7 @@ impl Kind {
             Kind::Choice(c) => c.join(" | "),
             Kind::Latency => crate::net::LATENCY_SYNTAX.into(),
             Kind::MsRange => "LO-HI milliseconds (or one number), at most 1e12".into(),
+            Kind::NodeLags => "none | NODE:K[/NODE:K...] (node id >= 1, K >= 1 entries)".into(),
         }
     }
 }
@@ -111,7 +115,8 @@ pub const PARAMS: &[ParamDef] = &[
     p("ring.hop_acks", Kind::Bool, "true", "ring: acknowledge hops, skip dead successors, restart lost elections (false: the 1979 algorithm)"),
     p("raft.timeout_ms", Kind::MsRange, "detect_timeout_ms-(detect_timeout_ms+detect_jitter_ms)", "raft: election timeout range, drawn uniformly at every re-arm"),
     p("raft.pre_vote", Kind::Bool, "false", "raft: PreVote (thesis 9.6)"),
-    p("raft.check_quorum", Kind::Bool, "false", "raft: CheckQuorum (thesis 6.2)"),
+    p("raft.check_quorum", Kind::Bool, "false", "raft: CheckQuorum (thesis 6.2) and, with it as in etcd, leader stickiness (thesis 4.2.3): a node that heard its leader within the minimum election timeout ignores RequestVote"),
+    p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
     p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
     p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
@@ -213,7 +218,52 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
             }
             format!("{lo}-{hi}")
         }
+        Kind::NodeLags => {
+            let lags = parse_node_lags(key, raw_t)?;
+            if lags.is_empty() {
+                "none".into()
+            } else {
+                lags.iter()
+                    .map(|(node, k)| format!("{node}:{k}"))
+                    .collect::<Vec<_>>()
+                    .join("/")
+            }
+        }
     })
+}
+
+/// Parses a [`Kind::NodeLags`] value into (node, k) pairs sorted by node; `none` is empty.
+pub fn parse_node_lags(key: &str, raw: &str) -> Result<Vec<(u32, u64)>> {
+    let raw = raw.trim();
+    if raw == "none" {
+        return Ok(Vec::new());
+    }
+    let mut lags: Vec<(u32, u64)> = Vec::new();
+    for item in raw.split('/') {
+        let item = item.trim();
+        let parsed = item.split_once(':').and_then(|(node, k)| {
+            Some((
+                node.trim().parse::<u32>().ok()?,
+                k.trim().parse::<u64>().ok()?,
+            ))
+        });
+        match parsed {
+            Some((node, k)) if node >= 1 && k >= 1 => {
+                if lags.iter().any(|&(other, _)| other == node) {
+                    return usage!("{key} = {raw:?}: node {node} is listed twice");
+                }
+                lags.push((node, k));
+            }
+            _ => {
+                return usage!(
+                    "{key} = {raw:?}: {item:?} is not NODE:K; expected {}",
+                    Kind::NodeLags.describe()
+                )
+            }
+        }
+    }
+    lags.sort_unstable();
+    Ok(lags)
 }
 
 /// A TOML scalar as the string `canonical` parses (arrays are handled by the caller).
@@ -265,6 +315,8 @@ pub struct Resolved {
     pub raft_pre_vote: bool,
     /// `raft.check_quorum`.
     pub raft_check_quorum: bool,
+    /// `raft.lagging`: (node, entries behind), by node.
+    pub raft_lagging: Vec<(u32, u64)>,
     /// The network: the profile with `net.*` overrides.
     pub net: NetConfig,
     /// `fault_at_ms`.
@@ -344,6 +396,9 @@ impl Resolved {
             raft_timeout_ms,
             raft_pre_vote: flag("raft.pre_vote", false),
             raft_check_quorum: flag("raft.check_quorum", false),
+            raft_lagging: get("raft.lagging").map_or_else(Vec::new, |v| {
+                parse_node_lags("raft.lagging", v).expect("canonical")
+            }),
             net,
             fault_at_ms: num("fault_at_ms", 1000.0),
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
@@ -462,6 +517,12 @@ mod tests {
             "{e}"
         );
         assert!(c("raft.timeout_ms", "150-2e13").is_err());
+        assert_eq!(c("raft.lagging", " 2:1 / 1:3 ").unwrap(), "1:3/2:1");
+        assert_eq!(c("raft.lagging", "none").unwrap(), "none");
+        for bad in ["", "1", "1:0", "0:2", "1:2/1:3", "1:2,2:1", "a:1", "1:-1"] {
+            let e = c("raft.lagging", bad).unwrap_err().to_string();
+            assert!(e.starts_with("raft.lagging = "), "{bad}: {e}");
+        }
     }
 
     #[test]
@@ -471,6 +532,7 @@ mod tests {
         let r = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
         assert_eq!(r.timing(), Timing::default());
         assert_eq!(r.raft_timeout_ms, (150.0, 300.0));
+        assert_eq!(r.raft_lagging, Vec::<(u32, u64)>::new());
         assert_eq!(r.settle_ms, 600.0);
         assert_eq!(r.fault_jitter_ms, 50.0);
         assert_eq!(r.budget(51), 5_100_000);

@@ -166,6 +166,11 @@ impl Built {
                 c.timeout_max = Resolved::duration(r.raft_timeout_ms.1);
                 c.pre_vote = r.raft_pre_vote;
                 c.check_quorum = r.raft_check_quorum;
+                c.lagging = r
+                    .raft_lagging
+                    .iter()
+                    .map(|&(node, k)| (NodeId(node), k))
+                    .collect();
                 c.validate()?;
                 Built::Raft(Arc::new(c))
             }

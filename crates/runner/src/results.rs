@@ -944,19 +944,26 @@ mod tests {
 
     #[test]
     fn summary_statistics_by_hand() {
-        // Ten trials: elect 10, 20, ..., 90 ms converged, one not converged; msgs 1..=10;
-        // split brain in two.
-        let rows: Vec<TrialRow> = (1..=10u64)
+        // Ten measured trials: elect 10, 20, ..., 90 ms converged, one not converged; msgs
+        // 1..=10; split brain in two. An eleventh ran out of its work budget: counted, and
+        // left out of every statistic.
+        let mut rows: Vec<TrialRow> = (1..=10u64)
             .map(|i| {
                 let elect = (i < 10).then_some(i as f64 * 10.0);
-                row(i, elect, i, i <= 2)
+                let mut r = row(i, elect, i, i <= 2);
+                r.budget_exceeded = false;
+                r
             })
             .collect();
+        let mut cut = row(11, None, 1000, true);
+        cut.budget_exceeded = true;
+        rows.push(cut);
         let key = rows[0].cell_key();
         let rec = summary_record(&key, &rows, None);
         let h = summary_header(&["net.loss"]);
         let get = |name: &str| rec[h.iter().position(|c| c == name).unwrap()].clone();
-        assert_eq!(get("trials"), "10");
+        assert_eq!(get("trials"), "11");
+        assert_eq!(get("measured"), "10");
         assert_eq!(get("converged_rate"), "0.9");
         assert_eq!(get("elect_ms_mean"), "50");
         // 9 values 10..90: h = 8p; p5 → 0.4 → 14; p95 → 7.6 → 86; p99 → 7.92 → 89.2.
@@ -978,9 +985,8 @@ mod tests {
         assert_eq!(get("leader_changes_mean"), "1");
         assert_eq!(get("detect_ms_p50"), "150.5");
         assert_eq!(get("same_epoch_leaders_max"), "0");
-        assert_eq!(get("budget_exceeded"), "1", "seed 8 ran out of budget");
+        assert_eq!(get("budget_exceeded"), "1", "seed 11 ran out of budget");
         assert_eq!(get("skipped"), "");
-        assert_eq!(get("measured"), "10");
         assert_eq!(get("faults_skipped_trials"), "0");
         let skipped = summary_record(&key, &[], Some("too small"));
         assert_eq!(skipped[h.iter().position(|c| c == "trials").unwrap()], "0");

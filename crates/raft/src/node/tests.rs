@@ -5,6 +5,30 @@ use election_core::{Action, Message, MsgCategory, Rng, SeedableRng, TimerKind};
 
 type Actions = Vec<Action<Raft>>;
 
+/// A RequestVote for `term` from a candidate with an empty log.
+fn rv(term: u64) -> RaftMsg {
+    RaftMsg::RequestVote {
+        term,
+        last_log: LogPos::EMPTY,
+    }
+}
+
+/// A PreVote for `term` from a pre-candidate with an empty log.
+fn pv(term: u64) -> RaftMsg {
+    RaftMsg::PreVote {
+        term,
+        last_log: LogPos::EMPTY,
+    }
+}
+
+/// An AppendEntries of `term` that ships nothing (the log of a leader that never wrote).
+fn ae(term: u64) -> RaftMsg {
+    RaftMsg::AppendEntries {
+        term,
+        log: LogPos::EMPTY,
+    }
+}
+
 struct Node {
     raft: Raft,
     rng: Rng,
@@ -153,7 +177,7 @@ fn timeout_is_redrawn_at_every_reset_and_equal_bounds_mean_no_randomness() {
     let mut draws = Vec::new();
     for i in 1..=20 {
         n.at(i * 10);
-        let a = n.msg(1, RaftMsg::AppendEntries { term: 1 });
+        let a = n.msg(1, ae(1));
         draws.push(timer_set(&a, RaftTimer::Election).unwrap() - n.now);
     }
     draws.sort();
@@ -168,7 +192,7 @@ fn timeout_is_redrawn_at_every_reset_and_equal_bounds_mean_no_randomness() {
         timer_set(&a, RaftTimer::Election),
         Some(Time::from_millis(150))
     );
-    let a = n.at(40).msg(1, RaftMsg::AppendEntries { term: 1 });
+    let a = n.at(40).msg(1, ae(1));
     assert_eq!(
         timer_set(&a, RaftTimer::Election),
         Some(Time::from_millis(190))
@@ -184,16 +208,15 @@ fn election_timeout_persists_the_self_vote_before_requesting_votes() {
         persists(&a),
         vec![Stable {
             current_term: 1,
-            voted_for: Some(NodeId(3))
+            voted_for: Some(NodeId(3)),
+            ..Stable::default()
         }]
     );
     assert!(persist_precedes_sends(&a));
     let s = sends(&a);
     let to: Vec<u32> = s.iter().map(|(to, _)| to.0).collect();
     assert_eq!(to, vec![1, 2, 4, 5]);
-    assert!(s
-        .iter()
-        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 1 }));
+    assert!(s.iter().all(|(_, m)| *m == rv(1)));
     assert!(timer_set(&a, RaftTimer::ElectionRetry).is_some());
     assert!(cancelled(&a, RaftTimer::Election));
     assert_eq!(
@@ -250,12 +273,15 @@ fn majority_of_the_configured_cluster_counting_self_and_no_double_counting() {
     );
     assert_eq!(n.role(), Role::Leader);
     assert_eq!(n.raft.status().leader, Some(NodeId(1)));
-    // The win is announced at once by the first heartbeat to everyone.
+    // The win is announced at once by the first heartbeat to everyone, which ships the
+    // leader's no-op entry (Raft §8): index 1 of term 1.
     let s = sends(&a);
     assert_eq!(s.len(), 4);
-    assert!(s
-        .iter()
-        .all(|(_, m)| *m == RaftMsg::AppendEntries { term: 1 }));
+    assert!(s.iter().all(|(_, m)| *m
+        == RaftMsg::AppendEntries {
+            term: 1,
+            log: LogPos { term: 1, index: 1 }
+        }));
     assert_eq!(
         timer_set(&a, RaftTimer::Heartbeat),
         Some(n.now + Duration::from_millis(50))
@@ -295,12 +321,11 @@ fn split_vote_retry_starts_the_next_term_with_a_fresh_timeout() {
         persists(&a),
         vec![Stable {
             current_term: 2,
-            voted_for: Some(NodeId(1))
+            voted_for: Some(NodeId(1)),
+            ..Stable::default()
         }]
     );
-    assert!(sends(&a)
-        .iter()
-        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 2 }));
+    assert!(sends(&a).iter().all(|(_, m)| *m == rv(2)));
     let at = timer_set(&a, RaftTimer::ElectionRetry).unwrap();
     assert!(at >= Time::from_millis(550) && at <= Time::from_millis(700));
 }
@@ -309,12 +334,13 @@ fn split_vote_retry_starts_the_next_term_with_a_fresh_timeout() {
 fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
     let mut n = Node::new(2, config(5));
     n.start(None);
-    let a = n.at(10).msg(4, RaftMsg::RequestVote { term: 3 });
+    let a = n.at(10).msg(4, rv(3));
     assert_eq!(
         persists(&a),
         vec![Stable {
             current_term: 3,
-            voted_for: Some(NodeId(4))
+            voted_for: Some(NodeId(4)),
+            ..Stable::default()
         }]
     );
     assert!(persist_precedes_sends(&a));
@@ -334,7 +360,7 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
     );
 
     // A rival in the same term is refused; the same candidate asking again is granted again.
-    let a = n.msg(5, RaftMsg::RequestVote { term: 3 });
+    let a = n.msg(5, rv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -346,7 +372,7 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
         )]
     );
     assert!(persists(&a).is_empty());
-    let a = n.msg(4, RaftMsg::RequestVote { term: 3 });
+    let a = n.msg(4, rv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -363,7 +389,7 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
     let mut r = Node::new(2, config(5));
     r.start(Some(stored));
     assert_eq!(r.raft.status().epoch, Some(3));
-    let a = r.msg(5, RaftMsg::RequestVote { term: 3 });
+    let a = r.msg(5, rv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -375,12 +401,13 @@ fn one_vote_per_term_persisted_before_the_grant_and_kept_across_a_crash() {
         )]
     );
     // ... but votes in a later term, persisting first.
-    let a = r.msg(5, RaftMsg::RequestVote { term: 4 });
+    let a = r.msg(5, rv(4));
     assert_eq!(
         persists(&a),
         vec![Stable {
             current_term: 4,
-            voted_for: Some(NodeId(5))
+            voted_for: Some(NodeId(5)),
+            ..Stable::default()
         }]
     );
     assert!(persist_precedes_sends(&a));
@@ -392,8 +419,9 @@ fn stale_terms_are_refused_with_the_newer_term() {
     n.start(Some(Stable {
         current_term: 5,
         voted_for: None,
+        ..Stable::default()
     }));
-    let a = n.msg(1, RaftMsg::RequestVote { term: 4 });
+    let a = n.msg(1, rv(4));
     assert_eq!(
         sends(&a),
         vec![(
@@ -404,7 +432,7 @@ fn stale_terms_are_refused_with_the_newer_term() {
             }
         )]
     );
-    let a = n.msg(1, RaftMsg::AppendEntries { term: 4 });
+    let a = n.msg(1, ae(4));
     assert_eq!(
         sends(&a),
         vec![(
@@ -426,9 +454,9 @@ fn stale_terms_are_refused_with_the_newer_term() {
 fn follower_that_knows_the_terms_leader_refuses_its_vote() {
     let mut n = Node::new(2, config(3));
     n.start(None);
-    n.msg(1, RaftMsg::AppendEntries { term: 2 });
+    n.msg(1, ae(2));
     assert_eq!(n.raft.status().leader, Some(NodeId(1)));
-    let a = n.msg(3, RaftMsg::RequestVote { term: 2 });
+    let a = n.msg(3, rv(2));
     assert_eq!(
         sends(&a),
         vec![(
@@ -464,7 +492,9 @@ fn higher_term_makes_a_leader_step_down_and_persist_the_term() {
         persists(&a),
         vec![Stable {
             current_term: 7,
-            voted_for: None
+            voted_for: None,
+            // The no-op entry it appended on winning term 1 stays in its log.
+            last_log: LogPos { term: 1, index: 1 },
         }]
     );
     assert!(cancelled(&a, RaftTimer::Heartbeat));
@@ -474,7 +504,7 @@ fn higher_term_makes_a_leader_step_down_and_persist_the_term() {
     let mut c = Node::new(1, config(3));
     c.start(None);
     c.timer(RaftTimer::Election);
-    let a = c.msg(2, RaftMsg::AppendEntries { term: 1 });
+    let a = c.msg(2, ae(1));
     assert_eq!(
         c.raft.status(),
         Status {
@@ -515,9 +545,11 @@ fn single_node_cluster_elects_itself() {
         );
         assert_eq!(
             persists(&a),
+            // One record: the self-vote and the no-op entry of its term (Raft §8).
             vec![Stable {
                 current_term: 1,
-                voted_for: Some(NodeId(1))
+                voted_for: Some(NodeId(1)),
+                last_log: LogPos { term: 1, index: 1 },
             }]
         );
         assert!(sends(&a).is_empty());
@@ -531,7 +563,7 @@ fn single_node_cluster_elects_itself() {
 fn on_suspect_acts_as_the_election_timeout_and_a_leader_ignores_it() {
     let mut n = Node::new(2, config(3));
     n.start(None);
-    n.msg(1, RaftMsg::AppendEntries { term: 1 });
+    n.msg(1, ae(1));
     let a = n.suspect();
     assert_eq!(n.raft.status().epoch, Some(2));
     assert_eq!(n.role(), Role::Candidate);
@@ -551,6 +583,7 @@ fn pre_vote_asks_without_raising_the_term_and_only_then_campaigns() {
     n.start(Some(Stable {
         current_term: 4,
         voted_for: None,
+        ..Stable::default()
     }));
     let a = n.at(300).timer(RaftTimer::Election);
     assert!(n.raft.is_pre_candidate());
@@ -566,9 +599,7 @@ fn pre_vote_asks_without_raising_the_term_and_only_then_campaigns() {
         persists(&a).is_empty(),
         "a pre-vote changes no stable state"
     );
-    assert!(sends(&a)
-        .iter()
-        .all(|(_, m)| *m == RaftMsg::PreVote { term: 5 }));
+    assert!(sends(&a).iter().all(|(_, m)| *m == pv(5)));
     assert!(timer_set(&a, RaftTimer::ElectionRetry).is_some());
 
     n.msg(
@@ -596,9 +627,7 @@ fn pre_vote_asks_without_raising_the_term_and_only_then_campaigns() {
         }
     );
     assert!(persist_precedes_sends(&a));
-    assert!(sends(&a)
-        .iter()
-        .all(|(_, m)| *m == RaftMsg::RequestVote { term: 5 }));
+    assert!(sends(&a).iter().all(|(_, m)| *m == rv(5)));
 }
 
 #[test]
@@ -607,9 +636,9 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
     cfg.pre_vote = true;
     let mut f = Node::new(2, cfg.clone());
     f.start(None);
-    f.at(1000).msg(1, RaftMsg::AppendEntries { term: 3 });
+    f.at(1000).msg(1, ae(3));
     // Within timeout_min (150 ms) of the heartbeat: refused, with no change of term.
-    let a = f.at(1149).msg(3, RaftMsg::PreVote { term: 9 });
+    let a = f.at(1149).msg(3, pv(9));
     assert_eq!(
         sends(&a),
         vec![(
@@ -623,7 +652,7 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
     assert!(persists(&a).is_empty());
     assert_eq!(f.raft.status().epoch, Some(3));
     // Once the leader has been silent for timeout_min: granted, still without adopting it.
-    let a = f.at(1150).msg(3, RaftMsg::PreVote { term: 9 });
+    let a = f.at(1150).msg(3, pv(9));
     assert_eq!(
         sends(&a),
         vec![(
@@ -640,7 +669,7 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
         "a pre-vote does not reset the timer"
     );
     // A pre-vote for a term not above ours is refused.
-    let a = f.msg(3, RaftMsg::PreVote { term: 3 });
+    let a = f.msg(3, pv(3));
     assert_eq!(
         sends(&a),
         vec![(
@@ -655,7 +684,7 @@ fn pre_vote_is_refused_by_nodes_that_hear_a_current_leader() {
     // The leader itself always refuses.
     let mut l = Node::new(1, cfg.clone());
     l.elect(&[2]);
-    let a = l.at(5000).msg(3, RaftMsg::PreVote { term: 9 });
+    let a = l.at(5000).msg(3, pv(9));
     assert_eq!(
         sends(&a),
         vec![(
@@ -677,6 +706,7 @@ fn pre_candidate_denied_by_a_majority_or_hearing_the_leader_goes_back_to_followi
     n.start(Some(Stable {
         current_term: 2,
         voted_for: None,
+        ..Stable::default()
     }));
     n.timer(RaftTimer::Election);
     n.msg(
@@ -720,9 +750,10 @@ fn pre_candidate_denied_by_a_majority_or_hearing_the_leader_goes_back_to_followi
     n.start(Some(Stable {
         current_term: 2,
         voted_for: None,
+        ..Stable::default()
     }));
     n.timer(RaftTimer::Election);
-    n.msg(3, RaftMsg::AppendEntries { term: 2 });
+    n.msg(3, ae(2));
     assert_eq!(
         n.raft.status(),
         Status {
@@ -796,16 +827,8 @@ fn check_quorum_steps_down_exactly_one_timeout_after_losing_the_majority() {
 #[test]
 fn messages_have_literature_names_categories_and_compact_sizes() {
     let all = [
-        (
-            RaftMsg::RequestVote { term: 1 },
-            "REQUEST_VOTE",
-            MsgCategory::Election,
-        ),
-        (
-            RaftMsg::PreVote { term: 1 },
-            "PRE_VOTE",
-            MsgCategory::Election,
-        ),
+        (rv(1), "REQUEST_VOTE", MsgCategory::Election),
+        (pv(1), "PRE_VOTE", MsgCategory::Election),
         (
             RaftMsg::Vote {
                 term: 1,
@@ -838,11 +861,7 @@ fn messages_have_literature_names_categories_and_compact_sizes() {
             "PRE_VOTE_DENIED",
             MsgCategory::Reply,
         ),
-        (
-            RaftMsg::AppendEntries { term: 1 },
-            "APPEND_ENTRIES",
-            MsgCategory::Heartbeat,
-        ),
+        (ae(1), "APPEND_ENTRIES", MsgCategory::Heartbeat),
         (
             RaftMsg::AppendResp {
                 term: 1,
@@ -855,7 +874,12 @@ fn messages_have_literature_names_categories_and_compact_sizes() {
     for (m, kind, cat) in all {
         assert_eq!(m.kind(), kind);
         assert_eq!(m.category(), cat);
-        assert_eq!(m.wire_size(), 9);
+        // Tag and term; the three messages that carry a log position add its term and index.
+        let carries_log = matches!(
+            m,
+            RaftMsg::RequestVote { .. } | RaftMsg::PreVote { .. } | RaftMsg::AppendEntries { .. }
+        );
+        assert_eq!(m.wire_size(), if carries_log { 25 } else { 9 });
         assert_eq!(m.term(), 1);
     }
 }
@@ -889,6 +913,390 @@ fn config_defaults_are_the_shared_detection_window_and_validation_names_the_fiel
     assert!(bad.validate().unwrap_err().starts_with("timeout_min"));
 }
 
+/// A node whose stable record says it is in `term` with a log ending at `log`.
+fn with_log(id: u32, cfg: RaftConfig, term: u64, log: LogPos) -> Node {
+    let mut n = Node::new(id, cfg);
+    n.start(Some(Stable {
+        current_term: term,
+        voted_for: None,
+        last_log: log,
+    }));
+    n
+}
+
+fn pos(term: u64, index: u64) -> LogPos {
+    LogPos { term, index }
+}
+
+fn vote_reply(a: &Actions) -> Option<bool> {
+    match sends(a).as_slice() {
+        [(_, RaftMsg::Vote { granted, .. })] | [(_, RaftMsg::PreVoteResp { granted, .. })] => {
+            Some(*granted)
+        }
+        [] => None,
+        other => panic!("unexpected sends {other:?}"),
+    }
+}
+
+/// §5.4.1, the election restriction: "the voter denies its vote if its own log is more
+/// up-to-date than that of the candidate": a later last term wins whatever the lengths; with
+/// equal last terms the longer log wins; an equal log is up to date. A refused candidate's
+/// higher term is still adopted (§5.1), without a vote.
+#[test]
+fn vote_is_refused_to_a_candidate_whose_log_is_less_up_to_date_section_5_4_1() {
+    let voter = || with_log(2, config(5), 3, pos(3, 5));
+    let cases = [
+        (pos(2, 9), false, "earlier last term, longer log"),
+        (pos(3, 4), false, "same last term, shorter log"),
+        (LogPos::EMPTY, false, "empty log"),
+        (pos(3, 5), true, "the same log"),
+        (pos(3, 6), true, "same last term, longer log"),
+        (pos(4, 1), true, "later last term, shorter log"),
+    ];
+    for (log, granted, what) in cases {
+        let mut n = voter();
+        let a = n.msg(
+            1,
+            RaftMsg::RequestVote {
+                term: 5,
+                last_log: log,
+            },
+        );
+        assert_eq!(vote_reply(&a), Some(granted), "{what}");
+        assert_eq!(n.raft.status().epoch, Some(5), "{what}: term adopted");
+        let voted = if granted { Some(NodeId(1)) } else { None };
+        assert_eq!(
+            persists(&a),
+            vec![Stable {
+                current_term: 5,
+                voted_for: voted,
+                last_log: pos(3, 5)
+            }],
+            "{what}"
+        );
+        assert!(persist_precedes_sends(&a), "{what}");
+        // A refusal is no reason to wait longer for a leader: the timer is not reset.
+        assert_eq!(
+            timer_set(&a, RaftTimer::Election).is_some(),
+            granted,
+            "{what}"
+        );
+    }
+}
+
+/// Thesis §9.6: a pre-vote is granted only where the vote would be, so it checks the
+/// pre-candidate's log like §5.4.1 does; nothing is adopted or persisted either way.
+#[test]
+fn pre_vote_is_refused_to_a_less_up_to_date_pre_candidate() {
+    let mut cfg = config(5);
+    cfg.pre_vote = true;
+    for (log, granted) in [
+        (pos(2, 9), false),
+        (pos(3, 4), false),
+        (pos(3, 5), true),
+        (pos(4, 1), true),
+    ] {
+        let mut n = with_log(2, cfg.clone(), 4, pos(3, 5));
+        let a = n.msg(
+            1,
+            RaftMsg::PreVote {
+                term: 5,
+                last_log: log,
+            },
+        );
+        assert_eq!(vote_reply(&a), Some(granted), "{log}");
+        assert!(persists(&a).is_empty(), "{log}");
+        assert_eq!(n.raft.status().epoch, Some(4), "{log}");
+    }
+}
+
+/// A candidate and a pre-candidate ask with their own last log position.
+#[test]
+fn requests_carry_the_candidates_last_log_position() {
+    let mut n = with_log(1, config(3), 6, pos(4, 7));
+    let a = n.timer(RaftTimer::Election);
+    assert!(sends(&a).iter().all(|(_, m)| *m
+        == RaftMsg::RequestVote {
+            term: 7,
+            last_log: pos(4, 7)
+        }));
+    let mut cfg = config(3);
+    cfg.pre_vote = true;
+    let mut n = with_log(1, cfg, 6, pos(4, 7));
+    let a = n.timer(RaftTimer::Election);
+    assert!(sends(&a).iter().all(|(_, m)| *m
+        == RaftMsg::PreVote {
+            term: 7,
+            last_log: pos(4, 7)
+        }));
+}
+
+/// Raft §8 / thesis §6.4: a new leader appends a no-op entry of its term; it is persisted
+/// before the first AppendEntries ships it, and a follower that accepts it adopts the
+/// leader's log, persisted before it answers (Figure 2). The log survives a restart and
+/// still decides votes afterwards.
+#[test]
+fn leader_no_op_is_shipped_adopted_persisted_and_survives_a_restart() {
+    let mut l = with_log(1, config(3), 4, pos(2, 6));
+    l.timer(RaftTimer::Election);
+    let a = l.msg(
+        2,
+        RaftMsg::Vote {
+            term: 5,
+            granted: true,
+        },
+    );
+    assert_eq!(l.role(), Role::Leader);
+    assert_eq!(l.raft.last_log(), pos(5, 7));
+    assert_eq!(
+        persists(&a),
+        vec![Stable {
+            current_term: 5,
+            voted_for: Some(NodeId(1)),
+            last_log: pos(5, 7)
+        }]
+    );
+    assert!(persist_precedes_sends(&a));
+    let ship = RaftMsg::AppendEntries {
+        term: 5,
+        log: pos(5, 7),
+    };
+    assert!(sends(&a).iter().all(|(_, m)| *m == ship));
+
+    let mut f = with_log(2, config(3), 5, pos(2, 6));
+    let a = f.msg(1, ship);
+    assert_eq!(f.raft.last_log(), pos(5, 7));
+    assert_eq!(
+        persists(&a),
+        vec![Stable {
+            current_term: 5,
+            voted_for: None,
+            last_log: pos(5, 7)
+        }]
+    );
+    assert!(persist_precedes_sends(&a));
+    // The next heartbeat ships nothing new: nothing to persist.
+    assert!(persists(&f.at(50).msg(1, ship)).is_empty());
+
+    // Restarted from its record, it refuses a candidate that lacks the no-op.
+    let stored = f.raft.stable();
+    let mut r = Node::new(2, config(3));
+    r.start(Some(stored));
+    assert_eq!(r.raft.last_log(), pos(5, 7));
+    let a = r.msg(
+        3,
+        RaftMsg::RequestVote {
+            term: 6,
+            last_log: pos(2, 6),
+        },
+    );
+    assert_eq!(vote_reply(&a), Some(false));
+}
+
+/// A follower's log never shrinks because an older AppendEntries of the same leader arrives
+/// late (entries of the leader's term come only from it, so the longer log is its prefix);
+/// a leader of a new term overwrites a tail from an earlier term (§5.3).
+#[test]
+fn reordered_append_entries_do_not_shrink_the_log_but_a_new_leader_truncates() {
+    let mut f = with_log(2, config(3), 5, pos(5, 9));
+    f.msg(
+        1,
+        RaftMsg::AppendEntries {
+            term: 5,
+            log: pos(5, 8),
+        },
+    );
+    assert_eq!(f.raft.last_log(), pos(5, 9));
+    f.msg(
+        3,
+        RaftMsg::AppendEntries {
+            term: 6,
+            log: pos(6, 8),
+        },
+    );
+    assert_eq!(f.raft.last_log(), pos(6, 8));
+}
+
+/// `lagging`: the leader ships a node lagging `k` entries its log up to `k` entries short of
+/// its last one, but never further back than the log it won the term with (`term_base`).
+#[test]
+fn lagging_nodes_are_shipped_the_leaders_log_k_entries_short_capped_at_the_terms_start() {
+    let mut cfg = config(4);
+    cfg.lagging = vec![(NodeId(2), 1), (NodeId(3), 3)];
+    let mut l = with_log(1, cfg, 4, pos(2, 6));
+    l.timer(RaftTimer::Election);
+    l.msg(
+        2,
+        RaftMsg::Vote {
+            term: 5,
+            granted: true,
+        },
+    );
+    let a = l.msg(
+        3,
+        RaftMsg::Vote {
+            term: 5,
+            granted: true,
+        },
+    );
+    assert_eq!(l.role(), Role::Leader);
+    // Only the no-op of term 5 is new: both lagging nodes stop before it.
+    assert_eq!(
+        sends(&a),
+        vec![
+            (
+                NodeId(2),
+                RaftMsg::AppendEntries {
+                    term: 5,
+                    log: pos(2, 6)
+                }
+            ),
+            (
+                NodeId(3),
+                RaftMsg::AppendEntries {
+                    term: 5,
+                    log: pos(2, 6)
+                }
+            ),
+            (
+                NodeId(4),
+                RaftMsg::AppendEntries {
+                    term: 5,
+                    log: pos(5, 7)
+                }
+            ),
+        ]
+    );
+    // With entries of the term beyond the no-op (as committed writes will append), a lag
+    // counts entries: 10 - 1 = 9, 10 - 3 = 7, and a lag past the no-op stops at the base.
+    l.raft.last_log = pos(5, 10);
+    assert_eq!(l.raft.shipped_to(NodeId(2)), pos(5, 9));
+    assert_eq!(l.raft.shipped_to(NodeId(3)), pos(5, 7));
+    assert_eq!(l.raft.shipped_to(NodeId(4)), pos(5, 10));
+    l.raft.last_log = pos(5, 8);
+    assert_eq!(l.raft.shipped_to(NodeId(3)), pos(2, 6));
+}
+
+/// Thesis §4.2.3 (leader stickiness), on with CheckQuorum as in etcd: "if a server receives a
+/// RequestVote request within the minimum election timeout of hearing from a current leader,
+/// it does not update its term or grant its vote". It does not answer either (etcd's
+/// `inLease` returns before any reply). From `timeout_min` after the last heartbeat on, the
+/// request is handled as usual; without CheckQuorum, always.
+#[test]
+fn stickiness_ignores_request_vote_within_the_minimum_election_timeout() {
+    let rv6 = RaftMsg::RequestVote {
+        term: 6,
+        last_log: pos(3, 5),
+    };
+    for check_quorum in [true, false] {
+        let mut cfg = config(3);
+        cfg.check_quorum = check_quorum;
+        let mut f = with_log(2, cfg, 3, pos(3, 5));
+        f.at(1000).msg(
+            1,
+            RaftMsg::AppendEntries {
+                term: 3,
+                log: pos(3, 5),
+            },
+        );
+        let a = f.at(1149).msg(3, rv6);
+        if check_quorum {
+            assert!(
+                a.is_empty(),
+                "ignored: no reply, no persist, no timer: {a:?}"
+            );
+            assert_eq!(
+                f.raft.status(),
+                Status {
+                    role: Role::Follower,
+                    leader: Some(NodeId(1)),
+                    epoch: Some(3)
+                }
+            );
+            let a = f.at(1150).msg(3, rv6);
+            assert_eq!(vote_reply(&a), Some(true));
+        } else {
+            assert_eq!(vote_reply(&a), Some(true));
+        }
+        assert_eq!(f.raft.status().epoch, Some(6));
+    }
+
+    // The leader itself is in its lease: with CheckQuorum it ignores a higher-term
+    // RequestVote and keeps leading; without, it steps down.
+    for check_quorum in [true, false] {
+        let mut cfg = config(3);
+        cfg.check_quorum = check_quorum;
+        let mut l = Node::new(1, cfg);
+        l.elect(&[2]);
+        let a = l.at(5000).msg(
+            3,
+            RaftMsg::RequestVote {
+                term: 9,
+                last_log: pos(1, 1),
+            },
+        );
+        if check_quorum {
+            assert!(a.is_empty());
+            assert_eq!(l.role(), Role::Leader);
+        } else {
+            assert_eq!(l.role(), Role::Follower);
+            assert_eq!(l.raft.status().epoch, Some(9));
+        }
+    }
+
+    // PreVote in the lease is answered negatively (it was already, by §9.6's own rule).
+    let mut cfg = config(3);
+    cfg.check_quorum = true;
+    cfg.pre_vote = true;
+    let mut f = with_log(2, cfg, 3, pos(3, 5));
+    f.at(1000).msg(
+        1,
+        RaftMsg::AppendEntries {
+            term: 3,
+            log: pos(3, 5),
+        },
+    );
+    let a = f.at(1100).msg(
+        3,
+        RaftMsg::PreVote {
+            term: 4,
+            last_log: pos(3, 5),
+        },
+    );
+    assert_eq!(vote_reply(&a), Some(false));
+}
+
+#[test]
+fn lagging_is_validated_naming_the_field_and_value() {
+    let mut c = config(5);
+    c.lagging = vec![(NodeId(1), 2), (NodeId(5), 1)];
+    assert_eq!(c.validate(), Ok(()));
+    assert_eq!(c.lag(NodeId(1)), 2);
+    assert_eq!(c.lag(NodeId(3)), 0);
+    for (bad, msg) in [
+        (
+            vec![(NodeId(6), 1)],
+            "lagging (6:1): node 6 is not in the cluster 1..=5",
+        ),
+        (
+            vec![(NodeId(0), 1)],
+            "lagging (0:1): node 0 is not in the cluster 1..=5",
+        ),
+        (
+            vec![(NodeId(2), 0)],
+            "lagging (2:0): a lag must be at least 1 entry",
+        ),
+        (
+            vec![(NodeId(2), 1), (NodeId(2), 3)],
+            "lagging (2:3): node 2 is listed twice",
+        ),
+    ] {
+        let mut c = config(5);
+        c.lagging = bad;
+        assert_eq!(c.validate(), Err(msg.to_string()));
+    }
+}
+
 #[test]
 fn a_node_at_the_last_term_stays_a_follower_and_ignores_larger_terms() {
     for pre_vote in [false, true] {
@@ -898,13 +1306,20 @@ fn a_node_at_the_last_term_stays_a_follower_and_ignores_larger_terms() {
         n.start(Some(Stable {
             current_term: MAX_TERM - 1,
             voted_for: None,
+            last_log: LogPos::EMPTY,
         }));
         // One election is still possible: to MAX_TERM (with PreVote, the pre-vote asks for it).
         let a = n.at(300).timer(RaftTimer::Election);
         let want = if pre_vote {
-            RaftMsg::PreVote { term: MAX_TERM }
+            RaftMsg::PreVote {
+                term: MAX_TERM,
+                last_log: LogPos::EMPTY,
+            }
         } else {
-            RaftMsg::RequestVote { term: MAX_TERM }
+            RaftMsg::RequestVote {
+                term: MAX_TERM,
+                last_log: LogPos::EMPTY,
+            }
         };
         assert!(sends(&a).iter().all(|(_, m)| *m == want), "{a:?}");
         assert_eq!(sends(&a).len(), 2);
@@ -932,10 +1347,22 @@ fn a_node_at_the_last_term_stays_a_follower_and_ignores_larger_terms() {
         assert_eq!(n.role(), Role::Follower);
         assert!(timer_set(&a, RaftTimer::Election).is_some());
         // A message with a term past MAX_TERM is ignored; a leader of MAX_TERM is followed.
-        let a = n.msg(2, RaftMsg::AppendEntries { term: u64::MAX });
+        let a = n.msg(
+            2,
+            RaftMsg::AppendEntries {
+                term: u64::MAX,
+                log: LogPos::EMPTY,
+            },
+        );
         assert!(a.is_empty(), "{a:?}");
         assert_eq!(n.raft.status().epoch, Some(MAX_TERM));
-        n.msg(3, RaftMsg::AppendEntries { term: MAX_TERM });
+        n.msg(
+            3,
+            RaftMsg::AppendEntries {
+                term: MAX_TERM,
+                log: LogPos::EMPTY,
+            },
+        );
         assert_eq!(n.raft.status().leader, Some(NodeId(3)));
     }
 }

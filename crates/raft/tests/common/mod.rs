@@ -152,14 +152,31 @@ impl Audited {
                 Action::Send { to, msg } => {
                     let st = self.stored;
                     let ok = match msg {
-                        RaftMsg::PreVote { term } => term == st.current_term + 1,
+                        RaftMsg::PreVote { term, last_log } => {
+                            term == st.current_term + 1 && last_log == st.last_log
+                        }
                         RaftMsg::PreVoteResp {
                             term,
                             granted: true,
                         } => term > st.current_term,
-                        RaftMsg::RequestVote { term } => {
-                            term == st.current_term && st.voted_for == Some(me)
+                        RaftMsg::RequestVote { term, last_log } => {
+                            term == st.current_term
+                                && st.voted_for == Some(me)
+                                && last_log == st.last_log
                         }
+                        // A leader ships only entries it has persisted, and its last one is
+                        // of its own term (its no-op, Raft §8).
+                        RaftMsg::AppendEntries { term, log } => {
+                            term == st.current_term
+                                && st.last_log.term == term
+                                && log <= st.last_log
+                        }
+                        // An accepted AppendEntries is answered only once its entries are
+                        // on stable storage (Figure 2).
+                        RaftMsg::AppendResp {
+                            term,
+                            success: true,
+                        } => term == st.current_term && st.last_log.term <= term,
                         RaftMsg::Vote {
                             term,
                             granted: true,
@@ -172,7 +189,7 @@ impl Audited {
                         ));
                     }
                     match msg {
-                        RaftMsg::RequestVote { term } => log.grants.push(Grant {
+                        RaftMsg::RequestVote { term, .. } => log.grants.push(Grant {
                             at: now,
                             voter: me,
                             term,
