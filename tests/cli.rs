@@ -110,6 +110,7 @@ fn scenarios_lists_the_whole_catalog() {
         "cascade-crash",
         "leader-recovers",
         "flapping-leader",
+        "flapping-node",
         "partition-leader-minority",
         "partition-leader-majority",
         "asymmetric-leader-out",
@@ -124,7 +125,7 @@ fn scenarios_lists_the_whole_catalog() {
             "{name} missing from:\n{out}"
         );
     }
-    assert_eq!(out.lines().count(), 13);
+    assert_eq!(out.lines().count(), 14);
 }
 
 #[test]

@@ -249,12 +249,16 @@ fn dur(ms: f64) -> String {
     }
 }
 
-/// A mean count for prose.
+/// A mean count for prose: whole from 10 up, one decimal from 0.1, two significant digits
+/// below.
 fn count(v: f64) -> String {
-    if v >= 10.0 || v == v.round() {
+    if v == 0.0 || v >= 10.0 || v == v.round() {
         format!("{v:.0}")
-    } else {
+    } else if v >= 0.1 {
         format!("{v:.1}")
+    } else {
+        let digits = (-v.log10().floor()) as usize + 1;
+        format!("{v:.digits$}")
     }
 }
 
@@ -292,11 +296,17 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
         let stale = r.get(Stat::WritesStaleMean).unwrap_or(0.0);
         let fenced = r.get(Stat::WritesFencedMean).unwrap_or(0.0);
         let window = r.get(Stat::StaleWindowMean).unwrap_or(0.0);
-        let split_text = if rate > 0.0 {
+        let stale_rate = r.get(Stat::StaleRate).unwrap_or(0.0);
+        let split_text = if rate > 0.0 && split > 0.0 {
             format!(
                 "two leaders acted at once in {} of trials, for {} on average",
                 pct(rate),
                 dur(split)
+            )
+        } else if rate > 0.0 {
+            format!(
+                "two leaders acted at once in {} of trials, for a single instant",
+                pct(rate)
             )
         } else {
             "two leaders never acted at once".to_string()
@@ -309,19 +319,21 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
             }
         } else if stale == 0.0 {
             format!(
-                "**harmless with fencing, damaging without**: fencing tokens refused all {} writes per failure that a deposed leader sent; an unfenced resource would have taken them",
-                count(fenced)
-            )
-        } else if fenced > 0.0 {
-            format!(
-                "**damaging**: {} writes per failure were taken from a deposed leader over {} despite fencing tokens (they arrived before the new leader's first write raised the resource's token), and {} more were fenced",
-                count(stale),
-                dur(window),
+                "**harmless with fencing tokens, damaging without**: the tokens refused every write a deposed leader sent ({} per failure), which a resource without fencing would have taken",
                 count(fenced)
             )
         } else {
+            let fencing = if fenced > 0.0 {
+                format!(
+                    "; fencing tokens refused {} more per failure, the rest arrived before the new leader's first write raised the resource's token",
+                    count(fenced)
+                )
+            } else {
+                "; no fencing token refused any of them".to_string()
+            };
             format!(
-                "**damaging**: {} writes per failure were taken from a deposed leader over {}, and fencing cannot stop them (the protocol has no epoch to use as a token)",
+                "**damaging in {} of trials**: {} writes per failure on average were taken from a deposed leader, over {}{fencing}",
+                pct(stale_rate),
                 count(stale),
                 dur(window)
             )
@@ -661,6 +673,75 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
 pub(crate) fn guide(c: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
     let series = series_for(c.results, &c.net);
+
+    // 0. Damage: whose deposed leaders got writes accepted, with and without fencing.
+    let mut never = Vec::new();
+    let mut fenced_only = Vec::new();
+    let mut damaging: Vec<(String, f64, &SummaryRow)> = Vec::new();
+    for s in &series {
+        let mut worst_stale: Option<(f64, &SummaryRow)> = None;
+        let mut worst_unfenced = 0.0f64;
+        let mut any = false;
+        for sc in c.results.scenarios() {
+            let key = crate::figures::key_of(s, c.focus, &sc, &c.net);
+            let Some(r) = c.results.cell(&key).filter(|r| r.ran()) else {
+                continue;
+            };
+            let Some(stale) = r.get(Stat::WritesStaleMean) else {
+                continue;
+            };
+            any = true;
+            worst_unfenced =
+                worst_unfenced.max(stale + r.get(Stat::WritesFencedMean).unwrap_or(0.0));
+            if worst_stale.is_none_or_lt(stale) {
+                worst_stale = Some((stale, r));
+            }
+        }
+        match worst_stale {
+            _ if !any => {}
+            Some((v, r)) if v > 0.0 => damaging.push((s.label.clone(), v, r)),
+            _ if worst_unfenced > 0.0 => fenced_only.push(s.label.clone()),
+            _ => never.push(s.label.clone()),
+        }
+    }
+    if !never.is_empty() || !fenced_only.is_empty() || !damaging.is_empty() {
+        let mut text = format!(
+            "**A deposed leader's work must never be accepted** (the question behind split brain): at n = {}, over every scenario of this sweep,",
+            c.focus
+        );
+        if !never.is_empty() {
+            text.push_str(&format!(
+                " {} never had a write taken from a deposed leader, even without fencing;",
+                names(&never)
+            ));
+        }
+        if !fenced_only.is_empty() {
+            text.push_str(&format!(
+                " {} had none taken only because the resource checks fencing tokens — without them it would have taken a deposed leader's writes;",
+                names(&fenced_only)
+            ));
+        }
+        if !damaging.is_empty() {
+            damaging.sort_by(|a, b| b.1.total_cmp(&a.1));
+            text.push_str(&format!(
+                " these had writes taken from a deposed leader (worst mean per failure): {}.",
+                damaging
+                    .iter()
+                    .map(|(l, v, r)| format!(
+                        "`{l}` [{} in `{}`]({})",
+                        count(*v),
+                        r.key.scenario,
+                        anchor(&c.row(r))
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        } else if text.ends_with(';') {
+            text.pop();
+            text.push('.');
+        }
+        out.push(text);
+    }
     let partition_scenarios: Vec<String> = c
         .results
         .scenarios()

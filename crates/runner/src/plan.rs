@@ -585,9 +585,9 @@ mod tests {
         assert_eq!(p.name, "default");
         assert_eq!(p.protocols.len(), 7);
         assert_eq!(p.nodes, DEFAULT_NODES);
-        assert_eq!(p.scenarios.len(), 13);
+        assert_eq!(p.scenarios.len(), 14);
         assert_eq!(p.seeds, 200);
-        assert_eq!(p.cells().unwrap().len(), 7 * 7 * 13);
+        assert_eq!(p.cells().unwrap().len(), 7 * 7 * 14);
     }
 
     #[test]
