@@ -821,12 +821,15 @@ fn print_trial(t: &TrialRun) {
     println!(
         "failover         {}",
         match r.failover_ms {
-            Some(v) if v == 0.0 => "0 ms: the cluster never lost its agreed leader".to_string(),
+            Some(0.0) => "0 ms: the cluster never lost its agreed leader".to_string(),
             Some(v) => format!("{} ms (first agreed leader after the loss)", fmt_ms(v)),
             None => "-: no agreed leader again after the loss".to_string(),
         }
     );
-    println!("elect            {} (the final agreed leader)", opt(r.elect_ms));
+    println!(
+        "elect            {} (the final agreed leader)",
+        opt(r.elect_ms)
+    );
     println!("unavailable      {} ms", fmt_ms(r.unavailable_ms));
     println!(
         "split brain      {} (most acting leaders at once: {}; {} ms with several; stranded minority leader {} ms; paused leader {} ms)",

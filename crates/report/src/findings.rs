@@ -262,6 +262,41 @@ fn count(v: f64) -> String {
     }
 }
 
+/// The damage a cell's splits did, for prose next to a split-brain rate: stale writes per
+/// failure and what fencing stopped ("" without a workload).
+fn damage_of(r: &SummaryRow) -> String {
+    let Some(stale) = r.get(Stat::WritesStaleMean) else {
+        return String::new();
+    };
+    let fenced = r.get(Stat::WritesFencedMean).unwrap_or(0.0);
+    match (stale > 0.0, fenced > 0.0) {
+        (false, false) => ", no write taken from a deposed leader".into(),
+        (false, true) => format!(
+            ", no write taken from a deposed leader ({} per failure refused by fencing tokens)",
+            count(fenced)
+        ),
+        (true, _) => format!(
+            ", {} writes per failure taken from a deposed leader{}",
+            count(stale),
+            if fenced > 0.0 {
+                format!(" ({} more refused by fencing tokens)", count(fenced))
+            } else {
+                String::new()
+            }
+        ),
+    }
+}
+
+/// A split-brain rate with its duration and its damage: "12% of trials, 3.4 ms on average, ...".
+fn split_of(r: &SummaryRow) -> String {
+    format!(
+        "{} of trials, {} on average{}",
+        pct(r.get(Stat::SplitRate).unwrap_or(0.0)),
+        dur(r.get(Stat::SplitMsMean).unwrap_or(0.0)),
+        damage_of(r)
+    )
+}
+
 /// What a split costs, one sentence per protocol series: of every scenario at n = focus on the
 /// report's network, the one where a deposed leader's writes did the most damage (or, with none
 /// anywhere, the longest overlap of acting leaders), with the split's rate and duration next to
@@ -515,11 +550,10 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
             v.iter()
                 .map(|(l, r)| {
                     format!(
-                        "`{l}` in {} of trials (95% CI {}–{}), {} ms on average ({})",
-                        pct(r.get(Stat::SplitRate).unwrap_or(0.0)),
+                        "`{l}` in {} (95% CI of the rate {}–{}; {})",
+                        split_of(r),
                         pct(r.get(Stat::SplitCiLo).unwrap_or(0.0)),
                         pct(r.get(Stat::SplitCiHi).unwrap_or(0.0)),
-                        r.raw(Stat::SplitMsMean),
                         c.row(r)
                     )
                 })
@@ -528,7 +562,7 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         let safe_names: Vec<String> = safe.iter().map(|(l, _)| l.clone()).collect();
         let sentence = match (safe.is_empty(), unsafe_.is_empty()) {
             (false, false) => format!(
-                "In `{sbs}` at n = {}, {} never had two live leaders at once (split-brain rate 0 over {} trials, 95% upper bound {}), while split brain happened for the others ({}):{}",
+                "In `{sbs}` at n = {}, {} never had two acting leaders at once (split-brain rate 0 over {} trials, 95% upper bound {}), while split brain happened for the others ({}):{}",
                 c.focus,
                 names(&safe_names),
                 safe.iter()
@@ -543,7 +577,7 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
                 items(&describe_unsafe(&unsafe_))
             ),
             (false, true) => format!(
-                "In `{sbs}` at n = {}, no protocol ever had two live leaders at once ({}).",
+                "In `{sbs}` at n = {}, no protocol ever had two acting leaders at once ({}).",
                 c.focus,
                 c.chart(4)
             ),
@@ -580,8 +614,8 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         for sc in c.results.scenarios() {
             let key = crate::figures::key_of(&s, c.focus, &sc, &c.net);
             if let Some(r) = c.results.cell(&key).filter(|r| r.ran()) {
-                if let Some(v) = r.get(Stat::SplitRate).filter(|&v| v > 0.0) {
-                    hits.push(format!("`{sc}` {}", pct(v)));
+                if r.get(Stat::SplitRate).is_some_and(|v| v > 0.0) {
+                    hits.push(format!("`{sc}` {}", split_of(r)));
                 }
             }
         }
@@ -591,7 +625,7 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
     }
     if !per_protocol.is_empty() {
         out.push(format!(
-            "Scenarios with any split brain at n = {}, by protocol (share of trials; {}):{}",
+            "Scenarios with any split brain at n = {}, by protocol (share of trials, mean overlap, and the damage done; {}):{}",
             c.focus,
             c.chart(4),
             items(&per_protocol)
@@ -782,9 +816,9 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                 let mut w: Vec<&(String, f64, &SummaryRow)> = worst.iter().collect();
                 w.sort_by(|a, b| b.1.total_cmp(&a.1));
                 s.push_str(&format!(
-                    " The others split in up to this share of trials of some partition scenario: {}.",
+                    " The others split in some partition scenario (worst rate, with its overlap and damage): {}.",
                     w.iter()
-                        .map(|(l, v, r)| format!("`{l}` [{}]({})", pct(*v), anchor(&c.row(r))))
+                        .map(|(l, _, r)| format!("`{l}` [{}]({})", split_of(r), anchor(&c.row(r))))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));
@@ -793,10 +827,10 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         } else if !worst.is_empty() {
             let best = worst.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
             out.push(format!(
-                "**The network can partition**: no protocol of this sweep avoided split brain in every partition scenario at n = {}; the lowest worst case is `{}` ({} of trials; {}). Pair it with fencing (epochs or lease checks on every write) ({}).",
+                "**The network can partition**: no protocol of this sweep avoided split brain in every partition scenario at n = {}; the lowest worst case is `{}` ({}; {}). Pair it with fencing (epochs or lease checks on every write) ({}).",
                 c.focus,
                 best.0,
-                pct(best.1),
+                split_of(best.2),
                 c.row(best.2),
                 c.chart(4)
             ));
@@ -908,8 +942,8 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         );
         match r.get(Stat::SplitRate) {
             Some(v) if v > 0.0 => s.push_str(&format!(
-                ", but at the price of split brain in {} of those trials",
-                pct(v)
+                ", but at the price of split brain in {}",
+                split_of(r)
             )),
             _ => {}
         }

@@ -153,7 +153,7 @@ fn findings_are_computed_from_the_data() {
         before.contains("At n = 7 in `leader-crash-lowest-detects`, `bully` sent 5.5× the election messages of `raft`"),
         "{before}"
     );
-    assert!(before.contains("`raft+pre_vote+check_quorum` never had two live leaders at once"));
+    assert!(before.contains("`raft+pre_vote+check_quorum` never had two acting leaders at once"));
     assert!(before
         .contains("No trial of any protocol ever had two live leaders claiming the same epoch"));
     // The guide names the only protocol without split brain in the partition scenario.

@@ -573,12 +573,18 @@ pub const ROW_RULES: &[RowRule] = &[
     RowRule {
         column: "stale_window_ms",
         requires: "a duration is >= 0 and <= end_ms",
-        holds: |r| r.stale_window_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+        holds: |r| {
+            r.stale_window_ms
+                .is_none_or(|v| (0.0..=r.end_ms).contains(&v))
+        },
     },
     RowRule {
         column: "write_unavailable_ms",
         requires: "a duration is >= 0 and <= end_ms",
-        holds: |r| r.write_unavailable_ms.is_none_or(|v| (0.0..=r.end_ms).contains(&v)),
+        holds: |r| {
+            r.write_unavailable_ms
+                .is_none_or(|v| (0.0..=r.end_ms).contains(&v))
+        },
     },
     RowRule {
         column: "writes_ok",

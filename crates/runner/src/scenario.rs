@@ -318,7 +318,8 @@ pub enum Scenario {
 }
 
 /// The selector syntax, for error messages.
-pub const SELECTOR_SYNTAX: &str = "leader | initial_leader | highest | lowest | random | last_crashed | rest | \
+pub const SELECTOR_SYNTAX: &str =
+    "leader | initial_leader | highest | lowest | random | last_crashed | rest | \
 lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
 kth_highest_follower:K | id:K";
 

@@ -52,7 +52,10 @@ fn resume_ms(run: &TrialRun) -> f64 {
 #[test]
 fn leader_pause_a_write_due_during_the_pause_is_stale_unfenced_and_refused_fenced() {
     for seed in 0..5 {
-        for (fencing, outcome) in [("off", WriteOutcome::Stale), ("token", WriteOutcome::Fenced)] {
+        for (fencing, outcome) in [
+            ("off", WriteOutcome::Stale),
+            ("token", WriteOutcome::Fenced),
+        ] {
             let c = cell(
                 "raft",
                 5,
@@ -69,8 +72,14 @@ fn leader_pause_a_write_due_during_the_pause_is_stale_unfenced_and_refused_fence
             // Its first write after the pause is the one due during it, taken (or refused)
             // one network latency after the wake-up; it is the deposed leader's.
             let first = from_paused.first().expect("the woken leader wrote");
-            assert_eq!(first.2, outcome, "seed {seed} fencing {fencing}: {from_paused:?}");
-            assert!(first.0 >= woke && first.0 < woke + 5.0, "{first:?} woke {woke}");
+            assert_eq!(
+                first.2, outcome,
+                "seed {seed} fencing {fencing}: {from_paused:?}"
+            );
+            assert!(
+                first.0 >= woke && first.0 < woke + 5.0,
+                "{first:?} woke {woke}"
+            );
             let m = run.report.metrics.writes.unwrap();
             match fencing {
                 "off" => assert!(m.stale >= 1 && m.fenced == 0, "{m:?}"),
@@ -236,7 +245,14 @@ faults = [
         .iter()
         .filter(|x| x.1 == l)
         .all(|x| x.0 < t0 + 0.001 || x.0 > t0 + 300.0));
-    assert!(w.iter().any(|x| x.1 == l && x.0 > t0 + 300.0), "after the heal");
+    assert!(
+        w.iter().any(|x| x.1 == l && x.0 > t0 + 300.0),
+        "after the heal"
+    );
     // The leader kept leading: the resource saw no write for the cut.
-    assert!(run.row.write_unavailable_ms.unwrap() >= 290.0, "{:?}", run.row);
+    assert!(
+        run.row.write_unavailable_ms.unwrap() >= 290.0,
+        "{:?}",
+        run.row
+    );
 }

@@ -5,8 +5,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use election_core::{
-    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time,
-    TimerKind,
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time, TimerKind,
 };
 
 use crate::config::{ConfigError, Sampler, SimConfig};
@@ -623,7 +622,13 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 if is {
                     // A new leader starts writing at once.
                     let generation = n.write_gen;
-                    self.push(now, Event::Write { node: id, generation });
+                    self.push(
+                        now,
+                        Event::Write {
+                            node: id,
+                            generation,
+                        },
+                    );
                 }
             }
         }

@@ -166,7 +166,9 @@ pub(crate) struct Coverage {
 impl Coverage {
     /// Add `[start, start + len)`.
     pub(crate) fn add(&mut self, start: Time, len: Duration) {
-        let end = start.0.saturating_add(len.as_nanos().min(u64::MAX as u128) as u64);
+        let end = start
+            .0
+            .saturating_add(len.as_nanos().min(u64::MAX as u128) as u64);
         let from = start.0.max(self.until);
         if end > from {
             self.total_ns += end - from;
@@ -177,7 +179,7 @@ impl Coverage {
     /// The covered time up to `end`, in ns.
     pub(crate) fn up_to(&self, end: Time) -> u64 {
         self.total_ns
-            .saturating_sub(self.until.saturating_sub(end.0.max(0)))
+            .saturating_sub(self.until.saturating_sub(end.0))
     }
 }
 
@@ -193,7 +195,10 @@ mod tests {
         assert!(r.offer(Fencing::Token, Some(5)));
         assert!(!r.offer(Fencing::Token, Some(4)), "lower than 5: fenced");
         assert!(r.offer(Fencing::Token, None), "no token: cannot be fenced");
-        assert!(r.offer(Fencing::Off, Some(1)), "fencing off takes everything");
+        assert!(
+            r.offer(Fencing::Off, Some(1)),
+            "fencing off takes everything"
+        );
         assert!(!r.offer(Fencing::Token, Some(4)), "still 5");
     }
 
