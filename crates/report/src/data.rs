@@ -211,6 +211,19 @@ impl SummaryRow {
     }
 }
 
+/// A mean count for prose and chart labels: whole from 10 up, one decimal from 0.1, two
+/// significant digits below (0.035, never a misleading 0).
+pub fn fmt_count(v: f64) -> String {
+    if v == 0.0 || v >= 10.0 || v == v.round() {
+        format!("{v:.0}")
+    } else if v >= 0.1 {
+        format!("{v:.1}")
+    } else {
+        let digits = (-v.log10().floor()) as usize + 1;
+        format!("{v:.digits$}").trim_end_matches('0').to_string()
+    }
+}
+
 /// Formats a number the way the runner writes it: three decimals, trailing zeros trimmed.
 pub use election_runner::results::fmt_ms as fmt_num;
 

@@ -8,7 +8,7 @@ use plotters::style::RGBColor;
 use crate::charts::{
     rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart, Series, Swatch,
 };
-use crate::data::{fmt_num, percentile, CellKey, Results, Stat};
+use crate::data::{fmt_count, fmt_num, percentile, CellKey, Results, Stat};
 use crate::error::ReportError;
 use crate::palette::variant_colour;
 use crate::ReportOptions;
@@ -437,7 +437,7 @@ impl Ctx<'_> {
         let colours: Vec<RGBColor> = self.series.iter().map(|s| rgb(s.colour)).collect();
         let p1 = BarPanel {
             title: "split-brain rate (% of trials, 95% Wilson interval)".into(),
-            x_desc: "trials with two or more live leaders at once (%)".into(),
+            x_desc: "trials with two or more acting leaders at once (%)".into(),
             categories: scenarios.clone(),
             colours: colours.clone(),
             bars: rate,
@@ -446,28 +446,58 @@ impl Ctx<'_> {
         };
         let p2 = BarPanel {
             title: "mean split-brain duration per trial".into(),
-            x_desc: "time with two or more live leaders (ms, mean over trials)".into(),
+            x_desc: "time with two or more acting leaders (ms, mean over trials)".into(),
             categories: scenarios,
             colours,
             bars: dur,
             x_max: None,
             empty_note: format!("no scenario ran at n = {n}"),
         };
+        // The damage: writes taken from a deposed leader (and, in the label, those fencing
+        // tokens refused), when the sweep ran the workload.
+        let damage = self.bars(n, &p2.categories, |_, k| {
+            let row = r.cell(k).filter(|row| row.ran())?;
+            let stale = row.get(Stat::WritesStaleMean)?;
+            let fenced = row.get(Stat::WritesFencedMean).unwrap_or(0.0);
+            Some(Bar {
+                value: stale,
+                whisker: None,
+                text: if fenced > 0.0 {
+                    format!("{} (+{} fenced)", fmt_count(stale), fmt_count(fenced))
+                } else {
+                    fmt_count(stale)
+                },
+            })
+        });
+        let with_workload = damage.iter().flatten().any(Option::is_some);
         let h = p1.height();
+        let mut panels = vec![p1, p2];
+        if with_workload {
+            panels.push(BarPanel {
+                title: "what it cost: stale writes per trial".into(),
+                x_desc: "writes taken from a deposed leader (mean; fenced ones in brackets)".into(),
+                categories: panels[1].categories.clone(),
+                colours: panels[1].colours.clone(),
+                bars: damage,
+                x_max: None,
+                empty_note: format!("no workload at n = {n}"),
+            });
+        }
+        let width = 850 * panels.len() as u32;
         let chart = PanelChart {
             title: format!("Split brain by scenario at n = {n}{}", self.net_note()),
             subtitle: if clean.is_empty() {
-                "left: share of trials with two or more live leaders at some instant after the fault; right: how long that lasted".into()
+                "share of trials with two or more acting leaders at some instant after the fault, how long that lasted, and the writes a deposed leader got taken".into()
             } else {
                 format!(
-                    "share of trials with two or more live leaders after the fault (left) and for how long (right); never in: {}",
+                    "share of trials with two or more acting leaders after the fault, for how long, and the writes a deposed leader got taken; never in: {}",
                     clean.join(", ")
                 )
             },
             legend: legend(&self.series),
             swatch: Swatch::Bar,
-            size: (1700, h + 150),
-            panels: vec![p1, p2],
+            size: (width, h + 150),
+            panels,
         };
         let never =
             if clean.is_empty() {
@@ -478,7 +508,7 @@ impl Ctx<'_> {
                 clean.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
             )
             };
-        let caption = format!("Per scenario at n = {n}: left, `split_brain_rate` (share of trials in which two or more live nodes were in the leader role at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); right, `split_brain_ms_mean`, the mean total time per trial with two or more live leaders.{never}");
+        let caption = format!("Per scenario at n = {n}: first, `split_brain_rate` (share of trials in which two or more acting leaders — live, unpaused nodes in the leader role — existed at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); second, `split_brain_ms_mean`, the mean total time per trial with two or more acting leaders; third (with a workload), `writes_stale_mean`, the writes per trial taken from a deposed leader, with `writes_fenced_mean` (refused by fencing tokens) in brackets. A split with no stale write did no damage.{never}");
         self.write(4, "split_brain", chart, caption)
     }
 

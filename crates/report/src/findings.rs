@@ -4,7 +4,7 @@
 //! number in it is read from `summary.csv` (or computed from it: ratios, slopes), so the prose
 //! changes when the results change. Each claim links the table row or chart that supports it.
 
-use crate::data::{fmt_num, CellKey, Results, Stat, SummaryRow};
+use crate::data::{fmt_count as count, fmt_num, CellKey, Results, Stat, SummaryRow};
 use crate::figures::{
     failover_scenarios, leader_change_scenarios, nearest_size, series_for, ChartInfo,
 };
@@ -246,19 +246,6 @@ fn dur(ms: f64) -> String {
         format!("{ms:.0} ms")
     } else {
         format!("{ms:.2} ms")
-    }
-}
-
-/// A mean count for prose: whole from 10 up, one decimal from 0.1, two significant digits
-/// below.
-fn count(v: f64) -> String {
-    if v == 0.0 || v >= 10.0 || v == v.round() {
-        format!("{v:.0}")
-    } else if v >= 0.1 {
-        format!("{v:.1}")
-    } else {
-        let digits = (-v.log10().floor()) as usize + 1;
-        format!("{v:.digits$}")
     }
 }
 
@@ -1003,6 +990,17 @@ mod tests {
         assert!((loglog_slope(&pts).unwrap() - 2.0).abs() < 1e-9);
         assert_eq!(growth_class(2.0), "≈ O(n²)");
         assert_eq!(growth_class(1.0), "≈ O(n)");
+    }
+
+    #[test]
+    fn counts_keep_two_significant_digits_below_one_tenth() {
+        assert_eq!(count(0.0), "0");
+        assert_eq!(count(0.035), "0.035");
+        assert_eq!(count(0.04), "0.04");
+        assert_eq!(count(0.005), "0.005");
+        assert_eq!(count(0.6), "0.6");
+        assert_eq!(count(1.0), "1");
+        assert_eq!(count(134.4), "134");
     }
 
     #[test]
