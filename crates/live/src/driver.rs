@@ -64,8 +64,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use election_core::{
-    Action, Io, Message, NodeId, Protocol, Rng, RngExt, SeedableRng, Status, Time, TimerKind, Wire,
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time, TimerKind,
+    Wire,
 };
+use election_sim::workload::{Commit, Resource, Workload, WriteTag};
 use election_sim::{
     Applied, ConfigError, DropReason, Fault, FaultAction, Latency, Links, Metrics, MsgInfo,
     Observer, Resolver, SimConfig, TraceEvent, TraceKind,
@@ -108,6 +110,11 @@ pub struct LiveConfig {
     /// Hold the fault timeline until the cluster agrees on a leader, at most this long (the
     /// simulator's rule: [`SimConfig::fault_wait`]).
     pub fault_wait: Option<Duration>,
+    /// The leader's work (see `election_sim::workload`). Live, the hub plays the shared
+    /// resource: a leader's write takes effect (or is fenced) when the hub makes it, with no
+    /// network hop (loopback's ~0.05 ms is far below the write interval); only
+    /// `Commit::Resource` is supported.
+    pub workload: Workload,
     /// The address every node binds (on an ephemeral port). Loopback unless the user passes
     /// another address explicitly.
     pub bind: IpAddr,
@@ -131,6 +138,7 @@ impl LiveConfig {
             settle: Duration::from_secs(1),
             reference_ms: None,
             fault_wait: None,
+            workload: Workload::OFF,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             loss: 0.0,
             delay: None,
@@ -147,6 +155,7 @@ impl LiveConfig {
         s.settle = self.settle;
         s.reference_ms = self.reference_ms;
         s.fault_wait = self.fault_wait;
+        s.workload = self.workload;
         s.trace = self.trace;
         s.net.loss = self.loss;
         s
@@ -164,6 +173,13 @@ impl LiveConfig {
         }
         if let Some(d) = &self.delay {
             Delay::new(d, "delay")?;
+        }
+        if self.workload.on() && self.workload.commit == Commit::Majority {
+            return Err(ConfigError::new(
+                "workload.commit",
+                "majority",
+                "live mode supports workload.commit = resource only",
+            ));
         }
         Ok(())
     }
@@ -749,6 +765,14 @@ struct Hub<P: Protocol, F> {
     waiting_until: Option<Time>,
     /// An explicit reference instant was configured.
     fixed_reference: bool,
+    workload: Workload,
+    resource: Resource,
+    /// Nodes cut off the shared resource.
+    resource_cut: Vec<bool>,
+    /// Each node's next write, while it leads (after the reference instant).
+    next_write: Vec<Option<Time>>,
+    /// A write that fell due while the node was paused: it is made when the node resumes.
+    due_on_resume: Vec<Option<WriteTag>>,
     horizon: Time,
     settle: Duration,
     health: Health,
@@ -818,6 +842,10 @@ where
         };
         let mut fault_rng = Rng::seed_from_u64(cfg.seed);
         fault_rng.set_stream(STREAM_FAULTS);
+        let mut observer = Observer::new(n, reference, cfg.trace);
+        if cfg.workload.on() {
+            observer.set_workload(cfg.workload.interval.unwrap_or_default());
+        }
         Ok(Hub {
             slots: sockets
                 .into_iter()
@@ -831,7 +859,7 @@ where
                     paused_until: None,
                 })
                 .collect(),
-            observer: Observer::new(n, reference, cfg.trace),
+            observer,
             rx,
             last: Time::ZERO,
             fault_rng,
@@ -843,6 +871,11 @@ where
             timeline_started: !waits,
             waiting_until: None,
             fixed_reference: cfg.reference_ms.is_some(),
+            workload: cfg.workload,
+            resource: Resource::default(),
+            resource_cut: vec![false; n as usize],
+            next_write: vec![None; n as usize],
+            due_on_resume: vec![None; n as usize],
             horizon: Time::ZERO + cfg.horizon,
             settle: cfg.settle,
             health: Health::default(),
@@ -898,6 +931,9 @@ where
             if let Some(until) = self.waiting_until {
                 wake = until.min(deadline);
             }
+            if let Some(w) = self.next_write.iter().flatten().min() {
+                wake = wake.min(*w);
+            }
             let shared = Arc::clone(&self.shared);
             let event = tokio::select! {
                 biased;
@@ -906,6 +942,7 @@ where
             };
             if let Some(ev) = event {
                 self.observe(ev);
+                self.workload_tick();
                 if self.waiting_until.is_some() && self.observer.agreed().is_some() {
                     let now = self.now();
                     self.advance(now);
@@ -915,6 +952,7 @@ where
             }
             // `wake` has come: observe everything already reported, then act.
             self.drain();
+            self.workload_tick();
             if let Some(&(at, _)) = self.faults.get(self.next_fault) {
                 if !self.timeline_started && at <= self.now() {
                     let now = self.now();
@@ -970,6 +1008,57 @@ where
             addresses,
             health: self.health,
         })
+    }
+
+    /// The workload, live (the simulator's rules, see `election_sim::workload`): every node that
+    /// leads writes every interval from the reference instant on; a write due while it is paused
+    /// is kept, with the token it had, and made when it resumes.
+    fn workload_tick(&mut self) {
+        let Some(interval) = self.workload.interval.filter(|_| self.workload.on()) else {
+            return;
+        };
+        if !self.observer.past_reference() {
+            return;
+        }
+        let now = self.last.max(self.now());
+        self.advance(now);
+        for i in 0..self.slots.len() {
+            let id = NodeId::from_index(i);
+            let leads =
+                self.is_live(i) && self.observer.status(id).map(|s| s.role) == Some(Role::Leader);
+            if !leads {
+                self.next_write[i] = None;
+                continue;
+            }
+            if self.due_on_resume[i].is_some() {
+                continue;
+            }
+            let due = *self.next_write[i].get_or_insert(now);
+            if due > now {
+                continue;
+            }
+            let tag = self.observer.write_tag(id);
+            if matches!(self.slots[i].paused_until, Some(t) if t > now) {
+                self.due_on_resume[i] = Some(tag);
+                self.next_write[i] = None;
+                continue;
+            }
+            self.offer_write(tag);
+            self.next_write[i] = Some(now + interval);
+        }
+    }
+
+    /// A write reaches the hub's resource.
+    fn offer_write(&mut self, tag: WriteTag) {
+        self.observer.on_workload_msg();
+        if self.resource_cut[tag.writer.index()] {
+            return;
+        }
+        if self.resource.offer(self.workload.fencing, tag.token) {
+            self.observer.on_write_taken(tag);
+        } else {
+            self.observer.on_write_fenced(tag);
+        }
     }
 
     /// Start the fault timeline at `now`: every fault shifts by the time waited for a leader.
@@ -1049,6 +1138,12 @@ where
             Ev::Resumed(node) => {
                 self.slots[node.index()].paused_until = None;
                 self.observer.on_fault(Applied::Resume(node));
+                // The write that fell due during the pause leaves first.
+                if let Some(tag) = self.due_on_resume[node.index()].take() {
+                    self.offer_write(tag);
+                    let interval = self.workload.interval.unwrap_or_default();
+                    self.next_write[node.index()] = Some(at + interval);
+                }
             }
             Ev::Rejected(node, why) => {
                 let h = &mut self.health;
@@ -1118,6 +1213,8 @@ where
         }
         slot.control = None;
         slot.paused_until = None;
+        self.next_write[id.index()] = None;
+        self.due_on_resume[id.index()] = None;
         let socket = Arc::clone(&slot.socket);
         slot.tombstone = Some(tokio::spawn(tombstone::<P::Msg>(id, shared, socket)));
         self.last_crashed = Some(id);
@@ -1206,6 +1303,7 @@ where
                 self.topology_changed();
             }
             Applied::Heal => {
+                self.resource_cut.iter_mut().for_each(|c| *c = false);
                 self.shared
                     .links
                     .write()
@@ -1230,8 +1328,12 @@ where
                     self.shared.detection[id.index()].store(enabled, Ordering::Relaxed);
                 }
             }
-            // Live mode runs no workload (see `election_sim::workload`): no resource to cut.
-            Applied::ResourceCut(_) | Applied::Resume(_) | Applied::Skipped(_) => {}
+            Applied::ResourceCut(ref nodes) => {
+                for id in nodes {
+                    self.resource_cut[id.index()] = true;
+                }
+            }
+            Applied::Resume(_) | Applied::Skipped(_) => {}
         }
         self.observer.on_fault(applied);
     }

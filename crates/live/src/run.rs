@@ -211,6 +211,7 @@ pub fn live_trial(
     }
     cfg.faults = cell.scenario.faults(n, r, t_f, &mut rng);
     cfg.fault_wait = (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms));
+    cfg.workload = r.workload();
     let hooks = Hooks::default();
     let key = CellKey {
         mode: "live".into(),

@@ -101,3 +101,31 @@ fn a_bind_error_names_the_live_network() {
         assert!(!m.contains("ideal") && !m.contains("/ lan,"), "{m}");
     }
 }
+
+/// The workload runs live too (the hub plays the shared resource): in `leader-pause` the frozen
+/// leader's due write leaves when it wakes — refused by its Raft term, taken from a bully
+/// coordinator, which has no token to fence with. The stale/fenced write is the seeds' GC-pause
+/// story; every other write comes from the leader of the moment.
+#[test]
+fn leader_pause_live_reproduces_the_gc_pause_write() {
+    for (protocol, stale, fenced) in [("raft", 0, 1), ("bully", 1, 0)] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_live(&args(protocol, "leader-pause", dir.path()), |_, _| {}).unwrap();
+        let row = &out.rows[0];
+        assert_eq!(row.writes_stale, Some(stale), "{protocol}: {row:?}");
+        assert_eq!(row.writes_fenced, Some(fenced), "{protocol}: {row:?}");
+        assert!(row.writes_ok.unwrap() > 20, "{protocol}: {row:?}");
+        assert!(row.paused_leader_ms > 500.0, "{protocol}: {row:?}");
+    }
+}
+
+/// Majority commit needs acknowledgements over the network, which live mode does not model:
+/// it is refused as a usage error naming the parameter.
+#[test]
+fn majority_commit_is_refused_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args("raft", "leader-crash", dir.path());
+    a.params.push(("workload.commit".into(), "majority".into()));
+    let e = run_live(&a, |_, _| {}).unwrap_err().to_string();
+    assert!(e.contains("workload.commit"), "{e}");
+}

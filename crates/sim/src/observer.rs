@@ -617,6 +617,11 @@ impl Observer {
         self.agreed
     }
 
+    /// Has the reference instant come?
+    pub fn past_reference(&self) -> bool {
+        self.crossed_t0
+    }
+
     /// The agreed leader when the reference instant came (`None` before it, or if none).
     pub fn leader_at_reference(&self) -> Option<NodeId> {
         self.leader_at_t0

@@ -46,6 +46,10 @@
 //! The workload's randomness (latency and loss of its messages) comes from a stream of its own,
 //! so switching it on or off changes none of the protocol's draws: every election metric of a
 //! trial is the same with and without it.
+//!
+//! The live driver (`election-live`) applies the same rules with the same [`Resource`] and the
+//! same observer; its hub plays the resource, without a network hop, and supports
+//! [`Commit::Resource`] only.
 
 use std::time::Duration;
 

@@ -34,6 +34,12 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
         meta.seed,
         clean(&meta.net)
     );
+    if let Some((ok, stale, fenced)) = meta.writes {
+        let _ = writeln!(
+            s,
+            "    %% writes taken after the first fault: {ok} ok, {stale} stale, {fenced} fenced"
+        );
+    }
     for i in 1..=n {
         let _ = writeln!(s, "    participant N{i} as node {i}");
     }

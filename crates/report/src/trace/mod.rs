@@ -104,6 +104,9 @@ pub struct TraceMeta {
     pub leader: Option<u32>,
     /// Split-brain time of the trial (ms), shown in the header.
     pub split_brain_ms: Option<f64>,
+    /// The workload's writes after the reference instant (ok, stale, fenced), shown in the
+    /// header; stale and fenced writes are also marked where they happened.
+    pub writes: Option<(u64, u64, u64)>,
     /// Which part to draw.
     pub window: TraceWindow,
     /// At most this many messages are drawn.
@@ -124,6 +127,7 @@ impl TraceMeta {
             elect_ms: None,
             leader: None,
             split_brain_ms: None,
+            writes: None,
             window: TraceWindow::Auto,
             max_messages: 300,
             max_nodes: 12,
@@ -143,6 +147,7 @@ impl TraceMeta {
             elect_ms: m.elect_ms,
             leader: m.leader.map(|l| l.0),
             split_brain_ms: Some(m.split_brain_ms),
+            writes: m.writes.map(|w| (w.ok, w.stale, w.fenced)),
             ..TraceMeta::new(protocol, scenario, net, seed)
         }
     }

@@ -115,6 +115,12 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
     if let Some(sb) = meta.split_brain_ms {
         let _ = write!(sub, " · split brain {} ms", fmt3(sb));
     }
+    if let Some((ok, stale, fenced)) = meta.writes {
+        let _ = write!(
+            sub,
+            " · writes taken {ok} ok, {stale} STALE (marked), {fenced} fenced (marked)"
+        );
+    }
     header.push(sub);
     let cut = model.cut_notes.clone();
     let header_h = 16.0 + 24.0 + 20.0 + 18.0 * cut.len() as f64 + 34.0;
