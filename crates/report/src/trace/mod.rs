@@ -283,9 +283,10 @@ pub(crate) enum MarkKind {
     Suspect,
     DetectorSuppressed,
     InvalidDestination(u32, &'static str),
-    /// A write of this node taken from it as a deposed leader, or fenced. (Writes taken from
-    /// the current leader are routine and not drawn.)
-    Write(WriteOutcome, Option<u64>),
+    /// A run of writes of this node taken from it as a deposed leader, or fenced: the outcome,
+    /// the token, how many in the run and when the last one was. (Writes taken from the current
+    /// leader are routine and not drawn; the header gives their count.)
+    Write(WriteOutcome, Option<u64>, u32, Time),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -372,6 +373,9 @@ fn boring_runs(
 ) -> Vec<Hidden> {
     // (instant, interesting)
     let mut inst: Vec<(Time, bool)> = Vec::new();
+    // Each writer's last write (outcome, token): only the start of a run of stale or fenced
+    // writes is interesting, like the mark that stands for the run.
+    let mut last_write: Vec<Option<(WriteOutcome, Option<u64>)>> = Vec::new();
     for e in events {
         if e.at < from || e.at > to {
             continue;
@@ -382,6 +386,20 @@ fn boring_runs(
             }
             TraceKind::Timer { timer, .. } => !is_routine_timer(timer),
             TraceKind::DetectorSuppressed(_) => false,
+            TraceKind::Write {
+                writer,
+                token,
+                outcome,
+            } => {
+                let w = writer.index();
+                if last_write.len() <= w {
+                    last_write.resize(w + 1, None);
+                }
+                let now = Some((*outcome, *token));
+                let starts_run = *outcome != WriteOutcome::Ok && last_write[w] != now;
+                last_write[w] = now;
+                starts_run
+            }
             _ => true,
         };
         match inst.last_mut() {
@@ -543,6 +561,7 @@ impl Model {
         let mut paused = Vec::new();
         let mut down_since: Vec<Option<Time>> = vec![None; nodes as usize];
         let mut pause_since: Vec<Option<Time>> = vec![None; nodes as usize];
+        let mut write_runs: Vec<Option<usize>> = vec![None; nodes as usize];
         for e in events {
             if e.at > draw_to {
                 break;
@@ -582,8 +601,27 @@ impl Model {
                     writer,
                     token,
                     outcome,
-                } if !before && *outcome != WriteOutcome::Ok => {
-                    marks.push(mark(e.at, *writer, MarkKind::Write(*outcome, *token)));
+                } if !before => {
+                    // One mark per run of stale (or fenced) writes of a node, not one per write:
+                    // a stranded leader writes every interval for the whole split.
+                    let run = &mut write_runs[i(writer)];
+                    if *outcome == WriteOutcome::Ok {
+                        *run = None;
+                    } else if let Some(k) = run.filter(|&k| {
+                        matches!(marks[k].kind, MarkKind::Write(o, t, ..) if o == *outcome && t == *token)
+                    }) {
+                        if let MarkKind::Write(_, _, n, last) = &mut marks[k].kind {
+                            *n += 1;
+                            *last = e.at;
+                        }
+                    } else {
+                        *run = Some(marks.len());
+                        marks.push(mark(
+                            e.at,
+                            *writer,
+                            MarkKind::Write(*outcome, *token, 1, e.at),
+                        ));
+                    }
                 }
                 TraceKind::Fault(a) => {
                     if let Some(note) = fault_note(e.at, a, nodes) {
@@ -940,8 +978,16 @@ pub(crate) fn mark_label(k: &MarkKind) -> String {
         MarkKind::Suspect => "forced suspicion".into(),
         MarkKind::DetectorSuppressed => "detector off".into(),
         MarkKind::InvalidDestination(to, kind) => format!("{kind} to nonexistent node {to}"),
-        MarkKind::Write(WriteOutcome::Stale, t) => format!("STALE WRITE taken{}", token(*t)),
-        MarkKind::Write(WriteOutcome::Fenced, t) => format!("write FENCED{}", token(*t)),
-        MarkKind::Write(WriteOutcome::Ok, t) => format!("write{}", token(*t)),
+        MarkKind::Write(outcome, t, n, last) => {
+            let what = match outcome {
+                WriteOutcome::Stale => "STALE WRITE taken",
+                WriteOutcome::Fenced => "write FENCED",
+                WriteOutcome::Ok => "write",
+            };
+            match n {
+                1 => format!("{what}{}", token(*t)),
+                n => format!("{what}{}, {n} in a row to {} ms", token(*t), ms(*last)),
+            }
+        }
     }
 }
