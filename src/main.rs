@@ -148,9 +148,10 @@ struct ReportArgs {
 struct TraceArgs {
     #[command(flatten)]
     trial: TrialArgs,
-    /// Output format: svg, mermaid or jsonl.
-    #[arg(long, default_value = "svg")]
-    format: String,
+    /// Output format: svg, mermaid or jsonl (default: from the --out extension, .svg, .mmd or
+    /// .mermaid, .jsonl; else svg).
+    #[arg(long)]
+    format: Option<String>,
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -627,11 +628,26 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn trace(a: TraceArgs) -> Result<(), CliError> {
-    let format: TraceFormat = a
-        .format
+/// The trace format `--format` names, or else the one `--out`'s extension names, or SVG.
+fn trace_format(format: Option<&str>, out: Option<&std::path::Path>) -> Result<TraceFormat, Error> {
+    let from_ext = || match out
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("mmd" | "mermaid") => "mermaid",
+        Some("jsonl") => "jsonl",
+        _ => "svg",
+    };
+    format
+        .unwrap_or_else(from_ext)
         .parse()
-        .map_err(|e: ReportError| Error::Usage(e.to_string()))?;
+        .map_err(|e: ReportError| Error::Usage(e.to_string()))
+}
+
+fn trace(a: TraceArgs) -> Result<(), CliError> {
+    let format = trace_format(a.format.as_deref(), a.out.as_deref())?;
     let cell = a.trial.cell("trace")?;
     if format == TraceFormat::Jsonl {
         return trace_jsonl(&a, &cell);
@@ -892,6 +908,19 @@ fn print_trial(t: &TrialRun) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_trace_format_follows_the_extension_unless_named() {
+        use std::path::Path;
+        let f = |fmt: Option<&str>, out: Option<&str>| trace_format(fmt, out.map(Path::new));
+        assert_eq!(f(None, Some("x.mmd")).unwrap(), TraceFormat::Mermaid);
+        assert_eq!(f(None, Some("x.MERMAID")).unwrap(), TraceFormat::Mermaid);
+        assert_eq!(f(None, Some("x.jsonl")).unwrap(), TraceFormat::Jsonl);
+        assert_eq!(f(None, Some("x.svg")).unwrap(), TraceFormat::Svg);
+        assert_eq!(f(None, None).unwrap(), TraceFormat::Svg);
+        assert_eq!(f(Some("svg"), Some("x.mmd")).unwrap(), TraceFormat::Svg);
+        assert!(f(Some("png"), None).is_err());
+    }
 
     #[test]
     fn the_reproducing_command_drops_execution_flags() {
