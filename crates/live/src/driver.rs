@@ -1333,6 +1333,13 @@ where
                     self.resource_cut[id.index()] = true;
                 }
             }
+            Applied::ClockJump(..) | Applied::ClockRate(..) => {
+                // Live nodes read the machine's clock: it cannot be moved per node.
+                self.observer.on_fault(Applied::Skipped(format!(
+                    "{applied:?}: live nodes read the machine's real clock"
+                )));
+                return;
+            }
             Applied::Resume(_) | Applied::Skipped(_) => {}
         }
         self.observer.on_fault(applied);

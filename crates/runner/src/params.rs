@@ -23,7 +23,7 @@ use std::time::Duration;
 use election_bully::Rejoin;
 use election_core::Timing;
 use election_sim::workload::{Commit, Fencing, Workload};
-use election_sim::NetConfig;
+use election_sim::{Latency, NetConfig, NodeTime};
 
 use crate::error::{usage, Result};
 use crate::net::{format_latency, parse_latency, NetProfile};
@@ -43,6 +43,8 @@ pub enum Kind {
     PositiveMs,
     /// A probability in `[0, 1]`.
     Probability,
+    /// Parts per million, `0..=100000` (a clock rate error up to 10 %).
+    Ppm,
     /// `true` or `false`.
     Bool,
     /// A whole number `>= 1`.
@@ -67,6 +69,7 @@ impl Kind {
             Kind::Ms => "milliseconds >= 0 (at most 1e12)".into(),
             Kind::PositiveMs => "milliseconds > 0 (at most 1e12)".into(),
             Kind::Probability => "a probability in [0, 1]".into(),
+            Kind::Ppm => "parts per million in [0, 100000]".into(),
             Kind::Bool => "true | false".into(),
             Kind::Count => "a whole number >= 1".into(),
             Kind::BigCount => "a whole number >= 1 (up to 2^64-1)".into(),
@@ -121,6 +124,12 @@ pub const PARAMS: &[ParamDef] = &[
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
     p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
     p("net.fifo", Kind::Bool, "the profile's", "links never reorder"),
+    p("node.profile", Kind::Choice(&["server", "ideal"]), "server", "node time defaults: server (below: a datacenter SSD, a few µs per message, quartz clocks, a runtime's 1 ms timers) or ideal (nothing takes time, perfect clocks: the model before node time)"),
+    p("node.fsync_ms", Kind::Latency, "server: lognormal:2:0.5; ideal: constant:0", "stable-storage write latency: a message behind a persist leaves when the write is durable, and the node handles nothing meanwhile"),
+    p("node.cpu_us", Kind::Latency, "server: lognormal:20:0.5; ideal: constant:0", "processing time per handled input, in MICROseconds (same syntax as net.latency); inputs arriving meanwhile queue"),
+    p("node.timer_jitter_ms", Kind::Ms, "server: 1; ideal: 0", "each timer fires up to this much late (U[0, jitter]), like a runtime's timer granularity"),
+    p("clock.drift_ppm", Kind::Ppm, "server: 50; ideal: 0", "each node's clock runs at 1 + U[-drift, +drift]·1e-6 of real time (drawn per trial and node)"),
+    p("clock.offset_ms", Kind::Ms, "0", "each node's clock starts at U[0, offset] ms (protocols see only their own clock)"),
     p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
     p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
     p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
@@ -173,6 +182,13 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
         Kind::Ms | Kind::PositiveMs => {
             let v = number(key, raw_t)?;
             if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) || v > MAX_MS {
+                return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
+            }
+            format!("{v}")
+        }
+        Kind::Ppm => {
+            let v = number(key, raw_t)?;
+            if !(0.0..=100_000.0).contains(&v) {
                 return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
             }
             format!("{v}")
@@ -325,6 +341,8 @@ pub struct Resolved {
     pub fault_jitter_ms: f64,
     /// `fault_wait_ms`.
     pub fault_wait_ms: f64,
+    /// The node-time model (`node.*`, `clock.*`).
+    pub node: NodeTime,
     /// `workload.interval_ms` (0: no workload).
     pub workload_interval_ms: f64,
     /// `workload.fencing`.
@@ -380,6 +398,22 @@ impl Resolved {
         net.loss = num("net.loss", net.loss);
         net.duplicate = num("net.duplicate", net.duplicate);
         net.fifo = flag("net.fifo", net.fifo);
+        let ideal = get("node.profile") == Some("ideal");
+        let latency = |k: &str, server: &str| -> Result<Latency> {
+            match get(k) {
+                Some(v) => parse_latency(v),
+                None if ideal => Ok(Latency::Constant { ms: 0.0 }),
+                None => parse_latency(server),
+            }
+        };
+        let node = NodeTime {
+            fsync: Some(latency("node.fsync_ms", "lognormal:2:0.5")?),
+            // Microseconds as written; the simulator's distributions are in ms.
+            cpu: Some(latency("node.cpu_us", "lognormal:20:0.5")?.scaled(1e-3)),
+            timer_jitter_ms: num("node.timer_jitter_ms", if ideal { 0.0 } else { 1.0 }),
+            drift_ppm: num("clock.drift_ppm", if ideal { 0.0 } else { 50.0 }),
+            offset_ms: num("clock.offset_ms", 0.0),
+        };
         let r = Resolved {
             heartbeat_ms,
             detect_timeout_ms,
@@ -403,6 +437,7 @@ impl Resolved {
             fault_at_ms: num("fault_at_ms", 1000.0),
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
             fault_wait_ms: num("fault_wait_ms", 10_000.0),
+            node,
             workload_interval_ms: num("workload.interval_ms", 10.0),
             workload_fencing: match get("workload.fencing") {
                 Some("off") => Fencing::Off,

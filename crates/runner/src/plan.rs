@@ -520,6 +520,7 @@ impl Cell {
             reference_ms: None,
             fault_wait: (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms)),
             workload: r.workload(),
+            node: r.node.clone(),
             budget: r.budget(self.nodes),
         }
     }
@@ -796,11 +797,12 @@ faults = [
         assert_eq!(run.row.faults_skipped, 1);
         assert_eq!(run.fault_instant_ms, None);
         assert!(!run.row.measured());
-        // A cluster that never elects (Raft with no timeout spread splits its vote forever
-        // in lockstep): the wait gives up and every fault counts as skipped.
+        // A cluster that never elects (Raft with no timeout spread, on ideal nodes whose
+        // timers fire exactly, splits its vote forever in lockstep): the wait gives up and every
+        // fault counts as skipped.
         let cell = one_cell(
             "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"leader-recovers\"]\nseeds=1\n\
-             [params]\ndetect_jitter_ms=0\nfault_wait_ms=2000",
+             [params]\ndetect_jitter_ms=0\nfault_wait_ms=2000\n\"node.profile\"=\"ideal\"",
         );
         let run = cell.run(1, false).unwrap();
         assert_eq!(run.row.faults_skipped, 2, "{:?}", applied(&run));

@@ -282,6 +282,10 @@ pub enum Action {
     Detection(SelSet, bool),
     /// Cut nodes off the shared resource.
     CutResource(SelSet),
+    /// A node's clock jumps by this many ms.
+    ClockJump(Sel, f64),
+    /// A node's clock runs at this rate error (ppm) from now on.
+    ClockRate(Sel, f64),
 }
 
 /// One fault of a custom scenario.
@@ -411,11 +415,13 @@ pub struct FaultDef {
     pub loss: Option<f64>,
     /// On or off (detection).
     pub enabled: Option<bool>,
+    /// Clock rate error in parts per million (clock_rate).
+    pub ppm: Option<f64>,
 }
 
 /// The custom fault actions, for error messages.
 pub const ACTIONS: &str = "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, \
-suspect, detection, cut_resource";
+suspect, detection, cut_resource, clock_jump, clock_rate";
 
 impl Custom {
     /// Check a TOML definition and build the scenario.
@@ -459,6 +465,22 @@ impl Custom {
                     None => return usage!("{ctx}: detection needs `enabled`"),
                 },
                 "cut_resource" => Action::CutResource(parse_set(&need(&f.nodes, "nodes")?)?),
+                "clock_jump" => match f.ms {
+                    Some(ms) if ms.is_finite() && ms.abs() <= 1e12 => {
+                        Action::ClockJump(parse_sel(&need(&f.node, "node")?)?, ms)
+                    }
+                    _ => {
+                        return usage!(
+                            "{ctx}: clock_jump needs `ms`, finite, at most 1e12 either way"
+                        )
+                    }
+                },
+                "clock_rate" => match f.ppm {
+                    Some(ppm) if ppm.is_finite() && ppm.abs() <= 100_000.0 => {
+                        Action::ClockRate(parse_sel(&need(&f.node, "node")?)?, ppm)
+                    }
+                    _ => return usage!("{ctx}: clock_rate needs `ppm` within ±100000"),
+                },
                 "cut_link" => Action::CutLink(
                     parse_set(&need(&f.from, "from")?)?,
                     parse_set(&need(&f.to, "to")?)?,
@@ -503,6 +525,8 @@ impl Custom {
                 Action::Crash(s)
                 | Action::Recover(s)
                 | Action::Pause(s, _)
+                | Action::ClockJump(s, _)
+                | Action::ClockRate(s, _)
                 | Action::Isolate(s)
                 | Action::Suspect(s) => vec![*s],
                 Action::Partition(g) => g.iter().flatten().copied().collect(),
@@ -604,6 +628,13 @@ impl Scenario {
                                 enabled: *e,
                             },
                             Action::CutResource(a) => FaultAction::ResourceCut(set(*a)),
+                            Action::ClockJump(s, ms) => {
+                                FaultAction::ClockJump { node: *s, ms: *ms }
+                            }
+                            Action::ClockRate(s, ppm) => FaultAction::ClockRate {
+                                node: *s,
+                                ppm: *ppm,
+                            },
                         };
                         Fault::at_ms((t_ms + f.at_ms + jitter).max(0.0), action)
                     })
@@ -665,6 +696,34 @@ mod tests {
             vec![F(1), F(2), F(3)]
         );
         assert_eq!(groups(Builtin::PartitionLeaderMinority, 3), vec![Leader]);
+    }
+
+    #[test]
+    fn clock_actions_parse_and_are_checked() {
+        let def: ScenarioDef = toml::from_str(
+            r#"
+faults = [
+  { at_ms = 0, action = "clock_jump", node = "leader", ms = -250 },
+  { at_ms = 0, action = "clock_rate", node = "lowest_follower", ppm = 2000 },
+]
+"#,
+        )
+        .unwrap();
+        let c = Custom::from_def("clocks", &def).unwrap();
+        assert_eq!(
+            c.faults[0].action,
+            Action::ClockJump(Selector::Leader, -250.0)
+        );
+        assert_eq!(
+            c.faults[1].action,
+            Action::ClockRate(Selector::KthLowestFollower(1), 2000.0)
+        );
+        let bad: ScenarioDef = toml::from_str(
+            r#"faults = [{ at_ms = 0, action = "clock_rate", node = "leader", ppm = 2e6 }]"#,
+        )
+        .unwrap();
+        let e = Custom::from_def("bad", &bad).unwrap_err().to_string();
+        assert!(e.contains("ppm") && e.contains("faults[0]"), "{e}");
     }
 
     #[test]

@@ -77,6 +77,37 @@ pub enum Latency {
 }
 
 impl Latency {
+    /// The same distribution with every value multiplied by `k` (e.g. µs to ms: `k = 1e-3`).
+    pub fn scaled(&self, k: f64) -> Latency {
+        match *self {
+            Latency::Constant { ms } => Latency::Constant { ms: ms * k },
+            Latency::Uniform { min_ms, max_ms } => Latency::Uniform {
+                min_ms: min_ms * k,
+                max_ms: max_ms * k,
+            },
+            Latency::Normal { mean_ms, sd_ms } => Latency::Normal {
+                mean_ms: mean_ms * k,
+                sd_ms: sd_ms * k,
+            },
+            Latency::Exponential { mean_ms } => Latency::Exponential {
+                mean_ms: mean_ms * k,
+            },
+            Latency::LogNormal { median_ms, sigma } => Latency::LogNormal {
+                median_ms: median_ms * k,
+                sigma,
+            },
+            Latency::Pareto { scale_ms, shape } => Latency::Pareto {
+                scale_ms: scale_ms * k,
+                shape,
+            },
+        }
+    }
+
+    /// Always zero (a constant 0 ms): the "instant" of an ideal node.
+    pub fn is_zero(&self) -> bool {
+        matches!(*self, Latency::Constant { ms } if ms == 0.0)
+    }
+
     /// The distribution's mean in milliseconds (infinite for a Pareto with `shape <= 1`);
     /// the truncated normal's mean is approximated by the untruncated one.
     pub fn mean_ms(&self) -> f64 {
@@ -277,6 +308,87 @@ impl Default for NetConfig {
     }
 }
 
+/// The time a node spends and the clock it reads: the simulator's model of a real server, next
+/// to its model of the network. Protocols see none of it except through [`Io`](election_core::Io):
+/// `Io::now` is the node's own clock, and timers are armed in that clock.
+///
+/// * **Processing time** (`cpu`): every input a node handles (a message, a timer, a boot) keeps
+///   it busy for a draw of `cpu`; inputs arriving meanwhile wait in its queue and are handled in
+///   arrival order when it is free, as a single-threaded server would. The input's messages
+///   leave when its processing is done.
+/// * **Stable storage** (`fsync`): an action that follows a `persist` in the same input leaves only
+///   when the write is durable, a draw of `fsync` later; the node handles nothing else meanwhile.
+/// * **Clocks**: each node's clock runs at rate `1 + U[-drift_ppm, +drift_ppm]·10⁻⁶` from an offset
+///   `U[0, offset_ms]`, drawn per trial and node; a timer armed for local instant `L` fires at the
+///   global instant at which the node's clock reads `L`, plus `U[0, timer_jitter_ms]` (a runtime's
+///   timer granularity). Timers are monotonic: a later clock jump (`ClockJump`) moves what `now`
+///   reads, not timers already armed; a rate change (`ClockRate`) applies to timers armed after it.
+///
+/// [`NodeTime::IDEAL`] (the default of a bare `SimConfig`) is instantaneous processing and
+/// storage and perfect clocks: every event at the instant it is due.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeTime {
+    /// Per-input processing time (`None`: instantaneous).
+    pub cpu: Option<Latency>,
+    /// Stable-storage write latency (`None`: instantaneous).
+    pub fsync: Option<Latency>,
+    /// Upper bound of the delay added to every timer firing, ms.
+    pub timer_jitter_ms: f64,
+    /// Bound of each node's clock rate error, parts per million.
+    pub drift_ppm: f64,
+    /// Bound of each node's clock offset, ms.
+    pub offset_ms: f64,
+}
+
+impl NodeTime {
+    /// Instantaneous nodes with perfect clocks.
+    pub const IDEAL: NodeTime = NodeTime {
+        cpu: None,
+        fsync: None,
+        timer_jitter_ms: 0.0,
+        drift_ppm: 0.0,
+        offset_ms: 0.0,
+    };
+
+    /// Nothing takes time and every clock is perfect.
+    pub fn is_ideal(&self) -> bool {
+        self.cpu.as_ref().is_none_or(Latency::is_zero)
+            && self.fsync.as_ref().is_none_or(Latency::is_zero)
+            && self.timer_jitter_ms == 0.0
+            && self.drift_ppm == 0.0
+            && self.offset_ms == 0.0
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(l) = &self.cpu {
+            l.sampler("node.cpu_us")?;
+        }
+        if let Some(l) = &self.fsync {
+            l.sampler("node.fsync_ms")?;
+        }
+        for (field, v, max) in [
+            ("node.timer_jitter_ms", self.timer_jitter_ms, 1e12),
+            ("clock.drift_ppm", self.drift_ppm, 100_000.0),
+            ("clock.offset_ms", self.offset_ms, 1e12),
+        ] {
+            if !(v.is_finite() && (0.0..=max).contains(&v)) {
+                return Err(ConfigError::new(
+                    field,
+                    v,
+                    format!("must be a finite number in [0, {max}]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for NodeTime {
+    fn default() -> Self {
+        NodeTime::IDEAL
+    }
+}
+
 /// Everything that defines one trial. The same `SimConfig` (and protocol factory) gives the
 /// same event sequence on every machine.
 #[derive(Clone, Debug, PartialEq)]
@@ -308,6 +420,8 @@ pub struct SimConfig {
     pub fault_wait: Option<Duration>,
     /// The leader's work and the shared resource (see [`crate::workload`]); off by default.
     pub workload: crate::workload::Workload,
+    /// The time nodes spend and their clocks ([`NodeTime::IDEAL`] by default).
+    pub node: NodeTime,
     /// The work budget: events processed plus messages sent. A trial that uses it up stops
     /// there (no wall clock involved, so the stop is deterministic) and reports
     /// [`Metrics::budget_exceeded`](crate::Metrics::budget_exceeded). At least 1.
@@ -330,6 +444,7 @@ impl SimConfig {
             fault_wait: None,
             workload: crate::workload::Workload::OFF,
             budget: SimConfig::default_budget(n),
+            node: NodeTime::IDEAL,
         }
     }
 
@@ -378,6 +493,7 @@ impl SimConfig {
             ));
         }
         self.net.latency.sampler("net.latency")?;
+        self.node.validate()?;
         for (name, p) in [
             ("net.loss", self.net.loss),
             ("net.duplicate", self.net.duplicate),
@@ -501,6 +617,28 @@ fn validate_action(field: &str, a: &FaultAction, n: u32) -> Result<(), ConfigErr
             check_set(&format!("{field}.nodes"), nodes, n)
         }
         FaultAction::Heal => Ok(()),
+        FaultAction::ClockJump { node, ms } => {
+            check_selector(&format!("{field}.node"), node, n, false)?;
+            if !(ms.is_finite() && ms.abs() <= 1e12) {
+                return Err(ConfigError::new(
+                    format!("{field}.ms"),
+                    ms,
+                    "a clock jump is a finite number of ms, at most 1e12 either way",
+                ));
+            }
+            Ok(())
+        }
+        FaultAction::ClockRate { node, ppm } => {
+            check_selector(&format!("{field}.node"), node, n, false)?;
+            if !(ppm.is_finite() && ppm.abs() <= 100_000.0) {
+                return Err(ConfigError::new(
+                    format!("{field}.ppm"),
+                    ppm,
+                    "a clock rate error is within ±100000 ppm (±10 %)",
+                ));
+            }
+            Ok(())
+        }
         FaultAction::Partition(groups) => validate_partition(&format!("{field}.groups"), groups, n),
     }
 }

@@ -8,7 +8,7 @@ use election_core::{
     Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time, TimerKind,
 };
 
-use crate::config::{ConfigError, Sampler, SimConfig};
+use crate::config::{ConfigError, Latency, Sampler, SimConfig};
 use crate::fault::{Applied, FaultAction, Resolver};
 use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
 use crate::workload::{Commit, Resource, Workload, WriteTag};
@@ -19,6 +19,10 @@ const STREAM_PROTOCOL: u64 = 2;
 const STREAM_FAULTS: u64 = 3;
 /// The workload's own stream, so that switching it on changes none of the protocols' draws.
 const STREAM_WORKLOAD: u64 = 4;
+/// Processing times, storage latencies and timer jitter.
+const STREAM_NODE_TIME: u64 = 5;
+/// Each node's clock rate and offset, drawn once at the start in node order.
+const STREAM_CLOCKS: u64 = 6;
 
 /// The outcome of one trial.
 #[derive(Clone, Debug)]
@@ -56,6 +60,8 @@ enum Event<P: Protocol> {
         node: NodeId,
         pause: u64,
     },
+    /// The node finished its current input: it takes the next one from its queue.
+    NodeFree(NodeId),
     /// The workload starts (at the reference instant): every leader begins writing.
     WorkloadStart,
     /// A leader's next write is due.
@@ -136,7 +142,15 @@ struct Node<P: Protocol> {
     paused: bool,
     /// Identifies the current pause, so a crash during a pause voids its wake-up.
     pause_id: u64,
-    backlog: Vec<Event<P>>,
+    /// Inputs waiting while the node is paused or busy, in arrival order.
+    inbox: std::collections::VecDeque<Event<P>>,
+    /// Busy with an input (processing, or waiting for stable storage) until then.
+    busy_until: Time,
+    /// A `NodeFree` event is queued for this node.
+    free_queued: bool,
+    /// This node's clock: `local = offset + global × rate` (ns).
+    clock_offset: f64,
+    clock_rate: f64,
     detection: bool,
     /// Bumped whenever the node's writing stops (it leaves the leader role, or crashes).
     write_gen: u64,
@@ -182,6 +196,12 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     /// Nodes cut off from the shared resource (by index; empty: none).
     resource_cut: Vec<bool>,
     pending_writes: Vec<PendingWrite>,
+    node_rng: Rng,
+    cpu: Option<Sampler>,
+    fsync: Option<Sampler>,
+    timer_jitter_ns: u64,
+    /// Some node's clock is not the global one.
+    clocks: bool,
     horizon: Time,
     events: u64,
     /// Work done so far: events processed plus messages sent (see [`SimConfig::budget`]).
@@ -215,7 +235,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 timers: vec![TimerSlot::default(); P::Timer::COUNT],
                 paused: false,
                 pause_id: 0,
-                backlog: Vec::new(),
+                inbox: std::collections::VecDeque::new(),
+                busy_until: Time::ZERO,
+                free_queued: false,
+                clock_offset: 0.0,
+                clock_rate: 1.0,
                 detection: true,
                 write_gen: 0,
                 write_due: false,
@@ -256,11 +280,39 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             resource: Resource::default(),
             resource_cut: Vec::new(),
             pending_writes: Vec::new(),
+            node_rng: stream(STREAM_NODE_TIME),
+            cpu: None,
+            fsync: None,
+            timer_jitter_ns: 0,
+            clocks: false,
             events: 0,
             work: 0,
             factory,
             cfg,
         };
+        let nt = &sim.cfg.node;
+        let sampler = |l: &Option<Latency>, field: &str| match l {
+            Some(l) if !l.is_zero() => l.sampler(field).map(Some),
+            _ => Ok(None),
+        };
+        sim.cpu = sampler(&nt.cpu, "node.cpu_us")?;
+        sim.fsync = sampler(&nt.fsync, "node.fsync_ms")?;
+        sim.timer_jitter_ns = (nt.timer_jitter_ms * 1e6).round() as u64;
+        if nt.drift_ppm > 0.0 || nt.offset_ms > 0.0 {
+            sim.clocks = true;
+            let mut r = Rng::seed_from_u64(sim.cfg.seed);
+            r.set_stream(STREAM_CLOCKS);
+            let (d, o) = (nt.drift_ppm, nt.offset_ms * 1e6);
+            for node in &mut sim.nodes {
+                let ppm = if d > 0.0 { r.random_range(-d..=d) } else { 0.0 };
+                node.clock_rate = 1.0 + ppm * 1e-6;
+                node.clock_offset = if o > 0.0 {
+                    r.random_range(0.0..=o)
+                } else {
+                    0.0
+                };
+            }
+        }
         for i in 0..n {
             sim.push(Time::ZERO, Event::Boot(NodeId::from_index(i)));
         }
@@ -459,7 +511,6 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     return;
                 }
                 n.paused = false;
-                let backlog = std::mem::take(&mut n.backlog);
                 self.observer.on_fault(Applied::Resume(node));
                 // A write that fell due during the pause leaves before the backlog is handled.
                 let n = &mut self.nodes[node.index()];
@@ -467,9 +518,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     let generation = n.write_gen;
                     self.write(now, node, generation);
                 }
-                for ev in backlog {
-                    self.handle(now, ev);
-                }
+                // The backlog, in arrival order (late timers, stale messages).
+                self.drain_inbox(now, node);
+            }
+            Event::NodeFree(node) => {
+                self.nodes[node.index()].free_queued = false;
+                self.drain_inbox(now, node);
             }
             Event::WorkloadStart => {
                 self.workload_started = true;
@@ -537,13 +591,78 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     _ => unreachable!(),
                 };
                 let st = &mut self.nodes[node.index()];
-                if st.paused && st.proto.is_some() {
-                    st.backlog.push(ev);
+                if st.proto.is_some() && (st.paused || st.busy_until > now || !st.inbox.is_empty())
+                {
+                    st.inbox.push_back(ev);
+                    if !st.paused && !st.free_queued {
+                        st.free_queued = true;
+                        let at = st.busy_until.max(now);
+                        self.push(at, Event::NodeFree(node));
+                    }
                 } else {
                     self.handle(now, ev);
                 }
             }
         }
+    }
+
+    /// Hand the node its queued inputs in arrival order while it is free; if an input keeps it
+    /// busy, the rest wait for a `NodeFree` at the end of that input.
+    fn drain_inbox(&mut self, now: Time, node: NodeId) {
+        loop {
+            let st = &mut self.nodes[node.index()];
+            if st.paused || st.proto.is_none() {
+                return;
+            }
+            if st.busy_until > now {
+                if !st.inbox.is_empty() && !st.free_queued {
+                    st.free_queued = true;
+                    let at = st.busy_until;
+                    self.push(at, Event::NodeFree(node));
+                }
+                return;
+            }
+            let Some(ev) = st.inbox.pop_front() else {
+                return;
+            };
+            self.handle(now, ev);
+        }
+    }
+
+    /// What `node`'s clock reads at global instant `t`.
+    #[inline]
+    fn local(&self, node: NodeId, t: Time) -> Time {
+        if !self.clocks {
+            return t;
+        }
+        let n = &self.nodes[node.index()];
+        Time(
+            (n.clock_offset + t.0 as f64 * n.clock_rate)
+                .max(0.0)
+                .round() as u64,
+        )
+    }
+
+    /// The global instant at which `node`'s clock reads `local` (never before `now`), plus the
+    /// timer jitter.
+    #[inline]
+    fn timer_instant(&mut self, node: NodeId, local: Time, now: Time) -> Time {
+        let mut at = if self.clocks {
+            let n = &self.nodes[node.index()];
+            Time(
+                ((local.0 as f64 - n.clock_offset) / n.clock_rate)
+                    .max(0.0)
+                    .ceil() as u64,
+            )
+        } else {
+            local
+        };
+        at = at.max(now);
+        if self.timer_jitter_ns > 0 {
+            let j = self.node_rng.random_range(0..=self.timer_jitter_ns);
+            at = Time(at.0.saturating_add(j));
+        }
+        at
     }
 
     /// Hand one event to its node's protocol (the node is not paused).
@@ -599,19 +718,31 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// Run one protocol input on a live node, carry out its actions, then observe its status.
     fn input(&mut self, now: Time, id: NodeId, f: impl FnOnce(&mut P, &mut Io<'_, P>)) {
         let mut actions = std::mem::take(&mut self.actions);
+        let local_now = self.local(id, now);
         let Some(proto) = self.nodes[id.index()].proto.as_mut() else {
             self.actions = actions;
             return;
         };
         {
-            let mut io = Io::new(now, &mut self.proto_rng, &mut actions);
+            let mut io = Io::new(local_now, &mut self.proto_rng, &mut actions);
             f(proto, &mut io);
         }
         let status = proto.status();
+        // The input keeps the node busy for its processing time; its messages leave when it is
+        // done, and those behind a `persist` only once the write is durable.
+        let mut depart = now;
+        if let Some(cpu) = &self.cpu {
+            depart = Time(depart.0.saturating_add(cpu.sample_ns(&mut self.node_rng)));
+        }
         for action in actions.drain(..) {
-            self.carry_out(now, id, action);
+            if let (Action::Persist(_), Some(fsync)) = (&action, &self.fsync) {
+                depart = Time(depart.0.saturating_add(fsync.sample_ns(&mut self.node_rng)));
+            }
+            self.carry_out(now, depart, id, action);
         }
         self.actions = actions;
+        let st = &mut self.nodes[id.index()];
+        st.busy_until = st.busy_until.max(depart);
         if self.workload_started {
             let was = self.observer.status(id).map(|s| s.role) == Some(Role::Leader);
             let is = status.role == Role::Leader;
@@ -706,10 +837,16 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         Some(now + std::time::Duration::from_nanos(sampler.sample_ns(&mut self.workload_rng)))
     }
 
-    fn carry_out(&mut self, now: Time, from: NodeId, action: Action<P>) {
+    /// Carry out one action of an input handled at `now` whose messages leave at `depart`.
+    fn carry_out(&mut self, now: Time, depart: Time, from: NodeId, action: Action<P>) {
         match action {
-            Action::Send { to, msg } => self.send(now, from, to, msg),
+            Action::Send { to, msg } => self.send(depart, from, to, msg),
             Action::SetTimer { timer, at } => {
+                let at = if self.clocks || self.timer_jitter_ns > 0 {
+                    self.timer_instant(from, at, now)
+                } else {
+                    at
+                };
                 self.seq += 1;
                 let key = (at.max(now), self.seq);
                 let slot = &mut self.nodes[from.index()].timers[timer.index()];
@@ -840,7 +977,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 let st = &mut self.nodes[id.index()];
                 st.proto = None;
                 st.paused = false;
-                st.backlog.clear();
+                st.inbox.clear();
+                st.busy_until = now;
                 st.write_gen += 1;
                 st.write_due = false;
                 for slot in &mut st.timers {
@@ -907,6 +1045,18 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 }
             }
             Applied::SetLoss(p) => self.loss = p,
+            Applied::ClockJump(id, ms) => {
+                self.clocks = true;
+                self.nodes[id.index()].clock_offset += ms * 1e6;
+            }
+            Applied::ClockRate(id, ppm) => {
+                self.clocks = true;
+                // Keep the clock continuous: it reads the same now at the new rate.
+                let local = self.local(id, now).0 as f64;
+                let n = &mut self.nodes[id.index()];
+                n.clock_rate = 1.0 + ppm * 1e-6;
+                n.clock_offset = local - now.0 as f64 * n.clock_rate;
+            }
             Applied::Suspect(id) => {
                 self.observer.on_fault(applied);
                 if self.nodes[id.index()].paused {

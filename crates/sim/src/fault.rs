@@ -110,6 +110,21 @@ pub enum FaultAction {
     ResourceCut(NodeSet),
     /// Restore every link (between nodes, and to the shared resource).
     Heal,
+    /// The node's clock jumps by `ms` (negative: backwards); timers already armed keep their
+    /// instants (see [`NodeTime`](crate::NodeTime)).
+    ClockJump {
+        /// Whose clock.
+        node: Selector,
+        /// By how much, ms.
+        ms: f64,
+    },
+    /// The node's clock runs at `1 + ppm·10⁻⁶` of real time from now on.
+    ClockRate {
+        /// Whose clock.
+        node: Selector,
+        /// Rate error, parts per million (positive: fast).
+        ppm: f64,
+    },
     /// Change the network's loss probability from now on.
     SetLoss(f64),
     /// Force the node's failure detector to fire now (`Protocol::on_suspect`).
@@ -169,6 +184,10 @@ pub enum Applied {
     ResourceCut(Vec<NodeId>),
     /// Restored every link.
     Heal,
+    /// This node's clock jumped by this many ms.
+    ClockJump(NodeId, f64),
+    /// This node's clock runs at this rate error (ppm) from now on.
+    ClockRate(NodeId, f64),
     /// Set the loss probability.
     SetLoss(f64),
     /// Forced this node's detector.
@@ -350,6 +369,14 @@ impl Resolver<'_> {
             },
             FaultAction::Heal => Applied::Heal,
             FaultAction::SetLoss(p) => Applied::SetLoss(p),
+            FaultAction::ClockJump { node, ms } => match self.node(node, false) {
+                Some(id) => Applied::ClockJump(id, ms),
+                None => skipped("clock_jump", &node),
+            },
+            FaultAction::ClockRate { node, ppm } => match self.node(node, false) {
+                Some(id) => Applied::ClockRate(id, ppm),
+                None => skipped("clock_rate", &node),
+            },
             FaultAction::Suspect(sel) => match self.node(sel, false) {
                 Some(id) => Applied::Suspect(id),
                 None => skipped("suspect", &sel),

@@ -61,7 +61,7 @@ pub mod observer;
 pub mod pingpong;
 pub mod workload;
 
-pub use config::{ConfigError, Latency, LinkLatency, NetConfig, SimConfig};
+pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
 pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
 pub use observer::{

@@ -142,6 +142,12 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                         ids(nodes)
                     ),
                     Applied::Skipped(why) => format!(r#""fault":"skipped","reason":{}"#, q(why)),
+                    Applied::ClockJump(n, ms) => {
+                        format!(r#""fault":"clock_jump","node":{},"ms":{}"#, n.0, num(*ms))
+                    }
+                    Applied::ClockRate(n, ppm) => {
+                        format!(r#""fault":"clock_rate","node":{},"ppm":{}"#, n.0, num(*ppm))
+                    }
                     Applied::ResourceCut(nodes) => {
                         format!(r#""fault":"cut_resource","nodes":{}"#, ids(nodes))
                     }

@@ -224,6 +224,8 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
         TraceKind::Fault(a) => match a {
             Applied::Crash(n)
             | Applied::Recover(n)
+            | Applied::ClockJump(n, _)
+            | Applied::ClockRate(n, _)
             | Applied::Pause(n, _)
             | Applied::Resume(n)
             | Applied::Isolate(n)
@@ -918,6 +920,8 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
             }
         }
         Applied::ResourceCut(nodes) => note(format!("CUT from the resource: {}", set(nodes))),
+        Applied::ClockJump(n, ms) => note(format!("CLOCK of node {} jumps {ms:+} ms", n.0)),
+        Applied::ClockRate(n, ppm) => note(format!("CLOCK of node {} runs at {ppm:+} ppm", n.0)),
         Applied::CutLink { from, to } => Note {
             link_fault: true,
             ..note(format!("CUT links {} → {}", set(from), set(to)))
