@@ -188,6 +188,103 @@ fn run_prints_a_summary_or_one_json_object_with_the_csv_columns() {
     assert!(listing(d.path()).is_empty());
 }
 
+/// A fixed `--set net.*` that overrides the profile is part of the network's name, in `run`'s
+/// header, its JSON, the CSVs, the manifest and the report; a value equal to the profile's own,
+/// or a varied one (its own column), is not.
+#[test]
+fn a_network_overridden_by_set_says_so_in_its_name() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "-p", "raft", "-n", "3", "-s", "leader-crash"];
+        args.extend(extra);
+        ok(&bench(&args, d.path()))
+    };
+    let out = run(&["--set", "net.loss=0.05"]);
+    let header = out.lines().next().unwrap();
+    assert!(header.contains("| lan+net.loss=0.05 |"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(run(&["--set", "net.loss=0.050", "--json"]).trim()).unwrap();
+    assert_eq!(v["net"], "lan+net.loss=0.05");
+    let v: serde_json::Value =
+        serde_json::from_str(run(&["--net", "lossy", "--set", "net.loss=0.05", "--json"]).trim())
+            .unwrap();
+    assert_eq!(v["net"], "lossy", "the profile's own loss is no override");
+    let v: serde_json::Value = serde_json::from_str(run(&["--json"]).trim()).unwrap();
+    assert_eq!(v["net"], "lan");
+    // The name is not a profile: the error says how to write it.
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "raft",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--net",
+                "lan+net.loss=0.05",
+            ],
+            d.path(),
+        ),
+        2,
+        &["lan+net.loss=0.05", "--set net.loss=0.05"],
+    );
+
+    let net_column = |dir: &str, file: &str| -> Vec<String> {
+        let text = fs::read_to_string(d.path().join(dir).join(file)).unwrap();
+        let mut lines = text.lines();
+        let col = lines
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "net")
+            .unwrap();
+        lines
+            .map(|l| l.split(',').nth(col).unwrap().to_string())
+            .collect()
+    };
+    let manifest = |dir: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(d.path().join(dir).join("manifest.json")).unwrap())
+            .unwrap()
+    };
+    // Fixed: in the name (and the report re-runs its traces from it).
+    ok(&tiny(
+        d.path(),
+        "fixed",
+        &["--name", "fixed", "--set", "net.latency=constant:2"],
+    ));
+    for file in ["trials.csv", "summary.csv"] {
+        let nets = net_column("fixed", file);
+        assert!(!nets.is_empty());
+        assert!(
+            nets.iter().all(|n| n == "lan+net.latency=constant:2"),
+            "{file}: {nets:?}"
+        );
+    }
+    let m = manifest("fixed");
+    assert_eq!(m["config"]["nets"][0]["name"], "lan");
+    assert_eq!(m["config"]["nets"][0]["net"], "lan+net.latency=constant:2");
+    let report = fs::read_to_string(d.path().join("reports/fixed/REPORT.md")).unwrap();
+    assert!(report.contains("`lan+net.latency=constant:2`"), "{report}");
+    assert!(report.contains("traces/"), "{report}");
+    assert!(
+        !report.contains("failed:") && !report.contains("disagrees"),
+        "{report}"
+    );
+    // Varied: its own column, not the name; and without `--set net.*`, lan stays lan.
+    ok(&tiny(
+        d.path(),
+        "varied",
+        &["--set", "net.loss=0,0.1", "--no-report"],
+    ));
+    ok(&tiny(d.path(), "plain", &["--no-report"]));
+    for dir in ["varied", "plain"] {
+        assert!(net_column(dir, "trials.csv").iter().all(|n| n == "lan"));
+        assert!(manifest(dir)["config"]["nets"][0].get("net").is_none());
+    }
+}
+
 #[test]
 fn sweep_writes_the_three_files_to_results_name_by_default() {
     let d = tempfile::tempdir().unwrap();

@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::SweepSpec;
 use crate::error::{usage, Error, Result};
-use crate::net::{parse_latency, NetProfile, BUILTIN_NETS};
+use crate::net::{net_name, parse_latency, NetProfile, BUILTIN_NETS};
 use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
 use crate::protocol::{Built, ProtocolSpec};
 use crate::results::{CellKey, TrialRow};
@@ -87,6 +87,9 @@ pub struct Cell {
     pub scenario: Arc<Scenario>,
     /// The network profile.
     pub net: Arc<NetProfile>,
+    /// The network's name, the `net` column: the profile's, plus every fixed `net.*`
+    /// parameter that overrides it (see [`crate::net::net_name`]).
+    pub net_name: String,
     /// The varied parameters' values (the plan's key order).
     pub values: Vec<String>,
     /// Why the cell is not run, if it is not.
@@ -176,6 +179,14 @@ impl SweepSpec {
             if BUILTIN_NETS.contains(&d.name.as_str()) {
                 return usage!("net profile {:?}: a built-in profile has that name", d.name);
             }
+            if d.name.is_empty() || d.name.contains('+') {
+                return usage!(
+                    "net profile {:?}: a profile name must be non-empty and without '+' \
+                     ('+' joins a profile and the net.* parameters that override it in the \
+                     net column)",
+                    d.name
+                );
+            }
             let base_name = d.base.as_deref().unwrap_or("lan");
             let Some(mut p) = NetProfile::builtin(base_name) else {
                 return usage!(
@@ -219,6 +230,11 @@ impl SweepSpec {
                 Some(p) => Ok(Arc::new(p)),
                 None => match net_defs.get(n) {
                     Some(p) => Ok(p.clone()),
+                    None if n.contains('+') => usage!(
+                        "unknown net profile {n:?}: a net column name such as \
+                         \"lan+net.loss=0.05\" is the profile \"lan\" with \
+                         `--set net.loss=0.05`; give the profile here and the parameters apart"
+                    ),
                     None => usage!(
                         "unknown net profile {n:?}; valid: {}",
                         BUILTIN_NETS
@@ -371,7 +387,7 @@ impl SweepPlan {
                                             "{} with {n} nodes, {}, {}{}: invalid {} configuration: {e}",
                                             proto.spec,
                                             scenario.name(),
-                                            net.name,
+                                            net_name(net, &self.fixed),
                                             self.varied
                                                 .iter()
                                                 .zip(combo)
@@ -388,6 +404,7 @@ impl SweepPlan {
                                 nodes: n,
                                 scenario: scenario.clone(),
                                 net: net.clone(),
+                                net_name: net_name(net, &self.fixed),
                                 values: combo.clone(),
                                 skipped,
                                 resolved,
@@ -450,7 +467,15 @@ impl SweepPlan {
             })).collect::<Vec<_>>(),
             "nodes": self.nodes,
             "scenarios": self.scenarios.iter().map(|s| s.to_json()).collect::<Vec<_>>(),
-            "nets": self.nets.iter().map(|n| n.to_json()).collect::<Vec<_>>(),
+            "nets": self.nets.iter().map(|n| {
+                let mut j = n.to_json();
+                // The `net` column's name, when fixed `net.*` parameters override the profile.
+                let name = net_name(n, &self.fixed);
+                if name != n.name {
+                    j["net"] = json!(name);
+                }
+                j
+            }).collect::<Vec<_>>(),
             "seeds": { "first": self.first_seed, "count": self.seeds },
             "timing": timing,
             "params": params,
@@ -487,7 +512,7 @@ impl Cell {
             protocol: self.protocol.spec.clone(),
             nodes: self.nodes,
             scenario: self.scenario.name().to_string(),
-            net: self.net.name.clone(),
+            net: self.net_name.clone(),
             params: self.values.clone(),
         }
     }
@@ -499,7 +524,7 @@ impl Cell {
             self.protocol.spec,
             self.nodes,
             self.scenario.name(),
-            self.net.name
+            self.net_name
         );
         for (k, v) in varied.iter().zip(&self.values) {
             s.push_str(&format!(" / {k}={v}"));
