@@ -212,6 +212,7 @@ pub fn live_trial(
         cfg.delay = Some(r.net.latency.clone());
     }
     cfg.faults = cell.scenario.faults(n, r, t_f, &mut rng);
+    cfg.reference_fault = cell.scenario.reference_fault();
     cfg.fault_wait = (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms));
     cfg.workload = r.workload();
     let hooks = Hooks::default();

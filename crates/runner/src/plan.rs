@@ -498,9 +498,12 @@ pub struct TrialRun {
     /// The drawn fault instant, ms (`None` for a scenario without faults).
     pub drawn_fault_ms: Option<f64>,
     /// The instant the first fault fired, ms: the drawn instant, later if the timeline waited
-    /// for a leader (`None` for a scenario without faults, or if no fault ever fired).
+    /// for a leader (`None` for a scenario without faults, or if no fault ever fired). It is
+    /// the reference instant unless the scenario has a reference fault
+    /// ([`SimConfig::reference_fault`]); the reference is always `report.metrics.reference_ms`.
     pub fault_instant_ms: Option<f64>,
-    /// The agreed leader when the first fault fired.
+    /// The agreed leader at the reference instant (when the first fault, or the reference
+    /// fault, fired).
     pub leader_at_fault: Option<NodeId>,
 }
 
@@ -543,6 +546,7 @@ impl Cell {
             settle: Resolved::duration(r.settle_ms),
             trace,
             reference_ms: None,
+            reference_fault: self.scenario.reference_fault(),
             fault_wait: (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms)),
             workload: r.workload(),
             budget: r.budget(self.nodes),
@@ -588,7 +592,12 @@ impl Cell {
         Ok(TrialRun {
             row,
             drawn_fault_ms: (n_faults > 0).then_some(t_f),
-            fault_instant_ms: fired.then_some(m.reference_ms),
+            fault_instant_ms: fired
+                .then(|| match cfg.reference_fault {
+                    None => Some(m.reference_ms),
+                    Some(_) => m.fault_log.first().map(|(t, _)| t.as_millis_f64()),
+                })
+                .flatten(),
             leader_at_fault: if fired { m.leader_at_reference } else { None },
             report,
             sim: cfg,
@@ -832,6 +841,107 @@ faults = [
         assert_eq!(run.fault_instant_ms, None);
         let drawn = run.drawn_fault_ms.unwrap();
         assert!((run.report.metrics.reference_ms - (drawn + 2000.0)).abs() < 1e-6);
+    }
+
+    /// Two leader crashes 2 s apart, measured from the second: the reference instant is when
+    /// the second crash fired (shifted with the timeline when it waited for a leader), and the
+    /// leader at the reference is the one the second crash took.
+    #[test]
+    fn a_reference_fault_is_the_instant_measured_from() {
+        use election_sim::Applied;
+        // Waiting for a leader (the default) and not (fault_wait_ms = 0).
+        for (fault_at, protocol, wait) in [
+            (1000, "bully", 10000),
+            (1000, "raft", 10000),
+            (0, "raft", 10000),
+            (1000, "raft", 0),
+        ] {
+            let cell = one_cell(&format!(
+                r#"
+protocols = ["{protocol}"]
+nodes = [5]
+scenarios = ["second-crash"]
+seeds = 1
+[params]
+fault_at_ms = {fault_at}
+fault_wait_ms = {wait}
+[[scenario]]
+name = "second-crash"
+faults = [
+  {{ at_ms = 0, action = "crash", node = "leader" }},
+  {{ at_ms = 2000, action = "crash", node = "leader", reference = true }},
+]
+"#
+            ));
+            assert_eq!(cell.scenario.reference_fault(), Some(1));
+            for seed in 0..4 {
+                let run = cell.run(seed, false).unwrap();
+                let m = &run.report.metrics;
+                let log = applied(&run);
+                let ctx = format!(
+                    "{protocol}, fault_at_ms {fault_at}, wait {wait}, seed {seed}: {log:?}"
+                );
+                assert_eq!(run.row.faults_skipped, 0, "{ctx}");
+                let (Applied::Crash(a), Applied::Crash(b)) = (&log[0].1, &log[1].1) else {
+                    panic!("{ctx}");
+                };
+                assert_ne!(a, b, "{ctx}");
+                assert_eq!(m.reference_ms, log[1].0, "{ctx}");
+                assert!((log[1].0 - log[0].0 - 2000.0).abs() < 1e-6, "{ctx}");
+                assert_eq!(run.fault_instant_ms, Some(log[0].0), "{ctx}");
+                if fault_at == 0 {
+                    assert!(log[0].0 > 0.0, "the timeline waited for a leader: {ctx}");
+                }
+                assert_eq!(m.leader_at_reference, Some(*b), "{ctx}");
+                assert_eq!(run.leader_at_fault, Some(*b), "{ctx}");
+                assert!(run.row.converged, "{ctx}");
+                // Times count from the second crash: the first election is before it.
+                let elect = run.row.elect_ms.unwrap();
+                assert!(elect > 0.0 && elect < 2000.0, "{ctx}");
+                assert!(run.row.leader_changes >= 1, "{ctx}");
+            }
+        }
+        // Without the option, the same faults are measured from the first.
+        let cell = one_cell(
+            r#"
+protocols = ["raft"]
+nodes = [5]
+scenarios = ["two-crashes"]
+seeds = 1
+[[scenario]]
+name = "two-crashes"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader" },
+  { at_ms = 2000, action = "crash", node = "leader" },
+]
+"#,
+        );
+        let run = cell.run(1, false).unwrap();
+        assert_eq!(run.sim.reference_fault, None);
+        assert_eq!(run.report.metrics.reference_ms, applied(&run)[0].0);
+    }
+
+    #[test]
+    fn at_most_one_fault_is_the_reference() {
+        let e = spec(
+            r#"
+[[scenario]]
+name = "twice"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader", reference = true },
+  { at_ms = 10, action = "heal" },
+  { at_ms = 20, action = "crash", node = "leader", reference = true },
+]
+"#,
+        )
+        .plan()
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(e.is_usage(), "{msg}");
+        assert!(
+            msg.contains("scenario \"twice\" faults[2]") && msg.contains("faults[0]"),
+            "{msg}"
+        );
     }
 
     #[test]
