@@ -285,6 +285,53 @@ fn a_network_overridden_by_set_says_so_in_its_name() {
     }
 }
 
+/// `run` of a custom scenario measured from its second fault prints both instants, and its
+/// JSON's times are measured from the second.
+#[test]
+fn run_says_which_fault_is_the_reference() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("c.toml"),
+        r#"
+[[scenario]]
+name = "second-crash"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader" },
+  { at_ms = 2000, action = "crash", node = "leader", reference = true },
+]
+"#,
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "-p",
+        "bully",
+        "-n",
+        "5",
+        "-s",
+        "second-crash",
+        "--config",
+        "c.toml",
+    ];
+    let out = ok(&bench(&args, d.path()));
+    let line = |start: &str| -> f64 {
+        let l = out
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("{out}"));
+        l.split_whitespace()
+            .nth(start.split_whitespace().count())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (first, reference) = (line("fault instant"), line("reference"));
+    assert!((reference - first - 2000.0).abs() < 1e-3, "{out}");
+    assert!(out.contains("faults[1]"), "{out}");
+    // Node 5 crashed first, node 4 took over and is the leader at the reference.
+    assert!(out.contains("leader then      node 4"), "{out}");
+}
+
 #[test]
 fn sweep_writes_the_three_files_to_results_name_by_default() {
     let d = tempfile::tempdir().unwrap();
@@ -1594,7 +1641,8 @@ fn trace_jsonl_streams_exactly_the_buffered_trace() {
     let meta = TraceMeta::from_metrics(
         "raft+pre_vote",
         "flapping-leader",
-        "lan",
+        // The fixed --set net.loss overrides the profile: the network's name says so.
+        "lan+net.loss=0.05",
         3,
         &t.report.metrics,
     );
