@@ -788,24 +788,33 @@ fn print_trial(t: &TrialRun) {
         "{} | {} nodes | {} | {} | seed {}",
         r.protocol, r.nodes, r.scenario, r.net, r.seed
     );
+    // A scenario with a reference fault is measured from that fault, not the first.
+    let measured = match t.sim.reference_fault {
+        None => " (every time below is measured from it)",
+        Some(_) => "",
+    };
     match (t.drawn_fault_ms, t.fault_instant_ms) {
         (None, _) => println!("fault instant    none: times are measured from boot at 0 ms"),
         (Some(drawn), Some(f)) if f > drawn => println!(
-            "fault instant    {} ms (every time below is measured from it): drawn {} ms, \
+            "fault instant    {} ms{measured}: drawn {} ms, \
              then {} ms waiting for an agreed leader",
             fmt_ms(f),
             fmt_ms(drawn),
             fmt_ms(f - drawn)
         ),
-        (Some(_), Some(f)) => println!(
-            "fault instant    {} ms (every time below is measured from it)",
-            fmt_ms(f)
-        ),
+        (Some(_), Some(f)) => println!("fault instant    {} ms{measured}", fmt_ms(f)),
         (Some(drawn), None) => println!(
             "fault instant    NONE: drawn {} ms, but no fault fired; times are measured from {} ms",
             fmt_ms(drawn),
             fmt_ms(m.reference_ms)
         ),
+    }
+    if let (Some(k), Some(_)) = (t.sim.reference_fault, t.fault_instant_ms) {
+        println!(
+            "reference        {} ms: when the scenario's reference fault, faults[{k}], fired \
+             (every time below is measured from it)",
+            fmt_ms(m.reference_ms)
+        );
     }
     if let Some(l) = t.leader_at_fault {
         println!("leader then      node {l}");

@@ -188,6 +188,150 @@ fn run_prints_a_summary_or_one_json_object_with_the_csv_columns() {
     assert!(listing(d.path()).is_empty());
 }
 
+/// A fixed `--set net.*` that overrides the profile is part of the network's name, in `run`'s
+/// header, its JSON, the CSVs, the manifest and the report; a value equal to the profile's own,
+/// or a varied one (its own column), is not.
+#[test]
+fn a_network_overridden_by_set_says_so_in_its_name() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "-p", "raft", "-n", "3", "-s", "leader-crash"];
+        args.extend(extra);
+        ok(&bench(&args, d.path()))
+    };
+    let out = run(&["--set", "net.loss=0.05"]);
+    let header = out.lines().next().unwrap();
+    assert!(header.contains("| lan+net.loss=0.05 |"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(run(&["--set", "net.loss=0.050", "--json"]).trim()).unwrap();
+    assert_eq!(v["net"], "lan+net.loss=0.05");
+    let v: serde_json::Value =
+        serde_json::from_str(run(&["--net", "lossy", "--set", "net.loss=0.05", "--json"]).trim())
+            .unwrap();
+    assert_eq!(v["net"], "lossy", "the profile's own loss is no override");
+    let v: serde_json::Value = serde_json::from_str(run(&["--json"]).trim()).unwrap();
+    assert_eq!(v["net"], "lan");
+    // The name is not a profile: the error says how to write it.
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "raft",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--net",
+                "lan+net.loss=0.05",
+            ],
+            d.path(),
+        ),
+        2,
+        &["lan+net.loss=0.05", "--set net.loss=0.05"],
+    );
+
+    let net_column = |dir: &str, file: &str| -> Vec<String> {
+        let text = fs::read_to_string(d.path().join(dir).join(file)).unwrap();
+        let mut lines = text.lines();
+        let col = lines
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "net")
+            .unwrap();
+        lines
+            .map(|l| l.split(',').nth(col).unwrap().to_string())
+            .collect()
+    };
+    let manifest = |dir: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(d.path().join(dir).join("manifest.json")).unwrap())
+            .unwrap()
+    };
+    // Fixed: in the name (and the report re-runs its traces from it).
+    ok(&tiny(
+        d.path(),
+        "fixed",
+        &["--name", "fixed", "--set", "net.latency=constant:2"],
+    ));
+    for file in ["trials.csv", "summary.csv"] {
+        let nets = net_column("fixed", file);
+        assert!(!nets.is_empty());
+        assert!(
+            nets.iter().all(|n| n == "lan+net.latency=constant:2"),
+            "{file}: {nets:?}"
+        );
+    }
+    let m = manifest("fixed");
+    assert_eq!(m["config"]["nets"][0]["name"], "lan");
+    assert_eq!(m["config"]["nets"][0]["net"], "lan+net.latency=constant:2");
+    let report = fs::read_to_string(d.path().join("reports/fixed/REPORT.md")).unwrap();
+    assert!(report.contains("`lan+net.latency=constant:2`"), "{report}");
+    assert!(report.contains("traces/"), "{report}");
+    assert!(
+        !report.contains("failed:") && !report.contains("disagrees"),
+        "{report}"
+    );
+    // Varied: its own column, not the name; and without `--set net.*`, lan stays lan.
+    ok(&tiny(
+        d.path(),
+        "varied",
+        &["--set", "net.loss=0,0.1", "--no-report"],
+    ));
+    ok(&tiny(d.path(), "plain", &["--no-report"]));
+    for dir in ["varied", "plain"] {
+        assert!(net_column(dir, "trials.csv").iter().all(|n| n == "lan"));
+        assert!(manifest(dir)["config"]["nets"][0].get("net").is_none());
+    }
+}
+
+/// `run` of a custom scenario measured from its second fault prints both instants, and its
+/// JSON's times are measured from the second.
+#[test]
+fn run_says_which_fault_is_the_reference() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("c.toml"),
+        r#"
+[[scenario]]
+name = "second-crash"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader" },
+  { at_ms = 2000, action = "crash", node = "leader", reference = true },
+]
+"#,
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "-p",
+        "bully",
+        "-n",
+        "5",
+        "-s",
+        "second-crash",
+        "--config",
+        "c.toml",
+    ];
+    let out = ok(&bench(&args, d.path()));
+    let line = |start: &str| -> f64 {
+        let l = out
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("{out}"));
+        l.split_whitespace()
+            .nth(start.split_whitespace().count())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (first, reference) = (line("fault instant"), line("reference"));
+    assert!((reference - first - 2000.0).abs() < 1e-3, "{out}");
+    assert!(out.contains("faults[1]"), "{out}");
+    // Node 5 crashed first, node 4 took over and is the leader at the reference.
+    assert!(out.contains("leader then      node 4"), "{out}");
+}
+
 #[test]
 fn sweep_writes_the_three_files_to_results_name_by_default() {
     let d = tempfile::tempdir().unwrap();
@@ -1497,7 +1641,8 @@ fn trace_jsonl_streams_exactly_the_buffered_trace() {
     let meta = TraceMeta::from_metrics(
         "raft+pre_vote",
         "flapping-leader",
-        "lan",
+        // The fixed --set net.loss overrides the profile: the network's name says so.
+        "lan+net.loss=0.05",
         3,
         &t.report.metrics,
     );

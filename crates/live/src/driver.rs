@@ -104,9 +104,12 @@ pub struct LiveConfig {
     /// The trial ends early once every fault has fired and the same leader has been agreed
     /// for `settle` since both the start of that agreement and the last fault.
     pub settle: Duration,
-    /// The reference instant of every duration metric, in ms (`None`: the instant the first
-    /// fault fired).
+    /// The reference instant of every duration metric, in ms (`None`: the instant the
+    /// reference fault, else the first fault, fired).
     pub reference_ms: Option<f64>,
+    /// Measure from the instant this fault (an index into `faults`) fires, as in the simulator
+    /// ([`SimConfig::reference_fault`]).
+    pub reference_fault: Option<usize>,
     /// Hold the fault timeline until the cluster agrees on a leader, at most this long (the
     /// simulator's rule: [`SimConfig::fault_wait`]).
     pub fault_wait: Option<Duration>,
@@ -137,6 +140,7 @@ impl LiveConfig {
             horizon: Duration::from_secs(10),
             settle: Duration::from_secs(1),
             reference_ms: None,
+            reference_fault: None,
             fault_wait: None,
             workload: Workload::OFF,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -154,6 +158,7 @@ impl LiveConfig {
         s.horizon = self.horizon;
         s.settle = self.settle;
         s.reference_ms = self.reference_ms;
+        s.reference_fault = self.reference_fault;
         s.fault_wait = self.fault_wait;
         s.workload = self.workload;
         s.trace = self.trace;
@@ -765,6 +770,9 @@ struct Hub<P: Protocol, F> {
     waiting_until: Option<Time>,
     /// An explicit reference instant was configured.
     fixed_reference: bool,
+    /// The reference fault's position in `faults` (sorted), if the reference is a fault other
+    /// than the first: the reference is set when it fires.
+    reference_fault: Option<usize>,
     workload: Workload,
     resource: Resource,
     /// Nodes cut off the shared resource.
@@ -827,13 +835,18 @@ where
             trace: cfg.trace,
             seed: cfg.seed,
         });
-        let mut faults: Vec<(Time, FaultAction)> = cfg
+        let mut faults: Vec<(Time, FaultAction, usize)> = cfg
             .faults
             .iter()
-            .map(|f| (Time((f.at_ms * 1e6).round() as u64), f.action.clone()))
+            .enumerate()
+            .map(|(i, f)| (Time((f.at_ms * 1e6).round() as u64), f.action.clone(), i))
             .collect();
         // Stable: faults at the same instant keep list order.
         faults.sort_by_key(|f| f.0);
+        let reference_fault = cfg
+            .reference_fault
+            .and_then(|r| faults.iter().position(|f| f.2 == r));
+        let faults: Vec<(Time, FaultAction)> = faults.into_iter().map(|f| (f.0, f.1)).collect();
         let waits = cfg.fault_wait.is_some() && !faults.is_empty();
         let reference = if waits && cfg.reference_ms.is_none() {
             Time(u64::MAX) // known when the timeline starts
@@ -871,6 +884,7 @@ where
             timeline_started: !waits,
             waiting_until: None,
             fixed_reference: cfg.reference_ms.is_some(),
+            reference_fault,
             workload: cfg.workload,
             resource: Resource::default(),
             resource_cut: vec![false; n as usize],
@@ -970,8 +984,13 @@ where
                 }
                 if at <= self.now() {
                     let (at, action) = self.faults[self.next_fault].clone();
+                    let measured = self.reference_fault == Some(self.next_fault);
                     self.next_fault += 1;
                     self.advance(at);
+                    if measured && !self.observer.past_reference() {
+                        // The reference fault: the reference instant is now, before it acts.
+                        self.observer.set_reference(self.last);
+                    }
                     self.apply_fault(at, &action);
                     continue;
                 }
@@ -1065,7 +1084,8 @@ where
     fn start_timeline(&mut self, now: Time) {
         self.timeline_started = true;
         self.waiting_until = None;
-        if !self.fixed_reference {
+        // With a reference fault, the reference is set when that fault fires.
+        if !self.fixed_reference && self.reference_fault.is_none() {
             self.observer.set_reference(now);
         }
         let first = self.faults.get(self.next_fault).map_or(now, |f| f.0);

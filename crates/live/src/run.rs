@@ -9,7 +9,9 @@
 //! which are resolved from the live cluster's state when each fault fires.
 //!
 //! The network is the real loopback (`net = loopback`); `--net PROFILE` additionally delays
-//! and drops datagrams as that profile's model does (`net = loopback+PROFILE`).
+//! and drops datagrams as that profile's model does (`net = loopback+PROFILE`, or
+//! `loopback+PROFILE+net.loss=0.05` when `--set net.*` overrides the profile, the simulator's
+//! network name after `loopback+`).
 
 use std::fs;
 use std::net::{IpAddr, Ipv4Addr};
@@ -210,6 +212,7 @@ pub fn live_trial(
         cfg.delay = Some(r.net.latency.clone());
     }
     cfg.faults = cell.scenario.faults(n, r, t_f, &mut rng);
+    cfg.reference_fault = cell.scenario.reference_fault();
     cfg.fault_wait = (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms));
     cfg.workload = r.workload();
     let hooks = Hooks::default();
@@ -269,10 +272,10 @@ pub fn run_live(
     if args.first_seed.checked_add(args.trials).is_none() {
         return Err(election_runner::Error::Usage("first_seed + trials overflows".into()).into());
     }
-    let (profile, net_name, emulate) = match &args.net {
-        Some(p) => (p.as_str(), format!("{LOOPBACK}+{p}"), true),
+    let (profile, emulate) = match &args.net {
+        Some(p) => (p.as_str(), true),
         // Timing parameters come from the cell; the profile's latency is unused.
-        None => ("ideal", LOOPBACK.to_string(), false),
+        None => ("ideal", false),
     };
     let cell = plan_cell(
         &args.protocol,
@@ -282,6 +285,13 @@ pub fn run_live(
         &args.params,
         Vec::new(),
     )?;
+    // The emulated network is named as in simulation (`lan+net.loss=0.05` when `--set`
+    // overrides the profile), after the real one.
+    let net_name = if emulate {
+        format!("{LOOPBACK}+{}", cell.net_name)
+    } else {
+        LOOPBACK.to_string()
+    };
     let mut rows = Vec::new();
     let mut reports = Vec::new();
     let mut health = Health::default();

@@ -107,6 +107,43 @@ fn bully_leader_crash_elects_the_highest_live_id() {
     );
 }
 
+/// Two leader crashes, measured from the second (the simulator's `reference_fault`): node 5
+/// crashes, node 4 takes over, then node 4 crashes; the reference instant is the second crash,
+/// and the leader then is node 4.
+#[test]
+fn a_reference_fault_is_measured_from_live_as_in_simulation() {
+    let mut cfg = live(
+        5,
+        1,
+        vec![
+            Fault::at_ms(FAULT_MS, FaultAction::Crash(Selector::Leader)),
+            Fault::at_ms(FAULT_MS + 1200.0, FaultAction::Crash(Selector::Leader)),
+        ],
+    );
+    cfg.fault_wait = Some(Duration::from_secs(2));
+    cfg.reference_fault = Some(1);
+    let r = run_trial(&cfg, bully(5)).unwrap();
+    let m = &r.metrics;
+    assert_eq!(m.faults_skipped, 0, "{:?}", m.fault_log);
+    let crashes: Vec<(f64, NodeId)> = m
+        .fault_log
+        .iter()
+        .filter_map(|(t, a)| match a {
+            Applied::Crash(id) => Some((t.as_millis_f64(), *id)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        crashes.iter().map(|c| c.1).collect::<Vec<_>>(),
+        [NodeId(5), NodeId(4)]
+    );
+    assert_eq!(m.reference_ms, crashes[1].0);
+    assert!(crashes[1].0 >= crashes[0].0 + 1200.0);
+    assert_eq!(m.leader_at_reference, Some(NodeId(4)));
+    converged_on(&r, NodeId(3));
+    healthy(&r);
+}
+
 /// Chang & Roberts (1979): the largest id circulates the ring and wins. After the leader (node
 /// 5) crashes, the ring is repaired around it and node 4 is elected.
 #[test]

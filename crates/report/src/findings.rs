@@ -143,7 +143,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
                 .take(5)
                 .collect();
             out.push(format!(
-                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}` and a larger `--set work_budget=`; {}).",
+                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{}` and a larger `--set work_budget=`; {}).",
                 r.key.protocol,
                 r.key.nodes,
                 r.key.scenario,
@@ -159,8 +159,9 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
                 r.key.protocol,
                 r.key.nodes,
                 r.key.scenario,
-                r.key.net,
+                election_runner::net::profile_of(&r.key.net),
                 seeds.first().map(String::as_str).unwrap_or("0"),
+                replay_sets(c.results, r, Some("work_budget")),
                 c.row(r)
             ));
         }
@@ -181,18 +182,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
         } else {
             String::new()
         };
-        let sets: String = fixed_params(c.results)
-            .into_iter()
-            .chain(
-                c.results
-                    .param_keys
-                    .iter()
-                    .cloned()
-                    .zip(r.key.params.iter().cloned()),
-            )
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| format!(" --set {k}={v}"))
-            .collect();
+        let sets = replay_sets(c.results, r, None);
         let verdict = if r.measured() == 0 {
             "**no trial measured the scenario**: the cell has no statistics and is not a failover result".to_string()
         } else {
@@ -213,12 +203,34 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             r.key.protocol,
             r.key.nodes,
             r.key.scenario,
-            r.key.net,
+            election_runner::net::profile_of(&r.key.net),
             seeds.first().copied().unwrap_or(0),
             c.row(r)
         ));
     }
     out
+}
+
+/// The `--set` flags that replay a trial of the cell of `r`: the sweep's fixed parameters (its
+/// `net.*` ones included: the `net` column's overrides) and the cell's varied values, except
+/// `skip`.
+fn replay_sets(
+    results: &crate::data::Results,
+    r: &crate::data::SummaryRow,
+    skip: Option<&str>,
+) -> String {
+    fixed_params(results)
+        .into_iter()
+        .chain(
+            results
+                .param_keys
+                .iter()
+                .cloned()
+                .zip(r.key.params.iter().cloned()),
+        )
+        .filter(|(k, v)| !v.is_empty() && Some(k.as_str()) != skip)
+        .map(|(k, v)| format!(" --set {k}={v}"))
+        .collect()
 }
 
 /// The parameters the sweep set to one value (`--set k=v` without a list), from the manifest,

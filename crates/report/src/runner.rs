@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use election_runner::config::NetDef;
-use election_runner::net::NetProfile;
+use election_runner::net::{profile_of, NetProfile};
 use election_runner::scenario::{Scenario, ScenarioDef};
 use election_runner::SweepSpec;
 use serde_json::Value;
@@ -91,7 +91,9 @@ impl RunnerTracer {
         spec.protocols = Some(vec![id.protocol.clone()]);
         spec.nodes = Some(vec![id.nodes]);
         spec.scenarios = Some(vec![id.scenario.clone()]);
-        spec.nets = Some(vec![id.net.clone()]);
+        // The net column names the profile and the fixed `net.*` parameters overriding it,
+        // which the base spec already holds.
+        spec.nets = Some(vec![profile_of(&id.net).to_string()]);
         spec.seeds = Some(1);
         spec.first_seed = Some(id.seed);
         for (k, v) in &id.params {

@@ -13,6 +13,17 @@
 //! and `ring.t_hop_ms` (20 ms) are below the `wan` round trip: on `wan`, raise them (e.g.
 //! `--set bully.t_elec_ms=150 --set ring.t_hop_ms=150`) unless the point is to show what a
 //! too-short timeout does.
+//!
+//! # The network's name
+//!
+//! A cell's network is named, in the `net` column of `trials.csv` and `summary.csv`, in
+//! `run`'s header, in the report and in the manifest, by [`net_name`]: the profile's name,
+//! followed by `+KEY=VALUE` for every `net.*` parameter fixed for the sweep (`--set key=value`,
+//! `[params]`) whose value differs from the profile's own, in key order — `lan`,
+//! `lan+net.loss=0.05`, `wan+net.fifo=false+net.latency=constant:30`. A varied `net.*`
+//! parameter has its own column and is not repeated in the name. `+` never occurs in a
+//! profile's name (custom profiles may not use it) nor in a canonical value, so
+//! [`profile_of`] reads the profile back.
 
 use election_sim::{Latency, NetConfig};
 use serde_json::{json, Value};
@@ -91,6 +102,35 @@ impl NetProfile {
             "fifo": self.net.fifo,
         })
     }
+}
+
+/// The network's name for a profile under the sweep's fixed parameters (see the module docs):
+/// `profile` alone, or followed by `+KEY=VALUE` for each fixed `net.*` parameter (key order)
+/// whose canonical value differs from the profile's own.
+pub fn net_name(profile: &NetProfile, fixed: &crate::params::ParamMap) -> String {
+    let p = &profile.net;
+    let mut name = profile.name.clone();
+    for (key, value) in fixed
+        .range("net."..)
+        .take_while(|(k, _)| k.starts_with("net."))
+    {
+        let own = match *key {
+            "net.latency" => format_latency(&p.latency),
+            "net.loss" => format!("{}", p.loss),
+            "net.duplicate" => format!("{}", p.duplicate),
+            "net.fifo" => p.fifo.to_string(),
+            _ => continue,
+        };
+        if *value != own {
+            name.push_str(&format!("+{key}={value}"));
+        }
+    }
+    name
+}
+
+/// The profile a network name ([`net_name`]) starts from: `lan` for `lan+net.loss=0.05`.
+pub fn profile_of(net: &str) -> &str {
+    net.split_once('+').map_or(net, |(profile, _)| profile)
 }
 
 /// The latency syntax, for error messages.
@@ -192,6 +232,49 @@ mod tests {
         assert!(e.contains("takes 2"), "{e}");
         let e = parse_latency("uniform:3:1").unwrap_err().to_string();
         assert!(e.contains("max_ms"), "{e}");
+    }
+
+    #[test]
+    fn the_name_says_which_parameters_override_the_profile() {
+        use crate::params::{canonical, lookup, ParamMap};
+        let set = |pairs: &[(&str, &str)]| -> ParamMap {
+            pairs
+                .iter()
+                .map(|(k, v)| {
+                    let d = lookup(k).unwrap();
+                    (d.key, canonical(d, v).unwrap())
+                })
+                .collect()
+        };
+        let lan = NetProfile::builtin("lan").unwrap();
+        let lossy = NetProfile::builtin("lossy").unwrap();
+        assert_eq!(net_name(&lan, &ParamMap::new()), "lan");
+        assert_eq!(net_name(&lan, &set(&[("heartbeat_ms", "40")])), "lan");
+        assert_eq!(
+            net_name(&lan, &set(&[("net.loss", "0.050")])),
+            "lan+net.loss=0.05"
+        );
+        // A value equal to the profile's own is no override.
+        assert_eq!(net_name(&lossy, &set(&[("net.loss", "0.05")])), "lossy");
+        assert_eq!(net_name(&lan, &set(&[("net.loss", "-0")])), "lan");
+        assert_eq!(
+            net_name(&lan, &set(&[("net.latency", "lognormal:0.25:0.3")])),
+            "lan"
+        );
+        let all = set(&[
+            ("net.loss", "0.1"),
+            ("net.latency", "constant:2.0"),
+            ("net.fifo", "false"),
+            ("net.duplicate", "0.01"),
+            ("workload.fencing", "off"),
+        ]);
+        let name = net_name(&lan, &all);
+        assert_eq!(
+            name,
+            "lan+net.duplicate=0.01+net.fifo=false+net.latency=constant:2+net.loss=0.1"
+        );
+        assert_eq!(profile_of(&name), "lan");
+        assert_eq!(profile_of("lan"), "lan");
     }
 
     #[test]

@@ -198,7 +198,8 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
             if !(0.0..=1.0).contains(&v) {
                 return usage!("{key} = {raw_t}: expected a probability in [0, 1]");
             }
-            format!("{v}")
+            // `+ 0.0` turns -0 into 0.
+            format!("{}", v + 0.0)
         }
         Kind::Bool => match raw_t {
             "true" => "true".into(),

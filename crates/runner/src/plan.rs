@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::SweepSpec;
 use crate::error::{usage, Error, Result};
-use crate::net::{parse_latency, NetProfile, BUILTIN_NETS};
+use crate::net::{net_name, parse_latency, NetProfile, BUILTIN_NETS};
 use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
 use crate::protocol::{Built, ProtocolSpec};
 use crate::results::{CellKey, TrialRow};
@@ -87,6 +87,9 @@ pub struct Cell {
     pub scenario: Arc<Scenario>,
     /// The network profile.
     pub net: Arc<NetProfile>,
+    /// The network's name, the `net` column: the profile's, plus every fixed `net.*`
+    /// parameter that overrides it (see [`crate::net::net_name`]).
+    pub net_name: String,
     /// The varied parameters' values (the plan's key order).
     pub values: Vec<String>,
     /// Why the cell is not run, if it is not.
@@ -176,6 +179,14 @@ impl SweepSpec {
             if BUILTIN_NETS.contains(&d.name.as_str()) {
                 return usage!("net profile {:?}: a built-in profile has that name", d.name);
             }
+            if d.name.is_empty() || d.name.contains('+') {
+                return usage!(
+                    "net profile {:?}: a profile name must be non-empty and without '+' \
+                     ('+' joins a profile and the net.* parameters that override it in the \
+                     net column)",
+                    d.name
+                );
+            }
             let base_name = d.base.as_deref().unwrap_or("lan");
             let Some(mut p) = NetProfile::builtin(base_name) else {
                 return usage!(
@@ -219,6 +230,11 @@ impl SweepSpec {
                 Some(p) => Ok(Arc::new(p)),
                 None => match net_defs.get(n) {
                     Some(p) => Ok(p.clone()),
+                    None if n.contains('+') => usage!(
+                        "unknown net profile {n:?}: a net column name such as \
+                         \"lan+net.loss=0.05\" is the profile \"lan\" with \
+                         `--set net.loss=0.05`; give the profile here and the parameters apart"
+                    ),
                     None => usage!(
                         "unknown net profile {n:?}; valid: {}",
                         BUILTIN_NETS
@@ -371,7 +387,7 @@ impl SweepPlan {
                                             "{} with {n} nodes, {}, {}{}: invalid {} configuration: {e}",
                                             proto.spec,
                                             scenario.name(),
-                                            net.name,
+                                            net_name(net, &self.fixed),
                                             self.varied
                                                 .iter()
                                                 .zip(combo)
@@ -388,6 +404,7 @@ impl SweepPlan {
                                 nodes: n,
                                 scenario: scenario.clone(),
                                 net: net.clone(),
+                                net_name: net_name(net, &self.fixed),
                                 values: combo.clone(),
                                 skipped,
                                 resolved,
@@ -450,7 +467,15 @@ impl SweepPlan {
             })).collect::<Vec<_>>(),
             "nodes": self.nodes,
             "scenarios": self.scenarios.iter().map(|s| s.to_json()).collect::<Vec<_>>(),
-            "nets": self.nets.iter().map(|n| n.to_json()).collect::<Vec<_>>(),
+            "nets": self.nets.iter().map(|n| {
+                let mut j = n.to_json();
+                // The `net` column's name, when fixed `net.*` parameters override the profile.
+                let name = net_name(n, &self.fixed);
+                if name != n.name {
+                    j["net"] = json!(name);
+                }
+                j
+            }).collect::<Vec<_>>(),
             "seeds": { "first": self.first_seed, "count": self.seeds },
             "timing": timing,
             "params": params,
@@ -473,9 +498,12 @@ pub struct TrialRun {
     /// The drawn fault instant, ms (`None` for a scenario without faults).
     pub drawn_fault_ms: Option<f64>,
     /// The instant the first fault fired, ms: the drawn instant, later if the timeline waited
-    /// for a leader (`None` for a scenario without faults, or if no fault ever fired).
+    /// for a leader (`None` for a scenario without faults, or if no fault ever fired). It is
+    /// the reference instant unless the scenario has a reference fault
+    /// ([`SimConfig::reference_fault`]); the reference is always `report.metrics.reference_ms`.
     pub fault_instant_ms: Option<f64>,
-    /// The agreed leader when the first fault fired.
+    /// The agreed leader at the reference instant (when the first fault, or the reference
+    /// fault, fired).
     pub leader_at_fault: Option<NodeId>,
 }
 
@@ -487,7 +515,7 @@ impl Cell {
             protocol: self.protocol.spec.clone(),
             nodes: self.nodes,
             scenario: self.scenario.name().to_string(),
-            net: self.net.name.clone(),
+            net: self.net_name.clone(),
             params: self.values.clone(),
         }
     }
@@ -499,7 +527,7 @@ impl Cell {
             self.protocol.spec,
             self.nodes,
             self.scenario.name(),
-            self.net.name
+            self.net_name
         );
         for (k, v) in varied.iter().zip(&self.values) {
             s.push_str(&format!(" / {k}={v}"));
@@ -518,6 +546,7 @@ impl Cell {
             settle: Resolved::duration(r.settle_ms),
             trace,
             reference_ms: None,
+            reference_fault: self.scenario.reference_fault(),
             fault_wait: (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms)),
             workload: r.workload(),
             node: r.node.clone(),
@@ -564,7 +593,12 @@ impl Cell {
         Ok(TrialRun {
             row,
             drawn_fault_ms: (n_faults > 0).then_some(t_f),
-            fault_instant_ms: fired.then_some(m.reference_ms),
+            fault_instant_ms: fired
+                .then(|| match cfg.reference_fault {
+                    None => Some(m.reference_ms),
+                    Some(_) => m.fault_log.first().map(|(t, _)| t.as_millis_f64()),
+                })
+                .flatten(),
             leader_at_fault: if fired { m.leader_at_reference } else { None },
             report,
             sim: cfg,
@@ -809,6 +843,107 @@ faults = [
         assert_eq!(run.fault_instant_ms, None);
         let drawn = run.drawn_fault_ms.unwrap();
         assert!((run.report.metrics.reference_ms - (drawn + 2000.0)).abs() < 1e-6);
+    }
+
+    /// Two leader crashes 2 s apart, measured from the second: the reference instant is when
+    /// the second crash fired (shifted with the timeline when it waited for a leader), and the
+    /// leader at the reference is the one the second crash took.
+    #[test]
+    fn a_reference_fault_is_the_instant_measured_from() {
+        use election_sim::Applied;
+        // Waiting for a leader (the default) and not (fault_wait_ms = 0).
+        for (fault_at, protocol, wait) in [
+            (1000, "bully", 10000),
+            (1000, "raft", 10000),
+            (0, "raft", 10000),
+            (1000, "raft", 0),
+        ] {
+            let cell = one_cell(&format!(
+                r#"
+protocols = ["{protocol}"]
+nodes = [5]
+scenarios = ["second-crash"]
+seeds = 1
+[params]
+fault_at_ms = {fault_at}
+fault_wait_ms = {wait}
+[[scenario]]
+name = "second-crash"
+faults = [
+  {{ at_ms = 0, action = "crash", node = "leader" }},
+  {{ at_ms = 2000, action = "crash", node = "leader", reference = true }},
+]
+"#
+            ));
+            assert_eq!(cell.scenario.reference_fault(), Some(1));
+            for seed in 0..4 {
+                let run = cell.run(seed, false).unwrap();
+                let m = &run.report.metrics;
+                let log = applied(&run);
+                let ctx = format!(
+                    "{protocol}, fault_at_ms {fault_at}, wait {wait}, seed {seed}: {log:?}"
+                );
+                assert_eq!(run.row.faults_skipped, 0, "{ctx}");
+                let (Applied::Crash(a), Applied::Crash(b)) = (&log[0].1, &log[1].1) else {
+                    panic!("{ctx}");
+                };
+                assert_ne!(a, b, "{ctx}");
+                assert_eq!(m.reference_ms, log[1].0, "{ctx}");
+                assert!((log[1].0 - log[0].0 - 2000.0).abs() < 1e-6, "{ctx}");
+                assert_eq!(run.fault_instant_ms, Some(log[0].0), "{ctx}");
+                if fault_at == 0 {
+                    assert!(log[0].0 > 0.0, "the timeline waited for a leader: {ctx}");
+                }
+                assert_eq!(m.leader_at_reference, Some(*b), "{ctx}");
+                assert_eq!(run.leader_at_fault, Some(*b), "{ctx}");
+                assert!(run.row.converged, "{ctx}");
+                // Times count from the second crash: the first election is before it.
+                let elect = run.row.elect_ms.unwrap();
+                assert!(elect > 0.0 && elect < 2000.0, "{ctx}");
+                assert!(run.row.leader_changes >= 1, "{ctx}");
+            }
+        }
+        // Without the option, the same faults are measured from the first.
+        let cell = one_cell(
+            r#"
+protocols = ["raft"]
+nodes = [5]
+scenarios = ["two-crashes"]
+seeds = 1
+[[scenario]]
+name = "two-crashes"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader" },
+  { at_ms = 2000, action = "crash", node = "leader" },
+]
+"#,
+        );
+        let run = cell.run(1, false).unwrap();
+        assert_eq!(run.sim.reference_fault, None);
+        assert_eq!(run.report.metrics.reference_ms, applied(&run)[0].0);
+    }
+
+    #[test]
+    fn at_most_one_fault_is_the_reference() {
+        let e = spec(
+            r#"
+[[scenario]]
+name = "twice"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader", reference = true },
+  { at_ms = 10, action = "heal" },
+  { at_ms = 20, action = "crash", node = "leader", reference = true },
+]
+"#,
+        )
+        .plan()
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(e.is_usage(), "{msg}");
+        assert!(
+            msg.contains("scenario \"twice\" faults[2]") && msg.contains("faults[0]"),
+            "{msg}"
+        );
     }
 
     #[test]

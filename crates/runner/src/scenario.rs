@@ -7,7 +7,9 @@
 //! which it has one, waiting at most `fault_wait_ms`; the whole timeline shifts with it. A
 //! trial whose cluster elects no leader within the wait undergoes no fault, and its row says so
 //! (`faults_skipped`). The instant the first fault fires is the reference every metric is
-//! measured from. `cold-start` has no fault; its reference is 0.
+//! measured from, unless a custom scenario marks another of its faults `reference = true`: then
+//! it is the instant that fault fires (shifted with the timeline), so earlier faults can set the
+//! stage. `cold-start` has no fault; its reference is 0.
 //!
 //! Selectors name nodes by their role *when the fault fires* (the leader, the lowest follower,
 //! the k-th lowest follower), resolved by the simulator at that instant, so a Raft leader of any
@@ -297,6 +299,8 @@ pub struct CustomFault {
     pub jitter_ms: f64,
     /// What happens.
     pub action: Action,
+    /// The reference instant is when this fault fires (at most one fault of a scenario).
+    pub reference: bool,
 }
 
 /// A scenario written in a config file.
@@ -417,6 +421,10 @@ pub struct FaultDef {
     pub enabled: Option<bool>,
     /// Clock rate error in parts per million (clock_rate).
     pub ppm: Option<f64>,
+    /// Measure from the instant this fault fires instead of the first fault's (at most one
+    /// fault of a scenario).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reference: bool,
 }
 
 /// The custom fault actions, for error messages.
@@ -433,8 +441,18 @@ impl Custom {
             return usage!("scenario {name:?}: needs at least one fault");
         }
         let mut faults = Vec::new();
+        let mut reference: Option<usize> = None;
         for (i, f) in def.faults.iter().enumerate() {
             let ctx = format!("scenario {name:?} faults[{i}]");
+            if f.reference {
+                if let Some(first) = reference {
+                    return usage!(
+                        "{ctx}: reference = true, but faults[{first}] is already the reference; \
+                         at most one fault of a scenario is the reference instant"
+                    );
+                }
+                reference = Some(i);
+            }
             let need = |field: &Option<String>, fname: &str| -> Result<String> {
                 match field {
                     Some(v) => Ok(v.clone()),
@@ -501,6 +519,7 @@ impl Custom {
                 at_ms: f.at_ms,
                 jitter_ms: f.jitter_ms,
                 action,
+                reference: f.reference,
             });
         }
         Ok(Custom {
@@ -560,6 +579,15 @@ impl Scenario {
         match self {
             Scenario::Builtin(b) => b.about(),
             Scenario::Custom(c) => &c.about,
+        }
+    }
+
+    /// The fault (an index into [`Scenario::faults`]) whose instant is the reference, when it
+    /// is not simply the first fault: a custom fault marked `reference = true`.
+    pub fn reference_fault(&self) -> Option<usize> {
+        match self {
+            Scenario::Builtin(_) => None,
+            Scenario::Custom(c) => c.faults.iter().position(|f| f.reference),
         }
     }
 

@@ -410,10 +410,18 @@ pub struct SimConfig {
     pub settle: Duration,
     /// Record every event in [`TrialReport::trace`](crate::TrialReport::trace).
     pub trace: bool,
-    /// The reference instant for every duration metric, in ms. `None`: the instant the first
-    /// fault fired (its scheduled time, shifted by any wait for a leader), or zero when there
-    /// are no faults (a cold start).
+    /// The reference instant for every duration metric, in ms. `None`: the instant the
+    /// [`reference_fault`](SimConfig::reference_fault) fired, else the instant the first fault
+    /// fired (its scheduled time, shifted by any wait for a leader), or zero when there are no
+    /// faults (a cold start).
     pub reference_ms: Option<f64>,
+    /// Measure from the instant this fault (an index into [`faults`](SimConfig::faults)) fires
+    /// instead of the first one: its scheduled time, shifted with the whole timeline by any wait
+    /// for a leader, so earlier faults can run (a leader crash, say) and a new leader settle
+    /// before the measured one. `None` (the default): the first fault. Not with
+    /// [`reference_ms`](SimConfig::reference_ms). If the timeline gives up waiting for a leader,
+    /// the reference is the instant it gave up, as without this option.
+    pub reference_fault: Option<usize>,
     /// Hold the fault timeline until the cluster has an agreed leader, waiting at most this
     /// long after the first fault's scheduled instant (see the [`fault`](crate::fault) module
     /// docs). `None`: faults fire at their scheduled instants whoever leads.
@@ -441,6 +449,7 @@ impl SimConfig {
             settle: Duration::from_secs(2),
             trace: false,
             reference_ms: None,
+            reference_fault: None,
             fault_wait: None,
             workload: crate::workload::Workload::OFF,
             budget: SimConfig::default_budget(n),
@@ -465,7 +474,11 @@ impl SimConfig {
 
     /// The reference instant in nanoseconds (see [`SimConfig::reference_ms`]).
     pub fn reference(&self) -> election_core::Time {
-        let ms = self.reference_ms.unwrap_or_else(|| {
+        let reference_fault = self
+            .reference_fault
+            .and_then(|i| self.faults.get(i))
+            .map(|f| f.at_ms);
+        let ms = self.reference_ms.or(reference_fault).unwrap_or_else(|| {
             self.faults
                 .iter()
                 .map(|f| f.at_ms)
@@ -523,6 +536,22 @@ impl SimConfig {
                     "reference_ms",
                     r,
                     "must be a finite time >= 0",
+                ));
+            }
+        }
+        if let Some(i) = self.reference_fault {
+            if i >= self.faults.len() {
+                return Err(ConfigError::new(
+                    "reference_fault",
+                    i,
+                    format!("there are {} faults", self.faults.len()),
+                ));
+            }
+            if self.reference_ms.is_some() {
+                return Err(ConfigError::new(
+                    "reference_fault",
+                    i,
+                    "give reference_ms or reference_fault, not both",
                 ));
             }
         }
@@ -771,6 +800,33 @@ mod tests {
                 assert_eq!(ms_to_ns(ms), reference(ms), "{ms:e}");
             }
         }
+    }
+
+    #[test]
+    fn a_reference_fault_must_exist_and_stand_alone() {
+        use crate::{Fault, FaultAction};
+        let mut c = SimConfig::new(3, 0);
+        c.faults = vec![
+            Fault::at_ms(100.0, FaultAction::Heal),
+            Fault::at_ms(300.0, FaultAction::Heal),
+        ];
+        assert_eq!(c.reference(), election_core::Time(100_000_000));
+        c.reference_fault = Some(1);
+        assert!(c.validate().is_ok());
+        assert_eq!(c.reference(), election_core::Time(300_000_000));
+        c.reference_fault = Some(2);
+        let e = c.validate().unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.value.as_str()),
+            ("reference_fault", "2")
+        );
+        c.reference_fault = Some(0);
+        c.reference_ms = Some(50.0);
+        let e = c.validate().unwrap_err();
+        assert!(
+            e.field == "reference_fault" && e.reason.contains("not both"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -474,6 +474,13 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         match event {
             Event::Fault(i) => {
                 self.faults_pending -= 1;
+                if self.cfg.reference_fault == Some(i) && !self.observer.past_reference() {
+                    // The measured fault: the reference instant is now, just before it acts.
+                    self.observer.set_reference(now);
+                    if self.workload.on() {
+                        self.push(now, Event::WorkloadStart);
+                    }
+                }
                 let action = self.cfg.faults[i].action.clone();
                 self.apply_fault(now, &action);
             }
@@ -933,7 +940,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// Start the fault timeline at `now`, shifting every fault by the time waited for a leader.
     fn start_timeline(&mut self, now: Time) {
         self.waiting_for_leader = false;
-        if self.cfg.reference_ms.is_none() {
+        // With a reference fault, the reference is set when that fault fires.
+        if self.cfg.reference_ms.is_none() && self.cfg.reference_fault.is_none() {
             self.observer.set_reference(now);
             if self.workload.on() {
                 self.push(now, Event::WorkloadStart);

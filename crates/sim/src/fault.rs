@@ -11,7 +11,10 @@
 //!    component has an agreed leader, waiting at most that long; every fault shifts by the same
 //!    delay, so the scenario's shape (an outage of `outage_ms`, a pause, a flap period) is kept.
 //!    If no leader is agreed by then, the timeline is abandoned: no fault fires and every one of
-//!    them counts as skipped. Without a wait, faults fire at their scheduled instants.
+//!    them counts as skipped. Without a wait, faults fire at their scheduled instants. The
+//!    reference instant of the metrics is when the first fault fires or, with
+//!    [`SimConfig::reference_fault`](crate::SimConfig::reference_fault), when that fault fires:
+//!    shifted like the rest, so it follows the wait.
 //! 2. **An action that finds no target does nothing and is counted.** [`Resolver::action`]
 //!    resolves every selector of an action at the instant it fires; if any selector finds no
 //!    node (no leader to crash, no crashed node to recover, a partition group whose named member
@@ -53,8 +56,10 @@ pub enum Selector {
     /// The k-th highest live node other than the one [`Selector::Leader`] picks (1 = the
     /// highest follower). Finds no node when there is no leader.
     KthHighestFollower(u32),
-    /// The agreed leader when the trial's first fault fired (the reference instant), whatever
-    /// it is doing now: in `Recover`, only if it is crashed; elsewhere, only if it is live.
+    /// The agreed leader at the reference instant (when the trial's first fault fired, or its
+    /// [reference fault](crate::SimConfig::reference_fault)), whatever it is doing now: in
+    /// `Recover`, only if it is crashed; elsewhere, only if it is live. Before the reference
+    /// instant it finds no node.
     InitialLeader,
     /// Inside a partition group only: every node not named by another group.
     Rest,

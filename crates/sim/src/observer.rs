@@ -9,7 +9,11 @@
 //! # Definitions
 //!
 //! * **Reference instant** (`t0`): the instant the scenario's first fault fired (after any wait
-//!   for a leader, see [`crate::fault`]), or zero for a cold start. Every
+//!   for a leader, see [`crate::fault`]), or zero for a cold start. A scenario may name another
+//!   fault as its reference ([`SimConfig::reference_fault`](crate::SimConfig::reference_fault):
+//!   earlier faults set the stage, e.g. a first crash whose successor is then crashed and
+//!   measured); `t0` is then the instant that fault fired, shifted with the whole timeline by
+//!   any wait for a leader. Every
 //!   duration below is measured from it, and only what happens at or after it counts (except
 //!   `same_epoch_leaders`, which is checked over the whole trial).
 //! * **Live**: not crashed. A paused node is live (it still believes what it believed).
@@ -274,9 +278,11 @@ pub struct Metrics {
     pub total: MsgCounts,
     /// Messages addressed to nonexistent nodes (a protocol bug, counted rather than fatal).
     pub invalid_destinations: u64,
-    /// The reference instant, in ms: when the first fault fired (see the module docs).
+    /// The reference instant, in ms: when the first fault (or the reference fault) fired (see
+    /// the module docs).
     pub reference_ms: f64,
-    /// The agreed leader at the reference instant, just before the first fault took effect.
+    /// The agreed leader at the reference instant, just before the fault fired there took
+    /// effect.
     pub leader_at_reference: Option<NodeId>,
     /// Fault actions that did not apply: their selector found no node, the timeline gave up
     /// waiting for a leader, or the trial ended before they fired.
