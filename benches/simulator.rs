@@ -12,6 +12,8 @@
 //! * `raft-scaling/leader-crash/<n>`: the raft `leader-crash` trial from 5 to 1001 nodes.
 //!   Flat messages per second across sizes means the cost of a trial grows in proportion to
 //!   the messages the protocol sends.
+//! * `node-time/<scenario>/<protocol>/n=<n>/{ideal,server}`: the cost of the node-time model,
+//!   the same trial with ideal nodes and with the default server nodes.
 //!
 //! ```text
 //! cargo bench --bench simulator
@@ -96,7 +98,32 @@ fn raft_scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, engine, trials, raft_scaling);
+/// The cost of the node-time model (issue #14): the same trials with `node.profile = ideal`
+/// (nothing takes time, perfect clocks) and with the default `server` profile (processing time,
+/// fsync, drifting clocks, timer jitter), and the workload on in both.
+fn node_time(c: &mut Criterion) {
+    let mut group = c.benchmark_group("node-time");
+    for (protocol, scenario, n) in [
+        ("raft", "leader-crash", 5),
+        ("bully", "leader-crash", 25),
+        ("raft", "partition-leader-minority", 25),
+    ] {
+        for profile in ["ideal", "server"] {
+            let set = format!("node.profile={profile}");
+            let cell = cell(protocol, n, scenario, &[set.as_str()]);
+            let sent = cell.run(SEED, false).expect("trial runs").row.msgs_total;
+            group.throughput(Throughput::Elements(sent));
+            group.bench_with_input(
+                BenchmarkId::new(format!("{scenario}/{protocol}/n={n}"), profile),
+                &cell,
+                |b, cell| b.iter(|| black_box(cell.run(SEED, false).expect("trial runs"))),
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, engine, trials, raft_scaling, node_time);
 
 fn main() {
     common::register_fonts();

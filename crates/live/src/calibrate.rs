@@ -347,15 +347,23 @@ pub fn calibrate(
     let seeds = args.first_seed..args.first_seed + args.trials;
     let mut all_rows = Vec::new();
     let mut results = Vec::new();
+    // Live nodes keep their stable record in memory: the simulated side gets no disk either,
+    // unless the user says otherwise. Everything else is the default node model.
+    let mut params = args.params.clone();
+    if !params.iter().any(|(k, _)| k == "node.fsync_ms") {
+        params.push(("node.fsync_ms".into(), "constant:0".into()));
+    }
+    let mut node_time = None;
     for spec in &args.protocols {
         let cell = plan_cell(
             spec,
             args.nodes,
             &args.scenario,
             FITTED_NET,
-            &args.params,
+            &params,
             vec![fitted.clone()],
         )?;
+        node_time.get_or_insert_with(|| cell.resolved.node.clone());
         let mut sim_rows = Vec::new();
         for seed in args.first_seed..args.first_seed + args.sim_trials {
             sim_rows.push(cell.run(seed, false)?.row);
@@ -428,7 +436,7 @@ pub fn calibrate(
     let readme = args.out.join("README.md");
     write_file(
         &readme,
-        report_markdown(args, &loopback, &results).as_bytes(),
+        report_markdown(args, &loopback, &results, node_time.as_ref()).as_bytes(),
     )?;
     files.push(readme);
     Ok(CalibrationOutcome {
@@ -511,7 +519,12 @@ fn pct(ratio: f64) -> String {
     format!("{:+.1} %", (ratio - 1.0) * 100.0)
 }
 
-fn report_markdown(args: &CalibrateArgs, l: &Loopback, results: &[ProtocolCalibration]) -> String {
+fn report_markdown(
+    args: &CalibrateArgs,
+    l: &Loopback,
+    results: &[ProtocolCalibration],
+    node: Option<&election_sim::NodeTime>,
+) -> String {
     let mut m = String::new();
     let seeds = |k: u64| format!("{}..{}", args.first_seed, args.first_seed + k - 1);
     let _ = writeln!(m, "# Calibration: simulated vs live failover\n");
@@ -611,6 +624,47 @@ this comparison.\n",
         }
     );
 
+    if let Some(n) = node {
+        let lat = |l: &Option<election_sim::Latency>, k: f64| {
+            l.as_ref().map_or("0".to_string(), |l| {
+                election_runner::net::format_latency(&l.scaled(k))
+            })
+        };
+        let _ = writeln!(m, "## Node time\n");
+        let _ = writeln!(
+            m,
+            "The simulated nodes' model of a server (the `node.*` and `clock.*` parameters, see \
+`crates/runner/README.md`), next to what the live nodes have.\n"
+        );
+        let _ = writeln!(m, "| parameter | simulated | live |\n|---|---|---|");
+        let _ = writeln!(
+            m,
+            "| `node.fsync_ms` | {} | no disk: live nodes keep their stable record in memory |",
+            lat(&n.fsync, 1.0)
+        );
+        let _ = writeln!(
+            m,
+            "| `node.cpu_us` | {} | this machine's CPU |",
+            lat(&n.cpu, 1e3)
+        );
+        let _ = writeln!(
+            m,
+            "| `node.timer_jitter_ms` | U[0, {}] | measured: timers fired {:.2} ms late on average (below) |",
+            n.timer_jitter_ms,
+            {
+                let all: Vec<f64> = results
+                    .iter()
+                    .flat_map(|c| c.timer_lateness_ms.iter().copied())
+                    .collect();
+                election_runner::stats::mean(&all).unwrap_or(0.0)
+            }
+        );
+        let _ = writeln!(
+            m,
+            "| `clock.drift_ppm` | ±{} | one machine clock for every node: no drift between them |\n",
+            n.drift_ppm
+        );
+    }
     let _ = writeln!(m, "## Where the gap comes from\n");
     let _ = writeln!(
         m,
@@ -661,7 +715,7 @@ phase:\n"
         "* **Timer granularity.** Every live timer fired {late_mean:.2} ms after its deadline on \
 average (p95 {late_p95:.2} ms, over {} firings). tokio's timer wheel has a resolution of one \
 millisecond and rounds each deadline up to its next tick, and the runtime's thread must then be \
-woken by the kernel. The simulator fires timers exactly. A failover waits on timers in \
+woken by the kernel. {sim_timers} A failover waits on timers in \
 sequence: the follower's failure detector (whose deadline was itself set by a heartbeat that \
 left late by the same amount), then any wait inside the election — the bully's `t_elec` (its \
 election phase of about 20 ms above), the ring's `t_hop` once for ELECTION and once for ELECTED \
@@ -670,7 +724,15 @@ while they skip the dead leader (about 40 ms), none for Raft. Each timer on the 
 the ring; compare the Δ columns above.",
         all_late.len(),
         2.0 * late_mean,
-        3.0 * late_mean
+        3.0 * late_mean,
+        sim_timers = match node.map_or(0.0, |n| n.timer_jitter_ms) {
+            j if j > 0.0 => format!(
+                "The simulator delays each timer by U[0, {j}] ms (`node.timer_jitter_ms`), \
+{:.2} ms on average.",
+                j / 2.0
+            ),
+            _ => "The simulator fires timers exactly (`node.timer_jitter_ms` = 0).".to_string(),
+        }
     );
     let _ = writeln!(
         m,
