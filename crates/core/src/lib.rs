@@ -419,6 +419,13 @@ pub trait Protocol: Sized {
     /// The failure detector was forced to fire now: act exactly as if the node had just
     /// suspected its leader of having failed. A leader ignores it.
     fn on_suspect(&mut self, io: &mut Io<'_, Self>);
+    /// A client hands the node an entry to replicate (the driver's workload, under majority
+    /// commit: `election_sim::workload`). A protocol with a replicated log appends it when it
+    /// leads (Raft: one entry of its term, persisted before it ships); the others ignore it,
+    /// which is the default.
+    fn on_client_entry(&mut self, io: &mut Io<'_, Self>) {
+        let _ = io;
+    }
     /// The node's current role, believed leader and epoch.
     fn status(&self) -> Status;
 }

@@ -612,6 +612,24 @@ impl Protocol for Raft {
 
     /// A follower acts as if its election timeout fired. A (pre-)candidate is already
     /// electing (its retry timer runs) and a leader suspects no one: both ignore it.
+    /// A client entry: a leader appends it to its log in its term (§5.3), persisted before the
+    /// next AppendEntries ships it; followers adopt it with that AppendEntries, so a node cut off
+    /// meanwhile falls behind by every entry committed without it (§5.4.1 then decides).
+    fn on_client_entry(&mut self, io: &mut Io<'_, Self>) {
+        if self.state != State::Leader {
+            return;
+        }
+        let Some(index) = self.last_log.index.checked_add(1) else {
+            return;
+        };
+        self.last_log = LogPos {
+            term: self.current_term,
+            index,
+        };
+        self.dirty = true;
+        self.flush(io);
+    }
+
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         if self.state == State::Follower {
             self.election_timeout(io);

@@ -256,3 +256,42 @@ faults = [
         run.row
     );
 }
+
+/// Issue #14: under majority commit the workload's writes are client entries of Raft's log, so
+/// a follower cut off while writes commit falls behind, and by the election restriction
+/// (§5.4.1) it cannot win the election its return forces. Without log growth (the resource
+/// commit) its log equals the others' and it usually wins that election.
+#[test]
+fn committed_writes_advance_raft_logs_and_a_stale_rejoiner_cannot_win() {
+    let isolated = |run: &TrialRun| {
+        run.report
+            .metrics
+            .fault_log
+            .iter()
+            .find_map(|(_, a)| match a {
+                Applied::Isolate(id) => Some(id.0),
+                _ => None,
+            })
+            .expect("a follower was isolated")
+    };
+    let majority = cell(
+        "raft",
+        5,
+        "follower-isolation-rejoin",
+        "\"workload.commit\" = \"majority\"",
+    );
+    let resource = cell("raft", 5, "follower-isolation-rejoin", "");
+    let mut rejoiner_won_without_entries = 0;
+    for seed in 0..20 {
+        let run = majority.run(seed, false).unwrap();
+        assert_ne!(run.row.leader, Some(isolated(&run)), "seed {seed}");
+        let run = resource.run(seed, false).unwrap();
+        if run.row.leader == Some(isolated(&run)) {
+            rejoiner_won_without_entries += 1;
+        }
+    }
+    assert!(
+        rejoiner_won_without_entries >= 10,
+        "{rejoiner_won_without_entries}"
+    );
+}

@@ -801,6 +801,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 }
             }
             Commit::Majority => {
+                // The write is a client entry of the writer's replicated log, if it has one.
+                self.input(now, node, |p, io| p.on_client_entry(io));
                 let write = self.pending_writes.len();
                 self.pending_writes.push(PendingWrite {
                     tag,

@@ -29,7 +29,12 @@
 //!   leader (and it is neither crashed nor paused); the write takes effect (is *taken*) when the
 //!   writer has received acknowledgements that make a majority with itself — Raft's commit rule
 //!   without logs. Requests and acknowledgements travel over the cluster's links and are counted
-//!   as workload messages, never as election traffic. Fencing does not apply.
+//!   as workload messages, never as election traffic. Fencing does not apply. Each such write is
+//!   also a client entry of the writer's replicated log
+//!   ([`Protocol::on_client_entry`](election_core::Protocol::on_client_entry): Raft appends it in
+//!   its term), so committed writes
+//!   advance the logs and the election restriction reads them — here the workload is part of the
+//!   election, as in a real replicated state machine.
 //!
 //! # What is measured (by the observer; definitions in [`crate::observer`])
 //!
@@ -44,8 +49,8 @@
 //! sides, which is why `token` is the default.
 //!
 //! The workload's randomness (latency and loss of its messages) comes from a stream of its own,
-//! so switching it on or off changes none of the protocol's draws: every election metric of a
-//! trial is the same with and without it.
+//! so with the default resource commit switching it on or off changes none of the protocol's
+//! draws: every election metric of a trial is the same with and without it.
 //!
 //! The live driver (`election-live`) applies the same rules with the same [`Resource`] and the
 //! same observer; its hub plays the resource, without a network hop, and supports
