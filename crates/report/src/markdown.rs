@@ -91,7 +91,7 @@ const METRICS: [(&str, &str); 25] = [
     ("agreed leader", "A node L in the largest connected component (live nodes whose links are up in both directions; ties go to the component holding the highest id) whose role is leader, such that every node of that component, L included, names L as its leader."),
     ("`converged`", "Whether the trial ends inside an interval, lasting to its end, with one and the same agreed leader. For a majority protocol whose majority is gone, not converging is the right answer."),
     ("`detect_ms`", "t0 to the first moment any node leaves the follower role."),
-    ("`elect_ms` (failover time)", "t0 to the start of the final agreed-leader interval (zero if it began before t0); empty when not converged."),
+    ("`elect_ms` (final agreement)", "t0 to the start of the final agreed-leader interval (zero if it began before t0); empty when not converged. In crash scenarios it is the failover time; in partition, recovery and rejoin scenarios it includes the outage — read `failover_ms` there."),
     ("`unavailable_ms`", "Total time from t0 to the end of the trial with no agreed leader."),
     ("`split_brain`, `split_brain_ms`, `max_leaders`", "Whether, and for how long in total, two or more acting leaders (live nodes in the leader role that are not paused) existed at the same instant after t0; the most at once."),
     ("`paused_leader_ms`", "Total time after t0 during which a paused node still believed it led (apart from `split_brain_ms`: a frozen node cannot act on its belief until it resumes)."),
@@ -484,7 +484,7 @@ fn at_a_glance(s: &mut String, ctx: &Ctx) {
             .collect();
         rows.push(format!(
             "| `{sc}` | {} | {} | {} | {} |",
-            best(Stat::ElectP50),
+            best(Stat::FailoverP50),
             best(Stat::MsgsMean),
             if no_split.is_empty() {
                 "none".to_string()
@@ -501,7 +501,7 @@ fn at_a_glance(s: &mut String, ctx: &Ctx) {
     }
     let _ = writeln!(
         s,
-        "### At a glance, n = {}\n\nThe best protocol per scenario on each measure (lowest value, as written in `summary.csv`).\n\n| scenario | fastest median failover (`elect_ms_p50`, ms) | fewest election messages (`msgs_election_mean`) | never split-brained | least unavailable (`unavailable_ms_mean`, ms) |\n|---|---|---|---|---|",
+        "### At a glance, n = {}\n\nThe best protocol per scenario on each measure (lowest value, as written in `summary.csv`).\n\n| scenario | fastest median failover (`failover_ms_p50`, ms) | fewest election messages (`msgs_election_mean`) | never split-brained | least unavailable (`unavailable_ms_mean`, ms) |\n|---|---|---|---|---|",
         ctx.focus
     );
     for r in rows {
