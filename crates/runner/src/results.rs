@@ -647,10 +647,13 @@ pub const ROW_RULES: &[RowRule] = &[
     },
     RowRule {
         column: "max_leaders",
-        requires: "at most nodes leaders, and at least 1 when converged or leader_changes > 0",
+        requires: "at most nodes leaders, and at least 1 when converged or leader_changes > 0 \
+                   (unless a paused leader was the only one: paused_leader_ms > 0)",
         holds: |r| {
             r.max_leaders <= r.nodes
-                && (r.max_leaders >= 1 || (!r.converged && r.leader_changes == 0))
+                && (r.max_leaders >= 1
+                    || r.paused_leader_ms > 0.0
+                    || (!r.converged && r.leader_changes == 0))
         },
     },
     RowRule {

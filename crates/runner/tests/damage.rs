@@ -295,3 +295,34 @@ fn committed_writes_advance_raft_logs_and_a_stale_rejoiner_cannot_win() {
         "{rejoiner_won_without_entries}"
     );
 }
+
+/// The workload's own events are not the protocol's work: with a tight work budget, a trial
+/// runs out of it at the same point with the workload on or off.
+#[test]
+fn the_workload_does_not_spend_the_work_budget() {
+    // 500 stops the trial during the partition; 50000 lets it finish.
+    for budget in ["500", "50000"] {
+        let on = cell(
+            "raft",
+            5,
+            "partition-leader-minority",
+            &format!("work_budget = {budget}"),
+        );
+        let off = cell(
+            "raft",
+            5,
+            "partition-leader-minority",
+            &format!("work_budget = {budget}\n\"workload.interval_ms\" = 0"),
+        );
+        for seed in 0..3 {
+            let a = on.run(seed, false).unwrap().row;
+            let b = off.run(seed, false).unwrap().row;
+            assert_eq!(
+                (a.budget_exceeded, a.end_ms),
+                (b.budget_exceeded, b.end_ms),
+                "budget {budget} seed {seed}"
+            );
+            assert_eq!(a.budget_exceeded, budget == "500");
+        }
+    }
+}

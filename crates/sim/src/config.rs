@@ -324,6 +324,10 @@ impl Default for NetConfig {
 ///   timer granularity). Timers are monotonic: a later clock jump (`ClockJump`) moves what `now`
 ///   reads, not timers already armed; a rate change (`ClockRate`) applies to timers armed after it.
 ///
+/// One simplification: an input's actions are decided when it starts, so the messages of an
+/// input still in progress (processing or fsync) when its node crashes leave anyway, at most one
+/// processing time plus one fsync after the crash.
+///
 /// [`NodeTime::IDEAL`] (the default of a bare `SimConfig`) is instantaneous processing and
 /// storage and perfect clocks: every event at the instant it is due.
 #[derive(Clone, Debug, PartialEq)]

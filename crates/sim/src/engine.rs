@@ -62,6 +62,11 @@ enum Event<P: Protocol> {
     },
     /// The node finished its current input: it takes the next one from its queue.
     NodeFree(NodeId),
+    /// A driver-made input (a forced suspicion, a client entry), queued like a message.
+    Input {
+        node: NodeId,
+        input: Input,
+    },
     /// The workload starts (at the reference instant): every leader begins writing.
     WorkloadStart,
     /// A leader's next write is due.
@@ -81,6 +86,15 @@ enum Event<P: Protocol> {
         write: usize,
         from: NodeId,
     },
+}
+
+/// Inputs the driver makes (not messages or timers).
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    /// A scenario forces the node's failure detector.
+    Suspect,
+    /// The workload hands the node a client entry (majority commit).
+    ClientEntry,
 }
 
 /// A write waiting for a majority of acknowledgements.
@@ -155,7 +169,7 @@ struct Node<P: Protocol> {
     /// Bumped whenever the node's writing stops (it leaves the leader role, or crashes).
     write_gen: u64,
     /// A write fell due while the node was paused: it leaves first when the node resumes.
-    write_due: bool,
+    write_due: Option<WriteTag>,
 }
 
 /// One trial of protocol `P` over the simulated network.
@@ -242,7 +256,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 clock_rate: 1.0,
                 detection: true,
                 write_gen: 0,
-                write_due: false,
+                write_due: None,
             })
             .collect();
         // With a wait for a leader and no explicit reference, the reference instant is known
@@ -398,7 +412,18 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             let Entry { at, seq, event } = self.queue.pop().expect("peeked");
             self.observer.advance(at);
             self.events += 1;
-            self.work += 1;
+            // The workload's own events are not the protocol's work: turning it on must not
+            // change which trials run out of budget.
+            if !matches!(
+                event,
+                Event::WorkloadStart
+                    | Event::Write { .. }
+                    | Event::WriteArrive(_)
+                    | Event::AckRequest { .. }
+                    | Event::Ack { .. }
+            ) {
+                self.work += 1;
+            }
             let event = match event {
                 Event::Timer { node, timer, .. } => match self.timer_due(at, seq, node, timer) {
                     Some(generation) => Event::Timer {
@@ -521,9 +546,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.observer.on_fault(Applied::Resume(node));
                 // A write that fell due during the pause leaves before the backlog is handled.
                 let n = &mut self.nodes[node.index()];
-                if std::mem::take(&mut n.write_due) {
+                if let Some(tag) = n.write_due.take() {
                     let generation = n.write_gen;
-                    self.write(now, node, generation);
+                    self.write(now, node, generation, Some(tag));
                 }
                 // The backlog, in arrival order (late timers, stale messages).
                 self.drain_inbox(now, node);
@@ -538,7 +563,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     let id = NodeId::from_index(i);
                     if self.leads(id) {
                         let generation = self.nodes[i].write_gen;
-                        self.write(now, id, generation);
+                        self.write(now, id, generation, None);
                     }
                 }
             }
@@ -547,11 +572,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 if st.proto.is_none() || st.write_gen != generation {
                     return;
                 }
-                if st.paused {
-                    st.write_due = true;
-                    return;
-                }
-                self.write(now, node, generation);
+                self.write(now, node, generation, None);
             }
             Event::WriteArrive(tag) => {
                 if self.resource_cut.get(tag.writer.index()) == Some(&true) {
@@ -595,6 +616,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     Event::Boot(id) => *id,
                     Event::Deliver { to, .. } => *to,
                     Event::Timer { node, .. } => *node,
+                    Event::Input { node, .. } => *node,
                     _ => unreachable!(),
                 };
                 let st = &mut self.nodes[node.index()];
@@ -709,6 +731,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 });
                 self.input(now, node, |p, io| p.on_timer(io, timer));
             }
+            Event::Input { node, input } => match input {
+                Input::Suspect => self.input(now, node, |p, io| p.on_suspect(io)),
+                Input::ClientEntry => self.input(now, node, |p, io| p.on_client_entry(io)),
+            },
             _ => unreachable!("handled in dispatch"),
         }
     }
@@ -756,7 +782,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             if was != is {
                 let n = &mut self.nodes[id.index()];
                 n.write_gen += 1;
-                n.write_due = false;
+                n.write_due = None;
                 if is {
                     // A new leader starts writing at once.
                     let generation = n.write_gen;
@@ -779,17 +805,20 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             && self.observer.status(id).map(|s| s.role) == Some(Role::Leader)
     }
 
-    /// `node` (leading, live, not paused) sends a write now and schedules its next one.
-    fn write(&mut self, now: Time, node: NodeId, generation: u64) {
+    /// `node` (leading, live) sends a write now — `due`, the write that fell due during a
+    /// pause, or a new one — and schedules its next. A paused node keeps the write that falls
+    /// due, with the tag it has then, for its wake-up (the live driver does the same).
+    fn write(&mut self, now: Time, node: NodeId, generation: u64, due: Option<WriteTag>) {
         let interval = self.workload.interval.unwrap_or_default();
         if !self.leads(node) {
             return;
         }
         if self.nodes[node.index()].paused {
-            self.nodes[node.index()].write_due = true;
+            let tag = self.observer.write_tag(node);
+            self.nodes[node.index()].write_due.get_or_insert(tag);
             return;
         }
-        let tag = self.observer.write_tag(node);
+        let tag = due.unwrap_or_else(|| self.observer.write_tag(node));
         match self.workload.commit {
             Commit::Resource => {
                 self.observer.on_workload_msg();
@@ -801,8 +830,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 }
             }
             Commit::Majority => {
-                // The write is a client entry of the writer's replicated log, if it has one.
-                self.input(now, node, |p, io| p.on_client_entry(io));
+                // The write is a client entry of the writer's replicated log, if it has one: an
+                // input like any other, queued behind whatever the node is busy with.
+                self.dispatch(
+                    now,
+                    Event::Input {
+                        node,
+                        input: Input::ClientEntry,
+                    },
+                );
                 let write = self.pending_writes.len();
                 self.pending_writes.push(PendingWrite {
                     tag,
@@ -990,7 +1026,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 st.inbox.clear();
                 st.busy_until = now;
                 st.write_gen += 1;
-                st.write_due = false;
+                st.write_due = None;
+                st.free_queued = false;
                 for slot in &mut st.timers {
                     slot.generation += 1;
                     slot.armed = None;
@@ -1072,7 +1109,13 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 if self.nodes[id.index()].paused {
                     return; // a paused node's detector cannot run either
                 }
-                self.input(now, id, |p, io| p.on_suspect(io));
+                self.dispatch(
+                    now,
+                    Event::Input {
+                        node: id,
+                        input: Input::Suspect,
+                    },
+                );
                 return;
             }
             Applied::Detection { ref nodes, enabled } => {

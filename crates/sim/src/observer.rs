@@ -56,7 +56,8 @@
 //! * `minority_leader_ms`: total time from `t0` during which some live node *outside* the largest
 //!   component is in the leader role — a stranded leader that still believes it leads (a Raft
 //!   leader cut off on the minority side without CheckQuorum, a bully coordinator on the small
-//!   side). It is part of `split_brain_ms` whenever the largest component also has a leader; it
+//!   side), paused or not. It is part of `split_brain_ms` whenever the largest component also has
+//!   a leader and the stranded one is not paused; it
 //!   is reported separately so the believed and the effective leadership can both be read.
 //! * `same_epoch_leaders`: how many times a node took (or kept, under a new epoch) the leader role
 //!   while another live leader claimed the same epoch — a safety violation for protocols with terms.
@@ -796,7 +797,7 @@ impl Observer {
     }
 
     fn update_agreed(&mut self) {
-        self.leaders_outside = if self.leaders_live == 0 {
+        self.leaders_outside = if self.leaders_live + self.leaders_paused == 0 {
             0
         } else {
             (0..self.n)
@@ -869,7 +870,8 @@ impl Observer {
             return;
         }
         self.paused[i] = paused;
-        if matches!(self.status[i], Some(s) if s.role == Role::Leader) {
+        let leads = matches!(self.status[i], Some(s) if s.role == Role::Leader);
+        if leads {
             if paused {
                 self.leaders_live -= 1;
                 self.leaders_paused += 1;
@@ -880,6 +882,9 @@ impl Observer {
                     self.max_leaders = self.max_leaders.max(self.leaders_live);
                 }
             }
+        }
+        if leads {
+            self.update_agreed();
         }
     }
 

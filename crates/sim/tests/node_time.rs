@@ -154,3 +154,28 @@ fn node_time_is_validated() {
     cfg.node.fsync = Some(Latency::Constant { ms: f64::NAN });
     assert!(Sim::new(cfg, |id| Toy::new(id, 3)).is_err());
 }
+
+/// A forced suspicion is an input like any other: a node busy with its boot (5 ms of
+/// processing) suspects only once it is free.
+#[test]
+fn a_forced_suspicion_waits_for_a_busy_node() {
+    let mut cfg = traced(3);
+    cfg.node.cpu = Some(Latency::Constant { ms: 5.0 });
+    cfg.faults = vec![Fault::at_ms(
+        2.0,
+        FaultAction::Suspect(Selector::Id(NodeId(1))),
+    )];
+    let r = Sim::new(cfg, |id| Toy::new(id, 3)).unwrap().run();
+    let candidate_at = r
+        .trace
+        .iter()
+        .find_map(|e| match &e.what {
+            TraceKind::Status {
+                node,
+                status: Some(s),
+            } if node.0 == 1 && s.role == Role::Candidate => Some(ms(e.at)),
+            _ => None,
+        })
+        .expect("node 1 suspects");
+    assert_eq!(candidate_at, 5.0);
+}
