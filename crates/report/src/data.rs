@@ -764,23 +764,25 @@ impl Cells<'_> {
             _ => Err(self.err(col, "expected a finite number or an empty cell")),
         }
     }
-    fn opt_u64(&self, col: &str) -> Result<Option<u64>, ReportError> {
+    /// A whole number or an empty cell; `what` names the expected value in the error.
+    fn opt_int<T: std::str::FromStr>(
+        &self,
+        col: &str,
+        what: &str,
+    ) -> Result<Option<T>, ReportError> {
         let s = self.text(col);
         if s.is_empty() {
             return Ok(None);
         }
         s.parse()
             .map(Some)
-            .map_err(|_| self.err(col, "expected a whole number or an empty cell"))
+            .map_err(|_| self.err(col, &format!("expected {what} or an empty cell")))
+    }
+    fn opt_u64(&self, col: &str) -> Result<Option<u64>, ReportError> {
+        self.opt_int(col, "a whole number")
     }
     fn opt_u32(&self, col: &str) -> Result<Option<u32>, ReportError> {
-        let s = self.text(col);
-        if s.is_empty() {
-            return Ok(None);
-        }
-        s.parse()
-            .map(Some)
-            .map_err(|_| self.err(col, "expected a node id or an empty cell"))
+        self.opt_int(col, "a node id")
     }
     fn bool(&self, col: &str) -> Result<bool, ReportError> {
         match self.text(col) {
