@@ -297,15 +297,12 @@ impl Resolver<'_> {
         }
     }
 
-    /// The group index of every node (by `id - 1`) and the groups as resolved, or `None` when
-    /// a selector other than `Rest` finds no node (the partition would not be the one
-    /// described). Explicit ids are placed whether or not the node is up; a node picked by two
+    /// The groups as resolved (each node in exactly one; [`group_of`] indexes them by node), or
+    /// `None` when a selector other than `Rest` finds no node (the partition would not be the
+    /// one described). Explicit ids are placed whether or not the node is up; a node picked by two
     /// selectors stays in the first group; nodes no selector picked (crashed ones, say) join the
     /// `rest` group, or the first group when there is none.
-    pub fn partition(
-        &mut self,
-        groups: &[Vec<Selector>],
-    ) -> Option<(Vec<usize>, Vec<Vec<NodeId>>)> {
+    pub fn partition(&mut self, groups: &[Vec<Selector>]) -> Option<Vec<Vec<NodeId>>> {
         let n = self.up.len();
         let mut group_of = vec![usize::MAX; n];
         let mut rest = None;
@@ -332,7 +329,7 @@ impl Resolver<'_> {
             }
             resolved[*g].push(NodeId::from_index(i));
         }
-        Some((group_of, resolved))
+        Some(resolved)
     }
 
     /// `action`, firing at `now`, with every selector resolved to node ids: what the driver must
@@ -356,7 +353,7 @@ impl Resolver<'_> {
                 None => skipped("pause", &node),
             },
             FaultAction::Partition(ref groups) => match self.partition(groups) {
-                Some((_, resolved)) => Applied::Partition(resolved),
+                Some(resolved) => Applied::Partition(resolved),
                 None => skipped("partition", groups),
             },
             FaultAction::CutLink { from, to } => match (self.set(from), self.set(to)) {

@@ -899,7 +899,6 @@ impl Observer {
             writer,
             token: self.status[writer.index()].and_then(|s| s.epoch),
             entry: self.node_entry[writer.index()],
-            sent: self.now,
         }
     }
 

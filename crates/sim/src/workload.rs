@@ -136,8 +136,6 @@ pub struct WriteTag {
     /// The number of the writer's latest entry into the leader role when it left (entries are
     /// numbered across the cluster, in order).
     pub entry: u64,
-    /// When it left.
-    pub sent: Time,
 }
 
 /// The shared resource's fencing state.
