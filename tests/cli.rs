@@ -898,7 +898,9 @@ fn sweep_renders_the_report_and_report_rerenders_it_from_the_results() {
     assert!(out.contains("report: reports/tiny/REPORT.md"), "{out}");
     let report = d.path().join("reports/tiny");
     let md = fs::read_to_string(report.join("REPORT.md")).unwrap();
-    assert!(md.contains("## 2. Findings"), "{md}");
+    assert!(md.contains("## 1. Decision matrix"), "{md}");
+    assert!(md.contains("## 3. Findings"), "{md}");
+    assert!(report.join("APPENDIX.md").is_file() && report.join("index.html").is_file());
     for chart in ["messages_vs_nodes", "failover_vs_nodes", "split_brain"] {
         for ext in ["svg", "png"] {
             let f = report.join(format!("charts/{chart}.{ext}"));

@@ -205,6 +205,10 @@ impl SummaryRow {
     pub fn budget_exceeded(&self) -> u64 {
         self.get(Stat::BudgetExceeded).unwrap_or(0.0) as u64
     }
+    /// The statistic for prose ([`fmt_sig`]), or `–` if the cell is empty.
+    pub fn prose(&self, s: Stat) -> String {
+        self.get(s).map(fmt_sig).unwrap_or_else(|| "–".to_string())
+    }
     /// True if the cell ran and measured something (not skipped, at least one measured trial).
     pub fn ran(&self) -> bool {
         self.skipped.is_empty() && self.measured() > 0
@@ -222,6 +226,89 @@ pub fn fmt_count(v: f64) -> String {
         let digits = (-v.log10().floor()) as usize + 1;
         format!("{v:.digits$}").trim_end_matches('0').to_string()
     }
+}
+
+/// A number for prose: whole from 100 up, then three significant digits, trailing zeros
+/// trimmed (157.415 → 157, 17.928 → 17.9, 1.547 → 1.55, 0.0349 → 0.0349). The summary
+/// file keeps three decimals for machines; a reader needs no more digits than a 200-seed cell
+/// supports.
+pub fn fmt_sig(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let a = v.abs();
+    let decimals = if a >= 100.0 || a == 0.0 {
+        0
+    } else {
+        (2 - a.log10().floor() as i32).max(0) as usize
+    };
+    let s = format!("{v:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s
+    }
+}
+
+/// `v` rounded to what an interval of half-width `half` supports: to the power of ten at or
+/// below `half` (157.415 with ±3.2 → 157; 1.5474 with ±0.3 → 1.5), and never to more digits
+/// than [`fmt_sig`]'s three significant ones. Exact values (`half` = 0) and intervals wider
+/// than the value get [`fmt_sig`].
+pub fn fmt_ci(v: f64, half: f64) -> String {
+    if half.is_nan() || half <= 0.0 || !half.is_finite() || half >= v.abs() {
+        return fmt_sig(v);
+    }
+    let exp = half.log10().floor() as i32;
+    if exp >= 0 {
+        let unit = 10f64.powi(exp);
+        fmt_sig_whole((v / unit).round() * unit)
+    } else {
+        let d = (-exp) as usize;
+        let s = format!("{v:.d$}");
+        // Never more digits than fmt_sig would print.
+        if s.len() > fmt_sig(v).len() {
+            fmt_sig(v)
+        } else {
+            s
+        }
+    }
+}
+
+fn fmt_sig_whole(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+/// The distribution-free 95% interval of the `q`-quantile of a sorted sample (binomial order
+/// statistics, normal approximation): `(lo, hi)` values of the sample.
+pub fn quantile_ci(sorted: &[f64], q: f64) -> Option<(f64, f64)> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let nf = n as f64;
+    let half = 1.96 * (nf * q * (1.0 - q)).sqrt();
+    let lo = ((nf * q - half).floor().max(0.0) as usize).min(n - 1);
+    let hi = ((nf * q + half).ceil() as usize).min(n - 1);
+    Some((sorted[lo], sorted[hi]))
+}
+
+/// The mean of a sample and the half-width of its 95% normal interval (0 for one value).
+pub fn mean_ci(v: &[f64]) -> Option<(f64, f64)> {
+    if v.is_empty() {
+        return None;
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    if v.len() < 2 {
+        return Some((mean, 0.0));
+    }
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    Some((mean, 1.96 * (var / n).sqrt()))
 }
 
 /// Formats a number the way the runner writes it: three decimals, trailing zeros trimmed.
@@ -304,6 +391,36 @@ pub struct Results {
 }
 
 impl Results {
+    /// What scenario `name`'s faults do: as the manifest records it, or, for results written
+    /// before it did, as the runner's catalog says for a built-in.
+    pub fn scenario_kind(&self, name: &str) -> Option<election_runner::scenario::ScenarioKind> {
+        use election_runner::scenario::ScenarioKind;
+        let recorded = self.manifest.config["scenarios"]
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["name"] == name))
+            .and_then(|s| s.get("kind"))
+            .map(|k| ScenarioKind {
+                takes_leader: k["takes_leader"] == true,
+                cuts_links: k["cuts_links"] == true,
+                brings_back: k["brings_back"] == true,
+            });
+        recorded.or_else(|| {
+            let sc = election_runner::scenario::Scenario::builtin(name)?;
+            let lan = election_runner::net::NetProfile::builtin("lan")?;
+            let r = election_runner::params::Resolved::resolve(&lan, &Default::default()).ok()?;
+            Some(sc.kind(&r))
+        })
+    }
+
+    /// The trials of a cell that every statistic is computed over: every fault applied and
+    /// the work budget held.
+    pub fn measured_trials_of(&self, key: &CellKey) -> Vec<&TrialRow> {
+        self.trials_of(key)
+            .into_iter()
+            .filter(|t| t.faults_skipped == 0 && !t.budget_exceeded)
+            .collect()
+    }
+
     /// Read and check `dir/{manifest.json,summary.csv,trials.csv}`.
     pub fn load(dir: &Path) -> Result<Results, ReportError> {
         if !dir.is_dir() {
@@ -921,6 +1038,43 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_numbers_have_three_significant_digits() {
+        assert_eq!(fmt_sig(157.415), "157");
+        assert_eq!(fmt_sig(5502.525), "5503");
+        assert_eq!(fmt_sig(17.928), "17.9");
+        assert_eq!(fmt_sig(1.547), "1.55");
+        assert_eq!(fmt_sig(0.0349), "0.0349");
+        assert_eq!(fmt_sig(0.26150696497717923), "0.262");
+        assert_eq!(fmt_sig(2.0), "2");
+        assert_eq!(fmt_sig(0.0), "0");
+    }
+
+    #[test]
+    fn numbers_are_rounded_to_their_interval() {
+        assert_eq!(fmt_ci(157.415, 3.2), "157");
+        // Never more than three significant digits, even when the interval allows them.
+        assert_eq!(fmt_ci(157.415, 0.4), "157");
+        // Fewer when the interval is wide.
+        assert_eq!(fmt_ci(1.5474, 0.3), "1.5");
+        assert_eq!(fmt_ci(2499.3, 48.0), "2500");
+        assert_eq!(fmt_ci(99.0, 0.0), "99");
+        // An interval wider than the value: three significant digits at most.
+        assert_eq!(fmt_ci(0.04, 0.05), "0.04");
+    }
+
+    #[test]
+    fn order_statistic_interval_of_the_median() {
+        let v: Vec<f64> = (0..100).map(f64::from).collect();
+        let (lo, hi) = quantile_ci(&v, 0.5).unwrap();
+        // n q ± 1.96 sqrt(n q (1 - q)) = 50 ± 9.8.
+        assert_eq!((lo, hi), (40.0, 60.0));
+        assert_eq!(quantile_ci(&[], 0.5), None);
+        let (m, h) = mean_ci(&[1.0, 3.0]).unwrap();
+        assert_eq!(m, 2.0);
+        assert!((h - 1.96 * (2.0f64 / 2.0).sqrt()).abs() < 1e-12);
+    }
 
     #[test]
     fn fmt_num_trims() {

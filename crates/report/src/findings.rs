@@ -4,7 +4,7 @@
 //! number in it is read from `summary.csv` (or computed from it: ratios, slopes), so the prose
 //! changes when the results change. Each claim links the table row or chart that supports it.
 
-use crate::data::{fmt_count as count, fmt_num, CellKey, Results, Stat, SummaryRow};
+use crate::data::{fmt_count as count, fmt_sig as fmt_num, CellKey, Results, Stat, SummaryRow};
 use crate::figures::{
     failover_scenarios, leader_change_scenarios, nearest_size, series_for, ChartInfo,
 };
@@ -391,9 +391,12 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
     )]
 }
 
-/// The findings, as markdown bullets.
-pub(crate) fn findings(c: &Ctx) -> Vec<String> {
-    let mut out = damage(c);
+/// The findings, as markdown bullets, most severe first — anomalies (lost liveness, safety
+/// violations), then damage and split brain, then failover time, then cost and churn, then
+/// clean bills — and the long per-protocol lists that belong in the appendix.
+pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
+    let mut out: Vec<(u8, String)> = damage(c).into_iter().map(|d| (2, d)).collect();
+    let mut appendix: Vec<String> = Vec::new();
     let failover = failover_scenarios(c.results, c.opts);
 
     // Message cost at the largest size: most vs least.
@@ -409,18 +412,18 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         let hi = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         let lo = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         if lo.2 > 0.0 && hi.2 > lo.2 {
-            out.push(format!(
+            out.push((4, format!(
                 "At n = {} in `{sc}`, `{}` sent {} the election messages of `{}` per failover (mean {} vs {}; {}, {}; {}).",
                 c.n_max,
                 hi.0,
                 ratio(hi.2, lo.2),
                 lo.0,
-                hi.1.raw(Stat::MsgsMean),
-                lo.1.raw(Stat::MsgsMean),
+                hi.1.prose(Stat::MsgsMean),
+                lo.1.prose(Stat::MsgsMean),
                 c.row(hi.1),
                 c.row(lo.1),
                 c.chart(1)
-            ));
+            )));
         }
     }
 
@@ -442,13 +445,13 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
             }
         }
         if !parts.is_empty() {
-            out.push(format!(
+            out.push((4, format!(
                 "How election messages grow with n in `{sc}`, as the least-squares slope of log messages on log n over n = {}…{} (1 is O(n), 2 is O(n²); {}):{}",
                 sizes.first().unwrap_or(&0),
                 c.n_max,
                 c.chart(1),
                 items(&parts)
-            ));
+            )));
         }
     }
 
@@ -474,8 +477,8 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
                 sensitive.push(format!(
                     "`{label}` {} ({} vs {} messages; {})",
                     ratio(vb, va),
-                    rb.raw(Stat::MsgsMean),
-                    ra.raw(Stat::MsgsMean),
+                    rb.prose(Stat::MsgsMean),
+                    ra.prose(Stat::MsgsMean),
                     c.row(rb)
                 ));
             } else {
@@ -495,13 +498,13 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
                     names(&flat)
                 )]));
             }
-            out.push(s);
+            out.push((4, s));
         } else if !flat.is_empty() {
-            out.push(format!(
+            out.push((4, format!(
                 "Which node detects the crash barely matters here: at n = {}, `{b}` costs within 25% of `{a}` for every protocol ({}).",
                 c.n_max,
                 c.chart(1)
-            ));
+            )));
         }
     }
 
@@ -515,21 +518,21 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         if with.len() >= 2 {
             let fast = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
             let slow = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
-            out.push(format!(
+            out.push((3, format!(
                 "At n = {} in `{sc}`, the fastest median failover is `{}`'s {} ms (p95 {} ms; {}) and the slowest `{}`'s {} ms (p95 {} ms; {}), {} apart ({}, {}).",
                 c.focus,
                 fast.0,
-                fast.1.raw(Stat::ElectP50),
-                fast.1.raw(Stat::ElectP95),
+                fast.1.prose(Stat::ElectP50),
+                fast.1.prose(Stat::ElectP95),
                 c.row(fast.1),
                 slow.0,
-                slow.1.raw(Stat::ElectP50),
-                slow.1.raw(Stat::ElectP95),
+                slow.1.prose(Stat::ElectP50),
+                slow.1.prose(Stat::ElectP95),
                 c.row(slow.1),
                 ratio(slow.2, fast.2),
                 c.chart(2),
                 c.chart(3)
-            ));
+            )));
         }
     }
 
@@ -589,20 +592,20 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
             (true, true) => String::new(),
         };
         if !sentence.is_empty() {
-            out.push(sentence);
+            out.push((2, sentence));
         }
         // Stranded leaders.
         let stranded: Vec<String> = cells
             .iter()
             .filter(|(_, r)| r.get(Stat::MinorityMsMean).is_some_and(|v| v > 0.0))
-            .map(|(l, r)| format!("`{l}` {} ms ({})", r.raw(Stat::MinorityMsMean), c.row(r)))
+            .map(|(l, r)| format!("`{l}` {} ms ({})", r.prose(Stat::MinorityMsMean), c.row(r)))
             .collect();
         if !stranded.is_empty() {
-            out.push(format!(
+            out.push((2, format!(
                 "A leader stranded outside the majority side kept believing it led (mean `minority_leader_ms` in `{sbs}` at n = {}):{}",
                 c.focus,
                 items(&stranded)
-            ));
+            )));
         }
     }
 
@@ -623,7 +626,7 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         }
     }
     if !per_protocol.is_empty() {
-        out.push(format!(
+        appendix.push(format!(
             "Scenarios with any split brain at n = {}, by protocol (share of trials, mean overlap, and the damage done; {}):{}",
             c.focus,
             c.chart(4),
@@ -641,12 +644,12 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         }
     }
     if !stuck.is_empty() {
-        out.push(format!(
+        out.push((1, format!(
             "Not every trial ended with an agreed leader at n = {} (share that converged). A majority protocol cut off from its majority should refuse to elect; anywhere else this is lost liveness; either way it counts as unavailability ({}):{}",
             c.focus,
             c.chart(5),
             items(&stuck)
-        ));
+        )));
     }
 
     // Safety: same-epoch leaders.
@@ -657,7 +660,7 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         .filter(|r| r.ran() && r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0))
         .collect();
     if violations.is_empty() {
-        out.push("No trial of any protocol ever had two live leaders claiming the same epoch or term (`same_epoch_leaders_max` is 0 in every cell).".to_string());
+        out.push((5, "No trial of any protocol ever had two live leaders claiming the same epoch or term (`same_epoch_leaders_max` is 0 in every cell).".to_string()));
     } else {
         let mut protos: Vec<String> = Vec::new();
         for r in &violations {
@@ -665,12 +668,41 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
                 protos.push(r.key.protocol.clone());
             }
         }
-        out.push(format!(
-            "Two live leaders claimed the same epoch or term (a safety violation for protocols with terms) in {} cells, for {}; for example {}.",
+        let r = violations[0];
+        let seeds: Vec<u64> = c
+            .results
+            .trials_of(&r.key)
+            .into_iter()
+            .filter(|t| t.same_epoch_leaders > 0)
+            .map(|t| t.seed)
+            .collect();
+        let shown: Vec<String> = seeds.iter().take(5).map(u64::to_string).collect();
+        let more = if seeds.len() > shown.len() {
+            format!(" and {} more", seeds.len() - shown.len())
+        } else {
+            String::new()
+        };
+        let trace = crate::safety_trial(c.results)
+            .map(|t| format!("; trace: [{0}](traces/{0})", crate::trace_file_name(t)))
+            .unwrap_or_default();
+        out.push((0, format!(
+            "**Safety violation**: two live leaders claimed the same epoch or term in {} cells, for {}. First: `{}` at n = {} in `{}`, in {} of {} trials (seeds {}{more}; replay: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{} --out trace.svg`{trace}; {}).",
             violations.len(),
             names(&protos),
-            c.row(violations[0])
-        ));
+            r.key.protocol,
+            r.key.nodes,
+            r.key.scenario,
+            seeds.len(),
+            r.trials(),
+            shown.join(", "),
+            r.key.protocol,
+            r.key.nodes,
+            r.key.scenario,
+            election_runner::net::profile_of(&r.key.net),
+            seeds.first().copied().unwrap_or(0),
+            replay_sets(c.results, r, None),
+            c.row(r)
+        )));
     }
 
     // Leader changes.
@@ -686,20 +718,22 @@ pub(crate) fn findings(c: &Ctx) -> Vec<String> {
         let most = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         let least = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         if most.2 > least.2 {
-            out.push(format!(
+            out.push((4, format!(
                 "In `{sc}` at n = {}, leadership moved most often under `{}` (mean leader changes per trial {}; {}) and least under `{}` ({}; {}) ({}).",
                 c.focus,
                 most.0,
-                most.1.raw(Stat::LeaderChangesMean),
+                most.1.prose(Stat::LeaderChangesMean),
                 c.row(most.1),
                 least.0,
-                least.1.raw(Stat::LeaderChangesMean),
+                least.1.prose(Stat::LeaderChangesMean),
                 c.row(least.1),
                 c.chart(6)
-            ));
+            )));
         }
     }
-    out
+    // A stable sort keeps the order within a severity.
+    out.sort_by_key(|(sev, _)| *sev);
+    (out.into_iter().map(|(_, s)| s).collect(), appendix)
 }
 
 /// The protocol-choice guide, as markdown bullets: which protocol under which constraint.
@@ -848,8 +882,8 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
             out.push(format!(
                 "**Crash-stop failures on a reliable network, and failover time is what matters**: `{l}` has the lowest 95th-percentile failover at n = {} in `{sc}`: p95 {} ms, median {} ms ({}; {}, {}).",
                 c.focus,
-                r.raw(Stat::ElectP95),
-                r.raw(Stat::ElectP50),
+                r.prose(Stat::ElectP95),
+                r.prose(Stat::ElectP50),
                 c.row(r),
                 c.chart(2),
                 c.chart(3)
@@ -871,7 +905,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                 "**Large clusters, or election traffic is expensive**: `{}` sends the fewest election messages at n = {} in `{sc}` ({} per failover; {})",
                 best.0,
                 c.n_max,
-                best.1.raw(Stat::MsgsMean),
+                best.1.prose(Stat::MsgsMean),
                 c.row(best.1)
             );
             if worst.2 > best.2 && best.2 > 0.0 {
@@ -879,7 +913,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                     ", {} fewer than `{}` ({})",
                     ratio(worst.2, best.2),
                     worst.0,
-                    worst.1.raw(Stat::MsgsMean)
+                    worst.1.prose(Stat::MsgsMean)
                 ));
             }
             s.push_str(&format!(" ({}).", c.chart(1)));
@@ -936,7 +970,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         let mut s = format!(
             "**Availability through a partition matters more than a single leader**: `{l}` is unavailable least in `{sbs}` at n = {} ({} ms on average; {})",
             c.focus,
-            r.raw(Stat::UnavailableMean),
+            r.prose(Stat::UnavailableMean),
             c.row(r)
         );
         match r.get(Stat::SplitRate) {

@@ -35,7 +35,9 @@ pub mod data;
 mod error;
 mod figures;
 mod findings;
+mod html;
 mod markdown;
+mod matrix;
 pub mod palette;
 mod runner;
 pub mod trace;
@@ -208,7 +210,19 @@ pub fn render_report(
     };
     let md = markdown::write_report(&results, opts, &charts, &docs, &note);
     let report = out_dir.join("REPORT.md");
-    fs::write(&report, md).map_err(|e| ReportError::io(&report, e))?;
+    fs::write(&report, &md.report).map_err(|e| ReportError::io(&report, e))?;
+    let appendix = out_dir.join("APPENDIX.md");
+    fs::write(&appendix, &md.appendix).map_err(|e| ReportError::io(&appendix, e))?;
+    files.push(appendix);
+    let page = html::write_page(
+        &format!("Leader-election design review: {}", results.manifest.name),
+        &md.report,
+        &md.appendix,
+        out_dir,
+    )?;
+    let index = out_dir.join("index.html");
+    fs::write(&index, page).map_err(|e| ReportError::io(&index, e))?;
+    files.push(index);
     Ok(ReportOutput {
         report,
         charts,
@@ -232,6 +246,28 @@ fn remove_generated(dir: &Path) -> Result<(), ReportError> {
         }
     }
     Ok(())
+}
+
+/// The file name of a trial's trace under `traces/`.
+pub(crate) fn trace_file_name(t: &TrialRow) -> String {
+    format!(
+        "{}-{}-n{}-seed{}.svg",
+        file_slug(&t.key.scenario),
+        file_slug(&t.key.protocol),
+        t.key.nodes,
+        t.seed
+    )
+}
+
+/// The trial the report traces as the example of a safety violation (two live leaders with
+/// the same epoch): the first such trial of the first cell (in the sweep's order) that has
+/// one, among the sizes small enough to trace.
+pub(crate) fn safety_trial(results: &Results) -> Option<&TrialRow> {
+    let max = ReportOptions::default().max_trace_nodes;
+    results
+        .trials
+        .iter()
+        .find(|t| t.same_epoch_leaders > 0 && t.key.nodes <= max)
 }
 
 fn trial_id(results: &Results, t: &TrialRow) -> TrialId {
@@ -417,6 +453,22 @@ fn traces(
             }
         }
     }
+    if let Some(t) = safety_trial(results) {
+        wanted.push((
+            format!(
+                "Safety violation: `{}`, `{}`, n = {}",
+                t.key.protocol, t.key.scenario, t.key.nodes
+            ),
+            format!(
+                "Seed {}: the first trial of the sweep (at most {} nodes) in which a node took the leader role while another live leader claimed the same epoch or term ({} time{} in this trial).",
+                t.seed,
+                opts.max_trace_nodes,
+                t.same_epoch_leaders,
+                if t.same_epoch_leaders == 1 { "" } else { "s" }
+            ),
+            t,
+        ));
+    }
     let mut docs = Vec::new();
     for (heading, caption, t) in wanted {
         let id = trial_id(results, t);
@@ -447,13 +499,7 @@ fn traces(
             &traced.metrics,
         );
         let svg = render_trace(&traced.events, t.key.nodes, &meta, TraceFormat::Svg)?;
-        let name = format!(
-            "{}-{}-n{}-seed{}.svg",
-            file_slug(&t.key.scenario),
-            file_slug(&t.key.protocol),
-            t.key.nodes,
-            t.seed
-        );
+        let name = trace_file_name(t);
         let path = dir.join(&name);
         fs::write(&path, svg).map_err(|e| ReportError::io(&path, e))?;
         files.push(path);

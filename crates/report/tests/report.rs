@@ -21,6 +21,10 @@ fn report_text(dir: &Path) -> String {
     fs::read_to_string(dir.join("REPORT.md")).unwrap()
 }
 
+fn appendix_text(dir: &Path) -> String {
+    fs::read_to_string(dir.join("APPENDIX.md")).unwrap()
+}
+
 #[test]
 fn every_chart_is_written_and_embedded() {
     let base = common::scratch("charts");
@@ -34,8 +38,12 @@ fn every_chart_is_written_and_embedded() {
             let p = out.join(f);
             let len = fs::metadata(&p).unwrap().len();
             assert!(len > 2000, "{} is only {len} bytes", p.display());
-            assert!(md.contains(f.as_str()), "REPORT.md does not embed {f}");
         }
+        assert!(
+            md.contains(c.svg.as_str()),
+            "REPORT.md does not embed {}",
+            c.svg
+        );
         let png = fs::read(out.join(c.png.as_ref().unwrap())).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         let svg = fs::read_to_string(out.join(&c.svg)).unwrap();
@@ -66,7 +74,7 @@ fn report_numbers_equal_the_summary_csv() {
     let results = common::write_results(&base.join("results"), &common::trials());
     let out = base.join("report");
     render_report(&results, &out, &text_only(), None).unwrap();
-    let md = report_text(&out);
+    let md = appendix_text(&out);
     let summary = fs::read_to_string(results.join("summary.csv")).unwrap();
     let mut lines = summary.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -134,7 +142,8 @@ fn report_numbers_equal_the_summary_csv() {
 }
 
 fn findings(md: &str) -> String {
-    let a = md.find("## 2. Findings").unwrap();
+    // The guide (section 2) and the findings (section 3).
+    let a = md.find("## 2. Protocol-choice guide").unwrap();
     let b = md.find("## 4. Charts").unwrap();
     md[a..b].to_string()
 }
@@ -191,9 +200,18 @@ fn findings_are_computed_from_the_data() {
         after.contains("In `partition-leader-minority` at n = 5, every protocol had split brain"),
         "{after}"
     );
+    // The anomaly comes first among the findings, with its seed and the replay command.
+    let first = after[after.find("## 3. Findings").unwrap()..]
+        .lines()
+        .find(|l| l.starts_with("- "))
+        .unwrap();
     assert!(
-        after.contains("Two live leaders claimed the same epoch or term"),
-        "{after}"
+        first.starts_with("- **Safety violation**: two live leaders claimed the same epoch or term in 1 cells, for `raft`."),
+        "{first}"
+    );
+    assert!(
+        first.contains("(seeds 2; replay: `election-bench trace --protocol raft --nodes 5 --scenario leader-crash"),
+        "{first}"
     );
     assert!(
         after.contains("no protocol of this sweep avoided split brain"),
@@ -343,7 +361,7 @@ fn a_varied_parameter_gives_one_series_per_value() {
     common::vary(&results, "raft.timeout_ms", &["150-300", "300-600"]);
     let out = base.join("report");
     render_report(&results, &out, &text_only(), None).unwrap();
-    let md = report_text(&out);
+    let md = appendix_text(&out);
     for p in common::PROTOCOLS {
         for v in ["150-300", "300-600"] {
             for n in common::SIZES {

@@ -433,7 +433,7 @@ impl SweepPlan {
             varied.insert(k.to_string(), json!(v));
         }
         let base = Resolved::resolve(&self.nets[0], &self.fixed).ok();
-        let timing = base.map(|r| {
+        let timing = base.as_ref().map(|r| {
             json!({
                 "heartbeat_ms": r.heartbeat_ms,
                 "detect_timeout_ms": r.detect_timeout_ms,
@@ -466,7 +466,13 @@ impl SweepPlan {
                 "options": p.options,
             })).collect::<Vec<_>>(),
             "nodes": self.nodes,
-            "scenarios": self.scenarios.iter().map(|s| s.to_json()).collect::<Vec<_>>(),
+            "scenarios": self.scenarios.iter().map(|s| {
+                let mut j = s.to_json();
+                if let Some(r) = &base {
+                    j["kind"] = s.kind(r).to_json();
+                }
+                j
+            }).collect::<Vec<_>>(),
             "nets": self.nets.iter().map(|n| {
                 let mut j = n.to_json();
                 // The `net` column's name, when fixed `net.*` parameters override the profile.

@@ -671,12 +671,62 @@ impl Scenario {
         }
     }
 
+    /// What the scenario's faults do, read off its fault timeline at 5 nodes (at its minimum
+    /// size if larger) under `r`: so a custom scenario and every built-in are classified by
+    /// the same rule. The report uses it to call a failover a failover and an outage an outage.
+    pub fn kind(&self, r: &Resolved) -> ScenarioKind {
+        let n = (5..=64)
+            .find(|&n| self.skip_reason(n).is_none())
+            .unwrap_or(5);
+        let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(0);
+        let mut k = ScenarioKind::default();
+        for f in self.faults(n, r, 0.0, &mut rng) {
+            match f.action {
+                FaultAction::Crash(s) | FaultAction::Pause { node: s, .. } => {
+                    if matches!(s, Selector::Leader | Selector::InitialLeader) {
+                        k.takes_leader = true;
+                    }
+                }
+                FaultAction::Partition(_)
+                | FaultAction::CutLink { .. }
+                | FaultAction::Isolate(_) => k.cuts_links = true,
+                FaultAction::Recover(_) => k.brings_back = true,
+                _ => {}
+            }
+        }
+        k
+    }
+
     /// The scenario as the manifest records it.
     pub fn to_json(&self) -> Value {
         match self {
             Scenario::Builtin(b) => json!({ "name": b.name(), "about": b.about() }),
             Scenario::Custom(c) => json!({ "name": c.name, "about": c.about, "custom": c.source }),
         }
+    }
+}
+
+/// What a scenario's faults do ([`Scenario::kind`]), as the manifest records it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScenarioKind {
+    /// A fault crashes or pauses the node that leads when it fires: the scenario has a
+    /// failover, and `failover_ms` is the time to replace the leader.
+    pub takes_leader: bool,
+    /// A fault cuts links (a partition, a one-way cut, an isolation): the scenario has an
+    /// outage, and a leader may be stranded on the wrong side of it.
+    pub cuts_links: bool,
+    /// A fault brings a crashed node back: the scenario measures churn on return.
+    pub brings_back: bool,
+}
+
+impl ScenarioKind {
+    /// As the manifest records it.
+    pub fn to_json(self) -> Value {
+        json!({
+            "takes_leader": self.takes_leader,
+            "cuts_links": self.cuts_links,
+            "brings_back": self.brings_back,
+        })
     }
 }
 
