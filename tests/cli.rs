@@ -1117,6 +1117,13 @@ fn faults_that_did_not_apply_are_counted_said_and_flagged() {
     let md = fs::read_to_string(d.path().join("reports/skips/REPORT.md")).unwrap();
     assert!(md.contains("**Faults that did not apply**"), "{md}");
     assert!(md.contains("no trial measured the scenario"), "{md}");
+    // A trace of the first such trial, linked from the finding and drawn in the report.
+    let trace = "traces/leader-crash-raft-n5-seed0.svg";
+    assert!(
+        md.contains(&format!("trace: [leader-crash-raft-n5-seed0.svg]({trace})")),
+        "{md}"
+    );
+    assert!(d.path().join("reports/skips").join(trace).is_file());
     assert!(
         md.contains("election-bench run --protocol raft --nodes 5 --scenario leader-crash --net lan --seed 0 --set fault_at_ms=0"),
         "{md}"

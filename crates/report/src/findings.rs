@@ -143,7 +143,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
                 .take(5)
                 .collect();
             out.push(format!(
-                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{}` and a larger `--set work_budget=`; {}).",
+                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{}` and a larger `--set work_budget=`; its event log up to the stop: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{} --format jsonl --out trace.jsonl`; {}).",
                 r.key.protocol,
                 r.key.nodes,
                 r.key.scenario,
@@ -162,6 +162,12 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
                 election_runner::net::profile_of(&r.key.net),
                 seeds.first().map(String::as_str).unwrap_or("0"),
                 replay_sets(c.results, r, Some("work_budget")),
+                r.key.protocol,
+                r.key.nodes,
+                r.key.scenario,
+                election_runner::net::profile_of(&r.key.net),
+                seeds.first().map(String::as_str).unwrap_or("0"),
+                replay_sets(c.results, r, None),
                 c.row(r)
             ));
         }
@@ -183,6 +189,10 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             String::new()
         };
         let sets = replay_sets(c.results, r, None);
+        let trace = crate::skipped_fault_trial(c.results)
+            .filter(|t| t.key == r.key)
+            .map(|t| format!("; trace: [{0}](traces/{0})", crate::trace_file_name(t)))
+            .unwrap_or_default();
         let verdict = if r.measured() == 0 {
             "**no trial measured the scenario**: the cell has no statistics and is not a failover result".to_string()
         } else {
@@ -192,7 +202,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             )
         };
         out.push(format!(
-            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no agreed leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {}{more}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`; {}).",
+            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no agreed leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {}{more}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`{trace}; {}).",
             r.key.protocol,
             r.key.nodes,
             r.key.scenario,

@@ -270,6 +270,17 @@ pub(crate) fn safety_trial(results: &Results) -> Option<&TrialRow> {
         .find(|t| t.same_epoch_leaders > 0 && t.key.nodes <= max)
 }
 
+/// The trial the report traces for a cell whose faults did not all apply: the first such
+/// trial of the sweep, among the sizes small enough to trace (one trace shows what "no target"
+/// looked like; the finding of every such cell lists its own seeds and replay command).
+pub(crate) fn skipped_fault_trial(results: &Results) -> Option<&TrialRow> {
+    let max = ReportOptions::default().max_trace_nodes;
+    results
+        .trials
+        .iter()
+        .find(|t| t.faults_skipped > 0 && !t.budget_exceeded && t.key.nodes <= max)
+}
+
 fn trial_id(results: &Results, t: &TrialRow) -> TrialId {
     TrialId {
         protocol: t.key.protocol.clone(),
@@ -465,6 +476,22 @@ fn traces(
                 opts.max_trace_nodes,
                 t.same_epoch_leaders,
                 if t.same_epoch_leaders == 1 { "" } else { "s" }
+            ),
+            t,
+        ));
+    }
+    if let Some(t) = skipped_fault_trial(results) {
+        wanted.push((
+            format!(
+                "Faults that did not apply: `{}`, `{}`, n = {}",
+                t.key.protocol, t.key.scenario, t.key.nodes
+            ),
+            format!(
+                "Seed {}: the first trial of the sweep (at most {} nodes) in which {} fault action{} found no target.",
+                t.seed,
+                opts.max_trace_nodes,
+                t.faults_skipped,
+                if t.faults_skipped == 1 { "" } else { "s" }
             ),
             t,
         ));
