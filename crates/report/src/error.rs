@@ -101,6 +101,41 @@ pub enum ReportError {
         /// The drawing backend's message.
         reason: String,
     },
+    /// Two results directories have no cell in common (`compare`).
+    #[error("no cell was run in both {} and {}{}: {} has {a_has}; {} has {b_has}", .a.display(), .b.display(), if *.not_run > 0 { format!(" ({} cells are in both but were skipped or measured nothing on a side)", .not_run) } else { String::new() }, .a.display(), .b.display())]
+    NoCommonCells {
+        /// Side A.
+        a: PathBuf,
+        /// Side B.
+        b: PathBuf,
+        /// What A contains (protocols, sizes, scenarios, nets).
+        a_has: String,
+        /// What B contains.
+        b_has: String,
+        /// Cells in both but not run on some side.
+        not_run: usize,
+    },
+    /// Two results directories cannot be compared (`compare`).
+    #[error("cannot compare {} with {}: {reason}", .a.display(), .b.display())]
+    Mismatch {
+        /// Side A.
+        a: PathBuf,
+        /// Side B.
+        b: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The output directory holds something that would be overwritten.
+    #[error("output directory {} {reason}; pass --force to overwrite it, or --out another directory", .path.display())]
+    OutputExists {
+        /// The directory.
+        path: PathBuf,
+        /// What it holds.
+        reason: String,
+    },
+    /// An option is out of its range.
+    #[error("{0}")]
+    Usage(String),
     /// A trace could not be produced or rendered.
     #[error("trace: {0}")]
     Trace(String),

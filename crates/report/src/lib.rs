@@ -31,6 +31,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod charts;
+pub mod compare;
 pub mod data;
 mod error;
 mod figures;
@@ -46,6 +47,7 @@ use std::path::{Path, PathBuf};
 
 use election_sim::{Metrics, TraceEvent};
 
+pub use compare::{compare, write_comparison, CompareOptions, Comparison};
 pub use data::Results;
 pub use error::ReportError;
 pub use figures::ChartInfo;
