@@ -603,7 +603,11 @@ fn compare(a: CompareArgs) -> Result<(), CliError> {
     });
     let o = election_report::write_comparison(&cmp, &out, a.force)?;
     print!("{}", cmp.text(a.rows));
-    println!("comparison: {} ({} files)", o.report.display(), o.files.len());
+    println!(
+        "comparison: {} ({} files)",
+        o.report.display(),
+        o.files.len()
+    );
     Ok(())
 }
 

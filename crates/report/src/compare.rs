@@ -338,7 +338,11 @@ fn cell_label(param_keys: &[String], k: &CellKey) -> String {
 }
 
 /// Loads both directories and compares every common cell. See the module docs.
-pub fn compare(a_dir: &Path, b_dir: &Path, opts: &CompareOptions) -> Result<Comparison, ReportError> {
+pub fn compare(
+    a_dir: &Path,
+    b_dir: &Path,
+    opts: &CompareOptions,
+) -> Result<Comparison, ReportError> {
     for d in [a_dir, b_dir] {
         if !d.is_dir() {
             return Err(ReportError::Usage(format!(
@@ -454,7 +458,10 @@ pub fn compare_results(
             let label = cell_label(keys, key);
             let seed = opts.seed ^ palette::fnv1a(&format!("{label}\n{}", metric.name()));
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let (va, vb) = (point(&xa, metric.statistic()), point(&xb, metric.statistic()));
+            let (va, vb) = (
+                point(&xa, metric.statistic()),
+                point(&xb, metric.statistic()),
+            );
             let (lo, hi) = bootstrap(&xa, &xb, metric.statistic(), opts, &mut rng);
             let d = vb - va;
             let big_enough = if va == 0.0 {
@@ -596,7 +603,10 @@ impl Comparison {
             self.changes.len(),
             sig,
             if self.untested > 0 {
-                format!(" ({} not tested: fewer than {MIN_SAMPLES} values)", self.untested)
+                format!(
+                    " ({} not tested: fewer than {MIN_SAMPLES} values)",
+                    self.untested
+                )
             } else {
                 String::new()
             }
@@ -790,7 +800,15 @@ impl Comparison {
         header.extend(self.param_keys.iter().cloned());
         header.extend(
             [
-                "metric", "n_a", "n_b", "a", "b", "diff", "ci_lo", "ci_hi", "relative",
+                "metric",
+                "n_a",
+                "n_b",
+                "a",
+                "b",
+                "diff",
+                "ci_lo",
+                "ci_hi",
+                "relative",
                 "significant",
             ]
             .iter()
@@ -814,7 +832,9 @@ impl Comparison {
                 num(c.diff()),
                 num(c.lo),
                 num(c.hi),
-                c.relative().map(election_runner::results::fmt_rate).unwrap_or_default(),
+                c.relative()
+                    .map(election_runner::results::fmt_rate)
+                    .unwrap_or_default(),
                 c.significant.to_string(),
             ]);
             w.write_record(&r)?;
@@ -909,8 +929,7 @@ pub fn write_comparison(
     })?;
     fs::write(&csv_path, bytes).map_err(|e| ReportError::io(&csv_path, e))?;
     files.push(csv_path);
-    fs::write(&existing, cmp.markdown(Some(&shown)))
-        .map_err(|e| ReportError::io(&existing, e))?;
+    fs::write(&existing, cmp.markdown(Some(&shown))).map_err(|e| ReportError::io(&existing, e))?;
     files.push(existing.clone());
     Ok(CompareOutput {
         report: existing,
@@ -972,7 +991,9 @@ impl ChangeChart {
             subtitle.push_str(&format!("; the {CHART_ROWS} largest shown"));
         }
         if from_zero > 0 {
-            subtitle.push_str(&format!("; {from_zero} changes from 0 are in the table only"));
+            subtitle.push_str(&format!(
+                "; {from_zero} changes from 0 are in the table only"
+            ));
         }
         ChangeChart {
             title: format!(
