@@ -154,6 +154,8 @@ const COMPARE_ABOUT: &str = "What changed between two results directories (A bef
 
 A cell is (protocol, nodes, scenario, net, varied parameters); both directories must vary the same parameters. Per common cell, over the measured trials of trials.csv: failover_ms_p50 (not in cold-start), elect_ms_p50 (cold-start only), msgs_election_mean, unavailable_ms_mean, split_brain_rate, converged_rate and writes_stale_mean (with a workload); medians for durations, means for counts and rates. Each difference B - A gets a seeded two-sample percentile bootstrap interval; it is significant when the interval excludes 0 and |B - A| is at least --min-change percent of A. The same two directories always give byte-identical output.
 
+--ignore COLUMN matches cells without a column that names the change itself (net for lan against lan+net.loss=0.05, protocol for raft against raft+pre_vote).
+
 Prints the significant changes, largest relative change first, and writes COMPARE.md (every comparison), compare.csv and charts/changes.svg/.png into --out. No common cells, a missing directory or another schema: exit 2.";
 
 #[derive(Args, Debug)]
@@ -186,6 +188,11 @@ struct CompareArgs {
     /// Significant changes printed (all are in COMPARE.md).
     #[arg(long, default_value_t = 40)]
     rows: usize,
+    /// Match cells without this column (protocol, nodes, scenario, net or a varied parameter),
+    /// the one that names the change: e.g. `--ignore net` for lan against
+    /// lan+net.loss=0.05, `--ignore protocol` for raft against raft+pre_vote.
+    #[arg(long, value_delimiter = ',', value_name = "COLUMN")]
+    ignore: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -591,6 +598,7 @@ fn compare(a: CompareArgs) -> Result<(), CliError> {
         min_change: a.min_change / 100.0,
         seed: a.seed,
         png: true,
+        ignore: a.ignore.clone(),
     };
     let cmp = election_report::compare(&a.a, &a.b, &opts)?;
     let out = a.out.clone().unwrap_or_else(|| {

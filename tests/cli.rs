@@ -1902,3 +1902,72 @@ fn compare_refuses_directories_it_cannot_match() {
         &["level = 1.5"],
     );
 }
+
+#[test]
+fn compare_ignores_the_column_that_names_the_change_when_asked() {
+    let d = tempfile::tempdir().unwrap();
+    let one = |spec: &str, out: &str| {
+        ok(&bench(
+            &[
+                "sweep",
+                "--protocols",
+                spec,
+                "--nodes",
+                "3",
+                "--scenarios",
+                "leader-crash",
+                "--seeds",
+                "30",
+                "--out",
+                out,
+                "--no-report",
+                "--quiet",
+            ],
+            d.path(),
+        ))
+    };
+    one("raft", "plain");
+    one("raft+timeout_ms=300-600", "slow");
+    // The spec names the change, so no cell matches; the message says what would.
+    fails(
+        &bench(&["compare", "plain", "slow"], d.path()),
+        2,
+        &["no cell was run in both", "--ignore protocol"],
+    );
+    let out = ok(&bench(
+        &[
+            "compare", "plain", "slow", "--ignore", "protocol", "--out", "c",
+        ],
+        d.path(),
+    ));
+    assert!(
+        out.contains("raft n=3 leader-crash lan [B: protocol=raft+timeout_ms=300-600]"),
+        "{out}"
+    );
+    let rows = compare_rows(&d.path().join("c/compare.csv"));
+    let f = rows
+        .iter()
+        .find(|r| r["metric"] == "failover_ms_p50")
+        .unwrap();
+    assert_eq!(f["protocol_b"], "raft+timeout_ms=300-600");
+    assert_eq!(f["significant"], "true", "{f:?}");
+    assert!(f["ci_lo"].parse::<f64>().unwrap() > 0.0, "{f:?}");
+    // A column that varies within a side cannot be ignored; an unknown one is named.
+    one("bully,raft", "two");
+    fails(
+        &bench(
+            &["compare", "two", "plain", "--ignore", "protocol"],
+            d.path(),
+        ),
+        2,
+        &["would become one cell"],
+    );
+    fails(
+        &bench(
+            &["compare", "plain", "slow", "--ignore", "colour"],
+            d.path(),
+        ),
+        2,
+        &["--ignore colour", "protocol, nodes, scenario, net"],
+    );
+}

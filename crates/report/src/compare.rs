@@ -81,6 +81,10 @@ pub struct CompareOptions {
     pub seed: u64,
     /// Also write a PNG copy of the chart.
     pub png: bool,
+    /// Identifying columns left out when matching cells (`net`, `protocol`, `nodes`,
+    /// `scenario` or a varied parameter): the column that names the change itself, e.g. `net`
+    /// for `lan` against `lan+net.loss=0.05`, or `protocol` for `raft` against `raft+pre_vote`.
+    pub ignore: Vec<String>,
 }
 
 impl Default for CompareOptions {
@@ -91,6 +95,7 @@ impl Default for CompareOptions {
             min_change: 0.05,
             seed: 19,
             png: true,
+            ignore: Vec::new(),
         }
     }
 }
@@ -189,8 +194,10 @@ impl Metric {
 /// One metric of one common cell.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
-    /// The cell.
+    /// The cell (A's, when columns are ignored in matching).
     pub cell: CellKey,
+    /// B's cell (differs from `cell` only in the ignored columns).
+    pub cell_b: CellKey,
     /// `raft n=5 leader-crash lan` (and the varied parameters).
     pub label: String,
     /// The metric.
@@ -327,6 +334,45 @@ pub struct Comparison {
     pub untested: usize,
 }
 
+/// The cell's columns that `ignore` names, as `column=value`.
+fn ignored_parts(param_keys: &[String], ignore: &[String], k: &CellKey) -> Vec<String> {
+    let mut out = Vec::new();
+    for col in ignore {
+        let v = match col.as_str() {
+            "protocol" => k.protocol.clone(),
+            "nodes" => k.nodes.to_string(),
+            "scenario" => k.scenario.clone(),
+            "net" => k.net.clone(),
+            p => param_keys
+                .iter()
+                .position(|x| x == p)
+                .map(|i| k.params[i].clone())
+                .unwrap_or_default(),
+        };
+        out.push(format!("{col}={v}"));
+    }
+    out
+}
+
+/// The key cells are matched by: `k` with the ignored columns blanked.
+fn match_key(param_keys: &[String], ignore: &[String], k: &CellKey) -> CellKey {
+    let mut m = k.clone();
+    for col in ignore {
+        match col.as_str() {
+            "protocol" => m.protocol.clear(),
+            "nodes" => m.nodes = 0,
+            "scenario" => m.scenario.clear(),
+            "net" => m.net.clear(),
+            p => {
+                if let Some(i) = param_keys.iter().position(|x| x == p) {
+                    m.params[i].clear();
+                }
+            }
+        }
+    }
+    m
+}
+
 fn cell_label(param_keys: &[String], k: &CellKey) -> String {
     let mut s = format!("{} n={} {} {}", k.protocol, k.nodes, k.scenario, k.net);
     for (key, v) in param_keys.iter().zip(&k.params) {
@@ -404,58 +450,109 @@ pub fn compare_results(
         });
     }
     let keys = &a.param_keys;
-    let in_b: HashMap<&CellKey, &crate::data::SummaryRow> =
-        b.summary.iter().map(|r| (&r.key, r)).collect();
-    let in_a: HashMap<&CellKey, ()> = a.summary.iter().map(|r| (&r.key, ())).collect();
-    let only_a: Vec<String> = a
+    let ignore = &opts.ignore;
+    let fixed = ["protocol", "nodes", "scenario", "net"];
+    for col in ignore {
+        if !fixed.contains(&col.as_str()) && !keys.contains(col) {
+            return Err(ReportError::Usage(format!(
+                "--ignore {col}: not an identifying column; choose from {}{}",
+                fixed.join(", "),
+                keys.iter().map(|k| format!(", {k}")).collect::<String>()
+            )));
+        }
+    }
+    // Cells by their match key; ignoring a column that varies within one side would merge
+    // different cells of that side, which is refused.
+    let index = |r: &'_ Results, side: &str| -> Result<HashMap<CellKey, usize>, ReportError> {
+        let mut m: HashMap<CellKey, usize> = HashMap::new();
+        for (i, row) in r.summary.iter().enumerate() {
+            if let Some(j) = m.insert(match_key(keys, ignore, &row.key), i) {
+                return Err(ReportError::Usage(format!(
+                    "--ignore {}: {side} ({}) has both `{}` and `{}`, which would become one cell; ignore only a column that differs between the directories, not one that varies within one",
+                    ignore.join(","),
+                    r.dir.display(),
+                    cell_label(keys, &r.summary[j].key),
+                    cell_label(keys, &row.key)
+                )));
+            }
+        }
+        Ok(m)
+    };
+    let (in_a, in_b) = (index(a, "A")?, index(b, "B")?);
+    let only = |r: &Results, other: &HashMap<CellKey, usize>| -> Vec<String> {
+        r.summary
+            .iter()
+            .filter(|row| !other.contains_key(&match_key(keys, ignore, &row.key)))
+            .map(|row| cell_label(keys, &row.key))
+            .collect()
+    };
+    let (only_a, only_b) = (only(a, &in_b), only(b, &in_a));
+    let both: Vec<(&CellKey, &CellKey)> = a
         .summary
         .iter()
-        .filter(|r| !in_b.contains_key(&r.key))
-        .map(|r| cell_label(keys, &r.key))
-        .collect();
-    let only_b: Vec<String> = b
-        .summary
-        .iter()
-        .filter(|r| !in_a.contains_key(&r.key))
-        .map(|r| cell_label(keys, &r.key))
-        .collect();
-    let both: Vec<&CellKey> = a
-        .summary
-        .iter()
-        .filter(|r| in_b.contains_key(&r.key))
-        .filter(|r| r.ran() && in_b[&r.key].ran())
-        .map(|r| &r.key)
+        .filter_map(|r| {
+            let rb = &b.summary[*in_b.get(&match_key(keys, ignore, &r.key))?];
+            (r.ran() && rb.ran()).then_some((&r.key, &rb.key))
+        })
         .collect();
     let not_run = a.summary.len() - only_a.len() - both.len();
     if both.is_empty() {
+        // Would leaving one more column out match something? Then say so.
+        let would_match: Vec<&str> = fixed
+            .iter()
+            .copied()
+            .filter(|col| !ignore.iter().any(|i| i == col))
+            .filter(|col| {
+                let mut more = ignore.clone();
+                more.push(col.to_string());
+                let bs: std::collections::HashSet<CellKey> = b
+                    .summary
+                    .iter()
+                    .map(|r| match_key(keys, &more, &r.key))
+                    .collect();
+                a.summary
+                    .iter()
+                    .any(|r| bs.contains(&match_key(keys, &more, &r.key)))
+            })
+            .collect();
         return Err(ReportError::NoCommonCells {
             a: a.dir.clone(),
             b: b.dir.clone(),
             a_has: ca.describe(),
             b_has: cb.describe(),
             not_run,
+            hint: would_match
+                .iter()
+                .map(|c| format!(" (cells would match with --ignore {c})"))
+                .collect(),
         });
     }
     let (ta, tb) = (by_cell(a), by_cell(b));
-    let jobs: Vec<(&CellKey, Metric)> = both
+    let jobs: Vec<(&CellKey, &CellKey, Metric)> = both
         .iter()
-        .flat_map(|k| {
+        .flat_map(|&(ka, kb)| {
             Metric::ALL
                 .iter()
-                .filter(|m| m.applies(&k.scenario))
-                .map(move |m| (*k, *m))
+                .filter(move |m| m.applies(&ka.scenario) && m.applies(&kb.scenario))
+                .map(move |m| (ka, kb, *m))
         })
         .collect();
     let empty: Vec<&TrialRow> = Vec::new();
     let results: Vec<Option<Change>> = jobs
         .par_iter()
-        .map(|&(key, metric)| {
+        .map(|&(key, key_b, metric)| {
             let xa = metric.values(ta.get(key).unwrap_or(&empty));
-            let xb = metric.values(tb.get(key).unwrap_or(&empty));
+            let xb = metric.values(tb.get(key_b).unwrap_or(&empty));
             if xa.len() < MIN_SAMPLES || xb.len() < MIN_SAMPLES {
                 return None;
             }
-            let label = cell_label(keys, key);
+            let mut label = cell_label(keys, key);
+            if key != key_b {
+                label.push_str(&format!(
+                    " [B: {}]",
+                    ignored_parts(keys, ignore, key_b).join(" ")
+                ));
+            }
             let seed = opts.seed ^ palette::fnv1a(&format!("{label}\n{}", metric.name()));
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let (va, vb) = (
@@ -471,6 +568,7 @@ pub fn compare_results(
             };
             Some(Change {
                 cell: key.clone(),
+                cell_b: key_b.clone(),
                 label,
                 metric,
                 n_a: xa.len(),
@@ -743,6 +841,13 @@ impl Comparison {
             fmt_num(self.opts.min_change * 100.0),
             self.opts.seed
         );
+        if !self.opts.ignore.is_empty() {
+            let _ = writeln!(
+                md,
+                "Cells were matched ignoring `{}`: each row names A's cell, and B's value of the ignored columns in brackets.\n",
+                self.opts.ignore.join("`, `")
+            );
+        }
         let sig: Vec<&Change> = self.significant().collect();
         let _ = writeln!(md, "## Significant changes\n");
         if sig.is_empty() {
@@ -798,6 +903,7 @@ impl Comparison {
             .map(|s| s.to_string())
             .collect();
         header.extend(self.param_keys.iter().cloned());
+        header.extend(self.opts.ignore.iter().map(|c| format!("{c}_b")));
         header.extend(
             [
                 "metric",
@@ -823,6 +929,15 @@ impl Comparison {
                 c.cell.net.clone(),
             ];
             r.extend(c.cell.params.iter().cloned());
+            r.extend(
+                ignored_parts(&self.param_keys, &self.opts.ignore, &c.cell_b)
+                    .into_iter()
+                    .map(|p| {
+                        p.split_once('=')
+                            .map(|x| x.1.to_string())
+                            .unwrap_or_default()
+                    }),
+            );
             r.extend([
                 c.metric.name().to_string(),
                 c.n_a.to_string(),

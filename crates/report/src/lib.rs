@@ -10,6 +10,8 @@
 //!   with tracing on; the caller supplies that as a [`TrialTracer`]: [`RunnerTracer`] runs it
 //!   through `election-runner` (from the sweep's spec, or from its `manifest.json`), and any
 //!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one too.
+//! * [`compare()`] and [`write_comparison`] compare two results directories cell by cell,
+//!   with a seeded bootstrap interval on each difference (see [`compare`](mod@compare)).
 //! * [`render_trace`] draws one trial's event log as an SVG message-sequence chart, a Mermaid
 //!   `sequenceDiagram` or raw JSON lines (see [`trace`]).
 //!
