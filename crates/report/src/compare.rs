@@ -515,16 +515,26 @@ pub fn compare_results(
                     .any(|r| bs.contains(&match_key(keys, &more, &r.key)))
             })
             .collect();
+        let mut detail = String::new();
+        if not_run > 0 {
+            detail.push_str(&format!(
+                " ({not_run} cells are in both but were skipped or measured nothing on a side)"
+            ));
+        }
+        detail.push_str(&format!(
+            ": {} has {}; {} has {}",
+            a.dir.display(),
+            ca.describe(),
+            b.dir.display(),
+            cb.describe()
+        ));
+        for c in would_match {
+            detail.push_str(&format!(" (cells would match with --ignore {c})"));
+        }
         return Err(ReportError::NoCommonCells {
             a: a.dir.clone(),
             b: b.dir.clone(),
-            a_has: ca.describe(),
-            b_has: cb.describe(),
-            not_run,
-            hint: would_match
-                .iter()
-                .map(|c| format!(" (cells would match with --ignore {c})"))
-                .collect(),
+            detail,
         });
     }
     let (ta, tb) = (by_cell(a), by_cell(b));

@@ -102,20 +102,14 @@ pub enum ReportError {
         reason: String,
     },
     /// Two results directories have no cell in common (`compare`).
-    #[error("no cell was run in both {} and {}{}: {} has {a_has}; {} has {b_has}{hint}", .a.display(), .b.display(), if *.not_run > 0 { format!(" ({} cells are in both but were skipped or measured nothing on a side)", .not_run) } else { String::new() }, .a.display(), .b.display())]
+    #[error("no cell was run in both {} and {}{detail}", .a.display(), .b.display())]
     NoCommonCells {
         /// Side A.
         a: PathBuf,
         /// Side B.
         b: PathBuf,
-        /// What A contains (protocols, sizes, scenarios, nets).
-        a_has: String,
-        /// What B contains.
-        b_has: String,
-        /// Cells in both but not run on some side.
-        not_run: usize,
-        /// Which `--ignore COLUMN` would match cells, if any.
-        hint: String,
+        /// What each contains, and which `--ignore COLUMN` would match cells, if any.
+        detail: String,
     },
     /// Two results directories cannot be compared (`compare`).
     #[error("cannot compare {} with {}: {reason}", .a.display(), .b.display())]
