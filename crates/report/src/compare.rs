@@ -1082,8 +1082,10 @@ impl ChangeChart {
             .take(CHART_ROWS)
             .map(|c| {
                 let s = c.a.abs() / 100.0;
+                // B's values of ignored columns are in the subtitle, not on every row.
+                let cell = c.label.split(" [B: ").next().unwrap_or(&c.label);
                 (
-                    format!("{} · {}", c.label, c.metric.name()),
+                    format!("{cell} · {}", c.metric.name()),
                     rgb(palette::protocol_colour(&c.cell.protocol)),
                     c.diff() / s,
                     c.lo / s,
@@ -1112,6 +1114,12 @@ impl ChangeChart {
             sig.len(),
             cmp.changes.len()
         );
+        if !cmp.opts.ignore.is_empty() {
+            subtitle.push_str(&format!(
+                "; cells matched ignoring {} (rows name A's cell)",
+                cmp.opts.ignore.join(", ")
+            ));
+        }
         if finite.len() > CHART_ROWS {
             subtitle.push_str(&format!("; the {CHART_ROWS} largest shown"));
         }
