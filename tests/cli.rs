@@ -1901,6 +1901,24 @@ fn compare_refuses_directories_it_cannot_match() {
         2,
         &["level = 1.5"],
     );
+    fails(
+        &bench(
+            &["compare", "a", "a", "--resamples", "5000000000"],
+            d.path(),
+        ),
+        2,
+        &["--resamples"],
+    );
+    fails(
+        &bench(&["compare", "a", "a", "--resamples", "2000000"], d.path()),
+        2,
+        &["resamples = 2000000"],
+    );
+    fails(
+        &bench(&["compare", "a", "a", "--min-change=-1"], d.path()),
+        2,
+        &["min_change"],
+    );
 }
 
 #[test]

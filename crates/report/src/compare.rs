@@ -65,6 +65,9 @@ use crate::palette;
 /// Fewer values than this on either side and a metric is not tested.
 pub const MIN_SAMPLES: usize = 5;
 
+/// The most bootstrap resamples allowed (each test holds one difference per resample).
+pub const MAX_RESAMPLES: u32 = 1_000_000;
+
 /// At most this many significant changes are drawn (the largest); the table lists them all.
 const CHART_ROWS: usize = 30;
 
@@ -429,9 +432,9 @@ pub fn compare_results(
             opts.min_change
         )));
     }
-    if opts.resamples < 100 {
+    if !(100..=MAX_RESAMPLES).contains(&opts.resamples) {
         return Err(ReportError::Usage(format!(
-            "resamples = {}: need at least 100 for a usable interval",
+            "resamples = {}: must be between 100 (for a usable interval) and {MAX_RESAMPLES}",
             opts.resamples
         )));
     }
