@@ -691,11 +691,13 @@ impl Comparison {
 
     fn rule(&self) -> String {
         format!(
-            "significant: the {}% bootstrap interval of B - A excludes 0 and |B - A| >= {}% of A ({} resamples per test, seed {})",
+            "significant: the {}% bootstrap interval of B - A excludes 0 and |B - A| >= {}% of A ({} resamples per test, seed {}); with nothing changed, about {} of {} intervals would exclude 0 by chance",
             fmt_num(self.opts.level * 100.0),
             fmt_num(self.opts.min_change * 100.0),
             self.opts.resamples,
-            self.opts.seed
+            self.opts.seed,
+            fmt_num((self.changes.len() as f64 * (1.0 - self.opts.level)).round()),
+            self.changes.len()
         )
     }
 
