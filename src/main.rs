@@ -3,7 +3,8 @@
 //! Subcommands: `scenarios` (the catalog), `params` (every parameter and network profile),
 //! `run` (one trial), `sweep` (a grid of trials into `results/<name>/`, then the report into
 //! `reports/<name>/`), `merge` (join the shards of a sweep), `report` (charts and REPORT.md
-//! from a results directory) and `trace` (one trial as a message-sequence chart). Exit codes:
+//! from a results directory), `compare` (what changed between two results directories, with
+//! bootstrap intervals) and `trace` (one trial as a message-sequence chart). Exit codes:
 //! 0 success, 2 bad input (unknown names, bad values, malformed TOML, bad flags, a results
 //! directory that is missing or of another schema), 1 failures while running (files that
 //! cannot be written).
@@ -13,7 +14,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use election_report::{
-    render_report, render_trace, ReportError, ReportOptions, RunnerTracer, TraceFormat, TraceMeta,
+    render_report, render_trace, CompareOptions, ReportError, ReportOptions, RunnerTracer,
+    TraceFormat, TraceMeta,
 };
 use election_runner::net::{format_latency, NetProfile, BUILTIN_NETS};
 use election_runner::params::PARAMS;
@@ -50,6 +52,10 @@ enum Command {
     Merge(MergeArgs),
     /// Render charts and REPORT.md from a sweep's results.
     Report(ReportArgs),
+    /// What changed between two results directories (before A, after B), per common cell,
+    /// with a bootstrap interval on each difference; significant changes first.
+    #[command(long_about = COMPARE_ABOUT)]
+    Compare(CompareArgs),
     /// Draw one trial as a message-sequence chart (SVG, Mermaid or JSON lines).
     Trace(TraceArgs),
     /// Run a scenario with the same protocol code over real UDP sockets (loopback by default).
@@ -142,6 +148,51 @@ struct ReportArgs {
     /// Cluster size of the per-scenario charts, the failover CDF and the traces.
     #[arg(long, default_value_t = 5)]
     focus_nodes: u32,
+}
+
+const COMPARE_ABOUT: &str = "What changed between two results directories (A before, B after a protocol change or a tuning), per cell that both contain.
+
+A cell is (protocol, nodes, scenario, net, varied parameters); both directories must vary the same parameters. Per common cell, over the measured trials of trials.csv: failover_ms_p50 (not in cold-start), elect_ms_p50 (cold-start only), msgs_election_mean, unavailable_ms_mean, split_brain_rate, converged_rate and writes_stale_mean (with a workload); medians for durations, means for counts and rates. Each difference B - A gets a seeded two-sample percentile bootstrap interval; it is significant when the interval excludes 0 and |B - A| is at least --min-change percent of A. The same two directories always give byte-identical output.
+
+--ignore COLUMN matches cells without a column that names the change itself (net for lan against lan+net.loss=0.05, protocol for raft against raft+pre_vote).
+
+Prints the significant changes, largest relative change first, and writes COMPARE.md (every comparison), compare.csv and charts/changes.svg/.png into --out. No common cells, a missing directory or another schema: exit 2.";
+
+#[derive(Args, Debug)]
+struct CompareArgs {
+    /// Results directory A (before).
+    #[arg(value_name = "A")]
+    a: PathBuf,
+    /// Results directory B (after).
+    #[arg(value_name = "B")]
+    b: PathBuf,
+    /// Where COMPARE.md, compare.csv and charts/ go [default: reports/compare-<A's name>-vs-<B's name>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Overwrite an output directory that holds something else (another comparison, other
+    /// files); the same comparison is always overwritten.
+    #[arg(long)]
+    force: bool,
+    /// Smallest change that counts, in percent of A's value.
+    #[arg(long, default_value_t = 5.0, value_name = "PERCENT")]
+    min_change: f64,
+    /// Confidence level of the bootstrap interval.
+    #[arg(long, default_value_t = 0.95)]
+    level: f64,
+    /// Bootstrap resamples per cell and metric.
+    #[arg(long, default_value_t = 2000)]
+    resamples: u32,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 19)]
+    seed: u64,
+    /// Significant changes printed (all are in COMPARE.md).
+    #[arg(long, default_value_t = 40)]
+    rows: usize,
+    /// Match cells without this column (protocol, nodes, scenario, net or a varied parameter),
+    /// the one that names the change: e.g. `--ignore net` for lan against
+    /// lan+net.loss=0.05, `--ignore protocol` for raft against raft+pre_vote.
+    #[arg(long, value_delimiter = ',', value_name = "COLUMN")]
+    ignore: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -362,6 +413,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             let tracer = RunnerTracer::from_manifest(&a.results)?;
             report(&a.results, &out, &opts, &tracer)
         }
+        Command::Compare(a) => compare(a),
         Command::Trace(a) => trace(a),
         Command::Live(a) => live(a),
         Command::Calibrate(a) => {
@@ -533,6 +585,35 @@ fn report(
         "report: {} ({} charts, {} files)",
         o.report.display(),
         o.charts.len(),
+        o.files.len()
+    );
+    Ok(())
+}
+
+/// `compare`: print the significant changes, write COMPARE.md, compare.csv and the chart.
+fn compare(a: CompareArgs) -> Result<(), CliError> {
+    let opts = CompareOptions {
+        resamples: a.resamples,
+        level: a.level,
+        min_change: a.min_change / 100.0,
+        seed: a.seed,
+        png: true,
+        ignore: a.ignore.clone(),
+    };
+    let cmp = election_report::compare(&a.a, &a.b, &opts)?;
+    let out = a.out.clone().unwrap_or_else(|| {
+        let name = |p: &std::path::Path| {
+            p.file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "results".into())
+        };
+        PathBuf::from("reports").join(format!("compare-{}-vs-{}", name(&a.a), name(&a.b)))
+    });
+    let o = election_report::write_comparison(&cmp, &out, a.force)?;
+    print!("{}", cmp.text(a.rows));
+    println!(
+        "comparison: {} ({} files)",
+        o.report.display(),
         o.files.len()
     );
     Ok(())

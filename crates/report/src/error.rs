@@ -101,6 +101,37 @@ pub enum ReportError {
         /// The drawing backend's message.
         reason: String,
     },
+    /// Two results directories have no cell in common (`compare`).
+    #[error("no cell was run in both {} and {}{detail}", .a.display(), .b.display())]
+    NoCommonCells {
+        /// Side A.
+        a: PathBuf,
+        /// Side B.
+        b: PathBuf,
+        /// What each contains, and which `--ignore COLUMN` would match cells, if any.
+        detail: String,
+    },
+    /// Two results directories cannot be compared (`compare`).
+    #[error("cannot compare {} with {}: {reason}", .a.display(), .b.display())]
+    Mismatch {
+        /// Side A.
+        a: PathBuf,
+        /// Side B.
+        b: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The output directory holds something that would be overwritten.
+    #[error("output directory {} {reason}; pass --force to overwrite it, or --out another directory", .path.display())]
+    OutputExists {
+        /// The directory.
+        path: PathBuf,
+        /// What it holds.
+        reason: String,
+    },
+    /// An option is out of its range.
+    #[error("{0}")]
+    Usage(String),
     /// A trace could not be produced or rendered.
     #[error("trace: {0}")]
     Trace(String),

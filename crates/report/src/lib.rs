@@ -10,6 +10,8 @@
 //!   with tracing on; the caller supplies that as a [`TrialTracer`]: [`RunnerTracer`] runs it
 //!   through `election-runner` (from the sweep's spec, or from its `manifest.json`), and any
 //!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one too.
+//! * [`compare()`] and [`write_comparison`] compare two results directories cell by cell,
+//!   with a seeded bootstrap interval on each difference (see [`compare`](mod@compare)).
 //! * [`render_trace`] draws one trial's event log as an SVG message-sequence chart, a Mermaid
 //!   `sequenceDiagram` or raw JSON lines (see [`trace`]).
 //!
@@ -31,6 +33,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod charts;
+pub mod compare;
 pub mod data;
 mod error;
 mod figures;
@@ -48,6 +51,7 @@ use std::path::{Path, PathBuf};
 
 use election_sim::{Metrics, TraceEvent};
 
+pub use compare::{compare, write_comparison, CompareOptions, Comparison};
 pub use data::Results;
 pub use error::ReportError;
 pub use figures::ChartInfo;

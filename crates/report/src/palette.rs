@@ -53,7 +53,8 @@ const EXTRA: [Rgb; 8] = [
     Rgb(0x7b, 0x41, 0x73),
 ];
 
-fn fnv1a(s: &str) -> u64 {
+/// FNV-1a of `s`: a hash that is the same on every machine and in every version.
+pub(crate) fn fnv1a(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= b as u64;
