@@ -457,3 +457,45 @@ fn statistics_out_of_range_name_file_line_column_and_value() {
         );
     }
 }
+
+/// The decision matrix comes first, its concerns read off the scenarios' faults; the at-a-glance
+/// table never calls an outage a failover.
+#[test]
+fn the_matrix_comes_first_and_an_outage_is_not_a_failover() {
+    let base = common::scratch("matrix");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let out = base.join("report");
+    render_report(&results, &out, &text_only(), None).unwrap();
+    let md = report_text(&out);
+    let first = md.lines().find(|l| l.starts_with("## ")).unwrap();
+    assert_eq!(first, "## 1. Decision matrix");
+    let header = md
+        .lines()
+        .find(|l| l.starts_with("| protocol |"))
+        .expect("the matrix");
+    // The fixture has no failover times and no workload: those concerns are left out rather
+    // than shown empty, and split brain stands in for the damage a workload would measure.
+    assert_eq!(
+        header,
+        "| protocol | election messages, n = 7 | split brain under partition, n = 5 |"
+    );
+    for p in common::PROTOCOLS {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{p}` |")))
+            .unwrap_or_else(|| panic!("no matrix row for {p}"));
+        // Every cell links the appendix table it rests on.
+        assert!(row.contains("](APPENDIX.md#table-"), "{row}");
+    }
+    let appendix = appendix_text(&out);
+    let row = appendix
+        .lines()
+        .find(|l| l.starts_with("| `partition-leader-minority` |"))
+        .expect("at-a-glance row");
+    assert!(row.contains("no failover: an outage"), "{row}");
+    let row = appendix
+        .lines()
+        .find(|l| l.starts_with("| `leader-crash` |"))
+        .expect("at-a-glance row");
+    assert!(!row.contains("no failover"), "{row}");
+}
