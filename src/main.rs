@@ -556,6 +556,9 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
     let plan = spec.plan()?;
+    for w in plan.warnings() {
+        eprintln!("warning: {w}");
+    }
     let results_dir = a
         .out
         .clone()
