@@ -922,6 +922,113 @@ fn sweep_renders_the_report_and_report_rerenders_it_from_the_results() {
     assert!(!d.path().join("reports/quiet").exists());
 }
 
+/// The README's custom sweep, tiny: the varied parameter gets its own charts, sizes stay on
+/// the x axis because they vary, no chart without data is drawn, and the `net.loss` that
+/// `lossy-leader-crash` overrides is warned about before the sweep runs.
+#[test]
+fn charts_follow_the_sweep() {
+    let d = tempfile::tempdir().unwrap();
+    let o = bench(
+        &[
+            "sweep",
+            "--name",
+            "loss",
+            "--protocols",
+            "bully+quorum,raft+pre_vote",
+            "--nodes",
+            "5,9",
+            "--scenarios",
+            "lossy-leader-crash",
+            "--set",
+            "net.loss=0,0.05,0.1",
+            "--seeds",
+            "4",
+            "--quiet",
+        ],
+        d.path(),
+    );
+    ok(&o);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("warning: net.loss=0,0.05,0.1 is overridden in scenario lossy-leader-crash")
+            && err.contains("fault_loss"),
+        "{err}"
+    );
+    let charts = d.path().join("reports/loss/charts");
+    let names = listing(&charts);
+    for stem in [
+        "vs-net-loss-lossy-leader-crash-n5",
+        "vs-net-loss-lossy-leader-crash-n9",
+        "messages_vs_nodes",
+        "failover_vs_nodes",
+    ] {
+        assert!(names.contains(&format!("{stem}.svg")), "{stem}: {names:?}");
+    }
+    // No recovery or flapping scenario ran: no leader-changes chart, not an empty one.
+    assert!(
+        !names.iter().any(|n| n.starts_with("leader_changes")),
+        "{names:?}"
+    );
+    let svg = fs::read_to_string(charts.join("vs-net-loss-lossy-leader-crash-n5.svg")).unwrap();
+    for label in [
+        "net.loss",
+        "\n0.05\n",
+        "bully+quorum",
+        "raft+pre_vote",
+        "elect_ms (ms)",
+    ] {
+        assert!(svg.contains(label), "{label} not in the chart");
+    }
+    let md = fs::read_to_string(d.path().join("reports/loss/REPORT.md")).unwrap();
+    assert!(md.contains("charts/vs-net-loss-lossy-leader-crash-n5.svg"));
+
+    // One size, and a raft-only parameter: no size axis, and bully is run and drawn once.
+    let o = bench(
+        &[
+            "sweep",
+            "--name",
+            "rt",
+            "--protocols",
+            "bully,raft",
+            "--nodes",
+            "5",
+            "--scenarios",
+            "leader-crash",
+            "--set",
+            "raft.timeout_ms=150-300,300-600",
+            "--seeds",
+            "3",
+            "--quiet",
+        ],
+        d.path(),
+    );
+    ok(&o);
+    assert!(text(&o.stderr).is_empty(), "{}", text(&o.stderr));
+    let trials = fs::read_to_string(d.path().join("results/rt/trials.csv")).unwrap();
+    let bully = trials.lines().filter(|l| l.contains(",bully,")).count();
+    let raft = trials.lines().filter(|l| l.contains(",raft,")).count();
+    assert_eq!((bully, raft), (3, 6), "{trials}");
+    let names = listing(&d.path().join("reports/rt/charts"));
+    assert!(
+        names.contains(&"vs-raft-timeout-ms-leader-crash-n5.svg".to_string()),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.contains("_vs_nodes")), "{names:?}");
+    let svg = fs::read_to_string(
+        d.path()
+            .join("reports/rt/charts/vs-raft-timeout-ms-leader-crash-n5.svg"),
+    )
+    .unwrap();
+    assert!(svg.contains("\n300-600\n") && !svg.contains("\nbully\n"));
+    let md = fs::read_to_string(d.path().join("reports/rt/REPORT.md")).unwrap();
+    assert!(
+        md.contains("does not apply to `bully`"),
+        "report lacks the note"
+    );
+    let legend = fs::read_to_string(d.path().join("reports/rt/charts/failover_cdf.svg")).unwrap();
+    assert_eq!(legend.matches("\nbully\n").count(), 1, "bully drawn twice");
+}
+
 #[test]
 fn report_refuses_a_missing_or_foreign_results_directory() {
     let d = tempfile::tempdir().unwrap();

@@ -354,8 +354,16 @@ impl SweepPlan {
                 if let Some(given) = given {
                     let note = if key == "net.loss" && scenario.name() == "lossy-leader-crash" {
                         format!(
-                            "; vary fault_loss instead (now {})",
-                            self.fixed.get("fault_loss").map_or("0.1", String::as_str)
+                            " (fault_loss = {}); to vary the loss under this scenario, vary \
+                             fault_loss",
+                            match (
+                                self.fixed.get("fault_loss"),
+                                self.varied.iter().find(|(k, _)| *k == "fault_loss"),
+                            ) {
+                                (Some(v), _) => v.clone(),
+                                (None, Some((_, v))) => v.join(","),
+                                (None, None) => "0.1, its default".into(),
+                            }
                         )
                     } else {
                         String::new()

@@ -566,7 +566,7 @@ impl Scenario {
         match self {
             Scenario::Builtin(Builtin::LossyLeaderCrash) => vec![(
                 "net.loss",
-                "fault_loss (default 0.1) from the fault instant to the end of the trial".into(),
+                "fault_loss from the fault instant to the end of the trial".into(),
             )],
             Scenario::Builtin(_) => vec![],
             Scenario::Custom(c) => c
