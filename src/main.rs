@@ -776,7 +776,7 @@ fn run(a: RunArgs) -> Result<(), Error> {
                 TraceKind::Send(_) | TraceKind::Deliver(_) | TraceKind::Drop(..)
             );
             if a.trace_messages || !message {
-                println!("{:>12} {:?}", fmt_ms(e.at.as_millis_f64()), e.what);
+                println!("{}", election_report::text_event(e));
             }
         }
     }
@@ -911,7 +911,7 @@ fn print_trial(t: &TrialRun) {
             let at = fmt_ms(at.as_millis_f64());
             match applied {
                 election_sim::Applied::Skipped(why) => println!("  {at:>10} ms  SKIPPED: {why}"),
-                other => println!("  {at:>10} ms  {other:?}"),
+                other => println!("  {at:>10} ms  {}", election_report::text_fault(other)),
             }
         }
     }

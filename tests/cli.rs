@@ -161,6 +161,30 @@ fn run_prints_a_summary_or_one_json_object_with_the_csv_columns() {
         d.path(),
     ));
     assert!(out.contains("converged") && out.contains("elect"), "{out}");
+    // --trace: one readable line per event, in the trace's vocabulary, never a Debug struct.
+    let traced = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "bully",
+            "-n",
+            "5",
+            "-s",
+            "leader-crash",
+            "--trace",
+            "--trace-messages",
+        ],
+        d.path(),
+    ));
+    assert!(traced.contains(" ms  fault     crash node 5"), "{traced}");
+    assert!(
+        traced.contains("  send      ") && traced.contains(" → "),
+        "{traced}"
+    );
+    assert!(traced.contains("  status    node "), "{traced}");
+    for debug in ["NodeId(", "Some(", "Status {", "Fault("] {
+        assert!(!traced.contains(debug), "{debug} in: {traced}");
+    }
     let args = [
         "run",
         "--protocol",

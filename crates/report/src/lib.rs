@@ -50,7 +50,10 @@ pub use data::Results;
 pub use error::ReportError;
 pub use figures::ChartInfo;
 pub use runner::RunnerTracer;
-pub use trace::{jsonl_event, jsonl_meta, render_trace, TraceFormat, TraceMeta, TraceWindow};
+pub use trace::{
+    jsonl_event, jsonl_meta, render_trace, text_event, text_fault, TraceFormat, TraceMeta,
+    TraceWindow,
+};
 
 use data::{fmt_num, CellKey, TrialRow};
 use figures::{nearest_size, series_for};
