@@ -128,6 +128,80 @@ fn scenarios_lists_the_whole_catalog() {
     assert_eq!(out.lines().count(), 14);
 }
 
+/// `--help` shows examples and the valid values of `--protocol`, `--scenario`, `--format` and
+/// `--net`, taken from the catalogs; a bad `--format` lists them too.
+#[test]
+fn help_shows_examples_and_valid_values() {
+    let d = tempfile::tempdir().unwrap();
+    let top = ok(&bench(&["--help"], d.path()));
+    assert!(
+        top.contains("Examples:") && top.contains("completions"),
+        "{top}"
+    );
+    for cmd in ["run", "trace", "sweep", "live"] {
+        let h = ok(&bench(&[cmd, "--help"], d.path()));
+        assert!(h.contains("Example"), "{cmd}: {h}");
+        for p in election_runner::protocol::PROTOCOLS {
+            assert!(
+                h.contains(&format!("{p} (+")),
+                "{cmd} --help lacks {p}: {h}"
+            );
+        }
+        assert!(
+            h.contains("+pre_vote") && h.contains("+quorum"),
+            "{cmd}: {h}"
+        );
+        for s in election_runner::scenario::BUILTINS {
+            assert!(h.contains(s.name()), "{cmd} --help lacks {}", s.name());
+        }
+    }
+    let h = ok(&bench(&["trace", "--help"], d.path()));
+    assert!(h.contains("[possible values: svg, mermaid, jsonl]"), "{h}");
+    for n in election_runner::net::BUILTIN_NETS {
+        assert!(h.contains(n), "trace --help lacks net {n}");
+    }
+    fails(
+        &bench(
+            &[
+                "trace",
+                "-p",
+                "raft",
+                "-n",
+                "5",
+                "-s",
+                "leader-crash",
+                "--format",
+                "png",
+            ],
+            d.path(),
+        ),
+        2,
+        &["png", "svg, mermaid, jsonl"],
+    );
+}
+
+/// `completions SHELL` prints a script that knows the subcommands and the closed value sets.
+#[test]
+fn shell_completions_are_generated() {
+    let d = tempfile::tempdir().unwrap();
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef election-bench"),
+        ("fish", "complete -c election-bench"),
+    ] {
+        let s = ok(&bench(&["completions", shell], d.path()));
+        assert!(s.contains(marker), "{shell}: {s}");
+        for sub in ["sweep", "trace", "calibrate", "completions"] {
+            assert!(s.contains(sub), "{shell} completion lacks {sub}");
+        }
+        assert!(
+            s.contains("mermaid"),
+            "{shell} completion lacks --format's values"
+        );
+    }
+    fails(&bench(&["completions", "tcsh"], d.path()), 2, &["tcsh"]);
+}
+
 #[test]
 fn params_lists_keys_and_profiles() {
     let d = tempfile::tempdir().unwrap();
@@ -1145,7 +1219,46 @@ fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
         d.path(),
     ));
     assert!(out.contains("seed 0: converged true"), "{out}");
+    // A summary at the end.
+    for line in [
+        "summary          raft | 3 nodes | leader-crash | 1 live trials",
+        "converged        1 of 1",
+        "elect            p50 ",
+    ] {
+        assert!(out.contains(line), "{line:?} not in: {out}");
+    }
     assert!(started.elapsed() < Duration::from_secs(60));
+    // Without --out: nothing in the working directory (results/ is tracked), the rows go
+    // under the temporary directory, and the output says where.
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "live",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--trials",
+            "1",
+        ])
+        .current_dir(d.path())
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let printed = ok(&o);
+    assert_eq!(
+        listing(d.path()),
+        ["live"],
+        "live wrote into the working directory"
+    );
+    let rows = tmp.path().join("election-bench/live/trials.csv");
+    assert!(rows.exists(), "{printed}");
+    assert!(
+        printed.contains(&format!("wrote {}", rows.display())),
+        "{printed}"
+    );
     let trials = fs::read_to_string(d.path().join("live/trials.csv")).unwrap();
     assert!(trials
         .lines()

@@ -13,7 +13,8 @@
 //!    phase (`elect_ms − detect_ms`) separately, the measured lateness of every live timer
 //!    firing, and the loopback latency.
 //!
-//! Everything goes into `reports/calibration/`: `trials.csv` and `summary.csv` (the results
+//! Everything goes into [`CalibrateArgs::out`] (`reports/calibration/` for the committed page;
+//! the CLI writes under the temporary directory unless `--out` says so): `trials.csv` and `summary.csv` (the results
 //! schema, `mode` = `sim` / `live`), `loopback.csv`, `calibration.csv`, `failover.svg` and
 //! `failover.png`, and `README.md`, which states the numbers and the explanation.
 
