@@ -62,7 +62,7 @@ enum Command {
   election-bench sweep
   election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
       --scenarios lossy-leader-crash --set fault_loss=0,0.05,0.1 --seeds 500
-  election-bench sweep --config examples/configs/timeouts.toml
+  election-bench sweep --config examples/configs/raft-timeouts.toml
   election-bench sweep --shard 1/4 --out results/part1 --no-report")]
     Sweep(SweepArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
