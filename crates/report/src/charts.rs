@@ -20,10 +20,13 @@ use crate::error::ReportError;
 use crate::palette::Rgb;
 
 /// The font family every chart uses; registered from the embedded DejaVu Sans.
-pub(crate) const FONT: &str = "sans-serif";
+pub const FONT: &str = "sans-serif";
 
-/// Registers the embedded fonts with plotters (once per process).
-pub(crate) fn ensure_fonts() {
+/// Registers the embedded DejaVu Sans with plotters as [`FONT`] (once per process). Every
+/// plotters chart of the workspace goes through it — the report's, the calibration chart
+/// (`election-live`) and criterion's plots in `cargo bench` — since plotters is built with its
+/// `ab_glyph` text backend, which sees no system font.
+pub fn register_fonts() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
         // The bytes are a fixed, valid TrueType file; registration cannot fail.
@@ -32,10 +35,11 @@ pub(crate) fn ensure_fonts() {
     });
 }
 
-pub(crate) type DrawResult = Result<(), Box<dyn Error>>;
+/// What drawing returns: plotters' errors, boxed.
+pub type DrawResult = Result<(), Box<dyn Error>>;
 
-/// A chart that can be drawn on any plotters backend.
-pub(crate) trait Chart {
+/// A chart that can be drawn on any plotters backend; [`write_chart`] writes it as SVG and PNG.
+pub trait Chart {
     /// Pixel size.
     fn size(&self) -> (u32, u32);
     /// Draw everything on `root` (already white).
@@ -44,14 +48,15 @@ pub(crate) trait Chart {
         DB::ErrorType: 'static;
 }
 
-/// Writes `dir/stem.svg` and, if asked, `dir/stem.png`. Returns the files written.
-pub(crate) fn write_chart<C: Chart>(
+/// Writes `dir/stem.svg` and, if asked, `dir/stem.png` (the embedded font registered first).
+/// Returns the files written.
+pub fn write_chart<C: Chart>(
     chart: &C,
     dir: &Path,
     stem: &str,
     png: bool,
 ) -> Result<Vec<PathBuf>, ReportError> {
-    ensure_fonts();
+    register_fonts();
     let err = |e: Box<dyn Error>| ReportError::Chart {
         chart: stem.to_string(),
         reason: e.to_string(),

@@ -30,7 +30,7 @@
 //! hash-map iteration anywhere an order reaches the output.
 #![warn(missing_docs, unreachable_pub)]
 
-mod charts;
+pub mod charts;
 pub mod data;
 mod error;
 mod figures;
