@@ -497,7 +497,7 @@ fn run_cells(
                 .collect::<Result<Vec<_>>>()
         })?;
         for chunk in rows.chunks(plan.seeds as usize) {
-            let bytes = csv_bytes(chunk.iter().map(TrialRow::to_record));
+            let bytes = crate::results::write_trials(chunk);
             file.write_all(&bytes)
                 .and_then(|_| file.flush())
                 .map_err(|e| Error::io("cannot write", &trials_path, e))?;
@@ -881,7 +881,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
     let mut trials = AtomicFile::create(&out.join("trials.csv"))?;
     trials.write(&csv_bytes([trial_header(&varied)]))?;
     merge_pass(&loaded, &frame, |rows| {
-        trials.write(&csv_bytes(rows.iter().map(TrialRow::to_record)))
+        trials.write(&crate::results::write_trials(rows))
     })?;
     trials.commit()?;
     write_atomic(&out.join("summary.csv"), &csv_bytes(&summary_out))?;
