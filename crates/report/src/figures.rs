@@ -762,6 +762,18 @@ impl Ctx<'_> {
             let scaling = scaling_scenarios(r, self.opts);
             scenarios.retain(|sc| scaling.contains(sc));
         }
+        // The trials of the cells drawn, by cell, in one pass (a sweep can hold millions).
+        let mut by_key: std::collections::HashMap<&CellKey, Vec<&crate::data::TrialRow>> =
+            std::collections::HashMap::new();
+        for t in &r.trials {
+            if t.key.net == self.net
+                && !t.key.params[j].is_empty()
+                && scenarios.contains(&t.key.scenario)
+                && sizes.contains(&t.key.nodes)
+            {
+                by_key.entry(&t.key).or_default().push(t);
+            }
+        }
         let mut out = Vec::new();
         for sc in &scenarios {
             for &n in &sizes {
@@ -783,8 +795,11 @@ impl Ctx<'_> {
                         .collect()
                 };
                 let measured = |row: &crate::data::SummaryRow| -> Vec<&crate::data::TrialRow> {
-                    r.trials_of(&row.key)
+                    by_key
+                        .get(&row.key)
                         .into_iter()
+                        .flatten()
+                        .copied()
                         .filter(|t| t.faults_skipped == 0 && !t.budget_exceeded)
                         .collect()
                 };
