@@ -19,7 +19,8 @@
 //! network profile. Criterion's estimates are therefore per-trial means with bootstrap
 //! confidence intervals, and its change detection ("regressed +12 %") applies to protocol
 //! behaviour. The HTML report (`target/criterion/report/index.html`) shows the protocols of a
-//! group side by side; after the run a plain comparison table is printed.
+//! group side by side; after the run a plain comparison table is printed, with per-trial
+//! medians and 95th percentiles (criterion's estimates are means) and the stuck share.
 //!
 //! ```text
 //! cargo bench --bench elections                          # everything (several minutes)
@@ -48,10 +49,10 @@ const SCENARIOS: [&str; 3] = [
 /// The cluster sizes compared.
 const SIZES: [u32; 3] = [5, 25, 101];
 
-/// Running sums of every trial each benchmark function ran (warm-up included), for the table
-/// printed at the end: (metric, scenario, n, protocol) -> (sum, trials, not converged).
+/// Every trial's value each benchmark function ran (warm-up included), for the table printed
+/// at the end: (metric, scenario, n, protocol) -> (per-trial values, trials not converged).
 type Key = (&'static str, usize, u32, usize);
-static TALLY: Mutex<BTreeMap<Key, (f64, u64, u64)>> = Mutex::new(BTreeMap::new());
+static TALLY: Mutex<BTreeMap<Key, (Vec<f64>, u64)>> = Mutex::new(BTreeMap::new());
 
 /// One criterion group per scenario and size, one function per protocol spec; `value` is the
 /// trial's measured value.
@@ -68,17 +69,18 @@ where
                 group.bench_function(BenchmarkId::from_parameter(spec), |b| {
                     b.iter_custom(|iters| {
                         let (mut sum, mut stuck) = (0.0, 0);
+                        let mut values = Vec::with_capacity(iters as usize);
                         for _ in 0..iters {
                             let o = outcome(&cell, seed);
                             seed += 1;
                             sum += value(&o);
+                            values.push(value(&o));
                             stuck += u64::from(!o.converged);
                         }
                         let mut t = TALLY.lock().expect("tally");
                         let e = t.entry((metric, si, n, pi)).or_default();
-                        e.0 += sum;
-                        e.1 += iters;
-                        e.2 += stuck;
+                        e.0.extend(values);
+                        e.1 += stuck;
                         calls += 1;
                         sum + dither(iters, calls)
                     })
@@ -92,7 +94,7 @@ where
 /// A per-iteration offset of at most 7e-9 (ms or messages) that differs between samples.
 ///
 /// Some cells are exactly deterministic (the bully's `leader-crash-lowest-detects` sends
-/// `n² − n − 1` election messages whatever the seed). Criterion 0.5 panics while plotting a
+/// `n² − n − 1` election messages whatever the seed). Criterion 0.5 panicked while plotting a
 /// benchmark whose samples are all equal (the density estimate's bandwidth is zero:
 /// bheisler/criterion.rs#720), so every sample gets this invisible dither.
 fn dither(iters: u64, calls: u64) -> f64 {
@@ -121,21 +123,42 @@ fn config<M: Measurement>(m: M) -> Criterion<M> {
         .configure_from_args()
 }
 
-/// The comparison as a plain table, one block per scenario, one column pair per size that ran.
+/// Per-trial median and 95th percentile, the trial count and the trials that never converged.
+struct Tails {
+    p50: f64,
+    p95: f64,
+    trials: u64,
+    stuck: u64,
+}
+
+fn tails(values: &[f64], stuck: u64) -> Option<Tails> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    Some(Tails {
+        p50: election_runner::stats::percentile(&v, 0.5)?,
+        p95: election_runner::stats::percentile(&v, 0.95)?,
+        trials: v.len() as u64,
+        stuck,
+    })
+}
+
+/// The comparison as a plain table, one block per scenario, one column group per size that
+/// ran: tails as well as centres (criterion's own estimates above are means).
 fn print_table() {
     let t = TALLY.lock().expect("tally");
     if t.is_empty() {
         return;
     }
-    let mean = |metric, si, n, pi| {
-        t.get(&(metric, si, n, pi))
-            .filter(|e| e.1 > 0)
-            .map(|e| (e.0 / e.1 as f64, e.1, e.2))
-    };
+    let stat = |metric, si, n, pi| t.get(&(metric, si, n, pi)).and_then(|e| tails(&e.0, e.1));
     println!();
-    println!("Protocol comparison, mean per trial over every trial run above (runner defaults, lan profile):");
-    println!("  failover = simulated ms from the fault to the final agreed leader,");
-    println!("  msgs = election messages (all but heartbeats) in that window,");
+    println!(
+        "Protocol comparison, per trial over every trial run above (runner defaults, lan profile):"
+    );
+    println!(
+        "  failover p50 / p95 = median and 95th percentile of simulated ms from the fault to the"
+    );
+    println!("    final agreed leader,");
+    println!("  msgs p50 / p95 = the same percentiles of election messages (all but heartbeats) in that window,");
     println!(
         "  stuck = share of trials that never converged (their failover counts the whole window)."
     );
@@ -148,23 +171,33 @@ fn print_table() {
         let mut header = format!("\n{scenario:<28}");
         let mut sub = format!("{:<28}", "");
         for n in &sizes {
-            header += &format!(" | {:<30}", format!("n = {n}"));
-            sub += &format!(" | {:>11} {:>8} {:>9}", "failover", "msgs", "stuck");
+            header += &format!(" | {:<49}", format!("n = {n}"));
+            sub += &format!(
+                " | {:>9} {:>9} {:>6} {:>6} {:>8}",
+                "fail p50", "fail p95", "msgs50", "msgs95", "stuck"
+            );
         }
         println!("{header}\n{sub}\n{}", "-".repeat(sub.len()));
         for (pi, spec) in DEFAULT_PROTOCOLS.iter().enumerate() {
             let mut line = format!("{spec:<28}");
             for &n in &sizes {
-                let f = mean("failover", si, n, pi);
-                let m = mean("messages", si, n, pi);
-                let fs = f.map_or("-".into(), |(v, _, _)| format!("{v:.1} ms"));
-                let ms = m.map_or("-".into(), |(v, _, _)| format!("{v:.0}"));
-                let stuck = match f {
-                    Some((_, k, s)) if s > 0 => format!("{:.2} %", 100.0 * s as f64 / k as f64),
+                let f = stat("failover", si, n, pi);
+                let m = stat("messages", si, n, pi);
+                let ms = |v: f64| format!("{v:.1} ms");
+                let (f50, f95) = f
+                    .as_ref()
+                    .map_or(("-".into(), "-".into()), |x| (ms(x.p50), ms(x.p95)));
+                let (m50, m95) = m.as_ref().map_or(("-".into(), "-".into()), |x| {
+                    (format!("{:.0}", x.p50), format!("{:.0}", x.p95))
+                });
+                let stuck = match &f {
+                    Some(x) if x.stuck > 0 => {
+                        format!("{:.2} %", 100.0 * x.stuck as f64 / x.trials as f64)
+                    }
                     Some(_) => "0".into(),
                     None => "-".into(),
                 };
-                line += &format!(" | {fs:>11} {ms:>8} {stuck:>9}");
+                line += &format!(" | {f50:>9} {f95:>9} {m50:>6} {m95:>6} {stuck:>8}");
             }
             println!("{line}");
         }

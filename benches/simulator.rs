@@ -24,7 +24,9 @@ mod common;
 
 use std::time::Duration;
 
-use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
+
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use election_core::NodeId;
 use election_sim::pingpong::PingPong;
 use election_sim::{NetConfig, Sim, SimConfig};

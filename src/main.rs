@@ -27,7 +27,16 @@ use election_runner::{Error, Shard, SweepOptions, SweepSpec};
 #[command(
     name = "election-bench",
     version,
-    about = "Compare leader-election protocols (bully, Chang-Roberts ring, Raft-style) over one deterministic simulated network"
+    about = "Compare leader-election protocols (bully, Chang-Roberts ring, Raft-style) over one deterministic simulated network",
+    after_help = "Examples:
+  election-bench sweep                                    # the default sweep and its report
+  election-bench run -p bully -n 5 -s leader-crash        # one trial, readable
+  election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
+      --scenarios leader-crash --set net.loss=0,0.05,0.1 --seeds 500
+  election-bench trace -p raft -n 5 -s leader-crash --out raft.svg
+  election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
+
+`election-bench scenarios` and `election-bench params` list every scenario and parameter."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -45,23 +54,55 @@ enum Command {
     /// List every parameter (its default and meaning) and the network profiles.
     Params,
     /// Run one trial and print its metrics.
+    #[command(after_help = "Examples:
+  election-bench run -p bully -n 5 -s leader-crash
+  election-bench run -p raft+pre_vote -n 5 -s partition-leader-minority --seed 3 --trace
+  election-bench run -p ring -n 7 -s lossy-leader-crash --set fault_loss=0.2 --json")]
     Run(RunArgs),
     /// Run a grid of trials into results/<name>/ (with no arguments: the default sweep).
+    #[command(after_help = "Examples:
+  election-bench sweep
+  election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
+      --scenarios lossy-leader-crash --set fault_loss=0,0.05,0.1 --seeds 500
+  election-bench sweep --config examples/configs/raft-timeouts.toml
+  election-bench sweep --shard 1/4 --out results/part1 --no-report")]
     Sweep(SweepArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
     Merge(MergeArgs),
     /// Render charts and REPORT.md from a sweep's results.
+    #[command(after_help = "Example:
+  election-bench report --results results/loss          # into reports/loss/")]
     Report(ReportArgs),
     /// What changed between two results directories (before A, after B), per common cell,
     /// with a bootstrap interval on each difference; significant changes first.
     #[command(long_about = COMPARE_ABOUT)]
     Compare(CompareArgs),
     /// Draw one trial as a message-sequence chart (SVG, Mermaid or JSON lines).
+    #[command(after_help = "Examples:
+  election-bench trace -p raft -n 5 -s leader-crash --seed 1 --out raft.svg
+  election-bench trace -p bully -n 5 -s leader-crash --out bully.mmd     # Mermaid, from the extension
+  election-bench trace -p ring -n 5 -s leader-crash --format jsonl")]
     Trace(TraceArgs),
     /// Run a scenario with the same protocol code over real UDP sockets (loopback by default).
+    #[command(after_help = "Example:
+  election-bench live -p bully -n 5 -s leader-crash --trials 5     # rows into a temporary directory
+  election-bench live -p raft -n 5 -s leader-crash --out results/live")]
     Live(LiveCliArgs),
-    /// Measure loopback, then compare simulated and live failover times (reports/calibration/).
+    /// Measure loopback, then compare simulated and live failover times (into a temporary
+    /// directory; `--out reports/calibration` regenerates the committed page).
+    #[command(after_help = "Examples:
+  election-bench calibrate --trials 10 --sim-trials 100
+  election-bench calibrate --out reports/calibration       # regenerate the committed page")]
     Calibrate(CalibrateCliArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    #[command(after_help = "Examples:
+  election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
+  election-bench completions zsh > ~/.zfunc/_election-bench
+  election-bench completions fish > ~/.config/fish/completions/election-bench.fish")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Run the catalog of textbook results; one line per case; exit 1 if any fails.
     Validate {
         /// Fewer seeds per case (for CI).
@@ -90,9 +131,10 @@ struct LiveCliArgs {
     /// The first seed (fault instant, protocol randomness, loss draws).
     #[arg(long, default_value_t = 0)]
     first_seed: u64,
-    /// Where trials.csv and summary.csv go.
-    #[arg(long, default_value = "results/live")]
-    out: PathBuf,
+    /// Where trials.csv and summary.csv go [default: a directory under the system's temporary
+    /// directory, printed; results/ is the tool's tracked output].
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Emulate this network profile's latency and loss on top of loopback.
     #[arg(long)]
     net: Option<String>,
@@ -121,9 +163,10 @@ struct CalibrateCliArgs {
     /// The first seed.
     #[arg(long, default_value_t = 0)]
     first_seed: u64,
-    /// Where the chart, tables and README go.
-    #[arg(long, default_value = "reports/calibration")]
-    out: PathBuf,
+    /// Where the chart, tables and README go [default: a directory under the system's
+    /// temporary directory, printed; `--out reports/calibration` regenerates the committed page].
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// `key=value` pairs for the live driver, which takes the runner's parameter names.
@@ -199,9 +242,9 @@ struct CompareArgs {
 struct TraceArgs {
     #[command(flatten)]
     trial: TrialArgs,
-    /// Output format: svg, mermaid or jsonl (default: from the --out extension, .svg, .mmd or
-    /// .mermaid, .jsonl; else svg).
-    #[arg(long)]
+    /// Output format (default: from the --out extension, .svg, .mmd or .mermaid, .jsonl; else
+    /// svg).
+    #[arg(long, value_parser = ["svg", "mermaid", "jsonl"])]
     format: Option<String>,
     /// Write to this file instead of standard output.
     #[arg(long)]
@@ -381,8 +424,95 @@ struct MergeArgs {
     shards: Vec<PathBuf>,
 }
 
+/// The protocols and their options, for `--protocol`'s help.
+fn protocol_help() -> String {
+    use election_runner::protocol::{ProtocolKind, PROTOCOLS};
+    let opts: Vec<String> = PROTOCOLS
+        .iter()
+        .map(|p| {
+            let k = ProtocolKind::parse(p).expect("a listed protocol");
+            format!("{p} (+{})", k.options().join(", +"))
+        })
+        .collect();
+    format!(
+        "Protocol spec: a protocol plus +options, e.g. bully+quorum, raft+pre_vote+check_quorum, \
+         raft+timeout_ms=300-600. Protocols and their options: {}",
+        opts.join("; ")
+    )
+}
+
+/// The built-in scenarios, for `--scenario`'s help.
+fn scenario_help(list: bool) -> String {
+    let names: Vec<&str> = election_runner::scenario::BUILTINS
+        .iter()
+        .map(|b| b.name())
+        .collect();
+    format!(
+        "{}: {}{}, or a custom scenario of --config (see `election-bench scenarios`)",
+        if list {
+            "Scenario names, or all"
+        } else {
+            "Scenario name"
+        },
+        if list { "all, " } else { "" },
+        names.join(", ")
+    )
+}
+
+/// The command line, with help that lists the valid values of `--protocol`, `--scenario`
+/// (computed from the catalogs, so it cannot fall out of date) and `--format`.
+fn cli_command() -> clap::Command {
+    use clap::CommandFactory;
+    let proto = protocol_help();
+    let protos = format!("{proto} (comma-separated or repeated)");
+    let one = scenario_help(false);
+    let many = scenario_help(true);
+    let net = format!(
+        "Network profile: {}, or a custom one of --config (see `election-bench params`)",
+        BUILTIN_NETS.join(", ")
+    );
+    let nets = format!(
+        "Network profiles: {}, or custom ones of --config [default: lan]",
+        BUILTIN_NETS.join(", ")
+    );
+    Cli::command()
+        .mut_subcommand("run", |c| {
+            c.mut_arg("protocol", |a| a.help(proto.clone()))
+                .mut_arg("scenario", |a| a.help(one.clone()))
+                .mut_arg("net", |a| a.help(net.clone()))
+        })
+        .mut_subcommand("trace", |c| {
+            c.mut_arg("protocol", |a| a.help(proto.clone()))
+                .mut_arg("scenario", |a| a.help(one.clone()))
+                .mut_arg("net", |a| a.help(net.clone()))
+        })
+        .mut_subcommand("live", |c| {
+            c.mut_arg("protocol", |a| a.help(proto.clone()))
+                .mut_arg("scenario", |a| a.help(one.clone()))
+        })
+        .mut_subcommand("calibrate", |c| {
+            c.mut_arg("protocol", |a| a.help(proto.clone()))
+        })
+        .mut_subcommand("sweep", |c| {
+            c.mut_arg("protocols", |a| a.help(protos.clone()))
+                .mut_arg("scenarios", |a| a.help(many.clone()))
+                .mut_arg("nets", |a| a.help(nets.clone()))
+        })
+}
+
+/// A directory for output nobody asked to keep: under the system's temporary directory, so
+/// `live` and `calibrate` never write into the repository's tracked `results/` or `reports/`
+/// unless `--out` says so.
+fn scratch_dir(what: &str) -> PathBuf {
+    std::env::temp_dir().join("election-bench").join(what)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    use clap::FromArgMatches;
+    let cli = match Cli::from_arg_matches(&cli_command().get_matches()) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -422,7 +552,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 trials: a.trials,
                 sim_trials: a.sim_trials,
                 first_seed: a.first_seed,
-                out: a.out,
+                out: a.out.unwrap_or_else(|| scratch_dir("calibration")),
                 ..election_live::CalibrateArgs::default()
             };
             if let Some(p) = a.protocol {
@@ -445,6 +575,15 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::Validate { quick, cases } => validate(quick, &cases),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut cli_command(),
+                "election-bench",
+                &mut std::io::stdout(),
+            );
+            Ok(())
+        }
         Command::Merge(a) => {
             let m = election_runner::merge(&a.out, &a.shards)?;
             println!(
@@ -637,6 +776,9 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
     let plan = spec.plan()?;
+    for w in plan.warnings() {
+        eprintln!("warning: {w}");
+    }
     let results_dir = a
         .out
         .clone()
@@ -688,7 +830,7 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
     let mut args = election_live::LiveArgs::new(&a.protocol, a.nodes, &a.scenario);
     args.trials = a.trials;
     args.first_seed = a.first_seed;
-    args.out = a.out;
+    args.out = a.out.unwrap_or_else(|| scratch_dir("live"));
     args.net = a.net;
     args.bind = a.bind;
     args.params = key_values(&a.set)?;
@@ -703,10 +845,44 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
             report.health.rejected(),
         )
     })?;
+    print_live_summary(&args, &out);
     for f in &out.files {
         println!("wrote {}", f.display());
     }
     Ok(())
+}
+
+/// The end of `live`: what the trials add up to, in the words of `run`'s summary.
+fn print_live_summary(args: &election_live::LiveArgs, out: &election_live::LiveOutcome) {
+    use election_runner::stats::percentile;
+    let rows = &out.rows;
+    let n = rows.len();
+    let converged = rows.iter().filter(|r| r.converged).count();
+    let mut elect: Vec<f64> = rows.iter().filter_map(|r| r.elect_ms).collect();
+    elect.sort_by(f64::total_cmp);
+    let ms = |p: f64| percentile(&elect, p).map_or("-".into(), |v| format!("{} ms", fmt_ms(v)));
+    let split = rows.iter().filter(|r| r.split_brain).count();
+    let stale: u64 = rows.iter().filter_map(|r| r.writes_stale).sum();
+    let msgs: Vec<f64> = rows.iter().map(|r| r.msgs_election as f64).collect();
+    println!(
+        "summary          {} | {} nodes | {} | {n} live trials",
+        args.protocol, args.nodes, args.scenario
+    );
+    println!("converged        {converged} of {n}");
+    println!(
+        "elect            p50 {}, p95 {} (over converged trials)",
+        ms(0.5),
+        ms(0.95)
+    );
+    println!(
+        "election msgs    mean {}",
+        election_runner::stats::mean(&msgs).map_or("-".into(), |m| format!("{m:.1}"))
+    );
+    println!("split brain      {split} of {n} trials; {stale} stale writes in all");
+    println!(
+        "datagrams        {} rejected (malformed or from outside the cluster)",
+        out.health.rejected()
+    );
 }
 
 /// The trace format `--format` names, or else the one `--out`'s extension names, or SVG.
@@ -854,7 +1030,7 @@ fn run(a: RunArgs) -> Result<(), Error> {
                 TraceKind::Send(_) | TraceKind::Deliver(_) | TraceKind::Drop(..)
             );
             if a.trace_messages || !message {
-                println!("{:>12} {:?}", fmt_ms(e.at.as_millis_f64()), e.what);
+                println!("{}", election_report::text_event(e));
             }
         }
     }
@@ -989,7 +1165,7 @@ fn print_trial(t: &TrialRun) {
             let at = fmt_ms(at.as_millis_f64());
             match applied {
                 election_sim::Applied::Skipped(why) => println!("  {at:>10} ms  SKIPPED: {why}"),
-                other => println!("  {at:>10} ms  {other:?}"),
+                other => println!("  {at:>10} ms  {}", election_report::text_fault(other)),
             }
         }
     }

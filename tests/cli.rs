@@ -128,6 +128,80 @@ fn scenarios_lists_the_whole_catalog() {
     assert_eq!(out.lines().count(), 14);
 }
 
+/// `--help` shows examples and the valid values of `--protocol`, `--scenario`, `--format` and
+/// `--net`, taken from the catalogs; a bad `--format` lists them too.
+#[test]
+fn help_shows_examples_and_valid_values() {
+    let d = tempfile::tempdir().unwrap();
+    let top = ok(&bench(&["--help"], d.path()));
+    assert!(
+        top.contains("Examples:") && top.contains("completions"),
+        "{top}"
+    );
+    for cmd in ["run", "trace", "sweep", "live"] {
+        let h = ok(&bench(&[cmd, "--help"], d.path()));
+        assert!(h.contains("Example"), "{cmd}: {h}");
+        for p in election_runner::protocol::PROTOCOLS {
+            assert!(
+                h.contains(&format!("{p} (+")),
+                "{cmd} --help lacks {p}: {h}"
+            );
+        }
+        assert!(
+            h.contains("+pre_vote") && h.contains("+quorum"),
+            "{cmd}: {h}"
+        );
+        for s in election_runner::scenario::BUILTINS {
+            assert!(h.contains(s.name()), "{cmd} --help lacks {}", s.name());
+        }
+    }
+    let h = ok(&bench(&["trace", "--help"], d.path()));
+    assert!(h.contains("[possible values: svg, mermaid, jsonl]"), "{h}");
+    for n in election_runner::net::BUILTIN_NETS {
+        assert!(h.contains(n), "trace --help lacks net {n}");
+    }
+    fails(
+        &bench(
+            &[
+                "trace",
+                "-p",
+                "raft",
+                "-n",
+                "5",
+                "-s",
+                "leader-crash",
+                "--format",
+                "png",
+            ],
+            d.path(),
+        ),
+        2,
+        &["png", "svg, mermaid, jsonl"],
+    );
+}
+
+/// `completions SHELL` prints a script that knows the subcommands and the closed value sets.
+#[test]
+fn shell_completions_are_generated() {
+    let d = tempfile::tempdir().unwrap();
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef election-bench"),
+        ("fish", "complete -c election-bench"),
+    ] {
+        let s = ok(&bench(&["completions", shell], d.path()));
+        assert!(s.contains(marker), "{shell}: {s}");
+        for sub in ["sweep", "trace", "calibrate", "completions"] {
+            assert!(s.contains(sub), "{shell} completion lacks {sub}");
+        }
+        assert!(
+            s.contains("mermaid"),
+            "{shell} completion lacks --format's values"
+        );
+    }
+    fails(&bench(&["completions", "tcsh"], d.path()), 2, &["tcsh"]);
+}
+
 #[test]
 fn params_lists_keys_and_profiles() {
     let d = tempfile::tempdir().unwrap();
@@ -161,6 +235,30 @@ fn run_prints_a_summary_or_one_json_object_with_the_csv_columns() {
         d.path(),
     ));
     assert!(out.contains("converged") && out.contains("elect"), "{out}");
+    // --trace: one readable line per event, in the trace's vocabulary, never a Debug struct.
+    let traced = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "bully",
+            "-n",
+            "5",
+            "-s",
+            "leader-crash",
+            "--trace",
+            "--trace-messages",
+        ],
+        d.path(),
+    ));
+    assert!(traced.contains(" ms  fault     crash node 5"), "{traced}");
+    assert!(
+        traced.contains("  send      ") && traced.contains(" → "),
+        "{traced}"
+    );
+    assert!(traced.contains("  status    node "), "{traced}");
+    for debug in ["NodeId(", "Some(", "Status {", "Fault("] {
+        assert!(!traced.contains(debug), "{debug} in: {traced}");
+    }
     let args = [
         "run",
         "--protocol",
@@ -340,9 +438,15 @@ fn sweep_writes_the_three_files_to_results_name_by_default() {
     let out = ok(&bench(&args, d.path()));
     assert!(out.contains("16 cells"), "{out}");
     let dir = d.path().join("results/tiny");
+    // trials.csv is the working copy; trials.csv.gz the form results are committed in.
     assert_eq!(
         listing(&dir),
-        ["manifest.json", "summary.csv", "trials.csv"]
+        [
+            "manifest.json",
+            "summary.csv",
+            "trials.csv",
+            "trials.csv.gz"
+        ]
     );
     let trials = fs::read_to_string(dir.join("trials.csv")).unwrap();
     let header = trials.lines().next().unwrap();
@@ -806,8 +910,13 @@ faults = [
         s.starts_with("protocol,nodes,scenario,net,raft.timeout_ms,trials,"),
         "{s}"
     );
+    // raft.timeout_ms is raft's: the bully spec runs once, its column empty.
     assert!(
-        s.contains("bully+rejoin=defer,4,double-crash,metro,150-300,2,"),
+        s.contains("bully+rejoin=defer,4,double-crash,metro,,2,"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("bully+rejoin=defer,4,double-crash,metro,150-300"),
         "{s}"
     );
     let listed = ok(&bench(&["scenarios", "--config", "c.toml"], d.path()));
@@ -917,11 +1026,129 @@ fn sweep_renders_the_report_and_report_rerenders_it_from_the_results() {
         d.path(),
     ));
     assert_eq!(fs::read_to_string(again.join("REPORT.md")).unwrap(), md);
+    // The committed form: only trials.csv.gz (trials.csv is not committed). The report reads
+    // it transparently and says the same.
+    fs::remove_file(d.path().join("results/tiny/trials.csv")).unwrap();
+    ok(&bench(
+        &["report", "--results", "results/tiny", "--out", "from-gz"],
+        d.path(),
+    ));
+    assert_eq!(
+        fs::read_to_string(d.path().join("from-gz/REPORT.md")).unwrap(),
+        md
+    );
     // --no-report writes results only.
     let mut args = TINY.to_vec();
     args.extend(["--name", "quiet", "--no-report"]);
     ok(&bench(&args, d.path()));
     assert!(!d.path().join("reports/quiet").exists());
+}
+
+/// The README's custom sweep, tiny: the varied parameter gets its own charts, sizes stay on
+/// the x axis because they vary, no chart without data is drawn, and the `net.loss` that
+/// `lossy-leader-crash` overrides is warned about before the sweep runs.
+#[test]
+fn charts_follow_the_sweep() {
+    let d = tempfile::tempdir().unwrap();
+    let o = bench(
+        &[
+            "sweep",
+            "--name",
+            "loss",
+            "--protocols",
+            "bully+quorum,raft+pre_vote",
+            "--nodes",
+            "5,9",
+            "--scenarios",
+            "lossy-leader-crash",
+            "--set",
+            "net.loss=0,0.05,0.1",
+            "--seeds",
+            "4",
+            "--quiet",
+        ],
+        d.path(),
+    );
+    ok(&o);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("warning: net.loss=0,0.05,0.1 is overridden in scenario lossy-leader-crash")
+            && err.contains("fault_loss"),
+        "{err}"
+    );
+    let charts = d.path().join("reports/loss/charts");
+    let names = listing(&charts);
+    for stem in [
+        "vs-net-loss-lossy-leader-crash-n5",
+        "vs-net-loss-lossy-leader-crash-n9",
+        "messages_vs_nodes",
+        "failover_vs_nodes",
+    ] {
+        assert!(names.contains(&format!("{stem}.svg")), "{stem}: {names:?}");
+    }
+    // No recovery or flapping scenario ran: no leader-changes chart, not an empty one.
+    assert!(
+        !names.iter().any(|n| n.starts_with("leader_changes")),
+        "{names:?}"
+    );
+    let svg = fs::read_to_string(charts.join("vs-net-loss-lossy-leader-crash-n5.svg")).unwrap();
+    for label in [
+        "net.loss",
+        "\n0.05\n",
+        "bully+quorum",
+        "raft+pre_vote",
+        "elect_ms (ms)",
+    ] {
+        assert!(svg.contains(label), "{label} not in the chart");
+    }
+    let md = fs::read_to_string(d.path().join("reports/loss/REPORT.md")).unwrap();
+    assert!(md.contains("charts/vs-net-loss-lossy-leader-crash-n5.svg"));
+
+    // One size, and a raft-only parameter: no size axis, and bully is run and drawn once.
+    let o = bench(
+        &[
+            "sweep",
+            "--name",
+            "rt",
+            "--protocols",
+            "bully,raft",
+            "--nodes",
+            "5",
+            "--scenarios",
+            "leader-crash",
+            "--set",
+            "raft.timeout_ms=150-300,300-600",
+            "--seeds",
+            "3",
+            "--quiet",
+        ],
+        d.path(),
+    );
+    ok(&o);
+    assert!(text(&o.stderr).is_empty(), "{}", text(&o.stderr));
+    let trials = fs::read_to_string(d.path().join("results/rt/trials.csv")).unwrap();
+    let bully = trials.lines().filter(|l| l.contains(",bully,")).count();
+    let raft = trials.lines().filter(|l| l.contains(",raft,")).count();
+    assert_eq!((bully, raft), (3, 6), "{trials}");
+    let names = listing(&d.path().join("reports/rt/charts"));
+    assert!(
+        names.contains(&"vs-raft-timeout-ms-leader-crash-n5.svg".to_string()),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.contains("_vs_nodes")), "{names:?}");
+    let svg = fs::read_to_string(
+        d.path()
+            .join("reports/rt/charts/vs-raft-timeout-ms-leader-crash-n5.svg"),
+    )
+    .unwrap();
+    assert!(svg.contains("\n300-600\n") && !svg.contains("\nbully\n"));
+    let md = fs::read_to_string(d.path().join("reports/rt/REPORT.md")).unwrap();
+    assert!(
+        md.contains("does not apply to `bully`"),
+        "report lacks the note"
+    );
+    let legend = fs::read_to_string(d.path().join("reports/rt/charts/failover_cdf.svg")).unwrap();
+    assert_eq!(legend.matches("\nbully\n").count(), 1, "bully drawn twice");
 }
 
 #[test]
@@ -988,11 +1215,7 @@ fn trace_is_the_same_for_the_same_seed_in_every_format() {
         "{}",
         &svg[..80]
     );
-    fails(
-        &bench(&args("png"), d.path()),
-        2,
-        &["svg, mermaid or jsonl"],
-    );
+    fails(&bench(&args("png"), d.path()), 2, &["svg, mermaid, jsonl"]);
 }
 
 #[test]
@@ -1016,7 +1239,46 @@ fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
         d.path(),
     ));
     assert!(out.contains("seed 0: converged true"), "{out}");
+    // A summary at the end.
+    for line in [
+        "summary          raft | 3 nodes | leader-crash | 1 live trials",
+        "converged        1 of 1",
+        "elect            p50 ",
+    ] {
+        assert!(out.contains(line), "{line:?} not in: {out}");
+    }
     assert!(started.elapsed() < Duration::from_secs(60));
+    // Without --out: nothing in the working directory (results/ is tracked), the rows go
+    // under the temporary directory, and the output says where.
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "live",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--trials",
+            "1",
+        ])
+        .current_dir(d.path())
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let printed = ok(&o);
+    assert_eq!(
+        listing(d.path()),
+        ["live"],
+        "live wrote into the working directory"
+    );
+    let rows = tmp.path().join("election-bench/live/trials.csv");
+    assert!(rows.exists(), "{printed}");
+    assert!(
+        printed.contains(&format!("wrote {}", rows.display())),
+        "{printed}"
+    );
     let trials = fs::read_to_string(d.path().join("live/trials.csv")).unwrap();
     assert!(trials
         .lines()

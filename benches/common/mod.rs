@@ -12,10 +12,7 @@ use election_runner::{Cell, SweepSpec};
 /// crate), which has no system fonts: without this, criterion's HTML report panics with
 /// `FontUnavailable`. Call it before running any benchmark.
 pub fn register_fonts() {
-    use plotters::style::{register_font, FontStyle};
-    // The bytes are a fixed, valid TrueType file; registration cannot fail.
-    let _ = register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
-    let _ = register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
+    election_report::charts::register_fonts();
 }
 
 /// The runner's cell for one protocol spec, cluster size and scenario, on the runner's
@@ -128,9 +125,11 @@ impl ValueFormatter for SimulatedMsFormatter {
     /// Per-iteration elements over simulated time: elements per simulated second.
     fn scale_throughputs(&self, _typical: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
         let per = match *t {
-            Throughput::Bytes(x) | Throughput::BytesDecimal(x) | Throughput::Elements(x) => {
-                x as f64
-            }
+            Throughput::Bits(x)
+            | Throughput::Bytes(x)
+            | Throughput::BytesDecimal(x)
+            | Throughput::Elements(x)
+            | Throughput::ElementsAndBytes { elements: x, .. } => x as f64,
         };
         values.iter_mut().for_each(|v| *v = per * 1e3 / *v);
         "elem/s (sim)"
@@ -157,9 +156,11 @@ impl ValueFormatter for MessagesFormatter {
     /// Per-iteration elements per message.
     fn scale_throughputs(&self, _typical: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
         let per = match *t {
-            Throughput::Bytes(x) | Throughput::BytesDecimal(x) | Throughput::Elements(x) => {
-                x as f64
-            }
+            Throughput::Bits(x)
+            | Throughput::Bytes(x)
+            | Throughput::BytesDecimal(x)
+            | Throughput::Elements(x)
+            | Throughput::ElementsAndBytes { elements: x, .. } => x as f64,
         };
         values.iter_mut().for_each(|v| *v = per / *v);
         "elem/msg"

@@ -13,7 +13,8 @@
 //!    phase (`elect_ms − detect_ms`) separately, the measured lateness of every live timer
 //!    firing, and the loopback latency.
 //!
-//! Everything goes into `reports/calibration/`: `trials.csv` and `summary.csv` (the results
+//! Everything goes into [`CalibrateArgs::out`] (`reports/calibration/` for the committed page;
+//! the CLI writes under the temporary directory unless `--out` says so): `trials.csv` and `summary.csv` (the results
 //! schema, `mode` = `sim` / `live`), `loopback.csv`, `calibration.csv`, `failover.svg` and
 //! `failover.png`, and `README.md`, which states the numbers and the explanation.
 
@@ -450,23 +451,55 @@ fn opt(x: Option<f64>) -> String {
     x.map(fmt_ms).unwrap_or_default()
 }
 
+/// A CSV file from a header and rows of already formatted fields, through the `csv` crate
+/// (quoting whatever needs it).
+fn write_csv(
+    path: &std::path::Path,
+    header: &[&str],
+    rows: &[Vec<String>],
+) -> Result<(), RunError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| RunError::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    };
+    w.write_record(header).map_err(io)?;
+    for r in rows {
+        w.write_record(r).map_err(io)?;
+    }
+    let bytes = w.into_inner().map_err(|e| RunError::Io {
+        path: path.to_path_buf(),
+        source: e.into_error(),
+    })?;
+    write_file(path, &bytes)
+}
+
 fn write_loopback_csv(args: &CalibrateArgs, l: &Loopback) -> Result<PathBuf, RunError> {
     let path = args.out.join("loopback.csv");
-    let mut s = String::from("pings,lost,one_way_p5_ms,one_way_p50_ms,one_way_p95_ms,one_way_p99_ms,one_way_max_ms,fitted_latency\n");
     let q = |p| format!("{:.4}", l.quantile(p));
-    let _ = writeln!(
-        s,
-        "{},{},{},{},{},{},{},{}",
-        l.one_way_ms.len(),
-        l.lost,
-        q(0.05),
-        q(0.5),
-        q(0.95),
-        q(0.99),
-        q(1.0),
-        format_latency(&l.fit)
-    );
-    write_file(&path, s.as_bytes())?;
+    write_csv(
+        &path,
+        &[
+            "pings",
+            "lost",
+            "one_way_p5_ms",
+            "one_way_p50_ms",
+            "one_way_p95_ms",
+            "one_way_p99_ms",
+            "one_way_max_ms",
+            "fitted_latency",
+        ],
+        &[vec![
+            l.one_way_ms.len().to_string(),
+            l.lost.to_string(),
+            q(0.05),
+            q(0.5),
+            q(0.95),
+            q(0.99),
+            q(1.0),
+            format_latency(&l.fit),
+        ]],
+    )?;
     Ok(path)
 }
 
@@ -475,31 +508,47 @@ fn write_calibration_csv(
     results: &[ProtocolCalibration],
 ) -> Result<PathBuf, RunError> {
     let path = args.out.join("calibration.csv");
-    let mut s = String::from(
-        "protocol,nodes,scenario,trials,sim_converged,live_converged,sim_elect_p50_ms,live_elect_p50_ms,\
-p50_ratio,p50_ratio_ci_lo,p50_ratio_ci_hi,within_target,sim_elect_p95_ms,live_elect_p95_ms,\
-sim_detect_p50_ms,live_detect_p50_ms,sim_election_phase_p50_ms,live_election_phase_p50_ms,\
-live_timer_late_mean_ms,live_timer_late_p95_ms,live_timer_late_max_ms\n",
-    );
+    let header = [
+        "protocol",
+        "nodes",
+        "scenario",
+        "trials",
+        "sim_converged",
+        "live_converged",
+        "sim_elect_p50_ms",
+        "live_elect_p50_ms",
+        "p50_ratio",
+        "p50_ratio_ci_lo",
+        "p50_ratio_ci_hi",
+        "within_target",
+        "sim_elect_p95_ms",
+        "live_elect_p95_ms",
+        "sim_detect_p50_ms",
+        "live_detect_p50_ms",
+        "sim_election_phase_p50_ms",
+        "live_election_phase_p50_ms",
+        "live_timer_late_mean_ms",
+        "live_timer_late_p95_ms",
+        "live_timer_late_max_ms",
+    ];
+    let mut rows = Vec::new();
     for c in results {
         let ratio = |x: Option<f64>| x.map(|r| format!("{r:.4}")).unwrap_or_default();
         let late = &c.timer_lateness_ms;
         let mean = election_runner::stats::mean(late);
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            c.protocol,
-            args.nodes,
-            args.scenario,
-            args.trials,
-            c.sim.elect_ms.len(),
-            c.live.elect_ms.len(),
+        rows.push(vec![
+            c.protocol.clone(),
+            args.nodes.to_string(),
+            args.scenario.clone(),
+            args.trials.to_string(),
+            c.sim.elect_ms.len().to_string(),
+            c.live.elect_ms.len().to_string(),
             opt(c.sim.p50()),
             opt(c.live.p50()),
             ratio(c.p50_ratio),
             ratio(c.p50_ratio_ci.map(|x| x.0)),
             ratio(c.p50_ratio_ci.map(|x| x.1)),
-            c.within_target(),
+            c.within_target().to_string(),
             opt(c.sim.p95()),
             opt(c.live.p95()),
             opt(percentile(&c.sim.detect_ms, 0.5)),
@@ -509,9 +558,9 @@ live_timer_late_mean_ms,live_timer_late_p95_ms,live_timer_late_max_ms\n",
             opt(mean),
             opt(percentile(late, 0.95)),
             opt(late.last().copied()),
-        );
+        ]);
     }
-    write_file(&path, s.as_bytes())?;
+    write_csv(&path, &header, &rows)?;
     Ok(path)
 }
 

@@ -2,27 +2,15 @@
 //! simulated and live failover times, with each median marked. Drawn once as SVG and once as
 //! PNG, with the DejaVu Sans font compiled in (no system font needed).
 
-use std::error::Error;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
+use election_report::charts::{DrawResult, FONT};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::run::{write_file, RunError};
-
-const FONT: &str = "sans-serif";
+use crate::run::RunError;
 const SIM: RGBColor = RGBColor(31, 119, 180);
 const LIVE: RGBColor = RGBColor(214, 39, 40);
-
-fn ensure_fonts() {
-    static DONE: OnceLock<()> = OnceLock::new();
-    DONE.get_or_init(|| {
-        // Fixed, valid TrueType bytes: registration cannot fail.
-        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
-        let _ = plotters::style::register_font(FONT, FontStyle::Bold, dejavu::sans::bold());
-    });
-}
 
 /// One panel: a protocol's two samples (ms), each sorted ascending.
 #[derive(Clone, Debug)]
@@ -53,11 +41,21 @@ fn ecdf(sorted: &[f64]) -> Vec<(f64, f64)> {
 }
 
 impl Chart {
+    /// Write `dir/stem.svg` and `dir/stem.png`, with the report's font and PNG setup.
+    pub(crate) fn write(&self, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, RunError> {
+        election_report::charts::write_chart(self, dir, stem, true).map_err(|e| RunError::Chart {
+            path: dir.join(format!("{stem}.svg")),
+            reason: e.to_string(),
+        })
+    }
+}
+
+impl election_report::charts::Chart for Chart {
     fn size(&self) -> (u32, u32) {
         (420 * self.panels.len().max(1) as u32, 460)
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Box<dyn Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
     where
         DB::ErrorType: 'static,
     {
@@ -133,45 +131,5 @@ impl Chart {
             }
         }
         Ok(())
-    }
-
-    /// Write `dir/stem.svg` and `dir/stem.png`.
-    pub(crate) fn write(&self, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, RunError> {
-        ensure_fonts();
-        let (w, h) = self.size();
-        let svg_path = dir.join(format!("{stem}.svg"));
-        let png_path = dir.join(format!("{stem}.png"));
-        let fail = |path: &Path, e: &dyn std::fmt::Display| RunError::Chart {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        };
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| fail(&svg_path, &e))?;
-            self.draw(&root).map_err(|e| fail(&svg_path, &e))?;
-            root.present().map_err(|e| fail(&svg_path, &e))?;
-        }
-        write_file(&svg_path, svg.as_bytes())?;
-        let mut rgb = vec![255u8; (w * h * 3) as usize];
-        {
-            let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| fail(&png_path, &e))?;
-            self.draw(&root).map_err(|e| fail(&png_path, &e))?;
-            root.present().map_err(|e| fail(&png_path, &e))?;
-        }
-        let mut bytes = Vec::new();
-        {
-            let mut enc = png::Encoder::new(&mut bytes, w, h);
-            enc.set_color(png::ColorType::Rgb);
-            enc.set_depth(png::BitDepth::Eight);
-            let mut writer = enc.write_header().map_err(|e| fail(&png_path, &e))?;
-            writer
-                .write_image_data(&rgb)
-                .map_err(|e| fail(&png_path, &e))?;
-            writer.finish().map_err(|e| fail(&png_path, &e))?;
-        }
-        write_file(&png_path, &bytes)?;
-        Ok(vec![svg_path, png_path])
     }
 }

@@ -12,7 +12,8 @@
 //!   `mode = live`.
 //! * [`calibrate()`] (`election-bench calibrate`) measures the loopback, runs the same scenario
 //!   live and simulated over a latency profile fitted to it, and writes the comparison to
-//!   `reports/calibration/`.
+//!   [`CalibrateArgs::out`] (the CLI's default is a temporary directory; `--out
+//!   reports/calibration` regenerates the committed page).
 //!
 //! No protocol code changes for live mode: the protocols never knew what drives them.
 #![warn(missing_docs, unreachable_pub)]

@@ -58,6 +58,26 @@ fn a_small_calibration_writes_the_whole_report() {
     ] {
         assert!(dir.path().join(f).is_file(), "{f} missing");
     }
+    // The two calibration tables: a header and one row per protocol (loopback: one row).
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).unwrap();
+    let cal = read("calibration.csv");
+    let cal: Vec<&str> = cal.lines().collect();
+    assert_eq!(cal.len(), 2, "{cal:?}");
+    assert!(cal[0].starts_with("protocol,nodes,scenario,trials,sim_converged,"));
+    assert!(
+        cal[1].starts_with("bully,5,leader-crash,2,4,2,"),
+        "{}",
+        cal[1]
+    );
+    assert_eq!(cal[0].split(',').count(), cal[1].split(',').count());
+    let lo = read("loopback.csv");
+    let lo: Vec<&str> = lo.lines().collect();
+    assert_eq!(lo.len(), 2, "{lo:?}");
+    assert!(
+        lo[1].starts_with("100,") && lo[1].ends_with(&c_fit(&out)),
+        "{}",
+        lo[1]
+    );
     let trials = std::fs::read_to_string(dir.path().join("trials.csv")).unwrap();
     assert_eq!(
         trials
@@ -81,4 +101,8 @@ fn a_small_calibration_writes_the_whole_report() {
     );
     let png = std::fs::read(dir.path().join("failover.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+fn c_fit(out: &election_live::CalibrationOutcome) -> String {
+    election_runner::net::format_latency(&out.loopback.fit)
 }

@@ -20,10 +20,13 @@ use crate::error::ReportError;
 use crate::palette::Rgb;
 
 /// The font family every chart uses; registered from the embedded DejaVu Sans.
-pub(crate) const FONT: &str = "sans-serif";
+pub const FONT: &str = "sans-serif";
 
-/// Registers the embedded fonts with plotters (once per process).
-pub(crate) fn ensure_fonts() {
+/// Registers the embedded DejaVu Sans with plotters as [`FONT`] (once per process). Every
+/// plotters chart of the workspace goes through it — the report's, the calibration chart
+/// (`election-live`) and criterion's plots in `cargo bench` — since plotters is built with its
+/// `ab_glyph` text backend, which sees no system font.
+pub fn register_fonts() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
         // The bytes are a fixed, valid TrueType file; registration cannot fail.
@@ -32,10 +35,11 @@ pub(crate) fn ensure_fonts() {
     });
 }
 
-pub(crate) type DrawResult = Result<(), Box<dyn Error>>;
+/// What drawing returns: plotters' errors, boxed.
+pub type DrawResult = Result<(), Box<dyn Error>>;
 
-/// A chart that can be drawn on any plotters backend.
-pub(crate) trait Chart {
+/// A chart that can be drawn on any plotters backend; [`write_chart`] writes it as SVG and PNG.
+pub trait Chart {
     /// Pixel size.
     fn size(&self) -> (u32, u32);
     /// Draw everything on `root` (already white).
@@ -44,14 +48,15 @@ pub(crate) trait Chart {
         DB::ErrorType: 'static;
 }
 
-/// Writes `dir/stem.svg` and, if asked, `dir/stem.png`. Returns the files written.
-pub(crate) fn write_chart<C: Chart>(
+/// Writes `dir/stem.svg` and, if asked, `dir/stem.png` (the embedded font registered first).
+/// Returns the files written.
+pub fn write_chart<C: Chart>(
     chart: &C,
     dir: &Path,
     stem: &str,
     png: bool,
 ) -> Result<Vec<PathBuf>, ReportError> {
-    ensure_fonts();
+    register_fonts();
     let err = |e: Box<dyn Error>| ReportError::Chart {
         chart: stem.to_string(),
         reason: e.to_string(),
@@ -479,6 +484,198 @@ impl LinePanel {
     }
 }
 
+/// A panel of lines over the values of one varied parameter, linear y from 0. The x axis is
+/// numeric when every value is a number (`net.loss` 0, 0.05, 0.1: distances are honest) and
+/// categorical otherwise (`raft.timeout_ms` 150-300, 300-600: one slot per value, in sweep
+/// order); either way each point's x is its position on that axis ([`ParamAxis::x`]).
+pub(crate) struct ParamPanel {
+    pub title: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    pub axis: ParamAxis,
+    pub lines: Vec<Line>,
+    /// `Some(max)`: the y axis ends there (a rate in percent ends at 100).
+    pub y_max: Option<f64>,
+}
+
+/// The x axis of a [`ParamPanel`]: the parameter's values, in sweep order.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ParamAxis {
+    pub values: Vec<String>,
+    /// Each value as a number, when all are numbers.
+    pub numeric: Option<Vec<f64>>,
+}
+
+impl ParamAxis {
+    pub(crate) fn new(values: Vec<String>) -> ParamAxis {
+        let numeric: Option<Vec<f64>> = values.iter().map(|v| v.parse::<f64>().ok()).collect();
+        ParamAxis {
+            values,
+            numeric: numeric.filter(|n| n.iter().all(|x| x.is_finite())),
+        }
+    }
+
+    /// The x position of `value`, if it is one of the axis' values.
+    pub(crate) fn x(&self, value: &str) -> Option<f64> {
+        let i = self.values.iter().position(|v| v == value)?;
+        Some(match &self.numeric {
+            Some(n) => n[i],
+            None => i as f64,
+        })
+    }
+
+    fn range(&self) -> (f64, f64) {
+        match &self.numeric {
+            Some(n) => {
+                let lo = n.iter().cloned().fold(f64::INFINITY, f64::min);
+                let hi = n.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let pad = if hi > lo {
+                    (hi - lo) * 0.06
+                } else {
+                    lo.abs().max(1.0) * 0.5
+                };
+                (lo - pad, hi + pad)
+            }
+            None => (-0.4, self.values.len() as f64 - 0.6),
+        }
+    }
+
+    fn keys(&self) -> Vec<f64> {
+        match &self.numeric {
+            Some(n) => n.clone(),
+            None => (0..self.values.len()).map(|i| i as f64).collect(),
+        }
+    }
+
+    fn label(&self, x: f64) -> String {
+        let keys = self.keys();
+        keys.iter()
+            .position(|k| (k - x).abs() <= 1e-9 * k.abs().max(1.0))
+            .map(|i| self.values[i].clone())
+            .unwrap_or_default()
+    }
+}
+
+/// A linear f64 axis whose ticks are exactly the given values (plotters' `with_key_points`
+/// keeps a plain f64 range's "no default formatting", which the mesh cannot label).
+struct KeyAxis {
+    lo: f64,
+    hi: f64,
+    keys: Vec<f64>,
+}
+
+impl plotters::coord::ranged1d::Ranged for KeyAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let t = (value - self.lo) / (self.hi - self.lo);
+        limit.0 + (t * (limit.1 - limit.0) as f64).round() as i32
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.keys.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+impl ParamPanel {
+    /// Whether any line has a point: a panel without is not drawn.
+    pub(crate) fn has_data(&self) -> bool {
+        self.lines.iter().any(|l| !l.points.is_empty())
+    }
+
+    pub(crate) fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let ymax = self
+            .lines
+            .iter()
+            .flat_map(|l| {
+                l.points
+                    .iter()
+                    .map(|p| p.1)
+                    .chain(l.band.iter().map(|b| b.2))
+            })
+            .fold(0.0f64, f64::max);
+        let hi = match self.y_max {
+            Some(m) => m,
+            None if ymax > 0.0 => ymax * 1.08,
+            None => 1.0,
+        };
+        let (x0, x1) = self.axis.range();
+        let mut chart = ChartBuilder::on(area);
+        chart
+            .caption(&self.title, title_style(PANEL_TITLE_PX))
+            .margin(12)
+            .margin_right(28)
+            .x_label_area_size(58)
+            .y_label_area_size(84);
+        let keys = self.axis.keys();
+        let x_axis = KeyAxis {
+            lo: x0,
+            hi: x1,
+            keys: keys.clone(),
+        };
+        let mut c = chart.build_cartesian_2d(x_axis, 0f64..hi)?;
+        let x_fmt = |v: &f64| self.axis.label(*v);
+        c.configure_mesh()
+            .x_desc(&self.x_desc)
+            .y_desc(&self.y_desc)
+            .axis_desc_style(text_style(DESC_PX))
+            .label_style(text_style(LABEL_PX))
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&|v| compact(*v))
+            .x_labels(keys.len())
+            .y_labels(8)
+            .max_light_lines(2)
+            .light_line_style(RGBColor(238, 238, 238))
+            .bold_line_style(RGBColor(215, 215, 215))
+            .draw()?;
+        for l in &self.lines {
+            if l.band.len() >= 2 {
+                let mut poly: Vec<(f64, f64)> = l.band.iter().map(|b| (b.0, b.2)).collect();
+                poly.extend(l.band.iter().rev().map(|b| (b.0, b.1)));
+                c.draw_series(std::iter::once(Polygon::new(poly, l.colour.mix(0.12))))?;
+            }
+            // Every band point also gets a whisker, so a band of one point still shows.
+            for b in &l.band {
+                c.draw_series(std::iter::once(PathElement::new(
+                    vec![(b.0, b.1), (b.0, b.2)],
+                    l.colour.mix(0.6).stroke_width(2),
+                )))?;
+            }
+        }
+        for l in &self.lines {
+            c.draw_series(LineSeries::new(
+                l.points.clone(),
+                l.colour.stroke_width(line_width(l.k)),
+            ))?;
+            for &p in &l.points {
+                draw_marker(c.plotting_area(), p, l.k, l.colour)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Panel for ParamPanel {
+    fn draw_panel<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        self.draw(area)
+    }
+}
+
 /// Cumulative distributions over a linear x axis.
 pub(crate) struct CdfPanel {
     pub title: String,
@@ -750,7 +947,10 @@ impl<P: Panel> Chart for PanelChart<P> {
         DB::ErrorType: 'static,
     {
         let body = frame(root, &self.title, &self.subtitle, &self.legend, self.swatch)?;
-        let areas = body.split_evenly((1, self.panels.len().max(1)));
+        // Up to three panels side by side; more wrap into rows.
+        let cols = self.panels.len().clamp(1, 3);
+        let rows = self.panels.len().div_ceil(cols).max(1);
+        let areas = body.split_evenly((rows, cols));
         for (p, a) in self.panels.iter().zip(areas.iter()) {
             p.draw_panel(a)?;
         }
@@ -761,6 +961,19 @@ impl<P: Panel> Chart for PanelChart<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parameter_axis_is_numeric_only_when_every_value_is_a_number() {
+        let loss = ParamAxis::new(vec!["0".into(), "0.05".into(), "0.1".into()]);
+        assert_eq!(loss.x("0.05"), Some(0.05));
+        assert_eq!(loss.label(0.1), "0.1");
+        let range = ParamAxis::new(vec!["150-300".into(), "300-600".into()]);
+        assert_eq!(range.numeric, None);
+        assert_eq!(range.x("300-600"), Some(1.0));
+        assert_eq!(range.x("1-2"), None);
+        assert_eq!(range.label(0.0), "150-300");
+        assert_eq!(range.label(0.5), "");
+    }
 
     #[test]
     fn log_keys_are_1_2_5() {

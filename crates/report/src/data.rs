@@ -421,14 +421,16 @@ impl Results {
             .collect()
     }
 
-    /// Read and check `dir/{manifest.json,summary.csv,trials.csv}`.
+    /// Read and check `dir/{manifest.json,summary.csv,trials.csv}` (`trials.csv.gz` when
+    /// `trials.csv` is absent).
     pub fn load(dir: &Path) -> Result<Results, ReportError> {
         if !dir.is_dir() {
             return Err(ReportError::MissingResults(dir.to_path_buf()));
         }
         let manifest = load_manifest(&dir.join("manifest.json"))?;
         let (param_keys, summary) = load_summary(&dir.join("summary.csv"))?;
-        let (trial_params, trials) = load_trials(&dir.join("trials.csv"))?;
+        // `trials.csv`, or the committed `trials.csv.gz` when the plain file is absent.
+        let (trial_params, trials) = load_trials(&election_runner::files::trials_file(dir))?;
         if trial_params != param_keys {
             return Err(ReportError::Inconsistent {
                 path: dir.to_path_buf(),
@@ -739,6 +741,19 @@ fn first_appearance<'a>(it: impl Iterator<Item = &'a String>) -> Vec<String> {
 }
 
 fn read_file(path: &Path) -> Result<String, ReportError> {
+    if path.extension().is_some_and(|e| e == "gz") {
+        // The committed trials (`trials.csv.gz`): decompressed whole, like a plain file.
+        use std::io::Read;
+        let f = fs::File::open(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ReportError::MissingFile(path.to_path_buf()),
+            _ => ReportError::io(path, e),
+        })?;
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(std::io::BufReader::new(f))
+            .read_to_string(&mut s)
+            .map_err(|e| ReportError::io(path, e))?;
+        return Ok(s);
+    }
     match fs::read_to_string(path) {
         Ok(s) => Ok(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

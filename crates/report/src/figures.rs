@@ -1,12 +1,20 @@
-//! The six comparison charts of the report, built from a loaded results directory: which
-//! rows feed which chart, at which cluster size, for which scenarios.
+//! The comparison charts of the report, built from a loaded results directory: which rows
+//! feed which chart, at which cluster size, for which scenarios.
+//!
+//! The chart set follows the sweep, never the default scenario names: the scaling charts (1,
+//! 2) are drawn only when cluster sizes vary, over the scenarios
+//! [`ReportOptions::failover_scenarios`] names if the sweep ran them, else the sweep's own
+//! ([`scaling_scenarios`]); every varied parameter gets charts of the key metrics against it
+//! (7 on, [`Ctx::param_charts`]), one line per protocol spec, with interval bands; and a chart
+//! (or panel) with no data is not drawn at all — no "no data" placeholders.
 
 use std::path::Path;
 
 use plotters::style::RGBColor;
 
 use crate::charts::{
-    rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart, Series, Swatch,
+    rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart, ParamAxis,
+    ParamPanel, Series, Swatch,
 };
 use crate::data::{fmt_count, fmt_num, percentile, CellKey, Results, Stat};
 use crate::error::ReportError;
@@ -168,14 +176,74 @@ pub(crate) fn render_charts(
             suffix,
             multi_net: nets.len() > 1,
         };
-        infos.push(ctx.messages_vs_nodes()?);
-        infos.push(ctx.failover_vs_nodes()?);
-        infos.push(ctx.failover_cdf()?);
-        infos.push(ctx.split_brain()?);
-        infos.push(ctx.unavailability()?);
-        infos.push(ctx.leader_changes()?);
+        // Sizes on the x axis only when sizes vary.
+        if results.sizes().len() > 1 {
+            infos.extend(ctx.messages_vs_nodes()?);
+            infos.extend(ctx.failover_vs_nodes()?);
+        }
+        infos.extend(ctx.failover_cdf()?);
+        infos.extend(ctx.split_brain()?);
+        infos.extend(ctx.unavailability()?);
+        infos.extend(ctx.leader_changes()?);
+        let mut number = 7;
+        for j in 0..results.param_keys.len() {
+            for c in ctx.param_charts(j)? {
+                let info = ctx.write_param(number, c)?;
+                number += 1;
+                infos.push(info);
+            }
+        }
     }
     Ok(infos)
+}
+
+/// The scenarios of the scaling charts (1, 2) and the failover CDF (3): those
+/// [`ReportOptions::failover_scenarios`] names that the sweep ran, else every scenario of the
+/// sweep with a converged trial, in sweep order, at most three — never a scenario the sweep
+/// did not run.
+pub(crate) fn scaling_scenarios(results: &Results, opts: &ReportOptions) -> Vec<String> {
+    let asked = failover_scenarios(results, opts);
+    if !asked.is_empty() {
+        return asked;
+    }
+    results
+        .scenarios()
+        .into_iter()
+        .filter(|sc| {
+            results
+                .summary
+                .iter()
+                .any(|r| &r.key.scenario == sc && r.ran() && r.get(Stat::ElectP50).is_some())
+        })
+        .take(3)
+        .collect()
+}
+
+/// Mean and a 95% interval of the mean (normal approximation, `mean ± 1.96·s/√k`) of the
+/// measured trials' values; the interval is absent below two values.
+fn mean_ci(values: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
+    let k = values.len();
+    if k == 0 {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / k as f64;
+    if k < 2 {
+        return Some((mean, None));
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
+    let half = 1.96 * (var / k as f64).sqrt();
+    Some((mean, Some(((mean - half).max(0.0), mean + half))))
+}
+
+/// One chart of key metrics against a varied parameter, before it is drawn.
+pub(crate) struct ParamChart {
+    pub key: String,
+    pub scenario: String,
+    pub nodes: u32,
+    pub series: Vec<Series>,
+    pub panels: Vec<ParamPanel>,
+    /// Protocols the parameter does not apply to (a family parameter), left out.
+    pub unaffected: Vec<String>,
 }
 
 struct Ctx<'a> {
@@ -221,16 +289,11 @@ impl Ctx<'_> {
         nearest_size(&self.results.sizes(), self.opts.focus_nodes)
     }
 
-    fn messages_vs_nodes(&self) -> Result<ChartInfo, ReportError> {
-        let scenarios = failover_scenarios(self.results, self.opts);
+    fn messages_vs_nodes(&self) -> Result<Option<ChartInfo>, ReportError> {
         let sizes: Vec<f64> = self.results.sizes().iter().map(|&n| n as f64).collect();
         let mut panels = Vec::new();
-        let shown = if scenarios.is_empty() {
-            self.opts.failover_scenarios.clone()
-        } else {
-            scenarios
-        };
-        for sc in &shown {
+        let mut shown = Vec::new();
+        for sc in &scaling_scenarios(self.results, self.opts) {
             let lines: Vec<Line> = self
                 .series
                 .iter()
@@ -242,6 +305,10 @@ impl Ctx<'_> {
                     band: Vec::new(),
                 })
                 .collect();
+            if lines.iter().all(|l| l.points.iter().all(|p| p.1 <= 0.0)) {
+                continue;
+            }
+            shown.push(sc.clone());
             let guides = guides(&lines, &sizes);
             panels.push(LinePanel {
                 title: format!("scenario {sc}"),
@@ -253,6 +320,9 @@ impl Ctx<'_> {
                 x_keys: sizes.clone(),
                 empty_note: format!("no trials of {sc} in this sweep"),
             });
+        }
+        if panels.is_empty() {
+            return Ok(None);
         }
         let chart = PanelChart {
             title: format!("Election messages vs cluster size{}", self.net_note()),
@@ -266,20 +336,15 @@ impl Ctx<'_> {
             "Mean election messages per trial (`msgs_election_mean`: every category but heartbeats, sent from the reference instant to convergence) against cluster size, both axes logarithmic, in {}. On log-log axes a cost of O(n^k) is a straight line of slope k; the dashed guides have slopes 1 (O(n)), ~1.1–1.3 (O(n log n)) and 2 (O(n²)), anchored at the geometric mean of the protocols' values at the smallest size.",
             shown.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" and ")
         );
-        self.write(1, "messages_vs_nodes", chart, caption)
+        self.write(1, "messages_vs_nodes", chart, caption).map(Some)
     }
 
-    fn failover_vs_nodes(&self) -> Result<ChartInfo, ReportError> {
-        let scenarios = failover_scenarios(self.results, self.opts);
-        let shown = if scenarios.is_empty() {
-            self.opts.failover_scenarios.clone()
-        } else {
-            scenarios
-        };
+    fn failover_vs_nodes(&self) -> Result<Option<ChartInfo>, ReportError> {
         let sizes: Vec<f64> = self.results.sizes().iter().map(|&n| n as f64).collect();
         let mut panels = Vec::new();
-        for sc in &shown {
-            let lines = self
+        let mut shown = Vec::new();
+        for sc in &scaling_scenarios(self.results, self.opts) {
+            let lines: Vec<Line> = self
                 .series
                 .iter()
                 .enumerate()
@@ -301,6 +366,10 @@ impl Ctx<'_> {
                     }
                 })
                 .collect();
+            if lines.iter().all(|l| l.points.is_empty()) {
+                continue;
+            }
+            shown.push(sc.clone());
             panels.push(LinePanel {
                 title: format!("scenario {sc}"),
                 x_desc: "cluster size n (nodes, log scale)".into(),
@@ -312,6 +381,9 @@ impl Ctx<'_> {
                 empty_note: format!("no converged trials of {sc}"),
             });
         }
+        if panels.is_empty() {
+            return Ok(None);
+        }
         let chart = PanelChart {
             title: format!("Failover time vs cluster size{}", self.net_note()),
             subtitle: "line: median elect_ms over converged trials; band: 5th to 95th percentile"
@@ -322,21 +394,19 @@ impl Ctx<'_> {
             panels,
         };
         let caption = "Failover time (`elect_ms`: from the fault to the start of the final agreed-leader interval) against cluster size: the line is the median (`elect_ms_p50`), the shaded band runs from `elect_ms_p5` to `elect_ms_p95`. Only converged trials count; see `converged_rate` in the tables.".to_string();
-        self.write(2, "failover_vs_nodes", chart, caption)
+        self.write(2, "failover_vs_nodes", chart, caption).map(Some)
     }
 
-    fn failover_cdf(&self) -> Result<ChartInfo, ReportError> {
-        let sc = failover_scenarios(self.results, self.opts)
+    fn failover_cdf(&self) -> Result<Option<ChartInfo>, ReportError> {
+        let Some(sc) = scaling_scenarios(self.results, self.opts)
             .into_iter()
             .next()
-            .unwrap_or_else(|| {
-                self.opts
-                    .failover_scenarios
-                    .first()
-                    .cloned()
-                    .unwrap_or_default()
-            });
-        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+        else {
+            return Ok(None);
+        };
+        let Some(n) = self.focus() else {
+            return Ok(None);
+        };
         let mut curves = Vec::new();
         for s in &self.series {
             let key = key_of(s, n, &sc, self.net);
@@ -344,6 +414,9 @@ impl Ctx<'_> {
             let mut v: Vec<f64> = trials.iter().filter_map(|t| t.elect_ms).collect();
             v.sort_by(f64::total_cmp);
             curves.push((rgb(s.colour), v, trials.len()));
+        }
+        if curves.iter().all(|c| c.1.is_empty()) {
+            return Ok(None);
         }
         let panel = CdfPanel {
             title: format!("scenario {sc}, n = {n}"),
@@ -362,7 +435,7 @@ impl Ctx<'_> {
         let caption = format!(
             "Empirical cumulative distribution of `elect_ms` over every trial of `{sc}` at n = {n}, from `trials.csv`. The denominator is every trial, so a curve that stops below 100% shows the share that never converged. When the sweep varies a parameter (a Raft timeout range, say), each value is its own curve, a shade of its protocol's colour."
         );
-        self.write(3, "failover_cdf", chart, caption)
+        self.write(3, "failover_cdf", chart, caption).map(Some)
     }
 
     /// Scenarios that ran at size `n` on this net.
@@ -399,8 +472,10 @@ impl Ctx<'_> {
             .collect()
     }
 
-    fn split_brain(&self) -> Result<ChartInfo, ReportError> {
-        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+    fn split_brain(&self) -> Result<Option<ChartInfo>, ReportError> {
+        let Some(n) = self.focus() else {
+            return Ok(None);
+        };
         let r = self.results;
         // Only scenarios where some protocol split: the others are named in the subtitle.
         let (scenarios, clean): (Vec<String>, Vec<String>) =
@@ -412,6 +487,10 @@ impl Ctx<'_> {
                         .is_some_and(|v| v > 0.0)
                 })
             });
+        if scenarios.is_empty() {
+            // No protocol ever had two leaders: nothing to draw (the findings say so).
+            return Ok(None);
+        }
         let rate = self.bars(n, &scenarios, |_, k| {
             let row = r.cell(k).filter(|row| row.ran())?;
             let v = row.get(Stat::SplitRate)? * 100.0;
@@ -509,11 +588,13 @@ impl Ctx<'_> {
             )
             };
         let caption = format!("Per scenario at n = {n}: first, `split_brain_rate` (share of trials in which two or more acting leaders — live, unpaused nodes in the leader role — existed at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); second, `split_brain_ms_mean`, the mean total time per trial with two or more acting leaders; third (with a workload), `writes_stale_mean`, the writes per trial taken from a deposed leader, with `writes_fenced_mean` (refused by fencing tokens) in brackets. A split with no stale write did no damage.{never}");
-        self.write(4, "split_brain", chart, caption)
+        self.write(4, "split_brain", chart, caption).map(Some)
     }
 
-    fn unavailability(&self) -> Result<ChartInfo, ReportError> {
-        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+    fn unavailability(&self) -> Result<Option<ChartInfo>, ReportError> {
+        let Some(n) = self.focus() else {
+            return Ok(None);
+        };
         let scenarios = self.scenarios_at(n, None);
         let r = self.results;
         let bars = self.bars(n, &scenarios, |_, k| {
@@ -525,6 +606,9 @@ impl Ctx<'_> {
                 text: format!("{} ms", compact_ms(v)),
             })
         });
+        if bars.iter().flatten().all(Option::is_none) {
+            return Ok(None);
+        }
         let panel = BarPanel {
             title: String::new(),
             x_desc: "time without an agreed leader after the fault (ms, mean over trials)".into(),
@@ -546,11 +630,13 @@ impl Ctx<'_> {
             panels: vec![panel],
         };
         let caption = format!("Per scenario at n = {n}: `unavailable_ms_mean`, the mean total time per trial, from the reference instant to the end of the trial, during which the largest connected component had no agreed leader (one node in the leader role named as leader by every member of the component). A trial that never converges is unavailable until its horizon.");
-        self.write(5, "unavailability", chart, caption)
+        self.write(5, "unavailability", chart, caption).map(Some)
     }
 
-    fn leader_changes(&self) -> Result<ChartInfo, ReportError> {
-        let n = self.focus().unwrap_or(self.opts.focus_nodes);
+    fn leader_changes(&self) -> Result<Option<ChartInfo>, ReportError> {
+        let Some(n) = self.focus() else {
+            return Ok(None);
+        };
         let wanted = leader_change_scenarios(self.results, self.opts);
         let scenarios = self.scenarios_at(n, Some(&wanted));
         let r = self.results;
@@ -571,6 +657,10 @@ impl Ctx<'_> {
                 text: fmt_num((v * 100.0).round() / 100.0),
             })
         });
+        if bars.iter().flatten().all(Option::is_none) {
+            // No recovery or flapping scenario ran: nothing to draw.
+            return Ok(None);
+        }
         let panel = BarPanel {
             title: String::new(),
             x_desc: "entries into the leader role after the fault, per trial (mean; whiskers 5th–95th percentile)".into(),
@@ -594,8 +684,317 @@ impl Ctx<'_> {
             panels: vec![panel],
         };
         let caption = format!("Per recovery or flapping scenario at n = {n}: bars are `leader_changes_mean` (entries into the leader role at or after the reference instant, per trial); whiskers run from the 5th to the 95th percentile of `leader_changes` over the cell's trials in `trials.csv`. A protocol that hands leadership back to a recovered higher-id node (the bully's rejoin) pays one extra change per recovery; a flapping node can make it pay many.");
-        self.write(6, "leader_changes", chart, caption)
+        self.write(6, "leader_changes", chart, caption).map(Some)
     }
+}
+
+/// The charts of key metrics against a varied parameter (see [`Ctx::param_charts`]).
+impl Ctx<'_> {
+    /// Charts of the key metrics against varied parameter `j`: one per scenario and cluster
+    /// size (every size when at most three were swept, else the focus size and the largest),
+    /// one line per protocol spec (and per combination of the other varied parameters). A
+    /// sweep of more than four scenarios draws only its scaling scenarios
+    /// ([`scaling_scenarios`]). Panels: failover time (median, band 5th–95th percentile),
+    /// election messages, unavailability (means, band: 95% interval of the mean), and — only
+    /// where some cell has any — split-brain rate (band: Wilson 95%), stale writes and
+    /// non-converged trials. A panel with no point, and a chart with no panel, is not drawn.
+    pub(crate) fn param_charts(&self, j: usize) -> Result<Vec<ParamChart>, ReportError> {
+        let r = self.results;
+        let key = r.param_keys[j].clone();
+        let rows: Vec<_> = r
+            .summary
+            .iter()
+            .filter(|row| row.key.net == self.net && !row.key.params[j].is_empty())
+            .collect();
+        let values = first_appearance(rows.iter().map(|row| &row.key.params[j]));
+        if values.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let axis = ParamAxis::new(values.clone());
+        let affected: Vec<String> = r
+            .protocols()
+            .into_iter()
+            .filter(|p| rows.iter().any(|row| &row.key.protocol == p))
+            .collect();
+        let unaffected: Vec<String> = r
+            .protocols()
+            .into_iter()
+            .filter(|p| !affected.contains(p))
+            .collect();
+        // Series: a protocol and the values of the other varied parameters (this one blank).
+        let mut series: Vec<Series> = Vec::new();
+        for p in &affected {
+            let mut combos: Vec<Vec<String>> = Vec::new();
+            for row in rows.iter().filter(|row| &row.key.protocol == p) {
+                let mut other = r.relevant_params(p, &row.key.params);
+                other[j] = String::new();
+                if !combos.contains(&other) {
+                    combos.push(other);
+                }
+            }
+            for (k, other) in combos.into_iter().enumerate() {
+                let pl = r.params_label(&other);
+                series.push(Series {
+                    colour: variant_colour(p, k),
+                    protocol: p.clone(),
+                    label: if pl.is_empty() {
+                        p.clone()
+                    } else {
+                        format!("{p} ({pl})")
+                    },
+                    params: other,
+                });
+            }
+        }
+        let mut sizes: Vec<u32> = r
+            .sizes()
+            .into_iter()
+            .filter(|&n| rows.iter().any(|row| row.key.nodes == n && row.ran()))
+            .collect();
+        if sizes.len() > 3 {
+            let focus = nearest_size(&sizes, self.opts.focus_nodes);
+            let largest = sizes.last().copied();
+            sizes = focus.into_iter().chain(largest).collect();
+            sizes.dedup();
+        }
+        let mut scenarios: Vec<String> = first_appearance(rows.iter().map(|row| &row.key.scenario));
+        if scenarios.len() > 4 {
+            let scaling = scaling_scenarios(r, self.opts);
+            scenarios.retain(|sc| scaling.contains(sc));
+        }
+        // The trials of the cells drawn, by cell, in one pass (a sweep can hold millions).
+        let mut by_key: std::collections::HashMap<&CellKey, Vec<&crate::data::TrialRow>> =
+            std::collections::HashMap::new();
+        for t in &r.trials {
+            if t.key.net == self.net
+                && !t.key.params[j].is_empty()
+                && scenarios.contains(&t.key.scenario)
+                && sizes.contains(&t.key.nodes)
+            {
+                by_key.entry(&t.key).or_default().push(t);
+            }
+        }
+        let mut out = Vec::new();
+        for sc in &scenarios {
+            for &n in &sizes {
+                // The rows of a series, by parameter value.
+                let cells = |s: &Series| -> Vec<(f64, &crate::data::SummaryRow)> {
+                    rows.iter()
+                        .filter(|row| {
+                            row.ran()
+                                && row.key.protocol == s.protocol
+                                && row.key.nodes == n
+                                && &row.key.scenario == sc
+                                && {
+                                    let mut other = r.relevant_params(&s.protocol, &row.key.params);
+                                    other[j] = String::new();
+                                    other == s.params
+                                }
+                        })
+                        .filter_map(|row| Some((axis.x(&row.key.params[j])?, *row)))
+                        .collect()
+                };
+                let measured = |row: &crate::data::SummaryRow| -> Vec<&crate::data::TrialRow> {
+                    by_key
+                        .get(&row.key)
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|t| t.faults_skipped == 0 && !t.budget_exceeded)
+                        .collect()
+                };
+                type Pick<'a> =
+                    &'a dyn Fn(&crate::data::SummaryRow) -> Option<(f64, Option<(f64, f64)>)>;
+                let line = |k: usize, s: &Series, pick: Pick| -> Line {
+                    let mut points = Vec::new();
+                    let mut band = Vec::new();
+                    for (x, row) in cells(s) {
+                        if let Some((y, b)) = pick(row) {
+                            points.push((x, y));
+                            if let Some((lo, hi)) = b {
+                                band.push((x, lo, hi));
+                            }
+                        }
+                    }
+                    Line {
+                        k,
+                        colour: rgb(s.colour),
+                        points,
+                        band,
+                    }
+                };
+                let panel =
+                    |title: &str, y_desc: &str, y_max: Option<f64>, pick: Pick| ParamPanel {
+                        title: title.to_string(),
+                        x_desc: key.clone(),
+                        y_desc: y_desc.to_string(),
+                        axis: axis.clone(),
+                        lines: series
+                            .iter()
+                            .enumerate()
+                            .map(|(k, s)| line(k, s, pick))
+                            .collect(),
+                        y_max,
+                    };
+                let mean_of =
+                    |row: &crate::data::SummaryRow,
+                     f: fn(&crate::data::TrialRow) -> Option<f64>| {
+                        let v: Vec<f64> = measured(row).into_iter().filter_map(f).collect();
+                        mean_ci(&v)
+                    };
+                let failover = |row: &crate::data::SummaryRow| {
+                    let y = row.get(Stat::ElectP50)?;
+                    let band = row.get(Stat::ElectP5).zip(row.get(Stat::ElectP95));
+                    Some((y, band))
+                };
+                let msgs =
+                    |row: &crate::data::SummaryRow| mean_of(row, |t| Some(t.msgs_election as f64));
+                let unavailable =
+                    |row: &crate::data::SummaryRow| mean_of(row, |t| Some(t.unavailable_ms));
+                let split = |row: &crate::data::SummaryRow| {
+                    let y = row.get(Stat::SplitRate)? * 100.0;
+                    let band = row
+                        .get(Stat::SplitCiLo)
+                        .zip(row.get(Stat::SplitCiHi))
+                        .map(|(lo, hi)| (lo * 100.0, hi * 100.0));
+                    Some((y, band))
+                };
+                let stale = |row: &crate::data::SummaryRow| {
+                    mean_of(row, |t| t.writes_stale.map(|w| w as f64))
+                };
+                let unconverged = |row: &crate::data::SummaryRow| {
+                    Some(((1.0 - row.get(Stat::ConvergedRate)?) * 100.0, None))
+                };
+                let mut panels = vec![
+                    panel(
+                        "failover time (median; band 5th–95th percentile)",
+                        "elect_ms (ms)",
+                        None,
+                        &failover,
+                    ),
+                    panel(
+                        "election messages (mean; band 95% CI)",
+                        "msgs_election per trial",
+                        None,
+                        &msgs,
+                    ),
+                    panel(
+                        "unavailability (mean; band 95% CI)",
+                        "unavailable_ms per trial (ms)",
+                        None,
+                        &unavailable,
+                    ),
+                ];
+                let any =
+                    |p: &ParamPanel| p.lines.iter().any(|l| l.points.iter().any(|pt| pt.1 > 0.0));
+                for extra in [
+                    panel(
+                        "split-brain rate (band: Wilson 95%)",
+                        "split_brain_rate (% of trials)",
+                        Some(100.0),
+                        &split,
+                    ),
+                    panel(
+                        "stale writes (mean; band 95% CI)",
+                        "writes_stale per trial",
+                        None,
+                        &stale,
+                    ),
+                    panel(
+                        "trials that never converged",
+                        "1 − converged_rate (% of trials)",
+                        Some(100.0),
+                        &unconverged,
+                    ),
+                ] {
+                    if any(&extra) {
+                        panels.push(extra);
+                    }
+                }
+                panels.retain(ParamPanel::has_data);
+                if panels.is_empty() {
+                    continue;
+                }
+                out.push(ParamChart {
+                    key: key.clone(),
+                    scenario: sc.clone(),
+                    nodes: n,
+                    series: series.clone(),
+                    panels,
+                    unaffected: unaffected.clone(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Draws one [`ParamChart`] as chart `number`.
+    fn write_param(&self, number: u32, c: ParamChart) -> Result<ChartInfo, ReportError> {
+        let names: Vec<String> = c.panels.iter().map(|p| p.title.clone()).collect();
+        let cols = c.panels.len().clamp(1, 3) as u32;
+        let rows = c.panels.len().div_ceil(3).max(1) as u32;
+        let stem = format!("vs-{}-{}-n{}", slug(&c.key), slug(&c.scenario), c.nodes);
+        let unaffected = if c.unaffected.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " {} does not apply to {}, which ran once and {} not drawn.",
+                c.key,
+                c.unaffected
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if c.unaffected.len() == 1 { "is" } else { "are" }
+            )
+        };
+        let chart = PanelChart {
+            title: format!(
+                "{} vs {}, scenario {}, n = {}{}",
+                "Key metrics",
+                c.key,
+                c.scenario,
+                c.nodes,
+                self.net_note()
+            ),
+            subtitle: format!(
+                "x: the values of {} the sweep ran; one line per protocol spec",
+                c.key
+            ),
+            legend: legend(&c.series),
+            swatch: Swatch::Line,
+            size: (700 * cols + 40, 640 * rows + 150),
+            panels: c.panels,
+        };
+        let caption = format!(
+            "Scenario `{}` at n = {}, against `{}` (the values the sweep varied, in its order; one line per protocol spec, a shade of its colour per combination of the other varied parameters). Panels: {}. Failover is `elect_ms_p50` with a band from `elect_ms_p5` to `elect_ms_p95`; means are over the trials kept in the statistics (`trials.csv`, faults applied, budget not exceeded) with a band of ±1.96 standard errors; the split-brain band is `split_brain_ci_lo` to `split_brain_ci_hi`. Split brain, stale writes and non-converged trials are drawn only when some cell has any.{unaffected}",
+            c.scenario,
+            c.nodes,
+            c.key,
+            names.join("; ")
+        );
+        let stem = format!("{stem}{}", self.suffix);
+        let files = write_chart(&chart, self.dir, &stem, self.opts.png)?;
+        Ok(ChartInfo {
+            number,
+            stem: stem.clone(),
+            net: self.net.to_string(),
+            title: chart.title.clone(),
+            caption,
+            svg: format!("charts/{stem}.svg"),
+            png: (files.len() > 1).then(|| format!("charts/{stem}.png")),
+        })
+    }
+}
+
+fn first_appearance<'a>(it: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in it {
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+    out
 }
 
 fn compact_ms(v: f64) -> String {

@@ -32,7 +32,7 @@
 //! hash-map iteration anywhere an order reaches the output.
 #![warn(missing_docs, unreachable_pub)]
 
-mod charts;
+pub mod charts;
 pub mod compare;
 pub mod data;
 mod error;
@@ -56,7 +56,10 @@ pub use data::Results;
 pub use error::ReportError;
 pub use figures::ChartInfo;
 pub use runner::RunnerTracer;
-pub use trace::{jsonl_event, jsonl_meta, render_trace, TraceFormat, TraceMeta, TraceWindow};
+pub use trace::{
+    jsonl_event, jsonl_meta, render_trace, text_event, text_fault, TraceFormat, TraceMeta,
+    TraceWindow,
+};
 
 use data::{fmt_num, CellKey, TrialRow};
 use figures::{nearest_size, series_for};

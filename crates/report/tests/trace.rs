@@ -150,11 +150,11 @@ fn jsonl_is_the_raw_log() {
     assert_eq!(lines.len(), events.len() + 1);
     assert_eq!(
         lines[0],
-        r#"{"event":"meta","protocol":"raft","scenario":"leader-crash","net":"lan","nodes":3,"seed":7,"reference_ms":100,"elect_ms":163,"leader":2}"#
+        r#"{"event":"meta","protocol":"raft","scenario":"leader-crash","net":"lan","nodes":3,"seed":7,"reference_ms":100.0,"elect_ms":163.0,"leader":2}"#
     );
     assert_eq!(
         lines[14],
-        r#"{"t_ms":261.000000,"event":"drop","from":2,"to":3,"kind":"REQUEST_VOTE","category":"election","bytes":16,"reason":"crashed"}"#
+        r#"{"t_ms":261.0,"event":"drop","from":2,"to":3,"kind":"REQUEST_VOTE","category":"election","bytes":16,"reason":"crashed"}"#
     );
     for l in &lines {
         serde_json::from_str::<serde_json::Value>(l).unwrap();

@@ -146,21 +146,29 @@ fn complete_len(f: &mut fs::File, path: &Path) -> Result<u64> {
 /// than what a sweep should hold). Like [`read_csv`], a trailing line without its newline is
 /// ignored.
 pub struct CsvStream {
-    reader: csv::Reader<std::io::Take<std::io::BufReader<fs::File>>>,
+    reader: csv::Reader<Box<dyn Read>>,
     record: csv::StringRecord,
     path: PathBuf,
     line: u64,
 }
 
 impl CsvStream {
-    /// Open `path`.
+    /// Open `path`; a `.gz` file is decompressed as it is read (it was written whole, so it
+    /// has no cut-short line to drop; byte offsets are then offsets in the decompressed text).
     pub fn open(path: &Path) -> Result<CsvStream> {
         let mut f = fs::File::open(path).map_err(|e| Error::io("cannot read", path, e))?;
-        let len = complete_len(&mut f, path)?;
+        let input: Box<dyn Read> = if is_gz(path) {
+            Box::new(std::io::BufReader::new(flate2::read::GzDecoder::new(
+                std::io::BufReader::new(f),
+            )))
+        } else {
+            let len = complete_len(&mut f, path)?;
+            Box::new(std::io::BufReader::new(f).take(len))
+        };
         let reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(std::io::BufReader::new(f).take(len));
+            .from_reader(input);
         Ok(CsvStream {
             reader,
             record: csv::StringRecord::new(),
@@ -194,6 +202,87 @@ impl CsvStream {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The results' trials file as committed: `trials.csv` compressed (see [`gzip_trials`]).
+pub const TRIALS_GZ: &str = "trials.csv.gz";
+
+fn is_gz(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz")
+}
+
+/// The trials file of results directory `dir`: `trials.csv` when it is there (a sweep's
+/// working copy), else `trials.csv.gz` when that is (a fresh clone of committed results), else
+/// `trials.csv` (for the error message).
+pub fn trials_file(dir: &Path) -> PathBuf {
+    let raw = dir.join("trials.csv");
+    let gz = dir.join(TRIALS_GZ);
+    if !raw.exists() && gz.exists() {
+        gz
+    } else {
+        raw
+    }
+}
+
+/// Writes `dir/trials.csv.gz` from `dir/trials.csv`, deterministically (compression level 9,
+/// no file name and a zero time stamp in the gzip header, so the same CSV always gives the
+/// same bytes), and returns what the manifest records about it: the file, its row count and
+/// the SHA-256 of the decompressed CSV, which a reader checks with
+/// `gunzip -k trials.csv.gz && sha256sum trials.csv`.
+pub fn gzip_trials(dir: &Path) -> Result<serde_json::Value> {
+    use sha2::Digest;
+    let raw = dir.join("trials.csv");
+    let gz = dir.join(TRIALS_GZ);
+    let mut f = fs::File::open(&raw).map_err(|e| Error::io("cannot read", &raw, e))?;
+    let mut enc = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(Vec::new(), flate2::Compression::best());
+    let mut hash = sha2::Sha256::new();
+    let (mut lines, mut bytes) = (0u64, 0u64);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let k = f
+            .read(&mut buf)
+            .map_err(|e| Error::io("cannot read", &raw, e))?;
+        if k == 0 {
+            break;
+        }
+        let chunk = &buf[..k];
+        hash.update(chunk);
+        lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        bytes += k as u64;
+        enc.write_all(chunk)
+            .map_err(|e| Error::io("cannot compress", &raw, e))?;
+    }
+    let out = enc
+        .finish()
+        .map_err(|e| Error::io("cannot compress", &raw, e))?;
+    write_atomic(&gz, &out)?;
+    let sha: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(serde_json::json!({
+        "file": TRIALS_GZ,
+        "of": "trials.csv",
+        "rows": lines.saturating_sub(1),
+        "bytes": bytes,
+        "sha256": sha,
+    }))
+}
+
+/// Recreates `dir/trials.csv` from `dir/trials.csv.gz` when only the compressed file is there
+/// (`--resume` appends to the plain file). Returns whether it did.
+pub fn restore_trials_csv(dir: &Path) -> Result<bool> {
+    let raw = dir.join("trials.csv");
+    let gz = dir.join(TRIALS_GZ);
+    if raw.exists() || !gz.exists() {
+        return Ok(false);
+    }
+    let f = fs::File::open(&gz).map_err(|e| Error::io("cannot read", &gz, e))?;
+    let mut text = Vec::new();
+    flate2::read::GzDecoder::new(std::io::BufReader::new(f))
+        .read_to_end(&mut text)
+        .map_err(|e| Error::io("cannot decompress", &gz, e))?;
+    write_atomic(&raw, &text)?;
+    Ok(true)
 }
 
 /// A file written in pieces and published atomically: it is written to a temporary file in

@@ -335,17 +335,77 @@ impl SweepPlan {
         self.varied.iter().map(|(k, _)| *k).collect()
     }
 
+    /// What the user should know before the sweep runs: a parameter set for the sweep whose
+    /// value a listed scenario replaces during its trials (`net.loss` under
+    /// `lossy-leader-crash`, which applies `fault_loss` from the fault instant), one line per
+    /// parameter and scenario, naming both and what applies instead.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for scenario in &self.scenarios {
+            for (key, instead) in scenario.overrides() {
+                let given = match self.fixed.get(key) {
+                    Some(v) => Some(format!("{key}={v}")),
+                    None => self
+                        .varied
+                        .iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(k, v)| format!("{k}={}", v.join(","))),
+                };
+                if let Some(given) = given {
+                    let note = if key == "net.loss" && scenario.name() == "lossy-leader-crash" {
+                        format!(
+                            " (fault_loss = {}); to vary the loss under this scenario, vary \
+                             fault_loss",
+                            match (
+                                self.fixed.get("fault_loss"),
+                                self.varied.iter().find(|(k, _)| *k == "fault_loss"),
+                            ) {
+                                (Some(v), _) => v.clone(),
+                                (None, Some((_, v))) => v.join(","),
+                                (None, None) => "0.1, its default".into(),
+                            }
+                        )
+                    } else {
+                        String::new()
+                    };
+                    out.push(format!(
+                        "{given} is overridden in scenario {}: it applies {instead}, so \
+                         {key} holds only before the fault{note}",
+                        scenario.name()
+                    ));
+                }
+            }
+        }
+        out
+    }
+
     /// The seeds every cell runs.
     pub fn seed_range(&self) -> std::ops::Range<u64> {
         self.first_seed..self.first_seed + self.seeds
     }
 
-    /// Every cell, in order, checked: a protocol configuration the protocol rejects is an
-    /// error naming the cell; a size the scenario cannot use is a skipped cell.
-    pub fn cells(&self) -> Result<Vec<Cell>> {
-        // The cartesian product of the varied values, last key fastest.
+    /// Whether varied parameter `key` applies to `proto`: a parameter named after a protocol
+    /// family (`raft.timeout_ms`) applies only to that family's specs, and a parameter the spec
+    /// sets itself (`raft+timeout_ms=300-600`) is the spec's, whatever the sweep varies.
+    pub fn varies_for(proto: &ProtocolSpec, key: &str) -> bool {
+        let other_family = key.split_once('.').is_some_and(|(fam, _)| {
+            crate::protocol::PROTOCOLS.contains(&fam) && fam != proto.kind.name()
+        });
+        !other_family && !proto.options.contains_key(key)
+    }
+
+    /// The combinations of varied values `proto`'s cells run, in cell order (the cartesian
+    /// product, last key fastest). A parameter that does not apply to the spec (see
+    /// [`SweepPlan::varies_for`]) takes the empty value and multiplies nothing: a bully spec
+    /// runs once under `raft.timeout_ms=150-300,300-600`, not once per value.
+    pub fn combos(&self, proto: &ProtocolSpec) -> Vec<Vec<String>> {
         let mut combos: Vec<Vec<String>> = vec![vec![]];
-        for (_, vals) in &self.varied {
+        for (key, vals) in &self.varied {
+            let vals: Vec<String> = if Self::varies_for(proto, key) {
+                vals.clone()
+            } else {
+                vec![String::new()]
+            };
             combos = combos
                 .into_iter()
                 .flat_map(|c| {
@@ -357,15 +417,25 @@ impl SweepPlan {
                 })
                 .collect();
         }
+        combos
+    }
+
+    /// Every cell, in order, checked: a protocol configuration the protocol rejects is an
+    /// error naming the cell; a size the scenario cannot use is a skipped cell.
+    pub fn cells(&self) -> Result<Vec<Cell>> {
         let mut cells = Vec::new();
         for proto in &self.protocols {
+            let combos = self.combos(proto);
             for &n in &self.nodes {
                 for scenario in &self.scenarios {
                     for net in &self.nets {
                         for combo in &combos {
                             let mut params = self.fixed.clone();
                             for ((k, _), v) in self.varied.iter().zip(combo) {
-                                params.insert(k, v.clone());
+                                // Empty: the parameter does not apply to this spec.
+                                if !v.is_empty() {
+                                    params.insert(k, v.clone());
+                                }
                             }
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
                             let resolved = Resolved::resolve(net, &params)?;
@@ -391,6 +461,7 @@ impl SweepPlan {
                                             self.varied
                                                 .iter()
                                                 .zip(combo)
+                                                .filter(|(_, v)| !v.is_empty())
                                                 .map(|((k, _), v)| format!(", {k}={v}"))
                                                 .collect::<String>(),
                                             proto.kind.name()
@@ -535,7 +606,11 @@ impl Cell {
             self.scenario.name(),
             self.net_name
         );
-        for (k, v) in varied.iter().zip(&self.values) {
+        for (k, v) in varied
+            .iter()
+            .zip(&self.values)
+            .filter(|(_, v)| !v.is_empty())
+        {
             s.push_str(&format!(" / {k}={v}"));
         }
         s
@@ -629,6 +704,111 @@ mod tests {
         assert_eq!(p.scenarios.len(), 14);
         assert_eq!(p.seeds, 200);
         assert_eq!(p.cells().unwrap().len(), 7 * 7 * 14);
+    }
+
+    #[test]
+    fn a_family_parameter_varies_only_that_familys_cells() {
+        let p = spec(
+            r#"
+protocols = ["bully", "raft", "raft+timeout_ms=300-600", "ring"]
+nodes = [5]
+scenarios = ["leader-crash"]
+[params]
+"raft.timeout_ms" = ["150-300", "200-400"]
+"net.loss" = [0, 0.1]
+"#,
+        )
+        .plan()
+        .unwrap();
+        let cells = p.cells().unwrap();
+        let of = |spec: &str| -> Vec<Vec<String>> {
+            cells
+                .iter()
+                .filter(|c| c.protocol.spec == spec)
+                .map(|c| c.values.clone())
+                .collect()
+        };
+        let v = |a: &str, b: &str| vec![b.to_string(), a.to_string()];
+        // Keys sorted: net.loss, raft.timeout_ms.
+        assert_eq!(p.varied_keys(), ["net.loss", "raft.timeout_ms"]);
+        assert_eq!(
+            of("raft"),
+            [
+                v("150-300", "0"),
+                v("200-400", "0"),
+                v("150-300", "0.1"),
+                v("200-400", "0.1")
+            ]
+        );
+        // Bully and ring run once per shared value, with the raft column empty.
+        assert_eq!(of("bully"), [v("", "0"), v("", "0.1")]);
+        assert_eq!(of("ring"), [v("", "0"), v("", "0.1")]);
+        // A spec that sets the parameter itself keeps its own value.
+        assert_eq!(of("raft+timeout_ms=300-600"), [v("", "0"), v("", "0.1")]);
+        let own = cells
+            .iter()
+            .find(|c| c.protocol.spec == "raft+timeout_ms=300-600")
+            .unwrap();
+        assert_eq!(own.resolved.raft_timeout_ms, (300.0, 600.0));
+        let raft = cells.iter().find(|c| c.protocol.spec == "raft").unwrap();
+        assert_eq!(raft.resolved.raft_timeout_ms, (150.0, 300.0));
+        assert_eq!(cells.len(), 4 + 2 + 2 + 2);
+        assert!(cells.iter().enumerate().all(|(i, c)| c.index == i));
+        assert_eq!(
+            cells[6].describe(&p.varied_keys()),
+            "raft+timeout_ms=300-600 / 5 nodes / leader-crash / lan / net.loss=0"
+        );
+    }
+
+    #[test]
+    fn a_parameter_a_scenario_overrides_is_warned_about() {
+        let p = spec(
+            r#"
+protocols = ["raft"]
+nodes = [5]
+scenarios = ["leader-crash", "lossy-leader-crash"]
+[params]
+"net.loss" = [0, 0.05]
+"#,
+        )
+        .plan()
+        .unwrap();
+        let w = p.warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("net.loss=0,0.05"), "{}", w[0]);
+        assert!(w[0].contains("lossy-leader-crash"), "{}", w[0]);
+        assert!(w[0].contains("fault_loss"), "{}", w[0]);
+        // Nothing set that a scenario overrides: no warning.
+        let quiet = spec(
+            r#"
+scenarios = ["lossy-leader-crash"]
+[params]
+fault_loss = [0.05, 0.2]
+"#,
+        )
+        .plan()
+        .unwrap();
+        assert!(quiet.warnings().is_empty());
+        // A custom scenario's set_loss is found as well, for a fixed value.
+        let custom = spec(
+            r#"
+scenarios = ["drop"]
+[params]
+"net.loss" = 0.01
+[[scenario]]
+name = "drop"
+faults = [ { at_ms = 0, action = "set_loss", loss = 0.3 } ]
+"#,
+        )
+        .plan()
+        .unwrap();
+        let w = custom.warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("net.loss=0.01") && w[0].contains("set_loss = 0.3"),
+            "{}",
+            w[0]
+        );
     }
 
     #[test]

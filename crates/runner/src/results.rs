@@ -137,13 +137,38 @@ pub fn fmt_rate(x: f64) -> String {
     fmt_fixed(x, 6)
 }
 
+fn ser_ms<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&fmt_ms(*x))
+}
+
+fn ser_opt_ms<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(v) => s.serialize_str(&fmt_ms(*v)),
+        None => s.serialize_none(),
+    }
+}
+
+/// `rows` as `trials.csv` lines (no header), through the rows' serde derive.
+pub fn write_trials<'a>(rows: impl IntoIterator<Item = &'a TrialRow>) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).expect("a row serializes to memory");
+    }
+    w.into_inner().expect("writing to memory")
+}
+
 /// `x` rounded exactly as [`fmt_ms`] prints it.
 pub fn round_ms(x: f64) -> f64 {
     fmt_ms(x).parse().expect("formatted number")
 }
 
-/// One trial: its cell, its seed and its metrics — a `trials.csv` row.
-#[derive(Clone, Debug, PartialEq)]
+/// One trial: its cell, its seed and its metrics — a `trials.csv` row. Serialized (serde
+/// derive, field order = column order, the varied parameters' values in place) by
+/// [`write_trials`]; milliseconds print through [`fmt_ms`], absent values as empty fields.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TrialRow {
     /// `sim` or `live`.
     pub mode: String,
@@ -164,12 +189,16 @@ pub struct TrialRow {
     /// The agreed leader at the end.
     pub leader: Option<u32>,
     /// Reference instant to the first node leaving the follower role.
+    #[serde(serialize_with = "ser_opt_ms")]
     pub detect_ms: Option<f64>,
     /// Reference instant to the final agreed leader.
+    #[serde(serialize_with = "ser_opt_ms")]
     pub elect_ms: Option<f64>,
     /// Reference instant to the first agreed leader after losing one (0: never lost).
+    #[serde(serialize_with = "ser_opt_ms")]
     pub failover_ms: Option<f64>,
     /// Time without an agreed leader.
+    #[serde(serialize_with = "ser_ms")]
     pub unavailable_ms: f64,
     /// Election traffic (every category but heartbeats) in the election window.
     pub msgs_election: u64,
@@ -180,10 +209,13 @@ pub struct TrialRow {
     /// Two or more live leaders at once after the reference instant.
     pub split_brain: bool,
     /// Total time with two or more live leaders.
+    #[serde(serialize_with = "ser_ms")]
     pub split_brain_ms: f64,
     /// Time with a leader outside the largest component.
+    #[serde(serialize_with = "ser_ms")]
     pub minority_leader_ms: f64,
     /// Time with a paused node in the leader role.
+    #[serde(serialize_with = "ser_ms")]
     pub paused_leader_ms: f64,
     /// Most live leaders at once.
     pub max_leaders: u32,
@@ -200,8 +232,10 @@ pub struct TrialRow {
     /// Writes refused for their fencing token.
     pub writes_fenced: Option<u64>,
     /// Time during which deposed leaders' writes were being taken.
+    #[serde(serialize_with = "ser_opt_ms")]
     pub stale_window_ms: Option<f64>,
     /// Time during which no write was taken.
+    #[serde(serialize_with = "ser_opt_ms")]
     pub write_unavailable_ms: Option<f64>,
     /// Window count of Election-category messages.
     pub msgs_election_req: u64,
@@ -218,6 +252,7 @@ pub struct TrialRow {
     /// The trial used up its work budget and was stopped (see [`Metrics::budget_exceeded`]).
     pub budget_exceeded: bool,
     /// When the trial ended, ms.
+    #[serde(serialize_with = "ser_ms")]
     pub end_ms: f64,
 }
 
@@ -301,56 +336,23 @@ impl TrialRow {
         }
     }
 
-    fn metric_cells(&self) -> [String; TRIAL_METRIC_COLUMNS.len()] {
-        let opt = |x: Option<f64>| x.map(fmt_ms).unwrap_or_default();
-        let opt_n = |x: Option<u64>| x.map(|v| v.to_string()).unwrap_or_default();
-        [
-            self.converged.to_string(),
-            self.leader.map(|l| l.to_string()).unwrap_or_default(),
-            opt(self.detect_ms),
-            opt(self.elect_ms),
-            opt(self.failover_ms),
-            fmt_ms(self.unavailable_ms),
-            self.msgs_election.to_string(),
-            self.msgs_total.to_string(),
-            self.bytes_total.to_string(),
-            self.split_brain.to_string(),
-            fmt_ms(self.split_brain_ms),
-            fmt_ms(self.minority_leader_ms),
-            fmt_ms(self.paused_leader_ms),
-            self.max_leaders.to_string(),
-            self.same_epoch_leaders.to_string(),
-            self.leader_changes.to_string(),
-            self.elections_started.to_string(),
-            opt_n(self.writes_ok),
-            opt_n(self.writes_stale),
-            opt_n(self.writes_fenced),
-            opt(self.stale_window_ms),
-            opt(self.write_unavailable_ms),
-            self.msgs_election_req.to_string(),
-            self.msgs_reply.to_string(),
-            self.msgs_leader.to_string(),
-            self.msgs_heartbeat.to_string(),
-            self.msgs_workload.to_string(),
-            self.faults_skipped.to_string(),
-            self.budget_exceeded.to_string(),
-            fmt_ms(self.end_ms),
-        ]
+    fn metric_cells(&self) -> Vec<String> {
+        self.to_record()
+            .split_off(TRIAL_KEY_COLUMNS.len() + self.params.len())
     }
 
-    /// The row's fields in `trials.csv` column order.
+    /// The row's fields in `trials.csv` column order (its CSV line, split).
     pub fn to_record(&self) -> Vec<String> {
-        let mut r = vec![
-            self.mode.clone(),
-            self.protocol.clone(),
-            self.nodes.to_string(),
-            self.scenario.clone(),
-            self.net.clone(),
-            self.seed.to_string(),
-        ];
-        r.extend(self.params.iter().cloned());
-        r.extend(self.metric_cells());
-        r
+        let line = write_trials([self]);
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_slice());
+        let rec = r
+            .records()
+            .next()
+            .expect("one line")
+            .expect("our own CSV reads back");
+        rec.iter().map(str::to_string).collect()
     }
 
     /// Read a row back from its `trials.csv` fields (`n_params` varied parameters).

@@ -558,6 +558,31 @@ impl Custom {
 }
 
 impl Scenario {
+    /// The parameters whose value this scenario replaces during a trial, each with what it
+    /// applies instead: `lossy-leader-crash` sets the loss to `fault_loss` at the fault
+    /// instant, so a `net.loss` set for the sweep holds only until then. The sweep warns when
+    /// a parameter set for it is one of these ([`crate::SweepPlan::warnings`]).
+    pub fn overrides(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Scenario::Builtin(Builtin::LossyLeaderCrash) => vec![(
+                "net.loss",
+                "fault_loss from the fault instant to the end of the trial".into(),
+            )],
+            Scenario::Builtin(_) => vec![],
+            Scenario::Custom(c) => c
+                .faults
+                .iter()
+                .filter_map(|f| match &f.action {
+                    Action::SetLoss(p) => Some((
+                        "net.loss",
+                        format!("set_loss = {p} at fault instant + {} ms", f.at_ms),
+                    )),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
     /// A built-in scenario by name.
     pub fn builtin(name: &str) -> Option<Scenario> {
         BUILTINS

@@ -1,6 +1,7 @@
 //! Running a sweep: every cell's seeds in parallel on every core, rows appended to
-//! `trials.csv` cell by cell in cell order, then `summary.csv` and `manifest.json` written
-//! atomically.
+//! `trials.csv` cell by cell in cell order, then `summary.csv`, `trials.csv.gz` (the form
+//! results are committed in, [`crate::files::gzip_trials`]) and `manifest.json` (with the
+//! SHA-256 of `trials.csv`) written atomically.
 //!
 //! # Determinism
 //!
@@ -341,9 +342,13 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         }
     }
 
-    // Resume: keep the complete cells already written.
+    // Resume: keep the complete cells already written (from the compressed copy when that is
+    // all there is).
     let mut done_cells = 0;
     let mut keep_bytes = 0;
+    if opts.resume && recorded.is_some() {
+        crate::files::restore_trials_csv(out)?;
+    }
     if opts.resume && trials_path.exists() {
         if recorded.is_none() {
             return Err(Error::Results(format!(
@@ -407,7 +412,9 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         });
     }
     write_atomic(&out.join("summary.csv"), &csv_bytes(&summary))?;
-    write_atomic(&out.join("manifest.json"), &json_bytes(&expected))?;
+    let mut done = expected;
+    done["trials_csv"] = crate::files::gzip_trials(out)?;
+    write_atomic(&out.join("manifest.json"), &json_bytes(&done))?;
     fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e))?;
     Ok(SweepOutcome {
         out: out.clone(),
@@ -490,7 +497,7 @@ fn run_cells(
                 .collect::<Result<Vec<_>>>()
         })?;
         for chunk in rows.chunks(plan.seeds as usize) {
-            let bytes = csv_bytes(chunk.iter().map(TrialRow::to_record));
+            let bytes = crate::results::write_trials(chunk);
             file.write_all(&bytes)
                 .and_then(|_| file.flush())
                 .map_err(|e| Error::io("cannot write", &trials_path, e))?;
@@ -600,7 +607,7 @@ fn merge_pass(
                 sum_header.join(",")
             )));
         }
-        let tp = shard.dir.join("trials.csv");
+        let tp = crate::files::trials_file(&shard.dir);
         let Some(stream) = TrialStream::open(&tp, &trial_hdr, np)? else {
             return Err(Error::Results(format!(
                 "{}: empty trials.csv (no header line)",
@@ -821,7 +828,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
     let strip = |m: &Value| {
         let mut m = m.clone();
         if let Some(o) = m.as_object_mut() {
-            for k in ["shard", "cells", "trials"] {
+            for k in ["shard", "cells", "trials", "trials_csv"] {
                 o.shift_remove(k);
             }
         }
@@ -856,7 +863,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
     let mut m = Map::new();
     for (k, v) in base.manifest.as_object().into_iter().flatten() {
         match k.as_str() {
-            "shard" => {}
+            "shard" | "trials_csv" => {}
             "cells" => {
                 m.insert(k.clone(), total_cells.into());
             }
@@ -874,10 +881,11 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
     let mut trials = AtomicFile::create(&out.join("trials.csv"))?;
     trials.write(&csv_bytes([trial_header(&varied)]))?;
     merge_pass(&loaded, &frame, |rows| {
-        trials.write(&csv_bytes(rows.iter().map(TrialRow::to_record)))
+        trials.write(&crate::results::write_trials(rows))
     })?;
     trials.commit()?;
     write_atomic(&out.join("summary.csv"), &csv_bytes(&summary_out))?;
+    m.insert("trials_csv".into(), crate::files::gzip_trials(out)?);
     write_atomic(&out.join("manifest.json"), &json_bytes(&Value::Object(m)))?;
     Ok(MergeOutcome {
         cells: total_cells,
@@ -936,7 +944,63 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(left, ["manifest.json", "summary.csv", "trials.csv"]);
+        assert_eq!(
+            left,
+            [
+                "manifest.json",
+                "summary.csv",
+                "trials.csv",
+                "trials.csv.gz"
+            ]
+        );
+    }
+
+    /// `trials.csv.gz` decompresses to exactly `trials.csv`, whose SHA-256 and row count the
+    /// manifest records; the same sweep writes the same compressed bytes; and a directory that
+    /// holds only the compressed file (a fresh clone of committed results) resumes.
+    #[test]
+    fn the_compressed_trials_are_the_csv_checked_by_the_manifest() {
+        use sha2::Digest;
+        use std::io::Read;
+        let d = tempfile::tempdir().unwrap();
+        run_sweep(&tiny_plan(), &opts(d.path())).unwrap();
+        let raw = fs::read(d.path().join("trials.csv")).unwrap();
+        let gz = fs::read(d.path().join("trials.csv.gz")).unwrap();
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(gz.as_slice())
+            .read_to_end(&mut text)
+            .unwrap();
+        assert_eq!(text, raw);
+        let m: Value =
+            serde_json::from_slice(&fs::read(d.path().join("manifest.json")).unwrap()).unwrap();
+        let sha: String = sha2::Sha256::digest(&raw)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(m["trials_csv"]["sha256"], sha.as_str());
+        assert_eq!(m["trials_csv"]["rows"], 2);
+        assert_eq!(m["trials_csv"]["file"], "trials.csv.gz");
+        // Deterministic: another directory, the same bytes.
+        let e = tempfile::tempdir().unwrap();
+        run_sweep(&tiny_plan(), &opts(e.path())).unwrap();
+        assert_eq!(fs::read(e.path().join("trials.csv.gz")).unwrap(), gz);
+        // Only the compressed file left: --resume restores the CSV and keeps every cell.
+        fs::remove_file(d.path().join("trials.csv")).unwrap();
+        let mut o = opts(d.path());
+        o.resume = true;
+        let out = run_sweep(&tiny_plan(), &o).unwrap();
+        assert_eq!(out.resumed_cells, 1);
+        assert_eq!(fs::read(d.path().join("trials.csv")).unwrap(), raw);
+        // And a reader streams rows from the compressed file alone.
+        fs::remove_file(d.path().join("trials.csv")).unwrap();
+        let p = crate::files::trials_file(d.path());
+        assert!(p.ends_with("trials.csv.gz"));
+        let mut st = CsvStream::open(&p).unwrap();
+        let mut n = 0;
+        while st.next_record().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 3, "header and two rows");
     }
 
     #[test]

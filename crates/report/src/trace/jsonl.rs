@@ -1,41 +1,27 @@
 //! The raw event log as JSON lines: a `meta` line, then one line per [`TraceEvent`], keys in a
-//! fixed order, times in milliseconds with nanosecond precision.
-
-use std::fmt::Write as _;
+//! fixed order, times in milliseconds (the shortest decimal that reads back as the same
+//! `f64`, so nanoseconds survive), built as `serde_json` values, never by hand.
 
 use election_core::{NodeId, Time};
 use election_sim::{Applied, TraceEvent, TraceKind};
+use serde_json::{json, Map, Value};
 
 use super::TraceMeta;
 
-fn q(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+fn t(at: Time) -> Value {
+    json!(at.as_millis_f64())
 }
 
-fn t(at: Time) -> String {
-    format!("{:.6}", at.as_millis_f64())
+fn ids(v: &[NodeId]) -> Value {
+    v.iter().map(|i| i.0).collect()
 }
 
-fn ids(v: &[NodeId]) -> String {
-    format!(
-        "[{}]",
-        v.iter()
-            .map(|i| i.0.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    )
-}
-
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_else(|| "null".into())
-}
-
-fn num(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v}")
-    } else {
-        "null".into()
-    }
+/// One JSON object, compact, newline included. Key order is insertion order (serde_json's
+/// `preserve_order`), so every line reads `t_ms` / `event` first.
+fn line(v: Value) -> String {
+    let mut s = serde_json::to_string(&v).expect("JSON values serialize");
+    s.push('\n');
+    s
 }
 
 pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> String {
@@ -48,113 +34,124 @@ pub(super) fn render(events: &[TraceEvent], nodes: u32, meta: &TraceMeta) -> Str
 
 /// The `meta` line, newline included.
 pub(super) fn meta_line(nodes: u32, meta: &TraceMeta) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"{{"event":"meta","protocol":{},"scenario":{},"net":{},"nodes":{nodes},"seed":{},"reference_ms":{},"elect_ms":{},"leader":{}}}"#,
-        q(&meta.protocol),
-        q(&meta.scenario),
-        q(&meta.net),
-        meta.seed,
-        num(meta.reference_ms),
-        meta.elect_ms.map(num).unwrap_or_else(|| "null".into()),
-        opt(meta.leader)
-    );
-    s
+    // Non-finite numbers become null (serde_json's rule for f64).
+    line(json!({
+        "event": "meta",
+        "protocol": meta.protocol,
+        "scenario": meta.scenario,
+        "net": meta.net,
+        "nodes": nodes,
+        "seed": meta.seed,
+        "reference_ms": meta.reference_ms,
+        "elect_ms": meta.elect_ms,
+        "leader": meta.leader,
+    }))
 }
 
 /// One event's line, newline included.
 pub(super) fn event_line(e: &TraceEvent) -> String {
-    {
-        let at = t(e.at);
-        let body = match &e.what {
-            TraceKind::Boot(n) => format!(r#""event":"boot","node":{}"#, n.0),
-            TraceKind::Send(m) | TraceKind::Deliver(m) | TraceKind::Drop(m, _) => {
-                let (ev, reason) = match &e.what {
-                    TraceKind::Send(_) => ("send", String::new()),
-                    TraceKind::Deliver(_) => ("deliver", String::new()),
-                    TraceKind::Drop(_, why) => ("drop", format!(r#","reason":{}"#, q(why.name()))),
-                    _ => unreachable!(),
-                };
-                format!(
-                    r#""event":"{ev}","from":{},"to":{},"kind":{},"category":{},"bytes":{}{reason}"#,
-                    m.from.0,
-                    m.to.0,
-                    q(m.kind),
-                    q(m.category.name()),
-                    m.bytes
-                )
+    let mut o = Map::new();
+    o.insert("t_ms".into(), t(e.at));
+    let mut put = |k: &str, v: Value| {
+        o.insert(k.into(), v);
+    };
+    match &e.what {
+        TraceKind::Boot(n) => {
+            put("event", json!("boot"));
+            put("node", json!(n.0));
+        }
+        TraceKind::Send(m) | TraceKind::Deliver(m) | TraceKind::Drop(m, _) => {
+            let ev = match &e.what {
+                TraceKind::Send(_) => "send",
+                TraceKind::Deliver(_) => "deliver",
+                _ => "drop",
+            };
+            put("event", json!(ev));
+            put("from", json!(m.from.0));
+            put("to", json!(m.to.0));
+            put("kind", json!(m.kind));
+            put("category", json!(m.category.name()));
+            put("bytes", json!(m.bytes));
+            if let TraceKind::Drop(_, why) = &e.what {
+                put("reason", json!(why.name()));
             }
-            TraceKind::InvalidDestination { from, to, kind } => format!(
-                r#""event":"invalid_destination","from":{},"to":{to},"kind":{}"#,
-                from.0,
-                q(kind)
-            ),
-            TraceKind::Timer { node, timer } => {
-                format!(r#""event":"timer","node":{},"timer":{}"#, node.0, q(timer))
+        }
+        TraceKind::InvalidDestination { from, to, kind } => {
+            put("event", json!("invalid_destination"));
+            put("from", json!(from.0));
+            put("to", json!(to));
+            put("kind", json!(kind));
+        }
+        TraceKind::Timer { node, timer } => {
+            put("event", json!("timer"));
+            put("node", json!(node.0));
+            put("timer", json!(timer));
+        }
+        TraceKind::DetectorSuppressed(n) => {
+            put("event", json!("detector_suppressed"));
+            put("node", json!(n.0));
+        }
+        TraceKind::Status { node, status } => {
+            put("event", json!("status"));
+            put("node", json!(node.0));
+            match status {
+                Some(st) => {
+                    put("role", json!(st.role.name()));
+                    put("leader", json!(st.leader.map(|l| l.0)));
+                    put("epoch", json!(st.epoch));
+                }
+                None => put("role", json!("crashed")),
             }
-            TraceKind::DetectorSuppressed(n) => {
-                format!(r#""event":"detector_suppressed","node":{}"#, n.0)
-            }
-            TraceKind::Status { node, status } => match status {
-                Some(st) => format!(
-                    r#""event":"status","node":{},"role":{},"leader":{},"epoch":{}"#,
-                    node.0,
-                    q(st.role.name()),
-                    opt(st.leader.map(|l| l.0)),
-                    opt(st.epoch)
+        }
+        TraceKind::Write {
+            writer,
+            token,
+            outcome,
+        } => {
+            put("event", json!("write"));
+            put("writer", json!(writer.0));
+            put("token", json!(token));
+            put("outcome", json!(outcome.name()));
+        }
+        TraceKind::Fault(a) => {
+            put("event", json!("fault"));
+            let (fault, rest): (&str, Vec<(&str, Value)>) = match a {
+                Applied::Crash(n) => ("crash", vec![("node", json!(n.0))]),
+                Applied::Recover(n) => ("recover", vec![("node", json!(n.0))]),
+                Applied::Pause(n, until) => {
+                    ("pause", vec![("node", json!(n.0)), ("until_ms", t(*until))])
+                }
+                Applied::Resume(n) => ("resume", vec![("node", json!(n.0))]),
+                Applied::Partition(g) => (
+                    "partition",
+                    vec![("groups", g.iter().map(|g| ids(g)).collect())],
                 ),
-                None => format!(r#""event":"status","node":{},"role":"crashed""#, node.0),
-            },
-            TraceKind::Write {
-                writer,
-                token,
-                outcome,
-            } => format!(
-                r#""event":"write","writer":{},"token":{},"outcome":{}"#,
-                writer.0,
-                opt(*token),
-                q(outcome.name())
-            ),
-            TraceKind::Fault(a) => {
-                let f = match a {
-                    Applied::Crash(n) => format!(r#""fault":"crash","node":{}"#, n.0),
-                    Applied::Recover(n) => format!(r#""fault":"recover","node":{}"#, n.0),
-                    Applied::Pause(n, until) => {
-                        format!(r#""fault":"pause","node":{},"until_ms":{}"#, n.0, t(*until))
-                    }
-                    Applied::Resume(n) => format!(r#""fault":"resume","node":{}"#, n.0),
-                    Applied::Partition(g) => format!(
-                        r#""fault":"partition","groups":[{}]"#,
-                        g.iter().map(|g| ids(g)).collect::<Vec<_>>().join(",")
-                    ),
-                    Applied::CutLink { from, to } => format!(
-                        r#""fault":"cut_link","from":{},"to":{}"#,
-                        ids(from),
-                        ids(to)
-                    ),
-                    Applied::Isolate(n) => format!(r#""fault":"isolate","node":{}"#, n.0),
-                    Applied::Heal => r#""fault":"heal""#.to_string(),
-                    Applied::SetLoss(p) => format!(r#""fault":"set_loss","loss":{}"#, num(*p)),
-                    Applied::Suspect(n) => format!(r#""fault":"suspect","node":{}"#, n.0),
-                    Applied::Detection { nodes, enabled } => format!(
-                        r#""fault":"detection","nodes":{},"enabled":{enabled}"#,
-                        ids(nodes)
-                    ),
-                    Applied::Skipped(why) => format!(r#""fault":"skipped","reason":{}"#, q(why)),
-                    Applied::ClockJump(n, ms) => {
-                        format!(r#""fault":"clock_jump","node":{},"ms":{}"#, n.0, num(*ms))
-                    }
-                    Applied::ClockRate(n, ppm) => {
-                        format!(r#""fault":"clock_rate","node":{},"ppm":{}"#, n.0, num(*ppm))
-                    }
-                    Applied::ResourceCut(nodes) => {
-                        format!(r#""fault":"cut_resource","nodes":{}"#, ids(nodes))
-                    }
-                };
-                format!(r#""event":"fault",{f}"#)
+                Applied::CutLink { from, to } => {
+                    ("cut_link", vec![("from", ids(from)), ("to", ids(to))])
+                }
+                Applied::Isolate(n) => ("isolate", vec![("node", json!(n.0))]),
+                Applied::Heal => ("heal", vec![]),
+                Applied::SetLoss(p) => ("set_loss", vec![("loss", json!(p))]),
+                Applied::Suspect(n) => ("suspect", vec![("node", json!(n.0))]),
+                Applied::Detection { nodes, enabled } => (
+                    "detection",
+                    vec![("nodes", ids(nodes)), ("enabled", json!(enabled))],
+                ),
+                Applied::Skipped(why) => ("skipped", vec![("reason", json!(why))]),
+                Applied::ClockJump(n, ms) => {
+                    ("clock_jump", vec![("node", json!(n.0)), ("ms", json!(ms))])
+                }
+                Applied::ClockRate(n, ppm) => (
+                    "clock_rate",
+                    vec![("node", json!(n.0)), ("ppm", json!(ppm))],
+                ),
+                Applied::ResourceCut(nodes) => ("cut_resource", vec![("nodes", ids(nodes))]),
+            };
+            put("fault", json!(fault));
+            for (k, v) in rest {
+                put(k, v);
             }
-        };
-        format!("{{\"t_ms\":{at},{body}}}\n")
+        }
     }
+    line(Value::Object(o))
 }

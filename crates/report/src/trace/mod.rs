@@ -23,6 +23,7 @@
 mod jsonl;
 mod mermaid;
 mod svg;
+mod text;
 
 use std::fmt;
 use std::str::FromStr;
@@ -175,6 +176,18 @@ pub fn jsonl_meta(nodes: u32, meta: &TraceMeta) -> String {
 /// One record's line of a [`TraceFormat::Jsonl`] trace, newline included (see [`jsonl_meta`]).
 pub fn jsonl_event(e: &TraceEvent) -> String {
     jsonl::event_line(e)
+}
+
+/// One record as a line for a person at a terminal (`run --trace`), without a newline: the
+/// time and the JSON-lines vocabulary as words (`412.118 ms  send  3 → 5  ELECTION (election,
+/// 24 B)`), never a `Debug` struct.
+pub fn text_event(e: &TraceEvent) -> String {
+    text::event_line(e)
+}
+
+/// A fault as applied, in the same words as [`text_event`] (`crash node 5`).
+pub fn text_fault(a: &Applied) -> String {
+    text::fault(a)
 }
 
 /// Renders a trial's event log. See the [module docs](self).
