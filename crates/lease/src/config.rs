@@ -84,7 +84,10 @@ impl LeaseConfig {
             return Err("lease.retry_ms must be positive".into());
         }
         if !(self.jitter.is_finite() && self.jitter >= 0.0) {
-            return Err(format!("lease jitter {} must be finite and >= 0", self.jitter));
+            return Err(format!(
+                "lease jitter {} must be finite and >= 0",
+                self.jitter
+            ));
         }
         if self.duration <= self.renew_deadline {
             return Err(format!(

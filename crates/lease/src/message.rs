@@ -106,9 +106,13 @@ impl Message for LeaseMsg {
         match *self {
             LeaseMsg::Get => "GET",
             LeaseMsg::Record(_) => "RECORD",
-            LeaseMsg::Update { op: Op::Acquire, .. } => "ACQUIRE",
+            LeaseMsg::Update {
+                op: Op::Acquire, ..
+            } => "ACQUIRE",
             LeaseMsg::Update { op: Op::Renew, .. } => "RENEW",
-            LeaseMsg::Update { op: Op::Release, .. } => "RELEASE",
+            LeaseMsg::Update {
+                op: Op::Release, ..
+            } => "RELEASE",
             LeaseMsg::Updated { op, ok, .. } => match (op, ok) {
                 (Op::Acquire, true) => "ACQUIRE_OK",
                 (Op::Acquire, false) => "ACQUIRE_CONFLICT",

@@ -110,13 +110,23 @@ impl Lease {
         let record = Record {
             holder: Some(me),
             version: o.version,
-            transitions: if mine { o.transitions } else { o.transitions + 1 },
+            transitions: if mine {
+                o.transitions
+            } else {
+                o.transitions + 1
+            },
             duration,
             acquire: if mine { o.acquire } else { now },
             renew: now,
         };
         m.acquiring = true;
-        io.send(store, LeaseMsg::Update { op: Op::Acquire, record });
+        io.send(
+            store,
+            LeaseMsg::Update {
+                op: Op::Acquire,
+                record,
+            },
+        );
     }
 
     fn lead(&mut self, io: &mut Io<'_, Self>) {
@@ -131,7 +141,10 @@ impl Lease {
     /// after that must succeed within `renew_deadline` of its start.
     fn renewed(&mut self, io: &mut Io<'_, Self>) {
         io.set_timer(LeaseTimer::Renew, self.cfg.retry);
-        io.set_timer(LeaseTimer::Deadline, self.cfg.retry + self.cfg.renew_deadline);
+        io.set_timer(
+            LeaseTimer::Deadline,
+            self.cfg.retry + self.cfg.renew_deadline,
+        );
     }
 
     /// Stop leading (renew deadline passed, or the record names someone else); with
@@ -153,7 +166,13 @@ impl Lease {
                 acquire: o.acquire,
                 renew: now,
             };
-            io.send(store, LeaseMsg::Update { op: Op::Release, record });
+            io.send(
+                store,
+                LeaseMsg::Update {
+                    op: Op::Release,
+                    record,
+                },
+            );
         }
         let after = self.poll_after(io);
         io.set_timer(LeaseTimer::Poll, after);
@@ -189,7 +208,14 @@ impl Lease {
                     };
                     io.persist(*rec);
                 }
-                io.send(from, LeaseMsg::Updated { op, ok, record: *rec });
+                io.send(
+                    from,
+                    LeaseMsg::Updated {
+                        op,
+                        ok,
+                        record: *rec,
+                    },
+                );
             }
             LeaseMsg::Record(_) | LeaseMsg::Updated { .. } => {}
         }
@@ -278,7 +304,13 @@ impl Protocol for Lease {
                         renew: now,
                         ..o
                     };
-                    io.send(store, LeaseMsg::Update { op: Op::Renew, record });
+                    io.send(
+                        store,
+                        LeaseMsg::Update {
+                            op: Op::Renew,
+                            record,
+                        },
+                    );
                 }
                 // Keep trying every retry until a renewal succeeds or the deadline passes.
                 io.set_timer(LeaseTimer::Renew, self.cfg.retry);

@@ -93,7 +93,9 @@ fn acquires(a: &[Action<Lease>]) -> Vec<Record> {
 fn an_empty_record_is_taken_at_once() {
     let mut h = Harness::new();
     let mut m = member(&mut h);
-    let a = h.run(1, |io| m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY)));
+    let a = h.run(1, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY))
+    });
     let acq = acquires(&a);
     assert_eq!(acq.len(), 1);
     assert_eq!(acq[0].holder, Some(NodeId(1)));
@@ -132,10 +134,16 @@ fn acquires_only_after_an_unchanged_record_for_a_full_duration_of_local_time() {
 fn an_older_record_arriving_late_is_not_a_change() {
     let mut h = Harness::new();
     let mut m = member(&mut h);
-    h.run(10, |io| m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 6, 3))));
+    h.run(10, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 6, 3)))
+    });
     // A reordered older read must not restart the wait.
-    h.run(100, |io| m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 5, 3))));
-    let a = h.run(160, |io| m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 6, 3))));
+    h.run(100, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 5, 3)))
+    });
+    let a = h.run(160, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 6, 3)))
+    });
     assert_eq!(acquires(&a).len(), 1);
 }
 
@@ -143,7 +151,9 @@ fn an_older_record_arriving_late_is_not_a_change() {
 fn holder(h: &mut Harness, cfg: Arc<LeaseConfig>) -> Lease {
     let mut m = Lease::new(NodeId(1), cfg);
     h.run(0, |io| m.on_start(io, None));
-    h.run(1, |io| m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY)));
+    h.run(1, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY))
+    });
     let a = h.run(2, |io| {
         m.on_message(
             io,
@@ -225,7 +235,15 @@ fn the_holder_gives_up_at_the_renew_deadline_and_releases_only_if_asked() {
         assert!(timer_at(&a, LeaseTimer::Poll).is_some(), "back to polling");
         let released: Vec<_> = sends(&a)
             .into_iter()
-            .filter(|(_, m)| matches!(m, LeaseMsg::Update { op: Op::Release, .. }))
+            .filter(|(_, m)| {
+                matches!(
+                    m,
+                    LeaseMsg::Update {
+                        op: Op::Release,
+                        ..
+                    }
+                )
+            })
             .collect();
         if release {
             assert_eq!(released.len(), 1);
@@ -278,10 +296,7 @@ fn the_store_compares_and_swaps_and_persists() {
             },
         )
     });
-    let applied = Record {
-        version: 1,
-        ..want
-    };
+    let applied = Record { version: 1, ..want };
     assert!(matches!(a[0], Action::Persist(r) if r == applied), "{a:?}");
     assert_eq!(
         sends(&a),

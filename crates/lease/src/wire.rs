@@ -51,7 +51,9 @@ fn decode_record(r: &mut WireReader<'_>) -> Result<Record, WireError> {
         renew: Time(r.u64()?),
     };
     if rec.version == 0 && rec != Record::EMPTY {
-        return Err(WireError::Invalid("version-0 record that is not the empty one"));
+        return Err(WireError::Invalid(
+            "version-0 record that is not the empty one",
+        ));
     }
     Ok(rec)
 }

@@ -1268,6 +1268,8 @@ where
             .or_else(|| self.observer.highest_leader());
         f(&mut Resolver {
             up: &up,
+            // The live driver runs no service endpoints yet (lease's store is simulated only).
+            services: &[],
             leader,
             last_crashed: self.last_crashed,
             initial_leader: self.observer.leader_at_reference(),
@@ -1352,6 +1354,12 @@ where
                 for id in nodes {
                     self.resource_cut[id.index()] = true;
                 }
+            }
+            Applied::Slow(..) => {
+                self.observer.on_fault(Applied::Skipped(format!(
+                    "{applied:?}: the live driver does not slow nodes down"
+                )));
+                return;
             }
             Applied::ClockJump(..) | Applied::ClockRate(..) => {
                 // Live nodes read the machine's clock: it cannot be moved per node.

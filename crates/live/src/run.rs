@@ -256,6 +256,11 @@ pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveRe
             };
             run_trial_with(cfg, move |id: NodeId| Ring::new(id, Arc::clone(&c)), hooks)
         }
+        Built::Lease(_) => Err(LiveError::Config(election_sim::ConfigError::new(
+            "protocol",
+            "lease",
+            "the live driver does not run service endpoints (the lease store) yet",
+        ))),
     }
 }
 

@@ -615,8 +615,9 @@ impl Observer {
     }
 
     /// The node's status as last reported (`None` if crashed or not yet booted).
+    /// Service endpoints (ids past `n`) have none: they are not members.
     pub fn status(&self, node: NodeId) -> Option<Status> {
-        self.status[node.index()]
+        self.status.get(node.index()).copied().flatten()
     }
 
     /// The agreed leader right now.
@@ -649,8 +650,12 @@ impl Observer {
 
     /// A node reported its status after an input (`Some`), or crashed (`None`). Call
     /// [`Observer::topology_changed`] too when a node crashes or boots.
+    /// A service endpoint's status (id past `n`) is ignored: it never leads and is not a member.
     pub fn on_status(&mut self, node: NodeId, new: Option<Status>) {
         let i = node.index();
+        if i >= self.n {
+            return;
+        }
         let old = self.status[i];
         if old == new {
             return;

@@ -148,6 +148,9 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                     Applied::ClockRate(n, ppm) => {
                         format!(r#""fault":"clock_rate","node":{},"ppm":{}"#, n.0, num(*ppm))
                     }
+                    Applied::Slow(n, ms) => {
+                        format!(r#""fault":"slow","node":{},"ms":{}"#, n.0, num(*ms))
+                    }
                     Applied::ResourceCut(nodes) => {
                         format!(r#""fault":"cut_resource","nodes":{}"#, ids(nodes))
                     }

@@ -226,6 +226,7 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             | Applied::Recover(n)
             | Applied::ClockJump(n, _)
             | Applied::ClockRate(n, _)
+            | Applied::Slow(n, _)
             | Applied::Pause(n, _)
             | Applied::Resume(n)
             | Applied::Isolate(n)
@@ -922,6 +923,7 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
         Applied::ResourceCut(nodes) => note(format!("CUT from the resource: {}", set(nodes))),
         Applied::ClockJump(n, ms) => note(format!("CLOCK of node {} jumps {ms:+} ms", n.0)),
         Applied::ClockRate(n, ppm) => note(format!("CLOCK of node {} runs at {ppm:+} ppm", n.0)),
+        Applied::Slow(n, ms) => note(format!("SLOW: node {} takes {ms} ms more per input", n.0)),
         Applied::CutLink { from, to } => Note {
             link_fault: true,
             ..note(format!("CUT links {} → {}", set(from), set(to)))
