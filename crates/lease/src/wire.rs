@@ -15,8 +15,9 @@
 //! | 10 / 11 | `RELEASE_OK` / `RELEASE_CONFLICT` | 45 |
 //!
 //! Tag 0 is unused, so that a zeroed buffer is never a message. Decoding rejects, as
-//! [`WireError::Invalid`], records no node writes: a version-0 record other than the empty one,
-//! an acquire or renew without a holder, and a release that names one.
+//! [`WireError::Invalid`], records no node sends: a stored record (in `RECORD` and the update
+//! answers) of version 0 other than the empty one, an acquire or renew without a holder, and a
+//! release that names one. An update's record carries the version its writer read, 0 included.
 
 use std::time::Duration;
 
@@ -37,6 +38,18 @@ fn encode_record(r: &Record, out: &mut Vec<u8>) {
     }
 }
 
+/// A record as the store holds it: version 0 only for the empty record.
+fn decode_stored(r: &mut WireReader<'_>) -> Result<Record, WireError> {
+    let rec = decode_record(r)?;
+    if rec.version == 0 && rec != Record::EMPTY {
+        return Err(WireError::Invalid(
+            "version-0 record that is not the empty one",
+        ));
+    }
+    Ok(rec)
+}
+
+/// A record as a member writes it: any fields, with the version it read.
 fn decode_record(r: &mut WireReader<'_>) -> Result<Record, WireError> {
     let holder = match r.u32()? {
         0 => None,
@@ -50,11 +63,6 @@ fn decode_record(r: &mut WireReader<'_>) -> Result<Record, WireError> {
         acquire: Time(r.u64()?),
         renew: Time(r.u64()?),
     };
-    if rec.version == 0 && rec != Record::EMPTY {
-        return Err(WireError::Invalid(
-            "version-0 record that is not the empty one",
-        ));
-    }
     Ok(rec)
 }
 
@@ -86,7 +94,7 @@ impl Wire for LeaseMsg {
         let tag = r.u8()?;
         let msg = match tag {
             1 => LeaseMsg::Get,
-            2 => LeaseMsg::Record(decode_record(&mut r)?),
+            2 => LeaseMsg::Record(decode_stored(&mut r)?),
             3..=5 => {
                 let op = OPS[(tag - 3) as usize];
                 let record = decode_record(&mut r)?;
@@ -104,7 +112,7 @@ impl Wire for LeaseMsg {
             6..=11 => LeaseMsg::Updated {
                 op: OPS[((tag - 6) / 2) as usize],
                 ok: (tag - 6) % 2 == 0,
-                record: decode_record(&mut r)?,
+                record: decode_stored(&mut r)?,
             },
             t => return Err(WireError::UnknownTag(t)),
         };

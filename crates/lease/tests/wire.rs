@@ -25,7 +25,20 @@ fn records() -> Vec<Record> {
 }
 
 fn every_message() -> Vec<LeaseMsg> {
-    let mut all = vec![LeaseMsg::Get];
+    // The first acquire of all: a holder written over the empty record's version 0.
+    let first = Record {
+        holder: Some(NodeId(3)),
+        version: 0,
+        transitions: 1,
+        ..records()[1]
+    };
+    let mut all = vec![
+        LeaseMsg::Get,
+        LeaseMsg::Update {
+            op: Op::Acquire,
+            record: first,
+        },
+    ];
     for record in records() {
         all.push(LeaseMsg::Record(record));
         for op in [Op::Acquire, Op::Renew, Op::Release] {

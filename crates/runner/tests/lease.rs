@@ -33,11 +33,23 @@ fn leader_crash_a_member_takes_the_lease_after_a_full_duration() {
         let f = m.failover_ms.expect("a new holder");
         // The member saw the last renewal at most a read before the crash; it then waits the
         // full duration on its own clock, and takes the lease at its next read.
-        assert!(f > 150.0 - 45.0 && f < 150.0 + 2.0 * 44.0 + 10.0, "seed {seed}: {f}");
+        assert!(
+            f > 150.0 - 45.0 && f < 150.0 + 2.0 * 44.0 + 10.0,
+            "seed {seed}: {f}"
+        );
         let new = m.leader.unwrap();
         assert_ne!(Some(new), run.leader_at_fault, "seed {seed}");
-        let epochs: Vec<_> = run.report.final_status.iter().flatten().map(|s| s.epoch).collect();
-        assert!(epochs.iter().all(|&e| e == Some(2)), "seed {seed}: {epochs:?}");
+        let epochs: Vec<_> = run
+            .report
+            .final_status
+            .iter()
+            .flatten()
+            .map(|s| s.epoch)
+            .collect();
+        assert!(
+            epochs.iter().all(|&e| e == Some(2)),
+            "seed {seed}: {epochs:?}"
+        );
     }
 }
 
@@ -107,8 +119,17 @@ fn clock_rate_split_brain_beyond_the_tolerated_ratio_and_none_within() {
         let w = m.writes.unwrap();
         assert!(w.fenced >= 5, "beyond, seed {seed}: {w:?}");
 
-        let w = unfenced.run(seed, false).unwrap().report.metrics.writes.unwrap();
-        assert!(w.stale >= 5 && w.fenced == 0, "unfenced, seed {seed}: {w:?}");
+        let w = unfenced
+            .run(seed, false)
+            .unwrap()
+            .report
+            .metrics
+            .writes
+            .unwrap();
+        assert!(
+            w.stale >= 5 && w.fenced == 0,
+            "unfenced, seed {seed}: {w:?}"
+        );
     }
 }
 
@@ -182,7 +203,12 @@ fn k8s_profile_uses_the_real_defaults() {
 #[test]
 fn store_scenarios_are_skipped_for_protocols_without_a_store() {
     let toml = "protocols = [\"raft\", \"lease\"]\nnodes = [3]\nscenarios = [\"store-cut-holder\"]\nseeds = 1\n";
-    let cells = SweepSpec::from_toml(toml).unwrap().plan().unwrap().cells().unwrap();
+    let cells = SweepSpec::from_toml(toml)
+        .unwrap()
+        .plan()
+        .unwrap()
+        .cells()
+        .unwrap();
     assert!(cells[0].skipped.as_deref().unwrap().contains("lease store"));
     assert!(cells[1].skipped.is_none());
 }
@@ -194,5 +220,8 @@ fn lease_trials_are_deterministic() {
     let a = c.run(3, true).unwrap();
     let b = c.run(3, true).unwrap();
     assert_eq!(a.row, b.row);
-    assert_eq!(format!("{:?}", a.report.trace), format!("{:?}", b.report.trace));
+    assert_eq!(
+        format!("{:?}", a.report.trace),
+        format!("{:?}", b.report.trace)
+    );
 }
