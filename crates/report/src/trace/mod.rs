@@ -113,6 +113,9 @@ pub struct TraceMeta {
     pub max_messages: usize,
     /// Above this many nodes the chart is cut to the election window.
     pub max_nodes: u32,
+    /// How many of the trace's last lanes are the protocol's service endpoints (lease's store,
+    /// id `n + 1`) rather than members: drawn as their own lanes, labelled `store`.
+    pub services: u32,
 }
 
 impl TraceMeta {
@@ -131,6 +134,7 @@ impl TraceMeta {
             window: TraceWindow::Auto,
             max_messages: 300,
             max_nodes: 12,
+            services: 0,
         }
     }
 
@@ -149,6 +153,15 @@ impl TraceMeta {
             split_brain_ms: Some(m.split_brain_ms),
             writes: m.writes.map(|w| (w.ok, w.stale, w.fenced)),
             ..TraceMeta::new(protocol, scenario, net, seed)
+        }
+    }
+
+    /// The lane label of endpoint `i` in a trace of `lanes` lanes.
+    pub(crate) fn lane_label(&self, i: u32, lanes: u32) -> String {
+        if i + self.services > lanes {
+            "store".to_string()
+        } else {
+            format!("node {i}")
         }
     }
 
