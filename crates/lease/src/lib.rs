@@ -22,13 +22,19 @@
 //! # The rules (client-go `leaderelection.go`)
 //!
 //! - A non-holder reads the record every `retry × U[1, 1 + jitter]` (`wait.JitterUntil(…,
-//!   RetryPeriod, JitterFactor = 1.2, sliding)`), the first time at once.
+//!   RetryPeriod, JitterFactor = 1.2, sliding)`), the first time at once. A read still
+//!   unanswered at the next one (a lost `ACQUIRE`, say) counts as timed out.
 //! - Each time the record it reads differs from the last one it saw, it notes **its own local
 //!   time** (`observedTime`); it never compares the record's timestamps with its clock.
 //! - It may write itself in as holder only when nobody holds the lease, when the record names
 //!   itself, or when `observedTime + leaseDuration` has passed on its own clock ("the lease is
 //!   not valid"); the write is a compare-and-swap on the version it read, and increments
-//!   `transitions` when the holder changes (`LeaderTransitions++`).
+//!   `transitions` when the holder changes (`LeaderTransitions++`). The expiry is the
+//!   member's **failure detector** ([`LeaseTimer::Expire`], armed for a lease duration at each
+//!   observed change): with detection switched off a member keeps reading and following but
+//!   never takes a held lease; a forced suspicion makes it read at once (it still waits out
+//!   the lease). Reading is not the detector: it is also how members learn the holder, the
+//!   lease's equivalent of receiving heartbeats.
 //! - The holder renews every `retry` (the record's renew time changes, so watchers observe a
 //!   change). A renewal round starts `retry` after the last success and retries every `retry`
 //!   until it succeeds; if `renew_deadline` passes in the round (measured on the holder's own

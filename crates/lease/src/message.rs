@@ -134,13 +134,18 @@ impl Message for LeaseMsg {
     }
 }
 
-/// A member's timers. Only [`LeaseTimer::Poll`] is the failure detector. The store has none.
+/// A member's timers. Only [`LeaseTimer::Expire`] is the failure detector. The store has none.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum LeaseTimer {
     /// A non-holder's next read of the record, `retry × U[1, 1 + jitter]` after the last
-    /// (client-go's `wait.JitterUntil` in `acquire`). Noticing that the record has not changed
-    /// for a lease duration is how a member detects a dead holder: the failure detector.
+    /// (client-go's `wait.JitterUntil` in `acquire`). Reading is also how a member learns who
+    /// holds the lease, so it keeps running when failure detection is switched off.
     Poll,
+    /// The failure detector: a lease duration, on the member's own clock, after it last saw
+    /// the record change. When it fires the member has noticed that the holder stopped
+    /// renewing, and takes the lease at its next read if the record still has not changed.
+    /// Swallowed (detection off), the member never takes a lease someone holds.
+    Expire,
     /// The holder's next renewal attempt, every `retry` (client-go's `renew` loop).
     Renew,
     /// The holder's renew deadline: `retry + renew_deadline` after its last successful renewal
@@ -149,13 +154,13 @@ pub enum LeaseTimer {
 }
 
 impl TimerKind for LeaseTimer {
-    const COUNT: usize = 3;
+    const COUNT: usize = 4;
 
     fn index(self) -> usize {
         self as usize
     }
 
     fn is_failure_detector(self) -> bool {
-        matches!(self, LeaseTimer::Poll)
+        matches!(self, LeaseTimer::Expire)
     }
 }

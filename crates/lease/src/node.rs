@@ -33,6 +33,8 @@ struct Member {
     leading: bool,
     /// An `ACQUIRE` is in flight.
     acquiring: bool,
+    /// The failure detector fired (or was forced) since the observed record last changed.
+    detected: bool,
     /// Whom this node believes leads, as of its last input.
     believed: Option<NodeId>,
 }
@@ -71,26 +73,35 @@ impl Lease {
         io.uniform(self.cfg.retry, hi)
     }
 
-    /// Does the observed record give the lease to someone else, still valid by our clock?
+    /// Does the observed record give the lease to someone else, still valid by our clock, or
+    /// not yet noticed to have expired by our failure detector?
     fn held_by_other(m: &Member, me: NodeId, now: Time) -> bool {
         match m.observed {
-            Some(r) => r.holder.is_some_and(|h| h != me) && now < m.observed_at + r.duration,
+            Some(r) => {
+                r.holder.is_some_and(|h| h != me)
+                    && (now < m.observed_at + r.duration || !m.detected)
+            }
             None => true, // nothing known yet: read before writing
         }
     }
 
     /// Take in a record the store sent; a record older than the observed one (reordered) is
-    /// ignored. client-go: the record differs from `observedRecord` → observe it now.
-    fn observe(&mut self, now: Time, rec: Record) {
+    /// ignored. client-go: the record differs from `observedRecord` → observe it now. A
+    /// change re-arms the failure detector for a lease duration from now.
+    fn observe(&mut self, io: &mut Io<'_, Self>, rec: Record) {
+        let now = io.now();
         let Part::Member(m) = &mut self.part else {
             return;
         };
         match m.observed {
-            Some(o) if rec.version < o.version => {}
-            Some(o) if rec.version == o.version => {}
+            Some(o) if rec.version <= o.version => {}
             _ => {
                 m.observed = Some(rec);
                 m.observed_at = now;
+                m.detected = false;
+                if !m.leading && rec.holder.is_some() {
+                    io.set_timer(LeaseTimer::Expire, rec.duration);
+                }
             }
         }
     }
@@ -134,6 +145,7 @@ impl Lease {
             m.leading = true;
         }
         io.cancel_timer(LeaseTimer::Poll);
+        io.cancel_timer(LeaseTimer::Expire);
         self.renewed(io);
     }
 
@@ -253,11 +265,11 @@ impl Protocol for Lease {
         let me = self.id;
         match msg {
             LeaseMsg::Record(rec) => {
-                self.observe(now, rec);
+                self.observe(io, rec);
                 self.try_acquire(io);
             }
             LeaseMsg::Updated { op, ok, record } => {
-                self.observe(now, record);
+                self.observe(io, record);
                 let Part::Member(m) = &mut self.part else {
                     return;
                 };
@@ -288,11 +300,14 @@ impl Protocol for Lease {
 
     fn on_timer(&mut self, io: &mut Io<'_, Self>, timer: LeaseTimer) {
         let (me, now, store) = (self.id, io.now(), self.cfg.store());
-        let Part::Member(m) = &self.part else {
+        let Part::Member(m) = &mut self.part else {
             return;
         };
         match timer {
             LeaseTimer::Poll if !m.leading => {
+                // A new attempt: an acquisition still unanswered was lost (client-go's request
+                // would have timed out by now).
+                m.acquiring = false;
                 io.send(store, LeaseMsg::Get);
                 let after = self.poll_after(io);
                 io.set_timer(LeaseTimer::Poll, after);
@@ -319,6 +334,12 @@ impl Protocol for Lease {
                 let release = self.cfg.release_on_cancel;
                 self.step_down(io, release);
             }
+            LeaseTimer::Expire if !m.leading => {
+                // Noticed: the next read takes the lease if the record is still unchanged.
+                if let Part::Member(m) = &mut self.part {
+                    m.detected = true;
+                }
+            }
             _ => {}
         }
         self.refresh_belief(now);
@@ -326,9 +347,11 @@ impl Protocol for Lease {
 
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         let store = self.cfg.store();
-        if let Part::Member(m) = &self.part {
+        if let Part::Member(m) = &mut self.part {
             if !m.leading {
-                // A forced detection: read the record now rather than at the next poll.
+                // A forced detection: the member suspects the holder now and reads the record at
+                // once; it still takes the lease only once it is expired by its own clock.
+                m.detected = true;
                 io.send(store, LeaseMsg::Get);
             }
         }

@@ -109,25 +109,62 @@ fn acquires_only_after_an_unchanged_record_for_a_full_duration_of_local_time() {
     let mut h = Harness::new();
     let mut m = member(&mut h);
     let rec = held_by(2, 5, 3);
-    // Observed at 10 ms local; the record's own timestamps play no part.
+    // Observed at 10 ms local; the record's own timestamps play no part. The failure detector
+    // is armed for a full lease duration from the observation.
     let a = h.run(10, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
     assert!(acquires(&a).is_empty());
+    assert_eq!(
+        timer_at(&a, LeaseTimer::Expire),
+        Some(Time::from_millis(160))
+    );
     assert_eq!(m.status().leader, Some(NodeId(2)));
     assert_eq!(m.status().epoch, Some(3));
-    // Unchanged 149 ms later: still valid.
-    let a = h.run(159, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
-    assert!(acquires(&a).is_empty());
     // A renewal seen at 100 ms restarts the wait from there.
     let renewed = held_by(2, 6, 3);
-    h.run(100, |io| m.on_message(io, STORE, LeaseMsg::Record(renewed)));
+    let a = h.run(100, |io| m.on_message(io, STORE, LeaseMsg::Record(renewed)));
+    assert_eq!(
+        timer_at(&a, LeaseTimer::Expire),
+        Some(Time::from_millis(250))
+    );
+    // Unchanged 149 ms later: still valid.
     let a = h.run(249, |io| m.on_message(io, STORE, LeaseMsg::Record(renewed)));
     assert!(acquires(&a).is_empty(), "only 149 ms since the change");
-    // A full duration after the last change: taken, on the version read.
-    let a = h.run(250, |io| m.on_message(io, STORE, LeaseMsg::Record(renewed)));
+    // A full duration after the last change the detector fires, and the next read takes the
+    // lease, on the version read, as the next transition.
+    let a = h.run(250, |io| m.on_timer(io, LeaseTimer::Expire));
+    assert!(sends(&a).is_empty(), "client-go waits for its next read");
+    let a = h.run(251, |io| m.on_message(io, STORE, LeaseMsg::Record(renewed)));
     let acq = acquires(&a);
     assert_eq!(acq.len(), 1);
     assert_eq!((acq[0].version, acq[0].transitions), (6, 4));
-    assert_eq!(acq[0].acquire, Time::from_millis(250));
+    assert_eq!(acq[0].acquire, Time::from_millis(251));
+    // The holder learns the lease expired only from its own clock: the record's renew time
+    // (6 ms here) was never compared with it.
+    assert_eq!(m.status().role, Role::Candidate);
+}
+
+/// With failure detection off (the detector's firings swallowed), a member keeps reading and
+/// following, but never takes a lease someone holds; a forced suspicion lets it.
+#[test]
+fn without_its_detector_a_member_follows_but_never_takes_over() {
+    let mut h = Harness::new();
+    let mut m = member(&mut h);
+    h.run(10, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 5, 3)))
+    });
+    let a = h.run(900, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 5, 3)))
+    });
+    assert!(
+        acquires(&a).is_empty(),
+        "expired by the clock, but not noticed"
+    );
+    let a = h.run(901, |io| m.on_suspect(io));
+    assert_eq!(sends(&a), vec![(STORE, LeaseMsg::Get)], "a forced read");
+    let a = h.run(902, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 5, 3)))
+    });
+    assert_eq!(acquires(&a).len(), 1);
 }
 
 #[test]
@@ -137,10 +174,12 @@ fn an_older_record_arriving_late_is_not_a_change() {
     h.run(10, |io| {
         m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 6, 3)))
     });
-    // A reordered older read must not restart the wait.
-    h.run(100, |io| {
+    // A reordered older read must not restart the wait (nor re-arm the detector).
+    let a = h.run(100, |io| {
         m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 5, 3)))
     });
+    assert_eq!(timer_at(&a, LeaseTimer::Expire), None);
+    h.run(160, |io| m.on_timer(io, LeaseTimer::Expire));
     let a = h.run(160, |io| {
         m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 6, 3)))
     });
@@ -355,4 +394,24 @@ fn config_follows_client_go_validation_and_the_tolerated_rate_is_0_8() {
     let mut bad = LeaseConfig::new(5);
     bad.retry = Duration::from_millis(90);
     assert!(bad.validate().unwrap_err().contains("lease.retry_ms"));
+}
+
+/// A lost `ACQUIRE` (or its answer) does not block the member: its next read starts a new
+/// attempt, as client-go's request would have timed out.
+#[test]
+fn a_lost_acquire_is_retried_at_the_next_read() {
+    let mut h = Harness::new();
+    let mut m = member(&mut h);
+    let a = h.run(1, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY))
+    });
+    assert_eq!(acquires(&a).len(), 1);
+    // Nothing comes back; the next poll reads again, and the read acquires again.
+    let a = h.run(40, |io| m.on_timer(io, LeaseTimer::Poll));
+    assert_eq!(sends(&a), vec![(STORE, LeaseMsg::Get)]);
+    assert_eq!(m.status().role, Role::Follower);
+    let a = h.run(41, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY))
+    });
+    assert_eq!(acquires(&a).len(), 1);
 }

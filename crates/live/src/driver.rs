@@ -866,6 +866,7 @@ where
         let mut fault_rng = Rng::seed_from_u64(cfg.seed);
         fault_rng.set_stream(STREAM_FAULTS);
         let mut observer = Observer::new(cfg.nodes, reference, cfg.trace);
+        observer.set_services(cfg.services);
         if cfg.workload.on() {
             observer.set_workload(cfg.workload.interval.unwrap_or_default());
         }

@@ -16,7 +16,7 @@
 //! | bully | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `bully.t_elec_ms` 20, `bully.t_coord_ms` 2 × t_elec |
 //! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
 //! | raft | `heartbeat_ms` (50) | election timeout drawn from `raft.timeout_ms` = W by default (150–300 ms) | — |
-//! | lease | the holder renews every `lease.retry_ms` (20) | a member takes the lease `lease.duration_ms` (150 = `detect_timeout_ms`) after it last saw the record change, at its next read (every 20–44 ms): 150–~240 ms | `lease.renew_deadline_ms` 100 |
+//! | lease | the holder renews every `lease.retry_ms` (20) | a member's detector fires `lease.duration_ms` (150 = `detect_timeout_ms`) after it last saw the record change, and it takes the lease at its next read (every 20–44 ms): about 150–240 ms after the last renewal | `lease.renew_deadline_ms` 100 |
 //!
 //! Lease has no heartbeat of its own: its timing is client-go's three periods, and the
 //! default `lease.profile = scaled` is Kubernetes' defaults (15 s / 10 s / 2 s) divided by 100,

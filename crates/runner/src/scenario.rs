@@ -22,7 +22,9 @@
 //! for the others, with one difference to keep in mind: the store is a service endpoint outside
 //! the members' network (an etcd or API server), and partitions split members only. So in
 //! `partition-leader-minority` the holder still reaches the store and keeps its lease; the
-//! majority side cannot take it, and the minority holder stays the only leader. `leader-pause`
+//! majority side cannot take it, and the minority holder stays the only leader. Members talk
+//! through the store, so the observer counts them in one component while the store reaches
+//! them all (see `Observer::set_services`): no leader is lost. `leader-pause`
 //! (2 × the detection window, 600 ms, against a 150 ms lease) is the seeds' GC-pause story: the
 //! holder wakes believing it leads, with a write due, after another member took the lease.
 //!

@@ -272,7 +272,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         } else {
             cfg.reference()
         };
-        let observer = Observer::new(cfg.nodes, t0, cfg.trace);
+        let mut observer = Observer::new(cfg.nodes, t0, cfg.trace);
+        observer.set_services(cfg.services);
         let mut sim = Sim {
             net_rng: stream(STREAM_NET),
             proto_rng: stream(STREAM_PROTOCOL),
