@@ -185,6 +185,31 @@ fn partition_leader_minority_does_not_depose_a_lease_holder() {
         assert_eq!(m.leader_changes, 0, "seed {seed}");
         assert!(!m.split_brain, "seed {seed}");
         assert_eq!(m.leader, run.leader_at_fault, "seed {seed}");
+        // Every member still reaches the store, through which they all hear the holder.
+        assert_eq!(m.unavailable_ms, 0.0, "seed {seed}");
+    }
+}
+
+/// With every detector off but the lowest node's forced suspicion, the others keep reading the
+/// record and following; only the lowest takes the lease, once it expired by its own clock.
+#[test]
+fn leader_crash_lowest_detects_only_the_lowest_takes_the_lease() {
+    let c = cell("lease", 5, "leader-crash-lowest-detects", "");
+    for seed in 0..10 {
+        let run = c.run(seed, false).unwrap();
+        let m = &run.report.metrics;
+        assert!(m.converged, "seed {seed}");
+        let lowest_live = if run.leader_at_fault == Some(election_core::NodeId(1)) {
+            2
+        } else {
+            1
+        };
+        assert_eq!(m.leader.map(|l| l.0), Some(lowest_live), "seed {seed}");
+        let f = m.failover_ms.unwrap();
+        assert!(
+            f >= 150.0 && f < 150.0 + 2.0 * 44.0 + 10.0,
+            "seed {seed}: {f}"
+        );
     }
 }
 
