@@ -100,7 +100,7 @@ struct LiveCliArgs {
 
 #[derive(Args, Debug)]
 struct CalibrateCliArgs {
-    /// Only this protocol spec [default: bully, ring and raft].
+    /// Only this protocol spec [default: bully, ring, raft and lease].
     #[arg(long, short = 'p')]
     protocol: Option<String>,
     /// Cluster size.

@@ -207,7 +207,7 @@ fn leader_crash_lowest_detects_only_the_lowest_takes_the_lease() {
         assert_eq!(m.leader.map(|l| l.0), Some(lowest_live), "seed {seed}");
         let f = m.failover_ms.unwrap();
         assert!(
-            f >= 150.0 && f < 150.0 + 2.0 * 44.0 + 10.0,
+            (150.0..150.0 + 2.0 * 44.0 + 10.0).contains(&f),
             "seed {seed}: {f}"
         );
     }
