@@ -65,6 +65,10 @@
 //!
 //! # Clocks: what a lease tolerates
 //!
+//! client-go's package doc says it: the implementation "is tolerant to arbitrary clock skew,
+//! but is not tolerant to arbitrary clock skew rate", and the tolerated ratio is set by
+//! `LeaseDuration` against `RenewDeadline`. Counting the renew loop's structure exactly:
+//!
 //! With its clock at rate `r` (local seconds per real second), a holder cut off from the store
 //! keeps leading for `(retry + renew_deadline) / r` of real time after its last successful
 //! renewal. A member that observed that renewal did so no earlier than the renewal and then
