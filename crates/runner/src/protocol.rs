@@ -256,6 +256,13 @@ mod tests {
         assert_eq!(s.options.get("bully.rejoin").unwrap(), "defer");
         let s = ProtocolSpec::parse("ring+hop_acks=false").unwrap();
         assert_eq!(s.options.get("ring.hop_acks").unwrap(), "false");
+        let s = ProtocolSpec::parse("lease+release_on_cancel+profile=k8s").unwrap();
+        assert_eq!(s.kind, ProtocolKind::Lease);
+        assert_eq!(s.kind.services(), 1, "the store");
+        assert_eq!(s.options.get("lease.release_on_cancel").unwrap(), "true");
+        assert_eq!(s.options.get("lease.profile").unwrap(), "k8s");
+        assert_eq!(ProtocolKind::Raft.services(), 0);
+        assert!(ProtocolSpec::parse("lease+profile=prod").is_err());
     }
 
     #[test]
