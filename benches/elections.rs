@@ -5,7 +5,7 @@
 //! `partition-leader-minority`) and cluster size (5, 25, 101) there are two criterion groups,
 //! `failover/<scenario>/n=<n>` and `messages/<scenario>/n=<n>`, each with one function per
 //! protocol spec of the runner's default sweep (`bully`, `bully+quorum`, ..., `raft+pre_vote+
-//! check_quorum`). Their "time" is a custom measurement:
+//! check_quorum`, `lease`). Their "time" is a custom measurement:
 //!
 //! * `failover`: simulated milliseconds from the fault to the final agreed leader (the
 //!   runner's `elect_ms`; a trial that never converges counts its whole window after the

@@ -76,7 +76,7 @@ fn trial_bench(
 
 fn trials(c: &mut Criterion) {
     let mut group = c.benchmark_group("trial/leader-crash");
-    for protocol in ["bully", "ring", "raft"] {
+    for protocol in ["bully", "ring", "raft", "lease"] {
         for n in [5, 25, 101] {
             trial_bench(&mut group, protocol, "leader-crash", n);
         }

@@ -148,7 +148,7 @@ struct LiveCliArgs {
 
 #[derive(Args, Debug)]
 struct CalibrateCliArgs {
-    /// Only this protocol spec [default: bully, ring and raft].
+    /// Only this protocol spec [default: bully, ring, raft and lease].
     #[arg(long, short = 'p')]
     protocol: Option<String>,
     /// Cluster size.
@@ -917,7 +917,13 @@ fn trace(a: TraceArgs) -> Result<(), CliError> {
         a.trial.seed,
         &t.report.metrics,
     );
-    let text = render_trace(&t.report.trace, a.trial.nodes, &meta, format)?;
+    let meta = TraceMeta {
+        services: cell.protocol.kind.services(),
+        ..meta
+    };
+    // The store of a lease trial is one more lane, after the members.
+    let lanes = a.trial.nodes + meta.services;
+    let text = render_trace(&t.report.trace, lanes, &meta, format)?;
     match &a.out {
         Some(path) => {
             election_runner::files::write_atomic(path, text.as_bytes())?;

@@ -118,6 +118,10 @@ fn scenarios_lists_the_whole_catalog() {
         "leader-pause",
         "follower-isolation-rejoin",
         "lossy-leader-crash",
+        "store-cut-holder",
+        "store-slow",
+        "store-cut-slow-clock-within",
+        "store-cut-slow-clock-beyond",
     ] {
         assert!(
             out.lines()
@@ -125,7 +129,7 @@ fn scenarios_lists_the_whole_catalog() {
             "{name} missing from:\n{out}"
         );
     }
-    assert_eq!(out.lines().count(), 14);
+    assert_eq!(out.lines().count(), 18);
 }
 
 /// `--help` shows examples and the valid values of `--protocol`, `--scenario`, `--format` and
@@ -2258,5 +2262,48 @@ fn compare_ignores_the_column_that_names_the_change_when_asked() {
         ),
         2,
         &["--ignore colour", "protocol, nodes, scenario, net"],
+    );
+}
+
+/// Issue #15's first "done when": a lease trial runs from the CLI, the store scenarios are
+/// refused for a protocol without a store only by skipping, and a bad lease timing names its
+/// field.
+#[test]
+fn run_lease_leader_crash_and_its_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let out = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "lease",
+            "-n",
+            "5",
+            "-s",
+            "leader-crash",
+            "--json",
+        ],
+        d.path(),
+    ));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["protocol"], "lease");
+    assert_eq!(v["converged"], true);
+    assert_eq!(v["split_brain"], false);
+    let f = v["failover_ms"].as_f64().unwrap();
+    assert!((100.0..300.0).contains(&f), "{f}");
+    fails(
+        &bench(
+            &[
+                "run",
+                "-p",
+                "lease+renew_deadline_ms=200",
+                "-n",
+                "5",
+                "-s",
+                "leader-crash",
+            ],
+            d.path(),
+        ),
+        2,
+        &["lease.duration_ms", "lease.renew_deadline_ms"],
     );
 }

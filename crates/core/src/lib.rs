@@ -26,6 +26,18 @@
 //!
 //! Node ids are `1..=n` and a higher id is a higher priority (the bully order).
 //!
+//! # Service endpoints
+//!
+//! A protocol may need endpoints that are not members of the cluster: lease-based election's
+//! lock service (the lease store). Such a protocol declares how many (the runner's spec table
+//! passes the count to the drivers as `services`); a driver then runs ids `n + 1 ..= n +
+//! services` as more nodes, built by the same factory and driven through this same trait
+//! (messages, timers, stable storage, crashes, pauses, clocks), and the protocol's node type
+//! plays either part by its id. Service endpoints are not counted in `n`, never lead, and
+//! drivers leave them out of every leadership and agreement metric and of partitions (they sit
+//! outside the members' network split; only faults that name them cut their links). Their
+//! messages count like any other.
+//!
 //! # Randomness
 //!
 //! [`Io::rng`] is a [`Rng`] (ChaCha8, a portable generator whose output is fixed by its seed on

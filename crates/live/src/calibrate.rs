@@ -45,7 +45,7 @@ pub const FITTED_NET: &str = "loopback-fit";
 /// `election-bench calibrate [--protocol P] [--nodes N]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CalibrateArgs {
-    /// Protocol specs to calibrate (default: `bully`, `ring`, `raft`).
+    /// Protocol specs to calibrate (default: `bully`, `ring`, `raft`, `lease`).
     pub protocols: Vec<String>,
     /// Cluster size (default 5).
     pub nodes: u32,
@@ -70,7 +70,7 @@ pub struct CalibrateArgs {
 impl Default for CalibrateArgs {
     fn default() -> Self {
         CalibrateArgs {
-            protocols: vec!["bully".into(), "ring".into(), "raft".into()],
+            protocols: vec!["bully".into(), "ring".into(), "raft".into(), "lease".into()],
             nodes: 5,
             scenario: "leader-crash".into(),
             trials: 50,
@@ -768,7 +768,9 @@ woken by the kernel. {sim_timers} A failover waits on timers in \
 sequence: the follower's failure detector (whose deadline was itself set by a heartbeat that \
 left late by the same amount), then any wait inside the election — the bully's `t_elec` (its \
 election phase of about 20 ms above), the ring's `t_hop` once for ELECTION and once for ELECTED \
-while they skip the dead leader (about 40 ms), none for Raft. Each timer on the path adds about \
+while they skip the dead leader (about 40 ms), none for Raft; the lease's members notice the \
+expired lease at a read (their own jittered poll timer) and take it in one round trip to the \
+store. Each timer on the path adds about \
 {late_mean:.2} ms: roughly {late_mean:.1} ms for Raft, {:.1} ms for the bully and {:.1} ms for \
 the ring; compare the Δ columns above.",
         all_late.len(),

@@ -94,6 +94,10 @@ const STREAM_FAULTS: u64 = 3;
 pub struct LiveConfig {
     /// Cluster size; node ids are `1..=nodes`.
     pub nodes: u32,
+    /// Service endpoints after the members (the lease store), as in the simulator
+    /// ([`SimConfig::services`]): each is one more task with its own UDP socket, driven by the
+    /// same code, left out of every leadership metric and of partitions.
+    pub services: u32,
     /// Seeds the protocols' generators, loss, added delay and `Selector::Random`. A live trial
     /// is not reproducible (the operating system schedules it), but its random choices are.
     pub seed: u64,
@@ -135,6 +139,7 @@ impl LiveConfig {
     pub fn new(n: u32, seed: u64) -> Self {
         LiveConfig {
             nodes: n,
+            services: 0,
             seed,
             faults: Vec::new(),
             horizon: Duration::from_secs(10),
@@ -154,6 +159,7 @@ impl LiveConfig {
     /// the configuration is validated and how the reference instant is defined.
     pub fn sim_config(&self) -> SimConfig {
         let mut s = SimConfig::new(self.nodes, self.seed);
+        s.services = self.services;
         s.faults = self.faults.clone();
         s.horizon = self.horizon;
         s.settle = self.settle;
@@ -752,6 +758,9 @@ struct Slot<P: Protocol> {
 struct Hub<P: Protocol, F> {
     shared: Arc<Shared>,
     factory: F,
+    /// Members; the slots after them are service endpoints.
+    members: usize,
+    /// Every endpoint's slot, members first.
     slots: Vec<Slot<P>>,
     observer: Observer,
     rx: UnboundedReceiver<Stamped>,
@@ -795,7 +804,8 @@ where
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
     async fn bind(cfg: &LiveConfig, factory: F) -> Result<Self, LiveError> {
-        let n = cfg.nodes;
+        // Every endpoint: the members, then the service endpoints.
+        let n = cfg.nodes + cfg.services;
         let mut sockets = Vec::with_capacity(n as usize);
         for id in election_core::all_nodes(n) {
             let addr = SocketAddr::new(cfg.bind, 0);
@@ -855,11 +865,13 @@ where
         };
         let mut fault_rng = Rng::seed_from_u64(cfg.seed);
         fault_rng.set_stream(STREAM_FAULTS);
-        let mut observer = Observer::new(n, reference, cfg.trace);
+        let mut observer = Observer::new(cfg.nodes, reference, cfg.trace);
+        observer.set_services(cfg.services);
         if cfg.workload.on() {
             observer.set_workload(cfg.workload.interval.unwrap_or_default());
         }
         Ok(Hub {
+            members: cfg.nodes as usize,
             slots: sockets
                 .into_iter()
                 .map(|socket| Slot {
@@ -1005,7 +1017,7 @@ where
                 "still pending when the trial ended".to_string(),
             ));
         }
-        let final_status = (0..self.slots.len())
+        let final_status = (0..self.members)
             .map(|i| self.observer.status(NodeId::from_index(i)))
             .collect();
         for slot in &mut self.slots {
@@ -1262,12 +1274,14 @@ where
     /// The simulator's selector rules ([`Resolver`]) over this cluster's current state.
     fn resolver<T>(&mut self, f: impl FnOnce(&mut Resolver<'_>) -> T) -> T {
         let up: Vec<bool> = (0..self.slots.len()).map(|i| self.is_live(i)).collect();
+        let (up, services) = up.split_at(self.members);
         let leader = self
             .observer
             .agreed()
             .or_else(|| self.observer.highest_leader());
         f(&mut Resolver {
-            up: &up,
+            up,
+            services,
             leader,
             last_crashed: self.last_crashed,
             initial_leader: self.observer.leader_at_reference(),
@@ -1296,7 +1310,8 @@ where
                 }
             }
             Applied::Partition(ref groups) => {
-                let n = self.slots.len();
+                // Members only: a service endpoint sits outside the cluster's network split.
+                let n = self.members;
                 let group_of = election_sim::group_of(n, groups);
                 for a in 0..n {
                     for b in 0..n {
@@ -1352,6 +1367,12 @@ where
                 for id in nodes {
                     self.resource_cut[id.index()] = true;
                 }
+            }
+            Applied::Slow(..) => {
+                self.observer.on_fault(Applied::Skipped(format!(
+                    "{applied:?}: the live driver does not slow nodes down"
+                )));
+                return;
             }
             Applied::ClockJump(..) | Applied::ClockRate(..) => {
                 // Live nodes read the machine's clock: it cannot be moved per node.

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use election_bully::Bully;
 use election_core::{NodeId, Rng, SeedableRng};
+use election_lease::Lease;
 use election_raft::Raft;
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_runner::params::Resolved;
@@ -255,6 +256,17 @@ pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveRe
                 Arc::clone(c)
             };
             run_trial_with(cfg, move |id: NodeId| Ring::new(id, Arc::clone(&c)), hooks)
+        }
+        Built::Lease(c) => {
+            // The store is one more task on its own UDP socket, as the simulator's endpoint.
+            let mut cfg = cfg.clone();
+            cfg.services = election_lease::SERVICES;
+            let c = Arc::clone(c);
+            run_trial_with(
+                &cfg,
+                move |id: NodeId| Lease::new(id, Arc::clone(&c)),
+                hooks,
+            )
         }
     }
 }

@@ -709,7 +709,9 @@ impl Results {
             .iter()
             .zip(params)
             .map(|(k, v)| match k.split_once('.') {
-                Some((fam, _)) if ["bully", "ring", "raft"].contains(&fam) && fam != family => {
+                Some((fam, _))
+                    if ["bully", "ring", "raft", "lease"].contains(&fam) && fam != family =>
+                {
                     String::new()
                 }
                 _ => v.clone(),

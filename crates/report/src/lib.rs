@@ -532,7 +532,15 @@ fn traces(
             t.seed,
             &traced.metrics,
         );
-        let svg = render_trace(&traced.events, t.key.nodes, &meta, TraceFormat::Svg)?;
+        let services = election_runner::protocol::ProtocolSpec::parse(&t.key.protocol)
+            .map_or(0, |s| s.kind.services());
+        let meta = TraceMeta { services, ..meta };
+        let svg = render_trace(
+            &traced.events,
+            t.key.nodes + services,
+            &meta,
+            TraceFormat::Svg,
+        )?;
         let name = trace_file_name(t);
         let path = dir.join(&name);
         fs::write(&path, svg).map_err(|e| ReportError::io(&path, e))?;

@@ -2,8 +2,8 @@
 //!
 //! The known specs have fixed colours, in this documented order (which is also the order of
 //! legends and tables): `bully`, `bully+quorum`, `bully+epoch`, `ring`, `raft`, `raft+pre_vote`,
-//! `raft+pre_vote+check_quorum`. Warm colours are the bully family, purple the ring, cool
-//! colours the Raft family. Any other spec gets a colour from a second palette picked by a
+//! `raft+pre_vote+check_quorum`, `lease`. Warm colours are the bully family, purple the ring,
+//! cool colours the Raft family, dark gold the lease. Any other spec gets a colour from a second palette picked by a
 //! stable hash (FNV-1a) of its text, so it never depends on iteration order or on which other
 //! specs are present.
 
@@ -31,7 +31,7 @@ impl Rgb {
 }
 
 /// The known protocol specs, in legend order, with their colours.
-pub const KNOWN: [(&str, Rgb); 7] = [
+pub const KNOWN: [(&str, Rgb); 8] = [
     ("bully", Rgb(0xd6, 0x27, 0x28)),
     ("bully+quorum", Rgb(0xff, 0x7f, 0x0e)),
     ("bully+epoch", Rgb(0x8c, 0x56, 0x4b)),
@@ -39,6 +39,7 @@ pub const KNOWN: [(&str, Rgb); 7] = [
     ("raft", Rgb(0x1f, 0x77, 0xb4)),
     ("raft+pre_vote", Rgb(0x17, 0xbe, 0xcf)),
     ("raft+pre_vote+check_quorum", Rgb(0x2c, 0xa0, 0x2c)),
+    ("lease", Rgb(0xb8, 0x86, 0x0b)),
 ];
 
 /// Colours for specs not in [`KNOWN`].

@@ -16,6 +16,16 @@
 //! | bully | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `bully.t_elec_ms` 20, `bully.t_coord_ms` 2 × t_elec |
 //! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
 //! | raft | `heartbeat_ms` (50) | election timeout drawn from `raft.timeout_ms` = W by default (150–300 ms) | — |
+//! | lease | the holder renews every `lease.retry_ms` (20) | a member's detector fires `lease.duration_ms` (150 = `detect_timeout_ms`) after it last saw the record change, and it takes the lease at its next read (every 20–44 ms): about 150–240 ms after the last renewal | `lease.renew_deadline_ms` 100 |
+//!
+//! Lease has no heartbeat of its own: its timing is client-go's three periods, and the
+//! default `lease.profile = scaled` is Kubernetes' defaults (15 s / 10 s / 2 s) divided by 100,
+//! which puts the lease duration at `detect_timeout_ms` and keeps production's ratios
+//! (`duration : renew_deadline : retry = 15 : 10 : 2`); `lease.profile = k8s` is the real
+//! thing. Explicit `lease.*_ms` values win over either profile. Its failover after a crash is
+//! the duration plus up to two jittered reads (the one that first sees the record unchanged
+//! for the duration, and the lag before the member first saw the last renewal), which lands
+//! in the same window as the others' detection.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -120,6 +130,11 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.pre_vote", Kind::Bool, "false", "raft: PreVote (thesis 9.6)"),
     p("raft.check_quorum", Kind::Bool, "false", "raft: CheckQuorum (thesis 6.2) and, with it as in etcd, leader stickiness (thesis 4.2.3): a node that heard its leader within the minimum election timeout ignores RequestVote"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
+    p("lease.profile", Kind::Choice(&["scaled", "k8s"]), "scaled", "lease: timing defaults, scaled (Kubernetes' divided by 100: 150/100/20 ms, the lease duration = detect_timeout_ms) or k8s (kube-scheduler's 15 s/10 s/2 s)"),
+    p("lease.duration_ms", Kind::PositiveMs, "scaled: detect_timeout_ms; k8s: 15000", "lease: LeaseDuration, how long a member waits, on its own clock, after it last saw the record change before it may take the lease"),
+    p("lease.renew_deadline_ms", Kind::PositiveMs, "2/3 x lease.duration_ms", "lease: RenewDeadline, how long a renewal round may take before the holder stops leading"),
+    p("lease.retry_ms", Kind::PositiveMs, "2/15 x lease.duration_ms", "lease: RetryPeriod, the holder's renewal period; members read the record every retry x U[1, 2.2]"),
+    p("lease.release_on_cancel", Kind::Bool, "false", "lease: ReleaseOnCancel, a holder that stops leading hands the lease back at once"),
     p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
     p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
@@ -145,6 +160,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
+    p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
     p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
 
@@ -334,6 +350,14 @@ pub struct Resolved {
     pub raft_check_quorum: bool,
     /// `raft.lagging`: (node, entries behind), by node.
     pub raft_lagging: Vec<(u32, u64)>,
+    /// `lease.duration_ms`.
+    pub lease_duration_ms: f64,
+    /// `lease.renew_deadline_ms`.
+    pub lease_renew_deadline_ms: f64,
+    /// `lease.retry_ms`.
+    pub lease_retry_ms: f64,
+    /// `lease.release_on_cancel`.
+    pub lease_release_on_cancel: bool,
     /// The network: the profile with `net.*` overrides.
     pub net: NetConfig,
     /// `fault_at_ms`.
@@ -368,6 +392,8 @@ pub struct Resolved {
     pub cascade_delay_ms: f64,
     /// `fault_loss`.
     pub fault_loss: f64,
+    /// `store_slow_ms`.
+    pub store_slow_ms: f64,
     /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
     pub work_budget: Option<u64>,
 }
@@ -415,7 +441,19 @@ impl Resolved {
             drift_ppm: num("clock.drift_ppm", if ideal { 0.0 } else { 50.0 }),
             offset_ms: num("clock.offset_ms", 0.0),
         };
+        let lease_duration_ms = num(
+            "lease.duration_ms",
+            if get("lease.profile") == Some("k8s") {
+                15_000.0
+            } else {
+                detect_timeout_ms
+            },
+        );
         let r = Resolved {
+            lease_duration_ms,
+            lease_renew_deadline_ms: num("lease.renew_deadline_ms", lease_duration_ms * 2.0 / 3.0),
+            lease_retry_ms: num("lease.retry_ms", lease_duration_ms * 2.0 / 15.0),
+            lease_release_on_cancel: flag("lease.release_on_cancel", false),
             heartbeat_ms,
             detect_timeout_ms,
             detect_jitter_ms,
@@ -457,6 +495,7 @@ impl Resolved {
             flap_up_ms: num("flap_up_ms", 2.0 * window),
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
+            store_slow_ms: num("store_slow_ms", 5.0),
             work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         };
         let latest = r.fault_at_ms + r.fault_jitter_ms;

@@ -33,7 +33,7 @@ use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS};
 pub const FAULT_TIME_STREAM: u64 = 11;
 
 /// The protocol specs of the default sweep.
-pub const DEFAULT_PROTOCOLS: [&str; 7] = [
+pub const DEFAULT_PROTOCOLS: [&str; 8] = [
     "bully",
     "bully+quorum",
     "bully+epoch",
@@ -41,6 +41,7 @@ pub const DEFAULT_PROTOCOLS: [&str; 7] = [
     "raft",
     "raft+pre_vote",
     "raft+pre_vote+check_quorum",
+    "lease",
 ];
 
 /// The cluster sizes of the default sweep.
@@ -439,7 +440,7 @@ impl SweepPlan {
                             }
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
                             let resolved = Resolved::resolve(net, &params)?;
-                            let skipped = scenario.skip_reason(n);
+                            let skipped = scenario.skip_reason(n, proto.kind.services());
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {
                                     Error::Usage(format!(
@@ -521,6 +522,10 @@ impl SweepPlan {
                 "raft": format!(
                     "heartbeat {} ms; election timeout {}-{} ms",
                     r.heartbeat_ms, r.raft_timeout_ms.0, r.raft_timeout_ms.1
+                ),
+                "lease": format!(
+                    "lease duration {} ms; renew deadline {} ms; retry {} ms (x U[1, 2.2] when not holding)",
+                    r.lease_duration_ms, r.lease_renew_deadline_ms, r.lease_retry_ms
                 ),
             })
         });
@@ -620,6 +625,7 @@ impl Cell {
         let r = &self.resolved;
         SimConfig {
             nodes: self.nodes,
+            services: self.protocol.kind.services(),
             seed,
             net: r.net.clone(),
             faults,
@@ -699,11 +705,22 @@ mod tests {
     fn the_default_plan_is_the_issue_grid() {
         let p = SweepSpec::default().plan().unwrap();
         assert_eq!(p.name, "default");
-        assert_eq!(p.protocols.len(), 7);
+        assert_eq!(p.protocols.len(), 8);
         assert_eq!(p.nodes, DEFAULT_NODES);
-        assert_eq!(p.scenarios.len(), 14);
+        assert_eq!(p.scenarios.len(), 18);
         assert_eq!(p.seeds, 200);
-        assert_eq!(p.cells().unwrap().len(), 7 * 7 * 14);
+        let cells = p.cells().unwrap();
+        assert_eq!(cells.len(), 8 * 7 * 18);
+        // The four lease-store scenarios run for lease only; the other specs' cells say why.
+        let store_skips = cells
+            .iter()
+            .filter(|c| {
+                c.skipped
+                    .as_deref()
+                    .is_some_and(|s| s.contains("lease store"))
+            })
+            .count();
+        assert_eq!(store_skips, 7 * 7 * 4);
     }
 
     #[test]

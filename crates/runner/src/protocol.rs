@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use election_bully::{Bully, BullyConfig};
 use election_core::{NodeId, Protocol};
+use election_lease::{Lease, LeaseConfig};
 use election_raft::{Raft, RaftConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
@@ -24,10 +25,12 @@ pub enum ProtocolKind {
     Ring,
     /// Raft-style randomized-timeout majority election.
     Raft,
+    /// Lease-based election through a lock service (client-go's `leaderelection`).
+    Lease,
 }
 
 /// Every protocol name, in catalog order.
-pub const PROTOCOLS: [&str; 3] = ["bully", "ring", "raft"];
+pub const PROTOCOLS: [&str; 4] = ["bully", "ring", "raft", "lease"];
 
 impl ProtocolKind {
     /// The protocol's name, which is also the prefix of its parameters.
@@ -36,6 +39,15 @@ impl ProtocolKind {
             ProtocolKind::Bully => "bully",
             ProtocolKind::Ring => "ring",
             ProtocolKind::Raft => "raft",
+            ProtocolKind::Lease => "lease",
+        }
+    }
+
+    /// How many service endpoints (ids after the members) the protocol runs: the lease store.
+    pub fn services(self) -> u32 {
+        match self {
+            ProtocolKind::Lease => election_lease::SERVICES,
+            _ => 0,
         }
     }
 
@@ -45,6 +57,7 @@ impl ProtocolKind {
             "bully" => Ok(ProtocolKind::Bully),
             "ring" => Ok(ProtocolKind::Ring),
             "raft" => Ok(ProtocolKind::Raft),
+            "lease" => Ok(ProtocolKind::Lease),
             _ => usage!(
                 "unknown protocol {s:?}; valid protocols: {}",
                 PROTOCOLS.join(", ")
@@ -131,6 +144,8 @@ pub enum Built {
     Ring(Arc<RingConfig>, bool),
     /// Raft.
     Raft(Arc<RaftConfig>),
+    /// Lease.
+    Lease(Arc<LeaseConfig>),
 }
 
 impl Built {
@@ -174,6 +189,15 @@ impl Built {
                 c.validate()?;
                 Built::Raft(Arc::new(c))
             }
+            ProtocolKind::Lease => {
+                let mut c = LeaseConfig::new(n);
+                c.duration = Resolved::duration(r.lease_duration_ms);
+                c.renew_deadline = Resolved::duration(r.lease_renew_deadline_ms);
+                c.retry = Resolved::duration(r.lease_retry_ms);
+                c.release_on_cancel = r.lease_release_on_cancel;
+                c.validate()?;
+                Built::Lease(Arc::new(c))
+            }
         })
     }
 
@@ -213,6 +237,7 @@ impl Built {
                 go(cfg, sink, |id| Ring::new(id, c.clone()))
             }
             Built::Raft(c) => go(cfg, sink, |id| Raft::new(id, c.clone())),
+            Built::Lease(c) => go(cfg, sink, |id| Lease::new(id, c.clone())),
         }
     }
 }
@@ -231,12 +256,19 @@ mod tests {
         assert_eq!(s.options.get("bully.rejoin").unwrap(), "defer");
         let s = ProtocolSpec::parse("ring+hop_acks=false").unwrap();
         assert_eq!(s.options.get("ring.hop_acks").unwrap(), "false");
+        let s = ProtocolSpec::parse("lease+release_on_cancel+profile=k8s").unwrap();
+        assert_eq!(s.kind, ProtocolKind::Lease);
+        assert_eq!(s.kind.services(), 1, "the store");
+        assert_eq!(s.options.get("lease.release_on_cancel").unwrap(), "true");
+        assert_eq!(s.options.get("lease.profile").unwrap(), "k8s");
+        assert_eq!(ProtocolKind::Raft.services(), 0);
+        assert!(ProtocolSpec::parse("lease+profile=prod").is_err());
     }
 
     #[test]
     fn bad_specs_list_the_valid_names() {
         let e = ProtocolSpec::parse("paxos").unwrap_err().to_string();
-        assert!(e.contains("bully, ring, raft"), "{e}");
+        assert!(e.contains("bully, ring, raft, lease"), "{e}");
         let e = ProtocolSpec::parse("bully+fast").unwrap_err().to_string();
         assert!(e.contains("quorum") && e.contains("epoch"), "{e}");
         let e = ProtocolSpec::parse("raft+timeout_ms")

@@ -15,6 +15,36 @@
 //! the k-th lowest follower), resolved by the simulator at that instant, so a Raft leader of any
 //! id lands on the side of a partition the scenario names. The rules are the simulator's:
 //! [`election_sim::fault`].
+//!
+//! # The lease store
+//!
+//! For `lease`, "the leader" is the lease holder, and every scenario above means the same as
+//! for the others, with one difference to keep in mind: the store is a service endpoint outside
+//! the members' network (an etcd or API server), and partitions split members only. So in
+//! `partition-leader-minority` the holder still reaches the store and keeps its lease; the
+//! majority side cannot take it, and the minority holder stays the only leader. Members talk
+//! through the store, so the observer counts them in one component while the store reaches
+//! them all (see `Observer::set_services`): no leader is lost. `leader-pause`
+//! (2 × the detection window, 600 ms, against a 150 ms lease) is the seeds' GC-pause story: the
+//! holder wakes believing it leads, with a write due, after another member took the lease.
+//!
+//! The scenarios below name the store (selector `store`) and run only for protocols that
+//! have one (the others' cells are skipped and say so):
+//!
+//! - `store-cut-holder`: the holder's links to and from the store fail for `outage_ms`, then
+//!   heal. The holder can no longer renew; it stops leading `retry + renew_deadline` after its
+//!   last renewal, before the others may take the lease `duration` after they saw it.
+//! - `store-slow`: the store takes `store_slow_ms` more per request for `outage_ms` (an
+//!   overloaded API server or a slow etcd disk): requests queue, and once they arrive faster
+//!   than it serves them (more members, shorter retries) renewals miss the deadline.
+//! - `store-cut-slow-clock-within` / `-beyond`: the holder's clock is slowed to 0.9 (within)
+//!   or 0.4 (beyond) of real time; after `detect_timeout_ms`, time for a renewal at the new
+//!   rate, it is cut off the store as in `store-cut-holder`. A lease tolerates holder clocks
+//!   down to `(retry + renew_deadline) / duration` = 0.8 with the default and the k8s timings:
+//!   within it the holder stops before anyone else may take over; beyond it, it keeps
+//!   believing it leads, and writing, for `(retry + renew_deadline) / 0.4` = 300 ms after its
+//!   last renewal while a new holder took over by ~240 ms: two holders act at once, and only
+//!   fencing (the new holder's higher transitions count) keeps the old one's writes out.
 
 use election_core::NodeId;
 use election_core::{Rng, RngExt};
@@ -56,10 +86,18 @@ pub enum Builtin {
     FollowerIsolationRejoin,
     /// A leader crash under sustained loss.
     LossyLeaderCrash,
+    /// The holder loses the lease store for a while.
+    StoreCutHolder,
+    /// The lease store serves requests slowly for a while.
+    StoreSlow,
+    /// The holder's clock runs slow, within the lease's tolerance, and it loses the store.
+    StoreCutSlowClockWithin,
+    /// The holder's clock runs slow, beyond the lease's tolerance, and it loses the store.
+    StoreCutSlowClockBeyond,
 }
 
 /// Every built-in scenario, in catalog order.
-pub const BUILTINS: [Builtin; 14] = [
+pub const BUILTINS: [Builtin; 18] = [
     Builtin::ColdStart,
     Builtin::LeaderCrash,
     Builtin::LeaderCrashLowestDetects,
@@ -74,7 +112,16 @@ pub const BUILTINS: [Builtin; 14] = [
     Builtin::LeaderPause,
     Builtin::FollowerIsolationRejoin,
     Builtin::LossyLeaderCrash,
+    Builtin::StoreCutHolder,
+    Builtin::StoreSlow,
+    Builtin::StoreCutSlowClockWithin,
+    Builtin::StoreCutSlowClockBeyond,
 ];
+
+/// The holder's clock rate in `store-cut-slow-clock-within`: inside the 0.8 a lease tolerates.
+pub const CLOCK_RATE_WITHIN: f64 = 0.9;
+/// The holder's clock rate in `store-cut-slow-clock-beyond`: far outside it.
+pub const CLOCK_RATE_BEYOND: f64 = 0.4;
 
 impl Builtin {
     /// The scenario's name.
@@ -94,6 +141,10 @@ impl Builtin {
             Builtin::LeaderPause => "leader-pause",
             Builtin::FollowerIsolationRejoin => "follower-isolation-rejoin",
             Builtin::LossyLeaderCrash => "lossy-leader-crash",
+            Builtin::StoreCutHolder => "store-cut-holder",
+            Builtin::StoreSlow => "store-slow",
+            Builtin::StoreCutSlowClockWithin => "store-cut-slow-clock-within",
+            Builtin::StoreCutSlowClockBeyond => "store-cut-slow-clock-beyond",
         }
     }
 
@@ -114,7 +165,22 @@ impl Builtin {
             Builtin::LeaderPause => "the leader stops the world for pause_ms (longer than the detection window), then resumes with its stale backlog",
             Builtin::FollowerIsolationRejoin => "the lowest follower is cut off from everyone for outage_ms (several timeouts), then healed: does its return disturb the leader?",
             Builtin::LossyLeaderCrash => "message loss rises to fault_loss and the leader crashes; the loss lasts to the end of the trial",
+            Builtin::StoreCutHolder => "lease store only: the holder's links to and from the store fail for outage_ms, then heal; the holder must stop leading before anyone else may take the lease",
+            Builtin::StoreSlow => "lease store only: the store takes store_slow_ms more per request for outage_ms; requests queue, and past its capacity renewals miss the deadline",
+            Builtin::StoreCutSlowClockWithin => "lease store only: the holder's clock slows to 0.9 of real time (within the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: no two holders",
+            Builtin::StoreCutSlowClockBeyond => "lease store only: the holder's clock slows to 0.4 of real time (beyond the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: two holders act at once, and fencing decides whether the old one's writes land",
         }
+    }
+
+    /// Does the scenario act on a service endpoint (the lease store)?
+    pub fn needs_store(self) -> bool {
+        matches!(
+            self,
+            Builtin::StoreCutHolder
+                | Builtin::StoreSlow
+                | Builtin::StoreCutSlowClockWithin
+                | Builtin::StoreCutSlowClockBeyond
+        )
     }
 
     /// The smallest cluster the scenario makes sense for, and why.
@@ -237,8 +303,70 @@ impl Builtin {
             Builtin::LossyLeaderCrash => {
                 vec![at(t, SetLoss(r.fault_loss)), at(t, Crash(Selector::Leader))]
             }
+            Builtin::StoreCutHolder => {
+                let mut f = cut_store(t);
+                f.push(at(t + r.outage_ms, Heal));
+                f
+            }
+            Builtin::StoreSlow => vec![
+                at(
+                    t,
+                    Slow {
+                        node: STORE,
+                        ms: r.store_slow_ms,
+                    },
+                ),
+                at(
+                    t + r.outage_ms,
+                    Slow {
+                        node: STORE,
+                        ms: 0.0,
+                    },
+                ),
+            ],
+            Builtin::StoreCutSlowClockWithin | Builtin::StoreCutSlowClockBeyond => {
+                let rate = if self == Builtin::StoreCutSlowClockWithin {
+                    CLOCK_RATE_WITHIN
+                } else {
+                    CLOCK_RATE_BEYOND
+                };
+                let cut = t + r.detect_timeout_ms;
+                let mut f = vec![at(
+                    t,
+                    ClockRate {
+                        node: Selector::Leader,
+                        ppm: (rate - 1.0) * 1e6,
+                    },
+                )];
+                f.extend(cut_store(cut));
+                f.push(at(cut + r.outage_ms, Heal));
+                f
+            }
         }
     }
+}
+
+/// The lease store: the first service endpoint.
+const STORE: Selector = Selector::Service(1);
+
+/// The holder's links to and from the store fail at `t`.
+fn cut_store(t: f64) -> Vec<Fault> {
+    vec![
+        Fault::at_ms(
+            t,
+            FaultAction::CutLink {
+                from: NodeSet::One(Selector::Leader),
+                to: NodeSet::One(STORE),
+            },
+        ),
+        Fault::at_ms(
+            t,
+            FaultAction::CutLink {
+                from: NodeSet::One(STORE),
+                to: NodeSet::One(Selector::Leader),
+            },
+        ),
+    ]
 }
 
 /// A node selector of a custom scenario: the simulator's, resolved when the action fires.
@@ -288,6 +416,8 @@ pub enum Action {
     ClockJump(Sel, f64),
     /// A node's clock runs at this rate error (ppm) from now on.
     ClockRate(Sel, f64),
+    /// A node takes this many ms more per input from now on.
+    Slow(Sel, f64),
 }
 
 /// One fault of a custom scenario.
@@ -327,7 +457,7 @@ pub enum Scenario {
 
 /// The selector syntax, for error messages.
 pub const SELECTOR_SYNTAX: &str =
-    "leader | initial_leader | highest | lowest | random | last_crashed | rest | \
+    "leader | initial_leader | highest | lowest | random | last_crashed | rest | store | \
 lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
 kth_highest_follower:K | id:K";
 
@@ -351,6 +481,7 @@ fn parse_sel(s: &str) -> Result<Sel> {
         "last_crashed" => Selector::LastCrashed,
         "initial_leader" => Selector::InitialLeader,
         "rest" => Selector::Rest,
+        "store" => STORE,
         "lowest_follower" => Selector::KthLowestFollower(1),
         "highest_follower" => Selector::KthHighestFollower(1),
         _ => match s.split_once(':') {
@@ -429,7 +560,7 @@ pub struct FaultDef {
 
 /// The custom fault actions, for error messages.
 pub const ACTIONS: &str = "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, \
-suspect, detection, cut_resource, clock_jump, clock_rate";
+suspect, detection, cut_resource, clock_jump, clock_rate, slow";
 
 impl Custom {
     /// Check a TOML definition and build the scenario.
@@ -494,10 +625,20 @@ impl Custom {
                     }
                 },
                 "clock_rate" => match f.ppm {
-                    Some(ppm) if ppm.is_finite() && ppm.abs() <= 100_000.0 => {
+                    Some(ppm) if ppm.is_finite() && ppm > -1e6 && ppm <= 1e6 => {
                         Action::ClockRate(parse_sel(&need(&f.node, "node")?)?, ppm)
                     }
-                    _ => return usage!("{ctx}: clock_rate needs `ppm` within ±100000"),
+                    _ => {
+                        return usage!(
+                            "{ctx}: clock_rate needs `ppm` above -1000000 and at most 1000000"
+                        )
+                    }
+                },
+                "slow" => match f.ms {
+                    Some(ms) if ms.is_finite() && (0.0..=1e12).contains(&ms) => {
+                        Action::Slow(parse_sel(&need(&f.node, "node")?)?, ms)
+                    }
+                    _ => return usage!("{ctx}: slow needs `ms` in [0, 1e12]"),
                 },
                 "cut_link" => Action::CutLink(
                     parse_set(&need(&f.from, "from")?)?,
@@ -546,6 +687,7 @@ impl Custom {
                 | Action::Pause(s, _)
                 | Action::ClockJump(s, _)
                 | Action::ClockRate(s, _)
+                | Action::Slow(s, _)
                 | Action::Isolate(s)
                 | Action::Suspect(s) => vec![*s],
                 Action::Partition(g) => g.iter().flatten().copied().collect(),
@@ -616,8 +758,19 @@ impl Scenario {
         }
     }
 
-    /// Why an `n`-node cluster cannot run this scenario, if it cannot.
-    pub fn skip_reason(&self, n: u32) -> Option<String> {
+    /// Why an `n`-node cluster of a protocol with `services` service endpoints cannot run this
+    /// scenario, if it cannot.
+    pub fn skip_reason(&self, n: u32, services: u32) -> Option<String> {
+        let store = match self {
+            Scenario::Builtin(b) => b.needs_store(),
+            Scenario::Custom(c) => c.sels().any(|s| matches!(s, Selector::Service(_))),
+        };
+        if store && services == 0 {
+            return Some(format!(
+                "{} acts on the lease store, and this protocol has none",
+                self.name()
+            ));
+        }
         match self {
             Scenario::Builtin(b) => {
                 let (min, why) = b.min_nodes();
@@ -688,6 +841,7 @@ impl Scenario {
                                 node: *s,
                                 ppm: *ppm,
                             },
+                            Action::Slow(s, ms) => FaultAction::Slow { node: *s, ms: *ms },
                         };
                         Fault::at_ms((t_ms + f.at_ms + jitter).max(0.0), action)
                     })
@@ -701,7 +855,7 @@ impl Scenario {
     /// the same rule. The report uses it to call a failover a failover and an outage an outage.
     pub fn kind(&self, r: &Resolved) -> ScenarioKind {
         let n = (5..=64)
-            .find(|&n| self.skip_reason(n).is_none())
+            .find(|&n| self.skip_reason(n, 1).is_none())
             .unwrap_or(5);
         let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(0);
         let mut k = ScenarioKind::default();

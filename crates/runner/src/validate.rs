@@ -89,6 +89,8 @@ pub enum Metric {
     Converged,
     /// 1 if `leader_changes ≥ 1`, else 0.
     Deposed,
+    /// 1 if `split_brain` (two leaders acted at once after the reference instant), else 0.
+    SplitBrain,
     /// 1 if the term of the first candidacy at or after the fault instant never had a leader
     /// (read from the trace), else 0; undefined if nobody became a candidate with a term.
     SplitVote,
@@ -110,6 +112,7 @@ impl Metric {
             Metric::MsgsElectionReq => r.msgs_election_req as f64,
             Metric::Converged => flag(r.converged),
             Metric::Deposed => flag(r.leader_changes >= 1),
+            Metric::SplitBrain => flag(r.split_brain),
             Metric::SplitVote => flag(split_vote(run)?),
         })
     }
@@ -477,6 +480,9 @@ const CHANG_ROBERTS: &str = "Chang & Roberts, An improved algorithm for decentra
 const THESIS_SPLIT: &str = "Ongaro, Consensus: Bridging Theory and Practice, PhD thesis, Stanford 2014, §9.2 (split vote rate with fixed latency: 0.06 %, 5.2 %, 18.1 %)";
 const THESIS_PREVOTE: &str =
     "Ongaro, Consensus: Bridging Theory and Practice, PhD thesis, Stanford 2014, §9.6";
+const CLIENT_GO: &str = "kubernetes client-go, tools/leaderelection (package doc: tolerant to \
+clock skew but not to arbitrary skew rate; the tolerated ratio is set by LeaseDuration against \
+RenewDeadline)";
 const ETCD_FAQ: &str =
     "etcd FAQ, What is failure tolerance? (etcd.io/docs/v3.5/faq), failure-tolerance table";
 
@@ -796,6 +802,46 @@ scenarios = ["follower-isolation-rejoin"]
 nets = ["lan"]
 "#,
         metric: Metric::Deposed,
+        stat: Stat::Every,
+    },
+    Case {
+        name: "lease-clock-within",
+        claim: "a lease tolerates a holder clock slower than real time down to (retry + renew deadline) / duration: never two holders",
+        citation: CLIENT_GO,
+        published: Published {
+            formula: "holder clock rate 0.9 >= (20 + 100) / 150 = 0.8: split brain = 0",
+            value: || 0.0,
+        },
+        tolerance: 0.0,
+        quick_seeds: 20,
+        seeds: 200,
+        config: r#"
+protocols = ["lease"]
+nodes = [5]
+scenarios = ["store-cut-slow-clock-within"]
+nets = ["lan"]
+"#,
+        metric: Metric::SplitBrain,
+        stat: Stat::Every,
+    },
+    Case {
+        name: "lease-clock-beyond",
+        claim: "past that clock-rate ratio the lease gives no mutual exclusion: the cut-off holder acts on after its successor took over",
+        citation: CLIENT_GO,
+        published: Published {
+            formula: "holder clock rate 0.4: acts 120 / 0.4 = 300 ms > 150 + 2 x 44 ms: split brain = 1",
+            value: || 1.0,
+        },
+        tolerance: 0.0,
+        quick_seeds: 20,
+        seeds: 200,
+        config: r#"
+protocols = ["lease"]
+nodes = [5]
+scenarios = ["store-cut-slow-clock-beyond"]
+nets = ["lan"]
+"#,
+        metric: Metric::SplitBrain,
         stat: Stat::Every,
     },
 ];

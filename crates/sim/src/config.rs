@@ -399,6 +399,14 @@ impl Default for NodeTime {
 pub struct SimConfig {
     /// Cluster size; node ids are `1..=nodes`.
     pub nodes: u32,
+    /// Service endpoints the protocol needs besides its members (the lease store): ids
+    /// `nodes + 1 ..= nodes + services`, built by the same factory and driven like any node
+    /// (messages, timers, crashes, pauses, clocks, processing time), but not members of the
+    /// cluster: they are left out of every leadership and agreement metric, of `n`, of the
+    /// majority commit's quorum, and of every selector but [`Selector::Service`]. Partitions
+    /// split members only, so a service endpoint's links are cut only by actions that name it
+    /// (`cut_link`, `isolate`) or isolate the member at their other end. 0 (the default): none.
+    pub services: u32,
     /// The trial seed. The network, the protocols and the fault selectors each draw from
     /// their own ChaCha8 stream of this seed, so a different protocol sending a different
     /// number of messages does not shift which node `Selector::Random` picks.
@@ -446,6 +454,7 @@ impl SimConfig {
     pub fn new(n: u32, seed: u64) -> Self {
         SimConfig {
             nodes: n,
+            services: 0,
             seed,
             net: NetConfig::default(),
             faults: Vec::new(),
@@ -568,7 +577,7 @@ impl SimConfig {
                     "a fault must be scheduled at a finite time >= 0",
                 ));
             }
-            validate_action(&field, &f.action, n)?;
+            validate_action(&field, &f.action, n, self.services)?;
         }
         Ok(())
     }
@@ -586,7 +595,13 @@ fn check_id(field: &str, id: NodeId, n: u32) -> Result<(), ConfigError> {
     }
 }
 
-fn check_selector(field: &str, s: &Selector, n: u32, allow_rest: bool) -> Result<(), ConfigError> {
+fn check_selector(
+    field: &str,
+    s: &Selector,
+    n: u32,
+    services: u32,
+    allow_rest: bool,
+) -> Result<(), ConfigError> {
     match *s {
         Selector::Id(id) => check_id(field, id, n),
         Selector::KthHighest(k) | Selector::KthLowest(k) => {
@@ -596,6 +611,21 @@ fn check_selector(field: &str, s: &Selector, n: u32, allow_rest: bool) -> Result
                 Err(ConfigError::new(field, k, format!("k must be in 1..={n}")))
             }
         }
+        Selector::Service(_) if allow_rest => Err(ConfigError::new(
+            field,
+            "store",
+            "a service endpoint is not a member: partitions split members (cut its links with \
+             cut_link or isolate instead)",
+        )),
+        Selector::Service(k) if k < 1 || k > services => Err(ConfigError::new(
+            field,
+            k,
+            if services == 0 {
+                "this protocol has no service endpoint (no store)".to_string()
+            } else {
+                format!("service endpoints run from 1 to {services}")
+            },
+        )),
         Selector::Rest if !allow_rest => Err(ConfigError::new(
             field,
             "rest",
@@ -605,28 +635,41 @@ fn check_selector(field: &str, s: &Selector, n: u32, allow_rest: bool) -> Result
     }
 }
 
-fn check_set(field: &str, s: &NodeSet, n: u32) -> Result<(), ConfigError> {
+fn check_set(field: &str, s: &NodeSet, n: u32, services: u32) -> Result<(), ConfigError> {
     match s {
         NodeSet::All => Ok(()),
         NodeSet::One(s) | NodeSet::AllExcept(s) | NodeSet::Above(s) | NodeSet::Below(s) => {
-            check_selector(field, s, n, false)
+            check_selector(field, s, n, services, false)
         }
     }
 }
 
-fn validate_action(field: &str, a: &FaultAction, n: u32) -> Result<(), ConfigError> {
+fn validate_action(field: &str, a: &FaultAction, n: u32, services: u32) -> Result<(), ConfigError> {
     match a {
         FaultAction::Crash(s)
         | FaultAction::Recover(s)
         | FaultAction::Isolate(s)
-        | FaultAction::Suspect(s) => check_selector(&format!("{field}.node"), s, n, false),
+        | FaultAction::Suspect(s) => {
+            check_selector(&format!("{field}.node"), s, n, services, false)
+        }
         FaultAction::Pause { node, ms } => {
-            check_selector(&format!("{field}.node"), node, n, false)?;
+            check_selector(&format!("{field}.node"), node, n, services, false)?;
             if !(ms.is_finite() && *ms >= 0.0) {
                 return Err(ConfigError::new(
                     format!("{field}.ms"),
                     ms,
                     "a pause lasts a finite time >= 0",
+                ));
+            }
+            Ok(())
+        }
+        FaultAction::Slow { node, ms } => {
+            check_selector(&format!("{field}.node"), node, n, services, false)?;
+            if !(ms.is_finite() && *ms >= 0.0 && *ms <= 1e12) {
+                return Err(ConfigError::new(
+                    format!("{field}.ms"),
+                    ms,
+                    "the extra time per input is a finite number of ms in [0, 1e12]",
                 ));
             }
             Ok(())
@@ -643,15 +686,15 @@ fn validate_action(field: &str, a: &FaultAction, n: u32) -> Result<(), ConfigErr
             }
         }
         FaultAction::CutLink { from, to } => {
-            check_set(&format!("{field}.from"), from, n)?;
-            check_set(&format!("{field}.to"), to, n)
+            check_set(&format!("{field}.from"), from, n, services)?;
+            check_set(&format!("{field}.to"), to, n, services)
         }
         FaultAction::Detection { nodes, .. } | FaultAction::ResourceCut(nodes) => {
-            check_set(&format!("{field}.nodes"), nodes, n)
+            check_set(&format!("{field}.nodes"), nodes, n, services)
         }
         FaultAction::Heal => Ok(()),
         FaultAction::ClockJump { node, ms } => {
-            check_selector(&format!("{field}.node"), node, n, false)?;
+            check_selector(&format!("{field}.node"), node, n, services, false)?;
             if !(ms.is_finite() && ms.abs() <= 1e12) {
                 return Err(ConfigError::new(
                     format!("{field}.ms"),
@@ -662,21 +705,28 @@ fn validate_action(field: &str, a: &FaultAction, n: u32) -> Result<(), ConfigErr
             Ok(())
         }
         FaultAction::ClockRate { node, ppm } => {
-            check_selector(&format!("{field}.node"), node, n, false)?;
-            if !(ppm.is_finite() && ppm.abs() <= 100_000.0) {
+            check_selector(&format!("{field}.node"), node, n, services, false)?;
+            if !(ppm.is_finite() && *ppm > -1_000_000.0 && *ppm <= 1_000_000.0) {
                 return Err(ConfigError::new(
                     format!("{field}.ppm"),
                     ppm,
-                    "a clock rate error is within ±100000 ppm (±10 %)",
+                    "a clock rate error is above -1000000 ppm and at most 1000000 ppm (the clock runs forward, at most twice as fast)",
                 ));
             }
             Ok(())
         }
-        FaultAction::Partition(groups) => validate_partition(&format!("{field}.groups"), groups, n),
+        FaultAction::Partition(groups) => {
+            validate_partition(&format!("{field}.groups"), groups, n, services)
+        }
     }
 }
 
-fn validate_partition(field: &str, groups: &[Vec<Selector>], n: u32) -> Result<(), ConfigError> {
+fn validate_partition(
+    field: &str,
+    groups: &[Vec<Selector>],
+    n: u32,
+    services: u32,
+) -> Result<(), ConfigError> {
     if groups.len() < 2 {
         return Err(ConfigError::new(
             field,
@@ -697,7 +747,7 @@ fn validate_partition(field: &str, groups: &[Vec<Selector>], n: u32) -> Result<(
         }
         for (j, s) in group.iter().enumerate() {
             let f = format!("{field}[{g}][{j}]");
-            check_selector(&f, s, n, true)?;
+            check_selector(&f, s, n, services, true)?;
             match s {
                 Selector::Rest => {
                     rest_groups += 1;

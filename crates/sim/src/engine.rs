@@ -170,6 +170,8 @@ struct Node<P: Protocol> {
     write_gen: u64,
     /// A write fell due while the node was paused: it leaves first when the node resumes.
     write_due: Option<WriteTag>,
+    /// Extra processing time per input (the `Slow` fault), ns.
+    slow_ns: u64,
 }
 
 /// One trial of protocol `P` over the simulated network.
@@ -228,6 +230,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     pub fn new(cfg: SimConfig, factory: F) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let n = cfg.nodes as usize;
+        // Members, then service endpoints (the lease store): every node the factory builds.
+        let total = n + cfg.services as usize;
         let latency = cfg.net.latency.sampler("net.latency")?;
         let mut link_latency = Vec::new();
         if !cfg.net.links.is_empty() {
@@ -242,7 +246,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             r.set_stream(s);
             r
         };
-        let nodes = (0..n)
+        let nodes = (0..total)
             .map(|_| Node {
                 proto: None,
                 persisted: None,
@@ -257,6 +261,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 detection: true,
                 write_gen: 0,
                 write_due: None,
+                slow_ns: 0,
             })
             .collect();
         // With a wait for a leader and no explicit reference, the reference instant is known
@@ -267,13 +272,14 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         } else {
             cfg.reference()
         };
-        let observer = Observer::new(cfg.nodes, t0, cfg.trace);
+        let mut observer = Observer::new(cfg.nodes, t0, cfg.trace);
+        observer.set_services(cfg.services);
         let mut sim = Sim {
             net_rng: stream(STREAM_NET),
             proto_rng: stream(STREAM_PROTOCOL),
             fault_rng: stream(STREAM_FAULTS),
             loss: cfg.net.loss,
-            links: Links::new(cfg.nodes),
+            links: Links::new(cfg.nodes + cfg.services),
             fifo_last: Vec::new(),
             horizon: Time::ZERO + cfg.horizon,
             latency,
@@ -327,7 +333,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 };
             }
         }
-        for i in 0..n {
+        for i in 0..total {
             sim.push(Time::ZERO, Event::Boot(NodeId::from_index(i)));
         }
         // Stable sort by time keeps list order for faults at the same instant.
@@ -450,7 +456,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 ));
             }
         }
-        let final_status = (0..self.nodes.len())
+        let final_status = (0..self.cfg.nodes as usize)
             .map(|i| self.observer.status(NodeId::from_index(i)))
             .collect();
         let events = self.events;
@@ -605,7 +611,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     return;
                 }
                 p.acks += 1;
-                if !p.taken && p.acks >= election_core::majority(self.nodes.len() as u32) {
+                if !p.taken && p.acks >= election_core::majority(self.cfg.nodes) {
                     p.taken = true;
                     let tag = p.tag;
                     self.observer.on_write_taken(tag);
@@ -767,6 +773,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         if let Some(cpu) = &self.cpu {
             depart = Time(depart.0.saturating_add(cpu.sample_ns(&mut self.node_rng)));
         }
+        depart = Time(depart.0.saturating_add(self.nodes[id.index()].slow_ns));
         for action in actions.drain(..) {
             if let (Action::Persist(_), Some(fsync)) = (&action, &self.fsync) {
                 depart = Time(depart.0.saturating_add(fsync.sample_ns(&mut self.node_rng)));
@@ -845,11 +852,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     acks: 1,
                     taken: false,
                 });
-                if election_core::majority(self.nodes.len() as u32) <= 1 {
+                if election_core::majority(self.cfg.nodes) <= 1 {
                     self.pending_writes[write].taken = true;
                     self.observer.on_write_taken(tag);
                 }
-                for i in 0..self.nodes.len() {
+                for i in 0..self.cfg.nodes as usize {
                     let to = NodeId::from_index(i);
                     if to == node {
                         continue;
@@ -874,7 +881,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         if self.loss > 0.0 && self.workload_rng.random_bool(self.loss) {
             return None;
         }
-        let n = self.nodes.len();
+        let n = self.cfg.nodes as usize;
         let sampler = match to.and_then(|to| self.link_latency.get(from.index() * n + to.index())) {
             Some(Some(s)) => s,
             _ => &self.latency,
@@ -956,7 +963,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     fn delivery_time(&mut self, now: Time, from: NodeId, to: NodeId) -> Time {
         let n = self.nodes.len();
         let link = from.index() * n + to.index();
-        let sampler = match self.link_latency.get(link) {
+        // Per-link overrides name members only; a service endpoint's links use the profile.
+        let m = self.cfg.nodes as usize;
+        let member_link =
+            (from.index() < m && to.index() < m).then(|| from.index() * m + to.index());
+        let sampler = match member_link.and_then(|l| self.link_latency.get(l)) {
             Some(Some(s)) => s,
             _ => &self.latency,
         };
@@ -1002,12 +1013,14 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// A selector resolver over the current state (see [`Resolver`]).
     fn resolver<T>(&mut self, f: impl FnOnce(&mut Resolver<'_>) -> T) -> T {
         let up: Vec<bool> = self.nodes.iter().map(|n| n.proto.is_some()).collect();
+        let (up, services) = up.split_at(self.cfg.nodes as usize);
         let leader = self
             .observer
             .agreed()
             .or_else(|| self.observer.highest_leader());
         f(&mut Resolver {
-            up: &up,
+            up,
+            services,
             leader,
             last_crashed: self.last_crashed,
             initial_leader: self.observer.leader_at_reference(),
@@ -1050,7 +1063,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.push(until, Event::Resume { node: id, pause });
             }
             Applied::Partition(ref groups) => {
-                let n = self.nodes.len();
+                // Members only: a service endpoint sits outside the cluster's network split.
+                let n = self.cfg.nodes as usize;
                 let group_of = crate::fault::group_of(n, groups);
                 for a in 0..n {
                     for b in 0..n {
@@ -1092,6 +1106,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 }
             }
             Applied::SetLoss(p) => self.loss = p,
+            Applied::Slow(id, ms) => {
+                self.nodes[id.index()].slow_ns =
+                    (ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64;
+            }
             Applied::ClockJump(id, ms) => {
                 self.clocks = true;
                 self.nodes[id.index()].clock_offset += ms * 1e6;

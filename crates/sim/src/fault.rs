@@ -63,9 +63,15 @@ pub enum Selector {
     InitialLeader,
     /// Inside a partition group only: every node not named by another group.
     Rest,
+    /// The k-th service endpoint (1 = the first, id `n + 1`: the lease store), not a member
+    /// (see [`SimConfig::services`](crate::SimConfig::services)); live, or in `Recover`
+    /// crashed. No other selector ever picks a service endpoint, and node sets other than
+    /// [`NodeSet::One`] hold members only.
+    Service(u32),
 }
 
-/// A set of nodes, for link cuts and detector switches. Resolved over all nodes, live or not.
+/// A set of nodes, for link cuts and detector switches. Resolved over all members, live or
+/// not; only `One(Service(k))` names a service endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeSet {
     /// One node.
@@ -130,6 +136,15 @@ pub enum FaultAction {
         /// Rate error, parts per million (positive: fast).
         ppm: f64,
     },
+    /// From now on every input the node handles takes `ms` longer (on top of the node-time
+    /// model's processing time), and inputs arriving meanwhile queue: an overloaded or stalling
+    /// server, such as a lock service whose disk or leader is slow. `ms = 0` ends it.
+    Slow {
+        /// Who slows down.
+        node: Selector,
+        /// Extra time per input, ms.
+        ms: f64,
+    },
     /// Change the network's loss probability from now on.
     SetLoss(f64),
     /// Force the node's failure detector to fire now (`Protocol::on_suspect`).
@@ -193,6 +208,8 @@ pub enum Applied {
     ClockJump(NodeId, f64),
     /// This node's clock runs at this rate error (ppm) from now on.
     ClockRate(NodeId, f64),
+    /// This node takes this many more ms per input from now on.
+    Slow(NodeId, f64),
     /// Set the loss probability.
     SetLoss(f64),
     /// Forced this node's detector.
@@ -212,8 +229,10 @@ pub enum Applied {
 /// simulator and the live UDP driver), so a scenario means the same thing in both.
 #[derive(Debug)]
 pub struct Resolver<'a> {
-    /// Which nodes are up (not crashed), indexed by `id - 1`.
+    /// Which members are up (not crashed), indexed by `id - 1`.
     pub up: &'a [bool],
+    /// Which service endpoints are up, indexed by `id - n - 1` (empty: the protocol has none).
+    pub services: &'a [bool],
     /// What `Selector::Leader` means now: the agreed leader, else the highest live node in the
     /// leader role (see [`Observer::agreed`](crate::Observer::agreed) and
     /// [`Observer::highest_leader`](crate::Observer::highest_leader)).
@@ -242,7 +261,17 @@ impl Resolver<'_> {
             };
             found.map(NodeId::from_index)
         };
-        let pick = |id: Option<NodeId>| id.filter(|id| id.0 >= 1 && eligible(id.index()));
+        let services = self.services;
+        let pick = |id: Option<NodeId>| {
+            id.filter(|id| {
+                id.0 >= 1
+                    && (eligible(id.index())
+                        || id.index() >= n
+                            && services
+                                .get(id.index() - n)
+                                .is_some_and(|&u| u != among_crashed))
+            })
+        };
         let follower = |k: u32, high: bool| -> Option<NodeId> {
             let leader = pick(self.leader)?;
             let k = (k as usize).checked_sub(1)?;
@@ -277,6 +306,10 @@ impl Resolver<'_> {
             Selector::KthHighestFollower(k) if !among_crashed => follower(k, true),
             Selector::KthLowestFollower(_) | Selector::KthHighestFollower(_) => None,
             Selector::Rest => None,
+            Selector::Service(k) => {
+                let k = (k as usize).checked_sub(1)?;
+                pick(Some(NodeId::from_index(n + k)))
+            }
         }
     }
 
@@ -290,7 +323,7 @@ impl Resolver<'_> {
         };
         match set {
             NodeSet::All => Some(election_core::all_nodes(self.up.len() as u32).collect()),
-            NodeSet::One(s) => relative(s, |v, x| v == x),
+            NodeSet::One(s) => self.node(s, false).map(|x| vec![x]),
             NodeSet::AllExcept(s) => relative(s, |v, x| v != x),
             NodeSet::Above(s) => relative(s, |v, x| v > x),
             NodeSet::Below(s) => relative(s, |v, x| v < x),
@@ -371,6 +404,10 @@ impl Resolver<'_> {
             },
             FaultAction::Heal => Applied::Heal,
             FaultAction::SetLoss(p) => Applied::SetLoss(p),
+            FaultAction::Slow { node, ms } => match self.node(node, false) {
+                Some(id) => Applied::Slow(id, ms),
+                None => skipped("slow", &node),
+            },
             FaultAction::ClockJump { node, ms } => match self.node(node, false) {
                 Some(id) => Applied::ClockJump(id, ms),
                 None => skipped("clock_jump", &node),

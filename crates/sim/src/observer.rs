@@ -405,6 +405,8 @@ pub struct Observer {
     now: Time,
     crossed_t0: bool,
     status: Vec<Option<Status>>,
+    /// Which service endpoints (ids after the members) are up (see [`Observer::set_services`]).
+    service_up: Vec<bool>,
     /// Component id per node (usize::MAX for crashed nodes), and the largest component's id.
     comp: Vec<usize>,
     largest: usize,
@@ -460,6 +462,7 @@ impl Observer {
             now: Time::ZERO,
             crossed_t0: false,
             status: vec![None; n],
+            service_up: Vec::new(),
             comp: vec![usize::MAX; n],
             largest: usize::MAX,
             largest_members: Vec::new(),
@@ -615,8 +618,9 @@ impl Observer {
     }
 
     /// The node's status as last reported (`None` if crashed or not yet booted).
+    /// Service endpoints (ids past `n`) have none: they are not members.
     pub fn status(&self, node: NodeId) -> Option<Status> {
-        self.status[node.index()]
+        self.status.get(node.index()).copied().flatten()
     }
 
     /// The agreed leader right now.
@@ -649,8 +653,16 @@ impl Observer {
 
     /// A node reported its status after an input (`Some`), or crashed (`None`). Call
     /// [`Observer::topology_changed`] too when a node crashes or boots.
+    /// A service endpoint's status (id past `n`) only says whether it is up (see
+    /// [`Observer::set_services`]): it never leads and is not a member.
     pub fn on_status(&mut self, node: NodeId, new: Option<Status>) {
         let i = node.index();
+        if i >= self.n {
+            if let Some(up) = self.service_up.get_mut(i - self.n) {
+                *up = new.is_some();
+            }
+            return;
+        }
         let old = self.status[i];
         if old == new {
             return;
@@ -728,12 +740,27 @@ impl Observer {
         self.update_agreed();
     }
 
+    /// The protocol runs this many service endpoints after the members (ids `n + 1 ..`; see
+    /// `SimConfig::services`). They are not members: they never count in a component's size or
+    /// in agreement. But members talk *through* them (every lease member talks only to the
+    /// store), so a live service endpoint relays connectivity: two members are in the same
+    /// component when a path of links up in both directions joins them, through members or
+    /// live service endpoints. With none (every protocol but lease) components are exactly the
+    /// members' own.
+    pub fn set_services(&mut self, services: u32) {
+        self.service_up = vec![false; services as usize];
+    }
+
     /// Which nodes can talk to which changed (a link, a crash or a boot): recompute the
     /// components from `links` and the nodes' liveness.
     #[allow(clippy::needless_range_loop)] // node indices address several per-node vectors
     pub fn topology_changed(&mut self, links: &Links) {
         let n = self.n;
-        let live: Vec<bool> = self.status.iter().map(Option::is_some).collect();
+        // Members, then service endpoints (relays only: see `set_services`).
+        let vertices = n + self.service_up.len();
+        let mut live: Vec<bool> = self.status.iter().map(Option::is_some).collect();
+        live.extend_from_slice(&self.service_up);
+        let mut relay = vec![usize::MAX; self.service_up.len()];
         self.comp.iter_mut().for_each(|c| *c = usize::MAX);
         if !links.any_down() {
             for (c, &l) in self.comp.iter_mut().zip(&live) {
@@ -752,13 +779,18 @@ impl Observer {
                 self.comp[s] = next;
                 stack.push(s);
                 while let Some(u) = stack.pop() {
-                    for v in 0..n {
+                    for v in 0..vertices {
+                        let seen = if v < n { self.comp[v] } else { relay[v - n] };
                         if live[v]
-                            && self.comp[v] == usize::MAX
+                            && seen == usize::MAX
                             && links.is_up(NodeId::from_index(u), NodeId::from_index(v))
                             && links.is_up(NodeId::from_index(v), NodeId::from_index(u))
                         {
-                            self.comp[v] = next;
+                            if v < n {
+                                self.comp[v] = next;
+                            } else {
+                                relay[v - n] = next;
+                            }
                             stack.push(v);
                         }
                     }

@@ -145,6 +145,7 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                     "clock_rate",
                     vec![("node", json!(n.0)), ("ppm", json!(ppm))],
                 ),
+                Applied::Slow(n, ms) => ("slow", vec![("node", json!(n.0)), ("ms", json!(ms))]),
                 Applied::ResourceCut(nodes) => ("cut_resource", vec![("nodes", ids(nodes))]),
             };
             put("fault", json!(fault));

@@ -30,7 +30,7 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
         "    %% election-bench trace: {} · {} · n = {} · seed {} · net {}",
         clean(&meta.protocol),
         clean(&meta.scenario),
-        n,
+        n.saturating_sub(meta.services),
         meta.seed,
         clean(&meta.net)
     );
@@ -41,7 +41,7 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
         );
     }
     for i in 1..=n {
-        let _ = writeln!(s, "    participant N{i} as node {i}");
+        let _ = writeln!(s, "    participant N{i} as {}", meta.lane_label(i, n));
     }
     // What was cut, visible in the rendered diagram.
     for c in &model.cut_notes {

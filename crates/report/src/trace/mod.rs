@@ -114,6 +114,9 @@ pub struct TraceMeta {
     pub max_messages: usize,
     /// Above this many nodes the chart is cut to the election window.
     pub max_nodes: u32,
+    /// How many of the trace's last lanes are the protocol's service endpoints (lease's store,
+    /// id `n + 1`) rather than members: drawn as their own lanes, labelled `store`.
+    pub services: u32,
 }
 
 impl TraceMeta {
@@ -132,6 +135,7 @@ impl TraceMeta {
             window: TraceWindow::Auto,
             max_messages: 300,
             max_nodes: 12,
+            services: 0,
         }
     }
 
@@ -150,6 +154,15 @@ impl TraceMeta {
             split_brain_ms: Some(m.split_brain_ms),
             writes: m.writes.map(|w| (w.ok, w.stale, w.fenced)),
             ..TraceMeta::new(protocol, scenario, net, seed)
+        }
+    }
+
+    /// The lane label of endpoint `i` in a trace of `lanes` lanes.
+    pub(crate) fn lane_label(&self, i: u32, lanes: u32) -> String {
+        if i + self.services > lanes {
+            "store".to_string()
+        } else {
+            format!("node {i}")
         }
     }
 
@@ -239,6 +252,7 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             | Applied::Recover(n)
             | Applied::ClockJump(n, _)
             | Applied::ClockRate(n, _)
+            | Applied::Slow(n, _)
             | Applied::Pause(n, _)
             | Applied::Resume(n)
             | Applied::Isolate(n)
@@ -935,6 +949,7 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
         Applied::ResourceCut(nodes) => note(format!("CUT from the resource: {}", set(nodes))),
         Applied::ClockJump(n, ms) => note(format!("CLOCK of node {} jumps {ms:+} ms", n.0)),
         Applied::ClockRate(n, ppm) => note(format!("CLOCK of node {} runs at {ppm:+} ppm", n.0)),
+        Applied::Slow(n, ms) => note(format!("SLOW: node {} takes {ms} ms more per input", n.0)),
         Applied::CutLink { from, to } => Note {
             link_fault: true,
             ..note(format!("CUT links {} → {}", set(from), set(to)))

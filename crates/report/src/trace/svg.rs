@@ -96,7 +96,10 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
     // Header lines.
     let mut header = vec![format!(
         "{} · {} · n = {} · seed {}",
-        meta.protocol, meta.scenario, model.nodes, meta.seed
+        meta.protocol,
+        meta.scenario,
+        model.nodes.saturating_sub(meta.services),
+        meta.seed
     )];
     let mut sub = format!(
         "net {} · reference instant (first fault) {} ms",
@@ -222,8 +225,17 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
         } else {
             None
         };
-        node_box(&mut s, x, node_box_top, node_box_h, lane, i, sub.as_deref());
-        node_box(&mut s, x, bottom + 4.0, 30.0, lane, i, None);
+        let label = meta.lane_label(i, model.nodes);
+        node_box(
+            &mut s,
+            x,
+            node_box_top,
+            node_box_h,
+            lane,
+            &label,
+            sub.as_deref(),
+        );
+        node_box(&mut s, x, bottom + 4.0, 30.0, lane, &label, None);
     }
 
     let top = node_box_top + node_box_h;
@@ -463,7 +475,7 @@ fn hline(s: &mut String, y: f64, lanes_end: f64, colour: &str) {
     );
 }
 
-fn node_box(s: &mut String, x: f64, y: f64, h: f64, lane: f64, i: u32, sub: Option<&str>) {
+fn node_box(s: &mut String, x: f64, y: f64, h: f64, lane: f64, label: &str, sub: Option<&str>) {
     let w = (lane - 14.0).min(110.0);
     let _ = writeln!(
         s,
@@ -475,7 +487,7 @@ fn node_box(s: &mut String, x: f64, y: f64, h: f64, lane: f64, i: u32, sub: Opti
     );
     let _ = writeln!(
         s,
-        r#"<text class="h" x="{}" y="{}" text-anchor="middle">node {i}</text>"#,
+        r#"<text class="h" x="{}" y="{}" text-anchor="middle">{label}</text>"#,
         f(x),
         f(y + 19.0)
     );

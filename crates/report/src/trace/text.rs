@@ -50,6 +50,7 @@ pub(super) fn fault(a: &Applied) -> String {
         Applied::Skipped(why) => format!("skipped: {why}"),
         Applied::ClockJump(n, ms) => format!("clock_jump node {} by {ms} ms", n.0),
         Applied::ClockRate(n, ppm) => format!("clock_rate node {} at {ppm} ppm", n.0),
+        Applied::Slow(n, ms) => format!("slow node {} by {ms} ms per input", n.0),
         Applied::ResourceCut(nodes) => format!("cut_resource [{}]", ids(nodes)),
     }
 }

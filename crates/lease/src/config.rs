@@ -1,0 +1,113 @@
+//! The lease's timing and options.
+
+use std::time::Duration;
+
+use election_core::NodeId;
+
+/// client-go's `JitterFactor` for a candidate's retries (`leaderelection.JitterFactor`).
+pub const JITTER_FACTOR: f64 = 1.2;
+
+/// How many service endpoints the protocol needs besides the `n` members: one, the store.
+pub const SERVICES: u32 = 1;
+
+/// The lease protocol's configuration, shared by every node of a cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeaseConfig {
+    /// The number of members (candidates), ids `1..=n`. The store is `n + 1`.
+    pub n: u32,
+    /// `LeaseDuration`: how long a non-holder waits, on its own clock, after it last saw the
+    /// record change before it may take the lease.
+    pub duration: Duration,
+    /// `RenewDeadline`: how long the holder keeps trying to renew (from the start of a renewal
+    /// round, `retry` after its last success) before it stops leading.
+    pub renew_deadline: Duration,
+    /// `RetryPeriod`: the holder renews every `retry`; a non-holder reads the record every
+    /// `retry × U[1, 1 + jitter]`.
+    pub retry: Duration,
+    /// `JitterFactor` of a non-holder's retries (client-go: 1.2).
+    pub jitter: f64,
+    /// `ReleaseOnCancel`: a holder that stops leading writes an empty holder, so that the
+    /// others need not wait out the lease.
+    pub release_on_cancel: bool,
+}
+
+impl LeaseConfig {
+    /// The defaults, scaled to the failure-detection window every protocol shares
+    /// (`Timing::default()`: suspicion 150–300 ms after the last sign of life): Kubernetes'
+    /// defaults divided by 100, so the ratios stay those of production — duration 150 ms
+    /// (= `detect_timeout`), renew deadline 100 ms, retry 20 ms.
+    pub fn new(n: u32) -> Self {
+        LeaseConfig {
+            n,
+            duration: Duration::from_millis(150),
+            renew_deadline: Duration::from_millis(100),
+            retry: Duration::from_millis(20),
+            jitter: JITTER_FACTOR,
+            release_on_cancel: false,
+        }
+    }
+
+    /// Kubernetes' defaults (kube-scheduler, kube-controller-manager): 15 s, 10 s, 2 s.
+    pub fn k8s(n: u32) -> Self {
+        LeaseConfig {
+            duration: Duration::from_secs(15),
+            renew_deadline: Duration::from_secs(10),
+            retry: Duration::from_secs(2),
+            ..LeaseConfig::new(n)
+        }
+    }
+
+    /// The store's id: the first id after the members.
+    pub fn store(&self) -> NodeId {
+        NodeId(self.n + 1)
+    }
+
+    /// The slowest holder clock rate (local seconds per real second) at which a holder cut off
+    /// from the store is sure to stop leading before anyone else may take the lease:
+    /// `(retry + renew_deadline) / duration`. The holder stops `retry + renew_deadline` of its
+    /// own time after its last successful renewal, which a clock at rate `r` stretches to
+    /// `(retry + renew_deadline) / r` of real time; a member that saw that renewal waits at
+    /// least `duration` of its own (rate-1) time, and saw it no earlier than the renewal. So at
+    /// `r ≥` this ratio two holders never overlap; below it they can (see the crate docs for
+    /// how far below they must). 0.8 for both the defaults and `k8s`.
+    pub fn tolerated_clock_rate(&self) -> f64 {
+        (self.retry + self.renew_deadline).as_secs_f64() / self.duration.as_secs_f64()
+    }
+
+    /// Check client-go's own rules (`NewLeaderElector`): `duration > renew_deadline >
+    /// jitter × retry`, every period positive, `n ≥ 1`.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.n == 0 {
+            return Err("n must be at least 1".into());
+        }
+        if self.retry.is_zero() {
+            return Err("lease.retry_ms must be positive".into());
+        }
+        if !(self.jitter.is_finite() && self.jitter >= 0.0) {
+            return Err(format!(
+                "lease jitter {} must be finite and >= 0",
+                self.jitter
+            ));
+        }
+        if self.duration <= self.renew_deadline {
+            return Err(format!(
+                "lease.duration_ms ({}) must be greater than lease.renew_deadline_ms ({})",
+                ms(self.duration),
+                ms(self.renew_deadline)
+            ));
+        }
+        if self.renew_deadline.as_secs_f64() <= self.jitter * self.retry.as_secs_f64() {
+            return Err(format!(
+                "lease.renew_deadline_ms ({}) must be greater than {} × lease.retry_ms ({})",
+                ms(self.renew_deadline),
+                self.jitter,
+                ms(self.retry)
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
