@@ -26,7 +26,7 @@ use crate::net::{net_name, parse_latency, NetProfile, BUILTIN_NETS};
 use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
 use crate::protocol::{Built, ProtocolSpec};
 use crate::results::{CellKey, TrialRow};
-use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS};
+use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS, GRAY};
 
 /// The ChaCha8 stream of the trial seed that draws fault-time offsets (the simulator uses
 /// streams 1–3).
@@ -266,7 +266,14 @@ impl SweepSpec {
         let mut scenarios = Vec::new();
         for s in &scenario_list {
             if s == "all" {
-                scenarios.extend(BUILTINS.iter().map(|&b| Arc::new(Scenario::Builtin(b))));
+                // The gray scenarios are fixed-size topologies with their own sweep
+                // (`results/gray`), not part of the default grid.
+                scenarios.extend(
+                    BUILTINS
+                        .iter()
+                        .filter(|b| !GRAY.contains(b))
+                        .map(|&b| Arc::new(Scenario::Builtin(b))),
+                );
             } else if let Some(b) = Scenario::builtin(s) {
                 scenarios.push(Arc::new(b));
             } else if let Some(c) = custom.get(s) {
@@ -543,6 +550,7 @@ impl Cell {
             net: r.net.clone(),
             faults,
             horizon: Resolved::duration(r.horizon_ms),
+            election_timeout: Resolved::duration(r.detect_timeout_ms),
             settle: Resolved::duration(r.settle_ms),
             trace,
             reference_ms: None,

@@ -409,6 +409,9 @@ pub struct SimConfig {
     pub faults: Vec<Fault>,
     /// The trial never runs past this instant.
     pub horizon: Duration,
+    /// The election timeout the `outcome`'s `recovered_timeouts` counts in (see the
+    /// [observer](crate::observer) docs); 150 ms by default.
+    pub election_timeout: Duration,
     /// A trial ends early once every fault has fired and the cluster has had the same agreed
     /// leader for `settle` since both the start of that agreement and the last fault.
     pub settle: Duration,
@@ -450,6 +453,7 @@ impl SimConfig {
             net: NetConfig::default(),
             faults: Vec::new(),
             horizon: Duration::from_secs(30),
+            election_timeout: Duration::from_millis(150),
             settle: Duration::from_secs(2),
             trace: false,
             reference_ms: None,
@@ -650,6 +654,52 @@ fn validate_action(field: &str, a: &FaultAction, n: u32) -> Result<(), ConfigErr
             check_set(&format!("{field}.nodes"), nodes, n)
         }
         FaultAction::Heal => Ok(()),
+        FaultAction::Links { pairs, .. } => {
+            for (k, (a, b)) in pairs.iter().enumerate() {
+                check_selector(&format!("{field}.pairs[{k}].from"), a, n, false)?;
+                check_selector(&format!("{field}.pairs[{k}].to"), b, n, false)?;
+            }
+            Ok(())
+        }
+        FaultAction::LinkLoss { from, to, loss } => {
+            check_set(&format!("{field}.from"), from, n)?;
+            check_set(&format!("{field}.to"), to, n)?;
+            if (0.0..=1.0).contains(loss) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.loss"),
+                    loss,
+                    "must be a probability in [0, 1]",
+                ))
+            }
+        }
+        FaultAction::LinkDelay { from, to, ms } => {
+            check_set(&format!("{field}.from"), from, n)?;
+            check_set(&format!("{field}.to"), to, n)?;
+            if ms.is_finite() && (0.0..=1e9).contains(ms) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.ms"),
+                    ms,
+                    "an extra latency is a finite number of ms in [0, 1e9]",
+                ))
+            }
+        }
+        FaultAction::Slow { node, factor } => {
+            check_selector(&format!("{field}.node"), node, n, false)?;
+            if factor.is_finite() && (1.0..=1e6).contains(factor) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.factor"),
+                    factor,
+                    "a slow-down factor is a finite number in [1, 1e6]",
+                ))
+            }
+        }
+        FaultAction::Amnesia(s) => check_selector(&format!("{field}.node"), s, n, false),
         FaultAction::ClockJump { node, ms } => {
             check_selector(&format!("{field}.node"), node, n, false)?;
             if !(ms.is_finite() && ms.abs() <= 1e12) {

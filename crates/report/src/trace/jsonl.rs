@@ -151,6 +151,30 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                     Applied::ResourceCut(nodes) => {
                         format!(r#""fault":"cut_resource","nodes":{}"#, ids(nodes))
                     }
+                    Applied::Links { pairs, up } => format!(
+                        r#""fault":"links","up":{up},"pairs":[{}]"#,
+                        pairs
+                            .iter()
+                            .map(|(a, b)| format!("[{},{}]", a.0, b.0))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ),
+                    Applied::LinkLoss { from, to, loss } => format!(
+                        r#""fault":"link_loss","from":{},"to":{},"loss":{}"#,
+                        ids(from),
+                        ids(to),
+                        num(*loss)
+                    ),
+                    Applied::LinkDelay { from, to, ms } => format!(
+                        r#""fault":"link_delay","from":{},"to":{},"ms":{}"#,
+                        ids(from),
+                        ids(to),
+                        num(*ms)
+                    ),
+                    Applied::Slow(n, k) => {
+                        format!(r#""fault":"slow","node":{},"factor":{}"#, n.0, num(*k))
+                    }
+                    Applied::Amnesia(n) => format!(r#""fault":"amnesia","node":{}"#, n.0),
                 };
                 format!(r#""event":"fault",{f}"#)
             }

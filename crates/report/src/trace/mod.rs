@@ -229,7 +229,13 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             | Applied::Pause(n, _)
             | Applied::Resume(n)
             | Applied::Isolate(n)
+            | Applied::Slow(n, _)
+            | Applied::Amnesia(n)
             | Applied::Suspect(n) => vec![n.0],
+            Applied::Links { pairs, .. } => pairs.iter().flat_map(|(a, b)| [a.0, b.0]).collect(),
+            Applied::LinkLoss { from, to, .. } | Applied::LinkDelay { from, to, .. } => {
+                from.iter().chain(to).map(|n| n.0).collect()
+            }
             Applied::Partition(g) => g.iter().flatten().map(|n| n.0).collect(),
             Applied::CutLink { from, to } => from.iter().chain(to).map(|n| n.0).collect(),
             Applied::Detection { nodes, .. } | Applied::ResourceCut(nodes) => {
@@ -931,6 +937,31 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
             ..note("HEAL: every link up".to_string())
         },
         Applied::SetLoss(p) => note(format!("LOSS = {p}")),
+        Applied::Links { pairs, up } => {
+            let list = pairs
+                .iter()
+                .map(|(a, b)| format!("{}→{}", a.0, b.0))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if *up {
+                note(format!("LINKS UP {list}"))
+            } else {
+                Note {
+                    link_fault: true,
+                    ..note(format!("LINKS DOWN {list}"))
+                }
+            }
+        }
+        Applied::LinkLoss { from, to, loss } => {
+            note(format!("LOSS {loss} on links {} → {}", set(from), set(to)))
+        }
+        Applied::LinkDelay { from, to, ms } => note(format!(
+            "DELAY +{ms} ms on links {} → {}",
+            set(from),
+            set(to)
+        )),
+        Applied::Slow(n, k) => note(format!("SLOW node {} ×{k}", n.0)),
+        Applied::Amnesia(n) => note(format!("AMNESIA: node {} loses its stable storage", n.0)),
         Applied::Detection { nodes, enabled } => note(format!(
             "failure detection {} on {}",
             if *enabled { "ON" } else { "OFF" },
