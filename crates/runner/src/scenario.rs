@@ -113,14 +113,15 @@ pub const GRAY: [Builtin; 8] = [
     Builtin::AmnesiaRecover,
 ];
 
-/// Node `k` of a topology given by position (1..=n): positions 1..n-1 are the followers in id
-/// order (the k-th lowest follower when the fault fires) and position n is the leader. For a
-/// bully or ring cluster, whose leader is the highest id, position k is node k.
+/// Node `k` of a topology given by position (1..=n): position n is the agreed leader at the
+/// reference instant (the first fault) and positions 1..n-1 the other nodes in id order, fixed
+/// for the whole trial even if leadership moves between the faults that build the topology. For
+/// a bully or ring cluster, whose leader is the highest id, position k is node k.
 pub fn position(k: u32, n: u32) -> Selector {
     if k == n {
-        Selector::Leader
+        Selector::InitialLeader
     } else {
-        Selector::KthLowestFollower(k)
+        Selector::KthInitialFollower(k)
     }
 }
 
@@ -516,7 +517,7 @@ pub enum Scenario {
 pub const SELECTOR_SYNTAX: &str =
     "leader | initial_leader | highest | lowest | random | last_crashed | rest | \
 lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
-kth_highest_follower:K | id:K";
+kth_highest_follower:K | initial_follower | kth_initial_follower:K | id:K";
 
 /// The node-set syntax, for error messages.
 pub const SET_SYNTAX: &str =
@@ -540,11 +541,13 @@ fn parse_sel(s: &str) -> Result<Sel> {
         "rest" => Selector::Rest,
         "lowest_follower" => Selector::KthLowestFollower(1),
         "highest_follower" => Selector::KthHighestFollower(1),
+        "initial_follower" => Selector::KthInitialFollower(1),
         _ => match s.split_once(':') {
             Some(("kth_highest", k)) => Selector::KthHighest(num(k)?),
             Some(("kth_lowest", k)) => Selector::KthLowest(num(k)?),
             Some(("kth_lowest_follower", k)) => Selector::KthLowestFollower(num(k)?),
             Some(("kth_highest_follower", k)) => Selector::KthHighestFollower(num(k)?),
+            Some(("kth_initial_follower", k)) => Selector::KthInitialFollower(num(k)?),
             Some(("id", k)) => Selector::Id(NodeId(num(k)?)),
             _ => return usage!("unknown node selector {s:?}; valid: {SELECTOR_SYNTAX}"),
         },
@@ -843,7 +846,9 @@ impl Scenario {
                     .map(|s| match s {
                         Selector::KthHighest(k) | Selector::KthLowest(k) => k,
                         // The leader plus k followers.
-                        Selector::KthLowestFollower(k) | Selector::KthHighestFollower(k) => k + 1,
+                        Selector::KthLowestFollower(k)
+                        | Selector::KthHighestFollower(k)
+                        | Selector::KthInitialFollower(k) => k + 1,
                         Selector::Id(id) => id.0,
                         _ => 1,
                     })

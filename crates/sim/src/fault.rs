@@ -61,6 +61,11 @@ pub enum Selector {
     /// `Recover`, only if it is crashed; elsewhere, only if it is live. Before the reference
     /// instant it finds no node.
     InitialLeader,
+    /// The k-th lowest live node other than the [`Selector::InitialLeader`] (1 = its lowest
+    /// follower then), whoever leads now: a position in a topology that several faults build
+    /// step by step, which must not move when the leader changes between them. Finds no node
+    /// before the reference instant or when there was no agreed leader then.
+    KthInitialFollower(u32),
     /// Inside a partition group only: every node not named by another group.
     Rest,
 }
@@ -352,7 +357,17 @@ impl Resolver<'_> {
             Selector::InitialLeader => pick(self.initial_leader),
             Selector::KthLowestFollower(k) if !among_crashed => follower(k, false),
             Selector::KthHighestFollower(k) if !among_crashed => follower(k, true),
-            Selector::KthLowestFollower(_) | Selector::KthHighestFollower(_) => None,
+            Selector::KthInitialFollower(k) if !among_crashed => {
+                let leader = self.initial_leader?;
+                let k = (k as usize).checked_sub(1)?;
+                (0..n)
+                    .filter(|&i| eligible(i) && i != leader.index())
+                    .nth(k)
+                    .map(NodeId::from_index)
+            }
+            Selector::KthLowestFollower(_)
+            | Selector::KthHighestFollower(_)
+            | Selector::KthInitialFollower(_) => None,
             Selector::Rest => None,
         }
     }
