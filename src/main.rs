@@ -46,6 +46,9 @@ enum Command {
     Run(RunArgs),
     /// Run a grid of trials into results/<name>/ (with no arguments: the default sweep).
     Sweep(SweepArgs),
+    /// Every link-failure pattern of small clusters on a settled cluster, every protocol, a
+    /// liveness verdict per pattern (results/explore/).
+    Explore(ExploreArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
     Merge(MergeArgs),
     /// Render charts and REPORT.md from a sweep's results.
@@ -267,6 +270,37 @@ struct RunArgs {
 }
 
 #[derive(Args, Debug)]
+struct ExploreArgs {
+    /// Protocol specs [default: bully, ring, raft, raft+pre_vote+check_quorum].
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    protocols: Option<Vec<String>>,
+    /// Cluster sizes (2 to 8; the families are defined for 3 to 5).
+    #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "3,4,5")]
+    nodes: Vec<u32>,
+    /// Seeds per pattern (0, 1, ...).
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// Directed 5-node patterns drawn for the protocols whose behaviour depends on ids.
+    #[arg(long, default_value_t = 4096)]
+    sample: u64,
+    /// Output directory.
+    #[arg(long, default_value = "results/explore")]
+    out: PathBuf,
+    /// Keep the finished chunks of an interrupted run.
+    #[arg(long)]
+    resume: bool,
+    /// Worker threads [default: one per core].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
+    /// Set a parameter: key=value (repeatable; see `election-bench params`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
 struct SweepArgs {
     /// TOML config describing the sweep (flags override it).
     #[arg(long)]
@@ -350,6 +384,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         }
         Command::Run(a) => Ok(run(a)?),
         Command::Sweep(a) => sweep(a),
+        Command::Explore(a) => Ok(explore(a)?),
         Command::Report(a) => {
             let out = a.out.clone().unwrap_or_else(|| {
                 let name = a.results.file_name().map(PathBuf::from);
@@ -534,6 +569,55 @@ fn report(
         o.report.display(),
         o.charts.len(),
         o.files.len()
+    );
+    Ok(())
+}
+
+fn explore(a: ExploreArgs) -> Result<(), Error> {
+    use election_runner::explore;
+    if a.jobs == Some(0) {
+        return Err(Error::Usage("--jobs 0: need at least one thread".into()));
+    }
+    let protocols = a.protocols.clone().unwrap_or_else(|| {
+        explore::DEFAULT_PROTOCOLS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    });
+    let cells = explore::cells(&protocols, &a.nodes, &a.set)?;
+    let start = std::time::Instant::now();
+    let o = explore::explore(&explore::ExploreOptions {
+        cells,
+        seeds: a.seeds,
+        sample: a.sample,
+        out: a.out.clone(),
+        resume: a.resume,
+        progress: !a.quiet,
+        jobs: a.jobs,
+    })?;
+    println!(
+        "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
+        "protocol",
+        "nodes",
+        "family",
+        "patterns",
+        "majority",
+        "stable",
+        "recovered",
+        "no-leader",
+        "livelock"
+    );
+    for r in &o.summary {
+        println!(
+            "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
+            r[0], r[1], r[2], r[4], r[5], r[7], r[8], r[9], r[10]
+        );
+    }
+    println!(
+        "explore: {} trials run in {:.1} s -> {} (patterns.csv, summary.csv, failing.csv)",
+        o.trials_run,
+        start.elapsed().as_secs_f64(),
+        a.out.display()
     );
     Ok(())
 }

@@ -278,6 +278,9 @@ impl SweepSpec {
                 scenarios.push(Arc::new(b));
             } else if let Some(c) = custom.get(s) {
                 scenarios.push(c.clone());
+            } else if let Some(p) = crate::explore::Pattern::parse(s) {
+                // A link-failure pattern of `explore`, by name: its replay command.
+                scenarios.push(Arc::new(p.scenario()));
             } else {
                 return usage!(
                     "unknown scenario {s:?}; valid: all, {}",

@@ -502,6 +502,8 @@ pub struct Custom {
     pub faults: Vec<CustomFault>,
     /// The definition as written, for the manifest.
     pub source: Value,
+    /// The one cluster size it is defined for, if any (an `explore` pattern).
+    pub exact_nodes: Option<u32>,
 }
 
 /// A scenario: built in or custom.
@@ -762,6 +764,7 @@ impl Custom {
             },
             faults,
             source: serde_json::to_value(def).expect("serializable"),
+            exact_nodes: None,
         })
     }
 
@@ -840,6 +843,11 @@ impl Scenario {
                 let (min, why) = b.min_nodes();
                 (n < min).then(|| format!("{} needs at least {min} nodes: {why}", b.name()))
             }
+            Scenario::Custom(c) if c.exact_nodes.is_some_and(|k| k != n) => Some(format!(
+                "{} is defined for exactly {} nodes, not {n}",
+                c.name,
+                c.exact_nodes.unwrap_or_default()
+            )),
             Scenario::Custom(c) => {
                 let need = c
                     .sels()
