@@ -717,9 +717,9 @@ pub const ROW_RULES: &[RowRule] = &[
     RowRule {
         column: "outcome",
         requires: "a settled outcome (stable, recovered-after) needs converged = true, and \
-                   stable needs failover_ms = 0",
+                   stable needs leader_changes = 0",
         holds: |r| match r.outcome {
-            Outcome::Stable => r.converged && r.failover_ms == Some(0.0),
+            Outcome::Stable => r.converged && r.leader_changes == 0,
             Outcome::RecoveredAfter => r.converged,
             _ => true,
         },

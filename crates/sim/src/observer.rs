@@ -85,10 +85,12 @@
 //! * `outcome`, the trial's verdict on liveness, the first of these that holds:
 //!   1. `minority-only`: at the end there is no connected majority: no leader is a correct
 //!      answer for a majority protocol, whatever happened.
-//!   2. `stable`: settled, the agreed leader at the end is the one agreed at `t0`, and the
-//!      cluster never lost its agreed leader after `t0`.
-//!   3. `recovered-after`: settled after losing the agreed leader (or, in a cold start, before
-//!      having one); `recovered_timeouts` says after how many election timeouts (the
+//!   2. `stable`: settled, the agreed leader at the end is the one agreed at `t0`, and no node
+//!      entered the leader role after `t0` (`leader_changes = 0`): leadership never moved, even
+//!      if agreement lapsed for a moment (a follower rejoining at a heal names no leader until
+//!      it hears one).
+//!   3. `recovered-after`: settled otherwise: leadership moved and settled again (in a cold
+//!      start, the first election); `recovered_timeouts` says after how many election timeouts (the
 //!      failure-detection window's lower bound, `detect_timeout_ms`): the time from the last
 //!      fault that fired at or before the final agreement began (or `t0`) to that beginning,
 //!      divided by the timeout, rounded up.
@@ -1083,7 +1085,7 @@ impl Observer {
         let settled =
             converged && end.0.saturating_sub(self.agreed_since.0) >= self.verdict_settle_ns;
         if settled {
-            if !self.lost_after_t0 && self.agreed == self.leader_at_t0 {
+            if self.leader_changes == 0 && self.agreed == self.leader_at_t0 {
                 return (Outcome::Stable, None);
             }
             let from = self.agreement_fault_at.max(self.t0);
