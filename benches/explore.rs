@@ -34,7 +34,10 @@ fn bench(c: &mut Criterion) {
             .len()
         })
     });
-    let protocols: Vec<String> = explore::DEFAULT_PROTOCOLS.iter().map(|s| s.to_string()).collect();
+    let protocols: Vec<String> = explore::DEFAULT_PROTOCOLS
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let cells = explore::cells(&protocols, &[5], &[]).unwrap();
     // Nothing cut (stable for every protocol) and quorum-loss's topology (symmetric: every pair
     // not involving follower 1 cut), which leaves Raft without a settled leader.
@@ -53,7 +56,14 @@ fn bench(c: &mut Criterion) {
     };
     for cell in &cells {
         for (label, p) in [
-            ("none-cut", Pattern { n: 5, directed: false, mask: 0 }),
+            (
+                "none-cut",
+                Pattern {
+                    n: 5,
+                    directed: false,
+                    mask: 0,
+                },
+            ),
             ("quorum-loss", quorum_loss),
         ] {
             let mut c = cell.clone();

@@ -298,6 +298,12 @@ struct ExploreArgs {
     /// Set a parameter: key=value (repeatable; see `election-bench params`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Where the report (REPORT.md, graphs of the smallest failing patterns) goes.
+    #[arg(long, default_value = "reports/explore")]
+    report_out: PathBuf,
+    /// Do not render the report.
+    #[arg(long)]
+    no_report: bool,
 }
 
 #[derive(Args, Debug)]
@@ -384,7 +390,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         }
         Command::Run(a) => Ok(run(a)?),
         Command::Sweep(a) => sweep(a),
-        Command::Explore(a) => Ok(explore(a)?),
+        Command::Explore(a) => explore(a),
         Command::Report(a) => {
             let out = a.out.clone().unwrap_or_else(|| {
                 let name = a.results.file_name().map(PathBuf::from);
@@ -573,10 +579,10 @@ fn report(
     Ok(())
 }
 
-fn explore(a: ExploreArgs) -> Result<(), Error> {
+fn explore(a: ExploreArgs) -> Result<(), CliError> {
     use election_runner::explore;
     if a.jobs == Some(0) {
-        return Err(Error::Usage("--jobs 0: need at least one thread".into()));
+        return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
     let protocols = a.protocols.clone().unwrap_or_else(|| {
         explore::DEFAULT_PROTOCOLS
@@ -619,6 +625,10 @@ fn explore(a: ExploreArgs) -> Result<(), Error> {
         start.elapsed().as_secs_f64(),
         a.out.display()
     );
+    if !a.no_report {
+        let r = election_report::render_explore(&a.out, &a.report_out, 8, true)?;
+        println!("report: {}", r.report.display());
+    }
     Ok(())
 }
 

@@ -35,6 +35,7 @@ pub mod data;
 mod error;
 mod figures;
 mod findings;
+mod liveness;
 mod markdown;
 pub mod palette;
 mod runner;
@@ -49,6 +50,7 @@ use election_sim::{Metrics, TraceEvent};
 pub use data::Results;
 pub use error::ReportError;
 pub use figures::ChartInfo;
+pub use liveness::{render_explore, ExploreReport};
 pub use runner::RunnerTracer;
 pub use trace::{jsonl_event, jsonl_meta, render_trace, TraceFormat, TraceMeta, TraceWindow};
 

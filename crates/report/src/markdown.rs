@@ -448,6 +448,10 @@ pub(crate) fn write_report(
             table(&mut s, results, sc, net);
         }
     }
+
+    // 7. Liveness.
+    s.push_str("## 7. Liveness\n\nEach trial's `outcome` (defined in `results/README.md`): `stable` (one leader throughout), `recovered-after` (leadership moved and settled again), `no-leader` (a connected majority and no settled leader), `livelock` (leadership still changing after the last fault), `minority-only` (no connected majority left). Counts of measured trials per cell.\n\n");
+    s.push_str(&crate::liveness::section(results));
     s
 }
 

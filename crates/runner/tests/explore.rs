@@ -24,7 +24,11 @@ fn explore_three_nodes_is_deterministic_resumable_and_replayable() {
     explore::explore(&opts(b.path(), 2, false)).unwrap();
     let read = |d: &std::path::Path, f: &str| std::fs::read(d.join(f)).unwrap();
     for f in ["patterns.csv", "summary.csv", "failing.csv"] {
-        assert_eq!(read(a.path(), f), read(b.path(), f), "{f}: threads change nothing");
+        assert_eq!(
+            read(a.path(), f),
+            read(b.path(), f),
+            "{f}: threads change nothing"
+        );
     }
     // Summary: 3 nodes, symmetric (8 patterns) and directed (64), per protocol.
     assert_eq!(o.summary.len(), 4);
@@ -36,13 +40,19 @@ fn explore_three_nodes_is_deterministic_resumable_and_replayable() {
         assert_eq!(by_verdict, run, "every pattern run has one verdict");
         // Cutting nothing leaves a majority; cutting every link does not.
         assert!(run < patterns && run > 0);
-        assert_eq!(r[11], "0", "a pattern with a connected majority is never minority-only");
+        assert_eq!(
+            r[11], "0",
+            "a pattern with a connected majority is never minority-only"
+        );
     }
     assert_eq!(o.trials_run, 2 * 2 * (7 + 37));
     // A resumed run keeps every chunk and writes the same bytes.
     let again = explore::explore(&opts(a.path(), 2, true)).unwrap();
     assert_eq!(again.trials_run, 0);
-    assert_eq!(read(a.path(), "patterns.csv"), read(b.path(), "patterns.csv"));
+    assert_eq!(
+        read(a.path(), "patterns.csv"),
+        read(b.path(), "patterns.csv")
+    );
     // A damaged chunk is recomputed, not trusted.
     let chunk = std::fs::read_dir(a.path().join("chunks"))
         .unwrap()
@@ -53,11 +63,17 @@ fn explore_three_nodes_is_deterministic_resumable_and_replayable() {
     std::fs::write(&chunk, "garbage\n").unwrap();
     let fixed = explore::explore(&opts(a.path(), 2, true)).unwrap();
     assert!(fixed.trials_run > 0);
-    assert_eq!(read(a.path(), "patterns.csv"), read(b.path(), "patterns.csv"));
+    assert_eq!(
+        read(a.path(), "patterns.csv"),
+        read(b.path(), "patterns.csv")
+    );
     // Every failing row replays by name to the verdict it records.
     let failing = String::from_utf8(read(a.path(), "failing.csv")).unwrap();
     let mut rows = failing.lines().skip(1).peekable();
-    assert!(rows.peek().is_some(), "3-node patterns include liveness failures");
+    assert!(
+        rows.peek().is_some(),
+        "3-node patterns include liveness failures"
+    );
     for line in rows.take(5) {
         let f: Vec<&str> = line.split(',').collect();
         let (proto, pattern, verdict, seed) = (f[0], f[3], f[5], f[6]);
