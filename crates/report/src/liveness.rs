@@ -140,6 +140,7 @@ impl Chart for Graphs {
     }
 }
 
+#[allow(clippy::needless_range_loop)] // positions index the link matrix and the layout alike
 fn draw_pattern<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (x0, y0): (i32, i32),
@@ -282,7 +283,7 @@ pub fn render_explore(
     let col = |h: &[String], name: &str| -> Result<usize, ReportError> {
         h.iter().position(|c| c == name).ok_or_else(|| {
             ReportError::io(
-                &results_dir.join("summary.csv"),
+                results_dir.join("summary.csv"),
                 std::io::Error::other(format!("no column {name}")),
             )
         })

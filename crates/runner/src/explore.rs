@@ -312,7 +312,7 @@ impl Family {
             }
             Mode::Sample(k) => {
                 // A fixed stream, so the sample is the same on every run and machine.
-                let mut rng = Rng::seed_from_u64(0x6578_706c_6f72_65);
+                let mut rng = Rng::seed_from_u64(0x0065_7870_6c6f_7265);
                 let mut picked = std::collections::BTreeSet::new();
                 while (picked.len() as u64) < k.min(total) {
                     picked.insert(rng.random_range(0..total));

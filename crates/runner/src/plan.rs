@@ -782,7 +782,8 @@ detect_jitter_ms = [100, 150]
     /// is any id; the bully's is the highest, so positions are ids).
     #[test]
     fn gray_topologies_are_what_the_catalog_says() {
-        let cases: [(&str, u32, &[(u32, u32)]); 6] = [
+        type Case = (&'static str, u32, &'static [(u32, u32)]);
+        let cases: [Case; 6] = [
             // Follower 1 reaches everyone; every other pair is cut.
             ("quorum-loss", 5, &[(1, 2), (1, 3), (1, 4), (1, 5)]),
             // In the end the lagging follower 1 is the others' only link; the leader is alone.
