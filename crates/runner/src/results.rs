@@ -826,9 +826,10 @@ pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) ->
         faults_skipped_trials.to_string(),
         all.iter().filter(|t| t.budget_exceeded).count().to_string(),
     ]);
-    // Outcome counts over the measured trials (a skipped cell has none: empty).
+    // Outcome counts over the measured trials (none measured, or a skipped cell: empty, like
+    // every statistic).
     let count = |o: Outcome| {
-        if skipped.is_some() {
+        if rows.is_empty() {
             String::new()
         } else {
             rows.iter().filter(|t| t.outcome == o).count().to_string()
