@@ -419,6 +419,31 @@ fn traces(
             }
         }
     }
+    // The first trial of each liveness failure (livelock, then no-leader) among legible sizes:
+    // the headline findings of the liveness section, drawn.
+    for outcome in ["livelock", "no-leader"] {
+        if let Some(t) = results.trials.iter().find(|t| {
+            t.outcome == outcome && t.key.nodes <= opts.max_trace_nodes && t.faults_skipped == 0
+        }) {
+            wanted.push((
+                format!(
+                    "Liveness failure (`{outcome}`): `{}` — `{}`, n = {}",
+                    t.key.protocol, t.key.scenario, t.key.nodes
+                ),
+                format!(
+                    "Seed {}: the first trial of the sweep whose outcome is `{outcome}` ({}; see section 7). {} leader changes after the reference instant.",
+                    t.seed,
+                    if outcome == "livelock" {
+                        "leadership still changing after the last fault"
+                    } else {
+                        "a connected majority and no settled leader"
+                    },
+                    t.leader_changes
+                ),
+                t,
+            ));
+        }
+    }
     let mut docs = Vec::new();
     for (heading, caption, t) in wanted {
         let id = trial_id(results, t);

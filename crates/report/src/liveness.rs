@@ -41,7 +41,7 @@ pub(crate) fn section(results: &Results) -> String {
     } else {
         let _ = writeln!(
             s,
-            "**{} of {} cells had a liveness failure**: some trial ended with a connected majority and no settled leader (`no-leader`) or with leadership still changing (`livelock`). Each with its first such seed:\n",
+            "**{} of {} cells had a liveness failure**: some trial ended with a connected majority and no settled leader (`no-leader`) or with leadership still changing (`livelock`). Each with its first such seed; the sweep's first `livelock` and first `no-leader` trial are drawn in section 5:\n",
             failing.len(),
             rows.len()
         );

@@ -235,14 +235,29 @@ fn traces_are_embedded_when_a_tracer_is_given() {
         .iter()
         .filter(|f| f.strip_prefix(&out).unwrap().starts_with("traces"))
         .collect();
-    // One representative leader-crash trial per protocol, and the worst split brain.
-    assert_eq!(traces.len(), common::PROTOCOLS.len() + 1, "{traces:?}");
+    // One representative leader-crash trial per protocol, the worst split brain, and the first
+    // liveness failure (the fixture's trials that do not converge are `no-leader`; none is a
+    // livelock).
+    assert_eq!(traces.len(), common::PROTOCOLS.len() + 2, "{traces:?}");
+    let no_leader = common::trials()
+        .into_iter()
+        .find(|t| !t.converged && t.nodes <= text_only().max_trace_nodes)
+        .unwrap();
     for t in &traces {
         let rel = t.strip_prefix(&out).unwrap().to_string_lossy().to_string();
         assert!(md.contains(&rel));
-        assert!(fs::read_to_string(t).unwrap().contains("CONVERGED") || rel.contains("partition"));
+        assert!(
+            fs::read_to_string(t).unwrap().contains("CONVERGED")
+                || rel.contains("partition")
+                || rel.contains(&no_leader.scenario)
+        );
     }
     assert!(md.contains("Worst split brain of `partition-leader-minority`"));
+    assert!(md.contains(&format!(
+        "Liveness failure (`no-leader`): `{}` — `{}`, n = {}",
+        no_leader.protocol, no_leader.scenario, no_leader.nodes
+    )));
+    assert!(!md.contains("Liveness failure (`livelock`)"));
     // The synthetic numbers are not what the real protocols do: the report says so.
     assert!(!o.warnings.is_empty());
     assert!(md.contains("disagrees with trials.csv"));
