@@ -15,14 +15,16 @@
 //! cargo bench --bench explore
 //! ```
 
+mod common;
+
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use election_runner::explore::{self, ExploreOptions, Family, Mode, Pattern};
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("explore");
-    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
     g.bench_function("canonical-5d", |b| {
         b.iter(|| {
             Family {
@@ -98,4 +100,9 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    common::register_fonts();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
