@@ -27,6 +27,38 @@ fn count(r: &SummaryRow, s: Stat) -> u64 {
     r.get(s).unwrap_or(0.0) as u64
 }
 
+/// The headline finding of the liveness section, for the findings list: which cells had a
+/// liveness failure (`None` when none did).
+pub(crate) fn headline(results: &Results) -> Option<String> {
+    let failing: Vec<&SummaryRow> = results
+        .summary
+        .iter()
+        .filter(|r| {
+            r.ran() && count(r, Stat::OutcomeNoLeader) + count(r, Stat::OutcomeLivelock) > 0
+        })
+        .collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let (nl, ll): (u64, u64) = failing.iter().fold((0, 0), |(a, b), r| {
+        (
+            a + count(r, Stat::OutcomeNoLeader),
+            b + count(r, Stat::OutcomeLivelock),
+        )
+    });
+    let mut protocols: Vec<&str> = Vec::new();
+    for r in &failing {
+        if !protocols.contains(&r.key.protocol.as_str()) {
+            protocols.push(&r.key.protocol);
+        }
+    }
+    Some(format!(
+        "**Liveness failures in {} cells** ({}): {nl} trials ended with a connected majority and no settled leader (`no-leader`) and {ll} with leadership still changing (`livelock`); each cell, its first failing seed and its replay command are in section 7.",
+        failing.len(),
+        protocols.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// The sweep report's liveness section: headline findings for every cell that had a liveness
 /// failure (with a seed, a replay command and a trace command), then outcome counts per cell.
 pub(crate) fn section(results: &Results) -> String {

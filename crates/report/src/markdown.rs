@@ -399,6 +399,9 @@ pub(crate) fn write_report(
     for f in findings::skipped_faults(&ctx) {
         let _ = writeln!(s, "- {f}");
     }
+    if let Some(f) = crate::liveness::headline(results) {
+        let _ = writeln!(s, "- {f}");
+    }
     for f in findings::findings(&ctx) {
         let _ = writeln!(s, "- {f}");
     }

@@ -463,6 +463,9 @@ fn the_liveness_section_counts_outcomes_and_names_each_failing_cell() {
     render_report(&results, &base.join("out"), &text_only(), None).unwrap();
     let md = report_text(&base.join("out"));
     let section = &md[md.find("## 7. Liveness").expect("a liveness section")..];
+    // A headline among the findings.
+    let findings = &md[md.find("## 2. Findings").unwrap()..md.find("## 3.").unwrap()];
+    assert!(findings.contains("**Liveness failures in "), "{findings}");
     // Every cell with a trial that did not converge has no-leader trials (the fixture's
     // outcome): each is a headline with its first such seed and a replay command.
     let failing: Vec<&common::Trial> = trials.iter().filter(|t| !t.converged).collect();
