@@ -491,9 +491,19 @@ fn scenarios(config: Option<PathBuf>) -> Result<(), Error> {
     spec.scenarios = Some(vec!["all".into()]);
     let plan = spec.plan()?;
     let all = plan.scenarios.iter().chain(&plan.custom_scenarios);
-    let width = all.clone().map(|s| s.name().len()).max().unwrap_or(0);
+    let gray = election_runner::scenario::GRAY;
+    let width = all
+        .clone()
+        .map(|s| s.name().len())
+        .chain(gray.iter().map(|b| b.name().len()))
+        .max()
+        .unwrap_or(0);
     for s in all {
         println!("{:width$}  {}", s.name(), s.about());
+    }
+    println!("\nGray failures (not part of `all`; swept into results/gray):\n");
+    for b in gray {
+        println!("{:width$}  {}", b.name(), b.about());
     }
     Ok(())
 }
@@ -936,6 +946,25 @@ fn print_trial(t: &TrialRun) {
         }
         _ => println!("converged        NO: no agreed leader at the end of the trial"),
     }
+    println!(
+        "outcome          {}{}",
+        r.outcome.name(),
+        match (r.outcome, r.recovered_timeouts) {
+            (election_sim::Outcome::RecoveredAfter, Some(k)) => {
+                format!(" after {k} election timeout(s)")
+            }
+            (election_sim::Outcome::NoLeader, _) => {
+                " (a connected majority and no settled leader: a liveness failure)".to_string()
+            }
+            (election_sim::Outcome::Livelock, _) => {
+                " (leadership still changing after the last fault: a liveness failure)".to_string()
+            }
+            (election_sim::Outcome::MinorityOnly, _) => {
+                " (no connected majority at the end)".to_string()
+            }
+            _ => String::new(),
+        }
+    );
     println!("detect           {}", opt(r.detect_ms));
     println!(
         "failover         {}",
