@@ -67,6 +67,9 @@ enum Command {
   election-bench sweep --config examples/configs/raft-timeouts.toml
   election-bench sweep --shard 1/4 --out results/part1 --no-report")]
     Sweep(SweepArgs),
+    /// Every link-failure pattern of small clusters on a settled cluster, every protocol, a
+    /// liveness verdict per pattern (results/explore/).
+    Explore(ExploreArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
     Merge(MergeArgs),
     /// Render charts and REPORT.md from a sweep's results.
@@ -361,6 +364,43 @@ struct RunArgs {
 }
 
 #[derive(Args, Debug)]
+struct ExploreArgs {
+    /// Protocol specs [default: bully, ring, raft, raft+pre_vote+check_quorum].
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    protocols: Option<Vec<String>>,
+    /// Cluster sizes (2 to 8; the issue's families are defined for 3 to 5).
+    #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "3,4,5")]
+    nodes: Vec<u32>,
+    /// Seeds per pattern (0, 1, ...).
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// Directed 5-node patterns drawn for the protocols whose behaviour depends on ids.
+    #[arg(long, default_value_t = 4096)]
+    sample: u64,
+    /// Output directory.
+    #[arg(long, default_value = "results/explore")]
+    out: PathBuf,
+    /// Keep the finished chunks of an interrupted run.
+    #[arg(long)]
+    resume: bool,
+    /// Worker threads [default: one per core].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
+    /// Set a parameter: key=value (repeatable; see `election-bench params`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Where the report (REPORT.md, graphs of the smallest failing patterns) goes.
+    #[arg(long, default_value = "reports/explore")]
+    report_out: PathBuf,
+    /// Do not render the report.
+    #[arg(long)]
+    no_report: bool,
+}
+
+#[derive(Args, Debug)]
 struct SweepArgs {
     /// TOML config describing the sweep (flags override it).
     #[arg(long)]
@@ -531,6 +571,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         }
         Command::Run(a) => Ok(run(a)?),
         Command::Sweep(a) => sweep(a),
+        Command::Explore(a) => explore(a),
         Command::Report(a) => {
             let out = a.out.clone().unwrap_or_else(|| {
                 let name = a.results.file_name().map(PathBuf::from);
@@ -641,9 +682,19 @@ fn scenarios(config: Option<PathBuf>) -> Result<(), Error> {
     spec.scenarios = Some(vec!["all".into()]);
     let plan = spec.plan()?;
     let all = plan.scenarios.iter().chain(&plan.custom_scenarios);
-    let width = all.clone().map(|s| s.name().len()).max().unwrap_or(0);
+    let gray = election_runner::scenario::GRAY;
+    let width = all
+        .clone()
+        .map(|s| s.name().len())
+        .chain(gray.iter().map(|b| b.name().len()))
+        .max()
+        .unwrap_or(0);
     for s in all {
         println!("{:width$}  {}", s.name(), s.about());
+    }
+    println!("\nGray failures (not part of `all`; swept into results/gray):\n");
+    for b in gray {
+        println!("{:width$}  {}", b.name(), b.about());
     }
     Ok(())
 }
@@ -755,6 +806,59 @@ fn compare(a: CompareArgs) -> Result<(), CliError> {
         o.report.display(),
         o.files.len()
     );
+    Ok(())
+}
+
+fn explore(a: ExploreArgs) -> Result<(), CliError> {
+    use election_runner::explore;
+    if a.jobs == Some(0) {
+        return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
+    }
+    let protocols = a.protocols.clone().unwrap_or_else(|| {
+        explore::DEFAULT_PROTOCOLS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    });
+    let cells = explore::cells(&protocols, &a.nodes, &a.set)?;
+    let start = std::time::Instant::now();
+    let o = explore::explore(&explore::ExploreOptions {
+        cells,
+        seeds: a.seeds,
+        sample: a.sample,
+        out: a.out.clone(),
+        resume: a.resume,
+        progress: !a.quiet,
+        jobs: a.jobs,
+    })?;
+    println!(
+        "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
+        "protocol",
+        "nodes",
+        "family",
+        "patterns",
+        "majority",
+        "stable",
+        "recovered",
+        "no-leader",
+        "livelock"
+    );
+    for r in &o.summary {
+        println!(
+            "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
+            r[0], r[1], r[2], r[4], r[5], r[7], r[8], r[9], r[10]
+        );
+    }
+    println!(
+        "explore: {} trials run in {:.1} s -> {} (patterns.csv, summary.csv, failing.csv)",
+        o.trials_run,
+        start.elapsed().as_secs_f64(),
+        a.out.display()
+    );
+    if !a.no_report {
+        let r = election_report::render_explore(&a.out, &a.report_out, 8, true)?;
+        println!("report: {}", r.report.display());
+    }
     Ok(())
 }
 
@@ -1105,6 +1209,25 @@ fn print_trial(t: &TrialRun) {
         }
         _ => println!("converged        NO: no agreed leader at the end of the trial"),
     }
+    println!(
+        "outcome          {}{}",
+        r.outcome.name(),
+        match (r.outcome, r.recovered_timeouts) {
+            (election_sim::Outcome::RecoveredAfter, Some(k)) => {
+                format!(" after {k} election timeout(s)")
+            }
+            (election_sim::Outcome::NoLeader, _) => {
+                " (a connected majority and no settled leader: a liveness failure)".to_string()
+            }
+            (election_sim::Outcome::Livelock, _) => {
+                " (leadership still changing after the last fault: a liveness failure)".to_string()
+            }
+            (election_sim::Outcome::MinorityOnly, _) => {
+                " (no connected majority at the end)".to_string()
+            }
+            _ => String::new(),
+        }
+    );
     println!("detect           {}", opt(r.detect_ms));
     println!(
         "failover         {}",

@@ -413,3 +413,56 @@ fn added_delay_and_loss_are_applied() {
         .count();
     assert!(lost > 0);
 }
+
+/// Gray faults live: `links` is carried out over the sockets (here the `chained` topology: the
+/// leader, node 3, and node 1 lose their link both ways); per-link loss and delay, slow nodes and
+/// amnesia are not modelled live and are skipped and counted, like clock faults. The trial gets
+/// an outcome like a simulated one.
+#[test]
+fn gray_links_apply_live_and_the_rest_is_skipped_and_counted() {
+    let (one, three) = (Selector::Id(NodeId(1)), Selector::Id(NodeId(3)));
+    let r = run_trial(
+        &live(
+            3,
+            1,
+            vec![
+                Fault::at_ms(
+                    FAULT_MS,
+                    FaultAction::Links {
+                        pairs: vec![(one, three), (three, one)],
+                        up: false,
+                    },
+                ),
+                Fault::at_ms(
+                    FAULT_MS,
+                    FaultAction::Slow {
+                        node: Selector::Leader,
+                        factor: 10.0,
+                        ms: 0.0,
+                    },
+                ),
+                Fault::at_ms(
+                    FAULT_MS,
+                    FaultAction::LinkDelay {
+                        from: election_sim::NodeSet::All,
+                        to: election_sim::NodeSet::All,
+                        ms: 5.0,
+                    },
+                ),
+            ],
+        ),
+        bully(3),
+    )
+    .unwrap();
+    let log: Vec<&Applied> = r.metrics.fault_log.iter().map(|(_, a)| a).collect();
+    assert!(
+        matches!(log[0], Applied::Links { pairs, up: false } if pairs == &[(NodeId(1), NodeId(3)), (NodeId(3), NodeId(1))]),
+        "{log:?}"
+    );
+    assert_eq!(r.metrics.faults_skipped, 2, "{log:?}");
+    assert!(log[1..].iter().all(
+        |a| matches!(a, Applied::Skipped(why) if why.contains("not supported by the live driver"))
+    ));
+    // Node 2 still joins both: a connected majority remains, whatever the bully makes of it.
+    assert_ne!(r.metrics.outcome, election_sim::Outcome::MinorityOnly);
+}

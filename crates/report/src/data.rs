@@ -55,11 +55,17 @@ pub enum Stat {
     WriteUnavailableMean,
     FaultsSkippedTrials,
     BudgetExceeded,
+    OutcomeStable,
+    OutcomeRecoveredAfter,
+    OutcomeNoLeader,
+    OutcomeLivelock,
+    OutcomeMinorityOnly,
+    RecoveredTimeoutsMax,
 }
 
 impl Stat {
     /// Every statistic, in column order.
-    pub const ALL: [Stat; 36] = [
+    pub const ALL: [Stat; 42] = [
         Stat::Trials,
         Stat::Measured,
         Stat::ConvergedRate,
@@ -96,6 +102,12 @@ impl Stat {
         Stat::WriteUnavailableMean,
         Stat::FaultsSkippedTrials,
         Stat::BudgetExceeded,
+        Stat::OutcomeStable,
+        Stat::OutcomeRecoveredAfter,
+        Stat::OutcomeNoLeader,
+        Stat::OutcomeLivelock,
+        Stat::OutcomeMinorityOnly,
+        Stat::RecoveredTimeoutsMax,
     ];
 
     /// The column name in `summary.csv`.
@@ -138,6 +150,12 @@ impl Stat {
 
             Stat::FaultsSkippedTrials => "faults_skipped_trials",
             Stat::BudgetExceeded => "budget_exceeded",
+            Stat::OutcomeStable => "outcome_stable",
+            Stat::OutcomeRecoveredAfter => "outcome_recovered_after",
+            Stat::OutcomeNoLeader => "outcome_no_leader",
+            Stat::OutcomeLivelock => "outcome_livelock",
+            Stat::OutcomeMinorityOnly => "outcome_minority_only",
+            Stat::RecoveredTimeoutsMax => "recovered_timeouts_max",
         }
     }
 
@@ -351,6 +369,7 @@ pub struct TrialRow {
     pub faults_skipped: u32,
     pub budget_exceeded: bool,
     pub end_ms: f64,
+    pub outcome: String,
 }
 
 /// `manifest.json`.
@@ -1041,6 +1060,7 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
             faults_skipped: c.u32("faults_skipped")?,
             budget_exceeded: c.bool("budget_exceeded")?,
             end_ms: c.f64("end_ms")?,
+            outcome: c.string("outcome")?,
         });
     }
     Ok((params.into_iter().map(|(n, _)| n).collect(), rows))

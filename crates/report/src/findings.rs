@@ -224,7 +224,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
 /// The `--set` flags that replay a trial of the cell of `r`: the sweep's fixed parameters (its
 /// `net.*` ones included: the `net` column's overrides) and the cell's varied values, except
 /// `skip`.
-fn replay_sets(
+pub(crate) fn replay_sets(
     results: &crate::data::Results,
     r: &crate::data::SummaryRow,
     skip: Option<&str>,

@@ -39,6 +39,7 @@ mod error;
 mod figures;
 mod findings;
 mod html;
+mod liveness;
 mod markdown;
 mod matrix;
 pub mod palette;
@@ -55,6 +56,7 @@ pub use compare::{compare, write_comparison, CompareOptions, Comparison};
 pub use data::Results;
 pub use error::ReportError;
 pub use figures::ChartInfo;
+pub use liveness::{render_explore, ExploreReport};
 pub use runner::RunnerTracer;
 pub use trace::{
     jsonl_event, jsonl_meta, render_trace, text_event, text_fault, TraceFormat, TraceMeta,
@@ -502,6 +504,31 @@ fn traces(
             ),
             t,
         ));
+    }
+    // The first trial of each liveness failure (livelock, then no-leader) among legible sizes:
+    // the headline findings of the liveness section, drawn.
+    for outcome in ["livelock", "no-leader"] {
+        if let Some(t) = results.trials.iter().find(|t| {
+            t.outcome == outcome && t.key.nodes <= opts.max_trace_nodes && t.faults_skipped == 0
+        }) {
+            wanted.push((
+                format!(
+                    "Liveness failure (`{outcome}`): `{}` — `{}`, n = {}",
+                    t.key.protocol, t.key.scenario, t.key.nodes
+                ),
+                format!(
+                    "Seed {}: the first trial of the sweep whose outcome is `{outcome}` ({}; see [the appendix](APPENDIX.md#f-liveness)). {} leader changes after the reference instant.",
+                    t.seed,
+                    if outcome == "livelock" {
+                        "leadership still changing after the last fault"
+                    } else {
+                        "a connected majority and no settled leader"
+                    },
+                    t.leader_changes
+                ),
+                t,
+            ));
+        }
     }
     let mut docs = Vec::new();
     for (heading, caption, t) in wanted {

@@ -338,6 +338,9 @@ pub(crate) fn write_report(
     for f in findings::skipped_faults(&ctx) {
         let _ = writeln!(s, "- {f}");
     }
+    if let Some(f) = crate::liveness::headline(results) {
+        let _ = writeln!(s, "- {f}");
+    }
     for f in main {
         let _ = writeln!(s, "- {f}");
     }
@@ -435,7 +438,7 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Appendix to the design review: `{}`\n", m.name);
     s.push_str("The evidence behind [REPORT.md](REPORT.md): the resolved configuration, the metric definitions, the at-a-glance table, where split brain happened, and one summary table per scenario, straight from `summary.csv`.\n\n");
-    s.push_str("**Contents:** [Configuration](#a-configuration) · [Metrics](#b-metrics) · [At a glance](#c-at-a-glance) · [Split brain by scenario](#d-split-brain-by-scenario) · [Summary tables](#e-summary-tables)\n\n");
+    s.push_str("**Contents:** [Configuration](#a-configuration) · [Metrics](#b-metrics) · [At a glance](#c-at-a-glance) · [Split brain by scenario](#d-split-brain-by-scenario) · [Summary tables](#e-summary-tables) · [Liveness](#f-liveness)\n\n");
     s.push_str("## A. Configuration\n\nAs resolved by the sweep (`manifest.json`): network profiles with their latency distributions, the timing table, seeds, and every parameter.\n\n");
     if let serde_json::Value::Object(map) = &m.config {
         let mut general = Vec::new();
@@ -495,6 +498,9 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> String {
             table(&mut s, results, sc, net);
         }
     }
+
+    s.push_str("## F. Liveness\n\nEach trial's `outcome` (defined in `results/README.md`): `stable` (one leader throughout), `recovered-after` (leadership moved and settled again), `no-leader` (a connected majority and no settled leader), `livelock` (leadership still changing after the last fault), `minority-only` (no connected majority left). Counts of measured trials per cell.\n\n");
+    s.push_str(&crate::liveness::section(results));
     s
 }
 

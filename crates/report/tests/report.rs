@@ -253,14 +253,29 @@ fn traces_are_embedded_when_a_tracer_is_given() {
         .iter()
         .filter(|f| f.strip_prefix(&out).unwrap().starts_with("traces"))
         .collect();
-    // One representative leader-crash trial per protocol, and the worst split brain.
-    assert_eq!(traces.len(), common::PROTOCOLS.len() + 1, "{traces:?}");
+    // One representative leader-crash trial per protocol, the worst split brain, and the first
+    // liveness failure (the fixture's trials that do not converge are `no-leader`; none is a
+    // livelock).
+    assert_eq!(traces.len(), common::PROTOCOLS.len() + 2, "{traces:?}");
+    let no_leader = common::trials()
+        .into_iter()
+        .find(|t| !t.converged && t.nodes <= text_only().max_trace_nodes)
+        .unwrap();
     for t in &traces {
         let rel = t.strip_prefix(&out).unwrap().to_string_lossy().to_string();
         assert!(md.contains(&rel));
-        assert!(fs::read_to_string(t).unwrap().contains("CONVERGED") || rel.contains("partition"));
+        assert!(
+            fs::read_to_string(t).unwrap().contains("CONVERGED")
+                || rel.contains("partition")
+                || rel.contains(&no_leader.scenario)
+        );
     }
     assert!(md.contains("Worst split brain of `partition-leader-minority`"));
+    assert!(md.contains(&format!(
+        "Liveness failure (`no-leader`): `{}` — `{}`, n = {}",
+        no_leader.protocol, no_leader.scenario, no_leader.nodes
+    )));
+    assert!(!md.contains("Liveness failure (`livelock`)"));
     // The synthetic numbers are not what the real protocols do: the report says so.
     assert!(!o.warnings.is_empty());
     assert!(md.contains("disagrees with trials.csv"));
@@ -498,4 +513,91 @@ fn the_matrix_comes_first_and_an_outage_is_not_a_failover() {
         .find(|l| l.starts_with("| `leader-crash` |"))
         .expect("at-a-glance row");
     assert!(!row.contains("no failover"), "{row}");
+}
+
+#[test]
+fn the_liveness_section_counts_outcomes_and_names_each_failing_cell() {
+    let base = common::scratch("liveness");
+    let trials = common::trials();
+    let results = common::write_results(&base.join("results"), &trials);
+    render_report(&results, &base.join("out"), &text_only(), None).unwrap();
+    let md = report_text(&base.join("out"));
+    let appendix = appendix_text(&base.join("out"));
+    let section = &appendix[appendix.find("## F. Liveness").expect("a liveness section")..];
+    // A headline among the findings.
+    let findings = &md[md.find("## 3. Findings").unwrap()..md.find("## 4.").unwrap()];
+    assert!(findings.contains("**Liveness failures in "), "{findings}");
+    // Every cell with a trial that did not converge has no-leader trials (the fixture's
+    // outcome): each is a headline with its first such seed and a replay command.
+    let failing: Vec<&common::Trial> = trials.iter().filter(|t| !t.converged).collect();
+    assert!(!failing.is_empty());
+    for t in failing {
+        let first = trials
+            .iter()
+            .filter(|u| {
+                u.protocol == t.protocol
+                    && u.nodes == t.nodes
+                    && u.scenario == t.scenario
+                    && !u.converged
+            })
+            .map(|u| u.seed)
+            .min()
+            .unwrap();
+        let cmd = format!(
+            "`election-bench run -p {} -n {} -s {} --net lan --seed {first}`",
+            t.protocol, t.nodes, t.scenario
+        );
+        assert!(section.contains(&cmd), "{cmd}\n{section}");
+    }
+    // The table has one row per cell that ran, with counts that add up to its trials.
+    let rows: Vec<&str> = section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| protocol"))
+        .collect();
+    assert!(!rows.is_empty());
+    for r in rows {
+        let f: Vec<&str> = r.split('|').map(str::trim).collect();
+        let measured: u64 = f[5].parse().unwrap();
+        let sum: u64 = f[6..11]
+            .iter()
+            .map(|v| v.trim_matches('*').parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(sum, measured, "{r}");
+    }
+}
+
+#[test]
+fn the_explore_report_draws_the_smallest_failing_patterns() {
+    use election_runner::explore::{self, ExploreOptions};
+    let base = common::scratch("explore");
+    let results = base.join("results");
+    explore::explore(&ExploreOptions {
+        cells: explore::cells(&["raft".into()], &[3], &[]).unwrap(),
+        seeds: 1,
+        sample: 10,
+        out: results.clone(),
+        resume: false,
+        progress: false,
+        jobs: Some(2),
+    })
+    .unwrap();
+    let out = base.join("report");
+    let r = election_report::render_explore(&results, &out, 3, true).unwrap();
+    let md = fs::read_to_string(&r.report).unwrap();
+    assert!(md.contains("| raft | 3 | 3d-all | 64 | 37 | 1 |"), "{md}");
+    let failing = fs::read_to_string(results.join("failing.csv")).unwrap();
+    let first = failing
+        .lines()
+        .nth(1)
+        .expect("raft has failing 3-node patterns");
+    let pattern = first.split(',').nth(3).unwrap();
+    assert!(
+        md.contains(&format!("`{pattern}`")),
+        "the smallest failing pattern is listed"
+    );
+    for ext in ["svg", "png"] {
+        let f = out.join(format!("charts/failing-raft.{ext}"));
+        assert!(fs::metadata(&f).unwrap().len() > 1000, "{f:?}");
+    }
+    assert!(md.contains("![raft: smallest failing patterns](charts/failing-raft.svg)"));
 }

@@ -20,6 +20,7 @@
 
 pub mod config;
 pub mod error;
+pub mod explore;
 pub mod files;
 pub mod memory;
 pub mod net;

@@ -158,6 +158,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("flaps", Kind::Count, "3", "flapping-leader: how many crash/recover cycles"),
     p("flap_down_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time down per cycle"),
     p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
+    p("slow_factor", Kind::Count, "1000", "slow-leader: the leader's processing and message latencies are multiplied by this (a 0.25 ms LAN hop becomes 250 ms, beyond the detection window)"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
@@ -384,6 +385,8 @@ pub struct Resolved {
     pub pause_ms: f64,
     /// `flaps`.
     pub flaps: u32,
+    /// `slow_factor`.
+    pub slow_factor: u32,
     /// `flap_down_ms`.
     pub flap_down_ms: f64,
     /// `flap_up_ms`.
@@ -491,6 +494,7 @@ impl Resolved {
             outage_ms: num("outage_ms", 5.0 * window),
             pause_ms: num("pause_ms", 2.0 * window),
             flaps: get("flaps").map_or(3, |v| v.parse().expect("canonical")),
+            slow_factor: get("slow_factor").map_or(1000, |v| v.parse().expect("canonical")),
             flap_down_ms: num("flap_down_ms", 2.0 * window),
             flap_up_ms: num("flap_up_ms", 2.0 * window),
             cascade_delay_ms: num("cascade_delay_ms", 5.0),

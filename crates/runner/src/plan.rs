@@ -26,7 +26,7 @@ use crate::net::{net_name, parse_latency, NetProfile, BUILTIN_NETS};
 use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
 use crate::protocol::{Built, ProtocolSpec};
 use crate::results::{CellKey, TrialRow};
-use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS};
+use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS, GRAY};
 
 /// The ChaCha8 stream of the trial seed that draws fault-time offsets (the simulator uses
 /// streams 1–3).
@@ -267,11 +267,21 @@ impl SweepSpec {
         let mut scenarios = Vec::new();
         for s in &scenario_list {
             if s == "all" {
-                scenarios.extend(BUILTINS.iter().map(|&b| Arc::new(Scenario::Builtin(b))));
+                // The gray scenarios are fixed-size topologies with their own sweep
+                // (`results/gray`), not part of the default grid.
+                scenarios.extend(
+                    BUILTINS
+                        .iter()
+                        .filter(|b| !GRAY.contains(b))
+                        .map(|&b| Arc::new(Scenario::Builtin(b))),
+                );
             } else if let Some(b) = Scenario::builtin(s) {
                 scenarios.push(Arc::new(b));
             } else if let Some(c) = custom.get(s) {
                 scenarios.push(c.clone());
+            } else if let Some(p) = crate::explore::Pattern::parse(s) {
+                // A link-failure pattern of `explore`, by name: its replay command.
+                scenarios.push(Arc::new(p.scenario()));
             } else {
                 return usage!(
                     "unknown scenario {s:?}; valid: all, {}",
@@ -630,6 +640,7 @@ impl Cell {
             net: r.net.clone(),
             faults,
             horizon: Resolved::duration(r.horizon_ms),
+            election_timeout: Resolved::duration(r.detect_timeout_ms),
             settle: Resolved::duration(r.settle_ms),
             trace,
             reference_ms: None,
@@ -928,6 +939,202 @@ detect_jitter_ms = [100, 150]
             .iter()
             .map(|(t, a)| (t.as_millis_f64(), a.clone()))
             .collect()
+    }
+
+    /// The links up after every fault of one trial of `scenario` at `n` nodes, as unordered
+    /// pairs of **positions** (1..n-1 the followers at the fault in id order, n the leader),
+    /// after checking that every pair is cut both ways or neither; and the run.
+    fn topology(proto: &str, n: u32, scenario: &str, seed: u64) -> (Vec<(u32, u32)>, TrialRun) {
+        use election_sim::Applied;
+        let p = spec(&format!(
+            "protocols=[\"{proto}\"]\nnodes=[{n}]\nscenarios=[\"{scenario}\"]\nseeds=1"
+        ))
+        .plan()
+        .unwrap();
+        let run = p.cells().unwrap()[0].run(seed, false).unwrap();
+        assert_eq!(run.row.faults_skipped, 0, "{scenario} {proto} seed {seed}");
+        let leader = run.leader_at_fault.unwrap();
+        let mut order: Vec<NodeId> = (1..=n).map(NodeId).filter(|&v| v != leader).collect();
+        order.push(leader);
+        let pos = |id: NodeId| order.iter().position(|&v| v == id).unwrap() as u32 + 1;
+        let mut up = vec![vec![true; n as usize + 1]; n as usize + 1];
+        for (_, a) in applied(&run) {
+            match a {
+                Applied::Links { pairs, up: u } => {
+                    for (x, y) in pairs {
+                        up[pos(x) as usize][pos(y) as usize] = u;
+                    }
+                }
+                other => panic!("{scenario}: unexpected fault {other:?}"),
+            }
+        }
+        let mut kept = Vec::new();
+        for a in 1..=n {
+            for b in a + 1..=n {
+                let (ab, ba) = (up[a as usize][b as usize], up[b as usize][a as usize]);
+                assert_eq!(ab, ba, "{scenario}: link {a}-{b} cut one way only");
+                if ab {
+                    kept.push((a, b));
+                }
+            }
+        }
+        (kept, run)
+    }
+
+    /// Each fixed topology is exactly what its catalog entry says, whoever leads (Raft's leader
+    /// is any id; the bully's is the highest, so positions are ids).
+    #[test]
+    fn gray_topologies_are_what_the_catalog_says() {
+        type Case = (&'static str, u32, &'static [(u32, u32)]);
+        let cases: [Case; 6] = [
+            // Follower 1 reaches everyone; every other pair is cut.
+            ("quorum-loss", 5, &[(1, 2), (1, 3), (1, 4), (1, 5)]),
+            // In the end the lagging follower 1 is the others' only link; the leader is alone.
+            ("constrained-election", 5, &[(1, 2), (1, 3), (1, 4)]),
+            // The leader (3) and follower 1 lose their link; 2 reaches both.
+            ("chained", 3, &[(1, 2), (2, 3)]),
+            // Bridge 1; halves {5, 2} and {3, 4}.
+            (
+                "bridge",
+                5,
+                &[(1, 2), (1, 3), (1, 4), (1, 5), (2, 5), (3, 4)],
+            ),
+            // Halves {6, 2, 3} and {4, 5}.
+            (
+                "bridge",
+                6,
+                &[
+                    (1, 2),
+                    (1, 3),
+                    (1, 4),
+                    (1, 5),
+                    (1, 6),
+                    (2, 3),
+                    (2, 6),
+                    (3, 6),
+                    (4, 5),
+                ],
+            ),
+            // 1, 2, 3 fully connected; 4 reaches only 2; 5 (the leader) only 3.
+            (
+                "liveness-omission",
+                5,
+                &[(1, 2), (1, 3), (2, 3), (2, 4), (3, 5)],
+            ),
+        ];
+        for (scenario, n, want) in cases {
+            for (proto, seed) in [("bully", 1), ("raft", 1), ("raft", 2), ("raft", 3)] {
+                let (kept, run) = topology(proto, n, scenario, seed);
+                assert_eq!(kept, want, "{scenario} at {n} nodes, {proto} seed {seed}");
+                if proto == "bully" {
+                    assert_eq!(run.leader_at_fault, Some(NodeId(n)));
+                }
+            }
+        }
+        // constrained-election's first step: only the leader and follower 1 are cut, for
+        // outage_ms.
+        let (_, run) = topology("raft", 5, "constrained-election", 4);
+        let log = applied(&run);
+        assert_eq!(log.len(), 2);
+        assert!(
+            matches!(&log[0].1, election_sim::Applied::Links { pairs, up: false } if pairs.len() == 2)
+        );
+        let outage = Resolved::resolve(
+            &crate::net::NetProfile::builtin("lan").unwrap(),
+            &Default::default(),
+        )
+        .unwrap()
+        .outage_ms;
+        assert_eq!(log[1].0 - log[0].0, outage);
+    }
+
+    #[test]
+    fn fixed_topologies_refuse_other_sizes_with_a_reason() {
+        let p = spec(
+            "protocols=[\"raft\"]\nnodes=[3, 4, 5]\nscenarios=[\"quorum-loss\", \"chained\", \"bridge\"]\nseeds=1",
+        )
+        .plan()
+        .unwrap();
+        let skipped: Vec<(u32, String, Option<String>)> = p
+            .cells()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.nodes, c.scenario.name().to_string(), c.skipped))
+            .collect();
+        for (n, s, why) in skipped {
+            let runs = matches!(
+                (n, s.as_str()),
+                (5, "quorum-loss") | (3, "chained") | (5, "bridge")
+            );
+            assert_eq!(why.is_none(), runs, "{s} at {n}: {why:?}");
+            if let Some(why) = why {
+                assert!(
+                    why.contains(&s) && (why.contains("exactly") || why.contains("at least 5")),
+                    "{why}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn flaky_slow_and_amnesiac_leaders() {
+        use election_sim::Applied;
+        let r = Resolved::resolve(
+            &crate::net::NetProfile::builtin("lan").unwrap(),
+            &Default::default(),
+        )
+        .unwrap();
+        for seed in 0..3 {
+            let (_, run) = (0, {
+                let p = spec(
+                    "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"flaky-leader-link\"]\nseeds=1",
+                )
+                .plan()
+                .unwrap();
+                p.cells().unwrap()[0].run(seed, false).unwrap()
+            });
+            let l = run.leader_at_fault.unwrap();
+            let f = (1..=5).map(NodeId).find(|&v| v != l).unwrap();
+            let log = applied(&run);
+            assert_eq!(log.len(), 2 * r.flaps as usize);
+            for (k, w) in log.windows(2).enumerate() {
+                let (t0, t1) = (w[0].0, w[1].0);
+                let (mean, down) = if k % 2 == 0 {
+                    (r.flap_down_ms, true)
+                } else {
+                    (r.flap_up_ms, false)
+                };
+                assert!(
+                    t1 - t0 >= 0.5 * mean - 1e-6 && t1 - t0 <= 1.5 * mean + 1e-6,
+                    "{log:?}"
+                );
+                match &w[0].1 {
+                    Applied::Links { pairs, up } => {
+                        assert_eq!(*up, !down);
+                        assert_eq!(pairs, &[(f, l), (l, f)]);
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        let one = |scenario: &str| {
+            let p = spec(&format!(
+                "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"{scenario}\"]\nseeds=1"
+            ))
+            .plan()
+            .unwrap();
+            p.cells().unwrap()[0].run(1, false).unwrap()
+        };
+        let run = one("slow-leader");
+        let l = run.leader_at_fault.unwrap();
+        assert_eq!(applied(&run)[0].1, Applied::Slow(l, 1000.0, 0.0));
+        let run = one("amnesia-recover");
+        let l = run.leader_at_fault.unwrap();
+        let log: Vec<Applied> = applied(&run).into_iter().map(|(_, a)| a).collect();
+        assert_eq!(
+            log,
+            vec![Applied::Crash(l), Applied::Amnesia(l), Applied::Recover(l)]
+        );
     }
 
     #[test]

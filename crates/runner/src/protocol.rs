@@ -33,6 +33,17 @@ pub enum ProtocolKind {
 pub const PROTOCOLS: [&str; 4] = ["bully", "ring", "raft", "lease"];
 
 impl ProtocolKind {
+    /// Does the protocol's behaviour depend on which node has which id (the bully's priorities,
+    /// the ring's order)? If not (Raft), patterns that differ only by a permutation of the
+    /// followers behave alike, and `explore` runs one per class.
+    pub fn uses_ids(self) -> bool {
+        match self {
+            ProtocolKind::Bully | ProtocolKind::Ring => true,
+            // Lease members race for the store by compare-and-swap; ids only name them.
+            ProtocolKind::Raft | ProtocolKind::Lease => false,
+        }
+    }
+
     /// The protocol's name, which is also the prefix of its parameters.
     pub fn name(self) -> &'static str {
         match self {

@@ -7,7 +7,7 @@
 //! uninterrupted one.
 
 use election_core::MsgCategory;
-use election_sim::Metrics;
+use election_sim::{Metrics, Outcome};
 use serde_json::{Map, Value};
 
 use crate::stats::{mean, percentile, wilson, Z95};
@@ -16,7 +16,7 @@ use crate::stats::{mean, percentile, wilson, Z95};
 pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
 
 /// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 30] = [
+pub const TRIAL_METRIC_COLUMNS: [&str; 32] = [
     "converged",
     "leader",
     "detect_ms",
@@ -47,13 +47,15 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 30] = [
     "faults_skipped",
     "budget_exceeded",
     "end_ms",
+    "outcome",
+    "recovered_timeouts",
 ];
 
 /// The leading columns of `summary.csv`, before the varied parameters.
 pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
 
 /// The statistic columns of `summary.csv`, after the varied parameters.
-pub const SUMMARY_STAT_COLUMNS: [&str; 37] = [
+pub const SUMMARY_STAT_COLUMNS: [&str; 43] = [
     "trials",
     "measured",
     "converged_rate",
@@ -90,6 +92,12 @@ pub const SUMMARY_STAT_COLUMNS: [&str; 37] = [
     "write_unavailable_ms_mean",
     "faults_skipped_trials",
     "budget_exceeded",
+    "outcome_stable",
+    "outcome_recovered_after",
+    "outcome_no_leader",
+    "outcome_livelock",
+    "outcome_minority_only",
+    "recovered_timeouts_max",
     "skipped",
 ];
 
@@ -139,6 +147,10 @@ pub fn fmt_rate(x: f64) -> String {
 
 fn ser_ms<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&fmt_ms(*x))
+}
+
+fn ser_outcome<S: serde::Serializer>(x: &Outcome, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(x.name())
 }
 
 fn ser_opt_ms<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
@@ -254,6 +266,11 @@ pub struct TrialRow {
     /// When the trial ended, ms.
     #[serde(serialize_with = "ser_ms")]
     pub end_ms: f64,
+    /// The verdict on liveness (see [`Metrics::outcome`]).
+    #[serde(serialize_with = "ser_outcome")]
+    pub outcome: Outcome,
+    /// With `outcome = recovered-after`: after how many election timeouts.
+    pub recovered_timeouts: Option<u32>,
 }
 
 /// Where a row belongs: everything but the seed and the metrics.
@@ -315,6 +332,8 @@ impl TrialRow {
             faults_skipped: m.faults_skipped,
             budget_exceeded: m.budget_exceeded,
             end_ms: round_ms(m.end_ms),
+            outcome: m.outcome,
+            recovered_timeouts: m.recovered_timeouts,
         }
     }
 
@@ -445,6 +464,19 @@ impl TrialRow {
             faults_skipped: n!("faults_skipped"),
             budget_exceeded: b("budget_exceeded")?,
             end_ms: f("end_ms")?,
+            outcome: Outcome::from_name(m("outcome")).ok_or_else(|| {
+                format!(
+                    "column outcome = {:?}: not one of {}",
+                    m("outcome"),
+                    Outcome::ALL.map(Outcome::name).join(", ")
+                )
+            })?,
+            recovered_timeouts: opt_n("recovered_timeouts")?
+                .map(|k| {
+                    u32::try_from(k)
+                        .map_err(|_| format!("column recovered_timeouts = {k}: too large"))
+                })
+                .transpose()?,
         })
     }
 
@@ -498,6 +530,8 @@ impl TrialRow {
                 Value::Null
             } else if cell == "true" || cell == "false" {
                 Value::Bool(cell == "true")
+            } else if name == &"outcome" {
+                Value::String(cell)
             } else if let Ok(i) = cell.parse::<u64>() {
                 i.into()
             } else {
@@ -678,6 +712,21 @@ pub const ROW_RULES: &[RowRule] = &[
                 .is_some_and(|w| w <= r.msgs_total)
         },
     },
+    RowRule {
+        column: "recovered_timeouts",
+        requires: "recovered_timeouts is given exactly when outcome = recovered-after",
+        holds: |r| r.recovered_timeouts.is_some() == (r.outcome == Outcome::RecoveredAfter),
+    },
+    RowRule {
+        column: "outcome",
+        requires: "a settled outcome (stable, recovered-after) needs converged = true, and \
+                   stable needs leader_changes = 0",
+        holds: |r| match r.outcome {
+            Outcome::Stable => r.converged && r.leader_changes == 0,
+            Outcome::RecoveredAfter => r.converged,
+            _ => true,
+        },
+    },
 ];
 
 /// One `summary.csv` row: the statistics of one cell's trials (`rows`, in seed order), or
@@ -779,8 +828,25 @@ pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) ->
         o(mean(&of_w(|t| t.write_unavailable_ms)), fmt_ms),
         faults_skipped_trials.to_string(),
         all.iter().filter(|t| t.budget_exceeded).count().to_string(),
-        skipped.unwrap_or("").to_string(),
     ]);
+    // Outcome counts over the measured trials (none measured, or a skipped cell: empty, like
+    // every statistic).
+    let count = |o: Outcome| {
+        if rows.is_empty() {
+            String::new()
+        } else {
+            rows.iter().filter(|t| t.outcome == o).count().to_string()
+        }
+    };
+    r.extend(Outcome::ALL.map(count));
+    r.push(
+        rows.iter()
+            .filter_map(|t| t.recovered_timeouts)
+            .max()
+            .map(|m| m.to_string())
+            .unwrap_or_default(),
+    );
+    r.push(skipped.unwrap_or("").to_string());
     r
 }
 
@@ -827,6 +893,12 @@ mod tests {
             faults_skipped: 0,
             budget_exceeded: seed == 8,
             end_ms: 2000.25,
+            outcome: if elect.is_some() {
+                Outcome::RecoveredAfter
+            } else {
+                Outcome::NoLeader
+            },
+            recovered_timeouts: elect.map(|_| 2),
         }
     }
 
@@ -857,15 +929,24 @@ mod tests {
         assert_eq!(j["msgs_election"], 3);
         assert_eq!(j["split_brain"], true);
         assert_eq!(j["budget_exceeded"], true);
-        assert_eq!(
-            rec[rec.len() - 2],
-            "true",
-            "budget_exceeded is just before end_ms"
-        );
+        let col = |name: &str| {
+            trial_header(&["net.loss"])
+                .iter()
+                .position(|c| c == name)
+                .unwrap()
+        };
+        assert_eq!(rec[col("budget_exceeded")], "true");
+        assert_eq!(rec[col("outcome")], "no-leader");
+        assert_eq!(j["outcome"], "no-leader");
+        assert_eq!(j["recovered_timeouts"], Value::Null);
         let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
         assert!(TrialRow::from_record(&fields, 1).unwrap().budget_exceeded);
         let mut bad = fields.clone();
-        let at = bad.len() - 2;
+        bad[col("outcome")] = "fine";
+        let e = TrialRow::from_record(&bad, 1).unwrap_err();
+        assert!(e.contains("outcome") && e.contains("livelock"), "{e}");
+        let mut bad = fields.clone();
+        let at = col("budget_exceeded");
         bad[at] = "maybe";
         let e = TrialRow::from_record(&bad, 1).unwrap_err();
         assert!(e.contains("budget_exceeded"), "{e}");
@@ -896,6 +977,8 @@ mod tests {
         lost.leader = None;
         lost.elect_ms = None;
         lost.unavailable_ms = 2000.0;
+        lost.outcome = Outcome::Livelock;
+        lost.recovered_timeouts = None;
         lost.validate().unwrap();
         type Break = fn(&mut TrialRow);
         let cases: Vec<(&str, Break)> = vec![
@@ -906,6 +989,14 @@ mod tests {
             ("column unavailable_ms", |r| r.unavailable_ms = -0.5),
             ("column unavailable_ms", |r| r.unavailable_ms = 170.0),
             ("column split_brain_ms", |r| r.split_brain_ms = 1.0),
+            ("column recovered_timeouts", |r| r.recovered_timeouts = None),
+            ("column recovered_timeouts", |r| {
+                r.outcome = Outcome::NoLeader
+            }),
+            ("column outcome", |r| {
+                r.outcome = Outcome::Stable;
+                r.recovered_timeouts = None;
+            }),
             ("column minority_leader_ms", |r| {
                 r.minority_leader_ms = 2500.0
             }),

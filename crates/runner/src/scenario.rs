@@ -94,10 +94,26 @@ pub enum Builtin {
     StoreCutSlowClockWithin,
     /// The holder's clock runs slow, beyond the lease's tolerance, and it loses the store.
     StoreCutSlowClockBeyond,
+    /// Gray: one follower reaches everyone; every other pair is cut (5 nodes).
+    QuorumLoss,
+    /// Gray: a lagging follower is the only link between the others (5 nodes).
+    ConstrainedElection,
+    /// Gray: the leader and one follower lose their link; the third reaches both (3 nodes).
+    Chained,
+    /// Gray: two halves joined only through one node (n >= 5).
+    Bridge,
+    /// Gray: 1, 2, 3 fully connected; 4 reaches only 2; 5 reaches only 3 (5 nodes).
+    LivenessOmission,
+    /// Gray: the link between the leader and the lowest follower goes down and up at random.
+    FlakyLeaderLink,
+    /// Gray: the leader stays alive but answers slow_factor times late.
+    SlowLeader,
+    /// Gray: the leader crashes, loses its stable storage, and comes back.
+    AmnesiaRecover,
 }
 
 /// Every built-in scenario, in catalog order.
-pub const BUILTINS: [Builtin; 18] = [
+pub const BUILTINS: [Builtin; 26] = [
     Builtin::ColdStart,
     Builtin::LeaderCrash,
     Builtin::LeaderCrashLowestDetects,
@@ -116,7 +132,64 @@ pub const BUILTINS: [Builtin; 18] = [
     Builtin::StoreSlow,
     Builtin::StoreCutSlowClockWithin,
     Builtin::StoreCutSlowClockBeyond,
+    Builtin::QuorumLoss,
+    Builtin::ConstrainedElection,
+    Builtin::Chained,
+    Builtin::Bridge,
+    Builtin::LivenessOmission,
+    Builtin::FlakyLeaderLink,
+    Builtin::SlowLeader,
+    Builtin::AmnesiaRecover,
 ];
+
+/// The gray-failure scenarios (partial partitions, flaky links, slow and amnesiac nodes), in
+/// catalog order: not in the default sweep, swept by `results/gray`.
+pub const GRAY: [Builtin; 8] = [
+    Builtin::QuorumLoss,
+    Builtin::ConstrainedElection,
+    Builtin::Chained,
+    Builtin::Bridge,
+    Builtin::LivenessOmission,
+    Builtin::FlakyLeaderLink,
+    Builtin::SlowLeader,
+    Builtin::AmnesiaRecover,
+];
+
+/// Node `k` of a topology given by position (1..=n): position n is the agreed leader at the
+/// reference instant (the first fault) and positions 1..n-1 the other nodes in id order, fixed
+/// for the whole trial even if leadership moves between the faults that build the topology. For
+/// a bully or ring cluster, whose leader is the highest id, position k is node k.
+pub fn position(k: u32, n: u32) -> Selector {
+    if k == n {
+        Selector::InitialLeader
+    } else {
+        Selector::KthInitialFollower(k)
+    }
+}
+
+/// The one-way links, both directions of every pair `(a, b)` of positions, as selectors.
+fn both_ways(pairs: &[(u32, u32)], n: u32) -> Vec<(Selector, Selector)> {
+    pairs
+        .iter()
+        .flat_map(|&(a, b)| {
+            let (x, y) = (position(a, n), position(b, n));
+            [(x, y), (y, x)]
+        })
+        .collect()
+}
+
+/// Every unordered pair of positions `1..=n` that `keep` does not list: what a topology that
+/// keeps only `keep` cuts.
+fn all_but(keep: &[(u32, u32)], n: u32) -> Vec<(u32, u32)> {
+    let kept = |a: u32, b: u32| {
+        keep.iter()
+            .any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b))
+    };
+    (1..=n)
+        .flat_map(|a| (a + 1..=n).map(move |b| (a, b)))
+        .filter(|&(a, b)| !kept(a, b))
+        .collect()
+}
 
 /// The holder's clock rate in `store-cut-slow-clock-within`: inside the 0.8 a lease tolerates.
 pub const CLOCK_RATE_WITHIN: f64 = 0.9;
@@ -145,6 +218,14 @@ impl Builtin {
             Builtin::StoreSlow => "store-slow",
             Builtin::StoreCutSlowClockWithin => "store-cut-slow-clock-within",
             Builtin::StoreCutSlowClockBeyond => "store-cut-slow-clock-beyond",
+            Builtin::QuorumLoss => "quorum-loss",
+            Builtin::ConstrainedElection => "constrained-election",
+            Builtin::Chained => "chained",
+            Builtin::Bridge => "bridge",
+            Builtin::LivenessOmission => "liveness-omission",
+            Builtin::FlakyLeaderLink => "flaky-leader-link",
+            Builtin::SlowLeader => "slow-leader",
+            Builtin::AmnesiaRecover => "amnesia-recover",
         }
     }
 
@@ -169,6 +250,25 @@ impl Builtin {
             Builtin::StoreSlow => "lease store only: the store takes store_slow_ms more per request for outage_ms; requests queue, and past its capacity renewals miss the deadline",
             Builtin::StoreCutSlowClockWithin => "lease store only: the holder's clock slows to 0.9 of real time (within the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: no two holders",
             Builtin::StoreCutSlowClockBeyond => "lease store only: the holder's clock slows to 0.4 of real time (beyond the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: two holders act at once, and fencing decides whether the old one's writes land",
+            Builtin::QuorumLoss => "5 nodes, by position (1-4 the followers in id order, 5 the leader): follower 1 keeps its links to everyone, every other pair is cut both ways, to the end of the trial; only 1 can reach a majority",
+            Builtin::ConstrainedElection => "5 nodes, by position: follower 1 is cut from the leader (5) for outage_ms, long enough to fall behind in the log (with workload.commit = majority); then followers 2-4 keep only their link to 1 and the leader is cut from them too, to the end: only the lagging 1 reaches a majority",
+            Builtin::Chained => "3 nodes, by position: the leader (3) and follower 1 lose their link both ways, to the end; follower 2 still reaches both",
+            Builtin::Bridge => "n >= 5, by position: follower 1 is the bridge; the leader with followers 2..=ceil((n-1)/2) and the other followers are cut from each other both ways, to the end; only the bridge reaches both halves",
+            Builtin::LivenessOmission => "5 nodes, by position: 1, 2, 3 fully connected; 4 reaches only 2; the leader (5) reaches only 3; every other pair cut both ways, to the end",
+            Builtin::FlakyLeaderLink => "the link between the leader and the lowest follower goes down and up again, `flaps` times, both ways; each down time is U[0.5, 1.5] x flap_down_ms and each up time U[0.5, 1.5] x flap_up_ms, drawn per trial",
+            Builtin::SlowLeader => "the leader stays alive but slow, to the end: its processing time and the latency of every message it sends are multiplied by slow_factor",
+            Builtin::AmnesiaRecover => "the leader crashes, loses its stable storage (a replaced disk) and comes back outage_ms later as a blank node (on_start with nothing persisted)",
+        }
+    }
+
+    /// The one cluster size a fixed topology is defined for, if it is.
+    pub fn exact_nodes(self) -> Option<u32> {
+        match self {
+            Builtin::QuorumLoss | Builtin::ConstrainedElection | Builtin::LivenessOmission => {
+                Some(5)
+            }
+            Builtin::Chained => Some(3),
+            _ => None,
         }
     }
 
@@ -186,6 +286,7 @@ impl Builtin {
     /// The smallest cluster the scenario makes sense for, and why.
     pub fn min_nodes(self) -> (u32, &'static str) {
         match self {
+            Builtin::Bridge => (5, "two halves of at least two nodes each, plus the bridge"),
             Builtin::ColdStart => (1, ""),
             Builtin::CascadeCrash => (3, "it crashes two nodes and needs one left to elect"),
             Builtin::PartitionLeaderMinority | Builtin::PartitionLeaderMajority => (
@@ -203,7 +304,7 @@ impl Builtin {
         }
     }
 
-    fn faults(self, n: u32, r: &Resolved, t: f64) -> Vec<Fault> {
+    fn faults(self, n: u32, r: &Resolved, t: f64, rng: &mut Rng) -> Vec<Fault> {
         use FaultAction::*;
         let at = Fault::at_ms;
         let minority = (n - 1) / 2;
@@ -235,7 +336,7 @@ impl Builtin {
                 ),
             ],
             Builtin::CascadeCrash => {
-                let mut f = Builtin::LeaderCrashLowestDetects.faults(n, r, t);
+                let mut f = Builtin::LeaderCrashLowestDetects.faults(n, r, t, rng);
                 f.push(at(
                     t + r.detect_timeout_ms + r.cascade_delay_ms,
                     Crash(Selector::Highest),
@@ -313,6 +414,7 @@ impl Builtin {
                     t,
                     Slow {
                         node: STORE,
+                        factor: 1.0,
                         ms: r.store_slow_ms,
                     },
                 ),
@@ -320,6 +422,7 @@ impl Builtin {
                     t + r.outage_ms,
                     Slow {
                         node: STORE,
+                        factor: 1.0,
                         ms: 0.0,
                     },
                 ),
@@ -342,6 +445,84 @@ impl Builtin {
                 f.push(at(cut + r.outage_ms, Heal));
                 f
             }
+            Builtin::QuorumLoss
+            | Builtin::Chained
+            | Builtin::Bridge
+            | Builtin::LivenessOmission
+            | Builtin::ConstrainedElection => {
+                let cut = |pairs: Vec<(u32, u32)>| Links {
+                    pairs: both_ways(&pairs, n),
+                    up: false,
+                };
+                match self {
+                    Builtin::ConstrainedElection => vec![
+                        at(t, cut(vec![(1, n)])),
+                        at(t + r.outage_ms, cut(self.cut_pairs(n))),
+                    ],
+                    _ => vec![at(t, cut(self.cut_pairs(n)))],
+                }
+            }
+            Builtin::FlakyLeaderLink => {
+                let pair = both_ways(&[(1, n)], n);
+                let mut c = t;
+                let mut f = Vec::new();
+                for _ in 0..r.flaps {
+                    let down = r.flap_down_ms * (0.5 + draw_ms(rng, 1.0));
+                    let up = r.flap_up_ms * (0.5 + draw_ms(rng, 1.0));
+                    f.push(at(
+                        c,
+                        Links {
+                            pairs: pair.clone(),
+                            up: false,
+                        },
+                    ));
+                    f.push(at(
+                        c + down,
+                        Links {
+                            pairs: pair.clone(),
+                            up: true,
+                        },
+                    ));
+                    c += down + up;
+                }
+                f
+            }
+            Builtin::SlowLeader => vec![at(
+                t,
+                Slow {
+                    node: Selector::Leader,
+                    factor: f64::from(r.slow_factor),
+                    ms: 0.0,
+                },
+            )],
+            Builtin::AmnesiaRecover => vec![
+                at(t, Crash(Selector::Leader)),
+                at(t, Amnesia(Selector::LastCrashed)),
+                at(t + r.outage_ms, Recover(Selector::LastCrashed)),
+            ],
+        }
+    }
+
+    /// The pairs of positions a fixed partial partition cuts (both ways), for the scenarios
+    /// that are one topology; empty for the others. With [`Builtin::ConstrainedElection`], the
+    /// final topology.
+    pub fn cut_pairs(self, n: u32) -> Vec<(u32, u32)> {
+        match self {
+            // Follower 1 is the hub.
+            Builtin::QuorumLoss => all_but(&(2..=n).map(|b| (1, b)).collect::<Vec<_>>(), n),
+            Builtin::ConstrainedElection => all_but(&[(1, 2), (1, 3), (1, 4)], n),
+            Builtin::Chained => vec![(1, n)],
+            Builtin::Bridge => {
+                let leader_half: Vec<u32> =
+                    std::iter::once(n).chain(2..=(n - 1).div_ceil(2)).collect();
+                let other: Vec<u32> = ((n - 1).div_ceil(2) + 1..n).collect();
+                leader_half
+                    .iter()
+                    .flat_map(|&a| other.iter().map(move |&b| (a.min(b), a.max(b))))
+                    .collect()
+            }
+            Builtin::LivenessOmission => all_but(&[(1, 2), (1, 3), (2, 3), (2, 4), (3, 5)], n),
+            _ => Vec::new(),
         }
     }
 }
@@ -416,8 +597,16 @@ pub enum Action {
     ClockJump(Sel, f64),
     /// A node's clock runs at this rate error (ppm) from now on.
     ClockRate(Sel, f64),
-    /// A node takes this many ms more per input from now on.
-    Slow(Sel, f64),
+    /// These one-way links go down (`false`) or up (`true`).
+    Links(Vec<(Sel, Sel)>, bool),
+    /// Loss probability on the one-way links from one set to another.
+    LinkLoss(SelSet, SelSet, f64),
+    /// Extra latency (ms) on the one-way links from one set to another.
+    LinkDelay(SelSet, SelSet, f64),
+    /// A slow node: its factor and its extra ms per input.
+    Slow(Sel, f64, f64),
+    /// A crashed node loses its stable storage.
+    Amnesia(Sel),
 }
 
 /// One fault of a custom scenario.
@@ -444,6 +633,8 @@ pub struct Custom {
     pub faults: Vec<CustomFault>,
     /// The definition as written, for the manifest.
     pub source: Value,
+    /// The one cluster size it is defined for, if any (an `explore` pattern).
+    pub exact_nodes: Option<u32>,
 }
 
 /// A scenario: built in or custom.
@@ -459,7 +650,7 @@ pub enum Scenario {
 pub const SELECTOR_SYNTAX: &str =
     "leader | initial_leader | highest | lowest | random | last_crashed | rest | store | \
 lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
-kth_highest_follower:K | id:K";
+kth_highest_follower:K | initial_follower | kth_initial_follower:K | id:K";
 
 /// The node-set syntax, for error messages.
 pub const SET_SYNTAX: &str =
@@ -484,11 +675,13 @@ fn parse_sel(s: &str) -> Result<Sel> {
         "store" => STORE,
         "lowest_follower" => Selector::KthLowestFollower(1),
         "highest_follower" => Selector::KthHighestFollower(1),
+        "initial_follower" => Selector::KthInitialFollower(1),
         _ => match s.split_once(':') {
             Some(("kth_highest", k)) => Selector::KthHighest(num(k)?),
             Some(("kth_lowest", k)) => Selector::KthLowest(num(k)?),
             Some(("kth_lowest_follower", k)) => Selector::KthLowestFollower(num(k)?),
             Some(("kth_highest_follower", k)) => Selector::KthHighestFollower(num(k)?),
+            Some(("kth_initial_follower", k)) => Selector::KthInitialFollower(num(k)?),
             Some(("id", k)) => Selector::Id(NodeId(num(k)?)),
             _ => return usage!("unknown node selector {s:?}; valid: {SELECTOR_SYNTAX}"),
         },
@@ -552,6 +745,12 @@ pub struct FaultDef {
     pub enabled: Option<bool>,
     /// Clock rate error in parts per million (clock_rate).
     pub ppm: Option<f64>,
+    /// One-way links `[from, to]` (links).
+    pub pairs: Option<Vec<[String; 2]>>,
+    /// Up or down (links).
+    pub up: Option<bool>,
+    /// Slow-down factor (slow).
+    pub factor: Option<f64>,
     /// Measure from the instant this fault fires instead of the first fault's (at most one
     /// fault of a scenario).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -560,7 +759,7 @@ pub struct FaultDef {
 
 /// The custom fault actions, for error messages.
 pub const ACTIONS: &str = "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, \
-suspect, detection, cut_resource, clock_jump, clock_rate, slow";
+suspect, detection, cut_resource, clock_jump, clock_rate, links, link_loss, link_delay, slow, amnesia";
 
 impl Custom {
     /// Check a TOML definition and build the scenario.
@@ -634,12 +833,51 @@ impl Custom {
                         )
                     }
                 },
-                "slow" => match f.ms {
-                    Some(ms) if ms.is_finite() && (0.0..=1e12).contains(&ms) => {
-                        Action::Slow(parse_sel(&need(&f.node, "node")?)?, ms)
-                    }
-                    _ => return usage!("{ctx}: slow needs `ms` in [0, 1e12]"),
+                "links" => {
+                    let (Some(pairs), Some(up)) = (&f.pairs, f.up) else {
+                        return usage!(
+                            "{ctx}: links needs `pairs` (a list of [from, to] selectors) and `up`"
+                        );
+                    };
+                    let pairs = pairs
+                        .iter()
+                        .map(|[a, b]| Ok((parse_sel(a)?, parse_sel(b)?)))
+                        .collect::<Result<Vec<_>>>()?;
+                    Action::Links(pairs, up)
+                }
+                "link_loss" => match f.loss {
+                    Some(p) if (0.0..=1.0).contains(&p) => Action::LinkLoss(
+                        parse_set(&need(&f.from, "from")?)?,
+                        parse_set(&need(&f.to, "to")?)?,
+                        p,
+                    ),
+                    _ => return usage!("{ctx}: link_loss needs `loss` in [0, 1]"),
                 },
+                "link_delay" => match f.ms {
+                    Some(ms) if ms.is_finite() && (0.0..=1e9).contains(&ms) => Action::LinkDelay(
+                        parse_set(&need(&f.from, "from")?)?,
+                        parse_set(&need(&f.to, "to")?)?,
+                        ms,
+                    ),
+                    _ => return usage!("{ctx}: link_delay needs `ms` in [0, 1e9]"),
+                },
+                "slow" => {
+                    let factor = f.factor.unwrap_or(1.0);
+                    let ms = f.ms.unwrap_or(0.0);
+                    if f.factor.is_none() && f.ms.is_none() {
+                        return usage!(
+                            "{ctx}: slow needs `factor` (in [1, 1e6]) or `ms` (in [0, 1e12]), or both"
+                        );
+                    }
+                    if !(factor.is_finite() && (1.0..=1e6).contains(&factor)) {
+                        return usage!("{ctx}: slow `factor` = {factor} must be in [1, 1e6]");
+                    }
+                    if !(ms.is_finite() && (0.0..=1e12).contains(&ms)) {
+                        return usage!("{ctx}: slow `ms` = {ms} must be in [0, 1e12]");
+                    }
+                    Action::Slow(parse_sel(&need(&f.node, "node")?)?, factor, ms)
+                }
+                "amnesia" => Action::Amnesia(parse_sel(&need(&f.node, "node")?)?),
                 "cut_link" => Action::CutLink(
                     parse_set(&need(&f.from, "from")?)?,
                     parse_set(&need(&f.to, "to")?)?,
@@ -672,6 +910,7 @@ impl Custom {
             },
             faults,
             source: serde_json::to_value(def).expect("serializable"),
+            exact_nodes: None,
         })
     }
 
@@ -687,9 +926,14 @@ impl Custom {
                 | Action::Pause(s, _)
                 | Action::ClockJump(s, _)
                 | Action::ClockRate(s, _)
-                | Action::Slow(s, _)
+                | Action::Slow(s, _, _)
                 | Action::Isolate(s)
+                | Action::Amnesia(s)
                 | Action::Suspect(s) => vec![*s],
+                Action::Links(pairs, _) => pairs.iter().flat_map(|&(a, b)| [a, b]).collect(),
+                Action::LinkLoss(a, b, _) | Action::LinkDelay(a, b, _) => {
+                    set(a).into_iter().chain(set(b)).collect()
+                }
                 Action::Partition(g) => g.iter().flatten().copied().collect(),
                 Action::CutLink(a, b) => set(a).into_iter().chain(set(b)).collect(),
                 Action::Detection(a, _) | Action::CutResource(a) => set(a).into_iter().collect(),
@@ -773,16 +1017,28 @@ impl Scenario {
         }
         match self {
             Scenario::Builtin(b) => {
+                if let Some(k) = b.exact_nodes() {
+                    return (n != k).then(|| {
+                        format!("{} is defined for exactly {k} nodes, not {n}", b.name())
+                    });
+                }
                 let (min, why) = b.min_nodes();
                 (n < min).then(|| format!("{} needs at least {min} nodes: {why}", b.name()))
             }
+            Scenario::Custom(c) if c.exact_nodes.is_some_and(|k| k != n) => Some(format!(
+                "{} is defined for exactly {} nodes, not {n}",
+                c.name,
+                c.exact_nodes.unwrap_or_default()
+            )),
             Scenario::Custom(c) => {
                 let need = c
                     .sels()
                     .map(|s| match s {
                         Selector::KthHighest(k) | Selector::KthLowest(k) => k,
                         // The leader plus k followers.
-                        Selector::KthLowestFollower(k) | Selector::KthHighestFollower(k) => k + 1,
+                        Selector::KthLowestFollower(k)
+                        | Selector::KthHighestFollower(k)
+                        | Selector::KthInitialFollower(k) => k + 1,
                         Selector::Id(id) => id.0,
                         _ => 1,
                     })
@@ -803,7 +1059,7 @@ impl Scenario {
     /// trial's fault-time stream, already past the draw of `t_ms`, for custom per-fault jitter.
     pub fn faults(&self, n: u32, r: &Resolved, t_ms: f64, rng: &mut Rng) -> Vec<Fault> {
         match self {
-            Scenario::Builtin(b) => b.faults(n, r, t_ms),
+            Scenario::Builtin(b) => b.faults(n, r, t_ms, rng),
             Scenario::Custom(c) => {
                 let set = |s: SelSet| match s {
                     SelSet::All => NodeSet::All,
@@ -841,7 +1097,26 @@ impl Scenario {
                                 node: *s,
                                 ppm: *ppm,
                             },
-                            Action::Slow(s, ms) => FaultAction::Slow { node: *s, ms: *ms },
+                            Action::Links(pairs, up) => FaultAction::Links {
+                                pairs: pairs.clone(),
+                                up: *up,
+                            },
+                            Action::LinkLoss(a, b, p) => FaultAction::LinkLoss {
+                                from: set(*a),
+                                to: set(*b),
+                                loss: *p,
+                            },
+                            Action::LinkDelay(a, b, ms) => FaultAction::LinkDelay {
+                                from: set(*a),
+                                to: set(*b),
+                                ms: *ms,
+                            },
+                            Action::Slow(s, k, ms) => FaultAction::Slow {
+                                node: *s,
+                                factor: *k,
+                                ms: *ms,
+                            },
+                            Action::Amnesia(s) => FaultAction::Amnesia(*s),
                         };
                         Fault::at_ms((t_ms + f.at_ms + jitter).max(0.0), action)
                     })
@@ -938,7 +1213,8 @@ mod tests {
     fn partitions_name_the_leader_and_its_followers() {
         let lan = crate::net::NetProfile::builtin("lan").unwrap();
         let r = Resolved::resolve(&lan, &Default::default()).unwrap();
-        let groups = |b: Builtin, n| match &b.faults(n, &r, 1000.0)[0].action {
+        let mut rng = <election_core::Rng as election_core::SeedableRng>::seed_from_u64(0);
+        let mut groups = |b: Builtin, n| match &b.faults(n, &r, 1000.0, &mut rng)[0].action {
             FaultAction::Partition(g) => g[0].clone(),
             other => panic!("{other:?}"),
         };

@@ -417,6 +417,9 @@ pub struct SimConfig {
     pub faults: Vec<Fault>,
     /// The trial never runs past this instant.
     pub horizon: Duration,
+    /// The election timeout the `outcome`'s `recovered_timeouts` counts in (see the
+    /// [observer](crate::observer) docs); 150 ms by default.
+    pub election_timeout: Duration,
     /// A trial ends early once every fault has fired and the cluster has had the same agreed
     /// leader for `settle` since both the start of that agreement and the last fault.
     pub settle: Duration,
@@ -459,6 +462,7 @@ impl SimConfig {
             net: NetConfig::default(),
             faults: Vec::new(),
             horizon: Duration::from_secs(30),
+            election_timeout: Duration::from_millis(150),
             settle: Duration::from_secs(2),
             trace: false,
             reference_ms: None,
@@ -663,17 +667,6 @@ fn validate_action(field: &str, a: &FaultAction, n: u32, services: u32) -> Resul
             }
             Ok(())
         }
-        FaultAction::Slow { node, ms } => {
-            check_selector(&format!("{field}.node"), node, n, services, false)?;
-            if !(ms.is_finite() && *ms >= 0.0 && *ms <= 1e12) {
-                return Err(ConfigError::new(
-                    format!("{field}.ms"),
-                    ms,
-                    "the extra time per input is a finite number of ms in [0, 1e12]",
-                ));
-            }
-            Ok(())
-        }
         FaultAction::SetLoss(p) => {
             if (0.0..=1.0).contains(p) {
                 Ok(())
@@ -693,6 +686,58 @@ fn validate_action(field: &str, a: &FaultAction, n: u32, services: u32) -> Resul
             check_set(&format!("{field}.nodes"), nodes, n, services)
         }
         FaultAction::Heal => Ok(()),
+        FaultAction::Links { pairs, .. } => {
+            for (k, (a, b)) in pairs.iter().enumerate() {
+                check_selector(&format!("{field}.pairs[{k}].from"), a, n, services, false)?;
+                check_selector(&format!("{field}.pairs[{k}].to"), b, n, services, false)?;
+            }
+            Ok(())
+        }
+        FaultAction::LinkLoss { from, to, loss } => {
+            check_set(&format!("{field}.from"), from, n, services)?;
+            check_set(&format!("{field}.to"), to, n, services)?;
+            if (0.0..=1.0).contains(loss) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.loss"),
+                    loss,
+                    "must be a probability in [0, 1]",
+                ))
+            }
+        }
+        FaultAction::LinkDelay { from, to, ms } => {
+            check_set(&format!("{field}.from"), from, n, services)?;
+            check_set(&format!("{field}.to"), to, n, services)?;
+            if ms.is_finite() && (0.0..=1e9).contains(ms) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(
+                    format!("{field}.ms"),
+                    ms,
+                    "an extra latency is a finite number of ms in [0, 1e9]",
+                ))
+            }
+        }
+        FaultAction::Slow { node, factor, ms } => {
+            check_selector(&format!("{field}.node"), node, n, services, false)?;
+            if !(factor.is_finite() && (1.0..=1e6).contains(factor)) {
+                return Err(ConfigError::new(
+                    format!("{field}.factor"),
+                    factor,
+                    "a slow-down factor is a finite number in [1, 1e6]",
+                ));
+            }
+            if !(ms.is_finite() && *ms >= 0.0 && *ms <= 1e12) {
+                return Err(ConfigError::new(
+                    format!("{field}.ms"),
+                    ms,
+                    "the extra time per input is a finite number of ms in [0, 1e12]",
+                ));
+            }
+            Ok(())
+        }
+        FaultAction::Amnesia(s) => check_selector(&format!("{field}.node"), s, n, services, false),
         FaultAction::ClockJump { node, ms } => {
             check_selector(&format!("{field}.node"), node, n, services, false)?;
             if !(ms.is_finite() && ms.abs() <= 1e12) {

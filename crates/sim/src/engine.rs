@@ -170,7 +170,7 @@ struct Node<P: Protocol> {
     write_gen: u64,
     /// A write fell due while the node was paused: it leaves first when the node resumes.
     write_due: Option<WriteTag>,
-    /// Extra processing time per input (the `Slow` fault), ns.
+    /// Extra processing time per input (the `Slow` fault's `ms`), ns.
     slow_ns: u64,
 }
 
@@ -192,6 +192,13 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     /// Per-link latency overrides (`from * n + to`), only allocated when there are some.
     link_latency: Vec<Option<Sampler>>,
     loss: f64,
+    /// Per-link loss probabilities (`from * n + to`) set by `LinkLoss`, allocated when first set.
+    link_loss: Vec<f64>,
+    /// Per-link extra latency in ns set by `LinkDelay`, allocated when first set.
+    link_delay: Vec<u64>,
+    /// Per-node slow-down factors (the `Slow` fault's `factor`), allocated when one is first
+    /// set above 1.
+    slow: Vec<f64>,
     links: Links,
     /// Per-link time of the latest scheduled delivery, for FIFO links (allocated lazily).
     fifo_last: Vec<Time>,
@@ -274,11 +281,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         };
         let mut observer = Observer::new(cfg.nodes, t0, cfg.trace);
         observer.set_services(cfg.services);
+        observer.set_verdict_window(cfg.election_timeout, cfg.settle);
         let mut sim = Sim {
             net_rng: stream(STREAM_NET),
             proto_rng: stream(STREAM_PROTOCOL),
             fault_rng: stream(STREAM_FAULTS),
             loss: cfg.net.loss,
+            link_loss: Vec::new(),
+            link_delay: Vec::new(),
+            slow: Vec::new(),
             links: Links::new(cfg.nodes + cfg.services),
             fifo_last: Vec::new(),
             horizon: Time::ZERO + cfg.horizon,
@@ -771,7 +782,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         // done, and those behind a `persist` only once the write is durable.
         let mut depart = now;
         if let Some(cpu) = &self.cpu {
-            depart = Time(depart.0.saturating_add(cpu.sample_ns(&mut self.node_rng)));
+            let ns = cpu.sample_ns(&mut self.node_rng);
+            let ns = match self.slow.get(id.index()) {
+                Some(&k) if k != 1.0 => (ns as f64 * k) as u64,
+                _ => ns,
+            };
+            depart = Time(depart.0.saturating_add(ns));
         }
         depart = Time(depart.0.saturating_add(self.nodes[id.index()].slow_ns));
         for action in actions.drain(..) {
@@ -881,12 +897,22 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         if self.loss > 0.0 && self.workload_rng.random_bool(self.loss) {
             return None;
         }
-        let n = self.cfg.nodes as usize;
-        let sampler = match to.and_then(|to| self.link_latency.get(from.index() * n + to.index())) {
+        // Per-node-pair loss and delay cover every endpoint; per-link latencies name members.
+        let n = self.nodes.len();
+        let link = to.map(|to| from.index() * n + to.index());
+        if let Some(&p) = link.and_then(|l| self.link_loss.get(l)) {
+            if p > 0.0 && self.workload_rng.random_bool(p) {
+                return None;
+            }
+        }
+        let m = self.cfg.nodes as usize;
+        let sampler = match to.and_then(|to| self.link_latency.get(from.index() * m + to.index())) {
             Some(Some(s)) => s,
             _ => &self.latency,
         };
-        Some(now + std::time::Duration::from_nanos(sampler.sample_ns(&mut self.workload_rng)))
+        let ns = sampler.sample_ns(&mut self.workload_rng);
+        let extra = link.and_then(|l| self.link_delay.get(l)).copied();
+        Some(now + std::time::Duration::from_nanos(self.slowed(from, ns) + extra.unwrap_or(0)))
     }
 
     /// Carry out one action of an input handled at `now` whose messages leave at `depart`.
@@ -944,6 +970,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             self.observer.on_drop(info, DropReason::Loss);
             return;
         }
+        if let Some(&p) = self.link_loss.get(from.index() * n + to.index()) {
+            if p > 0.0 && self.net_rng.random_bool(p) {
+                self.observer.on_drop(info, DropReason::Loss);
+                return;
+            }
+        }
         if self.cfg.net.duplicate > 0.0 && self.net_rng.random_bool(self.cfg.net.duplicate) {
             let at = self.delivery_time(now, from, to);
             self.push(
@@ -973,8 +1005,17 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         };
         // Saturating: a draw past the last representable instant is also past the horizon,
         // so the message simply never arrives.
-        let mut at = Time(now.0.saturating_add(sampler.sample_ns(&mut self.net_rng)));
-        if self.cfg.net.fifo && !matches!(sampler, Sampler::Constant(_)) {
+        let constant = matches!(sampler, Sampler::Constant(_));
+        let mut ns = sampler.sample_ns(&mut self.net_rng);
+        let mut varies = !constant;
+        if !self.slow.is_empty() || !self.link_delay.is_empty() {
+            ns = self.slowed(from, ns);
+            ns = ns.saturating_add(self.link_delay.get(link).copied().unwrap_or(0));
+            // A latency that changes over time can make a later message overtake an earlier one.
+            varies = true;
+        }
+        let mut at = Time(now.0.saturating_add(ns));
+        if self.cfg.net.fifo && varies {
             if self.fifo_last.is_empty() {
                 self.fifo_last = vec![Time::ZERO; n * n];
             }
@@ -984,6 +1025,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             self.fifo_last[link] = at;
         }
         at
+    }
+
+    /// A latency of `ns` drawn for a message from `from`, stretched if `from` is slow.
+    #[inline]
+    fn slowed(&self, from: NodeId, ns: u64) -> u64 {
+        match self.slow.get(from.index()) {
+            Some(&k) if k != 1.0 => (ns as f64 * k) as u64,
+            _ => ns,
+        }
     }
 
     /// Start the fault timeline at `now`, shifting every fault by the time waited for a leader.
@@ -1095,8 +1145,58 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             Applied::Heal => {
                 self.links.heal();
                 self.resource_cut.clear();
+                self.link_loss.clear();
+                self.link_delay.clear();
                 self.observer.topology_changed(&self.links);
             }
+            Applied::Links { ref pairs, up } => {
+                for &(a, b) in pairs {
+                    self.links.set(a, b, up);
+                }
+                self.observer.topology_changed(&self.links);
+            }
+            Applied::LinkLoss {
+                ref from,
+                ref to,
+                loss,
+            } => {
+                let n = self.nodes.len();
+                if self.link_loss.is_empty() {
+                    self.link_loss = vec![0.0; n * n];
+                }
+                for &a in from {
+                    for &b in to {
+                        self.link_loss[a.index() * n + b.index()] = loss;
+                    }
+                }
+            }
+            Applied::LinkDelay {
+                ref from,
+                ref to,
+                ms,
+            } => {
+                let n = self.nodes.len();
+                if self.link_delay.is_empty() {
+                    self.link_delay = vec![0; n * n];
+                }
+                for &a in from {
+                    for &b in to {
+                        self.link_delay[a.index() * n + b.index()] = crate::config::ms_to_ns(ms);
+                    }
+                }
+            }
+            Applied::Slow(id, factor, ms) => {
+                // The factor table stays unallocated while nobody is slowed by a factor, so
+                // trials without one draw and compute exactly as before.
+                if factor != 1.0 && self.slow.is_empty() {
+                    self.slow = vec![1.0; self.nodes.len()];
+                }
+                if let Some(k) = self.slow.get_mut(id.index()) {
+                    *k = factor;
+                }
+                self.nodes[id.index()].slow_ns = crate::config::ms_to_ns(ms);
+            }
+            Applied::Amnesia(id) => self.nodes[id.index()].persisted = None,
             Applied::ResourceCut(ref nodes) => {
                 if self.resource_cut.is_empty() {
                     self.resource_cut = vec![false; self.nodes.len()];
@@ -1106,10 +1206,6 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 }
             }
             Applied::SetLoss(p) => self.loss = p,
-            Applied::Slow(id, ms) => {
-                self.nodes[id.index()].slow_ns =
-                    (ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64;
-            }
             Applied::ClockJump(id, ms) => {
                 self.clocks = true;
                 self.nodes[id.index()].clock_offset += ms * 1e6;

@@ -61,6 +61,11 @@ pub enum Selector {
     /// `Recover`, only if it is crashed; elsewhere, only if it is live. Before the reference
     /// instant it finds no node.
     InitialLeader,
+    /// The k-th lowest live node other than the [`Selector::InitialLeader`] (1 = its lowest
+    /// follower then), whoever leads now: a position in a topology that several faults build
+    /// step by step, which must not move when the leader changes between them. Finds no node
+    /// before the reference instant or when there was no agreed leader then.
+    KthInitialFollower(u32),
     /// Inside a partition group only: every node not named by another group.
     Rest,
     /// The k-th service endpoint (1 = the first, id `n + 1`: the lease store), not a member
@@ -119,7 +124,60 @@ pub enum FaultAction {
     /// Cut the nodes off the shared resource of the workload (both directions); writes in
     /// flight from them are lost. `Heal` restores these links too.
     ResourceCut(NodeSet),
-    /// Restore every link (between nodes, and to the shared resource).
+    /// Set each listed one-way link `(from, to)` down (`up = false`) or back up (`up = true`),
+    /// leaving every other link as it is: the building block of partial partitions (a topology
+    /// given pair by pair), flaky links (down and up again) and the link-failure patterns of
+    /// `explore`. A pair whose selectors pick the same node is ignored (a node's link to itself
+    /// is always up).
+    Links {
+        /// The one-way links, `(sender, receiver)`.
+        pairs: Vec<(Selector, Selector)>,
+        /// Up or down.
+        up: bool,
+    },
+    /// From now on, a message on any one-way link from `from` to `to` is lost with probability
+    /// `loss`, independently of (and in addition to) the network's loss ([`FaultAction::SetLoss`]);
+    /// 0 restores the link. Drawn from the network's stream, after the network's own draw.
+    LinkLoss {
+        /// Senders.
+        from: NodeSet,
+        /// Receivers.
+        to: NodeSet,
+        /// Loss probability on those links.
+        loss: f64,
+    },
+    /// From now on, every message on a one-way link from `from` to `to` takes `ms` longer than
+    /// its drawn latency (0 restores the link): a degraded link, or, set and reset, a latency
+    /// spike. Successive `LinkDelay`s change the latency over time.
+    LinkDelay {
+        /// Senders.
+        from: NodeSet,
+        /// Receivers.
+        to: NodeSet,
+        /// Extra one-way latency, ms.
+        ms: f64,
+    },
+    /// A slow node (alive, answering late), unlike a pause: from now on each input it handles
+    /// keeps it busy `factor` times its drawn processing time plus `ms`, and each message it
+    /// sends takes `factor` times its drawn latency; inputs arriving meanwhile queue. `factor`
+    /// models a node slowed as a whole (a throttled CPU, a degraded NIC), `ms` a fixed service
+    /// time per request (an overloaded lock service, a slow disk under every request). Factor 1
+    /// and 0 ms restore it.
+    Slow {
+        /// Who.
+        node: Selector,
+        /// The multiplier, >= 1.
+        factor: f64,
+        /// Extra time per input, ms.
+        ms: f64,
+    },
+    /// A crashed node loses its stable storage (a disk replaced, a volume not re-attached): its
+    /// next `Recover` boots it with `on_start(.., None)`, as a brand-new node. For protocols that
+    /// persist (Raft's term and vote) this can break safety on purpose; the observer reports what
+    /// happens. Selects among crashed nodes.
+    Amnesia(Selector),
+    /// Restore every link (between nodes, and to the shared resource) and clear every
+    /// [`FaultAction::LinkLoss`] and [`FaultAction::LinkDelay`]; slow nodes stay slow.
     Heal,
     /// The node's clock jumps by `ms` (negative: backwards); timers already armed keep their
     /// instants (see [`NodeTime`](crate::NodeTime)).
@@ -135,15 +193,6 @@ pub enum FaultAction {
         node: Selector,
         /// Rate error, parts per million (positive: fast).
         ppm: f64,
-    },
-    /// From now on every input the node handles takes `ms` longer (on top of the node-time
-    /// model's processing time), and inputs arriving meanwhile queue: an overloaded or stalling
-    /// server, such as a lock service whose disk or leader is slow. `ms = 0` ends it.
-    Slow {
-        /// Who slows down.
-        node: Selector,
-        /// Extra time per input, ms.
-        ms: f64,
     },
     /// Change the network's loss probability from now on.
     SetLoss(f64),
@@ -202,14 +251,41 @@ pub enum Applied {
     Isolate(NodeId),
     /// Cut these nodes off the shared resource.
     ResourceCut(Vec<NodeId>),
+    /// Set these one-way links down or up.
+    Links {
+        /// `(sender, receiver)` pairs.
+        pairs: Vec<(NodeId, NodeId)>,
+        /// Up or down.
+        up: bool,
+    },
+    /// Loss probability on these one-way links.
+    LinkLoss {
+        /// Senders.
+        from: Vec<NodeId>,
+        /// Receivers.
+        to: Vec<NodeId>,
+        /// The probability.
+        loss: f64,
+    },
+    /// Extra latency on these one-way links.
+    LinkDelay {
+        /// Senders.
+        from: Vec<NodeId>,
+        /// Receivers.
+        to: Vec<NodeId>,
+        /// Extra ms.
+        ms: f64,
+    },
+    /// This node is slowed: its factor and its extra ms per input.
+    Slow(NodeId, f64, f64),
+    /// This crashed node lost its stable storage.
+    Amnesia(NodeId),
     /// Restored every link.
     Heal,
     /// This node's clock jumped by this many ms.
     ClockJump(NodeId, f64),
     /// This node's clock runs at this rate error (ppm) from now on.
     ClockRate(NodeId, f64),
-    /// This node takes this many more ms per input from now on.
-    Slow(NodeId, f64),
     /// Set the loss probability.
     SetLoss(f64),
     /// Forced this node's detector.
@@ -304,7 +380,17 @@ impl Resolver<'_> {
             Selector::InitialLeader => pick(self.initial_leader),
             Selector::KthLowestFollower(k) if !among_crashed => follower(k, false),
             Selector::KthHighestFollower(k) if !among_crashed => follower(k, true),
-            Selector::KthLowestFollower(_) | Selector::KthHighestFollower(_) => None,
+            Selector::KthInitialFollower(k) if !among_crashed => {
+                let leader = self.initial_leader?;
+                let k = (k as usize).checked_sub(1)?;
+                (0..n)
+                    .filter(|&i| eligible(i) && i != leader.index())
+                    .nth(k)
+                    .map(NodeId::from_index)
+            }
+            Selector::KthLowestFollower(_)
+            | Selector::KthHighestFollower(_)
+            | Selector::KthInitialFollower(_) => None,
             Selector::Rest => None,
             Selector::Service(k) => {
                 let k = (k as usize).checked_sub(1)?;
@@ -402,12 +488,43 @@ impl Resolver<'_> {
                 Some(nodes) => Applied::ResourceCut(nodes),
                 None => skipped("cut_resource", &nodes),
             },
-            FaultAction::Heal => Applied::Heal,
-            FaultAction::SetLoss(p) => Applied::SetLoss(p),
-            FaultAction::Slow { node, ms } => match self.node(node, false) {
-                Some(id) => Applied::Slow(id, ms),
+            FaultAction::Links { ref pairs, up } => {
+                let mut resolved = Vec::with_capacity(pairs.len());
+                for &(a, b) in pairs {
+                    match (self.node(a, false), self.node(b, false)) {
+                        (Some(x), Some(y)) => {
+                            if x != y {
+                                resolved.push((x, y));
+                            }
+                        }
+                        _ => return skipped("links", &(a, b)),
+                    }
+                }
+                Applied::Links {
+                    pairs: resolved,
+                    up,
+                }
+            }
+            FaultAction::LinkLoss { from, to, loss } => match (self.set(from), self.set(to)) {
+                (Some(from), Some(to)) => Applied::LinkLoss { from, to, loss },
+                (None, _) => skipped("link_loss from", &from),
+                (_, None) => skipped("link_loss to", &to),
+            },
+            FaultAction::LinkDelay { from, to, ms } => match (self.set(from), self.set(to)) {
+                (Some(from), Some(to)) => Applied::LinkDelay { from, to, ms },
+                (None, _) => skipped("link_delay from", &from),
+                (_, None) => skipped("link_delay to", &to),
+            },
+            FaultAction::Slow { node, factor, ms } => match self.node(node, false) {
+                Some(id) => Applied::Slow(id, factor, ms),
                 None => skipped("slow", &node),
             },
+            FaultAction::Amnesia(sel) => match self.node(sel, true) {
+                Some(id) => Applied::Amnesia(id),
+                None => Applied::Skipped(format!("amnesia: no crashed node matched {sel:?}")),
+            },
+            FaultAction::Heal => Applied::Heal,
+            FaultAction::SetLoss(p) => Applied::SetLoss(p),
             FaultAction::ClockJump { node, ms } => match self.node(node, false) {
                 Some(id) => Applied::ClockJump(id, ms),
                 None => skipped("clock_jump", &node),

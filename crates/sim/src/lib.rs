@@ -65,5 +65,6 @@ pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConf
 pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
 pub use observer::{
-    DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, TraceEvent, TraceKind, TraceSink,
+    DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, Outcome, TraceEvent, TraceKind,
+    TraceSink,
 };

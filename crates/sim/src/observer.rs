@@ -73,6 +73,31 @@
 //!   ([`SimConfig::budget`](crate::SimConfig::budget)) before its horizon or settle window
 //!   ended. Such a trial is cut short, so it never counts as `converged` (and has no `leader`
 //!   or `elect_ms`); every other metric covers the trial up to the instant it was stopped.
+//! * **Connected majority**: the largest component has more than `n/2` nodes. This is the
+//!   weakest reading of "a majority can talk": its members are connected through each other, not
+//!   necessarily pairwise (a star around one hub counts), so a protocol that relays or picks a
+//!   quorum-connected leader could elect one there. The outcomes below use it so that a cluster
+//!   with no leader while such a majority exists counts as a liveness failure, as the partial
+//!   partition studies (and OmniPaxos' `quorum-loss`, `constrained-election`, `chained`) do.
+//! * **Settled**: at the end of the trial there is an agreed leader that has been agreed for at
+//!   least the settle window ([`SimConfig::settle`](crate::SimConfig::settle), given to the
+//!   observer by [`Observer::set_verdict_window`]), and the trial was not cut short by its budget.
+//! * `outcome`, the trial's verdict on liveness, the first of these that holds:
+//!   1. `minority-only`: at the end there is no connected majority: no leader is a correct
+//!      answer for a majority protocol, whatever happened.
+//!   2. `stable`: settled, the agreed leader at the end is the one agreed at `t0`, and no node
+//!      entered the leader role after `t0` (`leader_changes = 0`): leadership never moved, even
+//!      if agreement lapsed for a moment (a follower rejoining at a heal names no leader until
+//!      it hears one).
+//!   3. `recovered-after`: settled otherwise: leadership moved and settled again (in a cold
+//!      start, the first election); `recovered_timeouts` says after how many election timeouts (the
+//!      failure-detection window's lower bound, `detect_timeout_ms`): the time from the last
+//!      fault that fired at or before the final agreement began (or `t0`) to that beginning,
+//!      divided by the timeout, rounded up.
+//!   4. `livelock`: not settled, and nodes entered the leader role at least twice since the
+//!      last fault fired: leadership kept changing without settling (leader ping-pong, endless
+//!      disruptive elections).
+//!   5. `no-leader`: not settled otherwise: a connected majority without a settled leader.
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
 //!   instant `elect_ms` ends (to the end of the trial if not converged).
 
@@ -200,6 +225,53 @@ pub struct TraceEvent {
     pub what: TraceKind,
 }
 
+/// A trial's verdict on liveness (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Outcome {
+    /// One agreed leader from `t0` to the end.
+    Stable,
+    /// Settled again after losing the agreed leader.
+    RecoveredAfter,
+    /// No settled leader while a connected majority existed at the end.
+    NoLeader,
+    /// Leadership kept changing after the last fault without settling.
+    Livelock,
+    /// No connected majority at the end.
+    MinorityOnly,
+}
+
+impl Outcome {
+    /// Every outcome, in the order the results list them.
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Stable,
+        Outcome::RecoveredAfter,
+        Outcome::NoLeader,
+        Outcome::Livelock,
+        Outcome::MinorityOnly,
+    ];
+
+    /// The name in CSV, report and CLI.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Stable => "stable",
+            Outcome::RecoveredAfter => "recovered-after",
+            Outcome::NoLeader => "no-leader",
+            Outcome::Livelock => "livelock",
+            Outcome::MinorityOnly => "minority-only",
+        }
+    }
+
+    /// The outcome named `s`.
+    pub fn from_name(s: &str) -> Option<Outcome> {
+        Outcome::ALL.into_iter().find(|o| o.name() == s)
+    }
+
+    /// A liveness failure: no settled leader although a connected majority existed.
+    pub fn is_failure(self) -> bool {
+        matches!(self, Outcome::NoLeader | Outcome::Livelock)
+    }
+}
+
 /// Message counters by category.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MsgCounts {
@@ -304,6 +376,10 @@ pub struct Metrics {
     pub end_ms: f64,
     /// The trial was stopped because it used up its work budget (see the module docs).
     pub budget_exceeded: bool,
+    /// The verdict on liveness (see the module docs).
+    pub outcome: Outcome,
+    /// With `outcome = recovered-after`: after how many election timeouts.
+    pub recovered_timeouts: Option<u32>,
 }
 
 /// What the workload's writes did after `t0`. See the module docs for each definition.
@@ -448,6 +524,15 @@ pub struct Observer {
     stale_taken: Coverage,
     msgs_workload: u64,
     budget_exceeded: bool,
+    /// The election timeout and the settle window, for the outcome.
+    verdict_timeout_ns: u64,
+    verdict_settle_ns: u64,
+    /// When the latest fault that applied fired, and when the latest one before the current
+    /// agreement began did.
+    last_fault_at: Time,
+    agreement_fault_at: Time,
+    /// Entries into the leader role at or after `t0` since the latest fault.
+    entries_since_fault: u32,
     trace: Option<Vec<TraceEvent>>,
     sink: Option<TraceSink>,
 }
@@ -499,6 +584,11 @@ impl Observer {
             stale_taken: Coverage::default(),
             msgs_workload: 0,
             budget_exceeded: false,
+            verdict_timeout_ns: 150_000_000,
+            verdict_settle_ns: 2_000_000_000,
+            last_fault_at: Time::ZERO,
+            agreement_fault_at: Time::ZERO,
+            entries_since_fault: 0,
             sink: None,
             trace: trace.then(Vec::new),
         }
@@ -531,6 +621,17 @@ impl Observer {
             }
         }
         self.now = t;
+    }
+
+    /// The election timeout and the settle window the outcome is judged with (defaults: 150 ms
+    /// and 2 s); drivers pass the trial's.
+    pub fn set_verdict_window(
+        &mut self,
+        timeout: std::time::Duration,
+        settle: std::time::Duration,
+    ) {
+        self.verdict_timeout_ns = (timeout.as_nanos() as u64).max(1);
+        self.verdict_settle_ns = settle.as_nanos() as u64;
     }
 
     /// Set the reference instant to `t0`, which must not be earlier than the current time
@@ -690,6 +791,7 @@ impl Observer {
                 *acting += 1;
                 if after {
                     self.leader_changes += 1;
+                    self.entries_since_fault += 1;
                 }
             }
             (true, false) => *acting -= 1,
@@ -859,6 +961,7 @@ impl Observer {
             }
             self.agreed = now_agreed;
             self.agreed_since = self.now;
+            self.agreement_fault_at = self.last_fault_at;
             if now_agreed.is_some() {
                 self.counts_at_agree = self.counts;
             }
@@ -884,6 +987,9 @@ impl Observer {
     pub fn on_fault(&mut self, applied: Applied) {
         if matches!(applied, Applied::Skipped(_)) {
             self.faults_skipped += 1;
+        } else if !matches!(applied, Applied::Resume(_)) {
+            self.last_fault_at = self.now;
+            self.entries_since_fault = 0;
         }
         match applied {
             Applied::Pause(id, _) => self.set_paused(id, true),
@@ -1003,6 +1109,32 @@ impl Observer {
         self.now
     }
 
+    /// The verdict at `end` (see the module docs).
+    fn outcome(&self, end: Time, converged: bool) -> (Outcome, Option<u32>) {
+        if self.largest_members.len() * 2 <= self.n {
+            return (Outcome::MinorityOnly, None);
+        }
+        let settled =
+            converged && end.0.saturating_sub(self.agreed_since.0) >= self.verdict_settle_ns;
+        if settled {
+            if self.leader_changes == 0 && self.agreed == self.leader_at_t0 {
+                return (Outcome::Stable, None);
+            }
+            let from = self.agreement_fault_at.max(self.t0);
+            let took = self.agreed_since.0.saturating_sub(from.0);
+            let timeouts = took.div_ceil(self.verdict_timeout_ns);
+            return (
+                Outcome::RecoveredAfter,
+                Some(u32::try_from(timeouts).unwrap_or(u32::MAX)),
+            );
+        }
+        if self.entries_since_fault >= 2 {
+            (Outcome::Livelock, None)
+        } else {
+            (Outcome::NoLeader, None)
+        }
+    }
+
     /// Close the trial at `end` and compute its metrics and trace.
     pub fn finish(mut self, end: Time) -> (Metrics, Vec<TraceEvent>) {
         if self.t0 > end {
@@ -1025,7 +1157,10 @@ impl Observer {
         } else {
             self.counts
         };
+        let (outcome, recovered_timeouts) = self.outcome(end, converged);
         let metrics = Metrics {
+            outcome,
+            recovered_timeouts,
             converged,
             leader: if converged { self.agreed } else { None },
             detect_ms: self.detect.map(|t| ms(t.0 - self.t0.0)),
@@ -1061,5 +1196,146 @@ impl Observer {
             budget_exceeded: self.budget_exceeded,
         };
         (metrics, self.trace.unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each outcome detected on a constructed trial: three nodes, node 3 leads from 10 ms, the
+    //! reference instant (a fault) at 100 ms, a 150 ms election timeout and a 2 s settle window.
+    use super::*;
+    use std::time::Duration;
+
+    const MS: u64 = 1_000_000;
+
+    fn st(role: Role, leader: Option<u32>) -> Option<Status> {
+        Some(Status {
+            role,
+            leader: leader.map(NodeId),
+            epoch: None,
+        })
+    }
+
+    struct Trial {
+        o: Observer,
+        links: Links,
+    }
+
+    impl Trial {
+        /// Node 3 agreed from 10 ms; at 100 ms the fault `fault` fires (the reference).
+        fn new(fault: Applied) -> Trial {
+            let mut o = Observer::new(3, Time(100 * MS), false);
+            o.set_verdict_window(Duration::from_millis(150), Duration::from_secs(2));
+            let links = Links::new(3);
+            o.advance(Time::ZERO);
+            for i in 1..=3 {
+                o.on_status(NodeId(i), st(Role::Follower, None));
+            }
+            o.topology_changed(&links);
+            let mut t = Trial { o, links };
+            t.at(10, 3, Role::Leader, Some(3));
+            t.at(10, 1, Role::Follower, Some(3));
+            t.at(10, 2, Role::Follower, Some(3));
+            t.o.advance(Time(100 * MS));
+            let crash = matches!(fault, Applied::Crash(_));
+            t.o.on_fault(fault);
+            if crash {
+                t.o.on_status(NodeId(3), None);
+                t.o.topology_changed(&t.links);
+            }
+            t
+        }
+        fn at(&mut self, ms: u64, node: u32, role: Role, leader: Option<u32>) {
+            self.o.advance(Time(ms * MS));
+            self.o.on_status(NodeId(node), st(role, leader));
+        }
+        fn finish(self, ms: u64) -> Metrics {
+            self.o.finish(Time(ms * MS)).0
+        }
+    }
+
+    #[test]
+    fn stable_one_agreed_leader_to_the_end() {
+        let m = Trial::new(Applied::Heal).finish(3000);
+        assert_eq!((m.outcome, m.recovered_timeouts), (Outcome::Stable, None));
+    }
+
+    #[test]
+    fn recovered_after_counts_election_timeouts_from_the_fault() {
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        t.at(250, 2, Role::Candidate, None);
+        t.at(420, 2, Role::Leader, Some(2));
+        t.at(421, 1, Role::Follower, Some(2));
+        let m = t.finish(3000);
+        // Agreed again at 421 ms, 321 ms after the crash: within the third timeout.
+        assert_eq!(m.outcome, Outcome::RecoveredAfter);
+        assert_eq!(m.recovered_timeouts, Some(3));
+        assert_eq!(m.failover_ms, Some(321.0));
+    }
+
+    #[test]
+    fn no_leader_while_a_connected_majority_exists() {
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        t.at(250, 1, Role::Candidate, None);
+        t.at(260, 2, Role::Candidate, None);
+        let m = t.finish(5000);
+        assert_eq!((m.outcome, m.recovered_timeouts), (Outcome::NoLeader, None));
+    }
+
+    #[test]
+    fn livelock_leadership_keeps_changing() {
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        for k in 0..6 {
+            let (a, b) = if k % 2 == 0 { (1, 2) } else { (2, 1) };
+            let at = 300 + 400 * k;
+            t.at(at, a, Role::Leader, Some(a));
+            t.at(at + 1, b, Role::Follower, Some(a));
+            t.at(at + 200, a, Role::Candidate, None);
+        }
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::Livelock);
+    }
+
+    #[test]
+    fn an_agreement_shorter_than_the_settle_window_is_not_settled() {
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        t.at(300, 1, Role::Leader, Some(1));
+        t.at(301, 2, Role::Follower, Some(1));
+        t.at(500, 1, Role::Candidate, None);
+        t.at(4500, 2, Role::Leader, Some(2));
+        t.at(4501, 1, Role::Follower, Some(2));
+        let m = t.finish(5000);
+        assert!(m.converged);
+        assert_eq!(m.outcome, Outcome::Livelock);
+    }
+
+    #[test]
+    fn minority_only_when_no_connected_majority_is_left() {
+        let mut t = Trial::new(Applied::Heal);
+        for a in 1..=3 {
+            for b in 1..=3 {
+                t.links.set(NodeId(a), NodeId(b), false);
+            }
+        }
+        t.o.topology_changed(&t.links);
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::MinorityOnly);
+        // A star is connected: the hub joins the others, so a majority exists.
+        let mut t = Trial::new(Applied::Heal);
+        for (a, b) in [(1, 3), (3, 1)] {
+            t.links.set(NodeId(a), NodeId(b), false);
+        }
+        t.o.topology_changed(&t.links);
+        t.at(200, 1, Role::Candidate, None);
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::NoLeader);
+    }
+
+    #[test]
+    fn outcome_names_round_trip() {
+        for o in Outcome::ALL {
+            assert_eq!(Outcome::from_name(o.name()), Some(o));
+        }
+        assert_eq!(Outcome::from_name("ok"), None);
     }
 }

@@ -145,7 +145,33 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                     "clock_rate",
                     vec![("node", json!(n.0)), ("ppm", json!(ppm))],
                 ),
-                Applied::Slow(n, ms) => ("slow", vec![("node", json!(n.0)), ("ms", json!(ms))]),
+                Applied::Slow(n, k, ms) => (
+                    "slow",
+                    vec![
+                        ("node", json!(n.0)),
+                        ("factor", json!(k)),
+                        ("ms", json!(ms)),
+                    ],
+                ),
+                Applied::Links { pairs, up } => (
+                    "links",
+                    vec![
+                        ("up", json!(up)),
+                        (
+                            "pairs",
+                            json!(pairs.iter().map(|(a, b)| [a.0, b.0]).collect::<Vec<_>>()),
+                        ),
+                    ],
+                ),
+                Applied::LinkLoss { from, to, loss } => (
+                    "link_loss",
+                    vec![("from", ids(from)), ("to", ids(to)), ("loss", json!(loss))],
+                ),
+                Applied::LinkDelay { from, to, ms } => (
+                    "link_delay",
+                    vec![("from", ids(from)), ("to", ids(to)), ("ms", json!(ms))],
+                ),
+                Applied::Amnesia(n) => ("amnesia", vec![("node", json!(n.0))]),
                 Applied::ResourceCut(nodes) => ("cut_resource", vec![("nodes", ids(nodes))]),
             };
             put("fault", json!(fault));

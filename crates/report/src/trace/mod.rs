@@ -252,11 +252,16 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             | Applied::Recover(n)
             | Applied::ClockJump(n, _)
             | Applied::ClockRate(n, _)
-            | Applied::Slow(n, _)
+            | Applied::Slow(n, _, _)
             | Applied::Pause(n, _)
             | Applied::Resume(n)
             | Applied::Isolate(n)
+            | Applied::Amnesia(n)
             | Applied::Suspect(n) => vec![n.0],
+            Applied::Links { pairs, .. } => pairs.iter().flat_map(|(a, b)| [a.0, b.0]).collect(),
+            Applied::LinkLoss { from, to, .. } | Applied::LinkDelay { from, to, .. } => {
+                from.iter().chain(to).map(|n| n.0).collect()
+            }
             Applied::Partition(g) => g.iter().flatten().map(|n| n.0).collect(),
             Applied::CutLink { from, to } => from.iter().chain(to).map(|n| n.0).collect(),
             Applied::Detection { nodes, .. } | Applied::ResourceCut(nodes) => {
@@ -949,7 +954,6 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
         Applied::ResourceCut(nodes) => note(format!("CUT from the resource: {}", set(nodes))),
         Applied::ClockJump(n, ms) => note(format!("CLOCK of node {} jumps {ms:+} ms", n.0)),
         Applied::ClockRate(n, ppm) => note(format!("CLOCK of node {} runs at {ppm:+} ppm", n.0)),
-        Applied::Slow(n, ms) => note(format!("SLOW: node {} takes {ms} ms more per input", n.0)),
         Applied::CutLink { from, to } => Note {
             link_fault: true,
             ..note(format!("CUT links {} → {}", set(from), set(to)))
@@ -959,6 +963,37 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
             ..note("HEAL: every link up".to_string())
         },
         Applied::SetLoss(p) => note(format!("LOSS = {p}")),
+        Applied::Links { pairs, up } => {
+            let list = pairs
+                .iter()
+                .map(|(a, b)| format!("{}→{}", a.0, b.0))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if *up {
+                note(format!("LINKS UP {list}"))
+            } else {
+                Note {
+                    link_fault: true,
+                    ..note(format!("LINKS DOWN {list}"))
+                }
+            }
+        }
+        Applied::LinkLoss { from, to, loss } => {
+            note(format!("LOSS {loss} on links {} → {}", set(from), set(to)))
+        }
+        Applied::LinkDelay { from, to, ms } => note(format!(
+            "DELAY +{ms} ms on links {} → {}",
+            set(from),
+            set(to)
+        )),
+        Applied::Slow(n, k, ms) => note(if *ms > 0.0 && *k != 1.0 {
+            format!("SLOW node {} ×{k} and {ms} ms more per input", n.0)
+        } else if *ms > 0.0 {
+            format!("SLOW: node {} takes {ms} ms more per input", n.0)
+        } else {
+            format!("SLOW node {} ×{k}", n.0)
+        }),
+        Applied::Amnesia(n) => note(format!("AMNESIA: node {} loses its stable storage", n.0)),
         Applied::Detection { nodes, enabled } => note(format!(
             "failure detection {} on {}",
             if *enabled { "ON" } else { "OFF" },

@@ -50,7 +50,23 @@ pub(super) fn fault(a: &Applied) -> String {
         Applied::Skipped(why) => format!("skipped: {why}"),
         Applied::ClockJump(n, ms) => format!("clock_jump node {} by {ms} ms", n.0),
         Applied::ClockRate(n, ppm) => format!("clock_rate node {} at {ppm} ppm", n.0),
-        Applied::Slow(n, ms) => format!("slow node {} by {ms} ms per input", n.0),
+        Applied::Slow(n, k, ms) => format!("slow node {} by x{k} and {ms} ms per input", n.0),
+        Applied::Links { pairs, up } => format!(
+            "links {} [{}]",
+            if *up { "up" } else { "down" },
+            pairs
+                .iter()
+                .map(|(a, b)| format!("{}->{}", a.0, b.0))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        Applied::LinkLoss { from, to, loss } => {
+            format!("link_loss [{}] -> [{}] at {loss}", ids(from), ids(to))
+        }
+        Applied::LinkDelay { from, to, ms } => {
+            format!("link_delay [{}] -> [{}] +{ms} ms", ids(from), ids(to))
+        }
+        Applied::Amnesia(n) => format!("amnesia node {}", n.0),
         Applied::ResourceCut(nodes) => format!("cut_resource [{}]", ids(nodes)),
     }
 }

@@ -149,8 +149,8 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((c - h).max(0.0), (c + h).min(1.0))
 }
 
-pub const TRIAL_HEADER: &str = "mode,protocol,nodes,scenario,net,seed,converged,leader,detect_ms,elect_ms,unavailable_ms,msgs_election,msgs_total,bytes_total,split_brain,split_brain_ms,minority_leader_ms,max_leaders,same_epoch_leaders,leader_changes,elections_started,msgs_election_req,msgs_reply,msgs_leader,msgs_heartbeat,faults_skipped,budget_exceeded,end_ms,failover_ms,paused_leader_ms,writes_ok,writes_stale,writes_fenced,stale_window_ms,write_unavailable_ms,msgs_workload";
-pub const SUMMARY_HEADER: &str = "protocol,nodes,scenario,net,trials,measured,converged_rate,elect_ms_mean,elect_ms_p5,elect_ms_p50,elect_ms_p95,elect_ms_p99,elect_ms_max,msgs_election_mean,msgs_election_p50,msgs_election_p95,msgs_election_p99,msgs_election_max,split_brain_rate,split_brain_ci_lo,split_brain_ci_hi,split_brain_ms_mean,minority_leader_ms_mean,unavailable_ms_mean,leader_changes_mean,detect_ms_p50,same_epoch_leaders_max,faults_skipped_trials,budget_exceeded,skipped,failover_ms_p50,failover_ms_p95,failover_ms_p99,paused_leader_ms_mean,writes_ok_mean,writes_stale_mean,writes_stale_max,stale_rate,writes_fenced_mean,stale_window_ms_mean,write_unavailable_ms_mean";
+pub const TRIAL_HEADER: &str = "mode,protocol,nodes,scenario,net,seed,converged,leader,detect_ms,elect_ms,unavailable_ms,msgs_election,msgs_total,bytes_total,split_brain,split_brain_ms,minority_leader_ms,max_leaders,same_epoch_leaders,leader_changes,elections_started,msgs_election_req,msgs_reply,msgs_leader,msgs_heartbeat,faults_skipped,budget_exceeded,end_ms,failover_ms,paused_leader_ms,writes_ok,writes_stale,writes_fenced,stale_window_ms,write_unavailable_ms,msgs_workload,outcome,recovered_timeouts";
+pub const SUMMARY_HEADER: &str = "protocol,nodes,scenario,net,trials,measured,converged_rate,elect_ms_mean,elect_ms_p5,elect_ms_p50,elect_ms_p95,elect_ms_p99,elect_ms_max,msgs_election_mean,msgs_election_p50,msgs_election_p95,msgs_election_p99,msgs_election_max,split_brain_rate,split_brain_ci_lo,split_brain_ci_hi,split_brain_ms_mean,minority_leader_ms_mean,unavailable_ms_mean,leader_changes_mean,detect_ms_p50,same_epoch_leaders_max,faults_skipped_trials,budget_exceeded,skipped,failover_ms_p50,failover_ms_p95,failover_ms_p99,paused_leader_ms_mean,writes_ok_mean,writes_stale_mean,writes_stale_max,stale_rate,writes_fenced_mean,stale_window_ms_mean,write_unavailable_ms_mean,outcome_stable,outcome_recovered_after,outcome_no_leader,outcome_livelock,outcome_minority_only,recovered_timeouts_max";
 
 /// Writes `trials` as a results directory (with one extra skipped cell) and returns it.
 pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
@@ -161,7 +161,7 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
         let leader = if t.converged { t.nodes - 1 } else { 0 };
         let _ = writeln!(
             tcsv,
-            "sim,{},{},{},lan,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,false,{},,0,,,,,,0",
+            "sim,{},{},{},lan,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,false,{},,0,,,,,,0,{},{}",
             t.protocol,
             t.nodes,
             t.scenario,
@@ -193,7 +193,13 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
             t.msgs_election - t.msgs_election / 2 - 1,
             1,
             12,
-            num(4000.0 + t.elect_ms)
+            num(4000.0 + t.elect_ms),
+            if t.converged {
+                "recovered-after"
+            } else {
+                "no-leader"
+            },
+            if t.converged { "2" } else { "" }
         );
     }
     std::fs::write(dir.join("trials.csv"), tcsv).unwrap();
@@ -239,7 +245,7 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
         d.sort_by(f64::total_cmp);
         let _ = writeln!(
             scsv,
-            "{p},{n},{sc},lan,{k},{k},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,0,,,,,,,,,,,,",
+            "{p},{n},{sc},lan,{k},{k},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,0,,,,,,,,,,,,,0,{},{},0,0,{}",
             num(ts.iter().filter(|t| t.converged).count() as f64 / k as f64),
             stat(&e, &mean),
             stat(&e, &|v| pctl(v, 0.05)),
@@ -261,12 +267,15 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
             num(ts.iter().map(|t| t.leader_changes as f64).sum::<f64>() / k as f64),
             stat(&d, &|v| pctl(v, 0.5)),
             ts.iter().map(|t| t.same_epoch).max().unwrap_or(0),
+            ts.iter().filter(|t| t.converged).count(),
+            ts.iter().filter(|t| !t.converged).count(),
+            if ts.iter().any(|t| t.converged) { "2" } else { "" },
         );
     }
     // A skipped cell, as the runner writes them.
     let _ = writeln!(
         scsv,
-        "ring,2,partition-leader-minority,lan,0,0,{}0,0,partition needs at least 3 nodes,,,,,,,,,,,",
+        "ring,2,partition-leader-minority,lan,0,0,{}0,0,partition needs at least 3 nodes,,,,,,,,,,,,,,,,,",
         ",".repeat(21)
     );
     std::fs::write(dir.join("summary.csv"), scsv).unwrap();

@@ -1,0 +1,441 @@
+//! Liveness: the `outcome` of every trial (defined once in the simulator's observer), counted per
+//! cell in a sweep's report, and the report of `election-bench explore` with its failing
+//! link-failure patterns drawn as small graphs.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::charts::{write_chart, Chart, DrawResult, FONT};
+use crate::data::{Results, Stat, SummaryRow};
+use crate::error::ReportError;
+use election_runner::explore::Pattern;
+
+const OUTCOMES: [(Stat, &str); 5] = [
+    (Stat::OutcomeStable, "stable"),
+    (Stat::OutcomeRecoveredAfter, "recovered-after"),
+    (Stat::OutcomeNoLeader, "no-leader"),
+    (Stat::OutcomeLivelock, "livelock"),
+    (Stat::OutcomeMinorityOnly, "minority-only"),
+];
+
+fn count(r: &SummaryRow, s: Stat) -> u64 {
+    r.get(s).unwrap_or(0.0) as u64
+}
+
+/// The headline finding of the liveness section, for the findings list: which cells had a
+/// liveness failure (`None` when none did).
+pub(crate) fn headline(results: &Results) -> Option<String> {
+    let failing: Vec<&SummaryRow> = results
+        .summary
+        .iter()
+        .filter(|r| {
+            r.ran() && count(r, Stat::OutcomeNoLeader) + count(r, Stat::OutcomeLivelock) > 0
+        })
+        .collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let (nl, ll): (u64, u64) = failing.iter().fold((0, 0), |(a, b), r| {
+        (
+            a + count(r, Stat::OutcomeNoLeader),
+            b + count(r, Stat::OutcomeLivelock),
+        )
+    });
+    let mut protocols: Vec<&str> = Vec::new();
+    for r in &failing {
+        if !protocols.contains(&r.key.protocol.as_str()) {
+            protocols.push(&r.key.protocol);
+        }
+    }
+    Some(format!(
+        "**Liveness failures in {} cells** ({}): {nl} trials ended with a connected majority and no settled leader (`no-leader`) and {ll} with leadership still changing (`livelock`); each cell, its first failing seed and its replay command are in [the appendix](APPENDIX.md#f-liveness).",
+        failing.len(),
+        protocols.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// The sweep report's liveness section: headline findings for every cell that had a liveness
+/// failure (with a seed, a replay command and a trace command), then outcome counts per cell.
+pub(crate) fn section(results: &Results) -> String {
+    let mut s = String::new();
+    let rows: Vec<&SummaryRow> = results.summary.iter().filter(|r| r.ran()).collect();
+    let failing: Vec<&&SummaryRow> = rows
+        .iter()
+        .filter(|r| count(r, Stat::OutcomeNoLeader) + count(r, Stat::OutcomeLivelock) > 0)
+        .collect();
+    if failing.is_empty() {
+        s.push_str("No measured trial ended without a settled leader while a connected majority existed (`outcome` `no-leader` or `livelock`).\n\n");
+    } else {
+        let _ = writeln!(
+            s,
+            "**{} of {} cells had a liveness failure**: some trial ended with a connected majority and no settled leader (`no-leader`) or with leadership still changing (`livelock`). Each with its first such seed; the sweep's first `livelock` and first `no-leader` trial are drawn in [the report's traces](REPORT.md#5-message-sequence-traces):\n",
+            failing.len(),
+            rows.len()
+        );
+        for r in &failing {
+            let k = &r.key;
+            let seed = results
+                .trials_of(k)
+                .into_iter()
+                .find(|t| t.outcome == "no-leader" || t.outcome == "livelock");
+            let (seed_txt, cmd) = match seed {
+                Some(t) => (format!("seed {} ({})", t.seed, t.outcome), {
+                    // The sweep's fixed and varied parameters, as a replay needs them.
+                    let sets = crate::findings::replay_sets(results, r, None);
+                    let net = election_runner::net::profile_of(&k.net);
+                    format!(
+                            " — `election-bench run -p {} -n {} -s {} --net {net} --seed {}{sets}`, trace: `election-bench trace -p {} -n {} -s {} --net {net} --seed {}{sets} --out {}-{}-{}.svg`",
+                            k.protocol, k.nodes, k.scenario, t.seed, k.protocol, k.nodes, k.scenario, t.seed,
+                            k.scenario, k.protocol.replace('+', "_"), t.seed
+                        )
+                }),
+                None => (String::new(), String::new()),
+            };
+            let _ = writeln!(
+                s,
+                "- **{}**, n = {}, `{}`: {} no-leader and {} livelock of {} trials; {seed_txt}{cmd}",
+                k.protocol,
+                k.nodes,
+                k.scenario,
+                count(r, Stat::OutcomeNoLeader),
+                count(r, Stat::OutcomeLivelock),
+                r.measured()
+            );
+        }
+        s.push('\n');
+    }
+    s.push_str("| protocol | n | scenario | net | measured | stable | recovered-after | no-leader | livelock | minority-only | most timeouts to recover |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for r in &rows {
+        let k = &r.key;
+        let _ = write!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            k.protocol,
+            k.nodes,
+            k.scenario,
+            k.net,
+            r.measured()
+        );
+        for (stat, _) in OUTCOMES {
+            let v = count(r, stat);
+            let failure = matches!(stat, Stat::OutcomeNoLeader | Stat::OutcomeLivelock);
+            if failure && v > 0 {
+                let _ = write!(s, " **{v}** |");
+            } else {
+                let _ = write!(s, " {v} |");
+            }
+        }
+        let _ = writeln!(s, " {} |", r.raw(Stat::RecoveredTimeoutsMax));
+    }
+    s.push('\n');
+    s
+}
+
+/// One failing pattern to draw.
+#[derive(Clone, Debug)]
+struct Drawn {
+    protocol: String,
+    pattern: Pattern,
+    verdict: String,
+    seed: String,
+}
+
+/// Small graphs of link-failure patterns: one panel each, nodes on a circle (the leader, position
+/// `n`, filled), a grey line for a link up both ways, a red arrow for a link up one way only (the
+/// direction that still works), nothing for a link cut both ways.
+struct Graphs {
+    items: Vec<Drawn>,
+}
+
+const PANEL: (u32, u32) = (230, 250);
+const COLS: usize = 4;
+
+impl Chart for Graphs {
+    fn size(&self) -> (u32, u32) {
+        let rows = self.items.len().div_ceil(COLS).max(1) as u32;
+        (PANEL.0 * COLS as u32, PANEL.1 * rows)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        for (i, d) in self.items.iter().enumerate() {
+            let x0 = (i % COLS) as i32 * PANEL.0 as i32;
+            let y0 = (i / COLS) as i32 * PANEL.1 as i32;
+            draw_pattern(root, (x0, y0), d)?;
+        }
+        Ok(())
+    }
+}
+
+#[allow(clippy::needless_range_loop)] // positions index the link matrix and the layout alike
+fn draw_pattern<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (x0, y0): (i32, i32),
+    d: &Drawn,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let p = &d.pattern;
+    let n = p.n as usize;
+    let title = TextStyle::from((FONT, 13).into_font().style(FontStyle::Bold)).color(&BLACK);
+    let small = TextStyle::from((FONT, 11).into_font()).color(&BLACK);
+    root.draw(&Text::new(
+        format!("{} · {}", d.protocol, d.verdict),
+        (x0 + 8, y0 + 6),
+        title,
+    ))?;
+    root.draw(&Text::new(
+        format!("{} · seed {}", p.name(), d.seed),
+        (x0 + 8, y0 + 24),
+        small.clone(),
+    ))?;
+    let (cx, cy, rad) = (x0 as f64 + 115.0, y0 as f64 + 140.0, 75.0);
+    // Position k at angle: the leader (n) on top, the others clockwise in order.
+    let at = |k: usize| {
+        let a =
+            -std::f64::consts::FRAC_PI_2 + 2.0 * std::f64::consts::PI * (k % n) as f64 / n as f64;
+        ((cx + rad * a.cos()) as i32, (cy + rad * a.sin()) as i32)
+    };
+    let mut up = vec![vec![true; n]; n];
+    for (a, b) in p.cut_links() {
+        up[a as usize - 1][b as usize - 1] = false;
+    }
+    let red = RGBColor(200, 40, 40);
+    for a in 0..n {
+        for b in a + 1..n {
+            let (ab, ba) = (up[a][b], up[b][a]);
+            let (pa, pb) = (at(a + 1), at(b + 1));
+            if ab && ba {
+                root.draw(&PathElement::new(
+                    vec![pa, pb],
+                    RGBColor(120, 120, 120).stroke_width(2),
+                ))?;
+            } else if ab || ba {
+                let (from, to) = if ab { (pa, pb) } else { (pb, pa) };
+                arrow(root, from, to, red)?;
+            }
+        }
+    }
+    for k in 1..=n {
+        let c = at(k);
+        let leader = k == n;
+        root.draw(&Circle::new(c, 13, ShapeStyle::from(&WHITE).filled()))?;
+        if leader {
+            root.draw(&Circle::new(
+                c,
+                13,
+                ShapeStyle::from(&RGBColor(40, 90, 170)).filled(),
+            ))?;
+        }
+        root.draw(&Circle::new(c, 13, BLACK.stroke_width(2)))?;
+        let label = TextStyle::from((FONT, 13).into_font().style(FontStyle::Bold))
+            .color(if leader { &WHITE } else { &BLACK })
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        root.draw(&Text::new(format!("{k}"), c, label))?;
+    }
+    Ok(())
+}
+
+/// A red arrow from `a` to `b`, stopping at the target node's rim.
+fn arrow<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    a: (i32, i32),
+    b: (i32, i32),
+    colour: RGBColor,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    let (ux, uy) = (dx / len, dy / len);
+    let tip = (
+        (b.0 as f64 - ux * 15.0) as i32,
+        (b.1 as f64 - uy * 15.0) as i32,
+    );
+    let start = (
+        (a.0 as f64 + ux * 15.0) as i32,
+        (a.1 as f64 + uy * 15.0) as i32,
+    );
+    root.draw(&PathElement::new(vec![start, tip], colour.stroke_width(2)))?;
+    let (px, py) = (-uy, ux);
+    let base = (tip.0 as f64 - ux * 10.0, tip.1 as f64 - uy * 10.0);
+    let head = vec![
+        tip,
+        ((base.0 + px * 5.0) as i32, (base.1 + py * 5.0) as i32),
+        ((base.0 - px * 5.0) as i32, (base.1 - py * 5.0) as i32),
+    ];
+    root.draw(&Polygon::new(head, colour.filled()))?;
+    Ok(())
+}
+
+/// What [`render_explore`] wrote.
+#[derive(Debug)]
+pub struct ExploreReport {
+    /// `REPORT.md`.
+    pub report: PathBuf,
+    /// Every file written (the report and the graphs).
+    pub files: Vec<PathBuf>,
+}
+
+fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), ReportError> {
+    let text = fs::read_to_string(path).map_err(|e| ReportError::io(path, e))?;
+    let mut rdr = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let header = rdr
+        .headers()
+        .map_err(|e| ReportError::io(path, std::io::Error::other(e)))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let mut rows = Vec::new();
+    for r in rdr.records() {
+        let r = r.map_err(|e| ReportError::io(path, std::io::Error::other(e)))?;
+        rows.push(r.iter().map(str::to_string).collect());
+    }
+    Ok((header, rows))
+}
+
+/// The report of `election-bench explore`: `out_dir/REPORT.md` with the outcome counts per
+/// protocol and family and, per protocol, its smallest failing patterns (at most `per_protocol`)
+/// drawn as small graphs in `out_dir/charts/failing-<protocol>.svg` (and `.png`).
+pub fn render_explore(
+    results_dir: &Path,
+    out_dir: &Path,
+    per_protocol: usize,
+    png: bool,
+) -> Result<ExploreReport, ReportError> {
+    let (sh, summary) = read_rows(&results_dir.join("summary.csv"))?;
+    let (fh, failing) = read_rows(&results_dir.join("failing.csv"))?;
+    let col = |h: &[String], name: &str| -> Result<usize, ReportError> {
+        h.iter().position(|c| c == name).ok_or_else(|| {
+            ReportError::io(
+                results_dir.join("summary.csv"),
+                std::io::Error::other(format!("no column {name}")),
+            )
+        })
+    };
+    let charts = out_dir.join("charts");
+    fs::create_dir_all(&charts).map_err(|e| ReportError::io(&charts, e))?;
+    let mut files = Vec::new();
+    let mut s = String::new();
+    s.push_str("# Exploring link failures\n\n");
+    s.push_str("Generated by `election-bench explore` from `results/explore/` (definitions in `results/README.md`). Each pattern is a set of one-way links cut among the positions of a settled cluster — position *n* is the leader when the pattern is applied, positions 1..n−1 the other nodes in id order — applied at the fault instant and kept to the end. Only patterns that leave a **connected majority** are run, so `no-leader` (no settled leader) and `livelock` (leadership still changing) are liveness failures. A pattern's verdict is its worst outcome over its seeds. Directed 5-node patterns are one per class up to a permutation of the followers for Raft (whose behaviour does not depend on ids), and a uniform **sample** for the bully and the ring.\n\n");
+    s.push_str("## Verdicts per protocol\n\n| protocol | n | family | patterns | with a connected majority | seeds | stable | recovered-after | no-leader | livelock | failing share |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let (cp, cn, cf, cs, cpat, cmaj, cseeds) = (
+        col(&sh, "protocol")?,
+        col(&sh, "nodes")?,
+        col(&sh, "family")?,
+        col(&sh, "sampled")?,
+        col(&sh, "patterns")?,
+        col(&sh, "with_majority")?,
+        col(&sh, "seeds")?,
+    );
+    let (cst, crec, cnl, cll) = (
+        col(&sh, "stable")?,
+        col(&sh, "recovered_after")?,
+        col(&sh, "no_leader")?,
+        col(&sh, "livelock")?,
+    );
+    for r in &summary {
+        let num = |i: usize| r[i].parse::<f64>().unwrap_or(0.0);
+        let fail = num(cnl) + num(cll);
+        let share = if num(cmaj) > 0.0 {
+            fail / num(cmaj)
+        } else {
+            0.0
+        };
+        let family = if r[cs] == "true" {
+            format!("{} (sample)", r[cf])
+        } else {
+            r[cf].clone()
+        };
+        let bold = |v: &str| {
+            if v != "0" {
+                format!("**{v}**")
+            } else {
+                v.to_string()
+            }
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} % |",
+            r[cp],
+            r[cn],
+            family,
+            r[cpat],
+            r[cmaj],
+            r[cseeds],
+            r[cst],
+            r[crec],
+            bold(&r[cnl]),
+            bold(&r[cll]),
+            100.0 * share
+        );
+    }
+    s.push('\n');
+    let (fp, fpat, fver, fseed, fcut, fcuts, freplay) = (
+        col(&fh, "protocol")?,
+        col(&fh, "pattern")?,
+        col(&fh, "verdict")?,
+        col(&fh, "seed")?,
+        col(&fh, "cut")?,
+        col(&fh, "cuts")?,
+        col(&fh, "replay")?,
+    );
+    let mut protocols: Vec<String> = Vec::new();
+    for r in &summary {
+        if !protocols.contains(&r[cp]) {
+            protocols.push(r[cp].clone());
+        }
+    }
+    s.push_str("## Smallest failing patterns\n\nPer protocol, the failing patterns with the fewest cut links (`failing.csv` lists them all, smallest first). In the graphs the leader is the filled node; a grey line is a link up both ways, a red arrow a link that works only in the arrow's direction, and no line a link cut both ways.\n\n");
+    for proto in &protocols {
+        let rows: Vec<&Vec<String>> = failing.iter().filter(|r| &r[fp] == proto).collect();
+        let _ = writeln!(s, "### {proto}\n");
+        if rows.is_empty() {
+            s.push_str("No failing pattern.\n\n");
+            continue;
+        }
+        let shown: Vec<&&Vec<String>> = rows.iter().take(per_protocol).collect();
+        let items: Vec<Drawn> = shown
+            .iter()
+            .filter_map(|r| {
+                Some(Drawn {
+                    protocol: proto.clone(),
+                    pattern: Pattern::parse(&r[fpat])?,
+                    verdict: r[fver].clone(),
+                    seed: r[fseed].clone(),
+                })
+            })
+            .collect();
+        let stem = format!("failing-{}", proto.replace(['+', '='], "_"));
+        files.extend(write_chart(&Graphs { items }, &charts, &stem, png)?);
+        let _ = writeln!(
+            s,
+            "{} failing patterns in all.\n\n![{proto}: smallest failing patterns](charts/{stem}.svg)\n",
+            rows.len()
+        );
+        s.push_str("| pattern | cuts | links cut (from->to, positions) | verdict | replay |\n|---|---|---|---|---|\n");
+        for r in shown {
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} | {} | `{}` |",
+                r[fpat], r[fcuts], r[fcut], r[fver], r[freplay]
+            );
+        }
+        s.push('\n');
+    }
+    fs::create_dir_all(out_dir).map_err(|e| ReportError::io(out_dir, e))?;
+    let report = out_dir.join("REPORT.md");
+    fs::write(&report, s).map_err(|e| ReportError::io(&report, e))?;
+    files.push(report.clone());
+    Ok(ExploreReport { report, files })
+}

@@ -1,0 +1,754 @@
+//! `election-bench explore`: every link-failure pattern of a small cluster, applied at once to a
+//! settled cluster, and the liveness verdict of every protocol on each.
+//!
+//! A **pattern** is a set of one-way links cut among the positions `1..=n` of a cluster (position
+//! `n` is the agreed leader when the pattern is applied, positions `1..n-1` the other nodes in id
+//! order; see [`crate::scenario::position`]); it is applied at the trial's fault instant and
+//! lasts to the end. A **symmetric** pattern cuts links both ways (`n(n-1)/2` bits), a
+//! **directed** one each way on its own (`n(n-1)` bits). The families explored:
+//!
+//! * every symmetric pattern for `n <= 5` (1024 at `n = 5`);
+//! * every directed pattern for `n <= 4` (4096 at `n = 4`);
+//! * the directed patterns at `n = 5` (2^20): for protocols whose behaviour does not depend on
+//!   node ids ([`ProtocolKind::uses_ids`] false: Raft), one representative per class of patterns
+//!   equal up to a permutation of the followers (the leader stays the leader), the smallest
+//!   mask of its class; for the others (the bully's priorities, the ring's order), a uniform
+//!   sample of patterns, reported as a sample.
+//!
+//! Only patterns that leave a **connected majority** (the observer's definition: a component of
+//! more than `n/2` nodes over links up both ways) are run, so that `no-leader` and `livelock`
+//! are liveness failures, not correct answers. Each is run with a few seeds; its **verdict** is
+//! its worst outcome over them (`livelock` worst, then `no-leader`, `recovered-after`,
+//! `stable`).
+//!
+//! Explore is a consumer of the runner like `sweep`: it builds one cell per protocol and size
+//! and runs it with each pattern as its scenario (a custom scenario named `pattern-<n><s|d>-<hex
+//! mask>`, which `run` and `trace` accept too: the replay command). Patterns run in parallel
+//! (rayon) in chunks; each finished chunk is written to `<out>/chunks/` atomically, so a killed
+//! run resumes where it stopped, and the final files are built from the chunks in a fixed order:
+//! the same bytes whatever the thread count or interruptions.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use election_core::{Rng, RngExt, SeedableRng};
+use election_sim::Outcome;
+use rayon::prelude::*;
+
+use crate::error::{usage, Error, Result};
+use crate::files::{csv_bytes, prepare_dir, read_csv, write_atomic, DirLock};
+use crate::plan::Cell;
+use crate::progress::Progress;
+use crate::scenario::{position, Action, Custom, CustomFault, Scenario};
+
+/// A set of cut one-way links among the positions of an `n`-node cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pattern {
+    /// Cluster size.
+    pub n: u32,
+    /// Each link cut on its own (`true`) or both ways together.
+    pub directed: bool,
+    /// Bit `i` set: link `i` of [`Pattern::links`] is cut.
+    pub mask: u64,
+}
+
+/// The largest cluster a pattern can describe (a directed 8-node pattern has 56 bits).
+pub const MAX_NODES: u32 = 8;
+
+impl Pattern {
+    /// The links a mask's bits stand for, in bit order: `(a, b)` positions, `a < b` for
+    /// symmetric patterns (both directions), every ordered pair for directed ones.
+    pub fn links(n: u32, directed: bool) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        for a in 1..=n {
+            for b in 1..=n {
+                if a != b && (directed || a < b) {
+                    v.push((a, b));
+                }
+            }
+        }
+        v
+    }
+
+    /// How many patterns the family has (`2^links`).
+    pub fn count(n: u32, directed: bool) -> u64 {
+        1u64 << Pattern::links(n, directed).len()
+    }
+
+    /// The scenario name: `pattern-5d-3f` (5 nodes, directed, mask 0x3f).
+    pub fn name(&self) -> String {
+        format!(
+            "pattern-{}{}-{:x}",
+            self.n,
+            if self.directed { 'd' } else { 's' },
+            self.mask
+        )
+    }
+
+    /// The pattern a scenario name stands for, if it is one.
+    pub fn parse(name: &str) -> Option<Pattern> {
+        let rest = name.strip_prefix("pattern-")?;
+        let (head, hex) = rest.split_once('-')?;
+        let directed = match head.chars().last()? {
+            'd' => true,
+            's' => false,
+            _ => return None,
+        };
+        let n: u32 = head[..head.len() - 1].parse().ok()?;
+        if !(2..=MAX_NODES).contains(&n) {
+            return None;
+        }
+        let mask = u64::from_str_radix(hex, 16).ok()?;
+        (mask < Pattern::count(n, directed)).then_some(Pattern { n, directed, mask })
+    }
+
+    /// Links cut.
+    pub fn cuts(&self) -> u32 {
+        self.mask.count_ones()
+    }
+
+    /// The one-way links cut, as `(from, to)` positions.
+    pub fn cut_links(&self) -> Vec<(u32, u32)> {
+        Pattern::links(self.n, self.directed)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| self.mask >> i & 1 == 1)
+            .flat_map(|(_, (a, b))| {
+                if self.directed {
+                    vec![(a, b)]
+                } else {
+                    vec![(a, b), (b, a)]
+                }
+            })
+            .collect()
+    }
+
+    /// `up[a][b]`: is the one-way link between positions `a` and `b` (0-based) up?
+    fn up(&self) -> Vec<Vec<bool>> {
+        let n = self.n as usize;
+        let mut up = vec![vec![true; n]; n];
+        for (a, b) in self.cut_links() {
+            up[a as usize - 1][b as usize - 1] = false;
+        }
+        up
+    }
+
+    /// Does a connected majority remain: a component of more than `n/2` nodes over links up both
+    /// ways (the observer's definition)?
+    pub fn has_majority(&self) -> bool {
+        let n = self.n as usize;
+        let up = self.up();
+        let mut comp = vec![usize::MAX; n];
+        let mut best = 0;
+        for s in 0..n {
+            if comp[s] != usize::MAX {
+                continue;
+            }
+            comp[s] = s;
+            let mut stack = vec![s];
+            let mut size = 0;
+            while let Some(u) = stack.pop() {
+                size += 1;
+                for v in 0..n {
+                    if comp[v] == usize::MAX && up[u][v] && up[v][u] {
+                        comp[v] = s;
+                        stack.push(v);
+                    }
+                }
+            }
+            best = best.max(size);
+        }
+        best * 2 > n
+    }
+
+    /// The smallest mask of the pattern's class under permutations of the followers (positions
+    /// `1..n-1`; the leader, position `n`, stays).
+    pub fn canonical(&self) -> u64 {
+        canonical_with(self.mask, &perm_tables(self.n, self.directed))
+    }
+
+    /// The pattern as a scenario: the cut links go down at the fault instant, for good.
+    pub fn scenario(&self) -> Scenario {
+        let n = self.n;
+        let pairs = self
+            .cut_links()
+            .into_iter()
+            .map(|(a, b)| (position(a, n), position(b, n)))
+            .collect();
+        let text = self
+            .cut_links()
+            .iter()
+            .map(|(a, b)| format!("{a}->{b}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        Scenario::Custom(Custom {
+            name: self.name(),
+            about: format!(
+                "explore pattern at {n} nodes (positions; {n} is the leader): cut {}",
+                if text.is_empty() { "nothing" } else { &text }
+            ),
+            faults: vec![CustomFault {
+                at_ms: 0.0,
+                jitter_ms: 0.0,
+                action: Action::Links(pairs, false),
+                reference: false,
+            }],
+            source: serde_json::json!({ "pattern": self.name(), "cut": text }),
+            exact_nodes: Some(n),
+        })
+    }
+}
+
+/// For each permutation of the followers, where each link's bit goes.
+fn perm_tables(n: u32, directed: bool) -> Vec<Vec<u8>> {
+    let links = Pattern::links(n, directed);
+    let index = |a: u32, b: u32| {
+        let (a, b) = if directed || a < b { (a, b) } else { (b, a) };
+        links.iter().position(|&l| l == (a, b)).expect("a link") as u8
+    };
+    let mut perm: Vec<u32> = (1..n).collect();
+    let mut tables = Vec::new();
+    loop {
+        let map = |p: u32| if p == n { p } else { perm[p as usize - 1] };
+        tables.push(links.iter().map(|&(a, b)| index(map(a), map(b))).collect());
+        if !next_permutation(&mut perm) {
+            return tables;
+        }
+    }
+}
+
+/// The smallest image of `mask` under the permutation `tables`.
+fn canonical_with(mask: u64, tables: &[Vec<u8>]) -> u64 {
+    let mut best = mask;
+    for t in tables {
+        let mut m = 0u64;
+        let mut rest = mask;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            m |= 1 << t[i];
+        }
+        best = best.min(m);
+    }
+    best
+}
+
+/// The next permutation in lexicographic order; `false` after the last.
+fn next_permutation(v: &mut [u32]) -> bool {
+    if v.len() < 2 {
+        return false;
+    }
+    let mut i = v.len() - 1;
+    while i > 0 && v[i - 1] >= v[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        return false;
+    }
+    let mut j = v.len() - 1;
+    while v[j] <= v[i - 1] {
+        j -= 1;
+    }
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
+}
+
+/// Which patterns of a size are explored, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Family {
+    /// Cluster size.
+    pub n: u32,
+    /// Directed or symmetric patterns.
+    pub directed: bool,
+    /// One representative per class under follower permutations (`canonical`), a uniform sample
+    /// (`sample`), or every pattern (`all`).
+    pub mode: Mode,
+}
+
+/// How a family's patterns are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Every pattern.
+    All,
+    /// One pattern per class under permutations of the followers.
+    Canonical,
+    /// This many patterns drawn uniformly (without repeats).
+    Sample(u64),
+}
+
+impl Family {
+    /// `5d-canonical`, `5d-sample`, `4d-all`, `5s-all`.
+    pub fn name(&self) -> String {
+        format!(
+            "{}{}-{}",
+            self.n,
+            if self.directed { 'd' } else { 's' },
+            match self.mode {
+                Mode::All => "all",
+                Mode::Canonical => "canonical",
+                Mode::Sample(_) => "sample",
+            }
+        )
+    }
+
+    /// The patterns, in mask order, and how many the family has in all.
+    pub fn patterns(&self) -> Vec<Pattern> {
+        let total = Pattern::count(self.n, self.directed);
+        let p = |mask| Pattern {
+            n: self.n,
+            directed: self.directed,
+            mask,
+        };
+        match self.mode {
+            Mode::All => (0..total).map(p).collect(),
+            Mode::Canonical => {
+                let tables = perm_tables(self.n, self.directed);
+                (0..total)
+                    .into_par_iter()
+                    .filter(|&m| canonical_with(m, &tables) == m)
+                    .map(p)
+                    .collect()
+            }
+            Mode::Sample(k) => {
+                // A fixed stream, so the sample is the same on every run and machine.
+                let mut rng = Rng::seed_from_u64(0x0065_7870_6c6f_7265);
+                let mut picked = std::collections::BTreeSet::new();
+                while (picked.len() as u64) < k.min(total) {
+                    picked.insert(rng.random_range(0..total));
+                }
+                picked.into_iter().map(p).collect()
+            }
+        }
+    }
+}
+
+/// The families explored for each protocol at size `n`, as the module docs list them.
+pub fn families(n: u32, uses_ids: bool, sample: u64) -> Vec<Family> {
+    let mut f = vec![Family {
+        n,
+        directed: false,
+        mode: Mode::All,
+    }];
+    if n <= 4 {
+        f.push(Family {
+            n,
+            directed: true,
+            mode: Mode::All,
+        });
+    } else if n == 5 {
+        f.push(Family {
+            n,
+            directed: true,
+            mode: if uses_ids {
+                Mode::Sample(sample)
+            } else {
+                Mode::Canonical
+            },
+        });
+    }
+    f
+}
+
+/// What to explore.
+#[derive(Clone, Debug)]
+pub struct ExploreOptions {
+    /// One cell per protocol and size (any scenario: explore replaces it with each pattern).
+    pub cells: Vec<Cell>,
+    /// Seeds per pattern, `0..seeds`.
+    pub seeds: u64,
+    /// Patterns drawn for a directed 5-node family of a protocol whose behaviour depends on ids.
+    pub sample: u64,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Keep finished chunks of an earlier run (otherwise they are recomputed).
+    pub resume: bool,
+    /// Progress on stderr.
+    pub progress: bool,
+    /// Threads (`None`: one per core).
+    pub jobs: Option<usize>,
+}
+
+/// The protocols `explore` runs by default.
+pub const DEFAULT_PROTOCOLS: [&str; 4] = ["bully", "ring", "raft", "raft+pre_vote+check_quorum"];
+
+/// The parameters `explore` fixes before the caller's `--set`s: a 10 s horizon (a pattern lasts
+/// to the end, so a trial that never settles runs to it; 9 s after the fault is 30 election
+/// timeouts) and no workload (a verdict on leadership needs no writes).
+pub const EXPLORE_PARAMS: [&str; 2] = ["horizon_ms=10000", "workload.interval_ms=0"];
+
+/// One cell per protocol spec and size, on the `lan` profile with [`EXPLORE_PARAMS`] and then
+/// `set`, ready for [`explore`].
+pub fn cells(protocols: &[String], nodes: &[u32], set: &[String]) -> Result<Vec<Cell>> {
+    for &n in nodes {
+        if !(2..=MAX_NODES).contains(&n) {
+            return usage!(
+                "--nodes {n}: explore enumerates link patterns of 2 to {MAX_NODES} nodes"
+            );
+        }
+    }
+    let mut spec = crate::SweepSpec {
+        name: Some("explore".into()),
+        protocols: Some(protocols.to_vec()),
+        nodes: Some(nodes.to_vec()),
+        scenarios: Some(vec!["leader-crash".into()]),
+        seeds: Some(1),
+        ..Default::default()
+    };
+    let key = |a: &str| a.split_once('=').map_or(a, |(k, _)| k).trim().to_string();
+    let mut all: Vec<String> = EXPLORE_PARAMS
+        .iter()
+        .filter(|d| !set.iter().any(|s| key(s) == key(d)))
+        .map(|s| s.to_string())
+        .collect();
+    all.extend(set.iter().cloned());
+    spec.set_all(&all)?;
+    spec.plan()?.cells()
+}
+
+/// Patterns per chunk (a chunk is the unit of resumption).
+const CHUNK: usize = 2048;
+
+/// The per-pattern result columns.
+pub const PATTERN_COLUMNS: [&str; 12] = [
+    "protocol",
+    "nodes",
+    "family",
+    "pattern",
+    "cuts",
+    "stable",
+    "recovered_after",
+    "no_leader",
+    "livelock",
+    "minority_only",
+    "verdict",
+    "seed",
+];
+
+/// The summary columns: per protocol and family, patterns counted by verdict.
+pub const SUMMARY_COLUMNS: [&str; 12] = [
+    "protocol",
+    "nodes",
+    "family",
+    "sampled",
+    "patterns",
+    "with_majority",
+    "seeds",
+    "stable",
+    "recovered_after",
+    "no_leader",
+    "livelock",
+    "minority_only",
+];
+
+/// A pattern's verdict: its worst outcome over the seeds.
+fn worst(outcomes: &[Outcome]) -> Outcome {
+    let rank = |o: &Outcome| match o {
+        Outcome::Stable => 0,
+        Outcome::RecoveredAfter => 1,
+        Outcome::MinorityOnly => 2,
+        Outcome::NoLeader => 3,
+        Outcome::Livelock => 4,
+    };
+    *outcomes
+        .iter()
+        .max_by_key(|o| rank(o))
+        .unwrap_or(&Outcome::Stable)
+}
+
+/// What an exploration found: the summary and the failing patterns, smallest first.
+#[derive(Debug, Default)]
+pub struct ExploreOutcome {
+    /// `summary.csv` rows.
+    pub summary: Vec<Vec<String>>,
+    /// Trials run in this invocation (not counting resumed chunks).
+    pub trials_run: u64,
+}
+
+/// Run the exploration and write `patterns.csv`, `summary.csv` and `failing.csv` into `out`.
+pub fn explore(opts: &ExploreOptions) -> Result<ExploreOutcome> {
+    if opts.seeds == 0 {
+        return usage!("--seeds 0: each pattern needs at least one seed");
+    }
+    for c in &opts.cells {
+        if c.nodes > MAX_NODES || c.nodes < 2 {
+            return usage!(
+                "--nodes {}: explore enumerates link patterns of 2 to {MAX_NODES} nodes",
+                c.nodes
+            );
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
+    pool.install(|| explore_in_pool(opts))
+}
+
+fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
+    prepare_dir(&opts.out)?;
+    let _lock = DirLock::acquire(&opts.out)?;
+    let chunks_dir = opts.out.join("chunks");
+    prepare_dir(&chunks_dir)?;
+    // Every (cell, family, patterns) job, in output order.
+    let mut jobs = Vec::new();
+    for cell in &opts.cells {
+        for fam in families(cell.nodes, cell.protocol.kind.uses_ids(), opts.sample) {
+            let all = fam.patterns();
+            let run: Vec<Pattern> = all.iter().copied().filter(Pattern::has_majority).collect();
+            jobs.push((cell, fam, all.len() as u64, run));
+        }
+    }
+    let total: u64 = jobs.iter().map(|j| j.3.len() as u64 * opts.seeds).sum();
+    let threads = rayon::current_num_threads();
+    let mut progress = Progress::new(opts.progress, "explore", total, 0, threads);
+    let mut out = ExploreOutcome::default();
+    let mut pattern_rows: Vec<Vec<String>> = Vec::new();
+    for (cell, fam, n_all, run) in &jobs {
+        let mut counts = [0u64; 5];
+        for (k, chunk) in run.chunks(CHUNK).enumerate() {
+            let file = chunks_dir.join(format!(
+                "{}-{}-{k:04}.csv",
+                cell.protocol.spec.replace(['+', '='], "_"),
+                fam.name()
+            ));
+            let rows = match (opts.resume, read_chunk(&file, chunk.len())?) {
+                (true, Some(rows)) => rows,
+                _ => {
+                    let rows = run_chunk(cell, fam, chunk, opts.seeds)?;
+                    out.trials_run += chunk.len() as u64 * opts.seeds;
+                    write_atomic(&file, &csv_bytes(rows.iter()))?;
+                    rows
+                }
+            };
+            progress.advance(chunk.len() as u64 * opts.seeds);
+            for r in rows {
+                let verdict = Outcome::from_name(&r[10]).ok_or_else(|| {
+                    Error::Usage(format!("{}: bad verdict {:?}", file.display(), r[10]))
+                })?;
+                counts[Outcome::ALL
+                    .iter()
+                    .position(|&o| o == verdict)
+                    .expect("listed")] += 1;
+                pattern_rows.push(r);
+            }
+        }
+        let mut s = vec![
+            cell.protocol.spec.clone(),
+            cell.nodes.to_string(),
+            fam.name(),
+            matches!(fam.mode, Mode::Sample(_)).to_string(),
+            n_all.to_string(),
+            run.len().to_string(),
+            opts.seeds.to_string(),
+        ];
+        s.extend(counts.iter().map(u64::to_string));
+        out.summary.push(s);
+    }
+    progress.finish();
+    let header = |cols: &[&str]| cols.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    write_atomic(
+        &opts.out.join("patterns.csv"),
+        &csv_bytes(std::iter::once(&header(&PATTERN_COLUMNS)).chain(pattern_rows.iter())),
+    )?;
+    write_atomic(
+        &opts.out.join("summary.csv"),
+        &csv_bytes(std::iter::once(&header(&SUMMARY_COLUMNS)).chain(out.summary.iter())),
+    )?;
+    // The failing patterns, smallest first (fewest cuts, then family and mask), per protocol.
+    let mut failing: Vec<&Vec<String>> = pattern_rows
+        .iter()
+        .filter(|r| Outcome::from_name(&r[10]).is_some_and(Outcome::is_failure))
+        .collect();
+    failing.sort_by_key(|r| {
+        (
+            r[0].clone(),
+            r[4].parse::<u32>().unwrap_or(u32::MAX),
+            r[1].parse::<u32>().unwrap_or(0),
+            r[2].clone(),
+            r[3].clone(),
+        )
+    });
+    let mut fail_rows = vec![header(&[
+        "protocol", "nodes", "family", "pattern", "cuts", "verdict", "seed", "cut", "replay",
+    ])];
+    for r in failing {
+        let Some(p) = Pattern::parse(&r[3]) else {
+            continue;
+        };
+        // The first seed that shows the verdict.
+        let seed = &r[11];
+        let cut = p
+            .cut_links()
+            .iter()
+            .map(|(a, b)| format!("{a}->{b}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        fail_rows.push(vec![
+            r[0].clone(),
+            r[1].clone(),
+            r[2].clone(),
+            r[3].clone(),
+            r[4].clone(),
+            r[10].clone(),
+            seed.to_string(),
+            cut,
+            format!(
+                "election-bench run -p {} -n {} -s {} --seed {seed}",
+                r[0], r[1], r[3]
+            ),
+        ]);
+    }
+    write_atomic(&opts.out.join("failing.csv"), &csv_bytes(fail_rows.iter()))?;
+    Ok(out)
+}
+
+/// A finished chunk's rows, if the file holds exactly `len` well-formed rows.
+fn read_chunk(path: &Path, len: usize) -> Result<Option<Vec<Vec<String>>>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let recs = read_csv(path)?;
+    let rows: Vec<Vec<String>> = recs
+        .iter()
+        .map(|(r, _)| r.iter().map(str::to_string).collect())
+        .collect();
+    let ok = rows.len() == len
+        && rows
+            .iter()
+            .all(|r| r.len() == PATTERN_COLUMNS.len() && Outcome::from_name(&r[10]).is_some());
+    Ok(ok.then_some(rows))
+}
+
+/// Run every pattern of a chunk with every seed, in parallel; one row per pattern, in order
+/// (the pattern columns, then the first seed showing the verdict).
+fn run_chunk(cell: &Cell, fam: &Family, chunk: &[Pattern], seeds: u64) -> Result<Vec<Vec<String>>> {
+    chunk
+        .par_iter()
+        .map(|p| {
+            let mut c = cell.clone();
+            c.scenario = Arc::new(p.scenario());
+            c.skipped = None;
+            let mut outcomes = Vec::with_capacity(seeds as usize);
+            for seed in 0..seeds {
+                let run = c.run(seed, false)?;
+                outcomes.push(run.row.outcome);
+            }
+            let verdict = worst(&outcomes);
+            let first = outcomes.iter().position(|&o| o == verdict).unwrap_or(0);
+            let mut r = vec![
+                cell.protocol.spec.clone(),
+                cell.nodes.to_string(),
+                fam.name(),
+                p.name(),
+                p.cuts().to_string(),
+            ];
+            r.extend(
+                Outcome::ALL
+                    .iter()
+                    .map(|o| outcomes.iter().filter(|x| *x == o).count().to_string()),
+            );
+            r.push(verdict.name().to_string());
+            r.push(first.to_string());
+            Ok(r)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_sizes_are_the_issue_counts() {
+        assert_eq!(Pattern::count(5, false), 1024);
+        assert_eq!(Pattern::count(4, true), 4096);
+        assert_eq!(Pattern::count(5, true), 1 << 20);
+        assert_eq!(Pattern::links(3, false), vec![(1, 2), (1, 3), (2, 3)]);
+    }
+
+    #[test]
+    fn names_round_trip_and_refuse_nonsense() {
+        let p = Pattern {
+            n: 5,
+            directed: true,
+            mask: 0x3f,
+        };
+        assert_eq!(p.name(), "pattern-5d-3f");
+        assert_eq!(Pattern::parse("pattern-5d-3f"), Some(p));
+        assert_eq!(Pattern::parse("pattern-3s-8"), None, "3 links: mask < 8");
+        assert_eq!(Pattern::parse("pattern-5x-1"), None);
+        assert_eq!(Pattern::parse("leader-crash"), None);
+    }
+
+    #[test]
+    fn majority_is_a_component_over_links_up_both_ways() {
+        // 3 nodes, symmetric: bits (1,2) (1,3) (2,3). Cutting 1-2 and 2-3 leaves 1-3: a majority.
+        let p = |mask, directed| Pattern {
+            n: 3,
+            directed,
+            mask,
+        };
+        assert!(p(0b101, false).has_majority());
+        assert!(!p(0b111, false).has_majority());
+        // Directed 3 nodes: bits 1->2 1->3 2->1 2->3 3->1 3->2. Cutting 1->2 and 3->2 only
+        // one way each still leaves 1-3 both ways.
+        assert!(p(0b100001, true).has_majority());
+        // Cutting one direction of every pair leaves no pair up both ways.
+        assert!(!p(0b110001 | 0b000100, true).has_majority());
+    }
+
+    #[test]
+    fn canonical_classes_fix_the_leader() {
+        // 3 nodes, symmetric: cutting 1-3 or 2-3 (a follower from the leader) is one class;
+        // cutting 1-2 (between the followers) is another.
+        let c = |mask| {
+            Pattern {
+                n: 3,
+                directed: false,
+                mask,
+            }
+            .canonical()
+        };
+        assert_eq!(c(0b010), c(0b100));
+        assert_ne!(c(0b001), c(0b010));
+        // Burnside: the directed 4-node patterns up to the 6 permutations of 3 followers.
+        let fam = Family {
+            n: 4,
+            directed: true,
+            mode: Mode::Canonical,
+        };
+        let classes = fam.patterns().len();
+        assert!(classes * 6 >= 4096 && classes < 4096, "{classes}");
+        // Each class representative is its own canonical form, and every pattern maps to one.
+        let reps: std::collections::BTreeSet<u64> = fam.patterns().iter().map(|p| p.mask).collect();
+        for m in 0..4096 {
+            let p = Pattern {
+                n: 4,
+                directed: true,
+                mask: m,
+            };
+            assert!(reps.contains(&p.canonical()));
+        }
+    }
+
+    #[test]
+    fn samples_are_fixed_and_distinct() {
+        let fam = Family {
+            n: 5,
+            directed: true,
+            mode: Mode::Sample(100),
+        };
+        let a = fam.patterns();
+        assert_eq!(a.len(), 100);
+        assert_eq!(a, fam.patterns());
+    }
+
+    #[test]
+    fn the_verdict_is_the_worst_outcome() {
+        use Outcome::*;
+        assert_eq!(worst(&[Stable, RecoveredAfter]), RecoveredAfter);
+        assert_eq!(worst(&[Livelock, NoLeader, Stable]), Livelock);
+        assert_eq!(worst(&[Stable]), Stable);
+    }
+}
