@@ -407,6 +407,10 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
 pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
     let mut out: Vec<(u8, String)> = damage(c).into_iter().map(|d| (2, d)).collect();
     let mut appendix: Vec<String> = Vec::new();
+    // Lost liveness, right after a safety violation.
+    if let Some(f) = crate::liveness::headline(c.results) {
+        out.push((1, f));
+    }
     let failover = failover_scenarios(c.results, c.opts);
 
     // Message cost at the largest size: most vs least.

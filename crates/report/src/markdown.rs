@@ -338,9 +338,6 @@ pub(crate) fn write_report(
     for f in findings::skipped_faults(&ctx) {
         let _ = writeln!(s, "- {f}");
     }
-    if let Some(f) = crate::liveness::headline(results) {
-        let _ = writeln!(s, "- {f}");
-    }
     for f in main {
         let _ = writeln!(s, "- {f}");
     }
