@@ -77,7 +77,46 @@ fn pct(v: f64) -> String {
 }
 
 fn ratio(a: f64, b: f64) -> String {
-    format!("{:.1}×", a / b)
+    let r = a / b;
+    if r >= 100.0 {
+        format!("{r:.0}×")
+    } else {
+        format!("{r:.1}×")
+    }
+}
+
+/// Every protocol message of a cell's measured trials per second of simulated time (mean of
+/// `msgs_total / end_ms`): the other side of an election-message count, steady traffic included.
+fn per_second(c: &Ctx, r: &SummaryRow) -> Option<f64> {
+    let v: Vec<f64> = c
+        .results
+        .measured_trials_of(&r.key)
+        .iter()
+        .filter(|t| t.end_ms > 0.0)
+        .map(|t| t.msgs_total as f64 * 1000.0 / t.end_ms)
+        .collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// ", but counting every message ..." when the protocol with the fewest election messages is
+/// not also the one with the least traffic per second in the same cells (by more than 25 %).
+fn steady_caveat(c: &Ctx, best: (&String, &SummaryRow), cells: &[(String, &SummaryRow)]) -> String {
+    let Some(mine) = per_second(c, best.1) else {
+        return String::new();
+    };
+    let least = cells
+        .iter()
+        .filter_map(|(l, r)| per_second(c, r).map(|v| (l, v)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    match least {
+        Some((l, v)) if l != best.0 && mine > 1.25 * v => format!(
+            "; but counting every message, steady traffic included, `{}` sends {} per second against {} for `{l}` (see the decision matrix)",
+            best.0,
+            fmt_num(mine),
+            fmt_num(v)
+        ),
+        _ => String::new(),
+    }
 }
 
 /// Nested bullets under a finding.
@@ -427,7 +466,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         let lo = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         if lo.2 > 0.0 && hi.2 > lo.2 {
             out.push((4, format!(
-                "At n = {} in `{sc}`, `{}` sent {} the election messages of `{}` per failover (mean {} vs {}; {}, {}; {}).",
+                "At n = {} in `{sc}`, `{}` sent {} the election messages of `{}` per failover (mean {} vs {}; {}; {}){}.",
                 c.n_max,
                 hi.0,
                 ratio(hi.2, lo.2),
@@ -435,8 +474,8 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                 hi.1.prose(Stat::MsgsMean),
                 lo.1.prose(Stat::MsgsMean),
                 c.row(hi.1),
-                c.row(lo.1),
-                c.chart(1)
+                c.chart(1),
+                steady_caveat(c, (lo.0, lo.1), &cells)
             )));
         }
     }
@@ -823,11 +862,12 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         }
         out.push(text);
     }
+    // Read off the scenarios' faults (a partition, a one-way cut, an isolation), not their names.
     let partition_scenarios: Vec<String> = c
         .results
         .scenarios()
         .into_iter()
-        .filter(|s| s.contains("partition") || s.contains("isolat") || s.contains("cut"))
+        .filter(|s| c.results.scenario_kind(s).is_some_and(|k| k.cuts_links))
         .collect();
 
     // 1. Partitions and split brain.
@@ -852,10 +892,21 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
             }
         }
         if !clean.is_empty() {
+            // Only the scenarios the recommended protocols ran (a store scenario is lease-only).
+            let ran: Vec<String> = partition_scenarios
+                .iter()
+                .filter(|sc| {
+                    series.iter().filter(|s| clean.contains(&s.label)).any(|s| {
+                        let key = crate::figures::key_of(s, c.focus, sc, &c.net);
+                        c.results.cell(&key).is_some_and(|r| r.ran())
+                    })
+                })
+                .cloned()
+                .collect();
             let mut s = format!(
-                "**The network can partition and two leaders at once are unacceptable** (nothing downstream fences a deposed leader): choose {} — split-brain rate 0 in every partition scenario of this sweep ({}) at n = {} ({}).",
+                "**The network can partition and two leaders at once are unacceptable** (nothing downstream fences a deposed leader): choose {} — split-brain rate 0 in every partition scenario of this sweep it ran ({}) at n = {} ({}).",
                 names(&clean),
-                names(&partition_scenarios),
+                names(&ran),
                 c.focus,
                 c.chart(4)
             );
@@ -930,6 +981,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                     worst.1.prose(Stat::MsgsMean)
                 ));
             }
+            s.push_str(&steady_caveat(c, (best.0, best.1), &cells));
             s.push_str(&format!(" ({}).", c.chart(1)));
             out.push(s);
         }
@@ -993,6 +1045,30 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                 split_of(r)
             )),
             _ => {}
+        }
+        // Its worst partition elsewhere: a protocol spared by this partition (a lease whose
+        // store sits outside it) may not be spared by another.
+        let worst = partition_scenarios
+            .iter()
+            .filter(|sc| *sc != sbs)
+            .filter_map(|sc| {
+                let key = CellKey {
+                    scenario: sc.clone(),
+                    ..r.key.clone()
+                };
+                let w = c.results.cell(&key).filter(|w| w.ran())?;
+                Some((w.get(Stat::UnavailableMean)?, w))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((v, w)) = worst {
+            if v > 2.0 * r.get(Stat::UnavailableMean).unwrap_or(0.0).max(1.0) {
+                s.push_str(&format!(
+                    "; its worst partition scenario, `{}`, left it without an agreed leader (`unavailable_ms`) for {} ms on average ({})",
+                    w.key.scenario,
+                    w.prose(Stat::UnavailableMean),
+                    c.row(w)
+                ));
+            }
         }
         s.push_str(&format!(" ({}).", c.chart(5)));
         out.push(s);

@@ -409,8 +409,8 @@ fn traces(
             } else {
                 format!(
                     "the trial whose failover time ({} ms) is closest to the cell's median ({} ms)",
-                    fmt_num(t.elect_ms.unwrap_or(0.0)),
-                    fmt_num(data::percentile(&e, 0.5))
+                    data::fmt_sig(t.elect_ms.unwrap_or(0.0)),
+                    data::fmt_sig(data::percentile(&e, 0.5))
                 )
             };
             wanted.push((
@@ -450,12 +450,12 @@ fn traces(
                 "Seed {}: of every `{sbs}` trial with at most {} nodes, the one with the longest split brain: {} ms in all, up to {} live leaders at once{}.",
                 t.seed,
                 opts.max_trace_nodes,
-                fmt_num(t.split_brain_ms),
+                data::fmt_sig(t.split_brain_ms),
                 t.max_leaders,
                 if t.minority_leader_ms > 0.0 {
                     format!(
                         "; a leader stranded outside the largest group believed it led for {} ms",
-                        fmt_num(t.minority_leader_ms)
+                        data::fmt_sig(t.minority_leader_ms)
                     )
                 } else {
                     String::new()

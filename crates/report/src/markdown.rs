@@ -401,19 +401,45 @@ pub(crate) fn write_report(
     let _ = writeln!(s, "| trials | {} |", results.trials.len());
     let _ = writeln!(s, "| focus size | n = {} |\n", ctx.focus);
     if !skipped.is_empty() {
-        let mut reasons: Vec<String> = Vec::new();
+        // One line per reason, with the sizes and protocols it covers.
+        let mut reasons: Vec<(String, Vec<u32>, Vec<String>)> = Vec::new();
         for r in &skipped {
-            let line = format!(
-                "`{}` at n = {}: {}",
-                r.key.scenario,
-                r.key.nodes,
-                cell(&r.skipped)
-            );
-            if !reasons.contains(&line) {
-                reasons.push(line);
+            let why = cell(&r.skipped);
+            let at = match reasons.iter().position(|(w, _, _)| *w == why) {
+                Some(i) => i,
+                None => {
+                    reasons.push((why, Vec::new(), Vec::new()));
+                    reasons.len() - 1
+                }
+            };
+            let (_, sizes, protos) = &mut reasons[at];
+            if !sizes.contains(&r.key.nodes) {
+                sizes.push(r.key.nodes);
+            }
+            if !protos.contains(&r.key.protocol) {
+                protos.push(r.key.protocol.clone());
             }
         }
-        let _ = writeln!(s, "Skipped cells: {}.\n", reasons.join("; "));
+        let all_sizes = results.sizes();
+        let lines: Vec<String> = reasons
+            .iter_mut()
+            .map(|(why, sizes, protos)| {
+                sizes.sort_unstable();
+                let at = if *sizes == all_sizes {
+                    "every size".to_string()
+                } else {
+                    let v: Vec<String> = sizes.iter().map(u32::to_string).collect();
+                    format!("n = {}", v.join(", "))
+                };
+                let who = if protos.len() > 3 {
+                    format!("{} protocols", protos.len())
+                } else {
+                    code_list(protos)
+                };
+                format!("{why} ({at}; {who})")
+            })
+            .collect();
+        let _ = writeln!(s, "Skipped cells: {}.\n", lines.join("; "));
     }
     s.push_str("Reproduce (the simulator is deterministic: the same commands give byte-identical results and report):\n\n```sh\n");
     let _ = writeln!(s, "{}", m.command);

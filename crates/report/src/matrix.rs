@@ -9,6 +9,7 @@
 //! |---|---|---|---|
 //! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` | on p95, against the best protocol: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
 //! | election messages | the same scenario at the largest size | mean `msgs_election` | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
+//! | messages per second | the same | mean `msgs_total / end_ms`: the whole bill, steady traffic included (a lease's elections are one compare-and-swap, but its members poll the store all the time) | as above |
 //! | damage under partition, unfenced | every scenario that cuts links; focus size | worst mean `writes_stale + writes_fenced` per trial: what a resource without fencing takes from deposed leaders | `none` (0), `rare` (< 1 write per failure), `damaging` |
 //! | damage under partition, fenced | the same | worst mean `writes_stale` | as above |
 //! | split brain under partition (only without a workload) | the same | worst `split_brain_rate` and its mean duration | `none`, `brief` (mean overlap < 1 ms), `lasting` |
@@ -187,7 +188,28 @@ impl<'a> Builder<'a, '_> {
             .collect();
         self.column(
             format!("election messages, n = {n}"),
-            format!("mean `msgs_election` per failover in `{sc}` at the largest size, n = {n}; verdict against the fewest (good ≤ 2×, fair ≤ 10×)"),
+            format!("mean `msgs_election` per failover in `{sc}` at the largest size, n = {n}; verdict against the fewest (good ≤ 2×, fair ≤ 10×). Read it with the next column: an election that costs little can sit on steady traffic that costs a lot (a lease's members poll the store all the time)"),
+            cells,
+            |v, best| by_ratio(v, best, 2.0, 10.0),
+        );
+        // The other side of the message bill: everything a cluster sends per second.
+        let cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let v: Vec<f64> = self
+                    .trials(s, n, &sc)
+                    .iter()
+                    .filter(|t| t.end_ms > 0.0)
+                    .map(|t| t.msgs_total as f64 * 1000.0 / t.end_ms)
+                    .collect();
+                let (mean, half) = mean_ci(&v)?;
+                Some((mean, fmt_ci(mean, half), self.link(&sc)))
+            })
+            .collect();
+        self.column(
+            format!("messages per second, n = {n}"),
+            format!("mean `msgs_total` / `end_ms` in `{sc}` at n = {n}: every protocol message of the trial (boot, election, heartbeats, a lease's polling of its store; not the workload's writes) per second of simulated time; verdict against the fewest (good ≤ 2×, fair ≤ 10×)"),
             cells,
             |v, best| by_ratio(v, best, 2.0, 10.0),
         );

@@ -214,9 +214,13 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
     for i in 1..=model.nodes {
         let x = x_of(i);
         let init = &model.initial[i as usize - 1];
+        // A service endpoint (the lease store) reports no leadership status of its own.
+        let service = i + meta.services > model.nodes;
         let sub = if model.from > Time::ZERO {
             Some(if init.crashed {
                 "crashed".to_string()
+            } else if service {
+                "service".to_string()
             } else {
                 init.status
                     .map(|st| super::status_label(&st))
