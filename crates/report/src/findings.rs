@@ -654,11 +654,11 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             .map(|(l, r)| format!("`{l}` {} ms ({})", r.prose(Stat::MinorityMsMean), c.row(r)))
             .collect();
         if !stranded.is_empty() {
-            out.push((2, format!(
+            appendix.push(format!(
                 "A leader stranded outside the majority side kept believing it led (mean `minority_leader_ms` in `{sbs}` at n = {}):{}",
                 c.focus,
                 items(&stranded)
-            )));
+            ));
         }
     }
 

@@ -461,7 +461,7 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Appendix to the design review: `{}`\n", m.name);
     s.push_str("The evidence behind [REPORT.md](REPORT.md): the resolved configuration, the metric definitions, the at-a-glance table, where split brain happened, and one summary table per scenario, straight from `summary.csv`.\n\n");
-    s.push_str("**Contents:** [Configuration](#a-configuration) · [Metrics](#b-metrics) · [At a glance](#c-at-a-glance) · [Split brain by scenario](#d-split-brain-by-scenario) · [Summary tables](#e-summary-tables) · [Liveness](#f-liveness)\n\n");
+    s.push_str("**Contents:** [Configuration](#a-configuration) · [Metrics](#b-metrics) · [At a glance](#c-at-a-glance) · [Split brain by scenario](#d-split-brain-by-scenario-and-stranded-leaders) · [Summary tables](#e-summary-tables) · [Liveness](#f-liveness)\n\n");
     s.push_str("## A. Configuration\n\nAs resolved by the sweep (`manifest.json`): network profiles with their latency distributions, the timing table, seeds, and every parameter.\n\n");
     if let serde_json::Value::Object(map) = &m.config {
         let mut general = Vec::new();
@@ -507,7 +507,7 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> String {
     s.push('\n');
     s.push_str("## C. At a glance\n\n");
     at_a_glance(&mut s, ctx);
-    s.push_str("## D. Split brain by scenario\n\n");
+    s.push_str("## D. Split brain by scenario, and stranded leaders\n\n");
     if split_lists.is_empty() {
         let _ = writeln!(s, "No scenario had split brain at n = {}.\n", ctx.focus);
     }

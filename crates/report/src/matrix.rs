@@ -13,6 +13,7 @@
 //! | damage under partition, unfenced | every scenario that cuts links; focus size | worst mean `writes_stale + writes_fenced` per trial: what a resource without fencing takes from deposed leaders | `none` (0), `rare` (< 1 write per failure), `damaging` |
 //! | damage under partition, fenced | the same | worst mean `writes_stale` | as above |
 //! | split brain under partition (only without a workload) | the same | worst `split_brain_rate` and its mean duration | `none`, `brief` (mean overlap < 1 ms), `lasting` |
+//! | liveness failures | every scenario and size | share of trials whose `outcome` is `no-leader` or `livelock`, and the worst scenario | `none` (0), `rare` (< 1 %), `poor` |
 //! | churn | every scenario that brings crashed nodes back; focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
 //!
 //! Numbers are rounded to what their 95% interval supports ([`fmt_ci`]): distribution-free
@@ -162,7 +163,7 @@ impl<'a> Builder<'a, '_> {
             .collect();
         self.column(
             format!("failover p50 / p95, n = {n}"),
-            format!("`failover_ms` in `{sc}` at n = {n}: the time until the largest component has an agreed leader again; verdict on p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
+            format!("`failover_ms` in `{sc}`: time until the largest component agrees on a leader again; p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
             cells,
             |v, best| by_ratio(v, best, 1.25, 2.0),
         );
@@ -188,7 +189,7 @@ impl<'a> Builder<'a, '_> {
             .collect();
         self.column(
             format!("election messages, n = {n}"),
-            format!("mean `msgs_election` per failover in `{sc}` at the largest size, n = {n}; verdict against the fewest (good ≤ 2×, fair ≤ 10×). Read it with the next column: an election that costs little can sit on steady traffic that costs a lot (a lease's members poll the store all the time)"),
+            format!("mean `msgs_election` per failover in `{sc}` (good ≤ 2× the fewest, fair ≤ 10×); read it with the next column: a cheap election can sit on costly steady traffic (a lease's members poll the store)"),
             cells,
             |v, best| by_ratio(v, best, 2.0, 10.0),
         );
@@ -209,7 +210,7 @@ impl<'a> Builder<'a, '_> {
             .collect();
         self.column(
             format!("messages per second, n = {n}"),
-            format!("mean `msgs_total` / `end_ms` in `{sc}` at n = {n}: every protocol message of the trial (boot, election, heartbeats, a lease's polling of its store; not the workload's writes) per second of simulated time; verdict against the fewest (good ≤ 2×, fair ≤ 10×)"),
+            format!("mean `msgs_total` / `end_ms` in `{sc}`: every protocol message of the trial (boot, election, heartbeats, polling; not the workload) per simulated second (good ≤ 2× the fewest, fair ≤ 10×)"),
             cells,
             |v, best| by_ratio(v, best, 2.0, 10.0),
         );
@@ -283,9 +284,9 @@ impl<'a> Builder<'a, '_> {
                     })
                     .collect();
                 let about = if fenced {
-                    format!("the worst mean `writes_stale` per trial at n = {n} over the scenarios that cut links: writes taken from a deposed leader although the resource checks fencing tokens (none: 0; rare: < 1 per failure; damaging: more)")
+                    format!("worst mean `writes_stale` per trial over the scenarios that cut links: taken from a deposed leader despite fencing tokens (rare: < 1 per failure)")
                 } else {
-                    format!("the worst mean `writes_stale + writes_fenced` per trial at n = {n} over the scenarios that cut links: what a resource that does not check fencing tokens would take from deposed leaders")
+                    format!("worst mean `writes_stale + writes_fenced` per trial over the scenarios that cut links: what a resource without fencing would take from deposed leaders")
                 };
                 self.column(title, about, cells, damage_verdict);
             }
@@ -331,6 +332,68 @@ impl<'a> Builder<'a, '_> {
         }
     }
 
+    /// Lost liveness anywhere in the sweep: trials that ended with a connected majority and no
+    /// settled leader (`no-leader`) or with leadership still changing (`livelock`).
+    fn liveness(&mut self) {
+        if self.c.results.trials.iter().all(|t| t.outcome.is_empty()) {
+            return; // results written before verdicts existed
+        }
+        let failing = |o: &str| o == "no-leader" || o == "livelock";
+        let cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let mut total = 0u64;
+                let mut bad = 0u64;
+                // (failing share, scenario) of the worst scenario.
+                let mut worst: Option<(f64, String)> = None;
+                for sc in self.c.results.scenarios() {
+                    let (mut t_sc, mut b_sc) = (0u64, 0u64);
+                    for n in self.c.results.sizes() {
+                        for t in self.trials(s, n, &sc) {
+                            t_sc += 1;
+                            b_sc += u64::from(failing(&t.outcome));
+                        }
+                    }
+                    total += t_sc;
+                    bad += b_sc;
+                    if b_sc > 0 {
+                        let share = b_sc as f64 / t_sc as f64;
+                        if worst.as_ref().is_none_or(|w| share > w.0) {
+                            worst = Some((share, sc));
+                        }
+                    }
+                }
+                if total == 0 {
+                    return None;
+                }
+                let share = bad as f64 / total as f64;
+                Some(match worst {
+                    None => (0.0, format!("0 of {total} trials"), self.link(&self.c.results.scenarios()[0])),
+                    Some((w, sc)) => (
+                        share,
+                        format!("{}% of trials; worst `{sc}` {}%", fmt_sig(share * 100.0), fmt_sig(w * 100.0)),
+                        self.link(&sc),
+                    ),
+                })
+            })
+            .collect();
+        self.column(
+            "liveness failures, all cells".to_string(),
+            "share of all measured trials whose `outcome` is `no-leader` or `livelock` (a connected majority but no settled leader), and the worst scenario; cells, seeds and replay commands in the appendix (rare: < 1 %)".to_string(),
+            cells,
+            |v, _| {
+                if v == 0.0 {
+                    "none"
+                } else if v < 0.01 {
+                    "rare"
+                } else {
+                    "poor"
+                }
+            },
+        );
+    }
+
     fn churn(&mut self) {
         let back = scenarios_where(self.c, |k| k.brings_back);
         if back.is_empty() {
@@ -362,7 +425,7 @@ impl<'a> Builder<'a, '_> {
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();
         self.column(
             format!("leader changes on return, n = {n}"),
-            format!("mean `leader_changes` per trial at n = {n}, summed over the scenarios that bring crashed nodes back ({}); verdict against the fewest (good ≤ 1.5×, fair ≤ 3×)", names.join(", ")),
+            format!("mean `leader_changes` per trial, summed over the scenarios that bring crashed nodes back ({}) (good ≤ 1.5× the fewest, fair ≤ 3×)", names.join(", ")),
             cells,
             |v, best| by_ratio(v, best, 1.5, 3.0),
         );
@@ -387,6 +450,7 @@ pub(crate) fn matrix(c: &Ctx) -> Matrix {
     b.failover();
     b.messages();
     b.damage();
+    b.liveness();
     b.churn();
     b.m
 }

@@ -1143,7 +1143,9 @@ impl Scenario {
                 }
                 FaultAction::Partition(_)
                 | FaultAction::CutLink { .. }
-                | FaultAction::Isolate(_) => k.cuts_links = true,
+                | FaultAction::Isolate(_)
+                | FaultAction::LinkLoss { .. }
+                | FaultAction::Links { up: false, .. } => k.cuts_links = true,
                 FaultAction::Recover(_) => k.brings_back = true,
                 _ => {}
             }
@@ -1166,8 +1168,9 @@ pub struct ScenarioKind {
     /// A fault crashes or pauses the node that leads when it fires: the scenario has a
     /// failover, and `failover_ms` is the time to replace the leader.
     pub takes_leader: bool,
-    /// A fault cuts links (a partition, a one-way cut, an isolation): the scenario has an
-    /// outage, and a leader may be stranded on the wrong side of it.
+    /// A fault cuts links (a partition, a one-way cut, an isolation, a partial partition of
+    /// single links, loss on some links): the scenario has an outage, and a leader may be
+    /// stranded on the wrong side of it.
     pub cuts_links: bool,
     /// A fault brings a crashed node back: the scenario measures churn on return.
     pub brings_back: bool,
