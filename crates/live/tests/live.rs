@@ -138,7 +138,15 @@ fn a_reference_fault_is_measured_from_live_as_in_simulation() {
         [NodeId(5), NodeId(4)]
     );
     assert_eq!(m.reference_ms, crashes[1].0);
-    assert!(crashes[1].0 >= crashes[0].0 + 1200.0);
+    // Faults fire at their scheduled instants (1200 ms apart); the log records when each was
+    // applied, and on a loaded machine the first can be applied a little after its instant
+    // (the second is scheduled from the instant, not from the late application).
+    assert!(
+        crashes[1].0 >= crashes[0].0 + 1100.0,
+        "second crash at {} ms, first at {} ms",
+        crashes[1].0,
+        crashes[0].0
+    );
     assert_eq!(m.leader_at_reference, Some(NodeId(4)));
     converged_on(&r, NodeId(3));
     healthy(&r);

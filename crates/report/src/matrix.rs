@@ -284,9 +284,9 @@ impl<'a> Builder<'a, '_> {
                     })
                     .collect();
                 let about = if fenced {
-                    format!("worst mean `writes_stale` per trial over the scenarios that cut links: taken from a deposed leader despite fencing tokens (rare: < 1 per failure)")
+                    "worst mean `writes_stale` per trial over the scenarios that cut links: taken from a deposed leader despite fencing tokens (rare: < 1 per failure)".to_string()
                 } else {
-                    format!("worst mean `writes_stale + writes_fenced` per trial over the scenarios that cut links: what a resource without fencing would take from deposed leaders")
+                    "worst mean `writes_stale + writes_fenced` per trial over the scenarios that cut links: what a resource without fencing would take from deposed leaders".to_string()
                 };
                 self.column(title, about, cells, damage_verdict);
             }
@@ -369,10 +369,18 @@ impl<'a> Builder<'a, '_> {
                 }
                 let share = bad as f64 / total as f64;
                 Some(match worst {
-                    None => (0.0, format!("0 of {total} trials"), self.link(&self.c.results.scenarios()[0])),
+                    None => (
+                        0.0,
+                        format!("0 of {total} trials"),
+                        self.link(&self.c.results.scenarios()[0]),
+                    ),
                     Some((w, sc)) => (
                         share,
-                        format!("{}% of trials; worst `{sc}` {}%", fmt_sig(share * 100.0), fmt_sig(w * 100.0)),
+                        format!(
+                            "{}% of trials; worst `{sc}` {}%",
+                            fmt_sig(share * 100.0),
+                            fmt_sig(w * 100.0)
+                        ),
                         self.link(&sc),
                     ),
                 })

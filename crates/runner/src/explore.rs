@@ -370,7 +370,13 @@ pub struct ExploreOptions {
 }
 
 /// The protocols `explore` runs by default.
-pub const DEFAULT_PROTOCOLS: [&str; 5] = ["bully", "ring", "raft", "raft+pre_vote+check_quorum", "lease"];
+pub const DEFAULT_PROTOCOLS: [&str; 5] = [
+    "bully",
+    "ring",
+    "raft",
+    "raft+pre_vote+check_quorum",
+    "lease",
+];
 
 /// The parameters `explore` fixes before the caller's `--set`s: a 10 s horizon (a pattern lasts
 /// to the end, so a trial that never settles runs to it; 9 s after the fault is 30 election
