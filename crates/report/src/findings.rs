@@ -214,19 +214,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
         if !r.skipped.is_empty() || k == 0 {
             continue;
         }
-        let seeds: Vec<u64> = c
-            .results
-            .trials_of(&r.key)
-            .into_iter()
-            .filter(|t| t.faults_skipped > 0)
-            .map(|t| t.seed)
-            .collect();
-        let shown: Vec<String> = seeds.iter().take(5).map(u64::to_string).collect();
-        let more = if seeds.len() > shown.len() {
-            format!(" and {} more", seeds.len() - shown.len())
-        } else {
-            String::new()
-        };
+        let (seeds, listed) = seeds_of(c, r, |t| t.faults_skipped > 0);
         let sets = replay_sets(c.results, r, None);
         let trace = crate::skipped_fault_trial(c.results)
             .filter(|t| t.key == r.key)
@@ -241,14 +229,13 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             )
         };
         out.push(format!(
-            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no agreed leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {}{more}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`{trace}; {}).",
+            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no agreed leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {listed}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`{trace}; {}).",
             r.key.protocol,
             r.key.nodes,
             r.key.scenario,
             r.key.net,
             k,
             r.trials(),
-            shown.join(", "),
             r.key.protocol,
             r.key.nodes,
             r.key.scenario,
@@ -258,6 +245,28 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The seeds of a cell's trials that `pick` selects, and how a finding lists them: the first
+/// five, then how many more.
+fn seeds_of(
+    c: &Ctx,
+    r: &SummaryRow,
+    pick: impl Fn(&crate::data::TrialRow) -> bool,
+) -> (Vec<u64>, String) {
+    let seeds: Vec<u64> = c
+        .results
+        .trials_of(&r.key)
+        .into_iter()
+        .filter(|t| pick(t))
+        .map(|t| t.seed)
+        .collect();
+    let shown: Vec<String> = seeds.iter().take(5).map(u64::to_string).collect();
+    let mut listed = shown.join(", ");
+    if seeds.len() > shown.len() {
+        listed.push_str(&format!(" and {} more", seeds.len() - shown.len()));
+    }
+    (seeds, listed)
 }
 
 /// The `--set` flags that replay a trial of the cell of `r`: the sweep's fixed parameters (its
@@ -722,24 +731,12 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             }
         }
         let r = violations[0];
-        let seeds: Vec<u64> = c
-            .results
-            .trials_of(&r.key)
-            .into_iter()
-            .filter(|t| t.same_epoch_leaders > 0)
-            .map(|t| t.seed)
-            .collect();
-        let shown: Vec<String> = seeds.iter().take(5).map(u64::to_string).collect();
-        let more = if seeds.len() > shown.len() {
-            format!(" and {} more", seeds.len() - shown.len())
-        } else {
-            String::new()
-        };
+        let (seeds, listed) = seeds_of(c, r, |t| t.same_epoch_leaders > 0);
         let trace = crate::safety_trial(c.results)
             .map(|t| format!("; trace: [{0}](traces/{0})", crate::trace_file_name(t)))
             .unwrap_or_default();
         out.push((0, format!(
-            "**Safety violation**: two live leaders claimed the same epoch or term in {} cells, for {}. First: `{}` at n = {} in `{}`, in {} of {} trials (seeds {}{more}; replay: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{} --out trace.svg`{trace}; {}).",
+            "**Safety violation**: two live leaders claimed the same epoch or term in {} cells, for {}. First: `{}` at n = {} in `{}`, in {} of {} trials (seeds {listed}; replay: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{} --out trace.svg`{trace}; {}).",
             violations.len(),
             names(&protos),
             r.key.protocol,
@@ -747,7 +744,6 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             r.key.scenario,
             seeds.len(),
             r.trials(),
-            shown.join(", "),
             r.key.protocol,
             r.key.nodes,
             r.key.scenario,
