@@ -275,11 +275,25 @@ pub fn fmt_sig(v: f64) -> String {
 
 /// `v` rounded to what an interval of half-width `half` supports: to the power of ten at or
 /// below `half` (157.415 with ±3.2 → 157; 1.5474 with ±0.3 → 1.5), and never to more digits
-/// than [`fmt_sig`]'s three significant ones. Exact values (`half` = 0) and intervals wider
-/// than the value get [`fmt_sig`].
+/// than [`fmt_sig`]'s three significant ones. Exact values (`half` = 0) get [`fmt_sig`];
+/// an interval wider than the value supports one significant digit (0.0449 ± 0.05 → 0.04).
 pub fn fmt_ci(v: f64, half: f64) -> String {
-    if half.is_nan() || half <= 0.0 || !half.is_finite() || half >= v.abs() {
+    if half.is_nan() || half <= 0.0 || !half.is_finite() {
         return fmt_sig(v);
+    }
+    if half >= v.abs() {
+        // The interval is wider than the value: one significant digit is all it supports.
+        if v == 0.0 {
+            return "0".to_string();
+        }
+        let e = v.abs().log10().floor() as i32;
+        let unit = 10f64.powi(e);
+        let r = (v / unit).round() * unit;
+        return if e >= 0 {
+            format!("{r:.0}")
+        } else {
+            format!("{r:.*}", (-e) as usize)
+        };
     }
     let exp = half.log10().floor() as i32;
     if exp >= 0 {
@@ -422,6 +436,7 @@ impl Results {
                 takes_leader: k["takes_leader"] == true,
                 cuts_links: k["cuts_links"] == true,
                 brings_back: k["brings_back"] == true,
+                touches_services: k["touches_services"] == true,
             });
         recorded.or_else(|| {
             let sc = election_runner::scenario::Scenario::builtin(name)?;
@@ -1097,8 +1112,9 @@ mod tests {
         assert_eq!(fmt_ci(1.5474, 0.3), "1.5");
         assert_eq!(fmt_ci(2499.3, 48.0), "2500");
         assert_eq!(fmt_ci(99.0, 0.0), "99");
-        // An interval wider than the value: three significant digits at most.
-        assert_eq!(fmt_ci(0.04, 0.05), "0.04");
+        // An interval wider than the value: one significant digit.
+        assert_eq!(fmt_ci(0.0449, 0.05), "0.04");
+        assert_eq!(fmt_ci(13.4, 20.0), "10");
     }
 
     #[test]

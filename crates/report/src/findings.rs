@@ -110,7 +110,7 @@ fn steady_caveat(c: &Ctx, best: (&String, &SummaryRow), cells: &[(String, &Summa
         .min_by(|a, b| a.1.total_cmp(&b.1));
     match least {
         Some((l, v)) if l != best.0 && mine > 1.25 * v => format!(
-            "; but counting every message, steady traffic included, `{}` sends {} per second against {} for `{l}` (see the decision matrix)",
+            "; but counting every message, steady traffic included, `{}` sends {} per second against {} for `{l}` in the same cells",
             best.0,
             fmt_num(mine),
             fmt_num(v)
@@ -267,6 +267,19 @@ fn seeds_of(
         listed.push_str(&format!(" and {} more", seeds.len() - shown.len()));
     }
     (seeds, listed)
+}
+
+/// Whether scenario `sc` exercises `protocol` at all. A protocol with service endpoints (a
+/// lease, whose members talk only to its store) is untouched by link cuts among members, so a
+/// scenario that cuts links without reaching a service endpoint says nothing about it: it is
+/// left out of every claim about partitions rather than credited with a clean result.
+pub(crate) fn exercises(c: &Ctx, protocol: &str, sc: &str) -> bool {
+    let services =
+        election_runner::protocol::ProtocolSpec::parse(protocol).map_or(0, |s| s.kind.services());
+    services == 0
+        || c.results
+            .scenario_kind(sc)
+            .is_none_or(|k| k.touches_services || !k.cuts_links)
 }
 
 /// The `--set` flags that replay a trial of the cell of `r`: the sweep's fixed parameters (its
@@ -600,7 +613,11 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
 
     // Split brain in the partition scenario of interest.
     let sbs = &c.opts.split_brain_scenario;
-    let cells = c.cells(sbs, c.focus);
+    let cells: Vec<(String, &SummaryRow)> = c
+        .cells(sbs, c.focus)
+        .into_iter()
+        .filter(|(_, r)| exercises(c, &r.key.protocol, sbs))
+        .collect();
     if !cells.is_empty() {
         let safe: Vec<&(String, &SummaryRow)> = cells
             .iter()
@@ -873,6 +890,9 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         for s in &series {
             let mut max_rate: Option<(f64, &SummaryRow)> = None;
             for sc in &partition_scenarios {
+                if !exercises(c, &s.protocol, sc) {
+                    continue;
+                }
                 let key = crate::figures::key_of(s, c.focus, sc, &c.net);
                 if let Some(r) = c.results.cell(&key).filter(|r| r.ran()) {
                     let v = r.get(Stat::SplitRate).unwrap_or(0.0);
@@ -893,6 +913,9 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                 .iter()
                 .filter(|sc| {
                     series.iter().filter(|s| clean.contains(&s.label)).any(|s| {
+                        if !exercises(c, &s.protocol, sc) {
+                            return false;
+                        }
                         let key = crate::figures::key_of(s, c.focus, sc, &c.net);
                         c.results.cell(&key).is_some_and(|r| r.ran())
                     })
@@ -1008,9 +1031,16 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         }
         if let Some(best) = totals.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
             let worst = totals.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+            // Every protocol that ties for the least, as printed.
+            let tied: Vec<String> = totals
+                .iter()
+                .filter(|t| fmt_num(t.1) == fmt_num(best.1))
+                .map(|t| t.0.clone())
+                .collect();
             out.push(format!(
-                "**Nodes crash and come back, or flap**: `{}` moves leadership least — {} leader changes per trial summed over {} at n = {}, against {} for `{}` ({}).",
-                best.0,
+                "**Nodes crash and come back, or flap**: {} {} leadership least — {} leader changes per trial summed over {} at n = {}, against {} for `{}` ({}).",
+                names(&tied),
+                if tied.len() == 1 { "moves" } else { "move" },
                 fmt_num(best.1),
                 names(&lc),
                 c.focus,
@@ -1026,6 +1056,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
     let cells = c.cells(sbs, c.focus);
     if let Some((l, r, _)) = cells
         .iter()
+        .filter(|(_, r)| exercises(c, &r.key.protocol, sbs))
         .filter_map(|(l, r)| r.get(Stat::UnavailableMean).map(|v| (l, *r, v)))
         .min_by(|a, b| a.2.total_cmp(&b.2))
     {
@@ -1046,7 +1077,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         // store sits outside it) may not be spared by another.
         let worst = partition_scenarios
             .iter()
-            .filter(|sc| *sc != sbs)
+            .filter(|sc| *sc != sbs && exercises(c, &r.key.protocol, sc))
             .filter_map(|sc| {
                 let key = CellKey {
                     scenario: sc.clone(),

@@ -576,16 +576,17 @@ fn traces(
             heading,
             file: format!("traces/{name}"),
             caption: format!(
-                "{caption} Reproduce: `election-bench trace --protocol {} --nodes {} --scenario {} --seed {}{}`.",
+                "{caption} Reproduce: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{}`.",
                 t.key.protocol,
                 t.key.nodes,
                 t.key.scenario,
+                election_runner::net::profile_of(&t.key.net),
                 t.seed,
-                id.params
-                    .iter()
-                    .filter(|(_, v)| !v.is_empty())
-                    .map(|(k, v)| format!(" --set {k}={v}"))
-                    .collect::<String>()
+                // The sweep's fixed parameters and the cell's varied ones: the same trial.
+                results
+                    .cell(&t.key)
+                    .map(|r| findings::replay_sets(results, r, None))
+                    .unwrap_or_default()
             ),
         });
     }

@@ -1,26 +1,24 @@
 //! The decision matrix: protocol by concern, the first thing `REPORT.md` shows.
 //!
 //! Each cell is one rounded number and a plain verdict, linked to the table or chart it rests
-//! on. A concern appears only when the sweep has the scenarios that measure it, and which
-//! scenarios those are is read off their faults ([`ScenarioKind`], recorded in the manifest),
-//! never off their names:
+//! on. A concern appears only when the sweep has the scenarios that measure it; the failover
+//! scenario is read off the scenarios' faults ([`ScenarioKind`], recorded in the manifest):
 //!
 //! | concern | scenarios | number | verdict |
 //! |---|---|---|---|
 //! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` | on p95, against the best protocol: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
 //! | election messages | the same scenario at the largest size | mean `msgs_election` | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
 //! | messages per second | the same | mean `msgs_total / end_ms`: the whole bill, steady traffic included (a lease's elections are one compare-and-swap, but its members poll the store all the time) | as above |
-//! | damage under partition, unfenced | every scenario that cuts links; focus size | worst mean `writes_stale + writes_fenced` per trial: what a resource without fencing takes from deposed leaders | `none` (0), `rare` (< 1 write per failure), `damaging` |
-//! | damage under partition, fenced | the same | worst mean `writes_stale` | as above |
-//! | split brain under partition (only without a workload) | the same | worst `split_brain_rate` and its mean duration | `none`, `brief` (mean overlap < 1 ms), `lasting` |
+//! | failover, unrecovered trials | the same | the share of trials with no failover time at all, appended | such a cell ranks as infinitely slow: `poor` |
+//! | damage, unfenced | every scenario (the worst is named); focus size | worst mean `writes_stale + writes_fenced` per trial: what a resource without fencing takes from deposed leaders | `none` (0), `rare` (< 1 write per trial), `damaging` |
+//! | damage, fenced | the same | worst mean `writes_stale` | as above |
+//! | split brain (only without a workload) | the same | worst `split_brain_rate`, with the mean overlap of the trials that split | `none`, `brief` (< 1 ms), `lasting` |
 //! | liveness failures | every scenario and size | share of trials whose `outcome` is `no-leader` or `livelock`, and the worst scenario | `none` (0), `rare` (< 1 %), `poor` |
-//! | churn | every scenario that brings crashed nodes back; focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
+//! | churn | the recovery and flapping scenarios (the same as the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
 //!
 //! Numbers are rounded to what their 95% interval supports ([`fmt_ci`]): distribution-free
 //! order-statistic intervals for percentiles, normal intervals for means. A cell with no
 //! measured trial reads `–` and has no verdict.
-
-use election_runner::scenario::ScenarioKind;
 
 use crate::charts::Series;
 use crate::data::{fmt_ci, fmt_sig, mean_ci, percentile, quantile_ci, CellKey, TrialRow};
@@ -49,7 +47,9 @@ pub(crate) struct Matrix {
 }
 
 fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> &'static str {
-    if v <= best {
+    if v.is_infinite() {
+        "poor" // e.g. a failover that some trials never completed
+    } else if v <= best {
         "best"
     } else if best > 0.0 && v <= best * good {
         "good"
@@ -64,14 +64,6 @@ fn sorted(v: impl Iterator<Item = f64>) -> Vec<f64> {
     let mut v: Vec<f64> = v.collect();
     v.sort_by(f64::total_cmp);
     v
-}
-
-fn scenarios_where(c: &Ctx, f: impl Fn(ScenarioKind) -> bool) -> Vec<String> {
-    c.results
-        .scenarios()
-        .into_iter()
-        .filter(|s| c.results.scenario_kind(s).is_some_and(&f))
-        .collect()
 }
 
 /// The scenario the failover column reads.
@@ -139,10 +131,14 @@ impl<'a> Builder<'a, '_> {
             .series
             .iter()
             .map(|s| {
-                let f = sorted(self.trials(s, n, &sc).iter().filter_map(|t| t.failover_ms));
+                let all = self.trials(s, n, &sc);
+                let f = sorted(all.iter().filter_map(|t| t.failover_ms));
                 if f.is_empty() {
                     return None;
                 }
+                // Trials that never had an agreed leader again have no failover time: say how
+                // many, and never call such a cell good.
+                let never = all.len() - f.len();
                 let p50 = percentile(&f, 0.5);
                 let p95 = percentile(&f, 0.95);
                 let half = |q: f64, v: f64| {
@@ -150,15 +146,20 @@ impl<'a> Builder<'a, '_> {
                         .map(|(lo, hi)| (hi - v).max(v - lo))
                         .unwrap_or(0.0)
                 };
-                Some((
-                    p95,
-                    format!(
-                        "{} / {} ms",
-                        fmt_ci(p50, half(0.5, p50)),
-                        fmt_ci(p95, half(0.95, p95))
-                    ),
-                    self.link(&sc),
-                ))
+                let mut text = format!(
+                    "{} / {} ms",
+                    fmt_ci(p50, half(0.5, p50)),
+                    fmt_ci(p95, half(0.95, p95))
+                );
+                if never > 0 {
+                    text.push_str(&format!(
+                        "; {}% never recovered",
+                        fmt_sig(100.0 * never as f64 / all.len() as f64)
+                    ));
+                }
+                // Unrecovered trials rank as infinitely slow.
+                let rank = if never > 0 { f64::INFINITY } else { p95 };
+                Some((rank, text, self.link(&sc)))
             })
             .collect();
         self.column(
@@ -240,7 +241,9 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn damage(&mut self) {
-        let parts = scenarios_where(self.c, |k| k.cuts_links);
+        // Every scenario of the sweep: a pause or a slow leader deposes a leader as surely as a
+        // partition, and the guide and findings speak of every scenario too.
+        let parts = self.c.results.scenarios();
         if parts.is_empty() {
             return;
         }
@@ -262,8 +265,8 @@ impl<'a> Builder<'a, '_> {
         };
         if has_workload {
             for (fenced, title) in [
-                (false, format!("damage under partition, unfenced, n = {n}")),
-                (true, format!("damage under partition, fenced, n = {n}")),
+                (false, format!("damage, unfenced, n = {n}")),
+                (true, format!("damage, fenced, n = {n}")),
             ] {
                 let metric = move |t: &TrialRow| {
                     let stale = t.writes_stale? as f64;
@@ -278,15 +281,17 @@ impl<'a> Builder<'a, '_> {
                         let text = if mean == 0.0 {
                             "0 writes".to_string()
                         } else {
-                            format!("{} writes (`{sc}`)", fmt_ci(mean, half))
+                            let v = fmt_ci(mean, half);
+                            let unit = if v == "1" { "write" } else { "writes" };
+                            format!("{v} {unit} (`{sc}`)")
                         };
                         Some((mean, text, self.link(&sc)))
                     })
                     .collect();
                 let about = if fenced {
-                    "worst mean `writes_stale` per trial over the scenarios that cut links: taken from a deposed leader despite fencing tokens (rare: < 1 per failure)".to_string()
+                    "worst mean `writes_stale` per trial over every scenario (named): writes taken from a deposed leader despite fencing tokens (rare: < 1 per trial)".to_string()
                 } else {
-                    "worst mean `writes_stale + writes_fenced` per trial over the scenarios that cut links: what a resource without fencing would take from deposed leaders".to_string()
+                    "worst mean `writes_stale + writes_fenced` per trial over every scenario (named): what a resource without fencing would take from deposed leaders".to_string()
                 };
                 self.column(title, about, cells, damage_verdict);
             }
@@ -297,27 +302,35 @@ impl<'a> Builder<'a, '_> {
                 .map(|s| {
                     let (rate, _, sc) =
                         self.worst(s, &parts, |t| Some(if t.split_brain { 1.0 } else { 0.0 }))?;
+                    // The overlap of the trials that split, not diluted by those that did not.
                     let ms: Vec<f64> = self
                         .trials(s, n, &sc)
                         .iter()
+                        .filter(|t| t.split_brain)
                         .map(|t| t.split_brain_ms)
                         .collect();
-                    let (mean_ms, _) = mean_ci(&ms)?;
+                    let mean_ms = mean_ci(&ms).map_or(0.0, |m| m.0);
                     let text = if rate == 0.0 {
                         "never".to_string()
                     } else {
                         format!(
-                            "{}% of trials, {} ms (`{sc}`)",
+                            "{}% of trials, {} ms each (`{sc}`)",
                             fmt_sig(rate * 100.0),
                             fmt_sig(mean_ms)
                         )
                     };
-                    Some((mean_ms, text, self.link(&sc)))
+                    // Ranked by rate; a split of any length is never "none".
+                    let rank = if rate == 0.0 {
+                        0.0
+                    } else {
+                        mean_ms.max(f64::MIN_POSITIVE)
+                    };
+                    Some((rank, text, self.link(&sc)))
                 })
                 .collect();
             self.column(
-                format!("split brain under partition, n = {n}"),
-                format!("the worst `split_brain_rate` at n = {n} over the scenarios that cut links, with the mean overlap of acting leaders (none; brief: < 1 ms; lasting)"),
+                format!("split brain, n = {n}"),
+                "the worst `split_brain_rate` over every scenario (named), with the mean overlap of acting leaders in the trials that split (brief: < 1 ms; lasting: more)".to_string(),
                 cells,
                 |v, _| {
                     if v == 0.0 {
@@ -403,7 +416,8 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn churn(&mut self) {
-        let back = scenarios_where(self.c, |k| k.brings_back);
+        // The same scenarios as the guide and chart 6.
+        let back = crate::figures::leader_change_scenarios(self.c.results, self.c.opts);
         if back.is_empty() {
             return;
         }
@@ -432,8 +446,8 @@ impl<'a> Builder<'a, '_> {
             .collect();
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();
         self.column(
-            format!("leader changes on return, n = {n}"),
-            format!("mean `leader_changes` per trial, summed over the scenarios that bring crashed nodes back ({}) (good ≤ 1.5× the fewest, fair ≤ 3×)", names.join(", ")),
+            format!("leader changes in recovery and flapping scenarios, n = {n}"),
+            format!("mean `leader_changes` per trial (every entry into the leader role after the first fault, failovers included), summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×)", names.join(", ")),
             cells,
             |v, best| by_ratio(v, best, 1.5, 3.0),
         );

@@ -492,7 +492,7 @@ fn the_matrix_comes_first_and_an_outage_is_not_a_failover() {
     // than shown empty, and split brain stands in for the damage a workload would measure.
     assert_eq!(
         header,
-        "| protocol | election messages, n = 7 | messages per second, n = 7 | split brain under partition, n = 5 | liveness failures, all cells |"
+        "| protocol | election messages, n = 7 | messages per second, n = 7 | split brain, n = 5 | liveness failures, all cells | leader changes in recovery and flapping scenarios, n = 5 |"
     );
     for p in common::PROTOCOLS {
         let row = md

@@ -1135,6 +1135,13 @@ impl Scenario {
         let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(0);
         let mut k = ScenarioKind::default();
         for f in self.faults(n, r, 0.0, &mut rng) {
+            if f.action
+                .selectors()
+                .iter()
+                .any(|s| matches!(s, Selector::Service(_)))
+            {
+                k.touches_services = true;
+            }
             match f.action {
                 FaultAction::Crash(s) | FaultAction::Pause { node: s, .. } => {
                     if matches!(s, Selector::Leader | Selector::InitialLeader) {
@@ -1172,6 +1179,9 @@ pub struct ScenarioKind {
     /// single links, loss on some links): the scenario has an outage, and a leader may be
     /// stranded on the wrong side of it.
     pub cuts_links: bool,
+    /// A fault reaches a service endpoint (the lease store): only such a scenario's link cuts
+    /// can touch a protocol whose members talk to nothing but that endpoint.
+    pub touches_services: bool,
     /// A fault brings a crashed node back: the scenario measures churn on return.
     pub brings_back: bool,
 }
@@ -1183,6 +1193,7 @@ impl ScenarioKind {
             "takes_leader": self.takes_leader,
             "cuts_links": self.cuts_links,
             "brings_back": self.brings_back,
+            "touches_services": self.touches_services,
         })
     }
 }

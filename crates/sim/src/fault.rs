@@ -91,6 +91,43 @@ pub enum NodeSet {
     Below(Selector),
 }
 
+impl NodeSet {
+    /// The selector the set is built on, if any (`All` has none).
+    pub fn selector(&self) -> Option<Selector> {
+        match *self {
+            NodeSet::All => None,
+            NodeSet::One(s) | NodeSet::AllExcept(s) | NodeSet::Above(s) | NodeSet::Below(s) => {
+                Some(s)
+            }
+        }
+    }
+}
+
+impl FaultAction {
+    /// Every selector the action names (in its node, its sets, its groups and its link pairs),
+    /// unresolved: what it could act on.
+    pub fn selectors(&self) -> Vec<Selector> {
+        use FaultAction::*;
+        match self {
+            Crash(s) | Recover(s) | Isolate(s) | Amnesia(s) | Suspect(s) => vec![*s],
+            Pause { node, .. }
+            | Slow { node, .. }
+            | ClockJump { node, .. }
+            | ClockRate { node, .. } => vec![*node],
+            Partition(groups) => groups.iter().flatten().copied().collect(),
+            CutLink { from, to } | LinkLoss { from, to, .. } | LinkDelay { from, to, .. } => {
+                [from.selector(), to.selector()]
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+            Links { pairs, .. } => pairs.iter().flat_map(|&(a, b)| [a, b]).collect(),
+            ResourceCut(nodes) | Detection { nodes, .. } => nodes.selector().into_iter().collect(),
+            Heal | SetLoss(_) => Vec::new(),
+        }
+    }
+}
+
 /// One fault action.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FaultAction {
