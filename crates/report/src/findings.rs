@@ -963,8 +963,40 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
             .filter_map(|(l, r)| r.get(Stat::ElectP95).map(|v| (l, *r, v)))
             .min_by(|a, b| a.2.total_cmp(&b.2))
         {
+            // Those whose p95 is not told apart from the lowest by the 95 % order-statistic
+            // intervals of the two: a tie, said as one.
+            let interval = |row: &SummaryRow| {
+                let mut e: Vec<f64> = c
+                    .results
+                    .measured_trials_of(&row.key)
+                    .iter()
+                    .filter_map(|t| t.elect_ms)
+                    .collect();
+                e.sort_by(f64::total_cmp);
+                crate::data::quantile_ci(&e, 0.95)
+            };
+            let mine = interval(r);
+            let tied: Vec<String> = cells
+                .iter()
+                .filter(|(other, o)| {
+                    other != l
+                        && match (mine, interval(o)) {
+                            (Some((_, hi)), Some((lo, _))) => lo <= hi,
+                            _ => false,
+                        }
+                })
+                .map(|(other, _)| other.clone())
+                .collect();
+            let ties = if tied.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; the 95 % intervals of the p95 do not separate it from {}",
+                    names(&tied)
+                )
+            };
             out.push(format!(
-                "**Crash-stop failures on a reliable network, and failover time is what matters**: `{l}` has the lowest 95th-percentile failover at n = {} in `{sc}`: p95 {} ms, median {} ms ({}; {}, {}).",
+                "**Crash-stop failures on a reliable network, and failover time is what matters**: `{l}` has the lowest 95th-percentile failover at n = {} in `{sc}`: p95 {} ms, median {} ms ({}; {}, {}){ties}.",
                 c.focus,
                 r.prose(Stat::ElectP95),
                 r.prose(Stat::ElectP50),
