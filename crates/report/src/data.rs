@@ -298,7 +298,7 @@ pub fn fmt_ci(v: f64, half: f64) -> String {
     let exp = half.log10().floor() as i32;
     if exp >= 0 {
         let unit = 10f64.powi(exp);
-        fmt_sig_whole((v / unit).round() * unit)
+        format!("{:.0}", (v / unit).round() * unit)
     } else {
         let d = (-exp) as usize;
         let s = format!("{v:.d$}");
@@ -309,10 +309,6 @@ pub fn fmt_ci(v: f64, half: f64) -> String {
             s
         }
     }
-}
-
-fn fmt_sig_whole(v: f64) -> String {
-    format!("{v:.0}")
 }
 
 /// The distribution-free 95% interval of the `q`-quantile of a sorted sample (binomial order
@@ -384,6 +380,15 @@ pub struct TrialRow {
     pub budget_exceeded: bool,
     pub end_ms: f64,
     pub outcome: String,
+}
+
+impl TrialRow {
+    /// Every protocol message of the trial per second of simulated time (`msgs_total / end_ms`):
+    /// the whole message bill, steady traffic included, next to an election-message count.
+    /// `None` for a trial that ended at 0.
+    pub fn msgs_per_second(&self) -> Option<f64> {
+        (self.end_ms > 0.0).then(|| self.msgs_total as f64 * 1000.0 / self.end_ms)
+    }
 }
 
 /// `manifest.json`.

@@ -92,8 +92,7 @@ fn per_second(c: &Ctx, r: &SummaryRow) -> Option<f64> {
         .results
         .measured_trials_of(&r.key)
         .iter()
-        .filter(|t| t.end_ms > 0.0)
-        .map(|t| t.msgs_total as f64 * 1000.0 / t.end_ms)
+        .filter_map(|t| t.msgs_per_second())
         .collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }

@@ -91,6 +91,23 @@ impl<'a> Builder<'a, '_> {
         self.c.results.measured_trials_of(&key)
     }
 
+    /// The mean of `metric` over a cell's measured trials (those where it is defined) and the
+    /// half-width of its 95 % interval.
+    fn mean_of(
+        &self,
+        s: &Series,
+        n: u32,
+        sc: &str,
+        metric: impl Fn(&TrialRow) -> Option<f64>,
+    ) -> Option<(f64, f64)> {
+        let v: Vec<f64> = self
+            .trials(s, n, sc)
+            .iter()
+            .filter_map(|t| metric(t))
+            .collect();
+        mean_ci(&v)
+    }
+
     fn link(&self, sc: &str) -> String {
         crate::markdown::table_target(self.c.results, sc, &self.c.net)
     }
@@ -179,12 +196,7 @@ impl<'a> Builder<'a, '_> {
             .series
             .iter()
             .map(|s| {
-                let v: Vec<f64> = self
-                    .trials(s, n, &sc)
-                    .iter()
-                    .map(|t| t.msgs_election as f64)
-                    .collect();
-                let (mean, half) = mean_ci(&v)?;
+                let (mean, half) = self.mean_of(s, n, &sc, |t| Some(t.msgs_election as f64))?;
                 Some((mean, fmt_ci(mean, half), self.link(&sc)))
             })
             .collect();
@@ -199,13 +211,7 @@ impl<'a> Builder<'a, '_> {
             .series
             .iter()
             .map(|s| {
-                let v: Vec<f64> = self
-                    .trials(s, n, &sc)
-                    .iter()
-                    .filter(|t| t.end_ms > 0.0)
-                    .map(|t| t.msgs_total as f64 * 1000.0 / t.end_ms)
-                    .collect();
-                let (mean, half) = mean_ci(&v)?;
+                let (mean, half) = self.mean_of(s, n, &sc, TrialRow::msgs_per_second)?;
                 Some((mean, fmt_ci(mean, half), self.link(&sc)))
             })
             .collect();
@@ -226,12 +232,7 @@ impl<'a> Builder<'a, '_> {
     ) -> Option<(f64, f64, String)> {
         let mut worst: Option<(f64, f64, String)> = None;
         for sc in scenarios {
-            let v: Vec<f64> = self
-                .trials(s, self.c.focus, sc)
-                .iter()
-                .filter_map(|t| metric(t))
-                .collect();
-            if let Some((mean, half)) = mean_ci(&v) {
+            if let Some((mean, half)) = self.mean_of(s, self.c.focus, sc, &metric) {
                 if worst.as_ref().is_none_or(|w| mean > w.0) {
                     worst = Some((mean, half, sc.clone()));
                 }
@@ -430,12 +431,7 @@ impl<'a> Builder<'a, '_> {
                 let mut var = 0.0;
                 let mut first = None;
                 for sc in &back {
-                    let v: Vec<f64> = self
-                        .trials(s, n, sc)
-                        .iter()
-                        .map(|t| t.leader_changes as f64)
-                        .collect();
-                    let (mean, half) = mean_ci(&v)?;
+                    let (mean, half) = self.mean_of(s, n, sc, |t| Some(t.leader_changes as f64))?;
                     total += mean;
                     var += (half / 1.96).powi(2);
                     first.get_or_insert_with(|| sc.clone());
