@@ -486,7 +486,19 @@ pub struct Observer {
     /// Component id per node (usize::MAX for crashed nodes), and the largest component's id.
     comp: Vec<usize>,
     largest: usize,
+    /// The largest component's members, in no particular order, and each member's position in
+    /// it (so that a crash removes one in O(1)).
     largest_members: Vec<NodeId>,
+    member_pos: Vec<u32>,
+    /// Per node `l`: how many members of the largest component name `l` as their leader.
+    naming: Vec<u32>,
+    /// Members of the largest component in the leader role.
+    leaders_in_largest: u32,
+    /// The components were last computed with every link up: every live node is in the one
+    /// component `0`, except the nodes of `joined` (booted since) not yet added to it.
+    one_component: bool,
+    /// Nodes that came up (no status to a status) since the components were last computed.
+    joined: Vec<NodeId>,
     agreed: Option<NodeId>,
     agreed_since: Time,
     leaders_live: u32,
@@ -551,6 +563,11 @@ impl Observer {
             comp: vec![usize::MAX; n],
             largest: usize::MAX,
             largest_members: Vec::new(),
+            member_pos: vec![0; n],
+            naming: vec![0; n],
+            leaders_in_largest: 0,
+            one_component: false,
+            joined: Vec::new(),
             agreed: None,
             agreed_since: Time::ZERO,
             leaders_live: 0,
@@ -768,13 +785,23 @@ impl Observer {
         if old == new {
             return;
         }
+        let member = self.in_largest(i);
+        if member {
+            self.count_member(old, false);
+        }
         self.status[i] = new;
         if new.is_none() {
             // A crashed node leaves its component at once, so that agreement among the
             // survivors is judged without it (a follower's crash must not look like a
             // momentary loss of agreement). `topology_changed` recomputes the rest.
+            if member {
+                self.remove_member(i);
+            }
             self.comp[i] = usize::MAX;
-            self.largest_members.retain(|&v| v != node);
+        } else if member {
+            self.count_member(new, true);
+        } else if old.is_none() {
+            self.joined.push(node);
         }
         self.record(|| TraceKind::Status { node, status: new });
         let was_leader = matches!(old, Some(s) if s.role == Role::Leader);
@@ -854,18 +881,65 @@ impl Observer {
     }
 
     /// Which nodes can talk to which changed (a link, a crash or a boot): recompute the
-    /// components from `links` and the nodes' liveness.
-    #[allow(clippy::needless_range_loop)] // node indices address several per-node vectors
+    /// components from `links` and the nodes' liveness. While every link is up this is
+    /// incremental (O(1) per node booted since the last call); otherwise a breadth-first search.
     pub fn topology_changed(&mut self, links: &Links) {
+        if !links.any_down() && self.one_component {
+            // Every link is up and was at the last computation: the live nodes form one
+            // component, which only the nodes booted since have to join (a crash has already
+            // left it in `on_status`).
+            for k in 0..self.joined.len() {
+                let i = self.joined[k].index();
+                if self.status[i].is_some() && self.comp[i] == usize::MAX {
+                    self.comp[i] = 0;
+                    self.add_member(i);
+                }
+            }
+            self.joined.clear();
+            self.largest = if self.largest_members.is_empty() {
+                usize::MAX
+            } else {
+                0
+            };
+            #[cfg(debug_assertions)]
+            self.check_components(links);
+            self.update_agreed();
+            return;
+        }
+        self.recompute_components(links);
+        self.update_agreed();
+    }
+
+    /// The components, the largest one and its counts, computed from scratch.
+    fn recompute_components(&mut self, links: &Links) {
+        self.one_component = !links.any_down();
+        self.joined.clear();
+        let (comp, largest) = self.components_from_scratch(links);
+        self.comp = comp;
+        self.largest = largest;
+        self.largest_members.clear();
+        self.naming.iter_mut().for_each(|c| *c = 0);
+        self.leaders_in_largest = 0;
+        for i in 0..self.n {
+            if self.in_largest(i) {
+                self.add_member(i);
+            }
+        }
+    }
+
+    /// Each member's component (`usize::MAX` for crashed nodes) and the largest component, from
+    /// `links` and the nodes' liveness.
+    #[allow(clippy::needless_range_loop)] // node indices address several per-node vectors
+    fn components_from_scratch(&self, links: &Links) -> (Vec<usize>, usize) {
         let n = self.n;
         // Members, then service endpoints (relays only: see `set_services`).
         let vertices = n + self.service_up.len();
         let mut live: Vec<bool> = self.status.iter().map(Option::is_some).collect();
         live.extend_from_slice(&self.service_up);
         let mut relay = vec![usize::MAX; self.service_up.len()];
-        self.comp.iter_mut().for_each(|c| *c = usize::MAX);
+        let mut comp = vec![usize::MAX; n];
         if !links.any_down() {
-            for (c, &l) in self.comp.iter_mut().zip(&live) {
+            for (c, &l) in comp.iter_mut().zip(&live) {
                 if l {
                     *c = 0;
                 }
@@ -875,21 +949,21 @@ impl Observer {
             let mut next = 0;
             let mut stack = Vec::new();
             for s in 0..n {
-                if !live[s] || self.comp[s] != usize::MAX {
+                if !live[s] || comp[s] != usize::MAX {
                     continue;
                 }
-                self.comp[s] = next;
+                comp[s] = next;
                 stack.push(s);
                 while let Some(u) = stack.pop() {
                     for v in 0..vertices {
-                        let seen = if v < n { self.comp[v] } else { relay[v - n] };
+                        let seen = if v < n { comp[v] } else { relay[v - n] };
                         if live[v]
                             && seen == usize::MAX
                             && links.is_up(NodeId::from_index(u), NodeId::from_index(v))
                             && links.is_up(NodeId::from_index(v), NodeId::from_index(u))
                         {
                             if v < n {
-                                self.comp[v] = next;
+                                comp[v] = next;
                             } else {
                                 relay[v - n] = next;
                             }
@@ -903,7 +977,7 @@ impl Observer {
         // Largest component; ties go to the component holding the highest id, which is the
         // first one met when scanning ids downwards.
         let mut sizes: Vec<usize> = Vec::new();
-        for &c in &self.comp {
+        for &c in &comp {
             if c != usize::MAX {
                 if sizes.len() <= c {
                     sizes.resize(c + 1, 0);
@@ -914,34 +988,69 @@ impl Observer {
         let mut best = usize::MAX;
         let mut best_size = 0;
         for i in (0..n).rev() {
-            let c = self.comp[i];
+            let c = comp[i];
             if c != usize::MAX && sizes[c] > best_size {
                 best = c;
                 best_size = sizes[c];
             }
         }
-        self.largest = best;
-        self.largest_members.clear();
-        for i in 0..n {
-            if self.comp[i] == best && best != usize::MAX {
-                self.largest_members.push(NodeId::from_index(i));
+        (comp, best)
+    }
+
+    /// Is node `i` (a member index) in the largest component?
+    #[inline]
+    fn in_largest(&self, i: usize) -> bool {
+        self.largest != usize::MAX && self.comp[i] == self.largest
+    }
+
+    /// Count (`add`) or uncount a largest-component member whose status is `status` in
+    /// `naming` and `leaders_in_largest`.
+    #[inline]
+    fn count_member(&mut self, status: Option<Status>, add: bool) {
+        let Some(s) = status else { return };
+        if let Some(l) = s.leader {
+            if l.0 != 0 && l.index() < self.n {
+                let c = &mut self.naming[l.index()];
+                *c = if add { *c + 1 } else { *c - 1 };
             }
         }
-        self.update_agreed();
+        if s.role == Role::Leader {
+            if add {
+                self.leaders_in_largest += 1;
+            } else {
+                self.leaders_in_largest -= 1;
+            }
+        }
+    }
+
+    /// Add node `i` (its `comp` already the largest's) to the largest component's members.
+    fn add_member(&mut self, i: usize) {
+        self.member_pos[i] = self.largest_members.len() as u32;
+        self.largest_members.push(NodeId::from_index(i));
+        self.count_member(self.status[i], true);
+    }
+
+    /// Remove node `i`, already uncounted, from the largest component's members.
+    fn remove_member(&mut self, i: usize) {
+        let p = self.member_pos[i] as usize;
+        self.largest_members.swap_remove(p);
+        if let Some(&moved) = self.largest_members.get(p) {
+            self.member_pos[moved.index()] = p as u32;
+        }
     }
 
     fn update_agreed(&mut self) {
-        self.leaders_outside = if self.leaders_live + self.leaders_paused == 0 {
+        // Every node in the leader role is live and either in the largest component or not.
+        // With no largest component (no live node at the last computation) every node's
+        // component is "none" too, the largest's: nobody is outside it.
+        self.leaders_outside = if self.largest == usize::MAX {
             0
         } else {
-            (0..self.n)
-                .filter(|&i| {
-                    self.comp[i] != self.largest
-                        && matches!(self.status[i], Some(s) if s.role == Role::Leader)
-                })
-                .count() as u32
+            self.leaders_live + self.leaders_paused - self.leaders_in_largest
         };
         let now_agreed = self.compute_agreed();
+        #[cfg(debug_assertions)]
+        self.check_agreement(now_agreed);
         if self.after_t0() && self.crossed_t0 {
             if now_agreed.is_none() {
                 self.lost_after_t0 = true;
@@ -968,6 +1077,8 @@ impl Observer {
         }
     }
 
+    /// The agreed leader: the leader named by some member of the largest component, if it is in
+    /// that component, in the leader role, and named by all of its members (O(1): `naming`).
     fn compute_agreed(&self) -> Option<NodeId> {
         let first = *self.largest_members.first()?;
         let leader = self.status[first.index()]?.leader?;
@@ -977,10 +1088,60 @@ impl Observer {
         if self.status[leader.index()]?.role != Role::Leader {
             return None;
         }
-        self.largest_members
-            .iter()
-            .all(|v| matches!(self.status[v.index()], Some(s) if s.leader == Some(leader)))
-            .then_some(leader)
+        (self.naming[leader.index()] as usize == self.largest_members.len()).then_some(leader)
+    }
+
+    /// The agreed leader and the leaders outside the largest component computed from scratch
+    /// (the definitions in the module docs), which the incremental counts must equal.
+    #[cfg(any(test, debug_assertions))]
+    fn agreement_from_scratch(&self) -> (Option<NodeId>, u32) {
+        let members: Vec<usize> = (0..self.n).filter(|&i| self.in_largest(i)).collect();
+        let outside = (0..self.n)
+            .filter(|&i| {
+                self.comp[i] != self.largest
+                    && matches!(self.status[i], Some(s) if s.role == Role::Leader)
+            })
+            .count() as u32;
+        let agreed = (|| {
+            let first = *members.first()?;
+            let leader = self.status[first]?.leader?;
+            if leader.0 == 0 || leader.index() >= self.n || !self.in_largest(leader.index()) {
+                return None;
+            }
+            if self.status[leader.index()]?.role != Role::Leader {
+                return None;
+            }
+            members
+                .iter()
+                .all(|&v| matches!(self.status[v], Some(s) if s.leader == Some(leader)))
+                .then_some(leader)
+        })();
+        (agreed, outside)
+    }
+
+    /// Debug builds check every incremental agreement against [`Self::agreement_from_scratch`].
+    #[cfg(debug_assertions)]
+    fn check_agreement(&self, agreed: Option<NodeId>) {
+        let mut members: Vec<usize> = self.largest_members.iter().map(|v| v.index()).collect();
+        members.sort_unstable();
+        let expected: Vec<usize> = (0..self.n).filter(|&i| self.in_largest(i)).collect();
+        assert_eq!(members, expected, "largest component's members");
+        assert_eq!(
+            (agreed, self.leaders_outside),
+            self.agreement_from_scratch(),
+            "incremental agreement"
+        );
+    }
+
+    /// Debug builds check the incremental components against a from-scratch computation.
+    #[cfg(debug_assertions)]
+    fn check_components(&self, links: &Links) {
+        let (comp, largest) = self.components_from_scratch(links);
+        assert_eq!(
+            (&self.comp, self.largest),
+            (&comp, largest),
+            "incremental components"
+        );
     }
 
     /// A fault action fired (or was skipped: [`Applied::Skipped`] is counted).
@@ -1329,6 +1490,109 @@ mod tests {
         t.at(200, 1, Role::Candidate, None);
         let m = t.finish(5000);
         assert_eq!(m.outcome, Outcome::NoLeader);
+    }
+
+    /// One step of a random observation sequence (node numbers are reduced modulo the size).
+    #[derive(Clone, Debug)]
+    enum Step {
+        Status(u32, u8, Option<u32>, Option<u64>),
+        Crash(u32),
+        /// A boot as the drivers report it: a status, then the topology.
+        Boot(u32, u8, Option<u32>),
+        Service(u32, bool),
+        LinkDown(u32, u32),
+        Heal,
+        Topology,
+        Pause(u32, bool),
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        let leader = proptest::option::of(0u32..8);
+        prop_oneof![
+            4 => (0u32..8, 0u8..3, leader.clone(), proptest::option::of(0u64..3))
+                .prop_map(|(a, r, l, e)| Step::Status(a, r, l, e)),
+            1 => (0u32..8).prop_map(Step::Crash),
+            2 => (0u32..8, 0u8..3, leader).prop_map(|(a, r, l)| Step::Boot(a, r, l)),
+            1 => (0u32..2, any::<bool>()).prop_map(|(a, up)| Step::Service(a, up)),
+            1 => (0u32..9, 0u32..9).prop_map(|(a, b)| Step::LinkDown(a, b)),
+            1 => Just(Step::Heal),
+            1 => Just(Step::Topology),
+            1 => (0u32..8, any::<bool>()).prop_map(|(a, p)| Step::Pause(a, p)),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The incremental components, agreement and count of leaders outside the largest
+        /// component equal their from-scratch computation after every step of random sequences
+        /// of statuses, crashes, boots, link cuts, heals and pauses.
+        #[test]
+        fn incremental_agreement_equals_from_scratch(
+            n in 1u32..7,
+            services in 0u32..2,
+            steps in proptest::collection::vec(step(), 1..120),
+        ) {
+            let mut o = Observer::new(n, Time(50 * MS), false);
+            o.set_services(services);
+            let total = n + services;
+            let mut links = Links::new(total);
+            let role = |r: u8| [Role::Follower, Role::Candidate, Role::Leader][r as usize];
+            let status = |r: u8, l: Option<u32>, e: Option<u64>| Some(Status {
+                role: role(r),
+                leader: l.map(NodeId),
+                epoch: e,
+            });
+            for (k, s) in steps.into_iter().enumerate() {
+                o.advance(Time(k as u64 * MS));
+                match s {
+                    Step::Status(a, r, l, e) => {
+                        let id = NodeId(a % n + 1);
+                        if o.status(id).is_some() {
+                            o.on_status(id, status(r, l, e));
+                        }
+                    }
+                    Step::Crash(a) => {
+                        o.on_status(NodeId(a % n + 1), None);
+                        o.topology_changed(&links);
+                    }
+                    Step::Boot(a, r, l) => {
+                        let id = NodeId(a % n + 1);
+                        o.on_status(id, status(r, l, None));
+                        o.topology_changed(&links);
+                    }
+                    Step::Service(a, up) => {
+                        if services > 0 {
+                            let st = up.then_some(Status::FOLLOWER_NO_LEADER);
+                            o.on_status(NodeId(n + 1 + a % services), st);
+                            o.topology_changed(&links);
+                        }
+                    }
+                    Step::LinkDown(a, b) => {
+                        links.set(NodeId(a % total + 1), NodeId(b % total + 1), false);
+                    }
+                    Step::Heal => links.heal(),
+                    Step::Topology => {
+                        o.topology_changed(&links);
+                        let (comp, largest) = o.components_from_scratch(&links);
+                        proptest::prop_assert_eq!((&o.comp, o.largest), (&comp, largest));
+                    }
+                    Step::Pause(a, p) => {
+                        let id = NodeId(a % n + 1);
+                        let f = if p { Applied::Pause(id, Time::ZERO) } else { Applied::Resume(id) };
+                        o.on_fault(f);
+                    }
+                }
+                proptest::prop_assert_eq!(
+                    (o.agreed, o.leaders_outside),
+                    o.agreement_from_scratch()
+                );
+                let mut members: Vec<usize> =
+                    o.largest_members.iter().map(|v| v.index()).collect();
+                members.sort_unstable();
+                let expected: Vec<usize> = (0..n as usize).filter(|&i| o.in_largest(i)).collect();
+                proptest::prop_assert_eq!(members, expected);
+            }
+        }
     }
 
     #[test]
