@@ -1,9 +1,6 @@
 //! The discrete-event engine: one event queue ordered by (time, insertion sequence), one
 //! protocol instance per live node, and the network and fault model around them.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use election_core::{
     Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time, TimerKind,
 };
@@ -11,6 +8,7 @@ use election_core::{
 use crate::config::{ConfigError, Latency, Sampler, SimConfig};
 use crate::fault::{Applied, FaultAction, Resolver};
 use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
+use crate::queue::EventQueue;
 use crate::workload::{Commit, Resource, Workload, WriteTag};
 
 /// ChaCha stream numbers: each consumer of randomness has its own stream of the trial seed.
@@ -104,30 +102,6 @@ struct PendingWrite {
     taken: bool,
 }
 
-struct Entry<P: Protocol> {
-    at: Time,
-    seq: u64,
-    event: Event<P>,
-}
-
-impl<P: Protocol> PartialEq for Entry<P> {
-    fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
-    }
-}
-impl<P: Protocol> Eq for Entry<P> {}
-impl<P: Protocol> PartialOrd for Entry<P> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<P: Protocol> Ord for Entry<P> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest (time, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
-
 /// One timer slot of one node.
 ///
 /// Re-arming a pending timer to a later instant (a follower's failure detector, pushed back by
@@ -183,7 +157,7 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     cfg: SimConfig,
     factory: F,
     nodes: Vec<Node<P>>,
-    queue: BinaryHeap<Entry<P>>,
+    queue: EventQueue<Event<P>>,
     seq: u64,
     net_rng: Rng,
     proto_rng: Rng,
@@ -296,7 +270,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             latency,
             link_latency,
             nodes,
-            queue: BinaryHeap::with_capacity(4 * n + 16),
+            queue: EventQueue::with_capacity(4 * n + 16),
             seq: 0,
             observer,
             actions: Vec::with_capacity(2 * n + 8),
@@ -358,11 +332,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 sim.seq += 1;
                 sim.fault_keys[i] = (fault_time(sim.cfg.faults[i].at_ms), sim.seq);
             }
-            sim.queue.push(Entry {
-                at: key.0,
-                seq: key.1,
-                event: Event::TimelineStart,
-            });
+            sim.queue.push(key.0, key.1, Event::TimelineStart);
         } else {
             for i in order {
                 let at = fault_time(sim.cfg.faults[i].at_ms);
@@ -386,11 +356,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     #[inline]
     fn push(&mut self, at: Time, event: Event<P>) {
         self.seq += 1;
-        self.queue.push(Entry {
-            at,
-            seq: self.seq,
-            event,
-        });
+        self.queue.push(at, self.seq, event);
     }
 
     /// When the trial will end given what is known now: the horizon, or the end of the settle
@@ -415,10 +381,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         self.observer.advance(Time::ZERO);
         let end = loop {
             let deadline = self.deadline();
-            let Some(next) = self.queue.peek() else {
+            let Some(next) = self.queue.peek_time() else {
                 break deadline;
             };
-            if next.at > deadline {
+            if next > deadline {
                 break deadline;
             }
             if self.work >= self.cfg.budget {
@@ -426,7 +392,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.observer.budget_exceeded();
                 break self.observer.now();
             }
-            let Entry { at, seq, event } = self.queue.pop().expect("peeked");
+            let (at, seq, event) = self.queue.pop().expect("peeked");
             self.observer.advance(at);
             self.events += 1;
             // The workload's own events are not the protocol's work: turning it on must not
@@ -497,15 +463,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             }
             Some((t, q)) => {
                 slot.carrier = Some((t, q));
-                self.queue.push(Entry {
-                    at: t,
-                    seq: q,
-                    event: Event::Timer {
+                self.queue.push(
+                    t,
+                    q,
+                    Event::Timer {
                         node,
                         timer,
                         generation: 0,
                     },
-                });
+                );
                 None
             }
             None => None,
@@ -934,15 +900,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     return; // the queued carrier comes up first and re-queues `key`
                 }
                 slot.carrier = Some(key);
-                self.queue.push(Entry {
-                    at: key.0,
-                    seq: key.1,
-                    event: Event::Timer {
+                self.queue.push(
+                    key.0,
+                    key.1,
+                    Event::Timer {
                         node: from,
                         timer,
                         generation: 0,
                     },
-                });
+                );
             }
             Action::CancelTimer(timer) => {
                 let slot = &mut self.nodes[from.index()].timers[timer.index()];
@@ -1052,11 +1018,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             let (at, seq) = self.fault_keys[i];
             let at = at + delay;
             self.last_fault_at = self.last_fault_at.max(at);
-            self.queue.push(Entry {
-                at,
-                seq,
-                event: Event::Fault(i),
-            });
+            self.queue.push(at, seq, Event::Fault(i));
         }
     }
 

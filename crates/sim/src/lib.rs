@@ -59,6 +59,7 @@ mod engine;
 pub mod fault;
 pub mod observer;
 pub mod pingpong;
+mod queue;
 pub mod workload;
 
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
