@@ -207,11 +207,31 @@ impl Latency {
 /// every input, without the `round` library call (this runs once per message).
 #[inline]
 pub(crate) fn ms_to_ns(ms: f64) -> u64 {
-    let x = ms * 1e6;
+    round_to_u64(ms * 1e6)
+}
+
+/// `x.round().clamp(0.0, u64::MAX as f64) as u64` (round half away from zero; negative and NaN
+/// give 0, too large saturates) without the `round` library call, which the default x86-64
+/// target cannot inline (it runs once per message and once per input with drifting clocks).
+#[inline]
+pub(crate) fn round_to_u64(x: f64) -> u64 {
     // Float-to-int casts saturate (NaN to 0). Below 2^53, `x - floor(x)` is exact; above it
     // `x` is a whole number and the difference is 0 (or, past u64::MAX, saturates anyway).
     let i = x as u64;
     if x - i as f64 >= 0.5 {
+        i.saturating_add(1)
+    } else {
+        i
+    }
+}
+
+/// `x.ceil().clamp(0.0, u64::MAX as f64) as u64` without the `ceil` library call.
+#[inline]
+pub(crate) fn ceil_to_u64(x: f64) -> u64 {
+    // Below 2^53 the truncation is exact, so `x` has a fraction exactly when it exceeds it;
+    // above, `x` is whole (or saturates).
+    let i = x as u64;
+    if (i as f64) < x {
         i.saturating_add(1)
     } else {
         i
@@ -865,6 +885,39 @@ mod tests {
             "got {got}, want {want} ± {}%",
             rel * 100.0
         );
+    }
+
+    #[test]
+    fn round_and_ceil_to_u64_equal_the_library_calls() {
+        let round = |x: f64| x.round().clamp(0.0, u64::MAX as f64) as u64;
+        let ceil = |x: f64| x.ceil().clamp(0.0, u64::MAX as f64) as u64;
+        let mut rng = election_core::Rng::seed_from_u64(5);
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            -0.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4_503_599_627_370_495.5,
+            9_007_199_254_740_993.0,
+            u64::MAX as f64,
+            1e30,
+        ];
+        for _ in 0..1_000_000 {
+            xs.push(f64::from_bits(rng.random::<u64>()));
+            xs.push(rng.random_range(0u64..1 << 62) as f64 + rng.random_range(0.0..1.0));
+            xs.push(rng.random_range(0u64..1 << 50) as f64 + 0.5);
+            xs.push(rng.random_range(-1.0..1e12));
+        }
+        for x in xs {
+            assert_eq!(round_to_u64(x), round(x), "round {x:e}");
+            assert_eq!(ceil_to_u64(x), ceil(x), "ceil {x:e}");
+        }
     }
 
     #[test]

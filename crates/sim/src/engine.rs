@@ -253,6 +253,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         } else {
             cfg.reference()
         };
+        // A constant latency delivers messages in the order they are sent (see `EventQueue`).
+        let ordered = matches!(latency, Sampler::Constant(_)) && link_latency.is_empty();
         let mut observer = Observer::new(cfg.nodes, t0, cfg.trace);
         observer.set_services(cfg.services);
         observer.set_verdict_window(cfg.election_timeout, cfg.settle);
@@ -270,7 +272,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             latency,
             link_latency,
             nodes,
-            queue: EventQueue::with_capacity(4 * n + 16),
+            queue: EventQueue::new(4 * n + 16, ordered),
             seq: 0,
             observer,
             actions: Vec::with_capacity(2 * n + 8),
@@ -648,11 +650,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             return t;
         }
         let n = &self.nodes[node.index()];
-        Time(
-            (n.clock_offset + t.0 as f64 * n.clock_rate)
-                .max(0.0)
-                .round() as u64,
-        )
+        Time(crate::config::round_to_u64(
+            n.clock_offset + t.0 as f64 * n.clock_rate,
+        ))
     }
 
     /// The global instant at which `node`'s clock reads `local` (never before `now`), plus the
@@ -661,11 +661,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     fn timer_instant(&mut self, node: NodeId, local: Time, now: Time) -> Time {
         let mut at = if self.clocks {
             let n = &self.nodes[node.index()];
-            Time(
-                ((local.0 as f64 - n.clock_offset) / n.clock_rate)
-                    .max(0.0)
-                    .ceil() as u64,
-            )
+            Time(crate::config::ceil_to_u64(
+                (local.0 as f64 - n.clock_offset) / n.clock_rate,
+            ))
         } else {
             local
         };
@@ -678,6 +676,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     }
 
     /// Hand one event to its node's protocol (the node is not paused).
+    #[inline(always)]
     fn handle(&mut self, now: Time, event: Event<P>) {
         match event {
             Event::Boot(id) => self.boot(now, id),
@@ -882,6 +881,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     }
 
     /// Carry out one action of an input handled at `now` whose messages leave at `depart`.
+    #[inline(always)]
     fn carry_out(&mut self, now: Time, depart: Time, from: NodeId, action: Action<P>) {
         match action {
             Action::Send { to, msg } => self.send(depart, from, to, msg),
@@ -919,6 +919,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         }
     }
 
+    #[inline(always)]
     fn send(&mut self, now: Time, from: NodeId, to: NodeId, msg: P::Msg) {
         let n = self.nodes.len();
         if to.0 == 0 || to.index() >= n {
@@ -962,12 +963,16 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         let n = self.nodes.len();
         let link = from.index() * n + to.index();
         // Per-link overrides name members only; a service endpoint's links use the profile.
-        let m = self.cfg.nodes as usize;
-        let member_link =
-            (from.index() < m && to.index() < m).then(|| from.index() * m + to.index());
-        let sampler = match member_link.and_then(|l| self.link_latency.get(l)) {
-            Some(Some(s)) => s,
-            _ => &self.latency,
+        let sampler = if self.link_latency.is_empty() {
+            &self.latency
+        } else {
+            let m = self.cfg.nodes as usize;
+            let member_link =
+                (from.index() < m && to.index() < m).then(|| from.index() * m + to.index());
+            match member_link.and_then(|l| self.link_latency.get(l)) {
+                Some(Some(s)) => s,
+                _ => &self.latency,
+            }
         };
         // Saturating: a draw past the last representable instant is also past the horizon,
         // so the message simply never arrives.

@@ -689,7 +689,7 @@ impl Observer {
     }
 
     /// Record an event in the trace, if tracing (buffered, streamed, or both).
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, what: impl FnOnce() -> TraceKind) {
         if self.trace.is_none() && self.sink.is_none() {
             return;
@@ -773,7 +773,16 @@ impl Observer {
     /// [`Observer::topology_changed`] too when a node crashes or boots.
     /// A service endpoint's status (id past `n`) only says whether it is up (see
     /// [`Observer::set_services`]): it never leads and is not a member.
+    #[inline]
     pub fn on_status(&mut self, node: NodeId, new: Option<Status>) {
+        // Most inputs leave the status as it was: that check stays in the caller.
+        if self.status.get(node.index()) == Some(&new) {
+            return;
+        }
+        self.status_changed(node, new);
+    }
+
+    fn status_changed(&mut self, node: NodeId, new: Option<Status>) {
         let i = node.index();
         if i >= self.n {
             if let Some(up) = self.service_up.get_mut(i - self.n) {

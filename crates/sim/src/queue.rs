@@ -4,6 +4,13 @@
 //! `(time, seq << 24 | slot)`, where `slot` is where the event waits in the slab, so a sift moves
 //! and compares 16 bytes instead of a whole event (a bully message's event is 56 bytes), and
 //! since `seq` is unique, comparing `seq << 24 | slot` orders exactly as comparing `seq`.
+//!
+//! With a constant network latency (the `ideal` profile, the engine bench) messages come due in
+//! the order they are sent, so the queue can be built to keep a run of keys in order (`tail`):
+//! a key later than the run's last joins it in O(1) instead of the heap, and `pop` takes the
+//! earlier of the heap's and the run's first key. With random latencies that run catches too
+//! few keys to pay for the extra comparison (callgrind: +7 % instructions per bully or raft
+//! trial on `lan`), so it is off there.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -41,21 +48,28 @@ impl Ord for Key {
 /// and below 2^40, and at most 2^24 events may wait at once.
 pub(crate) struct EventQueue<E> {
     heap: BinaryHeap<Key>,
+    /// Keys in increasing order: a key later than the tail's last joins it, others the heap.
+    tail: std::collections::VecDeque<Key>,
+    /// Use `tail` at all.
+    ordered: bool,
     slab: Vec<Option<E>>,
     free: Vec<u32>,
 }
 
 impl<E> EventQueue<E> {
-    pub(crate) fn with_capacity(n: usize) -> Self {
+    /// A queue for about `n` events; `ordered`: keys mostly come in order (keep the tail).
+    pub(crate) fn new(n: usize, ordered: bool) -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(n),
+            tail: std::collections::VecDeque::with_capacity(if ordered { n } else { 0 }),
+            ordered,
             slab: Vec::with_capacity(n),
             free: Vec::new(),
         }
     }
 
     /// Queue `event` under the key `(at, seq)`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, at: Time, seq: u64, event: E) {
         let slot = match self.free.pop() {
             Some(s) => {
@@ -70,22 +84,45 @@ impl<E> EventQueue<E> {
             }
         };
         debug_assert!(seq < 1 << (64 - SLOT_BITS), "sequence number out of range");
-        self.heap.push(Key {
+        let key = Key {
             at: at.0,
             tag: (seq << SLOT_BITS) | slot,
-        });
+        };
+        // `Key`'s order is reversed: `a >= b` means `a` comes up no later than `b`.
+        match self.tail.back() {
+            _ if !self.ordered => self.heap.push(key),
+            Some(last) if *last < key => self.heap.push(key),
+            _ => self.tail.push_back(key),
+        }
+    }
+
+    /// The earliest key, and whether it is the tail's.
+    #[inline(always)]
+    fn first(&self) -> Option<(Key, bool)> {
+        if !self.ordered {
+            return self.heap.peek().map(|k| (*k, false));
+        }
+        match (self.heap.peek(), self.tail.front()) {
+            (Some(h), Some(t)) => Some(if t > h { (*t, true) } else { (*h, false) }),
+            (Some(h), None) => Some((*h, false)),
+            (None, Some(t)) => Some((*t, true)),
+            (None, None) => None,
+        }
     }
 
     /// The time of the earliest event.
     #[inline]
     pub(crate) fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|k| Time(k.at))
+        self.first().map(|(k, _)| Time(k.at))
     }
 
     /// Take the earliest event, with its key.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<(Time, u64, E)> {
-        let k = self.heap.pop()?;
+        let k = match self.first()? {
+            (_, true) => self.tail.pop_front(),
+            (_, false) => self.heap.pop(),
+        }?;
         let slot = (k.tag & SLOT_MASK) as u32;
         let event = self.slab[slot as usize].take().expect("queued event");
         self.free.push(slot);
@@ -103,20 +140,29 @@ mod tests {
         /// interleaving of pushes and pops.
         #[test]
         fn pops_in_time_then_sequence_order(
-            ops in proptest::collection::vec(proptest::option::of(0u64..50), 1..400)
+            ops in proptest::collection::vec(proptest::option::of(0u64..50), 1..400),
+            ahead in proptest::bool::ANY,
+            ordered in proptest::bool::ANY,
         ) {
-            let mut q = EventQueue::with_capacity(4);
+            // `ahead`: times relative to the last pop, mostly later than everything queued
+            // (the tail's path); otherwise absolute times in a small range (the heap's).
+            let mut now = 0u64;
+            let mut q = EventQueue::new(4, ordered);
             let mut reference = std::collections::BTreeMap::new();
             let mut seq = 0u64;
             for op in ops {
                 match op {
                     Some(at) => {
+                        let at = if ahead { now + at * 3 + seq % 2 } else { at };
                         seq += 1;
                         q.push(Time(at), seq, (at, seq));
                         reference.insert((at, seq), (at, seq));
                     }
                     None => {
                         let expected = reference.pop_first().map(|(k, v)| (Time(k.0), k.1, v));
+                        if let Some(e) = expected {
+                            now = e.0 .0;
+                        }
                         prop_assert_eq!(q.peek_time(), expected.map(|e| e.0));
                         prop_assert_eq!(q.pop(), expected);
                     }
