@@ -174,8 +174,8 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     /// set above 1.
     slow: Vec<f64>,
     links: Links,
-    /// Per-link time of the latest scheduled delivery, for FIFO links (allocated lazily).
-    fifo_last: Vec<Time>,
+    /// Per-link time of the latest scheduled delivery, for FIFO links (only the links used).
+    fifo_last: crate::links::LinkTimes,
     observer: Observer,
     actions: Vec<Action<P>>,
     last_crashed: Option<NodeId>,
@@ -267,7 +267,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             link_delay: Vec::new(),
             slow: Vec::new(),
             links: Links::new(cfg.nodes + cfg.services),
-            fifo_last: Vec::new(),
+            fifo_last: crate::links::LinkTimes::default(),
             horizon: Time::ZERO + cfg.horizon,
             latency,
             link_latency,
@@ -987,13 +987,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         }
         let mut at = Time(now.0.saturating_add(ns));
         if self.cfg.net.fifo && varies {
-            if self.fifo_last.is_empty() {
-                self.fifo_last = vec![Time::ZERO; n * n];
-            }
             // Never overtake an earlier message on the same link; ties keep send order
             // through the queue's sequence numbers.
-            at = at.max(self.fifo_last[link]);
-            self.fifo_last[link] = at;
+            at = self.fifo_last.fifo(link, at);
         }
         at
     }

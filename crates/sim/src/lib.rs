@@ -57,6 +57,7 @@
 mod config;
 mod engine;
 pub mod fault;
+mod links;
 pub mod observer;
 pub mod pingpong;
 mod queue;
