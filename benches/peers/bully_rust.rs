@@ -1,8 +1,9 @@
 //! The Rust side of the peer comparison (`benches/peers/compare.sh`): runs the bully
-//! `leader-crash` workload through the runner, exactly as `election-bench run` would, and
-//! prints one JSON line with the simulated messages per wall-clock second and the workload's
-//! parameters, written as the arguments `bully_simpy.py` takes so that the SimPy model runs
-//! the same workload.
+//! `leader-crash` workload through the runner, exactly as `election-bench run` would (with
+//! `node.profile=ideal` and `workload.interval_ms=0`: the SimPy model has no node time and no
+//! write workload), and prints one JSON line with the simulated messages per wall-clock second
+//! and the workload's parameters, written as the arguments `bully_simpy.py` takes so that the
+//! SimPy model runs the same workload.
 //!
 //! ```text
 //! cargo run --release --example peer-bully -- [NODES] [MIN_TRIALS] [MIN_SECONDS]
@@ -29,12 +30,17 @@ fn main() {
         .next()
         .map_or(1.0, |s| s.parse().expect("MIN_SECONDS: a number"));
 
-    let spec = SweepSpec {
+    let mut spec = SweepSpec {
         protocols: Some(vec!["bully".into()]),
         nodes: Some(vec![n]),
         scenarios: Some(vec!["leader-crash".into()]),
         ..SweepSpec::default()
     };
+    // The SimPy model has neither node time nor the write workload (both came later): switch
+    // them off so that both sides simulate the same thing.
+    for kv in ["node.profile=ideal", "workload.interval_ms=0"] {
+        spec.set(kv).expect("valid parameter");
+    }
     let plan = spec.plan().expect("valid plan");
     let cell = plan.cells().expect("valid cell").remove(0);
     let r = &cell.resolved;
