@@ -6,7 +6,8 @@
 # cluster size, first through election-bench (`cargo run --release --example peer-bully`), then
 # through benches/peers/bully_simpy.py with the parameters the Rust side printed, and prints
 # simulated messages per wall-clock second for both and their ratio. Both sides run one trial
-# after another on one core.
+# after another on one core. The rows are kept in target/peers/compare.jsonl, which
+# `cargo run --release --example perf-table` reads.
 #
 #   benches/peers/compare.sh                  # n = 5 25 101
 #   NODES="5 101" SECONDS_PER_RUN=3 benches/peers/compare.sh
@@ -57,6 +58,11 @@ for n in $nodes; do
     done
 done
 
+# Keep the rows for the performance tables (`cargo run --release --example perf-table`).
+mkdir -p "$target_dir/peers"
+cp "$results" "$target_dir/peers/compare.jsonl"
+echo "rows saved to $target_dir/peers/compare.jsonl" >&2
+
 "$venv/bin/python" - "$results" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -74,5 +80,5 @@ for n in sorted(by_n):
           f'{rust["msgs_per_s"]:>14,.0f} | {tut["msgs_per_s"]:>14,.0f} | {lean["msgs_per_s"]:>11,.0f} | '
           f'{rust["msgs_per_s"] / tut["msgs_per_s"]:>15,.0f}x | {rust["msgs_per_s"] / lean["msgs_per_s"]:>11,.0f}x')
 any_row = next(iter(by_n.values()))["simpy-tutorial"]
-print(f'\nSimPy {any_row["simpy"]} on Python {any_row["python"]}; target: election-bench >= 100x SimPy')
+print(f'\nSimPy {any_row["simpy"]} on Python {any_row["python"]}; target: election-bench >= 50x the lean style')
 EOF

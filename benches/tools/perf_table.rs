@@ -1,0 +1,506 @@
+//! Regenerates the performance tables of `README.md` and `benches/README.md` from what the
+//! benches measured, so that no figure is typed by hand: criterion's
+//! `target/criterion/**/new/{benchmark.json,estimates.json}` (`cargo bench --bench simulator`) and
+//! the peer comparison's `target/peers/compare.jsonl` (`benches/peers/compare.sh`).
+//!
+//! ```text
+//! cargo bench --bench simulator -- --warm-up-time 1 --measurement-time 3
+//! benches/peers/compare.sh
+//! cargo run --release --example perf-table             # print the tables
+//! cargo run --release --example perf-table -- --write  # rewrite them in both READMEs
+//! ```
+//!
+//! With `--write`, the text between `<!-- perf-table:NAME -->` and `<!-- /perf-table:NAME -->`
+//! in the READMEs is replaced (`headline` in `README.md`, `details` in `benches/README.md`).
+//! Times are criterion's **median** per iteration, not its mean: the project's machine is
+//! shared, and the median is the estimate least moved by another process taking the core
+//! for a while. A benchmark or a file that is missing is reported as missing, not guessed.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The targets of issue #18.
+const ENGINE_TARGET: f64 = 25e6;
+const BULLY_TARGET: f64 = 15e6;
+const SCALING_SPREAD: f64 = 0.20;
+const SIMPY_TARGET: f64 = 50.0;
+
+/// One benchmark's result.
+#[derive(Clone, Debug)]
+struct Bench {
+    /// Median time per iteration, ns.
+    median_ns: f64,
+    /// Its 95 % confidence interval, ns.
+    median_ci: (f64, f64),
+    /// Elements (messages) per iteration, if the bench declared a throughput.
+    elements: Option<u64>,
+    /// When criterion wrote it.
+    modified: std::time::SystemTime,
+}
+
+impl Bench {
+    /// Messages per second at the median.
+    fn rate(&self) -> Option<f64> {
+        self.elements.map(|e| e as f64 / (self.median_ns * 1e-9))
+    }
+}
+
+fn read_json(path: &Path) -> Option<Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// Every `new/` result under `dir`, by criterion's full id (`engine/ping-pong/2`).
+fn load(dir: &Path, out: &mut BTreeMap<String, Bench>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if !p.is_dir() {
+            continue;
+        }
+        if p.file_name().is_some_and(|n| n == "new") {
+            let (Some(b), Some(est)) = (
+                read_json(&p.join("benchmark.json")),
+                read_json(&p.join("estimates.json")),
+            ) else {
+                continue;
+            };
+            let Some(id) = b["full_id"].as_str() else {
+                continue;
+            };
+            let m = &est["median"];
+            let (Some(median), Some(lo), Some(hi)) = (
+                m["point_estimate"].as_f64(),
+                m["confidence_interval"]["lower_bound"].as_f64(),
+                m["confidence_interval"]["upper_bound"].as_f64(),
+            ) else {
+                continue;
+            };
+            let modified = std::fs::metadata(p.join("estimates.json"))
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            out.insert(
+                id.to_string(),
+                Bench {
+                    median_ns: median,
+                    median_ci: (lo, hi),
+                    elements: b["throughput"]["Elements"].as_u64(),
+                    modified,
+                },
+            );
+        } else {
+            load(&p, out);
+        }
+    }
+}
+
+/// `id` split at `/` and `=`, numbers compared as numbers.
+fn natural_key(id: &str) -> Vec<(String, u64)> {
+    id.split(['/', '='])
+        .map(|part| match part.parse::<u64>() {
+            Ok(n) => (String::new(), n),
+            Err(_) => (part.to_string(), 0),
+        })
+        .collect()
+}
+
+/// A duration in ns, with a unit that keeps 3 significant digits.
+fn time(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.3} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{} ms", sig3(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{} µs", sig3(ns / 1e3))
+    } else {
+        format!("{} ns", sig3(ns))
+    }
+}
+
+/// A rate in per second, in M or k.
+fn rate(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{} M", sig3(r / 1e6))
+    } else if r >= 1e3 {
+        format!("{} k", sig3(r / 1e3))
+    } else {
+        sig3(r)
+    }
+}
+
+fn sig3(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A count with thousands separators.
+fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "**missed**"
+    }
+}
+
+/// The peer comparison's rows: (n, model) -> msgs/s, plus SimPy's version.
+struct Peers {
+    rows: BTreeMap<(u64, String), Value>,
+    modified: std::time::SystemTime,
+}
+
+fn load_peers(path: &Path) -> Option<Peers> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut rows = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).ok()?;
+        let n = v["n"].as_u64()?;
+        let model = v["model"].as_str()?.to_string();
+        rows.insert((n, model), v);
+    }
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    Some(Peers { rows, modified })
+}
+
+impl Peers {
+    fn sizes(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.rows.keys().map(|k| k.0).collect();
+        v.dedup();
+        v
+    }
+    fn rate(&self, n: u64, model: &str) -> Option<f64> {
+        self.rows.get(&(n, model.to_string()))?["msgs_per_s"].as_f64()
+    }
+    /// The lowest and highest ratio of election-bench to `style` over the sizes.
+    fn ratios(&self, style: &str) -> Vec<(u64, f64)> {
+        self.sizes()
+            .into_iter()
+            .filter_map(|n| Some((n, self.rate(n, "election-bench")? / self.rate(n, style)?)))
+            .collect()
+    }
+}
+
+fn date(t: std::time::SystemTime) -> String {
+    // Days since the epoch to a civil date (proleptic Gregorian), without a date crate.
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{cores} cores, {cpu}")
+}
+
+struct Tables {
+    benches: BTreeMap<String, Bench>,
+    peers: Option<Peers>,
+}
+
+impl Tables {
+    fn get(&self, id: &str) -> Option<&Bench> {
+        self.benches.get(id)
+    }
+
+    fn when(&self) -> String {
+        let newest = self.benches.values().map(|b| b.modified).max();
+        newest.map_or_else(|| "never".into(), date)
+    }
+
+    /// The raft-scaling rows: (n, bench).
+    fn scaling(&self) -> Vec<(u32, &Bench)> {
+        let mut v: Vec<(u32, &Bench)> = self
+            .benches
+            .iter()
+            .filter_map(|(id, b)| {
+                let n = id.strip_prefix("raft-scaling/leader-crash/raft/")?;
+                Some((n.parse().ok()?, b))
+            })
+            .collect();
+        v.sort_by_key(|r| r.0);
+        v
+    }
+
+    /// Spread of the raft-scaling rates: (lowest, highest, highest / lowest - 1).
+    fn scaling_spread(&self) -> Option<(f64, f64, f64)> {
+        let rates: Vec<f64> = self.scaling().iter().filter_map(|r| r.1.rate()).collect();
+        let lo = rates.iter().copied().reduce(f64::min)?;
+        let hi = rates.iter().copied().reduce(f64::max)?;
+        Some((lo, hi, hi / lo - 1.0))
+    }
+
+    /// `README.md`'s table: each target of issue #18 with its figure.
+    fn headline(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Generated by `cargo run --release --example perf-table -- --write` from `cargo bench \
+             --bench simulator` (criterion medians) and `benches/peers/compare.sh`, run on {} \
+             ({}).\n",
+            self.when(),
+            machine()
+        );
+        s.push_str("| target | measured | verdict |\n| --- | --- | --- |\n");
+        let engine: Vec<String> = [2, 64]
+            .iter()
+            .filter_map(|n| {
+                let b = self.get(&format!("engine/ping-pong/{n}"))?;
+                Some(format!(
+                    "**{}/s** ({n} nodes)",
+                    rate(b.rate()?).replace(" M", " M msgs")
+                ))
+            })
+            .collect();
+        let engine_ok = [2, 64].iter().all(|n| {
+            self.get(&format!("engine/ping-pong/{n}"))
+                .and_then(Bench::rate)
+                .is_some_and(|r| r >= ENGINE_TARGET)
+        });
+        let _ = writeln!(
+            s,
+            "| engine ping-pong ≥ 25 M delivered messages/s on one core (`engine/ping-pong`) | {} | {} |",
+            if engine.is_empty() { "not measured".into() } else { engine.join(", ") },
+            met(engine_ok && !engine.is_empty())
+        );
+        match self.get("trial/leader-crash-lowest-detects/bully/101") {
+            Some(b) => {
+                let r = b.rate().unwrap_or(0.0);
+                let _ = writeln!(
+                    s,
+                    "| bully `leader-crash-lowest-detects` at n = 101 ≥ 15 M simulated messages/s | **{}/s** ({} per trial, {} messages) | {} |",
+                    rate(r).replace(" M", " M msgs"),
+                    time(b.median_ns),
+                    count(b.elements.unwrap_or(0)),
+                    met(r >= BULLY_TARGET)
+                );
+            }
+            None => s.push_str(
+                "| bully `leader-crash-lowest-detects` at n = 101 ≥ 15 M simulated messages/s | not measured | |\n",
+            ),
+        }
+        match (
+            self.scaling_spread(),
+            self.scaling().first(),
+            self.scaling().last(),
+        ) {
+            (Some((lo, hi, spread)), Some(first), Some(last)) => {
+                let _ = writeln!(
+                    s,
+                    "| raft trial cost ∝ messages, n = {} to {} (messages/s flat within 20 %, `raft-scaling`) | {}/s to {}/s: highest {:.0} % above lowest | {} |",
+                    first.0,
+                    last.0,
+                    rate(lo).replace(" M", " M msgs"),
+                    rate(hi).replace(" M", " M msgs"),
+                    spread * 100.0,
+                    met(spread <= SCALING_SPREAD)
+                );
+            }
+            _ => s.push_str("| raft trial cost ∝ messages, n = 5 to 1001 | not measured | |\n"),
+        }
+        match &self.peers {
+            Some(p) => {
+                let lean = p.ratios("simpy-lean");
+                let tutorial = p.ratios("simpy-tutorial");
+                let fmt = |v: &[(u64, f64)]| {
+                    v.iter()
+                        .map(|(n, r)| format!("{r:.0} × (n = {n})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let ok = !lean.is_empty() && lean.iter().all(|r| r.1 >= SIMPY_TARGET);
+                let _ = writeln!(
+                    s,
+                    "| full bully `leader-crash` trials ≥ 50 × the lean SimPy model (`benches/peers/compare.sh`, {}) | lean: {}; tutorial style: {} | {} |",
+                    date(p.modified),
+                    fmt(&lean),
+                    fmt(&tutorial),
+                    met(ok)
+                );
+            }
+            None => s.push_str(
+                "| full trials ≥ 50 × the lean SimPy model | not measured (run `benches/peers/compare.sh`) | |\n",
+            ),
+        }
+        s
+    }
+
+    /// `benches/README.md`'s tables: every `simulator` benchmark.
+    fn details(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Generated by `cargo run --release --example perf-table -- --write` from criterion's \
+             results of {} on {}. Time: criterion's median per iteration \
+             [95 % interval]; rate: messages (the trial's every message, heartbeats included) \
+             per second at the median.\n",
+            self.when(),
+            machine()
+        );
+        s.push_str("| benchmark | time | [95 % interval] | messages | messages/s |\n");
+        s.push_str("| --- | ---: | ---: | ---: | ---: |\n");
+        // Sizes in numeric order: `raft/5` before `raft/25` before `raft/1001`.
+        let mut ids: Vec<&String> = self.benches.keys().collect();
+        ids.sort_by_key(|id| natural_key(id));
+        for id in ids {
+            let b = &self.benches[id];
+            let _ = writeln!(
+                s,
+                "| `{id}` | {} | [{}, {}] | {} | {} |",
+                time(b.median_ns),
+                time(b.median_ci.0),
+                time(b.median_ci.1),
+                b.elements.map_or("".into(), count),
+                b.rate().map_or("".into(), |r| format!("{}/s", rate(r))),
+            );
+        }
+        let scaling = self.scaling();
+        if let (Some((_, _, spread)), Some(first)) = (self.scaling_spread(), scaling.first()) {
+            let base = first.1.rate().unwrap_or(1.0);
+            let _ = writeln!(
+                s,
+                "\nRaft `leader-crash` from {} to {} nodes (`raft-scaling`): the highest rate is \
+                 {:.0} % above the lowest (target: flat within 20 %).\n",
+                first.0,
+                scaling.last().map_or(0, |r| r.0),
+                spread * 100.0
+            );
+            s.push_str("| n | trial | messages | messages/s | vs n = 5 |\n| ---: | ---: | ---: | ---: | ---: |\n");
+            for (n, b) in &scaling {
+                let r = b.rate().unwrap_or(0.0);
+                let _ = writeln!(
+                    s,
+                    "| {n} | {} | {} | {}/s | {:.2} |",
+                    time(b.median_ns),
+                    count(b.elements.unwrap_or(0)),
+                    rate(r),
+                    r / base
+                );
+            }
+        }
+        if let Some(p) = &self.peers {
+            let _ = writeln!(
+                s,
+                "\nPeer comparison (`benches/peers/compare.sh`, {}; bully `leader-crash`, \
+                 simulated messages per wall-clock second on one core):\n",
+                date(p.modified)
+            );
+            s.push_str("| n | election-bench | SimPy tutorial | SimPy lean | ratio (tutorial) | ratio (lean) |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+            for n in p.sizes() {
+                let (Some(r), Some(t), Some(l)) = (
+                    p.rate(n, "election-bench"),
+                    p.rate(n, "simpy-tutorial"),
+                    p.rate(n, "simpy-lean"),
+                ) else {
+                    continue;
+                };
+                let _ = writeln!(
+                    s,
+                    "| {n} | {}/s | {}/s | {}/s | {:.0} × | {:.0} × |",
+                    rate(r),
+                    rate(t),
+                    rate(l),
+                    r / t,
+                    r / l
+                );
+            }
+            if let Some(v) = p.rows.values().find(|v| v["simpy"].is_string()) {
+                let _ = writeln!(
+                    s,
+                    "\nSimPy {} on Python {}.",
+                    v["simpy"].as_str().unwrap_or("?"),
+                    v["python"].as_str().unwrap_or("?")
+                );
+            }
+        }
+        s
+    }
+}
+
+/// Replace the text between `<!-- perf-table:NAME -->` and `<!-- /perf-table:NAME -->`.
+fn splice(path: &Path, name: &str, body: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let open = format!("<!-- perf-table:{name} -->");
+    let close = format!("<!-- /perf-table:{name} -->");
+    let (Some(a), Some(b)) = (text.find(&open), text.find(&close)) else {
+        return Err(format!("{}: no {open} ... {close} markers", path.display()));
+    };
+    let new = format!("{}{open}\n{body}{}", &text[..a], &text[b..]);
+    std::fs::write(path, new).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let write = args.iter().any(|a| a == "--write");
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let mut benches = BTreeMap::new();
+    for group in [
+        "engine",
+        "trial_leader-crash",
+        "trial_leader-crash-lowest-detects",
+        "raft-scaling_leader-crash",
+        "node-time",
+    ] {
+        load(&target.join("criterion").join(group), &mut benches);
+    }
+    let tables = Tables {
+        benches,
+        peers: load_peers(&target.join("peers").join("compare.jsonl")),
+    };
+    let headline = tables.headline();
+    let details = tables.details();
+    if write {
+        for (file, name, body) in [
+            ("README.md", "headline", &headline),
+            ("benches/README.md", "details", &details),
+        ] {
+            if let Err(e) = splice(&root.join(file), name, body) {
+                eprintln!("perf-table: {e}");
+                std::process::exit(1);
+            }
+            eprintln!("perf-table: rewrote {file} ({name})");
+        }
+    } else {
+        println!("{headline}\n{details}");
+    }
+}
