@@ -57,6 +57,7 @@
 mod config;
 mod engine;
 pub mod fault;
+pub mod noise;
 pub mod observer;
 pub mod pingpong;
 pub mod workload;
@@ -64,6 +65,7 @@ pub mod workload;
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
 pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
+pub use noise::{Bursts, Noise, Spikes};
 pub use observer::{
     DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, Outcome, TraceEvent, TraceKind,
     TraceSink,
