@@ -74,7 +74,7 @@ pub mod mapping;
 /// Timeouts in the coarse grid.
 pub const GRID_TIMEOUTS: usize = 9;
 /// At most this many frontier points are confirmed with more hours.
-pub const CONFIRM_POINTS: usize = 4;
+pub const CONFIRM_POINTS: usize = 10;
 /// One steady-noise trial is this long: one hour.
 pub const HOUR_MS: f64 = 3_600_000.0;
 
@@ -457,14 +457,19 @@ pub struct TuneOutcome {
     pub warnings: Vec<String>,
 }
 
-/// Round to three significant digits (grid values read as settings).
-fn sig3(v: f64) -> f64 {
+/// Round to three significant digits (grid values read as settings): the double nearest the
+/// rounded decimal, so it prints as that decimal (`13.7`, never `13.700000000000001`).
+pub fn sig3(v: f64) -> f64 {
     if v <= 0.0 || !v.is_finite() {
         return v;
     }
-    let e = v.log10().floor() as i32 - 2;
-    let unit = 10f64.powi(e);
-    (v / unit).round() * unit
+    format!("{v:.2e}").parse().unwrap_or(v)
+}
+
+/// The period (heartbeat, lease retry) of the point `(t, k)`, as set: `t / k` to three
+/// significant digits.
+pub fn period(t: f64, k: f64) -> f64 {
+    sig3(t / k)
 }
 
 /// A parameter value as the runner's canonical form prints it.
@@ -474,7 +479,7 @@ fn num(v: f64) -> String {
 
 /// The parameters a point at timeout `t` and ratio `k` sets for a family (see the module docs).
 pub fn point_params(kind: ProtocolKind, t: f64, k: f64) -> Vec<(&'static str, String)> {
-    let period = sig3(t / k);
+    let period = period(t, k);
     let mut v = vec![("detect_timeout_ms", num(t)), ("detect_jitter_ms", num(t))];
     match kind {
         ProtocolKind::Raft => {

@@ -83,7 +83,8 @@ pub fn go_duration(ms: f64) -> String {
 /// The point `(timeout_ms, ratio)` of a `kind` spec as each real system's settings (see the
 /// module docs).
 pub fn map(kind: ProtocolKind, timeout_ms: f64, ratio: f64) -> Vec<Mapping> {
-    let period = timeout_ms / ratio;
+    // The values the point set (three significant digits), not the unrounded quotients.
+    let period = super::period(timeout_ms, ratio);
     match kind {
         ProtocolKind::Raft => vec![
             etcd(timeout_ms, period),
@@ -250,7 +251,7 @@ pub fn consul(timeout_ms: f64) -> Mapping {
 /// client-go: `LeaseDuration = T`, `RenewDeadline = 2T/3`, `RetryPeriod` the point's period;
 /// `NewLeaderElector`'s checks.
 pub fn client_go(timeout_ms: f64, period_ms: f64) -> Mapping {
-    let (ld, rd, rp) = (timeout_ms, timeout_ms * 2.0 / 3.0, period_ms);
+    let (ld, rd, rp) = (timeout_ms, super::sig3(timeout_ms * 2.0 / 3.0), period_ms);
     let valid = if ld <= rd {
         Err("leaseDuration must be greater than renewDeadline".to_string())
     } else if rd <= 1.2 * rp {

@@ -146,6 +146,8 @@ fn points_set_each_familys_own_knobs() {
     assert_eq!(g.len(), GRID_TIMEOUTS);
     assert_eq!((g[0], g[4], g[8]), (50.0, 500.0, 5000.0));
     assert_eq!(g[1], 88.9);
+    assert_eq!(format!("{}", period(137.0, 10.0)), "13.7");
+    assert_eq!(format!("{}", sig3(43.3)), "43.3");
 }
 
 #[test]
