@@ -71,11 +71,9 @@ impl Chart for FrontierChart<'_> {
                 if let Some((fe, _, hi)) = per_day(p) {
                     xmax = xmax.max(fe).max(hi);
                 }
-                for q in [0.99] {
-                    if let Some(v) = p.failover(q).filter(|v| v.is_finite()) {
-                        ymin = ymin.min(v);
-                        ymax = ymax.max(v);
-                    }
+                if let Some(v) = p.failover(0.99).filter(|v| v.is_finite()) {
+                    ymin = ymin.min(v);
+                    ymax = ymax.max(v);
                 }
                 if let Some((lo, hi, _)) = p.p99_ci() {
                     if hi.is_finite() {
@@ -313,12 +311,7 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours. {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
         o.crash_trials,
         {
-            let mut v: Vec<String> = election_runner::tune::TUNE_PARAMS
-                .iter()
-                .filter(|d| !o.set.iter().any(|s| s.split('=').next() == d.split('=').next()))
-                .map(|d| format!("`{d}`"))
-                .collect();
-            v.extend(o.set.iter().map(|s| format!("`{s}`")));
+            let v: Vec<String> = o.fixed_params().iter().map(|d| format!("`{d}`")).collect();
             format!(
                 "{} (the `busy` profile: GC pauses 180 an hour per node, each lognormal with a 5 ms median; disk stalls 12 an hour, 20 ms median; latency spikes 6 an hour on one node's links, +20 ms median for 0.5 s — illustrative: set `noise.*` from your own measurements); node time and clocks as `node.profile = server` (`election-bench params`)",
                 v.join(", ")

@@ -162,6 +162,12 @@ impl TuneOptions {
         }
     }
 
+    /// The parameters every point runs with: [`TUNE_PARAMS`] that `set` does not override,
+    /// then `set`.
+    pub fn fixed_params(&self) -> Vec<String> {
+        crate::config::over_defaults(&TUNE_PARAMS, &self.set)
+    }
+
     /// The false-election limit per hour.
     pub fn max_false_per_hour(&self) -> f64 {
         self.max_false_per_day / 24.0
@@ -296,20 +302,10 @@ pub fn poisson_ci(k: u64) -> (f64, f64) {
     (lo, hi)
 }
 
-/// The distribution-free 95 % interval of the `q`-quantile of an ascending sample (binomial
-/// order statistics, normal approximation), as sample values; and whether its upper end is the
-/// sample's largest value (too few trials to bound the quantile from above).
+/// The distribution-free 95 % interval of the `q`-quantile of an ascending sample, and whether
+/// its upper end is the sample's largest value ([`crate::stats::quantile_ci`]).
 pub fn quantile_ci(sorted: &[f64], q: f64) -> Option<(f64, f64, bool)> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let nf = n as f64;
-    let half = crate::stats::Z95 * (nf * q * (1.0 - q)).sqrt();
-    let lo = ((nf * q - half).floor().max(0.0) as usize).min(n - 1);
-    let hi_raw = (nf * q + half).ceil() as usize;
-    let hi = hi_raw.min(n - 1);
-    Some((sorted[lo], sorted[hi], hi_raw >= n - 1))
+    crate::stats::quantile_ci(sorted, q, crate::stats::Z95)
 }
 
 /// The `q`-quantile of an ascending sample that may hold `+inf` (linear interpolation between
@@ -541,13 +537,7 @@ pub fn point_cell(
         seeds: Some(1),
         ..Default::default()
     };
-    let key = |a: &str| a.split_once('=').map_or(a, |(k, _)| k).trim().to_string();
-    let mut all: Vec<String> = TUNE_PARAMS
-        .iter()
-        .filter(|d| !o.set.iter().any(|s| key(s) == key(d)))
-        .map(|s| s.to_string())
-        .collect();
-    all.extend(o.set.iter().cloned());
+    let mut all = o.fixed_params();
     all.extend(
         point_params(spec.kind, t, k)
             .into_iter()
@@ -647,8 +637,8 @@ pub fn tune(o: &TuneOptions) -> Result<TuneOutcome> {
             );
         }
     }
-    let key = |a: &str| a.split_once('=').map_or(a, |(k, _)| k).trim().to_string();
-    if let Some(s) = o.set.iter().find(|s| TUNED_KEYS.contains(&key(s).as_str())) {
+    let key = crate::config::assignment_key;
+    if let Some(s) = o.set.iter().find(|s| TUNED_KEYS.contains(&key(s))) {
         return usage!("--set {s}: tune sets {} itself at every point", key(s));
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -1109,7 +1099,7 @@ impl TuneOutcome {
             "protocols": o.protocols,
             "nodes": o.nodes,
             "net": o.net,
-            "fixed": TUNE_PARAMS.iter().map(|s| s.to_string()).chain(o.set.iter().cloned()).collect::<Vec<_>>(),
+            "fixed": o.fixed_params(),
             "limits": { "max_false_per_day": o.max_false_per_day, "max_p99_ms": o.max_p99_ms },
             "search": {
                 "timeouts_ms": [o.timeouts.0, o.timeouts.1],
