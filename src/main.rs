@@ -70,6 +70,16 @@ enum Command {
     /// Every link-failure pattern of small clusters on a settled cluster, every protocol, a
     /// liveness verdict per pattern (results/explore/).
     Explore(ExploreArgs),
+    /// The timeout advisor: search each protocol's timing for the best trade between p99
+    /// failover and false elections under noise, and map it onto etcd, hashicorp/raft,
+    /// Consul and client-go settings (reports/tune-<name>/).
+    #[command(after_help = "Examples:
+  election-bench tune                                   # raft, bully, ring, lease -> reports/tune-default/
+  election-bench tune --name etcd --protocols raft+pre_vote+check_quorum --net dc \\
+      --max-false-per-day 0.5 --max-p99-ms 3000
+  election-bench tune --name quick --hours 1 --max-hours 8 --crash-trials 200 --rounds 1
+  election-bench tune --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
+    Tune(TuneArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
     Merge(MergeArgs),
     /// Render charts and REPORT.md from a sweep's results.
@@ -401,6 +411,62 @@ struct ExploreArgs {
 }
 
 #[derive(Args, Debug)]
+struct TuneArgs {
+    /// The run's name: the page goes to reports/tune-<name>/ unless --out is given.
+    #[arg(long, default_value = "default")]
+    name: String,
+    /// Protocol specs to tune (each family's timing knobs are set by tune).
+    #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "raft,bully,ring,lease")]
+    protocols: Vec<String>,
+    /// Cluster size.
+    #[arg(long, default_value_t = 5)]
+    nodes: u32,
+    /// Network profile (see `election-bench params`).
+    #[arg(long, default_value = "lan")]
+    net: String,
+    /// Set a parameter: key=value (repeatable): the noise (noise.*), the network (net.*),
+    /// node time (node.*, clock.*). Over tune's own: workload.interval_ms=0, noise.profile=busy.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// The most unnecessary elections a day you accept.
+    #[arg(long, default_value_t = 1.0)]
+    max_false_per_day: f64,
+    /// The slowest p99 failover you accept, ms.
+    #[arg(long, default_value_t = 2000.0)]
+    max_p99_ms: f64,
+    /// Timeout range of the coarse grid, LO-HI ms (9 log-spaced values).
+    #[arg(long, default_value = "50-5000")]
+    timeouts: String,
+    /// Ratios timeout / heartbeat (or lease duration / retry).
+    #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "3,5,10")]
+    ratios: Vec<f64>,
+    /// Steady-noise trials (an hour of simulated time each) per point in the search.
+    #[arg(long, default_value_t = 4)]
+    hours: u64,
+    /// At most this many steady-noise hours for a point being confirmed.
+    #[arg(long, default_value_t = 96)]
+    max_hours: u64,
+    /// Leader-crash trials per point (p99 needs ~1000 for a bounded interval).
+    #[arg(long, default_value_t = 1000)]
+    crash_trials: u64,
+    /// Refinement rounds around the frontier.
+    #[arg(long, default_value_t = 2)]
+    rounds: u32,
+    /// The first seed.
+    #[arg(long, default_value_t = 1)]
+    first_seed: u64,
+    /// Output directory [default: reports/tune-<name>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads [default: one per core].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
 struct SweepArgs {
     /// TOML config describing the sweep (flags override it).
     #[arg(long)]
@@ -572,6 +638,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Run(a) => Ok(run(a)?),
         Command::Sweep(a) => sweep(a),
         Command::Explore(a) => explore(a),
+        Command::Tune(a) => tune(a),
         Command::Report(a) => {
             let out = a.out.clone().unwrap_or_else(|| {
                 let name = a.results.file_name().map(PathBuf::from);
@@ -694,6 +761,12 @@ fn scenarios(config: Option<PathBuf>) -> Result<(), Error> {
     }
     println!("\nGray failures (not part of `all`; swept into results/gray):\n");
     for b in gray {
+        println!("{:width$}  {}", b.name(), b.about());
+    }
+    println!(
+        "\nSteady state (not part of `all`; an hour per trial, run by `election-bench tune`):\n"
+    );
+    for b in election_runner::scenario::STEADY {
         println!("{:width$}  {}", b.name(), b.about());
     }
     Ok(())
@@ -859,6 +932,78 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
         let r = election_report::render_explore(&a.out, &a.report_out, 8, true)?;
         println!("report: {}", r.report.display());
     }
+    Ok(())
+}
+
+fn tune(a: TuneArgs) -> Result<(), CliError> {
+    use election_runner::tune;
+    if a.jobs == Some(0) {
+        return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
+    }
+    let bad_range = || {
+        Error::Usage(format!(
+            "--timeouts {:?}: expected LO-HI in milliseconds, e.g. 50-5000",
+            a.timeouts
+        ))
+    };
+    let (lo, hi) = a.timeouts.split_once('-').ok_or_else(bad_range)?;
+    let timeouts = (
+        lo.trim().parse::<f64>().map_err(|_| bad_range())?,
+        hi.trim().parse::<f64>().map_err(|_| bad_range())?,
+    );
+    let mut o = tune::TuneOptions::defaults(&a.name);
+    o.protocols = a.protocols.clone();
+    o.nodes = a.nodes;
+    o.net = a.net.clone();
+    o.set = a.set.clone();
+    o.max_false_per_day = a.max_false_per_day;
+    o.max_p99_ms = a.max_p99_ms;
+    o.timeouts = timeouts;
+    o.ratios = a.ratios.clone();
+    o.hours = a.hours;
+    o.max_hours = a.max_hours;
+    o.crash_trials = a.crash_trials;
+    o.rounds = a.rounds;
+    o.first_seed = a.first_seed;
+    o.jobs = a.jobs.unwrap_or(0);
+    o.progress = !a.quiet;
+    if let Some(out) = &a.out {
+        o.out = out.clone();
+    }
+    let start = std::time::Instant::now();
+    let outcome = tune::tune(&o)?;
+    outcome.write()?;
+    let page = election_report::render_tune(&outcome, &o.out)?;
+    let lim = (o.max_false_per_hour(), o.max_p99_ms);
+    for a in &outcome.advice {
+        match a.chosen {
+            Some(i) => {
+                let p = &a.points[i];
+                println!(
+                    "{:<28} T = {} ms, ratio {}: p99 failover {:.0} ms, {:.3} false elections a day ({})",
+                    a.protocol,
+                    p.timeout_ms,
+                    p.ratio,
+                    p.failover(0.99).unwrap_or(f64::NAN),
+                    p.false_per_hour().unwrap_or(f64::NAN) * 24.0,
+                    p.verdict(lim.0, lim.1).name()
+                );
+            }
+            None => println!(
+                "{:<28} no evaluated setting meets both limits (closest points in the page)",
+                a.protocol
+            ),
+        }
+    }
+    for w in &outcome.warnings {
+        eprintln!("note: {w}");
+    }
+    println!(
+        "tune: {} trials in {:.1} s -> {} (ADVICE.md, points.csv, frontier.png)",
+        outcome.trials,
+        start.elapsed().as_secs_f64(),
+        page.parent().unwrap_or(&o.out).display()
+    );
     Ok(())
 }
 

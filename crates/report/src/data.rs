@@ -314,15 +314,7 @@ pub fn fmt_ci(v: f64, half: f64) -> String {
 /// The distribution-free 95% interval of the `q`-quantile of a sorted sample (binomial order
 /// statistics, normal approximation): `(lo, hi)` values of the sample.
 pub fn quantile_ci(sorted: &[f64], q: f64) -> Option<(f64, f64)> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let nf = n as f64;
-    let half = 1.96 * (nf * q * (1.0 - q)).sqrt();
-    let lo = ((nf * q - half).floor().max(0.0) as usize).min(n - 1);
-    let hi = ((nf * q + half).ceil() as usize).min(n - 1);
-    Some((sorted[lo], sorted[hi]))
+    election_runner::stats::quantile_ci(sorted, q, 1.96).map(|(lo, hi, _)| (lo, hi))
 }
 
 /// The mean of a sample and the half-width of its 95% normal interval (0 for one value).

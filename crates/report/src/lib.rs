@@ -45,6 +45,7 @@ mod matrix;
 pub mod palette;
 mod runner;
 pub mod trace;
+mod tune;
 
 use std::fmt;
 use std::fs;
@@ -62,6 +63,7 @@ pub use trace::{
     jsonl_event, jsonl_meta, render_trace, text_event, text_fault, TraceFormat, TraceMeta,
     TraceWindow,
 };
+pub use tune::render_tune;
 
 use data::{fmt_num, CellKey, TrialRow};
 use figures::{nearest_size, series_for};

@@ -195,7 +195,7 @@ impl SweepSpec {
     /// Apply every `--set` of one command line: each replaces what the file said about its
     /// key, but a key given twice on the command line is an error (which one was meant?).
     pub fn set_all(&mut self, assignments: &[String]) -> Result<()> {
-        let key = |a: &str| a.split_once('=').map_or(a, |(k, _)| k).trim().to_string();
+        let key = assignment_key;
         for (i, a) in assignments.iter().enumerate() {
             if let Some(first) = assignments[..i].iter().find(|b| key(b) == key(a)) {
                 return usage!("--set {} is given twice ({first:?} and {a:?})", key(a));
@@ -204,6 +204,22 @@ impl SweepSpec {
         }
         Ok(())
     }
+}
+
+/// The key of a `key=value` assignment (the whole text, trimmed, if it has no `=`).
+pub fn assignment_key(a: &str) -> &str {
+    a.split_once('=').map_or(a, |(k, _)| k).trim()
+}
+
+/// A command's own `key=value` defaults that `set` does not override, then `set`: what goes to
+/// [`SweepSpec::set_all`] for `explore` and `tune`.
+pub fn over_defaults(defaults: &[&str], set: &[String]) -> Vec<String> {
+    defaults
+        .iter()
+        .filter(|d| !set.iter().any(|s| assignment_key(s) == assignment_key(d)))
+        .map(|s| s.to_string())
+        .chain(set.iter().cloned())
+        .collect()
 }
 
 /// TOML refuses a key given twice in one table, but `bully.t_elec_ms` (a dotted key) and

@@ -401,14 +401,7 @@ pub fn cells(protocols: &[String], nodes: &[u32], set: &[String]) -> Result<Vec<
         seeds: Some(1),
         ..Default::default()
     };
-    let key = |a: &str| a.split_once('=').map_or(a, |(k, _)| k).trim().to_string();
-    let mut all: Vec<String> = EXPLORE_PARAMS
-        .iter()
-        .filter(|d| !set.iter().any(|s| key(s) == key(d)))
-        .map(|s| s.to_string())
-        .collect();
-    all.extend(set.iter().cloned());
-    spec.set_all(&all)?;
+    spec.set_all(&crate::config::over_defaults(&EXPLORE_PARAMS, set))?;
     spec.plan()?.cells()
 }
 

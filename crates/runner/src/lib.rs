@@ -32,6 +32,7 @@ pub mod results;
 pub mod scenario;
 pub mod stats;
 pub mod sweep;
+pub mod tune;
 pub mod validate;
 
 pub use config::SweepSpec;

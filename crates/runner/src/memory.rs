@@ -71,7 +71,7 @@ impl Estimate {
         let flap_bytes = u64::from(r.flaps)
             .saturating_mul(2)
             .saturating_mul(fault_bytes);
-        let budget = r.budget(nodes);
+        let budget = r.budget(nodes, r.horizon_ms);
         let in_flight = budget.min(links.saturating_add(n.saturating_mul(16)));
         let mut work_bytes = in_flight.saturating_mul(QUEUED_EVENT_BYTES);
         if trace {
@@ -135,7 +135,7 @@ pub fn check(nodes: u32, r: &Resolved, trace: bool) -> Result<()> {
     let value = match param {
         "nodes" => nodes.to_string(),
         "flaps" => r.flaps.to_string(),
-        _ => r.budget(nodes).to_string(),
+        _ => r.budget(nodes, r.horizon_ms).to_string(),
     };
     let why = match param {
         "nodes" => "per-link tables grow as nodes²".to_string(),

@@ -33,7 +33,7 @@ use std::time::Duration;
 use election_bully::Rejoin;
 use election_core::Timing;
 use election_sim::workload::{Commit, Fencing, Workload};
-use election_sim::{Latency, NetConfig, NodeTime};
+use election_sim::{Bursts, Latency, NetConfig, NodeTime, Noise, Spikes};
 
 use crate::error::{usage, Result};
 use crate::net::{format_latency, parse_latency, NetProfile};
@@ -55,6 +55,8 @@ pub enum Kind {
     Probability,
     /// Parts per million, `0..=100000` (a clock rate error up to 10 %).
     Ppm,
+    /// Events per node per hour, `0..=3600000`.
+    Rate,
     /// `true` or `false`.
     Bool,
     /// A whole number `>= 1`.
@@ -80,6 +82,7 @@ impl Kind {
             Kind::PositiveMs => "milliseconds > 0 (at most 1e12)".into(),
             Kind::Probability => "a probability in [0, 1]".into(),
             Kind::Ppm => "parts per million in [0, 100000]".into(),
+            Kind::Rate => "events per node per hour in [0, 3600000]".into(),
             Kind::Bool => "true | false".into(),
             Kind::Count => "a whole number >= 1".into(),
             Kind::BigCount => "a whole number >= 1 (up to 2^64-1)".into(),
@@ -145,6 +148,14 @@ pub const PARAMS: &[ParamDef] = &[
     p("node.timer_jitter_ms", Kind::Ms, "server: 1; ideal: 0", "each timer fires up to this much late (U[0, jitter]), like a runtime's timer granularity"),
     p("clock.drift_ppm", Kind::Ppm, "server: 50; ideal: 0", "each node's clock runs at 1 + U[-drift, +drift]·1e-6 of real time (drawn per trial and node)"),
     p("clock.offset_ms", Kind::Ms, "0", "each node's clock starts at U[0, offset] ms (protocols see only their own clock)"),
+    p("noise.profile", Kind::Choice(&["none", "busy"]), "none", "background noise defaults for the seven noise.* parameters below: none, or busy (an illustrative busy production node: GC pauses, disk stalls and latency spikes; replace with your own measurements)"),
+    p("noise.pause_per_hour", Kind::Rate, "none: 0; busy: 180", "stop-the-world pauses (a garbage collector) per node per hour, from time zero to the end of the trial; noise, not a fault"),
+    p("noise.pause_ms", Kind::Latency, "lognormal:5:1", "length of each noise pause (latency syntax)"),
+    p("noise.stall_per_hour", Kind::Rate, "none: 0; busy: 12", "disk stalls per node per hour: the node handles nothing until the stuck write completes"),
+    p("noise.stall_ms", Kind::Latency, "lognormal:20:1", "length of each disk stall (latency syntax)"),
+    p("noise.spike_per_hour", Kind::Rate, "none: 0; busy: 6", "latency spikes per node per hour: every message to or from the node takes noise.spike_ms longer while it lasts"),
+    p("noise.spike_ms", Kind::Latency, "lognormal:20:1", "extra one-way latency of a spike, drawn per spike (latency syntax)"),
+    p("noise.spike_len_ms", Kind::Latency, "lognormal:500:0.5", "how long each spike lasts (latency syntax)"),
     p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
     p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
     p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
@@ -161,8 +172,9 @@ pub const PARAMS: &[ParamDef] = &[
     p("slow_factor", Kind::Count, "1000", "slow-leader: the leader's processing and message latencies are multiplied by this (a 0.25 ms LAN hop becomes 250 ms, beyond the detection window)"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
+    p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
-    p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
+    p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
 
 /// Every parameter key, in documentation order.
@@ -202,6 +214,13 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
                 return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
             }
             format!("{v}")
+        }
+        Kind::Rate => {
+            let v = number(key, raw_t)?;
+            if !(0.0..=3_600_000.0).contains(&v) {
+                return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
+            }
+            format!("{}", v + 0.0)
         }
         Kind::Ppm => {
             let v = number(key, raw_t)?;
@@ -369,6 +388,10 @@ pub struct Resolved {
     pub fault_wait_ms: f64,
     /// The node-time model (`node.*`, `clock.*`).
     pub node: NodeTime,
+    /// Background noise (`noise.*`).
+    pub noise: Noise,
+    /// `steady_ms`.
+    pub steady_ms: f64,
     /// `workload.interval_ms` (0: no workload).
     pub workload_interval_ms: f64,
     /// `workload.fencing`.
@@ -444,6 +467,24 @@ impl Resolved {
             drift_ppm: num("clock.drift_ppm", if ideal { 0.0 } else { 50.0 }),
             offset_ms: num("clock.offset_ms", 0.0),
         };
+        let busy = get("noise.profile") == Some("busy");
+        let rate = |k: &str, b: f64| num(k, if busy { b } else { 0.0 });
+        let dist = |k: &str, d: &str| parse_latency(get(k).unwrap_or(d));
+        let noise = Noise {
+            pause: Some(Bursts {
+                per_hour: rate("noise.pause_per_hour", 180.0),
+                ms: dist("noise.pause_ms", "lognormal:5:1")?,
+            }),
+            stall: Some(Bursts {
+                per_hour: rate("noise.stall_per_hour", 12.0),
+                ms: dist("noise.stall_ms", "lognormal:20:1")?,
+            }),
+            spike: Some(Spikes {
+                per_hour: rate("noise.spike_per_hour", 6.0),
+                extra_ms: dist("noise.spike_ms", "lognormal:20:1")?,
+                len_ms: dist("noise.spike_len_ms", "lognormal:500:0.5")?,
+            }),
+        };
         let lease_duration_ms = num(
             "lease.duration_ms",
             if get("lease.profile") == Some("k8s") {
@@ -480,6 +521,8 @@ impl Resolved {
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
             fault_wait_ms: num("fault_wait_ms", 10_000.0),
             node,
+            noise,
+            steady_ms: num("steady_ms", 3_600_000.0),
             workload_interval_ms: num("workload.interval_ms", 10.0),
             workload_fencing: match get("workload.fencing") {
                 Some("off") => Fencing::Off,
@@ -518,6 +561,18 @@ impl Resolved {
         Ok(r)
     }
 
+    /// These parameters as `scenario` runs them: a steady-state scenario (`steady-noise`)
+    /// measures a fixed window, so its horizon is the latest fault instant plus `steady_ms`
+    /// (`fault_at_ms + fault_jitter_ms + steady_ms`; `horizon_ms` does not apply to it) and it
+    /// runs to that horizon ([`SimConfig::run_to_horizon`](election_sim::SimConfig)). Every
+    /// other scenario runs them as given.
+    pub fn for_scenario(mut self, scenario: &crate::scenario::Scenario) -> Resolved {
+        if scenario.steady() {
+            self.horizon_ms = self.fault_at_ms + self.fault_jitter_ms + self.steady_ms;
+        }
+        self
+    }
+
     /// The workload of a trial.
     pub fn workload(&self) -> Workload {
         Workload {
@@ -533,12 +588,18 @@ impl Resolved {
         self.detect_timeout_ms + self.detect_jitter_ms
     }
 
-    /// The work budget of one trial with `nodes` nodes: `work_budget`, or by default
+    /// The work budget of one trial with `nodes` nodes that runs to at most `horizon_ms`:
+    /// `work_budget`, or by default
     /// [`SimConfig::default_budget`](election_sim::SimConfig::default_budget) (100000 × nodes,
-    /// at most 20 million).
-    pub fn budget(&self, nodes: u32) -> u64 {
-        self.work_budget
-            .unwrap_or_else(|| election_sim::SimConfig::default_budget(nodes))
+    /// at most 20 million) per 20 s (the default horizon) of simulated time, so that a trial
+    /// meant to run for an hour (`steady-noise`) gets an hour's budget; at the default horizon
+    /// and below it is exactly the per-trial default.
+    pub fn budget(&self, nodes: u32, horizon_ms: f64) -> u64 {
+        self.work_budget.unwrap_or_else(|| {
+            let per = election_sim::SimConfig::default_budget(nodes);
+            let k = (horizon_ms / 20_000.0).max(1.0);
+            (per as f64 * k).min(u64::MAX as f64) as u64
+        })
     }
 
     /// The shared timing handed to every protocol.
@@ -614,8 +675,11 @@ mod tests {
         assert_eq!(r.raft_lagging, Vec::<(u32, u64)>::new());
         assert_eq!(r.settle_ms, 600.0);
         assert_eq!(r.fault_jitter_ms, 50.0);
-        assert_eq!(r.budget(51), 5_100_000);
-        assert_eq!(r.budget(5001), 20_000_000);
+        assert_eq!(r.budget(51, r.horizon_ms), 5_100_000);
+        assert_eq!(r.budget(5001, r.horizon_ms), 20_000_000);
+        assert_eq!(r.budget(5, 10_000.0), 500_000);
+        assert_eq!(r.budget(5, 3_620_000.0), 90_500_000);
+        assert!(r.noise.is_none());
         assert_eq!(
             c("work_budget", "18446744073709551615").unwrap(),
             "18446744073709551615"

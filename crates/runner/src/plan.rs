@@ -26,7 +26,7 @@ use crate::net::{net_name, parse_latency, NetProfile, BUILTIN_NETS};
 use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
 use crate::protocol::{Built, ProtocolSpec};
 use crate::results::{CellKey, TrialRow};
-use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS, GRAY};
+use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS, GRAY, STEADY};
 
 /// The ChaCha8 stream of the trial seed that draws fault-time offsets (the simulator uses
 /// streams 1–3).
@@ -268,11 +268,12 @@ impl SweepSpec {
         for s in &scenario_list {
             if s == "all" {
                 // The gray scenarios are fixed-size topologies with their own sweep
-                // (`results/gray`), not part of the default grid.
+                // (`results/gray`), and `steady-noise` is an hour per trial for `tune`: not
+                // part of the default grid.
                 scenarios.extend(
                     BUILTINS
                         .iter()
-                        .filter(|b| !GRAY.contains(b))
+                        .filter(|b| !GRAY.contains(b) && !STEADY.contains(b))
                         .map(|&b| Arc::new(Scenario::Builtin(b))),
                 );
             } else if let Some(b) = Scenario::builtin(s) {
@@ -449,7 +450,7 @@ impl SweepPlan {
                                 }
                             }
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
-                            let resolved = Resolved::resolve(net, &params)?;
+                            let resolved = Resolved::resolve(net, &params)?.for_scenario(scenario);
                             let skipped = scenario.skip_reason(n, proto.kind.services());
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {
@@ -631,7 +632,7 @@ impl Cell {
         s
     }
 
-    fn sim_config(&self, seed: u64, faults: Vec<Fault>, trace: bool) -> SimConfig {
+    fn sim_config(&self, seed: u64, faults: Vec<Fault>, t_f: f64, trace: bool) -> SimConfig {
         let r = &self.resolved;
         SimConfig {
             nodes: self.nodes,
@@ -642,13 +643,16 @@ impl Cell {
             horizon: Resolved::duration(r.horizon_ms),
             election_timeout: Resolved::duration(r.detect_timeout_ms),
             settle: Resolved::duration(r.settle_ms),
+            run_to_horizon: self.scenario.steady(),
             trace,
-            reference_ms: None,
+            // A steady-state scenario has no fault: its window starts at the fault instant.
+            reference_ms: self.scenario.steady().then_some(t_f),
             reference_fault: self.scenario.reference_fault(),
             fault_wait: (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms)),
             workload: r.workload(),
             node: r.node.clone(),
-            budget: r.budget(self.nodes),
+            noise: r.noise.clone(),
+            budget: r.budget(self.nodes, r.horizon_ms),
         }
     }
 
@@ -683,7 +687,7 @@ impl Cell {
         };
         let faults = self.scenario.faults(self.nodes, r, t_f, &mut rng);
         let n_faults = faults.len() as u32;
-        let cfg = self.sim_config(seed, faults, trace);
+        let cfg = self.sim_config(seed, faults, t_f, trace);
         let report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;
         let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
         let m = &report.metrics;

@@ -14,6 +14,9 @@ pub(crate) struct Progress {
     tty: bool,
     plain: bool,
     name: String,
+    /// What runs (`sweep`, `tune`) and what is counted (`trials`).
+    what: String,
+    unit: String,
     total: u64,
     done: u64,
     start_done: u64,
@@ -34,12 +37,36 @@ fn hms(d: Duration) -> String {
 
 impl Progress {
     pub(crate) fn new(on: bool, name: &str, total: u64, done: u64, threads: usize) -> Progress {
+        Progress::with(on, "sweep", name, "trials", total, done, threads)
+    }
+
+    /// Progress of `what` (`tune`) named `name`, counting `unit`s.
+    pub(crate) fn labelled(
+        on: bool,
+        what: &str,
+        name: &str,
+        unit: &str,
+        total: u64,
+        threads: usize,
+    ) -> Progress {
+        Progress::with(on, what, name, unit, total, 0, threads)
+    }
+
+    fn with(
+        on: bool,
+        what: &str,
+        name: &str,
+        unit: &str,
+        total: u64,
+        done: u64,
+        threads: usize,
+    ) -> Progress {
         let tty = on && std::io::stderr().is_terminal();
         let bar = tty.then(|| {
             let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             b.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} trials {rate} ETA {eta}",
+                    &format!("{{prefix}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} {{rate}} ETA {{eta}}"),
                 )
                 .expect("valid template")
                 .with_key(
@@ -49,7 +76,7 @@ impl Progress {
                     },
                 ),
             );
-            b.set_prefix(format!("sweep {name}"));
+            b.set_prefix(format!("{what} {name}"));
             b.set_position(done);
             b.reset_eta();
             b
@@ -57,7 +84,7 @@ impl Progress {
         let plain = on && !tty;
         if plain {
             eprintln!(
-                "sweep {name}: {total} trials on {threads} threads{}",
+                "{what} {name}: {total} {unit} on {threads} threads{}",
                 if done > 0 {
                     format!(", {done} already done")
                 } else {
@@ -71,6 +98,8 @@ impl Progress {
             tty,
             plain,
             name: name.to_string(),
+            what: what.to_string(),
+            unit: unit.to_string(),
             total,
             done,
             start_done: done,
@@ -100,12 +129,15 @@ impl Progress {
             "?".into()
         };
         eprintln!(
-            "sweep {}: {}/{} trials ({:.1}%), {:.0} trials/s, ETA {eta}",
+            "{} {}: {}/{} {} ({:.1}%), {:.0} {}/s, ETA {eta}",
+            self.what,
             self.name,
             self.done,
             self.total,
+            self.unit,
             100.0 * self.done as f64 / self.total.max(1) as f64,
-            rate
+            rate,
+            self.unit
         );
     }
 
@@ -116,11 +148,14 @@ impl Progress {
         if self.plain || self.tty {
             let el = self.start.elapsed();
             eprintln!(
-                "sweep {}: {} trials done in {} ({:.0} trials/s)",
+                "{} {}: {} {} done in {} ({:.0} {}/s)",
+                self.what,
                 self.name,
                 self.total,
+                self.unit,
                 hms(el),
-                (self.done - self.start_done) as f64 / el.as_secs_f64().max(1e-9)
+                (self.done - self.start_done) as f64 / el.as_secs_f64().max(1e-9),
+                self.unit
             );
         }
     }

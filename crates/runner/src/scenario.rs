@@ -110,10 +110,12 @@ pub enum Builtin {
     SlowLeader,
     /// Gray: the leader crashes, loses its stable storage, and comes back.
     AmnesiaRecover,
+    /// No fault: a healthy cluster under background noise for `steady_ms` (issue #17).
+    SteadyNoise,
 }
 
 /// Every built-in scenario, in catalog order.
-pub const BUILTINS: [Builtin; 26] = [
+pub const BUILTINS: [Builtin; 27] = [
     Builtin::ColdStart,
     Builtin::LeaderCrash,
     Builtin::LeaderCrashLowestDetects,
@@ -140,6 +142,7 @@ pub const BUILTINS: [Builtin; 26] = [
     Builtin::FlakyLeaderLink,
     Builtin::SlowLeader,
     Builtin::AmnesiaRecover,
+    Builtin::SteadyNoise,
 ];
 
 /// The gray-failure scenarios (partial partitions, flaky links, slow and amnesiac nodes), in
@@ -154,6 +157,10 @@ pub const GRAY: [Builtin; 8] = [
     Builtin::SlowLeader,
     Builtin::AmnesiaRecover,
 ];
+
+/// The steady-state scenarios (no fault; an hour of a healthy cluster under noise): not part of
+/// `all`, run by `election-bench tune`.
+pub const STEADY: [Builtin; 1] = [Builtin::SteadyNoise];
 
 /// Node `k` of a topology given by position (1..=n): position n is the agreed leader at the
 /// reference instant (the first fault) and positions 1..n-1 the other nodes in id order, fixed
@@ -226,6 +233,7 @@ impl Builtin {
             Builtin::FlakyLeaderLink => "flaky-leader-link",
             Builtin::SlowLeader => "slow-leader",
             Builtin::AmnesiaRecover => "amnesia-recover",
+            Builtin::SteadyNoise => "steady-noise",
         }
     }
 
@@ -258,6 +266,7 @@ impl Builtin {
             Builtin::FlakyLeaderLink => "the link between the leader and the lowest follower goes down and up again, `flaps` times, both ways; each down time is U[0.5, 1.5] x flap_down_ms and each up time U[0.5, 1.5] x flap_up_ms, drawn per trial",
             Builtin::SlowLeader => "the leader stays alive but slow, to the end: its processing time and the latency of every message it sends are multiplied by slow_factor",
             Builtin::AmnesiaRecover => "the leader crashes, loses its stable storage (a replaced disk) and comes back outage_ms later as a blank node (on_start with nothing persisted)",
+            Builtin::SteadyNoise => "no fault: a healthy cluster runs for steady_ms (an hour) after the fault instant under the noise.* background noise (GC pauses, disk stalls, latency spikes; none unless set); every entry into the leader role there (leader_changes) is an election nobody needed",
         }
     }
 
@@ -287,7 +296,7 @@ impl Builtin {
     pub fn min_nodes(self) -> (u32, &'static str) {
         match self {
             Builtin::Bridge => (5, "two halves of at least two nodes each, plus the bridge"),
-            Builtin::ColdStart => (1, ""),
+            Builtin::ColdStart | Builtin::SteadyNoise => (1, ""),
             Builtin::CascadeCrash => (3, "it crashes two nodes and needs one left to elect"),
             Builtin::PartitionLeaderMinority | Builtin::PartitionLeaderMajority => (
                 3,
@@ -312,7 +321,7 @@ impl Builtin {
         let lowest_followers = |k: u32| (1..=k).map(Selector::KthLowestFollower);
         let lowest_follower = Selector::KthLowestFollower(1);
         match self {
-            Builtin::ColdStart => vec![],
+            Builtin::ColdStart | Builtin::SteadyNoise => vec![],
             Builtin::LeaderCrash => vec![at(t, Crash(Selector::Leader))],
             Builtin::LeaderCrashLowestDetects => vec![
                 at(
@@ -991,6 +1000,13 @@ impl Scenario {
             Scenario::Builtin(b) => b.about(),
             Scenario::Custom(c) => &c.about,
         }
+    }
+
+    /// A steady-state scenario (`steady-noise`): no fault; the trial runs from the fault
+    /// instant, its reference, for `steady_ms` and never ends early (see
+    /// [`Resolved::for_scenario`](crate::params::Resolved::for_scenario)).
+    pub fn steady(&self) -> bool {
+        matches!(self, Scenario::Builtin(Builtin::SteadyNoise))
     }
 
     /// The fault (an index into [`Scenario::faults`]) whose instant is the reference, when it

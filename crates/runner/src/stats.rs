@@ -26,6 +26,21 @@ pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
     Some(sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo]))
 }
 
+/// The distribution-free interval of the `q`-quantile of an ascending sample at the given `z`
+/// (binomial order statistics, normal approximation), as sample values, and whether its upper
+/// end is the sample's largest value (too few values to bound the quantile from above).
+pub fn quantile_ci(sorted: &[f64], q: f64, z: f64) -> Option<(f64, f64, bool)> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let nf = n as f64;
+    let half = z * (nf * q * (1.0 - q)).sqrt();
+    let lo = ((nf * q - half).floor().max(0.0) as usize).min(n - 1);
+    let hi_raw = (nf * q + half).ceil() as usize;
+    Some((sorted[lo], sorted[hi_raw.min(n - 1)], hi_raw >= n - 1))
+}
+
 /// The Wilson score interval for `k` successes out of `n` trials at the given `z`, clamped to
 /// `[0, 1]`; `None` when `n` is 0.
 pub fn wilson(k: u64, n: u64, z: f64) -> Option<(f64, f64)> {

@@ -250,6 +250,11 @@ pub(crate) enum Sampler {
 }
 
 impl Sampler {
+    /// Exponential with the given mean (ms > 0, finite).
+    pub(crate) fn exponential_ms(mean_ms: f64) -> Sampler {
+        Sampler::Exponential(Exp::new(1.0 / mean_ms).expect("a positive finite mean"))
+    }
+
     /// One draw, in nanoseconds.
     #[inline]
     pub(crate) fn sample_ns(&self, rng: &mut election_core::Rng) -> u64 {
@@ -443,6 +448,10 @@ pub struct SimConfig {
     /// A trial ends early once every fault has fired and the cluster has had the same agreed
     /// leader for `settle` since both the start of that agreement and the last fault.
     pub settle: Duration,
+    /// Never end early: run to the horizon whatever happens (a steady-state window of fixed
+    /// length, such as the runner's `steady-noise`); the settle window still feeds the
+    /// `outcome` verdict. Off by default.
+    pub run_to_horizon: bool,
     /// Record every event in [`TrialReport::trace`](crate::TrialReport::trace).
     pub trace: bool,
     /// The reference instant for every duration metric, in ms. `None`: the instant the
@@ -465,6 +474,9 @@ pub struct SimConfig {
     pub workload: crate::workload::Workload,
     /// The time nodes spend and their clocks ([`NodeTime::IDEAL`] by default).
     pub node: NodeTime,
+    /// Background noise (pauses, disk stalls, latency spikes) from time zero to the horizon;
+    /// none by default (see [`crate::noise`]).
+    pub noise: crate::noise::Noise,
     /// The work budget: events processed plus messages sent. A trial that uses it up stops
     /// there (no wall clock involved, so the stop is deterministic) and reports
     /// [`Metrics::budget_exceeded`](crate::Metrics::budget_exceeded). At least 1.
@@ -484,6 +496,7 @@ impl SimConfig {
             horizon: Duration::from_secs(30),
             election_timeout: Duration::from_millis(150),
             settle: Duration::from_secs(2),
+            run_to_horizon: false,
             trace: false,
             reference_ms: None,
             reference_fault: None,
@@ -491,6 +504,7 @@ impl SimConfig {
             workload: crate::workload::Workload::OFF,
             budget: SimConfig::default_budget(n),
             node: NodeTime::IDEAL,
+            noise: crate::noise::Noise::default(),
         }
     }
 
@@ -544,6 +558,7 @@ impl SimConfig {
         }
         self.net.latency.sampler("net.latency")?;
         self.node.validate()?;
+        self.noise.validate(n, self.horizon.as_secs_f64() * 1e3)?;
         for (name, p) in [
             ("net.loss", self.net.loss),
             ("net.duplicate", self.net.duplicate),

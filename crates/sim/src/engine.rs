@@ -67,6 +67,8 @@ enum Event<P: Protocol> {
     },
     /// The workload starts (at the reference instant): every leader begins writing.
     WorkloadStart,
+    /// The next burst of the noise schedule starts or ends (see [`crate::noise`]).
+    Noise,
     /// A leader's next write is due.
     Write {
         node: NodeId,
@@ -199,6 +201,13 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     timer_jitter_ns: u64,
     /// Some node's clock is not the global one.
     clocks: bool,
+    /// The noise schedule (see [`crate::noise`]) and the index of its next event, which is
+    /// the one queued: one queue entry at a time, whatever the schedule's length.
+    noise: Vec<crate::noise::NoiseEvent>,
+    noise_next: usize,
+    /// Per-node extra latency of a noise spike in ns (`SpikeStart` to `SpikeEnd`), allocated
+    /// when the schedule has spikes.
+    spike_ns: Vec<u64>,
     horizon: Time,
     events: u64,
     /// Work done so far: events processed plus messages sent (see [`SimConfig::budget`]).
@@ -292,6 +301,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             fsync: None,
             timer_jitter_ns: 0,
             clocks: false,
+            noise: Vec::new(),
+            noise_next: 0,
+            spike_ns: Vec::new(),
             events: 0,
             work: 0,
             factory,
@@ -322,6 +334,21 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         }
         for i in 0..total {
             sim.push(Time::ZERO, Event::Boot(NodeId::from_index(i)));
+        }
+        sim.noise = sim
+            .cfg
+            .noise
+            .schedule(sim.cfg.seed, sim.cfg.nodes, sim.horizon)?;
+        if sim
+            .noise
+            .iter()
+            .any(|e| matches!(e.kind, crate::noise::NoiseKind::SpikeStart(_)))
+        {
+            sim.spike_ns = vec![0; total];
+        }
+        if let Some(first) = sim.noise.first() {
+            let at = first.at;
+            sim.push(at, Event::Noise);
         }
         // Stable sort by time keeps list order for faults at the same instant.
         let mut order: Vec<usize> = (0..sim.cfg.faults.len()).collect();
@@ -364,7 +391,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// When the trial will end given what is known now: the horizon, or the end of the settle
     /// window once every fault has fired and a leader is agreed.
     fn deadline(&self) -> Time {
-        if self.faults_pending == 0 && self.observer.agreed().is_some() {
+        if self.faults_pending == 0 && self.observer.agreed().is_some() && !self.cfg.run_to_horizon
+        {
             let since = self.observer.agreed_since().max(self.last_fault_at);
             (since + self.cfg.settle).min(self.horizon)
         } else {
@@ -542,6 +570,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.nodes[node.index()].free_queued = false;
                 self.drain_inbox(now, node);
             }
+            Event::Noise => self.noise(),
             Event::WorkloadStart => {
                 self.workload_started = true;
                 for i in 0..self.nodes.len() {
@@ -985,6 +1014,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             // A latency that changes over time can make a later message overtake an earlier one.
             varies = true;
         }
+        if !self.spike_ns.is_empty() {
+            ns = ns.saturating_add(self.spike_ns[from.index()].max(self.spike_ns[to.index()]));
+            varies = true;
+        }
         let mut at = Time(now.0.saturating_add(ns));
         if self.cfg.net.fifo && varies {
             // Never overtake an earlier message on the same link; ties keep send order
@@ -1000,6 +1033,42 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         match self.slow.get(from.index()) {
             Some(&k) if k != 1.0 => (ns as f64 * k) as u64,
             _ => ns,
+        }
+    }
+
+    /// Carry out the noise schedule's next event and queue the one after it.
+    fn noise(&mut self) {
+        use crate::noise::NoiseKind;
+        let e = self.noise[self.noise_next];
+        self.noise_next += 1;
+        if let Some(next) = self.noise.get(self.noise_next) {
+            let at = next.at;
+            self.push(at, Event::Noise);
+        }
+        let i = e.node.index();
+        match e.kind {
+            NoiseKind::Pause(until) => {
+                let st = &mut self.nodes[i];
+                if st.proto.is_none() || st.paused {
+                    return; // nothing to pause, or absorbed by the pause under way
+                }
+                st.paused = true;
+                st.pause_id += 1;
+                let pause = st.pause_id;
+                self.push(
+                    until,
+                    Event::Resume {
+                        node: e.node,
+                        pause,
+                    },
+                );
+                self.observer.on_noise(Applied::Pause(e.node, until));
+            }
+            NoiseKind::SpikeStart(ns) => {
+                self.spike_ns[i] = ns;
+                self.observer.on_noise_spike(e.node, ns);
+            }
+            NoiseKind::SpikeEnd => self.spike_ns[i] = 0,
         }
     }
 

@@ -58,6 +58,7 @@ mod config;
 mod engine;
 pub mod fault;
 mod links;
+pub mod noise;
 pub mod observer;
 pub mod pingpong;
 mod queue;
@@ -66,6 +67,7 @@ pub mod workload;
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
 pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
+pub use noise::{Bursts, Noise, Spikes};
 pub use observer::{
     DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, Outcome, TraceEvent, TraceKind,
     TraceSink,

@@ -376,6 +376,9 @@ pub struct Metrics {
     pub end_ms: f64,
     /// The trial was stopped because it used up its work budget (see the module docs).
     pub budget_exceeded: bool,
+    /// Noise bursts that took effect over the whole trial (see [`crate::noise`]): pauses and
+    /// disk stalls that paused a node, and latency spikes.
+    pub noise_bursts: u64,
     /// The verdict on liveness (see the module docs).
     pub outcome: Outcome,
     /// With `outcome = recovered-after`: after how many election timeouts.
@@ -536,6 +539,7 @@ pub struct Observer {
     stale_taken: Coverage,
     msgs_workload: u64,
     budget_exceeded: bool,
+    noise_bursts: u64,
     /// The election timeout and the settle window, for the outcome.
     verdict_timeout_ns: u64,
     verdict_settle_ns: u64,
@@ -601,6 +605,7 @@ impl Observer {
             stale_taken: Coverage::default(),
             msgs_workload: 0,
             budget_exceeded: false,
+            noise_bursts: 0,
             verdict_timeout_ns: 150_000_000,
             verdict_settle_ns: 2_000_000_000,
             last_fault_at: Time::ZERO,
@@ -1172,6 +1177,22 @@ impl Observer {
         self.record(|| TraceKind::Fault(applied));
     }
 
+    /// A noise pause or disk stall (see [`crate::noise`]) paused a node: like a fault's pause
+    /// for the leadership metrics and the trace, but not a fault (it moves no fault instant
+    /// and no verdict window). Its end is an `Applied::Resume` through [`Observer::on_fault`].
+    pub fn on_noise(&mut self, applied: Applied) {
+        self.noise_bursts += 1;
+        if let Applied::Pause(id, _) = applied {
+            self.set_paused(id, true);
+        }
+        self.record(|| TraceKind::Fault(applied));
+    }
+
+    /// A noise latency spike started on a node's links (counted; not traced).
+    pub fn on_noise_spike(&mut self, _node: NodeId, _extra_ns: u64) {
+        self.noise_bursts += 1;
+    }
+
     fn set_paused(&mut self, id: NodeId, paused: bool) {
         let i = id.index();
         if i >= self.n || self.paused[i] == paused || self.status[i].is_none() {
@@ -1349,6 +1370,7 @@ impl Observer {
             reference_ms: self.t0.as_millis_f64(),
             leader_at_reference: self.leader_at_t0,
             faults_skipped: self.faults_skipped,
+            noise_bursts: self.noise_bursts,
             failover_ms: if self.lost_after_t0 {
                 self.regained_at.map(|t| ms(t.0 - self.t0.0))
             } else {

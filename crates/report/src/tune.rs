@@ -1,0 +1,411 @@
+//! The page `election-bench tune` writes: `ADVICE.md` (the answer first, then the assumptions,
+//! the frontier and the real systems' settings) and `frontier.{svg,png}`, one panel per
+//! protocol: p99 failover against false elections per day, every evaluated point, the
+//! frontier joined and whiskered with its 95 % intervals, the limits dashed, the recommended
+//! point ringed. Every number is read from the [`TuneOutcome`]; nothing is typed.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use election_runner::tune::{mapping, Advice, Point, TuneOutcome, Verdict};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::charts::{draw_marker, rgb, text_style, title_style, write_chart, Chart, DrawResult};
+use crate::data::fmt_sig;
+use crate::palette::protocol_colour;
+use crate::ReportError;
+
+/// Where a point with no false election sits on the log axis (per day), labelled `0`.
+const ZERO_PER_DAY: f64 = 1e-3;
+
+struct FrontierChart<'a> {
+    outcome: &'a TuneOutcome,
+}
+
+fn per_day(p: &Point) -> Option<(f64, f64, f64)> {
+    let fe = p.false_per_hour()? * 24.0;
+    let (lo, hi) = p.false_per_hour_ci()?;
+    Some((fe, lo * 24.0, hi * 24.0))
+}
+
+impl Chart for FrontierChart<'_> {
+    fn size(&self) -> (u32, u32) {
+        let n = self.outcome.advice.len() as u32;
+        (1200, 94 + n.div_ceil(2) * 460)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let o = &self.outcome.options;
+        let body = root.margin(10, 10, 16, 16);
+        let (top, body) = body.split_vertically(84);
+        top.draw(&Text::new(
+            "p99 failover against false elections per day",
+            (0, 0),
+            title_style(26),
+        ))?;
+        top.draw(&Text::new(
+            format!(
+                "{} nodes on {}, noise as in ADVICE.md. Grey: every evaluated point; colour: the frontier, with 95 % whiskers; ring: recommended.",
+                o.nodes, o.net
+            ),
+            (0, 34),
+            text_style(15),
+        ))?;
+        top.draw(&Text::new(
+            format!(
+                "Red dashes: the limits ({} false elections a day, p99 failover {} ms). No false election is plotted at the left edge (0); its whisker reaches the 95 % upper bound.",
+                fmt_sig(o.max_false_per_day), fmt_sig(o.max_p99_ms)
+            ),
+            (0, 54),
+            text_style(15),
+        ))?;
+        let rows = (self.outcome.advice.len() as u32).div_ceil(2).max(1) as usize;
+        let panels = body.split_evenly((rows, 2));
+        let (mut xmax, mut ymin, mut ymax) = (o.max_false_per_day * 10.0, f64::MAX, o.max_p99_ms);
+        for a in &self.outcome.advice {
+            for p in a.points.iter().filter(|p| p.measured()) {
+                if let Some((fe, _, hi)) = per_day(p) {
+                    xmax = xmax.max(fe).max(hi);
+                }
+                if let Some(v) = p.failover(0.99).filter(|v| v.is_finite()) {
+                    ymin = ymin.min(v);
+                    ymax = ymax.max(v);
+                }
+                if let Some((lo, hi, _)) = p.p99_ci() {
+                    if hi.is_finite() {
+                        ymax = ymax.max(hi);
+                    }
+                    ymin = ymin.min(lo);
+                }
+            }
+        }
+        if ymin == f64::MAX {
+            ymin = 1.0;
+        }
+        let (ylo, yhi) = (ymin / 1.5, ymax * 1.5);
+        let (xlo, xhi) = (ZERO_PER_DAY * 0.7, xmax * 1.5);
+        for (k, (a, area)) in self.outcome.advice.iter().zip(panels.iter()).enumerate() {
+            let colour = rgb(protocol_colour(&a.protocol));
+            let mut chart = ChartBuilder::on(area)
+                .caption(&a.protocol, title_style(20))
+                .margin(8)
+                .x_label_area_size(44)
+                .y_label_area_size(70)
+                .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc("false elections per day (leader changes in a healthy cluster)")
+                .y_desc("p99 failover, ms")
+                .label_style(text_style(13))
+                .axis_desc_style(text_style(14))
+                .x_label_formatter(&|v| {
+                    if *v <= ZERO_PER_DAY * 1.01 {
+                        "0".into()
+                    } else {
+                        fmt_sig(*v)
+                    }
+                })
+                .y_label_formatter(&|v| fmt_sig(*v))
+                .light_line_style(WHITE.mix(0.0))
+                .draw()?;
+            let red = RGBColor(200, 30, 30);
+            let dashed =
+                |pts: Vec<(f64, f64)>| DashedLineSeries::new(pts, 8, 6, red.stroke_width(2));
+            chart.draw_series(dashed(vec![
+                (o.max_false_per_day, ylo),
+                (o.max_false_per_day, yhi),
+            ]))?;
+            chart.draw_series(dashed(vec![(xlo, o.max_p99_ms), (xhi, o.max_p99_ms)]))?;
+            let at = |p: &Point| -> Option<(f64, f64)> {
+                let (fe, _, _) = per_day(p)?;
+                let y = p.failover(0.99)?;
+                Some((
+                    fe.max(ZERO_PER_DAY),
+                    if y.is_finite() { y } else { yhi / 1.01 },
+                ))
+            };
+            let grey = RGBColor(170, 170, 170);
+            for p in a.points.iter().filter(|p| p.measured()) {
+                if let Some(xy) = at(p) {
+                    chart.draw_series(std::iter::once(Circle::new(xy, 3, grey.filled())))?;
+                }
+            }
+            let front: Vec<&Point> = a.frontier.iter().map(|&i| &a.points[i]).collect();
+            chart.draw_series(LineSeries::new(
+                front.iter().filter_map(|p| at(p)),
+                colour.stroke_width(2),
+            ))?;
+            for p in &front {
+                let Some((x, y)) = at(p) else { continue };
+                let (_, lo, hi) = per_day(p).expect("measured");
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(lo.max(ZERO_PER_DAY), y), (hi.max(ZERO_PER_DAY), y)],
+                    colour.stroke_width(1),
+                )))?;
+                if let Some((plo, phi, _)) = p.p99_ci() {
+                    let phi = if phi.is_finite() { phi } else { yhi / 1.01 };
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(x, plo.max(ylo)), (x, phi)],
+                        colour.stroke_width(1),
+                    )))?;
+                }
+                draw_marker(chart.plotting_area(), (x, y), k, colour)?;
+            }
+            if let Some(xy) = a.chosen.and_then(|i| at(&a.points[i])) {
+                chart.draw_series(std::iter::once(Circle::new(xy, 13, BLACK.stroke_width(3))))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn ms(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(x) if x.is_infinite() => "never (some trials)".into(),
+        Some(x) => format!("{} ms", fmt_sig(x)),
+    }
+}
+
+fn day(p: &Point) -> String {
+    match per_day(p) {
+        None => "-".into(),
+        Some((fe, lo, hi)) => format!("{} ({}–{})", fmt_sig(fe), fmt_sig(lo), fmt_sig(hi)),
+    }
+}
+
+fn p99(p: &Point) -> String {
+    match (p.failover(0.99), p.p99_ci()) {
+        (Some(v), Some((lo, hi, open))) => format!(
+            "{} ({}–{}{})",
+            ms(Some(v)),
+            fmt_sig(lo),
+            if hi.is_finite() {
+                fmt_sig(hi)
+            } else {
+                "∞".into()
+            },
+            if open { ", open above" } else { "" }
+        ),
+        _ => "-".into(),
+    }
+}
+
+fn settings(p: &Point) -> String {
+    election_runner::tune::point_params(p.kind, p.timeout_ms, p.ratio)
+        .into_iter()
+        .map(|(k, v)| format!("`{k}={v}`"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn point_line(p: &Point) -> String {
+    format!(
+        "T = {} ms, ratio {} ({}): p99 failover {}, {} false elections a day",
+        fmt_sig(p.timeout_ms),
+        fmt_sig(p.ratio),
+        settings(p),
+        ms(p.failover(0.99)),
+        per_day(p).map_or("-".into(), |d| fmt_sig(d.0))
+    )
+}
+
+fn answer(s: &mut String, a: &Advice, outcome: &TuneOutcome) {
+    let o = &outcome.options;
+    let lim = (o.max_false_per_hour(), o.max_p99_ms);
+    match a.chosen {
+        Some(i) => {
+            let p = &a.points[i];
+            let v = p.verdict(lim.0, lim.1);
+            let _ = writeln!(
+                s,
+                "| {} | T = {} ms, ratio {} | {} | {} | {} | {} |",
+                a.protocol,
+                fmt_sig(p.timeout_ms),
+                fmt_sig(p.ratio),
+                p99(p),
+                day(p),
+                match v {
+                    Verdict::Meets => "meets both limits (95 % upper bounds)",
+                    Verdict::Likely =>
+                        "meets them on the estimates only: not shown with confidence",
+                    Verdict::Fails => "fails",
+                },
+                mapping::map(p.kind, p.timeout_ms, p.ratio)
+                    .iter()
+                    .map(|m| format!(
+                        "{}: {}",
+                        m.system,
+                        m.settings
+                            .iter()
+                            .map(|x| format!("`{}` {}", x.name, x.value))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "| {} | **none**: no evaluated setting meets both limits | | | contradictory here | |",
+                a.protocol
+            );
+        }
+    }
+}
+
+/// Writes `ADVICE.md` and `frontier.{svg,png}` into `dir`; returns the page's path.
+pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportError> {
+    write_chart(&FrontierChart { outcome }, dir, "frontier", true)?;
+    let o = &outcome.options;
+    let lim = (o.max_false_per_hour(), o.max_p99_ms);
+    let mut s = String::new();
+    let _ = writeln!(s, "# Timeout advice: {}\n", o.name);
+    let _ = writeln!(
+        s,
+        "Generated by `election-bench tune`; reproduce with `{}`. The limits: at most **{}** false elections a day and a p99 failover under **{} ms**, at {} nodes on the `{}` network. Every evaluated point is in [`points.csv`](points.csv); how it was searched is in [`manifest.json`](manifest.json).\n",
+        outcome.command(),
+        fmt_sig(o.max_false_per_day),
+        fmt_sig(o.max_p99_ms),
+        o.nodes,
+        o.net
+    );
+    s.push_str("## The answer\n\n| protocol | recommended timing | p99 failover (95 % interval) | false elections a day (95 % interval) | verdict | real settings |\n|---|---|---|---|---|---|\n");
+    for a in &outcome.advice {
+        answer(&mut s, a, outcome);
+    }
+    s.push('\n');
+    for a in outcome.advice.iter().filter(|a| a.chosen.is_none()) {
+        let _ = writeln!(
+            s,
+            "**{}: no setting met both limits.** The closest evaluated points (the larger of each estimate over its limit, smallest first):\n",
+            a.protocol
+        );
+        for &i in &a.closest {
+            let _ = writeln!(s, "- {}", point_line(&a.points[i]));
+        }
+        let (fq, qf) = a.best_each;
+        let _ = writeln!(
+            s,
+            "\nThe two limits pull apart: the fastest point shown to meet the false-election limit is {}; the quietest point whose p99 meets the failover limit is {}. Relax one limit, lower the noise, or look at another protocol.\n",
+            fq.map_or("none".into(), |i| point_line(&a.points[i])),
+            qf.map_or("none".into(), |i| point_line(&a.points[i]))
+        );
+    }
+    if !outcome.warnings.is_empty() {
+        s.push_str("**What this budget can and cannot show:**\n\n");
+        for w in &outcome.warnings {
+            let _ = writeln!(s, "- {w}");
+        }
+        s.push('\n');
+    }
+    s.push_str("## What was measured, and under what\n\n");
+    let _ = writeln!(
+        s,
+        "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours. {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
+        o.crash_trials,
+        {
+            let v: Vec<String> = o.fixed_params().iter().map(|d| format!("`{d}`")).collect();
+            format!(
+                "{} (the `busy` profile: GC pauses 180 an hour per node, each lognormal with a 5 ms median; disk stalls 12 an hour, 20 ms median; latency spikes 6 an hour on one node's links, +20 ms median for 0.5 s — illustrative: set `noise.*` from your own measurements); node time and clocks as `node.profile = server` (`election-bench params`)",
+                v.join(", ")
+            )
+        },
+        fmt_sig(o.timeouts.0),
+        fmt_sig(o.timeouts.1),
+        o.ratios.iter().map(|r| fmt_sig(*r)).collect::<Vec<_>>().join(", "),
+        o.rounds,
+        o.hours,
+        o.max_hours,
+        outcome.trials
+    );
+    s.push_str(
+        "## The frontier\n\n![p99 failover against false elections per day](frontier.png)\n\n",
+    );
+    s.push_str("The points no other point of the same protocol beats on both; faster first.\n\n| protocol | T | ratio | p50 | p95 | p99 (95 % interval) | false elections a day (95 % interval) | leaderless ms per hour | steady hours | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for a in &outcome.advice {
+        for &i in &a.frontier {
+            let p = &a.points[i];
+            let _ = writeln!(
+                s,
+                "| {} | {} ms | {} | {} | {} | {} | {} | {} | {} | {}{} |",
+                a.protocol,
+                fmt_sig(p.timeout_ms),
+                fmt_sig(p.ratio),
+                ms(p.failover(0.5)),
+                ms(p.failover(0.95)),
+                p99(p),
+                day(p),
+                if p.hours > 0.0 {
+                    fmt_sig(p.leaderless_ms / p.hours)
+                } else {
+                    "-".into()
+                },
+                fmt_sig(p.hours),
+                p.verdict(lim.0, lim.1).name(),
+                if a.chosen == Some(i) {
+                    ", **recommended**"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    let unmeasured: u64 = outcome
+        .advice
+        .iter()
+        .flat_map(|a| &a.points)
+        .filter(|p| !p.measured())
+        .count() as u64;
+    if unmeasured > 0 {
+        let _ = writeln!(
+            s,
+            "\n{unmeasured} evaluated points are left off the frontier because some of their trials are not measurements (stopped by the work budget, or a fault that found no leader): see the `budget_exceeded` and `faults_skipped` columns of `points.csv`."
+        );
+    }
+    s.push_str("\n## Real systems' settings\n\nThe recommended point of each protocol (or, when none meets the limits, its closest point) as each system spells it. The rules and their sources are in `crates/runner/src/tune/mapping.rs`.\n\n");
+    for a in &outcome.advice {
+        let Some(i) = a.chosen.or(a.closest.first().copied()) else {
+            continue;
+        };
+        let p = &a.points[i];
+        let _ = writeln!(
+            s,
+            "### {} at T = {} ms, ratio {}\n",
+            a.protocol,
+            fmt_sig(p.timeout_ms),
+            fmt_sig(p.ratio)
+        );
+        for m in mapping::map(p.kind, p.timeout_ms, p.ratio) {
+            let _ = writeln!(
+                s,
+                "- **{}**: {}{}",
+                m.system,
+                m.settings
+                    .iter()
+                    .map(|x| format!("`{}` = `{}`", x.name, x.value))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                match &m.valid {
+                    Ok(()) => String::new(),
+                    Err(e) => format!(" — **not accepted as is**: {e}"),
+                }
+            );
+            for n in &m.notes {
+                let _ = writeln!(s, "  - {n}");
+            }
+            let _ = writeln!(s, "  - source: {}", m.source);
+        }
+        s.push('\n');
+    }
+    s.push_str("The simulated network and nodes set the scale: a point tuned on `lan` (0.25 ms one way) is not a point for a WAN. Tune on the profile your cluster has (`--net`, or a fitted one from `election-bench calibrate`), with the noise your nodes show.\n");
+    let path = dir.join("ADVICE.md");
+    std::fs::write(&path, s).map_err(|e| ReportError::io(&path, e))?;
+    Ok(path)
+}

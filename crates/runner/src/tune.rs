@@ -1,0 +1,1122 @@
+//! `election-bench tune`: the timeout advisor. Shorter timeouts fail over faster; too short,
+//! and a healthy cluster holds elections nobody needed after a GC pause, a disk stall or a
+//! latency spike. `tune` measures both sides of that trade on the same simulated network and
+//! nodes, under the same noise, and reports the settings that are not beaten on both.
+//!
+//! # What a point costs and measures
+//!
+//! A **point** is one protocol spec at one timing: a timeout `T` and a ratio `k` (the timeout
+//! over the period of the leader's heartbeat or the holder's renewal), turned into the
+//! protocol's own parameters by [`point_params`]:
+//!
+//! | family | period | timeout |
+//! |---|---|---|
+//! | raft | `heartbeat_ms = T/k` | `raft.timeout_ms = T-2T` (drawn per re-arm, as etcd and hashicorp/raft randomise in `[T, 2T)`) |
+//! | bully, ring | `heartbeat_ms = T/k` | `detect_timeout_ms = T`, `detect_jitter_ms = T` (the same `[T, 2T]` window) |
+//! | lease | `lease.retry_ms = T/k` | `lease.duration_ms = T`, `lease.renew_deadline_ms = 2T/3` (client-go's 15 : 10 ratio) |
+//!
+//! Every family also gets `detect_timeout_ms = T` and `detect_jitter_ms = T`, which the
+//! observer's verdicts count election timeouts in, and `fault_at_ms = max(1 s, 10 T)`
+//! ([`fault_at`]) and a crash trial's `horizon_ms` 20 timeouts and 10 s past it ([`horizon`]):
+//! the crash, or the steady window, comes after the cold start's election,
+//! whatever the timeout (a window opening mid-election would count that election as false; the
+//! `unsettled_starts` column counts windows that opened without an agreed leader anyway). Each point is run twice over, under the same
+//! noise (the `noise.*` parameters; `noise.profile = busy` unless the caller sets it):
+//!
+//! * **false elections**: `steady-noise` trials, each one hour of a healthy cluster (`steady_ms`),
+//!   one per seed. Every entry into the leader role in that hour (`leader_changes`) is an
+//!   election nobody needed. The rate per hour is their sum over the hours run, with the exact
+//!   (Garwood) 95 % Poisson interval; the time without a leader they cost is reported per hour
+//!   too.
+//! * **failover**: `leader-crash` trials under the same noise: p50, p95 and p99 of
+//!   `failover_ms` (the crash to the first agreed leader after it), with the distribution-free
+//!   95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.
+//!
+//! Trials that ran out of work budget or whose fault found no leader to crash are not
+//! measurements; they are counted in their own columns and a point with any is left off the
+//! frontier.
+//!
+//! # The search
+//!
+//! Deterministic, so that the same command gives the same bytes on every machine: its budget is
+//! simulated work (hours per point, trials per point, rounds), never wall-clock time.
+//!
+//! 1. **Coarse**: a grid of `T` log-spaced over `--timeouts LO-HI` (9 values) times the ratios
+//!    (`--ratios`, 3, 5 and 10 by default).
+//! 2. **Refine**, `--rounds` times: around every point on the current frontier, the timeouts
+//!    half a grid step above and below (a quarter in the second round, and so on).
+//! 3. **Confirm**: a rate of at most one false election a day cannot be shown in a few hours.
+//!    The fastest frontier point that meets both limits on its estimates gets more hours,
+//!    doubling, until its 95 % upper bound meets the limit, its estimate no longer does, or it
+//!    reaches `--max-hours`; then the next fastest (a point that failed may have let a slower
+//!    one onto the frontier), at most [`CONFIRM_POINTS`], stopping at the first that meets.
+//!
+//! The **frontier** (per protocol) is the set of points that no other point of that protocol
+//! beats on both p99 failover and false elections per hour (point estimates). A point
+//! **meets** the limits when the upper ends of both 95 % intervals are within them, **likely**
+//! when only the estimates are, and **fails** otherwise. The recommendation is the fastest
+//! point (lowest p99) that meets them; when none does, the page says so and shows the closest
+//! points instead.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+use crate::error::{usage, Error, Result};
+use crate::plan::Cell;
+use crate::progress::Progress;
+use crate::protocol::{ProtocolKind, ProtocolSpec};
+
+pub mod mapping;
+
+/// Timeouts in the coarse grid.
+pub const GRID_TIMEOUTS: usize = 9;
+/// At most this many frontier points are confirmed with more hours.
+pub const CONFIRM_POINTS: usize = 10;
+/// One steady-noise trial is this long: one hour.
+pub const HOUR_MS: f64 = 3_600_000.0;
+
+/// The parameters `tune` fixes before the caller's `--set`s: no workload (a verdict on
+/// leadership needs no writes, and each write is an event) and the `busy` noise profile.
+pub const TUNE_PARAMS: [&str; 2] = ["workload.interval_ms=0", "noise.profile=busy"];
+
+/// The parameters a point sets (a spec must not set them itself: the search would not move
+/// them).
+pub const TUNED_KEYS: [&str; 9] = [
+    "fault_at_ms",
+    "horizon_ms",
+    "heartbeat_ms",
+    "detect_timeout_ms",
+    "detect_jitter_ms",
+    "raft.timeout_ms",
+    "lease.duration_ms",
+    "lease.renew_deadline_ms",
+    "lease.retry_ms",
+];
+
+/// What to tune and within which limits.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    /// The run's name (`reports/tune-<name>/`).
+    pub name: String,
+    /// Protocol specs.
+    pub protocols: Vec<String>,
+    /// Cluster size.
+    pub nodes: u32,
+    /// Network profile.
+    pub net: String,
+    /// `key=value` parameters over [`TUNE_PARAMS`] (the noise, the network, node time).
+    pub set: Vec<String>,
+    /// The most false elections per day the user accepts.
+    pub max_false_per_day: f64,
+    /// The slowest p99 failover the user accepts, ms.
+    pub max_p99_ms: f64,
+    /// Timeout range of the coarse grid, ms.
+    pub timeouts: (f64, f64),
+    /// Ratios timeout / period.
+    pub ratios: Vec<f64>,
+    /// Steady-noise hours per point in the coarse and refine phases.
+    pub hours: u64,
+    /// At most this many hours for a confirmed point.
+    pub max_hours: u64,
+    /// Leader-crash trials per point.
+    pub crash_trials: u64,
+    /// Refinement rounds.
+    pub rounds: u32,
+    /// The first seed.
+    pub first_seed: u64,
+    /// Worker threads (0: all cores).
+    pub jobs: usize,
+    /// Progress on standard error.
+    pub progress: bool,
+    /// The output directory.
+    pub out: PathBuf,
+}
+
+impl TuneOptions {
+    /// The defaults for `name`: raft, bully, ring and lease at 5 nodes on `lan`, at most one
+    /// false election a day and a p99 failover under 2 s.
+    pub fn defaults(name: &str) -> TuneOptions {
+        TuneOptions {
+            name: name.to_string(),
+            protocols: ["raft", "bully", "ring", "lease"]
+                .map(String::from)
+                .to_vec(),
+            nodes: 5,
+            net: "lan".into(),
+            set: Vec::new(),
+            max_false_per_day: 1.0,
+            max_p99_ms: 2000.0,
+            timeouts: (50.0, 5000.0),
+            ratios: vec![3.0, 5.0, 10.0],
+            hours: 4,
+            max_hours: 96,
+            crash_trials: 1000,
+            rounds: 2,
+            first_seed: 1,
+            jobs: 0,
+            progress: true,
+            out: PathBuf::from(format!("reports/tune-{name}")),
+        }
+    }
+
+    /// The parameters every point runs with: [`TUNE_PARAMS`] that `set` does not override,
+    /// then `set`.
+    pub fn fixed_params(&self) -> Vec<String> {
+        crate::config::over_defaults(&TUNE_PARAMS, &self.set)
+    }
+
+    /// The false-election limit per hour.
+    pub fn max_false_per_hour(&self) -> f64 {
+        self.max_false_per_day / 24.0
+    }
+
+    /// Check every option; the error names the bad one and its value.
+    pub fn validate(&self) -> Result<()> {
+        let (lo, hi) = self.timeouts;
+        if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi >= lo && hi <= 1e9) {
+            return usage!("--timeouts {lo}-{hi}: expected LO-HI ms with 0 < LO <= HI <= 1e9");
+        }
+        if self.ratios.is_empty() {
+            return usage!("--ratios: give at least one ratio");
+        }
+        for &k in &self.ratios {
+            if !(k.is_finite() && (2.0..=1000.0).contains(&k)) {
+                return usage!(
+                    "--ratios {k}: a timeout / period ratio must be in [2, 1000] (below 2 a leader's \
+                     period reaches its own timeout; a lease needs renew_deadline (2/3) > 1.2 x retry)"
+                );
+            }
+        }
+        if !(self.max_false_per_day.is_finite() && self.max_false_per_day > 0.0) {
+            return usage!(
+                "--max-false-per-day {}: expected a rate > 0 (a rate of 0 can never be shown by a finite run)",
+                self.max_false_per_day
+            );
+        }
+        if !(self.max_p99_ms.is_finite() && self.max_p99_ms > 0.0) {
+            return usage!(
+                "--max-p99-ms {}: expected milliseconds > 0",
+                self.max_p99_ms
+            );
+        }
+        if self.hours == 0 || self.hours > 100_000 {
+            return usage!("--hours {}: expected 1 to 100000", self.hours);
+        }
+        if self.max_hours < self.hours || self.max_hours > 100_000 {
+            return usage!(
+                "--max-hours {}: expected at least --hours ({}) and at most 100000",
+                self.max_hours,
+                self.hours
+            );
+        }
+        if self.crash_trials < 2 || self.crash_trials > 1_000_000 {
+            return usage!(
+                "--crash-trials {}: expected 2 to 1000000",
+                self.crash_trials
+            );
+        }
+        if self.rounds > 8 {
+            return usage!("--rounds {}: expected 0 to 8", self.rounds);
+        }
+        if self.nodes < 2 {
+            return usage!("--nodes {}: a failover needs at least 2 nodes", self.nodes);
+        }
+        Ok(())
+    }
+}
+
+/// One evaluated point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// The protocol spec.
+    pub protocol: String,
+    /// The family.
+    pub kind: ProtocolKind,
+    /// Timeout `T`, ms.
+    pub timeout_ms: f64,
+    /// Ratio `k` = timeout / period.
+    pub ratio: f64,
+    /// The phase that added it: `coarse`, `refine-1`, ...
+    pub phase: String,
+    /// Steady-noise hours run (measured ones: without budget-exceeded trials).
+    pub hours: f64,
+    /// Entries into the leader role over those hours.
+    pub false_elections: u64,
+    /// Elections started over those hours (attempts, including those that changed nothing).
+    pub elections_started: u64,
+    /// Time without an agreed leader over those hours, ms.
+    pub leaderless_ms: f64,
+    /// Leader-crash trials measured.
+    pub crash_trials: u64,
+    /// Their `failover_ms`, ascending; a trial that never regained a leader is `+inf`.
+    pub failover_ms: Vec<f64>,
+    /// Trials (steady or crash) stopped by the work budget.
+    pub budget_exceeded: u64,
+    /// Crash trials whose fault found no leader.
+    pub faults_skipped: u64,
+    /// Steady-noise trials whose window opened with no agreed leader (the noise kept the
+    /// cluster from settling even before it): counted in, and said.
+    pub unsettled_starts: u64,
+}
+
+/// Whether a point meets the limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Both 95 % upper bounds are within the limits.
+    Meets,
+    /// Both estimates are, not both upper bounds.
+    Likely,
+    /// An estimate is over a limit.
+    Fails,
+}
+
+impl Verdict {
+    /// As the CSV and the page print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Meets => "meets",
+            Verdict::Likely => "likely",
+            Verdict::Fails => "fails",
+        }
+    }
+}
+
+/// The exact (Garwood) two-sided 95 % interval of a Poisson mean, for `k` events observed.
+pub fn poisson_ci(k: u64) -> (f64, f64) {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    let lo = if k == 0 {
+        0.0
+    } else {
+        ChiSquared::new(2.0 * k as f64)
+            .expect("positive degrees of freedom")
+            .inverse_cdf(0.025)
+            / 2.0
+    };
+    let hi = ChiSquared::new(2.0 * (k as f64 + 1.0))
+        .expect("positive degrees of freedom")
+        .inverse_cdf(0.975)
+        / 2.0;
+    (lo, hi)
+}
+
+/// The distribution-free 95 % interval of the `q`-quantile of an ascending sample, and whether
+/// its upper end is the sample's largest value ([`crate::stats::quantile_ci`]).
+pub fn quantile_ci(sorted: &[f64], q: f64) -> Option<(f64, f64, bool)> {
+    crate::stats::quantile_ci(sorted, q, crate::stats::Z95)
+}
+
+/// The `q`-quantile of an ascending sample that may hold `+inf` (linear interpolation between
+/// closest ranks; infinite as soon as an infinite value is involved).
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let h = (sorted.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    if sorted[hi].is_infinite() && h > lo as f64 || sorted[lo].is_infinite() {
+        return Some(f64::INFINITY);
+    }
+    Some(sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo]))
+}
+
+impl Point {
+    /// False elections per hour (`None` before any hour was measured).
+    pub fn false_per_hour(&self) -> Option<f64> {
+        (self.hours > 0.0).then(|| self.false_elections as f64 / self.hours)
+    }
+
+    /// The 95 % interval of the false elections per hour.
+    pub fn false_per_hour_ci(&self) -> Option<(f64, f64)> {
+        (self.hours > 0.0).then(|| {
+            let (lo, hi) = poisson_ci(self.false_elections);
+            (lo / self.hours, hi / self.hours)
+        })
+    }
+
+    /// The `q`-quantile of the failover times.
+    pub fn failover(&self, q: f64) -> Option<f64> {
+        quantile(&self.failover_ms, q)
+    }
+
+    /// The 95 % interval of the p99 failover, and whether it is bounded above by the sample.
+    pub fn p99_ci(&self) -> Option<(f64, f64, bool)> {
+        quantile_ci(&self.failover_ms, 0.99)
+    }
+
+    /// Trials that never regained a leader.
+    pub fn never_recovered(&self) -> u64 {
+        self.failover_ms.iter().filter(|x| x.is_infinite()).count() as u64
+    }
+
+    /// Is every trial of the point a measurement (no budget stop, no skipped fault)?
+    pub fn measured(&self) -> bool {
+        self.budget_exceeded == 0
+            && self.faults_skipped == 0
+            && self.hours > 0.0
+            && !self.failover_ms.is_empty()
+    }
+
+    /// The point against the limits (see the module docs).
+    pub fn verdict(&self, max_false_per_hour: f64, max_p99_ms: f64) -> Verdict {
+        let (Some(fe), Some((_, fe_hi)), Some(p99), Some((_, p99_hi, open))) = (
+            self.false_per_hour(),
+            self.false_per_hour_ci(),
+            self.failover(0.99),
+            self.p99_ci(),
+        ) else {
+            return Verdict::Fails;
+        };
+        if !self.measured() || fe > max_false_per_hour || p99 > max_p99_ms {
+            Verdict::Fails
+        } else if fe_hi <= max_false_per_hour && p99_hi <= max_p99_ms && !open {
+            Verdict::Meets
+        } else {
+            Verdict::Likely
+        }
+    }
+
+    /// How far the point is from meeting both limits: the larger of its estimates over its
+    /// limits (at most 1 when both are met on the estimates).
+    pub fn distance(&self, max_false_per_hour: f64, max_p99_ms: f64) -> f64 {
+        let fe = self.false_per_hour().unwrap_or(f64::INFINITY) / max_false_per_hour;
+        let p = self.failover(0.99).unwrap_or(f64::INFINITY) / max_p99_ms;
+        fe.max(p)
+    }
+}
+
+/// The indices of the points no other point beats on both p99 failover and false elections
+/// per hour (point estimates; a point equal to another on both is kept with it), among
+/// `points` that are [measured](Point::measured); ordered by p99, ascending.
+pub fn frontier(points: &[Point]) -> Vec<usize> {
+    let key = |p: &Point| {
+        (
+            p.failover(0.99).unwrap_or(f64::INFINITY),
+            p.false_per_hour().unwrap_or(f64::INFINITY),
+        )
+    };
+    let mut out: Vec<usize> = (0..points.len())
+        .filter(|&i| points[i].measured())
+        .filter(|&i| {
+            let (a99, afe) = key(&points[i]);
+            !points.iter().enumerate().any(|(j, q)| {
+                let (b99, bfe) = key(q);
+                j != i && q.measured() && b99 <= a99 && bfe <= afe && (b99 < a99 || bfe < afe)
+            })
+        })
+        .collect();
+    out.sort_by(|&a, &b| {
+        let (ka, kb) = (key(&points[a]), key(&points[b]));
+        ka.0.total_cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then(points[a].timeout_ms.total_cmp(&points[b].timeout_ms))
+            .then(points[a].ratio.total_cmp(&points[b].ratio))
+    });
+    out
+}
+
+/// What `tune` concluded for one protocol.
+#[derive(Clone, Debug)]
+pub struct Advice {
+    /// The protocol spec.
+    pub protocol: String,
+    /// The family.
+    pub kind: ProtocolKind,
+    /// Every point evaluated, in evaluation order.
+    pub points: Vec<Point>,
+    /// Indices of the frontier, by p99.
+    pub frontier: Vec<usize>,
+    /// The recommended point, if one meets or likely meets the limits.
+    pub chosen: Option<usize>,
+    /// The closest points when none does (by [`Point::distance`]), at most three.
+    pub closest: Vec<usize>,
+    /// The fastest point that meets the false-election limit (on its upper bound), and the
+    /// point with the fewest false elections that meets the p99 limit: the two sides of a
+    /// contradiction.
+    pub best_each: (Option<usize>, Option<usize>),
+}
+
+/// The outcome of a tune run.
+#[derive(Clone, Debug)]
+pub struct TuneOutcome {
+    /// The options it ran with.
+    pub options: TuneOptions,
+    /// Per protocol, in the order given.
+    pub advice: Vec<Advice>,
+    /// Trials run.
+    pub trials: u64,
+    /// Statements about the budget and the limits (too few hours to show the limit, p99
+    /// intervals open above), for the page.
+    pub warnings: Vec<String>,
+}
+
+/// Round to three significant digits (grid values read as settings): the double nearest the
+/// rounded decimal, so it prints as that decimal (`13.7`, never `13.700000000000001`).
+pub fn sig3(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return v;
+    }
+    format!("{v:.2e}").parse().unwrap_or(v)
+}
+
+/// The period (heartbeat, lease retry) of the point `(t, k)`, as set: `t / k` to three
+/// significant digits.
+pub fn period(t: f64, k: f64) -> f64 {
+    sig3(t / k)
+}
+
+/// A parameter value as the runner's canonical form prints it.
+fn num(v: f64) -> String {
+    format!("{}", sig3(v))
+}
+
+/// The parameters a point at timeout `t` and ratio `k` sets for a family (see the module docs).
+pub fn point_params(kind: ProtocolKind, t: f64, k: f64) -> Vec<(&'static str, String)> {
+    let period = period(t, k);
+    let mut v = vec![("detect_timeout_ms", num(t)), ("detect_jitter_ms", num(t))];
+    match kind {
+        ProtocolKind::Raft => {
+            v.push(("heartbeat_ms", num(period)));
+            v.push(("raft.timeout_ms", format!("{}-{}", num(t), num(2.0 * t))));
+        }
+        ProtocolKind::Bully | ProtocolKind::Ring => v.push(("heartbeat_ms", num(period))),
+        ProtocolKind::Lease => {
+            v.push(("lease.duration_ms", num(t)));
+            v.push(("lease.renew_deadline_ms", num(t * 2.0 / 3.0)));
+            v.push(("lease.retry_ms", num(period)));
+        }
+    }
+    v
+}
+
+/// The coarse grid's timeouts: [`GRID_TIMEOUTS`] values log-spaced over `lo..=hi`, rounded to
+/// three significant digits.
+pub fn grid(lo: f64, hi: f64) -> Vec<f64> {
+    if hi <= lo {
+        return vec![sig3(lo)];
+    }
+    let m = GRID_TIMEOUTS;
+    let mut v: Vec<f64> = (0..m)
+        .map(|i| sig3(lo * (hi / lo).powf(i as f64 / (m - 1) as f64)))
+        .collect();
+    v.dedup();
+    v
+}
+
+/// When a point's trials fire their fault (the crash) or open their steady window: 10 timeouts
+/// after the cold start, at least 1 s, so that the first election is over whatever the
+/// timeout (it would otherwise count as a false election, or leave no leader to crash).
+pub fn fault_at(t: f64) -> String {
+    num((10.0 * t).max(1000.0))
+}
+
+/// A crash trial's horizon at timeout `t`: the fault instant plus 20 timeouts and 10 s, room
+/// for any failover that happens at all (steady windows set their own, `steady_ms`).
+pub fn horizon(t: f64) -> String {
+    num((10.0 * t).max(1000.0) + 20.0 * t + 10_000.0)
+}
+
+/// One cell of `spec` at the point `(t, k)`, for `scenario` (`steady-noise` or
+/// `leader-crash`), as the search runs it.
+pub fn point_cell(
+    o: &TuneOptions,
+    spec: &ProtocolSpec,
+    t: f64,
+    k: f64,
+    scenario: &str,
+) -> Result<Cell> {
+    let mut sweep = crate::SweepSpec {
+        name: Some(format!("tune-{}", o.name)),
+        protocols: Some(vec![spec.spec.clone()]),
+        nodes: Some(vec![o.nodes]),
+        scenarios: Some(vec![scenario.into()]),
+        nets: Some(vec![o.net.clone()]),
+        seeds: Some(1),
+        ..Default::default()
+    };
+    let mut all = o.fixed_params();
+    all.extend(
+        point_params(spec.kind, t, k)
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}")),
+    );
+    all.push(format!("fault_at_ms={}", fault_at(t)));
+    all.push(format!("horizon_ms={}", horizon(t)));
+    sweep.set_all(&all)?;
+    let mut cells = sweep.plan()?.cells()?;
+    let cell = cells.pop().expect("one cell");
+    if let Some(why) = &cell.skipped {
+        return usage!("{} cannot run {scenario}: {why}", spec.spec);
+    }
+    Ok(cell)
+}
+
+/// A unit of work: one trial of one point.
+#[derive(Clone, Copy)]
+enum Job {
+    Steady(usize, u64),
+    Crash(usize, u64),
+}
+
+/// Evaluate `jobs` over the points' cells in parallel and fold the results into the points in
+/// job order (so the sums are the same whatever the thread count).
+fn evaluate(
+    cells: &[(Cell, Cell)],
+    points: &mut [Point],
+    jobs: &[Job],
+    progress: &mut Progress,
+) -> Result<()> {
+    const CHUNK: usize = 64;
+    for chunk in jobs.chunks(CHUNK) {
+        let rows: Vec<Result<(Job, election_sim::Metrics)>> = chunk
+            .par_iter()
+            .map(|&job| {
+                let (cell, seed) = match job {
+                    Job::Steady(i, s) => (&cells[i].0, s),
+                    Job::Crash(i, s) => (&cells[i].1, s),
+                };
+                Ok((job, cell.run(seed, false)?.report.metrics))
+            })
+            .collect();
+        let mut hours = 0;
+        for r in rows {
+            let (job, m) = r?;
+            match job {
+                Job::Steady(i, _) => {
+                    hours += 1;
+                    let p = &mut points[i];
+                    if m.budget_exceeded {
+                        p.budget_exceeded += 1;
+                        continue;
+                    }
+                    p.hours += (m.end_ms - m.reference_ms) / HOUR_MS;
+                    if m.leader_at_reference.is_none() {
+                        p.unsettled_starts += 1;
+                    }
+                    p.false_elections += u64::from(m.leader_changes);
+                    p.elections_started += u64::from(m.elections_started);
+                    p.leaderless_ms += m.unavailable_ms;
+                }
+                Job::Crash(i, _) => {
+                    let p = &mut points[i];
+                    if m.budget_exceeded {
+                        p.budget_exceeded += 1;
+                    } else if m.faults_skipped > 0 {
+                        p.faults_skipped += 1;
+                    } else {
+                        p.crash_trials += 1;
+                        p.failover_ms.push(m.failover_ms.unwrap_or(f64::INFINITY));
+                    }
+                }
+            }
+        }
+        progress.advance(hours);
+    }
+    for p in points.iter_mut() {
+        p.failover_ms.sort_by(f64::total_cmp);
+    }
+    Ok(())
+}
+
+/// Run the search for every protocol (see the module docs).
+pub fn tune(o: &TuneOptions) -> Result<TuneOutcome> {
+    o.validate()?;
+    let specs: Vec<ProtocolSpec> = o
+        .protocols
+        .iter()
+        .map(|s| ProtocolSpec::parse(s))
+        .collect::<Result<_>>()?;
+    for s in &specs {
+        if let Some(k) = TUNED_KEYS.iter().find(|k| s.options.contains_key(**k)) {
+            return usage!(
+                "protocol {}: tune sets {k} itself at every point; drop the option from the spec",
+                s.spec
+            );
+        }
+    }
+    let key = crate::config::assignment_key;
+    if let Some(s) = o.set.iter().find(|s| TUNED_KEYS.contains(&key(s))) {
+        return usage!("--set {s}: tune sets {} itself at every point", key(s));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.jobs)
+        .build()
+        .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
+    pool.install(|| tune_all(o, &specs))
+}
+
+/// The search state of one protocol.
+struct Search<'a> {
+    o: &'a TuneOptions,
+    spec: &'a ProtocolSpec,
+    points: Vec<Point>,
+    cells: Vec<(Cell, Cell)>,
+    seen: BTreeSet<(u64, u64)>,
+    trials: u64,
+}
+
+impl Search<'_> {
+    /// Add the point `(t, k)` unless it was evaluated already.
+    fn add(&mut self, t: f64, k: f64, phase: &str) -> Result<()> {
+        let t = sig3(t);
+        if !self.seen.insert((t.to_bits(), k.to_bits())) {
+            return Ok(());
+        }
+        let (o, spec) = (self.o, self.spec);
+        self.cells.push((
+            point_cell(o, spec, t, k, "steady-noise")?,
+            point_cell(o, spec, t, k, "leader-crash")?,
+        ));
+        self.points.push(Point {
+            protocol: spec.spec.clone(),
+            kind: spec.kind,
+            timeout_ms: t,
+            ratio: k,
+            phase: phase.into(),
+            hours: 0.0,
+            false_elections: 0,
+            elections_started: 0,
+            leaderless_ms: 0.0,
+            crash_trials: 0,
+            failover_ms: Vec::new(),
+            budget_exceeded: 0,
+            faults_skipped: 0,
+            unsettled_starts: 0,
+        });
+        Ok(())
+    }
+
+    /// The base measurement of points `from..`: `hours` steady-noise hours and the crash
+    /// trials, seeds from the first.
+    fn run_new(&mut self, from: usize, phase: &str) -> Result<()> {
+        let o = self.o;
+        let mut jobs = Vec::new();
+        for i in from..self.points.len() {
+            jobs.extend((0..o.hours).map(|s| Job::Steady(i, o.first_seed + s)));
+            jobs.extend((0..o.crash_trials).map(|s| Job::Crash(i, o.first_seed + s)));
+        }
+        self.run(phase, &jobs)
+    }
+
+    fn run(&mut self, phase: &str, jobs: &[Job]) -> Result<()> {
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let hours = jobs.iter().filter(|j| matches!(j, Job::Steady(..))).count() as u64;
+        let mut progress = Progress::labelled(
+            self.o.progress,
+            "tune",
+            &format!("{} {phase}", self.spec.spec),
+            "steady-noise hours",
+            hours,
+            rayon::current_num_threads(),
+        );
+        evaluate(&self.cells, &mut self.points, jobs, &mut progress)?;
+        progress.finish();
+        self.trials += jobs.len() as u64;
+        Ok(())
+    }
+
+    fn verdict(&self, i: usize) -> Verdict {
+        self.points[i].verdict(self.o.max_false_per_hour(), self.o.max_p99_ms)
+    }
+
+    /// Indices sorted by p99 failover, then timeout.
+    fn by_p99(&self, mut v: Vec<usize>) -> Vec<usize> {
+        let f = |i: usize| self.points[i].failover(0.99).unwrap_or(f64::INFINITY);
+        v.sort_by(|&a, &b| {
+            f(a).total_cmp(&f(b))
+                .then(
+                    self.points[a]
+                        .timeout_ms
+                        .total_cmp(&self.points[b].timeout_ms),
+                )
+                .then(self.points[a].ratio.total_cmp(&self.points[b].ratio))
+        });
+        v
+    }
+
+    fn advice(self) -> Advice {
+        let (o, limit_fe) = (self.o, self.o.max_false_per_hour());
+        let all = 0..self.points.len();
+        let pick = |want: Verdict| {
+            self.by_p99(all.clone().filter(|&i| self.verdict(i) == want).collect())
+                .first()
+                .copied()
+        };
+        let chosen = pick(Verdict::Meets).or_else(|| pick(Verdict::Likely));
+        let mut closest = Vec::new();
+        if chosen.is_none() {
+            let mut v: Vec<usize> = all.clone().filter(|&i| self.points[i].measured()).collect();
+            let d = |i: usize| self.points[i].distance(limit_fe, o.max_p99_ms);
+            v.sort_by(|&a, &b| {
+                d(a).total_cmp(&d(b)).then(
+                    self.points[a]
+                        .timeout_ms
+                        .total_cmp(&self.points[b].timeout_ms),
+                )
+            });
+            closest = v.into_iter().take(3).collect();
+        }
+        let fastest_quiet = self
+            .by_p99(
+                all.clone()
+                    .filter(|&i| {
+                        self.points[i].measured()
+                            && self.points[i]
+                                .false_per_hour_ci()
+                                .is_some_and(|(_, hi)| hi <= limit_fe)
+                    })
+                    .collect(),
+            )
+            .first()
+            .copied();
+        let fe = |i: usize| self.points[i].false_per_hour().unwrap_or(f64::INFINITY);
+        let quietest_fast = all
+            .filter(|&i| {
+                self.points[i].measured()
+                    && self.points[i]
+                        .failover(0.99)
+                        .is_some_and(|p| p <= o.max_p99_ms)
+            })
+            .min_by(|&a, &b| {
+                fe(a).total_cmp(&fe(b)).then(
+                    self.points[a]
+                        .timeout_ms
+                        .total_cmp(&self.points[b].timeout_ms),
+                )
+            });
+        Advice {
+            protocol: self.spec.spec.clone(),
+            kind: self.spec.kind,
+            frontier: frontier(&self.points),
+            chosen,
+            closest,
+            best_each: (fastest_quiet, quietest_fast),
+            points: self.points,
+        }
+    }
+}
+
+fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
+    let limit_fe = o.max_false_per_hour();
+    let mut advice = Vec::new();
+    let mut trials = 0;
+    let timeouts = grid(o.timeouts.0, o.timeouts.1);
+    let step = if timeouts.len() > 1 {
+        (o.timeouts.1 / o.timeouts.0).powf(1.0 / (GRID_TIMEOUTS - 1) as f64)
+    } else {
+        2.0
+    };
+    for spec in specs {
+        let mut s = Search {
+            o,
+            spec,
+            points: Vec::new(),
+            cells: Vec::new(),
+            seen: BTreeSet::new(),
+            trials: 0,
+        };
+        // Coarse.
+        for &t in &timeouts {
+            for &k in &o.ratios {
+                s.add(t, k, "coarse")?;
+            }
+        }
+        s.run_new(0, "coarse")?;
+        // Refine around the frontier, half the step each round.
+        for round in 1..=o.rounds {
+            let f = step.powf(0.5f64.powi(round as i32));
+            let from = s.points.len();
+            let phase = format!("refine-{round}");
+            for i in frontier(&s.points) {
+                let (t, k) = (s.points[i].timeout_ms, s.points[i].ratio);
+                s.add(t / f, k, &phase)?;
+                s.add(t * f, k, &phase)?;
+            }
+            s.run_new(from, &phase)?;
+        }
+        // Confirm: the fastest frontier point that likely meets the limits gets more hours,
+        // doubling, until its upper bound meets the limit, its estimate no longer does, or
+        // max_hours; then the next (a confirmed point that fails lets a slower one onto the
+        // frontier), at most CONFIRM_POINTS of them, stopping at the first that meets.
+        let mut confirmed: Vec<usize> = Vec::new();
+        while confirmed.len() < CONFIRM_POINTS {
+            let Some(i) = frontier(&s.points)
+                .into_iter()
+                .find(|&i| s.verdict(i) == Verdict::Likely && !confirmed.contains(&i))
+            else {
+                break;
+            };
+            confirmed.push(i);
+            let mut next = o.first_seed + o.hours;
+            let mut total = o.hours;
+            while total < o.max_hours
+                && s.verdict(i) == Verdict::Likely
+                && s.points[i]
+                    .false_per_hour_ci()
+                    .is_some_and(|(_, hi)| hi > limit_fe)
+            {
+                let more = total.min(o.max_hours - total);
+                let jobs: Vec<Job> = (0..more).map(|k| Job::Steady(i, next + k)).collect();
+                next += more;
+                total += more;
+                s.points[i].phase = "confirm".into();
+                s.run("confirm", &jobs)?;
+            }
+            if s.verdict(i) == Verdict::Meets {
+                break;
+            }
+        }
+        trials += s.trials;
+        advice.push(s.advice());
+    }
+    let mut warnings = Vec::new();
+    let zero_hi = poisson_ci(0).1;
+    if zero_hi / o.max_hours as f64 > limit_fe {
+        warnings.push(format!(
+            "--max-hours {} cannot show the limit of {} false elections a day: a point with none in {} hours still has a 95 % upper bound of {:.3} a day; showing {} a day needs at least {:.0} hours (--max-hours)",
+            o.max_hours,
+            o.max_false_per_day,
+            o.max_hours,
+            zero_hi / o.max_hours as f64 * 24.0,
+            o.max_false_per_day,
+            (zero_hi / limit_fe).ceil()
+        ));
+    }
+    if zero_hi / o.hours as f64 > limit_fe {
+        warnings.push(format!(
+            "with {} hours per point the search phases cannot show the false-election limit on their own (no false election in {} hours bounds the rate at {:.3} a day); only the confirmed points can meet it with confidence",
+            o.hours,
+            o.hours,
+            zero_hi / o.hours as f64 * 24.0
+        ));
+    }
+    let open = quantile_ci(&vec![0.0; o.crash_trials as usize], 0.99).is_some_and(|c| c.2);
+    if open {
+        warnings.push(format!(
+            "{} leader-crash trials per point cannot bound a p99 from above (its 95 % interval reaches the largest trial): no point can meet the p99 limit with confidence; use --crash-trials 1000 or more",
+            o.crash_trials
+        ));
+    }
+    Ok(TuneOutcome {
+        options: o.clone(),
+        advice,
+        trials,
+        warnings,
+    })
+}
+
+/// The columns of `points.csv`, one row per evaluated point.
+pub const POINT_COLUMNS: [&str; 29] = [
+    "protocol",
+    "timeout_ms",
+    "ratio",
+    "settings",
+    "phase",
+    "steady_hours",
+    "false_elections",
+    "false_per_hour",
+    "false_per_hour_lo",
+    "false_per_hour_hi",
+    "false_per_day",
+    "elections_started_per_hour",
+    "leaderless_ms_per_hour",
+    "crash_trials",
+    "failover_ms_p50",
+    "failover_ms_p95",
+    "failover_ms_p99",
+    "failover_ms_p99_lo",
+    "failover_ms_p99_hi",
+    "p99_bounded",
+    "never_recovered",
+    "budget_exceeded",
+    "faults_skipped",
+    "unsettled_starts",
+    "measured",
+    "on_frontier",
+    "verdict",
+    "chosen",
+    "seeds",
+];
+
+/// A number for the CSV: three decimals, trailing zeros trimmed; `inf` for infinity.
+fn cell_num(v: Option<f64>) -> String {
+    match v {
+        None => String::new(),
+        Some(x) if x.is_infinite() => "inf".into(),
+        Some(x) => crate::results::fmt_ms(x),
+    }
+}
+
+/// A number with six significant digits, for small rates (trailing zeros trimmed).
+fn rate(v: Option<f64>) -> String {
+    match v {
+        None => String::new(),
+        Some(0.0) => "0".into(),
+        Some(x) => {
+            let d = (5 - x.abs().log10().floor() as i32).max(0) as usize;
+            let s = format!("{x:.d$}");
+            if s.contains('.') {
+                s.trim_end_matches('0').trim_end_matches('.').to_string()
+            } else {
+                s
+            }
+        }
+    }
+}
+
+impl TuneOutcome {
+    /// The rows of `points.csv` (see [`POINT_COLUMNS`]).
+    pub fn rows(&self) -> Vec<Vec<String>> {
+        let o = &self.options;
+        let limit_fe = o.max_false_per_hour();
+        let mut rows = Vec::new();
+        for a in &self.advice {
+            for (i, p) in a.points.iter().enumerate() {
+                let ci = p.false_per_hour_ci();
+                let p99ci = p.p99_ci();
+                let settings = point_params(p.kind, p.timeout_ms, p.ratio)
+                    .into_iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                rows.push(vec![
+                    p.protocol.clone(),
+                    crate::results::fmt_ms(p.timeout_ms),
+                    crate::results::fmt_ms(p.ratio),
+                    settings,
+                    p.phase.clone(),
+                    rate(Some(p.hours)),
+                    p.false_elections.to_string(),
+                    rate(p.false_per_hour()),
+                    rate(ci.map(|c| c.0)),
+                    rate(ci.map(|c| c.1)),
+                    rate(p.false_per_hour().map(|x| x * 24.0)),
+                    rate((p.hours > 0.0).then(|| p.elections_started as f64 / p.hours)),
+                    cell_num((p.hours > 0.0).then(|| p.leaderless_ms / p.hours)),
+                    p.crash_trials.to_string(),
+                    cell_num(p.failover(0.5)),
+                    cell_num(p.failover(0.95)),
+                    cell_num(p.failover(0.99)),
+                    cell_num(p99ci.map(|c| c.0)),
+                    cell_num(p99ci.map(|c| c.1)),
+                    p99ci.is_some_and(|c| !c.2).to_string(),
+                    p.never_recovered().to_string(),
+                    p.budget_exceeded.to_string(),
+                    p.faults_skipped.to_string(),
+                    p.unsettled_starts.to_string(),
+                    p.measured().to_string(),
+                    a.frontier.contains(&i).to_string(),
+                    p.verdict(limit_fe, o.max_p99_ms).name().into(),
+                    (a.chosen == Some(i)).to_string(),
+                    format!("{}..", o.first_seed),
+                ]);
+            }
+        }
+        rows
+    }
+
+    /// The exact command that reproduces this run.
+    pub fn command(&self) -> String {
+        let o = &self.options;
+        let d = TuneOptions::defaults(&o.name);
+        let mut s = String::from("election-bench tune");
+        if o.name != "default" {
+            s.push_str(&format!(" --name {}", o.name));
+        }
+        if o.protocols != d.protocols {
+            s.push_str(&format!(" --protocols {}", o.protocols.join(",")));
+        }
+        if o.nodes != d.nodes {
+            s.push_str(&format!(" --nodes {}", o.nodes));
+        }
+        if o.net != d.net {
+            s.push_str(&format!(" --net {}", o.net));
+        }
+        for a in &o.set {
+            s.push_str(&format!(" --set {a}"));
+        }
+        let f = crate::results::fmt_ms;
+        if o.max_false_per_day != d.max_false_per_day {
+            s.push_str(&format!(" --max-false-per-day {}", f(o.max_false_per_day)));
+        }
+        if o.max_p99_ms != d.max_p99_ms {
+            s.push_str(&format!(" --max-p99-ms {}", f(o.max_p99_ms)));
+        }
+        if o.timeouts != d.timeouts {
+            s.push_str(&format!(
+                " --timeouts {}-{}",
+                f(o.timeouts.0),
+                f(o.timeouts.1)
+            ));
+        }
+        if o.ratios != d.ratios {
+            let r: Vec<String> = o.ratios.iter().map(|&r| f(r)).collect();
+            s.push_str(&format!(" --ratios {}", r.join(",")));
+        }
+        for (flag, v, dv) in [
+            ("--hours", o.hours, d.hours),
+            ("--max-hours", o.max_hours, d.max_hours),
+            ("--crash-trials", o.crash_trials, d.crash_trials),
+            ("--rounds", u64::from(o.rounds), u64::from(d.rounds)),
+            ("--first-seed", o.first_seed, d.first_seed),
+        ] {
+            if v != dv {
+                s.push_str(&format!(" {flag} {v}"));
+            }
+        }
+        if o.out != d.out {
+            s.push_str(&format!(" --out {}", o.out.display()));
+        }
+        s
+    }
+
+    /// Write `points.csv` and `manifest.json` into the output directory (created; each file
+    /// written atomically).
+    pub fn write(&self) -> Result<()> {
+        let dir = &self.options.out;
+        crate::files::prepare_dir(dir)?;
+        let header = POINT_COLUMNS
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>();
+        let rows = std::iter::once(header).chain(self.rows());
+        crate::files::write_atomic(&dir.join("points.csv"), &crate::files::csv_bytes(rows))?;
+        let mut json = serde_json::to_string_pretty(&self.manifest()).expect("valid JSON");
+        json.push('\n');
+        crate::files::write_atomic(&dir.join("manifest.json"), json.as_bytes())
+    }
+
+    /// The run as `manifest.json` records it.
+    pub fn manifest(&self) -> Value {
+        let o = &self.options;
+        json!({
+            "command": self.command(),
+            "protocols": o.protocols,
+            "nodes": o.nodes,
+            "net": o.net,
+            "fixed": o.fixed_params(),
+            "limits": { "max_false_per_day": o.max_false_per_day, "max_p99_ms": o.max_p99_ms },
+            "search": {
+                "timeouts_ms": [o.timeouts.0, o.timeouts.1],
+                "grid": grid(o.timeouts.0, o.timeouts.1),
+                "ratios": o.ratios,
+                "rounds": o.rounds,
+                "hours_per_point": o.hours,
+                "max_hours": o.max_hours,
+                "crash_trials": o.crash_trials,
+                "first_seed": o.first_seed,
+            },
+            "trials": self.trials,
+            "points": self.advice.iter().map(|a| a.points.len()).sum::<usize>(),
+            "warnings": self.warnings,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

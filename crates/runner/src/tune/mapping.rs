@@ -1,0 +1,282 @@
+//! From a tuned point to real systems' settings: etcd, hashicorp/raft (and Consul's
+//! `raft_multiplier`) for a Raft point, Kubernetes client-go leader election for a lease point.
+//! Each mapping states its assumptions and cites the project's own code or documentation; the
+//! rules below were read from these sources (latest stored versions, November 2026):
+//!
+//! * **etcd** — `server/embed/config.go`: `--heartbeat-interval` (`TickMs`, default 100) and
+//!   `--election-timeout` (`ElectionMs`, default 1000), both whole milliseconds;
+//!   `Config.Validate` refuses `5*cfg.TickMs > cfg.ElectionMs` ("should be at least as 5 times
+//!   as --heartbeat-interval") and an election timeout above `maxElectionMs = 50000`;
+//!   `ElectionTicks()` is `ElectionMs / TickMs` in integer division (one tick per heartbeat
+//!   interval, `HeartbeatTick: 1` in `server/etcdserver/bootstrap.go`). etcd-io/raft
+//!   `resetRandomizedElectionTimeout` draws the timeout in `[electiontimeout, 2 *
+//!   electiontimeout - 1]` ticks, our `raft.timeout_ms = T-2T`. etcd runs `CheckQuorum: true`
+//!   always and `--pre-vote` by default since 3.5 (`CHANGELOG-3.5.md`), so the faithful spec to
+//!   tune for etcd is `raft+pre_vote+check_quorum`. The tuning guide (etcd.io docs, "Tuning")
+//!   advises a heartbeat of about the round-trip time and an election timeout of at least ten
+//!   round trips.
+//! * **hashicorp/raft** — `config.go`: `HeartbeatTimeout` ("the time in follower state without
+//!   contact from a leader before we attempt an election"), `ElectionTimeout` (the same, in
+//!   candidate state), `LeaderLeaseTimeout` (how long a leader stays without reaching a quorum),
+//!   defaults 1000 / 1000 / 500 ms; `ValidateConfig` refuses any of them below 5 ms,
+//!   `LeaderLeaseTimeout` above `HeartbeatTimeout`, and `ElectionTimeout` below
+//!   `HeartbeatTimeout`. `util.go` `randomTimeout(min)` draws in `[min, 2·min)`, our `[T, 2T]`.
+//!   The leader's heartbeat is not a setting: `replication.go` sends one every
+//!   `randomTimeout(HeartbeatTimeout / 10)`, a ratio of 5 to 10.
+//! * **Consul** — `performance.raft_multiplier` (`agent/consul/config.go`:
+//!   `DefaultRaftMultiplier = 5`, `MaxRaftMultiplier = 10`; `agent/config/builder.go` refuses
+//!   values outside 1..=10 and multiplies hashicorp/raft's 1000 / 1000 / 500 ms by it; the
+//!   "Server Performance" page of Consul's docs lists the scaled values).
+//! * **Kubernetes client-go** — `tools/leaderelection/leaderelection.go`: `LeaseDuration`,
+//!   `RenewDeadline`, `RetryPeriod`; `NewLeaderElector` refuses `leaseDuration <=
+//!   renewDeadline` ("leaseDuration must be greater than renewDeadline"), `renewDeadline <=
+//!   JitterFactor * retryPeriod` with `JitterFactor = 1.2`, and any of them `<= 0`. The
+//!   components' defaults are 15 s / 10 s / 2 s (`component-base/config/v1alpha1/defaults.go`).
+//!   Our lease crate follows client-go's rules, so the mapping is one to one.
+//!
+//! The bully and the Chang–Roberts ring ship in no mainstream system as a configurable
+//! component; their "settings" are the workbench's own, for a hand-written implementation.
+
+use crate::protocol::ProtocolKind;
+
+/// One setting of one system.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    /// The setting's name as the system spells it.
+    pub name: String,
+    /// Its value, in the system's syntax.
+    pub value: String,
+}
+
+/// A tuned point as one system's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mapping {
+    /// The system.
+    pub system: &'static str,
+    /// The settings.
+    pub settings: Vec<Setting>,
+    /// What differs from the tuned point, and the assumptions.
+    pub notes: Vec<String>,
+    /// Whether the system accepts these settings as they are (`Err`: why not).
+    pub valid: Result<(), String>,
+    /// Where the rules come from.
+    pub source: &'static str,
+}
+
+fn set(name: &str, value: String) -> Setting {
+    Setting {
+        name: name.into(),
+        value,
+    }
+}
+
+/// A duration in Go's `time.ParseDuration` syntax: whole milliseconds as `150ms`, whole
+/// seconds as `15s`, otherwise fractional milliseconds (`12.5ms`).
+pub fn go_duration(ms: f64) -> String {
+    if ms >= 1000.0 && (ms / 1000.0).fract() == 0.0 {
+        format!("{}s", ms / 1000.0)
+    } else {
+        format!("{}ms", crate::results::fmt_ms(ms))
+    }
+}
+
+/// The point `(timeout_ms, ratio)` of a `kind` spec as each real system's settings (see the
+/// module docs).
+pub fn map(kind: ProtocolKind, timeout_ms: f64, ratio: f64) -> Vec<Mapping> {
+    // The values the point set (three significant digits), not the unrounded quotients.
+    let period = super::period(timeout_ms, ratio);
+    match kind {
+        ProtocolKind::Raft => vec![
+            etcd(timeout_ms, period),
+            hashicorp(timeout_ms, ratio),
+            consul(timeout_ms),
+        ],
+        ProtocolKind::Lease => vec![client_go(timeout_ms, period)],
+        ProtocolKind::Bully | ProtocolKind::Ring => vec![Mapping {
+            system: "a hand-written implementation",
+            settings: vec![
+                set("heartbeat interval", go_duration(period)),
+                set(
+                    "failure-detector timeout",
+                    format!(
+                        "uniform in [{}, {}], redrawn at every re-arm",
+                        go_duration(timeout_ms),
+                        go_duration(2.0 * timeout_ms)
+                    ),
+                ),
+            ],
+            notes: vec![format!(
+                "no mainstream system ships the {} election as a configurable component: these are the workbench's own parameters (heartbeat_ms, detect_timeout_ms, detect_jitter_ms)",
+                if kind == ProtocolKind::Bully { "bully" } else { "Chang-Roberts ring" }
+            )],
+            valid: Ok(()),
+            source: "crates/runner/src/params.rs (the workbench's fair timing)",
+        }],
+    }
+}
+
+/// etcd: whole-millisecond flags, the election timeout a whole number of heartbeat ticks, at
+/// least 5 of them, at most 50 s.
+pub fn etcd(timeout_ms: f64, period_ms: f64) -> Mapping {
+    let mut notes = Vec::new();
+    let mut hb = period_ms.round().max(1.0);
+    if hb != period_ms {
+        notes.push(format!(
+            "--heartbeat-interval is whole milliseconds: {} ms becomes {} ms",
+            crate::results::fmt_ms(period_ms),
+            hb
+        ));
+    }
+    let mut ticks = (timeout_ms / hb).round().max(1.0);
+    if ticks < 5.0 {
+        let hb5 = (timeout_ms / 5.0).floor().max(1.0);
+        notes.push(format!(
+            "etcd refuses an election timeout under 5 heartbeat intervals; this point's {} would need {} ms, so the heartbeat becomes {} ms (more frequent heartbeats: no more false elections, slightly more traffic)",
+            ticks,
+            hb * 5.0,
+            hb5
+        ));
+        hb = hb5;
+        ticks = (timeout_ms / hb).round().max(5.0);
+    }
+    let election = ticks * hb;
+    if election != timeout_ms {
+        notes.push(format!(
+            "the election timeout is a whole number of heartbeat ticks (ElectionMs / TickMs in integer division): {} ms becomes {} ticks of {} ms = {} ms",
+            crate::results::fmt_ms(timeout_ms),
+            ticks,
+            hb,
+            election
+        ));
+    }
+    notes.push(
+        "etcd draws each election timeout in [E, 2E - 1 tick], as the tuned raft.timeout_ms = T-2T"
+            .into(),
+    );
+    notes.push("etcd always runs CheckQuorum and, since 3.5, PreVote: tune raft+pre_vote+check_quorum for an exact match".into());
+    let valid = if election > 50_000.0 {
+        Err(format!(
+            "--election-timeout {election} ms is above etcd's maximum of 50000 ms"
+        ))
+    } else {
+        Ok(())
+    };
+    Mapping {
+        system: "etcd",
+        settings: vec![
+            set("--heartbeat-interval", format!("{hb}")),
+            set("--election-timeout", format!("{election}")),
+        ],
+        notes,
+        valid,
+        source: "etcd-io/etcd server/embed/config.go (Config.Validate, ElectionTicks), etcd-io/raft raft.go (resetRandomizedElectionTimeout)",
+    }
+}
+
+/// hashicorp/raft: `HeartbeatTimeout = ElectionTimeout = T`, `LeaderLeaseTimeout = T/2` (its
+/// default proportion); heartbeats are sent at `HeartbeatTimeout/10` to `/5`, not set.
+pub fn hashicorp(timeout_ms: f64, ratio: f64) -> Mapping {
+    let mut notes = vec![
+        "followers draw their heartbeat timeout in [HeartbeatTimeout, 2 x HeartbeatTimeout), as the tuned raft.timeout_ms = T-2T".to_string(),
+        "LeaderLeaseTimeout is set to half the heartbeat timeout, the library's default proportion (500 of 1000 ms); it must not exceed HeartbeatTimeout".to_string(),
+    ];
+    if !(5.0..=10.0).contains(&ratio) {
+        notes.push(format!(
+            "the leader's heartbeat is not a setting: it is sent every HeartbeatTimeout/10 to /5 (a ratio of 5 to 10), not at this point's ratio of {}; {}",
+            crate::results::fmt_ms(ratio),
+            if ratio < 5.0 {
+                "its heartbeats are rarer than the tuned point's, so expect more false elections than measured here"
+            } else {
+                "its heartbeats are more frequent than the tuned point's: no more false elections, more traffic"
+            }
+        ));
+    }
+    let valid = if timeout_ms < 5.0 {
+        Err(format!(
+            "HeartbeatTimeout {} is below hashicorp/raft's minimum of 5 ms",
+            go_duration(timeout_ms)
+        ))
+    } else if timeout_ms / 2.0 < 5.0 {
+        Err(format!(
+            "LeaderLeaseTimeout {} is below hashicorp/raft's minimum of 5 ms",
+            go_duration(timeout_ms / 2.0)
+        ))
+    } else {
+        Ok(())
+    };
+    Mapping {
+        system: "hashicorp/raft",
+        settings: vec![
+            set("HeartbeatTimeout", go_duration(timeout_ms)),
+            set("ElectionTimeout", go_duration(timeout_ms)),
+            set("LeaderLeaseTimeout", go_duration(timeout_ms / 2.0)),
+        ],
+        notes,
+        valid,
+        source: "hashicorp/raft config.go (Config, DefaultConfig, ValidateConfig), util.go (randomTimeout), replication.go (heartbeat)",
+    }
+}
+
+/// Consul: `raft_multiplier` scales hashicorp/raft's 1000 / 1000 / 500 ms defaults by a whole
+/// number from 1 to 10; the multiplier whose timeout is the smallest not below the point's.
+pub fn consul(timeout_ms: f64) -> Mapping {
+    let exact = timeout_ms / 1000.0;
+    let m = exact.ceil().clamp(1.0, 10.0);
+    let mut notes = Vec::new();
+    if exact < 1.0 {
+        notes.push(format!(
+            "Consul's shortest timing (multiplier 1: 1000 ms heartbeat and election timeouts) is slower than this point's {} ms: failover will be slower than tuned, false elections no more frequent",
+            crate::results::fmt_ms(timeout_ms)
+        ));
+    } else if exact > 10.0 {
+        notes.push(format!(
+            "Consul's longest timing (multiplier 10: 10 s) is shorter than this point's {} ms: expect more false elections than tuned",
+            crate::results::fmt_ms(timeout_ms)
+        ));
+    } else if m != exact {
+        notes.push(format!(
+            "the multiplier is a whole number: {exact:.2} rounds up to {m} ({} ms), the side of fewer false elections",
+            m * 1000.0
+        ));
+    }
+    Mapping {
+        system: "Consul",
+        settings: vec![set("performance.raft_multiplier", format!("{m}"))],
+        notes,
+        valid: Ok(()),
+        source: "hashicorp/consul agent/consul/config.go (DefaultRaftMultiplier, MaxRaftMultiplier), agent/config/builder.go; Consul docs, Server Performance",
+    }
+}
+
+/// client-go: `LeaseDuration = T`, `RenewDeadline = 2T/3`, `RetryPeriod` the point's period;
+/// `NewLeaderElector`'s checks.
+pub fn client_go(timeout_ms: f64, period_ms: f64) -> Mapping {
+    let (ld, rd, rp) = (timeout_ms, super::sig3(timeout_ms * 2.0 / 3.0), period_ms);
+    let valid = if ld <= rd {
+        Err("leaseDuration must be greater than renewDeadline".to_string())
+    } else if rd <= 1.2 * rp {
+        Err(format!(
+            "renewDeadline must be greater than retryPeriod*JitterFactor ({} <= 1.2 x {})",
+            go_duration(rd),
+            go_duration(rp)
+        ))
+    } else if rp <= 0.0 {
+        Err("retryPeriod must be greater than zero".to_string())
+    } else {
+        Ok(())
+    };
+    Mapping {
+        system: "Kubernetes client-go (leaderelection.LeaderElectionConfig)",
+        settings: vec![
+            set("LeaseDuration", go_duration(ld)),
+            set("RenewDeadline", go_duration(rd)),
+            set("RetryPeriod", go_duration(rp)),
+        ],
+        notes: vec![
+            "the workbench's lease follows client-go's rules (observed time on the member's own clock, renew deadline, retry jitter 1.2): one to one".to_string(),
+            "RenewDeadline keeps client-go's 10 : 15 proportion to LeaseDuration; kube-scheduler and kube-controller-manager take these as --leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period".to_string(),
+        ],
+        valid,
+        source: "kubernetes/client-go tools/leaderelection/leaderelection.go (NewLeaderElector, JitterFactor)",
+    }
+}
