@@ -1019,7 +1019,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             varies = true;
         }
         let mut at = Time(now.0.saturating_add(ns));
-        if self.cfg.net.fifo && varies {
+        // Once any latency has varied (a delay since healed), a constant one can still
+        // overtake the messages that took it: the table stays in use from then on.
+        if self.cfg.net.fifo && (varies || !self.fifo_last.is_empty()) {
             // Never overtake an earlier message on the same link; ties keep send order
             // through the queue's sequence numbers.
             at = self.fifo_last.fifo(link, at);

@@ -60,6 +60,12 @@ impl LinkTimes {
         }
     }
 
+    /// No link recorded yet.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// The latest delivery so far on `link`, raised to `at`: `max(at, latest)`, which becomes
     /// the link's latest.
     #[inline]

@@ -105,6 +105,30 @@ fn link_delay_changes_one_link_over_time() {
 }
 
 #[test]
+fn a_heal_never_lets_a_later_message_overtake_an_earlier_one() {
+    // 50 ms more from 100 ms, healed at 115 ms: the LEADERs sent at 100 and 110 ms arrive at
+    // 151 and 161 ms; on a FIFO link those sent after the heal wait for them (until 161 ms)
+    // instead of arriving 1 ms later.
+    let r = run(with(vec![
+        Fault::at_ms(
+            100.0,
+            FaultAction::LinkDelay {
+                from: one(4),
+                to: one(1),
+                ms: 50.0,
+            },
+        ),
+        Fault::at_ms(115.0, FaultAction::Heal),
+    ]));
+    let l = latencies(&r, 4, 1, 100.0);
+    assert_eq!(
+        &l[..8],
+        &[51.0, 51.0, 41.0, 31.0, 21.0, 11.0, 1.0, 1.0],
+        "{l:?}"
+    );
+}
+
+#[test]
 fn link_loss_is_per_directed_link_and_deterministic() {
     let lossy = |p| {
         with(vec![Fault::at_ms(
