@@ -1068,9 +1068,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             }
             NoiseKind::SpikeStart(ns) => {
                 self.spike_ns[i] = ns;
-                self.observer.on_noise_spike(e.node, ns);
+                self.observer.on_noise_spike(e.node, ns, self.nodes.len());
             }
-            NoiseKind::SpikeEnd => self.spike_ns[i] = 0,
+            NoiseKind::SpikeEnd => {
+                self.spike_ns[i] = 0;
+                self.observer.on_noise_spike(e.node, 0, self.nodes.len());
+            }
         }
     }
 

@@ -1188,9 +1188,34 @@ impl Observer {
         self.record(|| TraceKind::Fault(applied));
     }
 
-    /// A noise latency spike started on a node's links (counted; not traced).
-    pub fn on_noise_spike(&mut self, _node: NodeId, _extra_ns: u64) {
-        self.noise_bursts += 1;
+    /// A noise latency spike on every link to and from `node` started (`extra_ns` > 0, counted
+    /// as a burst) or ended (0). Traced as the two link delays it amounts to, from `node` to
+    /// the `total` - 1 others and back, so that a trace shows why messages came late.
+    pub fn on_noise_spike(&mut self, node: NodeId, extra_ns: u64, total: usize) {
+        if extra_ns > 0 {
+            self.noise_bursts += 1;
+        }
+        let others = || -> Vec<NodeId> {
+            (1..=total as u32)
+                .map(NodeId)
+                .filter(|&v| v != node)
+                .collect()
+        };
+        let ms = extra_ns as f64 / 1e6;
+        self.record(|| {
+            TraceKind::Fault(Applied::LinkDelay {
+                from: vec![node],
+                to: others(),
+                ms,
+            })
+        });
+        self.record(|| {
+            TraceKind::Fault(Applied::LinkDelay {
+                from: others(),
+                to: vec![node],
+                ms,
+            })
+        });
     }
 
     fn set_paused(&mut self, id: NodeId, paused: bool) {
