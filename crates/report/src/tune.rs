@@ -293,9 +293,21 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         let (fq, qf) = a.best_each;
         let _ = writeln!(
             s,
-            "\nThe two limits pull apart: the fastest point shown to meet the false-election limit is {}; the quietest point whose p99 meets the failover limit is {}. Relax one limit, lower the noise, or look at another protocol.\n",
-            fq.map_or("none".into(), |i| point_line(&a.points[i])),
-            qf.map_or("none".into(), |i| point_line(&a.points[i]))
+            "\nThe two limits pull apart: {}; {}. Relax one limit, lower the noise, or look at another protocol.\n",
+            fq.map_or(
+                "no evaluated point was shown (95 % upper bound) to meet the false-election limit".into(),
+                |i| format!(
+                    "the fastest point shown (95 % upper bound) to meet the false-election limit is {}",
+                    point_line(&a.points[i])
+                )
+            ),
+            qf.map_or(
+                "no evaluated point's p99 meets the failover limit".into(),
+                |i| format!(
+                    "the quietest point whose p99 meets the failover limit is {}",
+                    point_line(&a.points[i])
+                )
+            )
         );
     }
     if !outcome.warnings.is_empty() {
@@ -308,13 +320,14 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
     s.push_str("## What was measured, and under what\n\n");
     let _ = writeln!(
         s,
-        "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours. {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
+        "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours each and {} in all per protocol. {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
         o.crash_trials,
         {
             let v: Vec<String> = o.fixed_params().iter().map(|d| format!("`{d}`")).collect();
             format!(
-                "{} (the `busy` profile: GC pauses 180 an hour per node, each lognormal with a 5 ms median; disk stalls 12 an hour, 20 ms median; latency spikes 6 an hour on one node's links, +20 ms median for 0.5 s — illustrative: set `noise.*` from your own measurements); node time and clocks as `node.profile = server` (`election-bench params`)",
-                v.join(", ")
+                "{}: {} (`lognormal:M:S` is a median of M ms with S the deviation of its logarithm: a heavy tail, in which the rare longest bursts cause most false elections; the `busy` profile is illustrative, set `noise.*` from your own measurements); node time and clocks as `node.profile = server` (`election-bench params`)",
+                v.join(", "),
+                outcome.noise
             )
         },
         fmt_sig(o.timeouts.0),
@@ -323,6 +336,7 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         o.rounds,
         o.hours,
         o.max_hours,
+        election_runner::tune::CONFIRM_BUDGET * o.max_hours,
         outcome.trials
     );
     s.push_str(

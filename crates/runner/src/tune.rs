@@ -49,7 +49,9 @@
 //!    The fastest frontier point that meets both limits on its estimates gets more hours,
 //!    doubling, until its 95 % upper bound meets the limit, its estimate no longer does, or it
 //!    reaches `--max-hours`; then the next fastest (a point that failed may have let a slower
-//!    one onto the frontier), at most [`CONFIRM_POINTS`], stopping at the first that meets.
+//!    one onto the frontier), stopping at the first that meets, within [`CONFIRM_BUDGET`] ×
+//!    `--max-hours` steady hours per protocol. When that budget runs out first, the page says
+//!    so next to the unconfirmed recommendation.
 //!
 //! The **frontier** (per protocol) is the set of points that no other point of that protocol
 //! beats on both p99 failover and false elections per hour (point estimates). A point
@@ -73,8 +75,13 @@ pub mod mapping;
 
 /// Timeouts in the coarse grid.
 pub const GRID_TIMEOUTS: usize = 9;
-/// At most this many frontier points are confirmed with more hours.
-pub const CONFIRM_POINTS: usize = 10;
+/// The confirm phase of one protocol spends at most this many times `--max-hours` steady
+/// hours, over as many frontier points as it takes. Under noise with a heavy tail one rare
+/// long burst gives every point with a timeout below it the same false election in the same
+/// hour (the seeds are common), so several neighbours of a failed point fail alike and cost
+/// little each (the doubling stops at the first hour that shows the rate over the limit);
+/// a budget in hours, not in points, still reaches the point that holds.
+pub const CONFIRM_BUDGET: u64 = 4;
 /// One steady-noise trial is this long: one hour.
 pub const HOUR_MS: f64 = 3_600_000.0;
 
@@ -451,6 +458,42 @@ pub struct TuneOutcome {
     /// Statements about the budget and the limits (too few hours to show the limit, p99
     /// intervals open above), for the page.
     pub warnings: Vec<String>,
+    /// The noise every point ran under, as resolved from the parameters ([`describe_noise`]).
+    pub noise: String,
+}
+
+/// One line naming a noise model's rates and distributions (`latency` syntax, as
+/// `election-bench params` documents it), as the trials ran it.
+pub fn describe_noise(n: &election_sim::Noise) -> String {
+    use crate::net::format_latency as d;
+    let mut parts = Vec::new();
+    if let Some(b) = n.pause.as_ref().filter(|b| b.per_hour > 0.0) {
+        parts.push(format!(
+            "GC pauses {} an hour per node, each `{}` ms long",
+            b.per_hour,
+            d(&b.ms)
+        ));
+    }
+    if let Some(b) = n.stall.as_ref().filter(|b| b.per_hour > 0.0) {
+        parts.push(format!(
+            "disk stalls {} an hour per node, each `{}` ms long",
+            b.per_hour,
+            d(&b.ms)
+        ));
+    }
+    if let Some(sp) = n.spike.as_ref().filter(|sp| sp.per_hour > 0.0) {
+        parts.push(format!(
+            "latency spikes {} an hour per node, `{}` ms more on every link of the node for `{}` ms",
+            sp.per_hour,
+            d(&sp.extra_ms),
+            d(&sp.len_ms)
+        ));
+    }
+    if parts.is_empty() {
+        "no noise".into()
+    } else {
+        parts.join("; ")
+    }
 }
 
 /// Round to three significant digits (grid values read as settings): the double nearest the
@@ -569,10 +612,15 @@ fn evaluate(
     jobs: &[Job],
     progress: &mut Progress,
 ) -> Result<()> {
-    const CHUNK: usize = 64;
+    const CHUNK: usize = 256;
     for chunk in jobs.chunks(CHUNK) {
+        // One job per task: a point's steady hours sit side by side in `jobs` and cost
+        // hundreds of times its crash trials, so rayon's default split (halves, split again
+        // only when stolen) left them to one thread in sequence while the other idled
+        // (1.1 x on 2 cores, against 2 x now). Results come back in job order either way.
         let rows: Vec<Result<(Job, election_sim::Metrics)>> = chunk
             .par_iter()
+            .with_max_len(1)
             .map(|&job| {
                 let (cell, seed) = match job {
                     Job::Steady(i, s) => (&cells[i].0, s),
@@ -804,6 +852,8 @@ impl Search<'_> {
 fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
     let limit_fe = o.max_false_per_hour();
     let mut advice = Vec::new();
+    let mut unconfirmed = Vec::new();
+    let mut noise = String::new();
     let mut trials = 0;
     let timeouts = grid(o.timeouts.0, o.timeouts.1);
     let step = if timeouts.len() > 1 {
@@ -827,6 +877,10 @@ fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
             }
         }
         s.run_new(0, "coarse")?;
+        if let (true, Some((c, _))) = (noise.is_empty(), s.cells.first()) {
+            // Every point of every protocol runs the same noise: only timing keys vary.
+            noise = describe_noise(&c.resolved.noise);
+        }
         // Refine around the frontier, half the step each round.
         for round in 1..=o.rounds {
             let f = step.powf(0.5f64.powi(round as i32));
@@ -842,9 +896,11 @@ fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
         // Confirm: the fastest frontier point that likely meets the limits gets more hours,
         // doubling, until its upper bound meets the limit, its estimate no longer does, or
         // max_hours; then the next (a confirmed point that fails lets a slower one onto the
-        // frontier), at most CONFIRM_POINTS of them, stopping at the first that meets.
+        // frontier), stopping at the first that meets, within the budget of steady hours.
+        let budget = CONFIRM_BUDGET * o.max_hours;
+        let mut spent = 0;
         let mut confirmed: Vec<usize> = Vec::new();
-        while confirmed.len() < CONFIRM_POINTS {
+        while spent < budget {
             let Some(i) = frontier(&s.points)
                 .into_iter()
                 .find(|&i| s.verdict(i) == Verdict::Likely && !confirmed.contains(&i))
@@ -855,15 +911,17 @@ fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
             let mut next = o.first_seed + o.hours;
             let mut total = o.hours;
             while total < o.max_hours
+                && spent < budget
                 && s.verdict(i) == Verdict::Likely
                 && s.points[i]
                     .false_per_hour_ci()
                     .is_some_and(|(_, hi)| hi > limit_fe)
             {
-                let more = total.min(o.max_hours - total);
+                let more = total.min(o.max_hours - total).min(budget - spent);
                 let jobs: Vec<Job> = (0..more).map(|k| Job::Steady(i, next + k)).collect();
                 next += more;
                 total += more;
+                spent += more;
                 s.points[i].phase = "confirm".into();
                 s.run("confirm", &jobs)?;
             }
@@ -872,7 +930,18 @@ fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
             }
         }
         trials += s.trials;
-        advice.push(s.advice());
+        let a = s.advice();
+        let likely = |i: usize| a.points[i].verdict(limit_fe, o.max_p99_ms) == Verdict::Likely;
+        if spent >= budget && a.chosen.is_some_and(likely) {
+            unconfirmed.push(format!(
+                "{}: the confirm phase spent its budget of {} steady hours ({} x --max-hours) on {} points before its recommendation was shown with confidence; the recommendation rests on its estimates (raise --max-hours to confirm further)",
+                a.protocol,
+                budget,
+                CONFIRM_BUDGET,
+                confirmed.len()
+            ));
+        }
+        advice.push(a);
     }
     let mut warnings = Vec::new();
     let zero_hi = poisson_ci(0).1;
@@ -902,11 +971,13 @@ fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
             o.crash_trials
         ));
     }
+    warnings.extend(unconfirmed);
     Ok(TuneOutcome {
         options: o.clone(),
         advice,
         trials,
         warnings,
+        noise,
     })
 }
 
@@ -1100,6 +1171,7 @@ impl TuneOutcome {
             "nodes": o.nodes,
             "net": o.net,
             "fixed": o.fixed_params(),
+            "noise": self.noise,
             "limits": { "max_false_per_day": o.max_false_per_day, "max_p99_ms": o.max_p99_ms },
             "search": {
                 "timeouts_ms": [o.timeouts.0, o.timeouts.1],
@@ -1108,6 +1180,7 @@ impl TuneOutcome {
                 "rounds": o.rounds,
                 "hours_per_point": o.hours,
                 "max_hours": o.max_hours,
+                "confirm_budget_hours": CONFIRM_BUDGET * o.max_hours,
                 "crash_trials": o.crash_trials,
                 "first_seed": o.first_seed,
             },
