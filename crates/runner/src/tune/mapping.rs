@@ -184,10 +184,11 @@ pub fn hashicorp(timeout_ms: f64, ratio: f64) -> Mapping {
         notes.push(format!(
             "the leader's heartbeat is not a setting: it is sent every HeartbeatTimeout/10 to /5 (a ratio of 5 to 10), not at this point's ratio of {}; {}",
             crate::results::fmt_ms(ratio),
+            // A ratio under 5 is a heartbeat of T/3, say: rarer than the library's T/10 to T/5.
             if ratio < 5.0 {
-                "its heartbeats are rarer than the tuned point's, so expect more false elections than measured here"
-            } else {
                 "its heartbeats are more frequent than the tuned point's: no more false elections, more traffic"
+            } else {
+                "its heartbeats are rarer than the tuned point's, so expect more false elections than measured here"
             }
         ));
     }

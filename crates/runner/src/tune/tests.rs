@@ -180,10 +180,12 @@ fn hashicorp_and_consul_mappings() {
     assert_eq!(v, ["1s", "1s", "500ms"]);
     assert!(m.valid.is_ok());
     assert!(!m.notes.iter().any(|n| n.contains("not a setting")));
-    assert!(hashicorp(300.0, 3.0)
-        .notes
-        .iter()
-        .any(|n| n.contains("rarer")));
+    // The library heartbeats every T/10 to T/5: more often than a point at ratio 3 (T/3),
+    // less often than one at ratio 20 (T/20).
+    let note = |t: f64, k: f64, want: &str| hashicorp(t, k).notes.iter().any(|n| n.contains(want));
+    assert!(note(300.0, 3.0, "more frequent than the tuned point's"));
+    assert!(!note(300.0, 3.0, "rarer"));
+    assert!(note(3000.0, 20.0, "rarer than the tuned point's"));
     assert!(hashicorp(6.0, 5.0).valid.is_err());
     assert_eq!(consul(300.0).settings[0].value, "1");
     assert!(consul(300.0).notes[0].contains("slower than this point"));
