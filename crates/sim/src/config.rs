@@ -479,7 +479,9 @@ pub struct SimConfig {
     pub noise: crate::noise::Noise,
     /// The work budget: events processed plus messages sent. A trial that uses it up stops
     /// there (no wall clock involved, so the stop is deterministic) and reports
-    /// [`Metrics::budget_exceeded`](crate::Metrics::budget_exceeded). At least 1.
+    /// [`Metrics::budget_exceeded`](crate::Metrics::budget_exceeded). At least 1. A trial
+    /// also stops so when more than 2^24 events (16.8 M: messages in flight, timers) wait at
+    /// once, which a large enough cluster's boot storm reaches before its work budget.
     pub budget: u64,
 }
 

@@ -161,6 +161,9 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     nodes: Vec<Node<P>>,
     queue: EventQueue<Event<P>>,
     seq: u64,
+    /// An event did not fit in the queue (see [`EventQueue::fits`]): the trial stops as over
+    /// budget.
+    queue_full: bool,
     net_rng: Rng,
     proto_rng: Rng,
     fault_rng: Rng,
@@ -283,6 +286,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             nodes,
             queue: EventQueue::new(4 * n + 16, ordered),
             seq: 0,
+            queue_full: false,
             observer,
             actions: Vec::with_capacity(2 * n + 8),
             last_crashed: None,
@@ -385,6 +389,13 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     #[inline]
     fn push(&mut self, at: Time, event: Event<P>) {
         self.seq += 1;
+        if !self.queue.fits(self.seq) {
+            // More events waiting at once than the queue's keys can name (2^24; a boot storm
+            // of 16 M messages): the trial ends as over budget at the next step, so the
+            // event it could not hold changes nothing reported.
+            self.queue_full = true;
+            return;
+        }
         self.queue.push(at, self.seq, event);
     }
 
@@ -417,7 +428,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             if next > deadline {
                 break deadline;
             }
-            if self.work >= self.cfg.budget {
+            if self.work >= self.cfg.budget || self.queue_full {
                 // Out of work budget: stop at the last event's instant, deterministically.
                 self.observer.budget_exceeded();
                 break self.observer.now();

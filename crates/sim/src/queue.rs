@@ -68,7 +68,15 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Queue `event` under the key `(at, seq)`.
+    /// Whether one more event fits: at most 2^24 wait at once, and `seq` below 2^40. The
+    /// engine checks this before each push and ends a trial that outgrows it as over budget.
+    #[inline(always)]
+    pub(crate) fn fits(&self, seq: u64) -> bool {
+        (!self.free.is_empty() || self.slab.len() as u64 <= SLOT_MASK)
+            && seq < 1 << (64 - SLOT_BITS)
+    }
+
+    /// Queue `event` under the key `(at, seq)`; [`EventQueue::fits`] must hold.
     #[inline(always)]
     pub(crate) fn push(&mut self, at: Time, seq: u64, event: E) {
         let slot = match self.free.pop() {
@@ -134,6 +142,20 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn says_when_an_event_would_not_fit() {
+        let mut q: EventQueue<()> = EventQueue::new(4, false);
+        assert!(q.fits(1));
+        assert!(q.fits((1 << 40) - 1));
+        assert!(!q.fits(1 << 40), "a sequence number past 40 bits");
+        // Every slot taken (the slab holds 2^24 events) and none free.
+        q.slab = vec![None; (SLOT_MASK + 1) as usize];
+        assert!(!q.fits(1));
+        // One popped event frees its slot for the next.
+        q.free.push(7);
+        assert!(q.fits(1));
+    }
 
     proptest! {
         /// Events come out in `(time, seq)` order, each with its own payload, under any
