@@ -1377,6 +1377,7 @@ where
             }
             Applied::LinkLoss { .. }
             | Applied::LinkDelay { .. }
+            | Applied::Spike(..)
             | Applied::Slow(..)
             | Applied::Amnesia(_) => {
                 // Loss, delay and slowness per link or node would need the hub to hold each

@@ -1079,11 +1079,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             }
             NoiseKind::SpikeStart(ns) => {
                 self.spike_ns[i] = ns;
-                self.observer.on_noise_spike(e.node, ns, self.nodes.len());
+                self.observer.on_noise_spike(e.node, true, ns);
             }
             NoiseKind::SpikeEnd => {
                 self.spike_ns[i] = 0;
-                self.observer.on_noise_spike(e.node, 0, self.nodes.len());
+                self.observer.on_noise_spike(e.node, false, 0);
             }
         }
     }
@@ -1285,7 +1285,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     self.nodes[id.index()].detection = enabled;
                 }
             }
-            Applied::Resume(_) | Applied::Skipped(_) => {}
+            // A spike comes from the noise schedule only, never from a fault action.
+            Applied::Resume(_) | Applied::Skipped(_) | Applied::Spike(..) => {}
         }
         self.observer.on_fault(applied);
     }

@@ -317,6 +317,10 @@ pub enum Applied {
     Slow(NodeId, f64, f64),
     /// This crashed node lost its stable storage.
     Amnesia(NodeId),
+    /// Background noise, not a fault: every message to or from this node now takes this many
+    /// ms longer (0: the spike is over; see [`crate::noise`]). It adds to any link delay, and a
+    /// message between two spiking nodes takes the larger spike.
+    Spike(NodeId, f64),
     /// Restored every link.
     Heal,
     /// This node's clock jumped by this many ms.

@@ -27,9 +27,9 @@
 //! * [`Noise::spike`] — a latency spike on one node's network: for `len_ms` (a draw per spike)
 //!   every message to or from that node takes `extra_ms` (a draw per spike) longer. A message
 //!   between two spiking nodes takes the larger extra. On a FIFO link a message sent during
-//!   a spike also holds back the ones sent after it, so a spike of a second silences the link
-//!   for about a second however short it is. A trace shows a spike as the two link delays it
-//!   amounts to (to and from the node, then back to 0 ms).
+//!   a spike also holds back the ones sent after it, so a spike that adds a second of latency
+//!   silences the link for about a second however briefly it lasts. A trace shows a spike's
+//!   start and end as `spike` records ([`Applied::Spike`](crate::Applied::Spike)).
 //!
 //! # Fairness and determinism
 //!

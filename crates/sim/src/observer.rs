@@ -1188,34 +1188,15 @@ impl Observer {
         self.record(|| TraceKind::Fault(applied));
     }
 
-    /// A noise latency spike on every link to and from `node` started (`extra_ns` > 0, counted
-    /// as a burst) or ended (0). Traced as the two link delays it amounts to, from `node` to
-    /// the `total` - 1 others and back, so that a trace shows why messages came late.
-    pub fn on_noise_spike(&mut self, node: NodeId, extra_ns: u64, total: usize) {
-        if extra_ns > 0 {
+    /// A noise latency spike on every link to and from `node` started (`start`: counted as a
+    /// burst) with `extra_ns` more per message, or ended. Traced as [`Applied::Spike`], so that
+    /// a trace shows why messages came late.
+    pub fn on_noise_spike(&mut self, node: NodeId, start: bool, extra_ns: u64) {
+        if start {
             self.noise_bursts += 1;
         }
-        let others = || -> Vec<NodeId> {
-            (1..=total as u32)
-                .map(NodeId)
-                .filter(|&v| v != node)
-                .collect()
-        };
-        let ms = extra_ns as f64 / 1e6;
-        self.record(|| {
-            TraceKind::Fault(Applied::LinkDelay {
-                from: vec![node],
-                to: others(),
-                ms,
-            })
-        });
-        self.record(|| {
-            TraceKind::Fault(Applied::LinkDelay {
-                from: others(),
-                to: vec![node],
-                ms,
-            })
-        });
+        let ms = if start { extra_ns as f64 / 1e6 } else { 0.0 };
+        self.record(|| TraceKind::Fault(Applied::Spike(node, ms)));
     }
 
     fn set_paused(&mut self, id: NodeId, paused: bool) {

@@ -246,3 +246,62 @@ fn bad_gray_parameters_name_the_field() {
     .unwrap();
     assert_eq!(e.field, "faults[0].loss");
 }
+
+#[test]
+fn a_noise_spike_slows_a_nodes_links_and_the_trace_shows_it() {
+    let mut cfg = with(Vec::new());
+    // About ten spikes a second per node: several within the 400 ms trial.
+    cfg.noise = Noise {
+        pause: None,
+        stall: None,
+        spike: Some(Spikes {
+            per_hour: 36_000.0,
+            extra_ms: Latency::Constant { ms: 50.0 },
+            len_ms: Latency::Constant { ms: 20.0 },
+        }),
+    };
+    let r = run(cfg);
+    let spikes: Vec<(f64, u32, f64)> = r
+        .trace
+        .iter()
+        .filter_map(|e| match &e.what {
+            TraceKind::Fault(Applied::Spike(n, ms)) => Some((e.at.as_millis_f64(), n.0, *ms)),
+            _ => None,
+        })
+        .collect();
+    let starts: Vec<&(f64, u32, f64)> = spikes.iter().filter(|s| s.2 > 0.0).collect();
+    assert!(!starts.is_empty(), "{spikes:?}");
+    assert!(starts.iter().all(|s| s.2 == 50.0));
+    assert_eq!(r.metrics.noise_bursts, starts.len() as u64);
+    // Each start is followed by its end on the same node 20 ms later (unless past the horizon).
+    for &&(at, node, _) in &starts {
+        let end = spikes
+            .iter()
+            .find(|s| s.1 == node && s.0 > at && s.2 == 0.0);
+        assert!(
+            end.is_none_or(|e| (e.0 - at - 20.0).abs() < 1e-6),
+            "{spikes:?}"
+        );
+    }
+    // A LEADER from the leader (4) to a spiking follower, sent during the spike, takes the
+    // extra 50 ms on top of the link's 1 ms.
+    let &&(at, node, _) = starts
+        .iter()
+        .find(|s| s.1 != 4)
+        .expect("a follower's spike");
+    let slow: Vec<f64> = latencies(&r, 4, node, 0.0);
+    let sends: Vec<f64> = r
+        .trace
+        .iter()
+        .filter(|e| matches!(&e.what, TraceKind::Send(m) if m.from.0 == 4 && m.to.0 == node && m.kind == "LEADER"))
+        .map(|e| e.at.as_millis_f64())
+        .collect();
+    let during: Vec<usize> = (0..sends.len().min(slow.len()))
+        .filter(|&k| sends[k] >= at && sends[k] < at + 20.0)
+        .collect();
+    assert!(
+        !during.is_empty(),
+        "no LEADER sent during the spike at {at}"
+    );
+    assert!(during.iter().all(|&k| slow[k] >= 51.0), "{slow:?}");
+}

@@ -172,6 +172,7 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                     vec![("from", ids(from)), ("to", ids(to)), ("ms", json!(ms))],
                 ),
                 Applied::Amnesia(n) => ("amnesia", vec![("node", json!(n.0))]),
+                Applied::Spike(n, ms) => ("spike", vec![("node", json!(n.0)), ("ms", json!(ms))]),
                 Applied::ResourceCut(nodes) => ("cut_resource", vec![("nodes", ids(nodes))]),
             };
             put("fault", json!(fault));

@@ -257,6 +257,7 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             | Applied::Resume(n)
             | Applied::Isolate(n)
             | Applied::Amnesia(n)
+            | Applied::Spike(n, _)
             | Applied::Suspect(n) => vec![n.0],
             Applied::Links { pairs, .. } => pairs.iter().flat_map(|(a, b)| [a.0, b.0]).collect(),
             Applied::LinkLoss { from, to, .. } | Applied::LinkDelay { from, to, .. } => {
@@ -994,6 +995,11 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
             format!("SLOW node {} ×{k}", n.0)
         }),
         Applied::Amnesia(n) => note(format!("AMNESIA: node {} loses its stable storage", n.0)),
+        Applied::Spike(n, ms) => note(if *ms > 0.0 {
+            format!("SPIKE (noise): +{ms} ms on node {}'s links", n.0)
+        } else {
+            format!("SPIKE over on node {}'s links", n.0)
+        }),
         Applied::Detection { nodes, enabled } => note(format!(
             "failure detection {} on {}",
             if *enabled { "ON" } else { "OFF" },

@@ -67,6 +67,7 @@ pub(super) fn fault(a: &Applied) -> String {
             format!("link_delay [{}] -> [{}] +{ms} ms", ids(from), ids(to))
         }
         Applied::Amnesia(n) => format!("amnesia node {}", n.0),
+        Applied::Spike(n, ms) => format!("spike node {} +{ms} ms on its links (noise)", n.0),
         Applied::ResourceCut(nodes) => format!("cut_resource [{}]", ids(nodes)),
     }
 }
