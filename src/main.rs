@@ -443,7 +443,8 @@ struct TuneArgs {
     /// Steady-noise trials (an hour of simulated time each) per point in the search.
     #[arg(long, default_value_t = 4)]
     hours: u64,
-    /// At most this many steady-noise hours for a point being confirmed.
+    /// At most this many steady-noise hours for a point being confirmed; the confirm phase
+    /// spends at most 4 times this per protocol.
     #[arg(long, default_value_t = 96)]
     max_hours: u64,
     /// Leader-crash trials per point (p99 needs ~1000 for a bounded interval).

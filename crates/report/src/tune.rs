@@ -323,11 +323,29 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours each and {} in all per protocol. {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
         o.crash_trials,
         {
-            let v: Vec<String> = o.fixed_params().iter().map(|d| format!("`{d}`")).collect();
+            let fixed = o.fixed_params();
+            let v: Vec<String> = fixed.iter().map(|d| format!("`{d}`")).collect();
+            let mut notes = Vec::new();
+            if outcome.noise.contains("lognormal:") {
+                notes.push("`lognormal:M:S` is a median of M ms with S the deviation of its logarithm: a heavy tail, in which the rare longest bursts cause most false elections");
+            }
+            if fixed.iter().any(|d| d == "noise.profile=busy") {
+                notes.push("the `busy` profile is illustrative: set `noise.*` from your own measurements");
+            }
+            let node = fixed
+                .iter()
+                .rev()
+                .find_map(|d| d.strip_prefix("node.profile="))
+                .unwrap_or("server");
             format!(
-                "{}: {} (`lognormal:M:S` is a median of M ms with S the deviation of its logarithm: a heavy tail, in which the rare longest bursts cause most false elections; the `busy` profile is illustrative, set `noise.*` from your own measurements); node time and clocks as `node.profile = server` (`election-bench params`)",
+                "{}: {}{}; node time and clocks as `node.profile = {node}` (`election-bench params`)",
                 v.join(", "),
-                outcome.noise
+                outcome.noise,
+                if notes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", notes.join("; "))
+                }
             )
         },
         fmt_sig(o.timeouts.0),

@@ -50,8 +50,8 @@
 //!    doubling, until its 95 % upper bound meets the limit, its estimate no longer does, or it
 //!    reaches `--max-hours`; then the next fastest (a point that failed may have let a slower
 //!    one onto the frontier), stopping at the first that meets, within [`CONFIRM_BUDGET`] ×
-//!    `--max-hours` steady hours per protocol. When that budget runs out first, the page says
-//!    so next to the unconfirmed recommendation.
+//!    `--max-hours` steady hours per protocol. When that budget runs out before the
+//!    recommendation is confirmed, the page's list of what the budget could not show says so.
 //!
 //! The **frontier** (per protocol) is the set of points that no other point of that protocol
 //! beats on both p99 failover and false elections per hour (point estimates). A point
@@ -79,7 +79,8 @@ pub const GRID_TIMEOUTS: usize = 9;
 /// hours, over as many frontier points as it takes. Under noise with a heavy tail one rare
 /// long burst gives every point with a timeout below it the same false election in the same
 /// hour (the seeds are common), so several neighbours of a failed point fail alike and cost
-/// little each (the doubling stops at the first hour that shows the rate over the limit);
+/// little each (the doubling stops after the first batch of hours, 4, 8, 16, ..., whose
+/// count puts the estimate over the limit);
 /// a budget in hours, not in points, still reaches the point that holds.
 pub const CONFIRM_BUDGET: u64 = 4;
 /// One steady-noise trial is this long: one hour.
