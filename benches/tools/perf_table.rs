@@ -1,10 +1,12 @@
 //! Regenerates the performance tables of `README.md` and `benches/README.md` from what the
 //! benches measured, so that no figure is typed by hand: criterion's
-//! `target/criterion/**/new/{benchmark.json,estimates.json}` (`cargo bench --bench simulator`) and
-//! the peer comparison's `target/peers/compare.jsonl` (`benches/peers/compare.sh`).
+//! `target/criterion/**/new/{benchmark.json,estimates.json}` (`cargo bench --bench simulator` and
+//! `cargo bench --bench tune`) and the peer comparison's `target/peers/compare.jsonl`
+//! (`benches/peers/compare.sh`).
 //!
 //! ```text
 //! cargo bench --bench simulator -- --warm-up-time 1 --measurement-time 3
+//! cargo bench --bench tune -- steady-noise-hour --warm-up-time 1 --measurement-time 5
 //! benches/peers/compare.sh
 //! cargo run --release --example perf-table             # print the tables
 //! cargo run --release --example perf-table -- --write  # rewrite them in both READMEs
@@ -241,9 +243,15 @@ impl Tables {
         self.benches.get(id)
     }
 
+    /// The day of the results, or the span of days when they come from runs on several.
     fn when(&self) -> String {
-        let newest = self.benches.values().map(|b| b.modified).max();
-        newest.map_or_else(|| "never".into(), date)
+        let days: std::collections::BTreeSet<String> =
+            self.benches.values().map(|b| date(b.modified)).collect();
+        match (days.first(), days.last()) {
+            (Some(a), Some(b)) if a != b => format!("{a} to {b} (results of several runs)"),
+            (Some(a), _) => a.clone(),
+            _ => "never".into(),
+        }
     }
 
     /// The raft-scaling rows: (n, bench).
