@@ -996,7 +996,7 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
         }),
         Applied::Amnesia(n) => note(format!("AMNESIA: node {} loses its stable storage", n.0)),
         Applied::Spike(n, ms) => note(if *ms > 0.0 {
-            format!("SPIKE (noise): +{ms} ms on node {}'s links", n.0)
+            format!("SPIKE (noise): +{ms:.1} ms on node {}'s links", n.0)
         } else {
             format!("SPIKE over on node {}'s links", n.0)
         }),
