@@ -450,7 +450,8 @@ struct TuneArgs {
     /// Leader-crash trials per point (p99 needs ~1000 for a bounded interval).
     #[arg(long, default_value_t = 1000)]
     crash_trials: u64,
-    /// Refinement rounds around the frontier.
+    /// Refinement rounds around the frontier (and at most as many bisections when nothing
+    /// confirmed meets the limits).
     #[arg(long, default_value_t = 2)]
     rounds: u32,
     /// The first seed.

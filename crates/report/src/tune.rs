@@ -320,7 +320,7 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
     s.push_str("## What was measured, and under what\n\n");
     let _ = writeln!(
         s,
-        "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours each and {} in all per protocol. {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
+        "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours each and {} in all per protocol; when confirmation leaves no point within the limits, up to {} bisections between the largest timeout fast enough but too noisy and the smallest larger one quiet enough (phase `bisect-K` in `points.csv`, unless confirmed since). {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
         o.crash_trials,
         {
             let fixed = o.fixed_params();
@@ -355,6 +355,7 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         o.hours,
         o.max_hours,
         election_runner::tune::CONFIRM_BUDGET * o.max_hours,
+        o.rounds,
         outcome.trials
     );
     s.push_str(

@@ -52,6 +52,11 @@
 //!    one onto the frontier), stopping at the first that meets, within [`CONFIRM_BUDGET`] ×
 //!    `--max-hours` steady hours per protocol. When that budget runs out before the
 //!    recommendation is confirmed, the page's list of what the budget could not show says so.
+//! 4. **Bisect**, up to `--rounds` times, only when confirmation left no point that meets or
+//!    likely meets the limits: the grid may have stepped over the answer, between the largest
+//!    timeout fast enough but too noisy and the smallest larger one quiet enough (e.g. 889 and
+//!    1580 ms). Their geometric middle is evaluated at every ratio, then confirmed as above
+//!    within the same budget.
 //!
 //! The **frontier** (per protocol) is the set of points that no other point of that protocol
 //! beats on both p99 failover and false elections per hour (point estimates). A point
@@ -698,6 +703,36 @@ pub fn tune(o: &TuneOptions) -> Result<TuneOutcome> {
 }
 
 /// The search state of one protocol.
+/// The timeout to bisect when no point meets the limits: the geometric middle of the largest
+/// timeout whose p99 meets `max_p99_ms` but whose false elections (estimate) exceed
+/// `max_false_per_hour`, and the smallest larger one whose false elections do not, if both
+/// exist and lie more than 2 % apart.
+pub fn gap(points: &[Point], max_false_per_hour: f64, max_p99_ms: f64) -> Option<f64> {
+    let measured = || points.iter().filter(|p| p.measured());
+    let lo = measured()
+        .filter(|p| {
+            p.failover(0.99).is_some_and(|q| q <= max_p99_ms)
+                && p.false_per_hour().is_some_and(|f| f > max_false_per_hour)
+        })
+        .map(|p| p.timeout_ms)
+        .reduce(f64::max)?;
+    let hi = measured()
+        .filter(|p| {
+            p.timeout_ms > lo && p.false_per_hour().is_some_and(|f| f <= max_false_per_hour)
+        })
+        .map(|p| p.timeout_ms)
+        .reduce(f64::min)?;
+    (hi / lo > 1.02).then(|| (lo * hi).sqrt())
+}
+
+/// The confirm phase's budget of steady hours for one protocol, and what it spent on which
+/// points.
+struct Confirm {
+    budget: u64,
+    spent: u64,
+    confirmed: Vec<usize>,
+}
+
 struct Search<'a> {
     o: &'a TuneOptions,
     spec: &'a ProtocolSpec,
@@ -766,6 +801,45 @@ impl Search<'_> {
         evaluate(&self.cells, &mut self.points, jobs, &mut progress)?;
         progress.finish();
         self.trials += jobs.len() as u64;
+        Ok(())
+    }
+
+    /// Confirm: the fastest frontier point that likely meets the limits gets more hours,
+    /// doubling, until its upper bound meets the limit, its estimate no longer does, or
+    /// `max_hours`; then the next (a confirmed point that fails lets a slower one onto the
+    /// frontier), stopping at the first that meets, within the budget of steady hours.
+    fn confirm(&mut self, c: &mut Confirm) -> Result<()> {
+        let o = self.o;
+        let limit_fe = o.max_false_per_hour();
+        while c.spent < c.budget {
+            let Some(i) = frontier(&self.points)
+                .into_iter()
+                .find(|&i| self.verdict(i) == Verdict::Likely && !c.confirmed.contains(&i))
+            else {
+                break;
+            };
+            c.confirmed.push(i);
+            let mut next = o.first_seed + o.hours;
+            let mut total = o.hours;
+            while total < o.max_hours
+                && c.spent < c.budget
+                && self.verdict(i) == Verdict::Likely
+                && self.points[i]
+                    .false_per_hour_ci()
+                    .is_some_and(|(_, hi)| hi > limit_fe)
+            {
+                let more = total.min(o.max_hours - total).min(c.budget - c.spent);
+                let jobs: Vec<Job> = (0..more).map(|k| Job::Steady(i, next + k)).collect();
+                next += more;
+                total += more;
+                c.spent += more;
+                self.points[i].phase = "confirm".into();
+                self.run("confirm", &jobs)?;
+            }
+            if self.verdict(i) == Verdict::Meets {
+                break;
+            }
+        }
         Ok(())
     }
 
@@ -894,52 +968,45 @@ fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
             }
             s.run_new(from, &phase)?;
         }
-        // Confirm: the fastest frontier point that likely meets the limits gets more hours,
-        // doubling, until its upper bound meets the limit, its estimate no longer does, or
-        // max_hours; then the next (a confirmed point that fails lets a slower one onto the
-        // frontier), stopping at the first that meets, within the budget of steady hours.
-        let budget = CONFIRM_BUDGET * o.max_hours;
-        let mut spent = 0;
-        let mut confirmed: Vec<usize> = Vec::new();
-        while spent < budget {
-            let Some(i) = frontier(&s.points)
-                .into_iter()
-                .find(|&i| s.verdict(i) == Verdict::Likely && !confirmed.contains(&i))
-            else {
+        let mut c = Confirm {
+            budget: CONFIRM_BUDGET * o.max_hours,
+            spent: 0,
+            confirmed: Vec::new(),
+        };
+        s.confirm(&mut c)?;
+        // Bisect: when confirmation leaves no point that meets or likely meets the limits,
+        // the answer may lie between the slowest timeout still too noisy and the fastest one
+        // quiet enough, which the grid stepped over; try their geometric middle, up to
+        // `rounds` times, each followed by its own confirmation.
+        for round in 1..=o.rounds {
+            let any = |v: Verdict| (0..s.points.len()).any(|i| s.verdict(i) == v);
+            if any(Verdict::Meets) || any(Verdict::Likely) || c.spent >= c.budget {
+                break;
+            }
+            let Some(t) = gap(&s.points, limit_fe, o.max_p99_ms) else {
                 break;
             };
-            confirmed.push(i);
-            let mut next = o.first_seed + o.hours;
-            let mut total = o.hours;
-            while total < o.max_hours
-                && spent < budget
-                && s.verdict(i) == Verdict::Likely
-                && s.points[i]
-                    .false_per_hour_ci()
-                    .is_some_and(|(_, hi)| hi > limit_fe)
-            {
-                let more = total.min(o.max_hours - total).min(budget - spent);
-                let jobs: Vec<Job> = (0..more).map(|k| Job::Steady(i, next + k)).collect();
-                next += more;
-                total += more;
-                spent += more;
-                s.points[i].phase = "confirm".into();
-                s.run("confirm", &jobs)?;
+            let from = s.points.len();
+            let phase = format!("bisect-{round}");
+            for &k in &o.ratios {
+                s.add(t, k, &phase)?;
             }
-            if s.verdict(i) == Verdict::Meets {
+            if s.points.len() == from {
                 break;
             }
+            s.run_new(from, &phase)?;
+            s.confirm(&mut c)?;
         }
         trials += s.trials;
         let a = s.advice();
         let likely = |i: usize| a.points[i].verdict(limit_fe, o.max_p99_ms) == Verdict::Likely;
-        if spent >= budget && a.chosen.is_some_and(likely) {
+        if c.spent >= c.budget && a.chosen.is_some_and(likely) {
             unconfirmed.push(format!(
                 "{}: the confirm phase spent its budget of {} steady hours ({} x --max-hours) on {} points before its recommendation was shown with confidence; the recommendation rests on its estimates (raise --max-hours to confirm further)",
                 a.protocol,
-                budget,
+                c.budget,
                 CONFIRM_BUDGET,
-                confirmed.len()
+                c.confirmed.len()
             ));
         }
         advice.push(a);

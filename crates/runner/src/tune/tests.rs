@@ -210,3 +210,26 @@ fn client_go_mapping_checks_new_leader_elector() {
     assert_eq!(map(ProtocolKind::Raft, 500.0, 5.0).len(), 3);
     assert_eq!(map(ProtocolKind::Bully, 500.0, 5.0)[0].settings.len(), 2);
 }
+
+#[test]
+fn the_gap_to_bisect_lies_between_too_noisy_and_quiet_enough() {
+    let day = 1.0 / 24.0;
+    let pts = vec![
+        pt(500.0, 1, 16.0, 800.0, 1000),  // noisy (1.5 a day), fast
+        pt(889.0, 1, 16.0, 1400.0, 1000), // noisy, fast: the largest such
+        pt(1580.0, 0, 4.0, 2500.0, 1000), // quiet, too slow: the smallest larger quiet one
+        pt(2810.0, 0, 4.0, 4400.0, 1000), // quiet, slower
+    ];
+    let t = gap(&pts, day, 2000.0).unwrap();
+    assert!(close(t, (889.0f64 * 1580.0).sqrt(), 1e-9), "{t}");
+    // Nothing fast enough and noisy: nothing to bisect.
+    assert_eq!(gap(&pts, day, 500.0), None);
+    // Nothing quiet above the noisy ones.
+    assert_eq!(gap(&pts[..2], day, 2000.0), None);
+    // Neighbours within 2 %: the gap is closed.
+    let near = vec![
+        pt(889.0, 1, 16.0, 1400.0, 1000),
+        pt(900.0, 0, 4.0, 1420.0, 1000),
+    ];
+    assert_eq!(gap(&near, day, 2000.0), None);
+}
