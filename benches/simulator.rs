@@ -23,38 +23,23 @@
 
 mod common;
 
-use std::time::Duration;
-
 use std::hint::black_box;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use election_core::NodeId;
-use election_sim::pingpong::PingPong;
-use election_sim::{NetConfig, Sim, SimConfig};
+use election_sim::pingpong::bench_trial;
 
 use common::cell;
 
 /// The seed every wall-clock trial uses.
 const SEED: u64 = 1;
 
-/// One ping-pong trial: `n / 2` balls in flight for 100 simulated ms at 10 µs latency.
-fn ping_pong(n: u32) -> u64 {
-    let mut cfg = SimConfig::new(n, 1);
-    cfg.net = NetConfig::constant_ms(0.01);
-    cfg.horizon = Duration::from_millis(100);
-    let report = Sim::new(cfg, move |id: NodeId| PingPong::new(id, n))
-        .expect("valid config")
-        .run();
-    report.metrics.total.delivered
-}
-
 fn engine(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine");
     for n in [2u32, 64] {
-        let delivered = ping_pong(n);
+        let delivered = bench_trial(n);
         group.throughput(Throughput::Elements(delivered));
         group.bench_with_input(BenchmarkId::new("ping-pong", n), &n, |b, &n| {
-            b.iter(|| ping_pong(n))
+            b.iter(|| bench_trial(n))
         });
     }
     group.finish();

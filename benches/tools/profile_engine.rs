@@ -10,11 +10,7 @@
 //! Arguments: nodes (default 2) and repetitions (default 1); it prints the delivered messages,
 //! so instructions per message = callgrind's total / delivered.
 
-use std::time::Duration;
-
-use election_core::NodeId;
-use election_sim::pingpong::PingPong;
-use election_sim::{NetConfig, Sim, SimConfig};
+use election_sim::pingpong::bench_trial;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -26,14 +22,8 @@ fn main() {
         .map_or(1, |s| s.parse().expect("REPS: a number"));
     let mut delivered = 0;
     for _ in 0..reps {
-        // Exactly the bench's trial: n / 2 balls for 100 simulated ms at 10 µs latency.
-        let mut cfg = SimConfig::new(n, 1);
-        cfg.net = NetConfig::constant_ms(0.01);
-        cfg.horizon = Duration::from_millis(100);
-        let report = Sim::new(cfg, move |id: NodeId| PingPong::new(id, n))
-            .expect("valid config")
-            .run();
-        delivered += report.metrics.total.delivered;
+        // Exactly the bench's trial.
+        delivered += bench_trial(n);
     }
     println!("{delivered} messages delivered");
 }

@@ -81,3 +81,16 @@ impl Protocol for PingPong {
         }
     }
 }
+
+/// The engine benchmark's trial (`engine/ping-pong/<n>` in `benches/simulator.rs`, and
+/// `profile-engine` for callgrind): `n / 2` balls in flight for 100 simulated ms at 10 µs
+/// latency. Returns the messages delivered.
+pub fn bench_trial(n: u32) -> u64 {
+    let mut cfg = crate::SimConfig::new(n, 1);
+    cfg.net = crate::NetConfig::constant_ms(0.01);
+    cfg.horizon = std::time::Duration::from_millis(100);
+    let report = crate::Sim::new(cfg, move |id: NodeId| PingPong::new(id, n))
+        .expect("valid config")
+        .run();
+    report.metrics.total.delivered
+}
