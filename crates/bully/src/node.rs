@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use election_core::{majority, Io, NodeId, Protocol, Role, Status, Time};
+use election_core::{majority, Io, NodeId, Protocol, QuorumRule, Role, Status, Time};
 
 use crate::config::{BullyConfig, Rejoin};
 use crate::message::{BullyMsg, BullyTimer};
@@ -415,6 +415,15 @@ impl Protocol for Bully {
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         if matches!(self.mode, Mode::Follower | Mode::Listening) {
             self.start_election(io);
+        }
+    }
+
+    fn quorum_rule(&self) -> QuorumRule {
+        // The plain bully elects among whoever is alive; with `quorum` it needs a majority.
+        if self.cfg.quorum {
+            QuorumRule::Members
+        } else {
+            QuorumRule::LiveMembers
         }
     }
 

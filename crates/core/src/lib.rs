@@ -34,9 +34,12 @@
 //! services` as more nodes, built by the same factory and driven through this same trait
 //! (messages, timers, stable storage, crashes, pauses, clocks), and the protocol's node type
 //! plays either part by its id. Service endpoints are not counted in `n`, never lead, and
-//! drivers leave them out of every leadership and agreement metric and of partitions (they sit
-//! outside the members' network split; only faults that name them cut their links). Their
-//! messages count like any other.
+//! stay out of partitions (they sit outside the members' network split; only faults that name
+//! them cut their links). Their messages count like any other. A service endpoint that is the
+//! family's authority (a lock service) reports in its [`Status::leader`] the holder its record
+//! names: the observer's quorum leader for such a family is that holder while it can reach the
+//! endpoint (the simulator's `observer` module defines it), since the members of such a family
+//! talk only through the endpoint.
 //!
 //! # Randomness
 //!
@@ -317,6 +320,27 @@ impl Status {
     };
 }
 
+/// Whose support makes a node in the leader role the cluster's working leader — the *quorum
+/// leader* the simulator's observer measures every availability metric by. Each family states
+/// its own rule through [`Protocol::quorum_rule`]; the observer applies it the same way in every
+/// driver. In every rule the leader must also be live, unpaused and in the leader role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QuorumRule {
+    /// More than half of all `n` members (crashed ones count against it) name it as leader,
+    /// each over links up both ways with it: a majority protocol (Raft; the bully with its
+    /// quorum option), which cannot serve without a majority.
+    #[default]
+    Members,
+    /// More than half of the *live* members name it, each over links up both ways with it: a
+    /// protocol built to elect among whoever is alive under crash failures (the bully, the
+    /// ring), whose leader serves with any number of survivors. Under a partition the live
+    /// members are all there, so a minority side's leader is still not one.
+    LiveMembers,
+    /// The first live service endpoint (a lock service) names it as the holder of its record,
+    /// and its links to and from that endpoint are up: it can renew (the lease).
+    Service,
+}
+
 /// One output of a protocol, carried out by the driver in order.
 #[derive(Clone, Debug)]
 pub enum Action<P: Protocol> {
@@ -440,6 +464,12 @@ pub trait Protocol: Sized {
     }
     /// The node's current role, believed leader and epoch.
     fn status(&self) -> Status;
+    /// Whose support makes this protocol's leader the cluster's working leader: the rule the
+    /// observer's *quorum leader* applies (see [`QuorumRule`]). A majority protocol keeps the
+    /// default.
+    fn quorum_rule(&self) -> QuorumRule {
+        QuorumRule::Members
+    }
 }
 
 /// Timing every protocol shares, so that comparisons are fair: the same heartbeat interval

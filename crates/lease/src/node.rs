@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use election_core::{Io, NodeId, Protocol, Role, Status, Time};
+use election_core::{Io, NodeId, Protocol, QuorumRule, Role, Status, Time};
 
 use crate::config::LeaseConfig;
 use crate::message::{LeaseMsg, LeaseTimer, Op, Record};
@@ -359,9 +359,20 @@ impl Protocol for Lease {
         self.refresh_belief(now);
     }
 
+    fn quorum_rule(&self) -> QuorumRule {
+        // The store decides who holds the lease.
+        QuorumRule::Service
+    }
+
     fn status(&self) -> Status {
         match &self.part {
-            Part::Store(_) => Status::FOLLOWER_NO_LEADER,
+            // The store never leads; it names the holder its record holds, which makes it the
+            // family's authority for the observer's quorum leader (see election-core's docs on
+            // service endpoints).
+            Part::Store(r) => Status {
+                leader: r.holder,
+                ..Status::FOLLOWER_NO_LEADER
+            },
             Part::Member(m) => Status {
                 role: if m.leading {
                     Role::Leader

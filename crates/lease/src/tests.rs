@@ -377,7 +377,9 @@ fn the_store_compares_and_swaps_and_persists() {
     h.run(4, |io| s2.on_start(io, Some(&applied)));
     assert_eq!(s2.record(), Some(applied));
     assert_eq!(s2.status().role, Role::Follower);
-    assert_eq!(s2.status().leader, None);
+    // The store never leads; it names the holder its record holds (the family's authority).
+    assert_eq!(s2.status().leader, applied.holder);
+    assert_eq!(s2.quorum_rule(), election_core::QuorumRule::Service);
 }
 
 #[test]

@@ -105,8 +105,8 @@ pub struct LiveConfig {
     pub faults: Vec<Fault>,
     /// The trial never runs past this instant (at most [`MAX_HORIZON`]).
     pub horizon: Duration,
-    /// The trial ends early once every fault has fired and the same leader has been agreed
-    /// for `settle` since both the start of that agreement and the last fault.
+    /// The trial ends early once every fault has fired and the same quorum leader has led
+    /// for `settle` since both the start of its leadership and the last fault.
     pub settle: Duration,
     /// The reference instant of every duration metric, in ms (`None`: the instant the
     /// reference fault, else the first fault, fired).
@@ -924,8 +924,8 @@ where
 
     /// When the trial ends given what is known now (the simulator's rule).
     fn deadline(&self) -> Time {
-        if self.next_fault == self.faults.len() && self.observer.agreed().is_some() {
-            let since = self.observer.agreed_since().max(self.last_fault_at);
+        if self.next_fault == self.faults.len() && self.observer.quorum_leader().is_some() {
+            let since = self.observer.quorum_since().max(self.last_fault_at);
             (since + self.settle).min(self.horizon)
         } else {
             self.horizon
@@ -970,7 +970,7 @@ where
             if let Some(ev) = event {
                 self.observe(ev);
                 self.workload_tick();
-                if self.waiting_until.is_some() && self.observer.agreed().is_some() {
+                if self.waiting_until.is_some() && self.observer.quorum_leader().is_some() {
                     let now = self.now();
                     self.advance(now);
                     self.start_timeline(now);
@@ -985,7 +985,7 @@ where
                     let now = self.now();
                     self.advance(now);
                     match self.waiting_until {
-                        _ if self.observer.agreed().is_some() => self.start_timeline(now),
+                        _ if self.observer.quorum_leader().is_some() => self.start_timeline(now),
                         None => {
                             let wait = self.fault_wait.unwrap_or_default();
                             self.waiting_until = Some(at + wait);
@@ -1119,7 +1119,7 @@ where
         let wait = self.fault_wait.unwrap_or_default();
         for _ in self.next_fault..self.faults.len() {
             self.observer.on_fault(Applied::Skipped(format!(
-                "no agreed leader within the fault wait ({:.3} ms)",
+                "no quorum leader within the fault wait ({:.3} ms)",
                 wait.as_secs_f64() * 1e3
             )));
         }
@@ -1219,10 +1219,13 @@ where
         slot.incarnation += 1;
         slot.paused_until = None;
         let (tx, rx) = unbounded_channel();
+        let proto = (self.factory)(id);
+        // The family's own quorum rule (the same for every node it builds).
+        self.observer.set_quorum_rule(proto.quorum_rule());
         let node = Node {
             id,
             socket: Arc::clone(&slot.socket),
-            proto: (self.factory)(id),
+            proto,
             stored: Arc::clone(&slot.stored),
             rng: shared.rng(STREAM_PROTOCOL, id, slot.incarnation),
             net_rng: shared.rng(STREAM_NET, id, slot.incarnation),
@@ -1278,7 +1281,7 @@ where
         let (up, services) = up.split_at(self.members);
         let leader = self
             .observer
-            .agreed()
+            .quorum_leader()
             .or_else(|| self.observer.highest_leader());
         f(&mut Resolver {
             up,

@@ -5,7 +5,7 @@
 //! A live trial is built exactly like a simulated one (the runner's [`Cell`]): the same
 //! protocol configuration, the same fault instant `fault_at_ms + U[0, fault_jitter_ms]`
 //! drawn from the same stream of the trial seed, the same fault timeline, and the same rules for
-//! when it fires (it waits for an agreed leader, at most `fault_wait_ms`) and for selectors,
+//! when it fires (it waits for a quorum leader, at most `fault_wait_ms`) and for selectors,
 //! which are resolved from the live cluster's state when each fault fires.
 //!
 //! The network is the real loopback (`net = loopback`); `--net PROFILE` additionally delays

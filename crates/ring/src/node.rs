@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use election_core::{Io, NodeId, Protocol, Role, Status, Time};
+use election_core::{Io, NodeId, Protocol, QuorumRule, Role, Status, Time};
 
 use crate::config::RingConfig;
 use crate::message::{Hop, RingMsg, RingTimer};
@@ -468,6 +468,11 @@ impl Protocol for Ring {
 
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         self.suspect(io);
+    }
+
+    fn quorum_rule(&self) -> QuorumRule {
+        // Chang-Roberts elects among whoever is alive: the ring skips crashed nodes.
+        QuorumRule::LiveMembers
     }
 
     fn status(&self) -> Status {

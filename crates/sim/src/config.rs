@@ -445,8 +445,8 @@ pub struct SimConfig {
     /// The election timeout the `outcome`'s `recovered_timeouts` counts in (see the
     /// [observer](crate::observer) docs); 150 ms by default.
     pub election_timeout: Duration,
-    /// A trial ends early once every fault has fired and the cluster has had the same agreed
-    /// leader for `settle` since both the start of that agreement and the last fault.
+    /// A trial ends early once every fault has fired and the cluster has had the same quorum
+    /// leader for `settle` since both the start of its leadership and the last fault.
     pub settle: Duration,
     /// Never end early: run to the horizon whatever happens (a steady-state window of fixed
     /// length, such as the runner's `steady-noise`); the settle window still feeds the
@@ -466,7 +466,7 @@ pub struct SimConfig {
     /// [`reference_ms`](SimConfig::reference_ms). If the timeline gives up waiting for a leader,
     /// the reference is the instant it gave up, as without this option.
     pub reference_fault: Option<usize>,
-    /// Hold the fault timeline until the cluster has an agreed leader, waiting at most this
+    /// Hold the fault timeline until the cluster has a quorum leader, waiting at most this
     /// long after the first fault's scheduled instant (see the [`fault`](crate::fault) module
     /// docs). `None`: faults fire at their scheduled instants whoever leads.
     pub fault_wait: Option<Duration>,

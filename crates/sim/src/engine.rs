@@ -189,7 +189,7 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     /// The queue key reserved for each fault (by index), so that a timeline started late keeps
     /// the order its faults would have had if queued at the start.
     fault_keys: Vec<(Time, u64)>,
-    /// Waiting for an agreed leader before starting the fault timeline.
+    /// Waiting for a quorum leader before starting the fault timeline.
     waiting_for_leader: bool,
     workload: Workload,
     workload_rng: Rng,
@@ -400,11 +400,13 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     }
 
     /// When the trial will end given what is known now: the horizon, or the end of the settle
-    /// window once every fault has fired and a leader is agreed.
+    /// window once every fault has fired and there is a quorum leader.
     fn deadline(&self) -> Time {
-        if self.faults_pending == 0 && self.observer.agreed().is_some() && !self.cfg.run_to_horizon
+        if self.faults_pending == 0
+            && self.observer.quorum_leader().is_some()
+            && !self.cfg.run_to_horizon
         {
-            let since = self.observer.agreed_since().max(self.last_fault_at);
+            let since = self.observer.quorum_since().max(self.last_fault_at);
             (since + self.cfg.settle).min(self.horizon)
         } else {
             self.horizon
@@ -460,7 +462,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 other => other,
             };
             self.dispatch(at, event);
-            if self.waiting_for_leader && self.observer.agreed().is_some() {
+            if self.waiting_for_leader && self.observer.quorum_leader().is_some() {
                 self.start_timeline(at);
             }
         };
@@ -534,7 +536,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.apply_fault(now, &action);
             }
             Event::TimelineStart => {
-                if self.observer.agreed().is_some() {
+                if self.observer.quorum_leader().is_some() {
                     self.start_timeline(now);
                 } else {
                     self.waiting_for_leader = true;
@@ -556,7 +558,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 let wait = self.cfg.fault_wait.unwrap_or_default();
                 for _ in 0..std::mem::take(&mut self.faults_pending) {
                     self.observer.on_fault(Applied::Skipped(format!(
-                        "no agreed leader within the fault wait ({:.3} ms)",
+                        "no quorum leader within the fault wait ({:.3} ms)",
                         wait.as_secs_f64() * 1e3
                     )));
                 }
@@ -763,6 +765,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
 
     fn boot(&mut self, now: Time, id: NodeId) {
         let proto = (self.factory)(id);
+        // The family's own quorum rule (the same for every node it builds).
+        self.observer.set_quorum_rule(proto.quorum_rule());
         self.nodes[id.index()].proto = Some(proto);
         self.observer.record(|| crate::TraceKind::Boot(id));
         let stored = self.nodes[id.index()].persisted.clone();
@@ -1114,7 +1118,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         let (up, services) = up.split_at(self.cfg.nodes as usize);
         let leader = self
             .observer
-            .agreed()
+            .quorum_leader()
             .or_else(|| self.observer.highest_leader());
         f(&mut Resolver {
             up,

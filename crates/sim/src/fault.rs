@@ -7,10 +7,10 @@
 //!
 //! 1. **The timeline waits for a leader.** With a leader wait configured
 //!    ([`SimConfig::fault_wait`](crate::SimConfig::fault_wait)), the fault timeline starts at the
-//!    first instant at or after its first fault's scheduled instant at which the cluster's largest
-//!    component has an agreed leader, waiting at most that long; every fault shifts by the same
+//!    first instant at or after its first fault's scheduled instant at which the cluster has a
+//!    quorum leader (see the [observer](crate::observer)), waiting at most that long; every fault shifts by the same
 //!    delay, so the scenario's shape (an outage of `outage_ms`, a pause, a flap period) is kept.
-//!    If no leader is agreed by then, the timeline is abandoned: no fault fires and every one of
+//!    If there is no quorum leader by then, the timeline is abandoned: no fault fires and every one of
 //!    them counts as skipped. Without a wait, faults fire at their scheduled instants. The
 //!    reference instant of the metrics is when the first fault fires or, with
 //!    [`SimConfig::reference_fault`](crate::SimConfig::reference_fault), when that fault fires:
@@ -33,8 +33,8 @@ use election_core::NodeId;
 /// no-op, recorded as skipped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Selector {
-    /// The agreed leader of the largest component; failing that, the highest live node in the
-    /// leader role. In `Recover`: the most recently crashed node.
+    /// The quorum leader (see the [observer](crate::observer)); failing that, the highest live
+    /// node in the leader role. In `Recover`: the most recently crashed node.
     Leader,
     /// The highest id.
     Highest,
@@ -56,7 +56,7 @@ pub enum Selector {
     /// The k-th highest live node other than the one [`Selector::Leader`] picks (1 = the
     /// highest follower). Finds no node when there is no leader.
     KthHighestFollower(u32),
-    /// The agreed leader at the reference instant (when the trial's first fault fired, or its
+    /// The quorum leader at the reference instant (when the trial's first fault fired, or its
     /// [reference fault](crate::SimConfig::reference_fault)), whatever it is doing now: in
     /// `Recover`, only if it is crashed; elsewhere, only if it is live. Before the reference
     /// instant it finds no node.
@@ -64,7 +64,7 @@ pub enum Selector {
     /// The k-th lowest live node other than the [`Selector::InitialLeader`] (1 = its lowest
     /// follower then), whoever leads now: a position in a topology that several faults build
     /// step by step, which must not move when the leader changes between them. Finds no node
-    /// before the reference instant or when there was no agreed leader then.
+    /// before the reference instant or when there was no quorum leader then.
     KthInitialFollower(u32),
     /// Inside a partition group only: every node not named by another group.
     Rest,
@@ -350,13 +350,13 @@ pub struct Resolver<'a> {
     pub up: &'a [bool],
     /// Which service endpoints are up, indexed by `id - n - 1` (empty: the protocol has none).
     pub services: &'a [bool],
-    /// What `Selector::Leader` means now: the agreed leader, else the highest live node in the
-    /// leader role (see [`Observer::agreed`](crate::Observer::agreed) and
+    /// What `Selector::Leader` means now: the quorum leader, else the highest live node in the
+    /// leader role (see [`Observer::quorum_leader`](crate::Observer::quorum_leader) and
     /// [`Observer::highest_leader`](crate::Observer::highest_leader)).
     pub leader: Option<NodeId>,
     /// The node most recently crashed by a `Crash` action.
     pub last_crashed: Option<NodeId>,
-    /// The agreed leader at the reference instant.
+    /// The quorum leader at the reference instant.
     pub initial_leader: Option<NodeId>,
     /// The trial's fault stream, for `Selector::Random`.
     pub rng: &'a mut election_core::Rng,

@@ -49,8 +49,9 @@
 //!
 //! # End of a trial
 //!
-//! A trial ends at `horizon`, or earlier once every fault has fired and the same leader has
-//! been agreed for `settle` since the later of the start of that agreement and the last fault:
+//! A trial ends at `horizon`, or earlier once every fault has fired and the same quorum leader
+//! (see the observer) has led for `settle` since the later of the start of its leadership and
+//! the last fault:
 //! a trial costs what its election costs, not what an arbitrary horizon costs.
 #![warn(missing_docs, unreachable_pub)]
 
@@ -69,6 +70,6 @@ pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
 pub use noise::{Bursts, Noise, Spikes};
 pub use observer::{
-    DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, Outcome, TraceEvent, TraceKind,
-    TraceSink,
+    quorum_possible, DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, Outcome, TraceEvent,
+    TraceKind, TraceSink,
 };

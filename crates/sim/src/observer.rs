@@ -15,28 +15,62 @@
 //!   measured); `t0` is then the instant that fault fired, shifted with the whole timeline by
 //!   any wait for a leader. Every
 //!   duration below is measured from it, and only what happens at or after it counts (except
-//!   `same_epoch_leaders`, which is checked over the whole trial).
+//!   `same_epoch_leaders`, which is checked over the whole trial). "At an instant" means once
+//!   every event of that instant has been handled: a fault at `t0` that crashes the leader
+//!   leaves no leader at `t0`.
 //! * **Live**: not crashed. A paused node is live (it still believes what it believed).
-//! * **Connected**: two live nodes whose links are up in *both* directions. A **component** is
-//!   a connected component of that graph; the **largest component** is the one with the most
-//!   nodes, ties going to the one holding the highest id.
-//! * **Agreed leader**: a node `L` in the largest component whose role is leader, such that every
-//!   node of that component (L included) names `L` as its leader.
+//! * **Reach**: a member `v` reaches a member `l` when `v = l`, or, for a family without
+//!   service endpoints, the links `v → l` and `l → v` are both up; for a family with service
+//!   endpoints (the lease, whose members talk only to the store: see [`Observer::set_services`]),
+//!   when some live service endpoint `s` has the links `v ↔ s` and `s ↔ l` up both ways.
+//! * **Quorum leader** at an instant: a live, unpaused member `L` in the leader role that the
+//!   family's own rule ([`QuorumRule`], which each protocol states through
+//!   `Protocol::quorum_rule` and the drivers pass in with [`Observer::set_quorum_rule`]) makes
+//!   the cluster's working leader:
+//!   * [`QuorumRule::Members`] (Raft, the bully with its quorum option): more than `n/2` of the
+//!     cluster's `n` members (`L` included, crashed members counting against it) name `L` as
+//!     their leader, each reaching it;
+//!   * [`QuorumRule::LiveMembers`] (the bully, the ring, built to elect among whoever is alive
+//!     under crash failures): more than half of the *live* members name `L`, each reaching it;
+//!   * [`QuorumRule::Service`] (the lease, whose authority is its store): the first live service
+//!     endpoint names `L` (its status's `leader`: the holder its record holds) and `L` has its
+//!     links to and from that endpoint up — the holder who can renew.
+//!
+//!   At most one member is the quorum leader at a time (two majorities of the same members share
+//!   one, and a member names one leader). This is the cluster's working leader: it can commit at
+//!   a majority (or renew at the store) and serve the clients of every member that follows it.
+//!   Members that cannot reach it do not stop it from being one; what they cost is
+//!   `stranded_node_ms`.
+//! * **Quorum-connected**: a live member that reaches more than half of the members its family's
+//!   rule counts (all `n`, or the live ones), itself included; for [`QuorumRule::Service`], one
+//!   that reaches a live service endpoint. Some member must be quorum-connected for a quorum
+//!   leader to be possible.
+//! * **Followed by all**: there is a quorum leader and every live member that reaches it names
+//!   it (the stricter notion: nobody who could follow it is still looking elsewhere).
+//! * **Served**: a live member that names the quorum leader and reaches it (the quorum leader
+//!   itself included). A live member that is not served is **stranded**: its clients have no
+//!   leader they can reach through it (in a leaderless cluster every live member is stranded).
 //! * `faults_skipped`: fault actions of the scenario that did not apply — a selector found no
-//!   node when the action fired (no leader to crash), the timeline gave up waiting for an agreed
+//!   node when the action fired (no leader to crash), the timeline gave up waiting for a quorum
 //!   leader, or the trial ended before the action's instant. A trial with `faults_skipped > 0`
 //!   did not undergo the scenario as described; its other metrics do not measure that scenario.
 //! * `detect_ms`: `t0` to the first moment a node leaves the follower role.
+//! * `failover_ms`: `t0` to the first instant at or after `t0` with a quorum leader (0 when a
+//!   quorum leader was there at `t0`, the fault notwithstanding; empty if there never was one
+//!   after `t0`). The one meaning of "failover" in every column, chart and sentence.
 //! * `elect_ms`: `t0` to the start of the final interval, lasting to the end of the trial, in
-//!   which there is one and the same agreed leader (zero if that interval began before `t0`).
-//!   `converged` is whether such an interval exists at the end; if not, `elect_ms` is empty.
-//!   For a majority protocol whose majority is gone, `converged = false` is the right answer.
-//! * `unavailable_ms`: total time from `t0` to the end during which there is no agreed leader.
-//! * `failover_ms`: `t0` to the first instant at or after `t0` at which the largest component has
-//!   an agreed leader again after losing it (0 if it never lost one; empty if it never regained
-//!   one). Where a scenario's question is "how fast is the leader replaced", this is the answer;
-//!   `elect_ms` below is the *final* agreement, which in partition, recovery and rejoin scenarios
-//!   includes the outage.
+//!   which one and the same quorum leader is followed by all (zero if that interval began before
+//!   `t0`; empty if there is none at the end). It includes the time the last members that can
+//!   reach the new leader take to hear of it; under partial connectivity it can be much later
+//!   than `failover_ms`.
+//! * `converged`: there is a quorum leader at the end (and the trial was not cut short by its
+//!   budget).
+//! * `unavailable_ms`: total time from `t0` to the end without a quorum leader.
+//! * `stranded_node_ms`: node-milliseconds from `t0` to the end during which a live member was
+//!   stranded: the sum over live members of the time each had no leader it reaches and follows.
+//!   A leaderless cluster of `k` live members accrues `k` ms per ms; a quorum leader with one
+//!   member cut off from it, 1 ms per ms. `stranded_nodes`: how many live members are stranded
+//!   at the end.
 //! * `split_brain`: some instant at or after `t0` had two or more **acting** leaders — live nodes
 //!   in the leader role that are not paused (a node frozen by a stop-the-world pause cannot act on
 //!   its belief while frozen); `split_brain_ms` is the total such time and `max_leaders` the
@@ -47,18 +81,18 @@
 //!   the resource, or by a majority) is `writes_ok` if its writer had not been deposed when it was
 //!   taken and `writes_stale` if it had — some node was elected after it, with a higher epoch than
 //!   the write's token, or (protocols without epochs) by entering the leader role — or becoming
-//!   the agreed leader again after another node was elected — after the writer last was. `writes_fenced` counts writes the resource refused for their token.
+//!   the quorum leader again after another node was elected — after the writer last was. `writes_fenced` counts writes the resource refused for their token.
 //!   `stale_window_ms` is the measure of the union of `[w, w + interval)` over the instants `w`
 //!   at which stale writes were taken (the time during which a deposed leader's writes were
 //!   being taken, at the workload's resolution); `write_unavailable_ms` is the time from `t0` to
 //!   the end not covered by `[w, w + interval)` for any taken write (the time during which no
 //!   write could be taken).
-//! * `minority_leader_ms`: total time from `t0` during which some live node *outside* the largest
-//!   component is in the leader role — a stranded leader that still believes it leads (a Raft
-//!   leader cut off on the minority side without CheckQuorum, a bully coordinator on the small
-//!   side), paused or not. It is part of `split_brain_ms` whenever the largest component also has
-//!   a leader and the stranded one is not paused; it
-//!   is reported separately so the believed and the effective leadership can both be read.
+//! * `minority_leader_ms`: total time from `t0` during which some live member in the leader role
+//!   is not quorum-connected — a stranded leader that still believes it leads (a Raft leader cut
+//!   off on the minority side without CheckQuorum, a bully coordinator on the small side, a lease
+//!   holder cut off from the store), paused or not. It is part of `split_brain_ms` whenever
+//!   there is also a quorum leader and the stranded one is not paused; it is reported separately
+//!   so the believed and the effective leadership can both be read.
 //! * `same_epoch_leaders`: how many times a node took (or kept, under a new epoch) the leader role
 //!   while another live leader claimed the same epoch — a safety violation for protocols with terms.
 //! * `leader_changes`: entries into the leader role at or after `t0`.
@@ -73,37 +107,33 @@
 //!   ([`SimConfig::budget`](crate::SimConfig::budget)) before its horizon or settle window
 //!   ended. Such a trial is cut short, so it never counts as `converged` (and has no `leader`
 //!   or `elect_ms`); every other metric covers the trial up to the instant it was stopped.
-//! * **Connected majority**: the largest component has more than `n/2` nodes. This is the
-//!   weakest reading of "a majority can talk": its members are connected through each other, not
-//!   necessarily pairwise (a star around one hub counts), so a protocol that relays or picks a
-//!   quorum-connected leader could elect one there. The outcomes below use it so that a cluster
-//!   with no leader while such a majority exists counts as a liveness failure, as the partial
-//!   partition studies (and OmniPaxos' `quorum-loss`, `constrained-election`, `chained`) do.
-//! * **Settled**: at the end of the trial there is an agreed leader that has been agreed for at
-//!   least the settle window ([`SimConfig::settle`](crate::SimConfig::settle), given to the
-//!   observer by [`Observer::set_verdict_window`]), and the trial was not cut short by its budget.
-//! * `outcome`, the trial's verdict on liveness, the first of these that holds:
-//!   1. `minority-only`: at the end there is no connected majority: no leader is a correct
-//!      answer for a majority protocol, whatever happened.
-//!   2. `stable`: settled, the agreed leader at the end is the one agreed at `t0`, and no node
-//!      entered the leader role after `t0` (`leader_changes = 0`): leadership never moved, even
-//!      if agreement lapsed for a moment (a follower rejoining at a heal names no leader until
-//!      it hears one).
-//!   3. `recovered-after`: settled otherwise: leadership moved and settled again (in a cold
-//!      start, the first election); `recovered_timeouts` says after how many election timeouts (the
-//!      failure-detection window's lower bound, `detect_timeout_ms`): the time from the last
-//!      fault that fired at or before the final agreement began (or `t0`) to that beginning,
-//!      divided by the timeout, rounded up.
-//!   4. `livelock`: not settled, and nodes entered the leader role at least twice since the
-//!      last fault fired: leadership kept changing without settling (leader ping-pong, endless
-//!      disruptive elections).
-//!   5. `no-leader`: not settled otherwise: a connected majority without a settled leader.
+//! * **Settled**: at the end of the trial there is a quorum leader that has been the quorum
+//!   leader without a break for at least the settle window ([`SimConfig::settle`](crate::SimConfig::settle),
+//!   given to the observer by [`Observer::set_verdict_window`]), and the trial was not cut short
+//!   by its budget.
+//! * `outcome`, the trial's verdict on liveness, from what holds at the end — the first of
+//!   these that holds:
+//!   1. `minority-only`: at the end no live member is quorum-connected: no quorum leader is
+//!      possible, so none is the correct answer, whatever happened.
+//!   2. `stable`: settled, the quorum leader at the end is the one at `t0` (just before the
+//!      fault), and no other member was the quorum leader in between: leadership never moved,
+//!      even if it lapsed for a moment (a leader paused for less than the detection window).
+//!   3. `recovered-after`: settled otherwise: quorum leadership moved (or, in a cold start, was
+//!      first won) and held through the settle window to the end; `recovered_timeouts` says
+//!      after how many election timeouts (the failure-detection window's lower bound,
+//!      `detect_timeout_ms`): the time from the last fault that fired at or before the final
+//!      quorum leadership began (or `t0`) to that beginning, divided by the timeout, rounded up.
+//!   4. `livelock`: not settled, and some member became the quorum leader during the last
+//!      settle window: quorum leadership was still changing at the end (leader ping-pong,
+//!      endless disruptive elections).
+//!   5. `no-leader`: not settled otherwise: no quorum leader was won during the last settle
+//!      window (none at the end) although a member is quorum-connected.
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
-//!   instant `elect_ms` ends (to the end of the trial if not converged).
+//!   instant `elect_ms` ends (to the end of the trial if there is no such instant).
 
 use std::sync::{Arc, Mutex};
 
-use election_core::{MsgCategory, NodeId, Role, Status, Time};
+use election_core::{MsgCategory, NodeId, QuorumRule, Role, Status, Time};
 
 use crate::fault::Applied;
 use crate::workload::{Coverage, WriteTag};
@@ -228,15 +258,15 @@ pub struct TraceEvent {
 /// A trial's verdict on liveness (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Outcome {
-    /// One agreed leader from `t0` to the end.
+    /// The quorum leader at `t0` held to the end.
     Stable,
-    /// Settled again after losing the agreed leader.
+    /// Quorum leadership moved (or was first won) and held through the settle window.
     RecoveredAfter,
-    /// No settled leader while a connected majority existed at the end.
+    /// No quorum leader at the end although a member is quorum-connected.
     NoLeader,
-    /// Leadership kept changing after the last fault without settling.
+    /// Quorum leadership still changing in the last settle window.
     Livelock,
-    /// No connected majority at the end.
+    /// No member is quorum-connected at the end.
     MinorityOnly,
 }
 
@@ -266,7 +296,7 @@ impl Outcome {
         Outcome::ALL.into_iter().find(|o| o.name() == s)
     }
 
-    /// A liveness failure: no settled leader although a connected majority existed.
+    /// A liveness failure: no settled quorum leader although one was possible.
     pub fn is_failure(self) -> bool {
         matches!(self, Outcome::NoLeader | Outcome::Livelock)
     }
@@ -321,23 +351,28 @@ impl MsgCounts {
 /// The metrics of one trial. See the [module docs](self) for each definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Metrics {
-    /// An agreed leader held from `elect_ms` to the end.
+    /// A quorum leader at the end.
     pub converged: bool,
     /// That leader.
     pub leader: Option<NodeId>,
     /// Reference instant to the first node leaving the follower role.
     pub detect_ms: Option<f64>,
-    /// Reference instant to the start of the final agreed-leader interval.
+    /// Reference instant to the start of the final interval in which the quorum leader is
+    /// followed by all.
     pub elect_ms: Option<f64>,
-    /// Time without an agreed leader after the reference instant.
+    /// Time without a quorum leader after the reference instant.
     pub unavailable_ms: f64,
+    /// Node-milliseconds after the reference instant during which a live member was stranded.
+    pub stranded_node_ms: f64,
+    /// Live members stranded at the end.
+    pub stranded_nodes: u32,
     /// Two or more live leaders at once, at some point after the reference instant.
     pub split_brain: bool,
     /// Total time with two or more live leaders.
     pub split_brain_ms: f64,
     /// Most live leaders at once.
     pub max_leaders: u32,
-    /// Time with a leader-role node outside the largest component.
+    /// Time with a leader-role member that is not quorum-connected.
     pub minority_leader_ms: f64,
     /// Leaders claiming the same epoch at once (safety violations).
     pub same_epoch_leaders: u32,
@@ -354,14 +389,14 @@ pub struct Metrics {
     /// The reference instant, in ms: when the first fault (or the reference fault) fired (see
     /// the module docs).
     pub reference_ms: f64,
-    /// The agreed leader at the reference instant, just before the fault fired there took
+    /// The quorum leader at the reference instant, just before the fault fired there took
     /// effect.
     pub leader_at_reference: Option<NodeId>,
     /// Fault actions that did not apply: their selector found no node, the timeline gave up
     /// waiting for a leader, or the trial ended before they fired.
     pub faults_skipped: u32,
-    /// `t0` to the first instant the largest component has an agreed leader again after it lost
-    /// one (0 if it never lost one; `None` if it never regained one).
+    /// `t0` to the first instant at or after it with a quorum leader (0 if there was one at
+    /// `t0`; `None` if there never was one after it).
     pub failover_ms: Option<f64>,
     /// Time after `t0` with a paused node in the leader role.
     pub paused_leader_ms: f64,
@@ -474,9 +509,35 @@ impl std::fmt::Debug for TraceSink {
     }
 }
 
+/// Can a quorum leader exist among `n` members of a family without service endpoints: is some
+/// live member *quorum-connected* (see the module docs), linked to enough live others to make,
+/// with itself, more than `of / 2` (`of`: `n` for [`QuorumRule::Members`], the live members for
+/// [`QuorumRule::LiveMembers`])? `live(v)` says whether member `v` (an index) is live, and
+/// `linked(a, b)` whether the links between `a` and `b` are up both ways. `explore` uses this to
+/// keep the link patterns under which a liveness failure is a failure.
+pub fn quorum_possible(
+    n: usize,
+    of: usize,
+    live: impl Fn(usize) -> bool,
+    linked: impl Fn(usize, usize) -> bool,
+) -> bool {
+    (0..n).filter(|&v| live(v)).any(|v| {
+        let reach = 1
+            + (0..n)
+                .filter(|&u| u != v && live(u) && linked(v, u))
+                .count();
+        reach * 2 > of
+    })
+}
+
 /// Collects a trial's observations and computes its [`Metrics`]. Drivers call
 /// [`Observer::advance`] with the time of each event before reporting anything that happened
 /// at that time; times must never go backwards.
+///
+/// The quorum leader is kept incrementally: each member's named leader is counted in `naming`
+/// only while the member reaches it, so a status change costs O(1) (O(service endpoints)) and a
+/// topology change O(n); debug builds and a property test check every step against
+/// [`Observer::quorum_from_scratch`].
 #[derive(Clone, Debug)]
 pub struct Observer {
     n: usize,
@@ -484,35 +545,48 @@ pub struct Observer {
     now: Time,
     crossed_t0: bool,
     status: Vec<Option<Status>>,
-    /// Which service endpoints (ids after the members) are up (see [`Observer::set_services`]).
-    service_up: Vec<bool>,
-    /// Component id per node (usize::MAX for crashed nodes), and the largest component's id.
-    comp: Vec<usize>,
-    largest: usize,
-    /// The largest component's members, in no particular order, and each member's position in
-    /// it (so that a crash removes one in O(1)).
-    largest_members: Vec<NodeId>,
-    member_pos: Vec<u32>,
-    /// Per node `l`: how many members of the largest component name `l` as their leader.
+    /// The service endpoints' statuses (ids after the members; see [`Observer::set_services`]):
+    /// `None` while down; a lock service names the holder its record holds.
+    services: Vec<Option<Status>>,
+    /// The links as of the last [`Observer::topology_changed`].
+    links: Links,
+    /// Live members.
+    live: u32,
+    /// The family's rule (see [`QuorumRule`]).
+    rule: QuorumRule,
+    /// Per member `v`: the index of the member it names as leader while it reaches it, or
+    /// [`NONE`].
+    named: Vec<u32>,
+    /// Per member `l`: how many members name `l` and reach it (`named`).
     naming: Vec<u32>,
-    /// Members of the largest component in the leader role.
-    leaders_in_largest: u32,
-    /// The components were last computed with every link up: every live node is in the one
-    /// component `0`, except the nodes of `joined` (booted since) not yet added to it.
-    one_component: bool,
-    /// Nodes that came up (no status to a status) since the components were last computed.
-    joined: Vec<NodeId>,
-    agreed: Option<NodeId>,
-    agreed_since: Time,
+    /// The member more than `n/2` members name and reach, if any (at most one).
+    majority: Option<usize>,
+    /// The quorum leader, since when, and the latest fault that had fired then.
+    quorum: Option<NodeId>,
+    quorum_since: Time,
+    quorum_fault_at: Time,
+    /// Live members that reach the quorum leader (valid while there is one).
+    reach_quorum: u32,
+    /// The quorum leader followed by all, and since when.
+    followed: Option<NodeId>,
+    followed_since: Time,
+    /// The first instant at or after `t0` with a quorum leader.
+    first_quorum: Option<Time>,
+    /// Some member other than the quorum leader at `t0` has been the quorum leader since.
+    quorum_moved: bool,
+    /// The latest instant some member became the quorum leader.
+    last_gain: Option<Time>,
     leaders_live: u32,
     counts: MsgCounts,
     counts_at_t0: MsgCounts,
-    counts_at_agree: MsgCounts,
+    counts_at_followed: MsgCounts,
     invalid: u64,
     detect: Option<Time>,
     unavailable_ns: u64,
+    stranded_ns: u128,
     split_ns: u64,
     minority_ns: u64,
+    /// Members in the leader role that are not quorum-connected.
     leaders_outside: u32,
     max_leaders: u32,
     same_epoch: u32,
@@ -530,8 +604,6 @@ pub struct Observer {
     node_entry: Vec<u64>,
     /// The highest epoch any node has entered (or kept) the leader role with.
     max_leader_epoch: Option<u64>,
-    lost_after_t0: bool,
-    regained_at: Option<Time>,
     /// The workload interval, if there is a workload.
     workload: Option<std::time::Duration>,
     writes: WriteMetrics,
@@ -543,15 +615,14 @@ pub struct Observer {
     /// The election timeout and the settle window, for the outcome.
     verdict_timeout_ns: u64,
     verdict_settle_ns: u64,
-    /// When the latest fault that applied fired, and when the latest one before the current
-    /// agreement began did.
+    /// When the latest fault that applied fired.
     last_fault_at: Time,
-    agreement_fault_at: Time,
-    /// Entries into the leader role at or after `t0` since the latest fault.
-    entries_since_fault: u32,
     trace: Option<Vec<TraceEvent>>,
     sink: Option<TraceSink>,
 }
+
+/// No member (in `named`).
+const NONE: u32 = u32::MAX;
 
 impl Observer {
     /// An observer for `n` nodes (all down until their first status), measuring from `t0`.
@@ -563,24 +634,30 @@ impl Observer {
             now: Time::ZERO,
             crossed_t0: false,
             status: vec![None; n],
-            service_up: Vec::new(),
-            comp: vec![usize::MAX; n],
-            largest: usize::MAX,
-            largest_members: Vec::new(),
-            member_pos: vec![0; n],
+            services: Vec::new(),
+            links: Links::new(n as u32),
+            live: 0,
+            rule: QuorumRule::Members,
+            named: vec![NONE; n],
             naming: vec![0; n],
-            leaders_in_largest: 0,
-            one_component: false,
-            joined: Vec::new(),
-            agreed: None,
-            agreed_since: Time::ZERO,
+            majority: None,
+            quorum: None,
+            quorum_since: Time::ZERO,
+            quorum_fault_at: Time::ZERO,
+            reach_quorum: 0,
+            followed: None,
+            followed_since: Time::ZERO,
+            first_quorum: None,
+            quorum_moved: false,
+            last_gain: None,
             leaders_live: 0,
             counts: MsgCounts::default(),
             counts_at_t0: MsgCounts::default(),
-            counts_at_agree: MsgCounts::default(),
+            counts_at_followed: MsgCounts::default(),
             invalid: 0,
             detect: None,
             unavailable_ns: 0,
+            stranded_ns: 0,
             split_ns: 0,
             minority_ns: 0,
             leaders_outside: 0,
@@ -597,8 +674,6 @@ impl Observer {
             entries: 0,
             node_entry: vec![0; n],
             max_leader_epoch: None,
-            lost_after_t0: false,
-            regained_at: None,
             workload: None,
             writes: WriteMetrics::default(),
             taken: Coverage::default(),
@@ -609,8 +684,6 @@ impl Observer {
             verdict_timeout_ns: 150_000_000,
             verdict_settle_ns: 2_000_000_000,
             last_fault_at: Time::ZERO,
-            agreement_fault_at: Time::ZERO,
-            entries_since_fault: 0,
             sink: None,
             trace: trace.then(Vec::new),
         }
@@ -628,9 +701,22 @@ impl Observer {
         }
         let from = self.now.max(self.t0);
         if t > from {
+            // The state now is the state of every instant in [from, t).
             let dt = t.0 - from.0;
-            if self.agreed.is_none() {
-                self.unavailable_ns += dt;
+            match self.quorum {
+                None => {
+                    self.unavailable_ns += dt;
+                    self.stranded_ns += dt as u128 * self.live as u128;
+                }
+                Some(q) => {
+                    if self.first_quorum.is_none() {
+                        self.first_quorum = Some(from);
+                    }
+                    let stranded = self.live - self.naming[q.index()];
+                    if stranded > 0 {
+                        self.stranded_ns += dt as u128 * stranded as u128;
+                    }
+                }
             }
             if self.leaders_live >= 2 {
                 self.split_ns += dt;
@@ -674,10 +760,7 @@ impl Observer {
 
     fn cross_t0(&mut self) {
         self.crossed_t0 = true;
-        self.leader_at_t0 = self.agreed;
-        if self.agreed.is_none() {
-            self.lost_after_t0 = true;
-        }
+        self.leader_at_t0 = self.quorum;
         self.counts_at_t0 = self.counts;
         self.max_leaders = self.max_leaders.max(self.leaders_live);
     }
@@ -746,9 +829,9 @@ impl Observer {
         self.status.get(node.index()).copied().flatten()
     }
 
-    /// The agreed leader right now.
-    pub fn agreed(&self) -> Option<NodeId> {
-        self.agreed
+    /// The quorum leader right now (see the module docs).
+    pub fn quorum_leader(&self) -> Option<NodeId> {
+        self.quorum
     }
 
     /// Has the reference instant come?
@@ -756,14 +839,14 @@ impl Observer {
         self.crossed_t0
     }
 
-    /// The agreed leader when the reference instant came (`None` before it, or if none).
+    /// The quorum leader when the reference instant came (`None` before it, or if none).
     pub fn leader_at_reference(&self) -> Option<NodeId> {
         self.leader_at_t0
     }
 
-    /// Since when the current agreement (or disagreement) holds.
-    pub fn agreed_since(&self) -> Time {
-        self.agreed_since
+    /// Since when the current quorum leader (or the lack of one) holds.
+    pub fn quorum_since(&self) -> Time {
+        self.quorum_since
     }
 
     /// The highest live node in the leader role, if any.
@@ -776,12 +859,21 @@ impl Observer {
 
     /// A node reported its status after an input (`Some`), or crashed (`None`). Call
     /// [`Observer::topology_changed`] too when a node crashes or boots.
-    /// A service endpoint's status (id past `n`) only says whether it is up (see
-    /// [`Observer::set_services`]): it never leads and is not a member.
+    /// A service endpoint's status (id past `n`) says whether it is up and, for a lock service,
+    /// whom its record names (see [`Observer::set_services`]): it never leads and is not a
+    /// member.
     #[inline]
     pub fn on_status(&mut self, node: NodeId, new: Option<Status>) {
         // Most inputs leave the status as it was: that check stays in the caller.
-        if self.status.get(node.index()) == Some(&new) {
+        let old = if node.index() < self.n {
+            self.status[node.index()]
+        } else {
+            match self.services.get(node.index() - self.n) {
+                Some(&s) => s,
+                None => return,
+            }
+        };
+        if old == new {
             return;
         }
         self.status_changed(node, new);
@@ -790,32 +882,42 @@ impl Observer {
     fn status_changed(&mut self, node: NodeId, new: Option<Status>) {
         let i = node.index();
         if i >= self.n {
-            if let Some(up) = self.service_up.get_mut(i - self.n) {
-                *up = new.is_some();
+            let k = i - self.n;
+            let liveness = self.services[k].is_some() != new.is_some();
+            self.services[k] = new;
+            if liveness {
+                // Reach through this endpoint changed for every member.
+                self.rename_all();
+                self.count_leaders_outside();
             }
+            self.update_quorum();
             return;
         }
         let old = self.status[i];
-        if old == new {
-            return;
-        }
-        let member = self.in_largest(i);
-        if member {
-            self.count_member(old, false);
-        }
         self.status[i] = new;
-        if new.is_none() {
-            // A crashed node leaves its component at once, so that agreement among the
-            // survivors is judged without it (a follower's crash must not look like a
-            // momentary loss of agreement). `topology_changed` recomputes the rest.
-            if member {
-                self.remove_member(i);
+        match (old.is_some(), new.is_some()) {
+            (false, true) => {
+                self.live += 1;
+                if let Some(q) = self.quorum {
+                    if self.reaches(i, q.index()) {
+                        self.reach_quorum += 1;
+                    }
+                }
             }
-            self.comp[i] = usize::MAX;
-        } else if member {
-            self.count_member(new, true);
-        } else if old.is_none() {
-            self.joined.push(node);
+            (true, false) => {
+                self.live -= 1;
+                if let Some(q) = self.quorum {
+                    if self.reaches(i, q.index()) {
+                        self.reach_quorum -= 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.rename(i);
+        if self.rule == QuorumRule::LiveMembers && old.is_some() != new.is_some() {
+            // The majority's base moved with the live members.
+            self.rescan_majority();
         }
         self.record(|| TraceKind::Status { node, status: new });
         let was_leader = matches!(old, Some(s) if s.role == Role::Leader);
@@ -832,7 +934,6 @@ impl Observer {
                 *acting += 1;
                 if after {
                     self.leader_changes += 1;
-                    self.entries_since_fault += 1;
                 }
             }
             (true, false) => *acting -= 1,
@@ -841,6 +942,9 @@ impl Observer {
         if new.is_none() {
             self.paused[i] = false;
         }
+        if was_leader != is_leader || old.is_none() != new.is_none() {
+            self.count_leaders_outside();
+        }
         if is_leader {
             let epoch = new.and_then(|s| s.epoch);
             if !was_leader || epoch != old.and_then(|s| s.epoch) {
@@ -848,18 +952,12 @@ impl Observer {
                 self.node_entry[i] = self.entries;
                 if let Some(e) = epoch {
                     self.max_leader_epoch = Some(self.max_leader_epoch.map_or(e, |m| m.max(e)));
-                }
-            }
-        }
-        if is_leader {
-            let epoch = new.and_then(|s| s.epoch);
-            let old_epoch = old.and_then(|s| s.epoch);
-            if epoch.is_some() && (!was_leader || epoch != old_epoch) {
-                let clash = (0..self.n).any(|j| {
-                    j != i && matches!(self.status[j], Some(s) if s.role == Role::Leader && s.epoch == epoch)
-                });
-                if clash {
-                    self.same_epoch += 1;
+                    let clash = (0..self.n).any(|j| {
+                        j != i && matches!(self.status[j], Some(s) if s.role == Role::Leader && s.epoch == epoch)
+                    });
+                    if clash {
+                        self.same_epoch += 1;
+                    }
                 }
             }
         }
@@ -880,282 +978,315 @@ impl Observer {
                 self.elections += 1;
             }
         }
-        self.update_agreed();
+        self.update_quorum();
     }
 
     /// The protocol runs this many service endpoints after the members (ids `n + 1 ..`; see
-    /// `SimConfig::services`). They are not members: they never count in a component's size or
-    /// in agreement. But members talk *through* them (every lease member talks only to the
-    /// store), so a live service endpoint relays connectivity: two members are in the same
-    /// component when a path of links up in both directions joins them, through members or
-    /// live service endpoints. With none (every protocol but lease) components are exactly the
-    /// members' own.
+    /// `SimConfig::services`). They are not members: they never lead and never count among the
+    /// `n`. Members of such a family talk *through* them (every lease member talks only to the
+    /// store), so reach goes through a live service endpoint, and the first live one is the
+    /// family's authority: its status names the holder (see the module docs). With none (every
+    /// protocol but lease) members reach each other over their direct links.
     pub fn set_services(&mut self, services: u32) {
-        self.service_up = vec![false; services as usize];
+        self.services = vec![None; services as usize];
+        self.links = Links::new((self.n + services as usize) as u32);
     }
 
-    /// Which nodes can talk to which changed (a link, a crash or a boot): recompute the
-    /// components from `links` and the nodes' liveness. While every link is up this is
-    /// incremental (O(1) per node booted since the last call); otherwise a breadth-first search.
-    pub fn topology_changed(&mut self, links: &Links) {
-        if !links.any_down() && self.one_component {
-            // Every link is up and was at the last computation: the live nodes form one
-            // component, which only the nodes booted since have to join (a crash has already
-            // left it in `on_status`).
-            for k in 0..self.joined.len() {
-                let i = self.joined[k].index();
-                if self.status[i].is_some() && self.comp[i] == usize::MAX {
-                    self.comp[i] = 0;
-                    self.add_member(i);
-                }
-            }
-            self.joined.clear();
-            self.largest = if self.largest_members.is_empty() {
-                usize::MAX
-            } else {
-                0
-            };
-            #[cfg(debug_assertions)]
-            self.check_components(links);
-            self.update_agreed();
+    /// The family's quorum rule (its nodes' [`Protocol::quorum_rule`](election_core::Protocol::quorum_rule)),
+    /// which drivers pass when a node boots; [`QuorumRule::Members`] until then.
+    pub fn set_quorum_rule(&mut self, rule: QuorumRule) {
+        if rule == self.rule {
             return;
         }
-        self.recompute_components(links);
-        self.update_agreed();
+        self.rule = rule;
+        self.rescan_majority();
+        self.count_leaders_outside();
+        self.reach_quorum = self.quorum.map_or(0, |q| self.reach_count(q.index()));
+        self.update_quorum();
     }
 
-    /// The components, the largest one and its counts, computed from scratch.
-    fn recompute_components(&mut self, links: &Links) {
-        self.one_component = !links.any_down();
-        self.joined.clear();
-        let (comp, largest) = self.components_from_scratch(links);
-        self.comp = comp;
-        self.largest = largest;
-        self.largest_members.clear();
-        self.naming.iter_mut().for_each(|c| *c = 0);
-        self.leaders_in_largest = 0;
-        for i in 0..self.n {
-            if self.in_largest(i) {
-                self.add_member(i);
-            }
-        }
-    }
-
-    /// Each member's component (`usize::MAX` for crashed nodes) and the largest component, from
-    /// `links` and the nodes' liveness.
-    #[allow(clippy::needless_range_loop)] // node indices address several per-node vectors
-    fn components_from_scratch(&self, links: &Links) -> (Vec<usize>, usize) {
-        let n = self.n;
-        // Members, then service endpoints (relays only: see `set_services`).
-        let vertices = n + self.service_up.len();
-        let mut live: Vec<bool> = self.status.iter().map(Option::is_some).collect();
-        live.extend_from_slice(&self.service_up);
-        let mut relay = vec![usize::MAX; self.service_up.len()];
-        let mut comp = vec![usize::MAX; n];
-        if !links.any_down() {
-            for (c, &l) in comp.iter_mut().zip(&live) {
-                if l {
-                    *c = 0;
-                }
-            }
-        } else {
-            // Breadth-first search over links that are up in both directions.
-            let mut next = 0;
-            let mut stack = Vec::new();
-            for s in 0..n {
-                if !live[s] || comp[s] != usize::MAX {
-                    continue;
-                }
-                comp[s] = next;
-                stack.push(s);
-                while let Some(u) = stack.pop() {
-                    for v in 0..vertices {
-                        let seen = if v < n { comp[v] } else { relay[v - n] };
-                        if live[v]
-                            && seen == usize::MAX
-                            && links.is_up(NodeId::from_index(u), NodeId::from_index(v))
-                            && links.is_up(NodeId::from_index(v), NodeId::from_index(u))
-                        {
-                            if v < n {
-                                comp[v] = next;
-                            } else {
-                                relay[v - n] = next;
-                            }
-                            stack.push(v);
-                        }
-                    }
-                }
-                next += 1;
-            }
-        }
-        // Largest component; ties go to the component holding the highest id, which is the
-        // first one met when scanning ids downwards.
-        let mut sizes: Vec<usize> = Vec::new();
-        for &c in &comp {
-            if c != usize::MAX {
-                if sizes.len() <= c {
-                    sizes.resize(c + 1, 0);
-                }
-                sizes[c] += 1;
-            }
-        }
-        let mut best = usize::MAX;
-        let mut best_size = 0;
-        for i in (0..n).rev() {
-            let c = comp[i];
-            if c != usize::MAX && sizes[c] > best_size {
-                best = c;
-                best_size = sizes[c];
-            }
-        }
-        (comp, best)
-    }
-
-    /// Is node `i` (a member index) in the largest component?
+    /// How many members a majority is more than half of: all `n`, or the live ones.
     #[inline]
-    fn in_largest(&self, i: usize) -> bool {
-        self.largest != usize::MAX && self.comp[i] == self.largest
+    fn majority_of(&self) -> usize {
+        match self.rule {
+            QuorumRule::LiveMembers => self.live as usize,
+            _ => self.n,
+        }
     }
 
-    /// Count (`add`) or uncount a largest-component member whose status is `status` in
-    /// `naming` and `leaders_in_largest`.
+    /// Find the member (if any) named by a majority, from `naming`.
+    fn rescan_majority(&mut self) {
+        let of = self.majority_of();
+        self.majority = (0..self.n).find(|&l| self.naming[l] as usize * 2 > of);
+    }
+
+    /// Which nodes can talk to which changed (a link, a crash or a boot): take the links as they
+    /// are now. O(1) while every link is up and the family has no service endpoint (a crash or a
+    /// boot has already been counted by [`Observer::on_status`]); O(n) otherwise.
+    pub fn topology_changed(&mut self, links: &Links) {
+        if !links.any_down() && !self.links.any_down() && self.services.is_empty() {
+            return;
+        }
+        self.links.clone_from(links);
+        self.rename_all();
+        self.count_leaders_outside();
+        self.reach_quorum = self.quorum.map_or(0, |q| self.reach_count(q.index()));
+        self.update_quorum();
+    }
+
+    /// Are both one-way links between nodes `a` and `b` (indices) up?
     #[inline]
-    fn count_member(&mut self, status: Option<Status>, add: bool) {
-        let Some(s) = status else { return };
-        if let Some(l) = s.leader {
-            if l.0 != 0 && l.index() < self.n {
-                let c = &mut self.naming[l.index()];
-                *c = if add { *c + 1 } else { *c - 1 };
-            }
-        }
-        if s.role == Role::Leader {
-            if add {
-                self.leaders_in_largest += 1;
-            } else {
-                self.leaders_in_largest -= 1;
-            }
-        }
+    fn both_ways(&self, a: usize, b: usize) -> bool {
+        !self.links.any_down()
+            || (self
+                .links
+                .is_up(NodeId::from_index(a), NodeId::from_index(b))
+                && self
+                    .links
+                    .is_up(NodeId::from_index(b), NodeId::from_index(a)))
     }
 
-    /// Add node `i` (its `comp` already the largest's) to the largest component's members.
-    fn add_member(&mut self, i: usize) {
-        self.member_pos[i] = self.largest_members.len() as u32;
-        self.largest_members.push(NodeId::from_index(i));
-        self.count_member(self.status[i], true);
-    }
-
-    /// Remove node `i`, already uncounted, from the largest component's members.
-    fn remove_member(&mut self, i: usize) {
-        let p = self.member_pos[i] as usize;
-        self.largest_members.swap_remove(p);
-        if let Some(&moved) = self.largest_members.get(p) {
-            self.member_pos[moved.index()] = p as u32;
+    /// Does member `v` reach member `l` (see the module docs)?
+    #[inline]
+    fn reaches(&self, v: usize, l: usize) -> bool {
+        if v == l {
+            return true;
         }
+        if self.services.is_empty() {
+            return self.both_ways(v, l);
+        }
+        (0..self.services.len()).any(|k| {
+            let s = self.n + k;
+            self.services[k].is_some() && self.both_ways(v, s) && self.both_ways(s, l)
+        })
     }
 
-    fn update_agreed(&mut self) {
-        // Every node in the leader role is live and either in the largest component or not.
-        // With no largest component (no live node at the last computation) every node's
-        // component is "none" too, the largest's: nobody is outside it.
-        self.leaders_outside = if self.largest == usize::MAX {
+    /// How many live members reach member `l`.
+    fn reach_count(&self, l: usize) -> u32 {
+        if self.services.is_empty() && !self.links.any_down() {
+            return self.live;
+        }
+        (0..self.n)
+            .filter(|&v| self.status[v].is_some() && self.reaches(v, l))
+            .count() as u32
+    }
+
+    /// Is member `v` quorum-connected (see the module docs)?
+    fn quorum_connected(&self, v: usize) -> bool {
+        if self.rule == QuorumRule::Service {
+            return (0..self.services.len())
+                .any(|k| self.services[k].is_some() && self.both_ways(v, self.n + k));
+        }
+        self.reach_count(v) as usize * 2 > self.majority_of()
+    }
+
+    /// Recount the members in the leader role that are not quorum-connected.
+    fn count_leaders_outside(&mut self) {
+        let leaders = self.leaders_live + self.leaders_paused;
+        self.leaders_outside = if leaders == 0 {
             0
+        } else if self.services.is_empty()
+            && !self.links.any_down()
+            && self.rule != QuorumRule::Service
+        {
+            if self.live as usize * 2 > self.majority_of() {
+                0
+            } else {
+                leaders
+            }
         } else {
-            self.leaders_live + self.leaders_paused - self.leaders_in_largest
+            (0..self.n)
+                .filter(|&i| {
+                    matches!(self.status[i], Some(s) if s.role == Role::Leader)
+                        && !self.quorum_connected(i)
+                })
+                .count() as u32
         };
-        let now_agreed = self.compute_agreed();
-        #[cfg(debug_assertions)]
-        self.check_agreement(now_agreed);
-        if self.after_t0() && self.crossed_t0 {
-            if now_agreed.is_none() {
-                self.lost_after_t0 = true;
-            } else if self.lost_after_t0 && self.regained_at.is_none() {
-                self.regained_at = Some(self.now);
+    }
+
+    /// The member `v` names and reaches, or [`NONE`].
+    #[inline]
+    fn named_target(&self, v: usize) -> u32 {
+        match self.status[v].and_then(|s| s.leader) {
+            Some(l) if l.0 != 0 && l.index() < self.n && self.reaches(v, l.index()) => {
+                l.index() as u32
+            }
+            _ => NONE,
+        }
+    }
+
+    /// Recount member `v` in `naming` (and `majority`).
+    #[inline]
+    fn rename(&mut self, v: usize) {
+        let new = self.named_target(v);
+        let old = self.named[v];
+        if old == new {
+            return;
+        }
+        let of = self.majority_of();
+        if old != NONE {
+            let c = &mut self.naming[old as usize];
+            *c -= 1;
+            if self.majority == Some(old as usize) && (*c as usize) * 2 <= of {
+                self.majority = None;
             }
         }
-        if now_agreed != self.agreed {
-            if let Some(l) = now_agreed {
-                // Becoming the agreed leader again after another node was elected is a new
+        if new != NONE {
+            let c = &mut self.naming[new as usize];
+            *c += 1;
+            if (*c as usize) * 2 > of {
+                self.majority = Some(new as usize);
+            }
+        }
+        self.named[v] = new;
+    }
+
+    fn rename_all(&mut self) {
+        for v in 0..self.n {
+            self.rename(v);
+        }
+    }
+
+    /// The quorum leader by the definition, from `naming`, `majority` and the services.
+    fn compute_quorum(&self) -> Option<NodeId> {
+        let l = if self.rule != QuorumRule::Service {
+            self.majority?
+        } else {
+            let k = self.services.iter().position(Option::is_some)?;
+            let l = self.services[k]?.leader?;
+            if l.0 == 0 || l.index() >= self.n || !self.both_ways(l.index(), self.n + k) {
+                return None;
+            }
+            l.index()
+        };
+        let s = self.status[l]?;
+        (s.role == Role::Leader && !self.paused[l]).then_some(NodeId::from_index(l))
+    }
+
+    fn update_quorum(&mut self) {
+        let q = self.compute_quorum();
+        #[cfg(debug_assertions)]
+        self.check_quorum(q);
+        if q != self.quorum {
+            if let Some(l) = q {
+                // Becoming the quorum leader again after another node was elected is a new
                 // election for the deposed-writer rule (a bully coordinator that re-asserts
                 // itself without ever leaving the leader role).
                 if self.node_entry[l.index()] < self.entries {
                     self.entries += 1;
                     self.node_entry[l.index()] = self.entries;
                 }
+                self.last_gain = Some(self.now);
+                if self.crossed_t0 && Some(l) != self.leader_at_t0 {
+                    self.quorum_moved = true;
+                }
+                self.reach_quorum = self.reach_count(l.index());
             }
-            self.agreed = now_agreed;
-            self.agreed_since = self.now;
-            self.agreement_fault_at = self.last_fault_at;
-            if now_agreed.is_some() {
-                self.counts_at_agree = self.counts;
+            self.quorum = q;
+            self.quorum_since = self.now;
+            self.quorum_fault_at = self.last_fault_at;
+        }
+        let followed = q.filter(|l| self.naming[l.index()] == self.reach_quorum);
+        if followed != self.followed {
+            self.followed = followed;
+            self.followed_since = self.now;
+            if followed.is_some() {
+                self.counts_at_followed = self.counts;
             }
         }
     }
 
-    /// The agreed leader: the leader named by some member of the largest component, if it is in
-    /// that component, in the leader role, and named by all of its members (O(1): `naming`).
-    fn compute_agreed(&self) -> Option<NodeId> {
-        let first = *self.largest_members.first()?;
-        let leader = self.status[first.index()]?.leader?;
-        if leader.0 == 0 || leader.index() >= self.n || self.comp[leader.index()] != self.largest {
-            return None;
-        }
-        if self.status[leader.index()]?.role != Role::Leader {
-            return None;
-        }
-        (self.naming[leader.index()] as usize == self.largest_members.len()).then_some(leader)
-    }
-
-    /// The agreed leader and the leaders outside the largest component computed from scratch
-    /// (the definitions in the module docs), which the incremental counts must equal.
+    /// The quorum leader, the live members that reach it, the leaders that are not
+    /// quorum-connected and the members each live member names and reaches, computed from
+    /// scratch by the definitions (which the incremental state must equal).
     #[cfg(any(test, debug_assertions))]
-    fn agreement_from_scratch(&self) -> (Option<NodeId>, u32) {
-        let members: Vec<usize> = (0..self.n).filter(|&i| self.in_largest(i)).collect();
-        let outside = (0..self.n)
+    fn quorum_from_scratch(&self) -> (Option<NodeId>, u32, u32) {
+        let n = self.n;
+        let bi = |a: usize, b: usize| {
+            self.links
+                .is_up(NodeId::from_index(a), NodeId::from_index(b))
+                && self
+                    .links
+                    .is_up(NodeId::from_index(b), NodeId::from_index(a))
+        };
+        let reach = |v: usize, l: usize| {
+            v == l
+                || if self.services.is_empty() {
+                    bi(v, l)
+                } else {
+                    (0..self.services.len())
+                        .any(|k| self.services[k].is_some() && bi(v, n + k) && bi(n + k, l))
+                }
+        };
+        let live: Vec<usize> = (0..n).filter(|&v| self.status[v].is_some()).collect();
+        let of = match self.rule {
+            QuorumRule::LiveMembers => live.len(),
+            _ => n,
+        };
+        let connected = |v: usize| {
+            if self.rule != QuorumRule::Service {
+                live.iter().filter(|&&u| reach(u, v)).count() * 2 > of
+            } else {
+                (0..self.services.len()).any(|k| self.services[k].is_some() && bi(v, n + k))
+            }
+        };
+        let outside = (0..n)
             .filter(|&i| {
-                self.comp[i] != self.largest
-                    && matches!(self.status[i], Some(s) if s.role == Role::Leader)
+                matches!(self.status[i], Some(s) if s.role == Role::Leader) && !connected(i)
             })
             .count() as u32;
-        let agreed = (|| {
-            let first = *members.first()?;
-            let leader = self.status[first]?.leader?;
-            if leader.0 == 0 || leader.index() >= self.n || !self.in_largest(leader.index()) {
-                return None;
-            }
-            if self.status[leader.index()]?.role != Role::Leader {
-                return None;
-            }
-            members
-                .iter()
-                .all(|&v| matches!(self.status[v], Some(s) if s.leader == Some(leader)))
-                .then_some(leader)
-        })();
-        (agreed, outside)
+        let leads = |l: usize| {
+            matches!(self.status[l], Some(s) if s.role == Role::Leader) && !self.paused[l]
+        };
+        let quorum = if self.rule != QuorumRule::Service {
+            (0..n).find(|&l| {
+                leads(l)
+                    && live
+                        .iter()
+                        .filter(|&&v| {
+                            self.status[v].and_then(|s| s.leader) == Some(NodeId::from_index(l))
+                                && reach(v, l)
+                        })
+                        .count()
+                        * 2
+                        > of
+            })
+        } else {
+            (0..self.services.len())
+                .find(|&k| self.services[k].is_some())
+                .and_then(|k| {
+                    let l = self.services[k]?.leader?;
+                    let ok = l.0 != 0 && l.index() < n && leads(l.index()) && bi(l.index(), n + k);
+                    ok.then(|| l.index())
+                })
+        };
+        let reach_q = quorum.map_or(0, |q| live.iter().filter(|&&v| reach(v, q)).count() as u32);
+        (quorum.map(NodeId::from_index), reach_q, outside)
     }
 
-    /// Debug builds check every incremental agreement against [`Self::agreement_from_scratch`].
+    /// Debug builds check every incremental step against [`Self::quorum_from_scratch`].
     #[cfg(debug_assertions)]
-    fn check_agreement(&self, agreed: Option<NodeId>) {
-        let mut members: Vec<usize> = self.largest_members.iter().map(|v| v.index()).collect();
-        members.sort_unstable();
-        let expected: Vec<usize> = (0..self.n).filter(|&i| self.in_largest(i)).collect();
-        assert_eq!(members, expected, "largest component's members");
+    fn check_quorum(&self, q: Option<NodeId>) {
+        let (want, reach, outside) = self.quorum_from_scratch();
+        assert_eq!(q, want, "incremental quorum leader");
         assert_eq!(
-            (agreed, self.leaders_outside),
-            self.agreement_from_scratch(),
-            "incremental agreement"
+            self.leaders_outside, outside,
+            "leaders not quorum-connected"
         );
+        if q.is_some() && q == self.quorum {
+            assert_eq!(
+                self.reach_quorum, reach,
+                "members reaching the quorum leader"
+            );
+        }
     }
 
-    /// Debug builds check the incremental components against a from-scratch computation.
-    #[cfg(debug_assertions)]
-    fn check_components(&self, links: &Links) {
-        let (comp, largest) = self.components_from_scratch(links);
-        assert_eq!(
-            (&self.comp, self.largest),
-            (&comp, largest),
-            "incremental components"
-        );
+    /// Is some live member quorum-connected (a quorum leader possible)?
+    fn quorum_possible(&self) -> bool {
+        if self.rule != QuorumRule::Service {
+            return (0..self.n).any(|v| self.status[v].is_some() && self.quorum_connected(v));
+        }
+        (0..self.n).any(|v| self.status[v].is_some() && self.quorum_connected(v))
     }
 
     /// A fault action fired (or was skipped: [`Applied::Skipped`] is counted).
@@ -1164,7 +1295,6 @@ impl Observer {
             self.faults_skipped += 1;
         } else if !matches!(applied, Applied::Resume(_)) {
             self.last_fault_at = self.now;
-            self.entries_since_fault = 0;
         }
         match applied {
             Applied::Pause(id, _) => self.set_paused(id, true),
@@ -1219,7 +1349,7 @@ impl Observer {
             }
         }
         if leads {
-            self.update_agreed();
+            self.update_quorum();
         }
     }
 
@@ -1239,7 +1369,7 @@ impl Observer {
 
     /// Had the writer of `tag` been deposed by now? With a token: a leader was elected with a
     /// higher epoch. Without: another node was elected after the writer last was — entered the
-    /// leader role, or became the agreed leader again after someone else had been elected.
+    /// leader role, or became the quorum leader again after someone else had been elected.
     pub fn deposed(&self, tag: &WriteTag) -> bool {
         match tag.token {
             Some(t) => self.max_leader_epoch.is_some_and(|m| m > t),
@@ -1308,24 +1438,27 @@ impl Observer {
 
     /// The verdict at `end` (see the module docs).
     fn outcome(&self, end: Time, converged: bool) -> (Outcome, Option<u32>) {
-        if self.largest_members.len() * 2 <= self.n {
+        if !self.quorum_possible() {
             return (Outcome::MinorityOnly, None);
         }
-        let settled =
-            converged && end.0.saturating_sub(self.agreed_since.0) >= self.verdict_settle_ns;
+        let window_start = end.0.saturating_sub(self.verdict_settle_ns);
+        let settled = converged && self.quorum_since.0 <= window_start;
         if settled {
-            if self.leader_changes == 0 && self.agreed == self.leader_at_t0 {
+            if self.quorum == self.leader_at_t0 && !self.quorum_moved {
                 return (Outcome::Stable, None);
             }
-            let from = self.agreement_fault_at.max(self.t0);
-            let took = self.agreed_since.0.saturating_sub(from.0);
+            let from = self.quorum_fault_at.max(self.t0);
+            let took = self.quorum_since.0.saturating_sub(from.0);
             let timeouts = took.div_ceil(self.verdict_timeout_ns);
             return (
                 Outcome::RecoveredAfter,
                 Some(u32::try_from(timeouts).unwrap_or(u32::MAX)),
             );
         }
-        if self.entries_since_fault >= 2 {
+        if self
+            .last_gain
+            .is_some_and(|t| t.0 >= window_start && t >= self.t0)
+        {
             (Outcome::Livelock, None)
         } else {
             (Outcome::NoLeader, None)
@@ -1342,27 +1475,34 @@ impl Observer {
         if !self.crossed_t0 {
             self.cross_t0();
         }
-        let converged = self.agreed.is_some() && !self.budget_exceeded;
+        if self.first_quorum.is_none() && self.quorum.is_some() {
+            self.first_quorum = Some(self.now);
+        }
+        let converged = self.quorum.is_some() && !self.budget_exceeded;
+        let followed = self.followed.is_some() && !self.budget_exceeded;
         let ms = |d: u64| d as f64 / 1e6;
-        let elect_start = self.agreed_since.max(self.t0);
-        let window_end = if converged {
-            if self.agreed_since <= self.t0 {
+        let elect_start = self.followed_since.max(self.t0);
+        let window_end = if followed {
+            if self.followed_since <= self.t0 {
                 self.counts_at_t0
             } else {
-                self.counts_at_agree
+                self.counts_at_followed
             }
         } else {
             self.counts
         };
         let (outcome, recovered_timeouts) = self.outcome(end, converged);
+        let stranded_nodes = self.live - self.quorum.map_or(0, |q| self.naming[q.index()]);
         let metrics = Metrics {
             outcome,
             recovered_timeouts,
             converged,
-            leader: if converged { self.agreed } else { None },
+            leader: if converged { self.quorum } else { None },
             detect_ms: self.detect.map(|t| ms(t.0 - self.t0.0)),
-            elect_ms: converged.then(|| ms(elect_start.0 - self.t0.0)),
+            elect_ms: followed.then(|| ms(elect_start.0 - self.t0.0)),
             unavailable_ms: ms(self.unavailable_ns),
+            stranded_node_ms: self.stranded_ns as f64 / 1e6,
+            stranded_nodes,
             split_brain: self.max_leaders >= 2,
             split_brain_ms: ms(self.split_ns),
             max_leaders: self.max_leaders,
@@ -1377,11 +1517,7 @@ impl Observer {
             leader_at_reference: self.leader_at_t0,
             faults_skipped: self.faults_skipped,
             noise_bursts: self.noise_bursts,
-            failover_ms: if self.lost_after_t0 {
-                self.regained_at.map(|t| ms(t.0 - self.t0.0))
-            } else {
-                Some(0.0)
-            },
+            failover_ms: self.first_quorum.map(|t| ms(t.0 - self.t0.0)),
             paused_leader_ms: ms(self.paused_leader_ns),
             writes: self.workload.map(|_| WriteMetrics {
                 stale_window_ms: ms(self.stale_taken.up_to(end)),
@@ -1420,7 +1556,7 @@ mod tests {
     }
 
     impl Trial {
-        /// Node 3 agreed from 10 ms; at 100 ms the fault `fault` fires (the reference).
+        /// Node 3 the quorum leader from 10 ms; at 100 ms the fault `fault` fires (the reference).
         fn new(fault: Applied) -> Trial {
             let mut o = Observer::new(3, Time(100 * MS), false);
             o.set_verdict_window(Duration::from_millis(150), Duration::from_secs(2));
@@ -1453,7 +1589,7 @@ mod tests {
     }
 
     #[test]
-    fn stable_one_agreed_leader_to_the_end() {
+    fn stable_one_quorum_leader_to_the_end() {
         let m = Trial::new(Applied::Heal).finish(3000);
         assert_eq!((m.outcome, m.recovered_timeouts), (Outcome::Stable, None));
     }
@@ -1483,7 +1619,7 @@ mod tests {
     #[test]
     fn livelock_leadership_keeps_changing() {
         let mut t = Trial::new(Applied::Crash(NodeId(3)));
-        for k in 0..6 {
+        for k in 0..12 {
             let (a, b) = if k % 2 == 0 { (1, 2) } else { (2, 1) };
             let at = 300 + 400 * k;
             t.at(at, a, Role::Leader, Some(a));
@@ -1508,7 +1644,7 @@ mod tests {
     }
 
     #[test]
-    fn minority_only_when_no_connected_majority_is_left() {
+    fn minority_only_when_no_member_is_quorum_connected() {
         let mut t = Trial::new(Applied::Heal);
         for a in 1..=3 {
             for b in 1..=3 {
@@ -1518,7 +1654,16 @@ mod tests {
         t.o.topology_changed(&t.links);
         let m = t.finish(5000);
         assert_eq!(m.outcome, Outcome::MinorityOnly);
-        // A star is connected: the hub joins the others, so a majority exists.
+        assert_eq!(m.unavailable_ms, 4900.0);
+        assert_eq!(m.stranded_node_ms, 3.0 * 4900.0);
+        assert_eq!(m.minority_leader_ms, 4900.0, "3 leads with nobody to lead");
+    }
+
+    /// The chained shape (the 2020 etcd outage): the leader 3 and node 1 lose their link, 2
+    /// still reaches both. 3 keeps 2 (a majority of 3 with itself): a working cluster, with 1
+    /// stranded — not a liveness failure.
+    #[test]
+    fn a_majority_leader_with_a_stranded_member_is_stable() {
         let mut t = Trial::new(Applied::Heal);
         for (a, b) in [(1, 3), (3, 1)] {
             t.links.set(NodeId(a), NodeId(b), false);
@@ -1526,7 +1671,210 @@ mod tests {
         t.o.topology_changed(&t.links);
         t.at(200, 1, Role::Candidate, None);
         let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::Stable);
+        assert_eq!((m.converged, m.leader), (true, Some(NodeId(3))));
+        assert_eq!((m.failover_ms, m.unavailable_ms), (Some(0.0), 0.0));
+        assert_eq!(m.stranded_nodes, 1);
+        assert_eq!(m.stranded_node_ms, 4900.0, "node 1 from the cut to the end");
+        // Everyone who reaches 3 (2 and 3) follows it from before the fault.
+        assert_eq!(m.elect_ms, Some(0.0));
+    }
+
+    /// The leader is cut off from both followers; they elect 2, which a majority (1, 2) names:
+    /// recovered, while the stranded 3 still believes it leads (minority leader, split brain).
+    #[test]
+    fn recovered_after_with_a_stranded_old_leader() {
+        let mut t = Trial::new(Applied::Heal);
+        for (a, b) in [(1, 3), (3, 1), (2, 3), (3, 2)] {
+            t.links.set(NodeId(a), NodeId(b), false);
+        }
+        t.o.topology_changed(&t.links);
+        t.at(300, 2, Role::Candidate, None);
+        t.at(310, 2, Role::Leader, Some(2));
+        t.at(311, 1, Role::Follower, Some(2));
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::RecoveredAfter);
+        assert_eq!(m.failover_ms, Some(211.0));
+        assert_eq!(m.recovered_timeouts, Some(2));
+        assert_eq!(m.leader, Some(NodeId(2)));
+        assert_eq!(m.minority_leader_ms, 4900.0);
+        assert!(m.split_brain);
+        assert_eq!(m.stranded_nodes, 1, "3 reaches nobody");
+    }
+
+    /// Under partial connectivity, a node that cannot reach the leader keeps deposing it (plain
+    /// Raft in the omission topology): quorum leadership forms and breaks to the end.
+    #[test]
+    fn livelock_under_partial_connectivity() {
+        let mut t = Trial::new(Applied::Heal);
+        for (a, b) in [(1, 3), (3, 1)] {
+            t.links.set(NodeId(a), NodeId(b), false);
+        }
+        t.o.topology_changed(&t.links);
+        for k in 0..12 {
+            let at = 200 + 400 * k;
+            // 1 times out and drags 2 along: 3 loses its majority, then wins it back.
+            t.at(at, 1, Role::Candidate, None);
+            t.at(at + 1, 2, Role::Follower, None);
+            t.at(at + 2, 3, Role::Follower, None);
+            t.at(at + 150, 3, Role::Leader, Some(3));
+            t.at(at + 151, 2, Role::Follower, Some(3));
+        }
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::Livelock);
+        assert!(
+            m.converged,
+            "a quorum leader at the end, won in the last settle window"
+        );
+    }
+
+    #[test]
+    fn no_leader_under_partial_connectivity() {
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        for (a, b) in [(1, 2), (2, 1)] {
+            t.links.set(NodeId(a), NodeId(b), false);
+        }
+        // 1 and 2 cannot reach each other: neither reaches a majority of 3.
+        t.o.topology_changed(&t.links);
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::MinorityOnly);
+        // With the link up they could: no quorum leader then is a liveness failure.
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        t.at(300, 1, Role::Candidate, None);
+        let m = t.finish(5000);
         assert_eq!(m.outcome, Outcome::NoLeader);
+        assert_eq!(m.stranded_node_ms, 2.0 * 4900.0);
+    }
+
+    /// A paused leader cannot act: no quorum leader while it is frozen, the same one after.
+    #[test]
+    fn a_paused_leader_is_not_a_quorum_leader() {
+        let mut t = Trial::new(Applied::Pause(NodeId(3), Time(150 * MS)));
+        t.o.advance(Time(150 * MS));
+        t.o.on_fault(Applied::Resume(NodeId(3)));
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::Stable);
+        assert_eq!(m.failover_ms, Some(50.0));
+        assert_eq!(m.unavailable_ms, 50.0);
+        assert_eq!(m.paused_leader_ms, 50.0);
+    }
+
+    /// A family that elects among whoever is alive (the bully, the ring): the survivor of a
+    /// two-node cluster leads it alone; a majority family's survivor does not.
+    #[test]
+    fn live_members_rule_counts_the_survivors() {
+        for (rule, leads) in [
+            (QuorumRule::LiveMembers, true),
+            (QuorumRule::Members, false),
+        ] {
+            let mut o = Observer::new(2, Time(100 * MS), false);
+            o.set_quorum_rule(rule);
+            let links = Links::new(2);
+            o.advance(Time::ZERO);
+            o.on_status(NodeId(1), st(Role::Follower, Some(2)));
+            o.on_status(NodeId(2), st(Role::Leader, Some(2)));
+            o.topology_changed(&links);
+            assert_eq!(o.quorum_leader(), Some(NodeId(2)));
+            o.advance(Time(100 * MS));
+            o.on_fault(Applied::Crash(NodeId(2)));
+            o.on_status(NodeId(2), None);
+            o.topology_changed(&links);
+            o.advance(Time(300 * MS));
+            o.on_status(NodeId(1), st(Role::Leader, Some(1)));
+            assert_eq!(o.quorum_leader().is_some(), leads, "{rule:?}");
+            let (m, _) = o.finish(Time(3000 * MS));
+            let want = if leads {
+                Outcome::RecoveredAfter
+            } else {
+                Outcome::MinorityOnly
+            };
+            assert_eq!(m.outcome, want, "{rule:?}");
+        }
+    }
+
+    /// A family whose authority is a service endpoint (the lease store): the holder the store
+    /// names leads while it reaches the store, whatever the members' own links.
+    #[test]
+    fn a_lock_service_names_the_quorum_leader() {
+        let mut o = Observer::new(3, Time(100 * MS), false);
+        o.set_services(1);
+        o.set_quorum_rule(QuorumRule::Service);
+        let mut links = Links::new(4);
+        o.advance(Time::ZERO);
+        for i in 1..=3 {
+            o.on_status(NodeId(i), st(Role::Follower, None));
+        }
+        o.on_status(NodeId(4), Some(Status::FOLLOWER_NO_LEADER));
+        o.topology_changed(&links);
+        o.advance(Time(10 * MS));
+        o.on_status(NodeId(3), st(Role::Leader, Some(3)));
+        assert_eq!(o.quorum_leader(), None, "the store names nobody yet");
+        o.on_status(NodeId(4), st(Role::Follower, Some(3)));
+        assert_eq!(o.quorum_leader(), Some(NodeId(3)));
+        // Members never talk to each other: cutting their links changes nothing.
+        for a in 1..=3 {
+            for b in 1..=3 {
+                links.set(NodeId(a), NodeId(b), false);
+            }
+        }
+        o.topology_changed(&links);
+        assert_eq!(o.quorum_leader(), Some(NodeId(3)));
+        o.advance(Time(100 * MS));
+        o.on_fault(Applied::Heal);
+        o.advance(Time(200 * MS));
+        // The holder loses the store: it cannot renew.
+        links.set(NodeId(3), NodeId(4), false);
+        o.topology_changed(&links);
+        assert_eq!(o.quorum_leader(), None);
+        let m = o.finish(Time(300 * MS));
+        assert_eq!(m.0.failover_ms, Some(0.0));
+        assert_eq!(m.0.unavailable_ms, 100.0);
+    }
+
+    /// The majority side keeps its leader through a partition and its heal: failover 0, even
+    /// though the minority elected a leader of its own meanwhile.
+    #[test]
+    fn a_majority_side_that_keeps_its_leader_has_no_failover() {
+        let mut o = Observer::new(5, Time(100 * MS), false);
+        o.set_verdict_window(Duration::from_millis(150), Duration::from_secs(2));
+        let mut links = Links::new(5);
+        o.advance(Time::ZERO);
+        for i in 1..=5 {
+            o.on_status(NodeId(i), st(Role::Follower, Some(5)));
+        }
+        o.on_status(NodeId(5), st(Role::Leader, Some(5)));
+        o.topology_changed(&links);
+        o.advance(Time(100 * MS));
+        o.on_fault(Applied::Heal);
+        for a in [1, 2] {
+            for b in [3, 4, 5] {
+                links.set(NodeId(a), NodeId(b), false);
+                links.set(NodeId(b), NodeId(a), false);
+            }
+        }
+        o.topology_changed(&links);
+        o.advance(Time(400 * MS));
+        o.on_status(NodeId(2), st(Role::Leader, Some(2)));
+        o.on_status(NodeId(1), st(Role::Follower, Some(2)));
+        o.advance(Time(1600 * MS));
+        links.heal();
+        o.topology_changed(&links);
+        o.advance(Time(1700 * MS));
+        o.on_status(NodeId(2), st(Role::Follower, Some(5)));
+        o.on_status(NodeId(1), st(Role::Follower, Some(5)));
+        let (m, _) = o.finish(Time(5000 * MS));
+        assert_eq!(m.outcome, Outcome::Stable);
+        assert_eq!((m.failover_ms, m.unavailable_ms), (Some(0.0), 0.0));
+        assert_eq!(m.leader_changes, 1);
+        assert_eq!(
+            m.minority_leader_ms, 1200.0,
+            "2 led the minority until the heal"
+        );
+        assert_eq!(
+            m.stranded_node_ms,
+            2.0 * 1600.0,
+            "1 and 2 from the cut to 1700 ms"
+        );
     }
 
     /// One step of a random observation sequence (node numbers are reduced modulo the size).
@@ -1536,7 +1884,7 @@ mod tests {
         Crash(u32),
         /// A boot as the drivers report it: a status, then the topology.
         Boot(u32, u8, Option<u32>),
-        Service(u32, bool),
+        Service(u32, bool, Option<u32>),
         LinkDown(u32, u32),
         Heal,
         Topology,
@@ -1551,7 +1899,8 @@ mod tests {
                 .prop_map(|(a, r, l, e)| Step::Status(a, r, l, e)),
             1 => (0u32..8).prop_map(Step::Crash),
             2 => (0u32..8, 0u8..3, leader).prop_map(|(a, r, l)| Step::Boot(a, r, l)),
-            1 => (0u32..2, any::<bool>()).prop_map(|(a, up)| Step::Service(a, up)),
+            1 => (0u32..2, any::<bool>(), proptest::option::of(0u32..8))
+                .prop_map(|(a, up, l)| Step::Service(a, up, l)),
             1 => (0u32..9, 0u32..9).prop_map(|(a, b)| Step::LinkDown(a, b)),
             1 => Just(Step::Heal),
             1 => Just(Step::Topology),
@@ -1560,17 +1909,22 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The incremental components, agreement and count of leaders outside the largest
-        /// component equal their from-scratch computation after every step of random sequences
-        /// of statuses, crashes, boots, link cuts, heals and pauses.
+        /// The incremental quorum leader, the members reaching it, the leaders that are not
+        /// quorum-connected and every member's counted leader equal their from-scratch
+        /// computation after every step of random sequences of statuses, crashes, boots,
+        /// service endpoints' records, link cuts, heals and pauses.
         #[test]
-        fn incremental_agreement_equals_from_scratch(
+        fn incremental_quorum_equals_from_scratch(
             n in 1u32..7,
             services in 0u32..2,
+            rule in 0usize..3,
             steps in proptest::collection::vec(step(), 1..120),
         ) {
             let mut o = Observer::new(n, Time(50 * MS), false);
             o.set_services(services);
+            o.set_quorum_rule(
+                [QuorumRule::Members, QuorumRule::LiveMembers, QuorumRule::Service][rule],
+            );
             let total = n + services;
             let mut links = Links::new(total);
             let role = |r: u8| [Role::Follower, Role::Candidate, Role::Leader][r as usize];
@@ -1597,9 +1951,12 @@ mod tests {
                         o.on_status(id, status(r, l, None));
                         o.topology_changed(&links);
                     }
-                    Step::Service(a, up) => {
+                    Step::Service(a, up, l) => {
                         if services > 0 {
-                            let st = up.then_some(Status::FOLLOWER_NO_LEADER);
+                            let st = up.then_some(Status {
+                                leader: l.map(NodeId),
+                                ..Status::FOLLOWER_NO_LEADER
+                            });
                             o.on_status(NodeId(n + 1 + a % services), st);
                             o.topology_changed(&links);
                         }
@@ -1608,26 +1965,27 @@ mod tests {
                         links.set(NodeId(a % total + 1), NodeId(b % total + 1), false);
                     }
                     Step::Heal => links.heal(),
-                    Step::Topology => {
-                        o.topology_changed(&links);
-                        let (comp, largest) = o.components_from_scratch(&links);
-                        proptest::prop_assert_eq!((&o.comp, o.largest), (&comp, largest));
-                    }
+                    Step::Topology => o.topology_changed(&links),
                     Step::Pause(a, p) => {
                         let id = NodeId(a % n + 1);
                         let f = if p { Applied::Pause(id, Time::ZERO) } else { Applied::Resume(id) };
                         o.on_fault(f);
                     }
                 }
-                proptest::prop_assert_eq!(
-                    (o.agreed, o.leaders_outside),
-                    o.agreement_from_scratch()
-                );
-                let mut members: Vec<usize> =
-                    o.largest_members.iter().map(|v| v.index()).collect();
-                members.sort_unstable();
-                let expected: Vec<usize> = (0..n as usize).filter(|&i| o.in_largest(i)).collect();
-                proptest::prop_assert_eq!(members, expected);
+                let (quorum, reach, outside) = o.quorum_from_scratch();
+                proptest::prop_assert_eq!((o.quorum, o.leaders_outside), (quorum, outside));
+                if quorum.is_some() {
+                    proptest::prop_assert_eq!(o.reach_quorum, reach);
+                }
+                let mut naming = vec![0u32; n as usize];
+                for v in 0..n as usize {
+                    let t = o.named_target(v);
+                    proptest::prop_assert_eq!(o.named[v], t);
+                    if t != NONE {
+                        naming[t as usize] += 1;
+                    }
+                }
+                proptest::prop_assert_eq!(&o.naming, &naming);
             }
         }
     }

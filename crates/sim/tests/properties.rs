@@ -101,7 +101,13 @@ proptest! {
         let m = &a.metrics;
         prop_assert!(m.unavailable_ms <= m.end_ms - m.reference_ms + 1e-9);
         prop_assert!(m.split_brain_ms <= m.end_ms - m.reference_ms + 1e-9);
-        prop_assert_eq!(m.converged, m.elect_ms.is_some());
+        // `elect_ms` (followed by all) needs a quorum leader at the end, and comes no sooner
+        // than the first quorum leader after the fault.
+        prop_assert!(m.elect_ms.is_none() || m.converged);
+        if let (Some(e), Some(f)) = (m.elect_ms, m.failover_ms) {
+            prop_assert!(f <= e, "failover {f} after elect {e}");
+        }
+        prop_assert!(m.stranded_node_ms <= (m.end_ms - m.reference_ms) * f64::from(n) + 1e-9);
         prop_assert!(m.window.sent_total() <= m.total.sent_total());
         // Same configuration, same trial.
         let b = run(cfg);

@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use election_core::{Io, Message, MsgCategory, NodeId, Protocol, Role, Status, TimerKind};
+use election_core::{
+    Io, Message, MsgCategory, NodeId, Protocol, QuorumRule, Role, Status, TimerKind,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Msg {
@@ -153,5 +155,9 @@ impl Protocol for Toy {
             leader: self.leader,
             epoch: None,
         }
+    }
+    /// Like the bully, it elects among whoever is alive.
+    fn quorum_rule(&self) -> QuorumRule {
+        QuorumRule::LiveMembers
     }
 }
