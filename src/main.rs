@@ -1311,7 +1311,7 @@ fn print_trial(t: &TrialRun) {
         (None, _) => println!("fault instant    none: times are measured from boot at 0 ms"),
         (Some(drawn), Some(f)) if f > drawn => println!(
             "fault instant    {} ms{measured}: drawn {} ms, \
-             then {} ms waiting for an agreed leader",
+             then {} ms waiting for a quorum leader",
             fmt_ms(f),
             fmt_ms(drawn),
             fmt_ms(f - drawn)
@@ -1350,11 +1350,11 @@ fn print_trial(t: &TrialRun) {
         );
     }
     match (r.converged, r.leader) {
-        (true, Some(l)) => println!("converged        yes: node {l} is the agreed leader"),
+        (true, Some(l)) => println!("converged        yes: node {l} is the quorum leader"),
         _ if r.budget_exceeded => {
             println!("converged        NO: stopped by the work budget before the trial could end")
         }
-        _ => println!("converged        NO: no agreed leader at the end of the trial"),
+        _ => println!("converged        NO: no quorum leader at the end of the trial"),
     }
     println!(
         "outcome          {}{}",
@@ -1364,13 +1364,13 @@ fn print_trial(t: &TrialRun) {
                 format!(" after {k} election timeout(s)")
             }
             (election_sim::Outcome::NoLeader, _) => {
-                " (a connected majority and no settled leader: a liveness failure)".to_string()
+                " (a quorum leader was possible and none was won: a liveness failure)".to_string()
             }
             (election_sim::Outcome::Livelock, _) => {
-                " (leadership still changing after the last fault: a liveness failure)".to_string()
+                " (quorum leadership still changing at the end: a liveness failure)".to_string()
             }
             (election_sim::Outcome::MinorityOnly, _) => {
-                " (no connected majority at the end)".to_string()
+                " (no member reaches a majority at the end: no quorum leader possible)".to_string()
             }
             _ => String::new(),
         }
@@ -1379,18 +1379,26 @@ fn print_trial(t: &TrialRun) {
     println!(
         "failover         {}",
         match r.failover_ms {
-            Some(0.0) => "0 ms: the cluster never lost its agreed leader".to_string(),
-            Some(v) => format!("{} ms (first agreed leader after the loss)", fmt_ms(v)),
-            None => "-: no agreed leader again after the loss".to_string(),
+            Some(0.0) => "0 ms: a quorum leader right after the fault".to_string(),
+            Some(v) => format!("{} ms (the first quorum leader after the fault)", fmt_ms(v)),
+            None => "-: no quorum leader after the fault".to_string(),
         }
     );
     println!(
-        "elect            {} (the final agreed leader)",
+        "elect            {} (the final quorum leader, followed by every member that reaches it)",
         opt(r.elect_ms)
     );
-    println!("unavailable      {} ms", fmt_ms(r.unavailable_ms));
     println!(
-        "split brain      {} (most acting leaders at once: {}; {} ms with several; stranded minority leader {} ms; paused leader {} ms)",
+        "unavailable      {} ms without a quorum leader",
+        fmt_ms(r.unavailable_ms)
+    );
+    println!(
+        "stranded         {} node-ms (members without a leader they reach); {} at the end",
+        fmt_ms(r.stranded_node_ms),
+        r.stranded_nodes
+    );
+    println!(
+        "split brain      {} (most acting leaders at once: {}; {} ms with several; minority leader {} ms; paused leader {} ms)",
         if r.split_brain { "YES" } else { "no" },
         r.max_leaders,
         fmt_ms(r.split_brain_ms),

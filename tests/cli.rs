@@ -138,11 +138,11 @@ fn scenarios_lists_the_whole_catalog() {
             "{name} missing from:\n{out}"
         );
     }
-    // 18 scenarios of `all` (14, and 4 on the lease store), then a heading for the 8 gray ones
+    // 18 scenarios of `all` (14, and 4 on the lease store), then a heading for the 9 gray ones
     // and one for steady-noise (each with a blank line either side).
     assert_eq!(
         out.lines().filter(|l| !l.trim().is_empty()).count(),
-        18 + 1 + 8 + 1 + 1
+        18 + 1 + 9 + 1 + 1
     );
     assert!(out.contains("Gray failures (not part of `all`"));
 }
@@ -1116,7 +1116,7 @@ fn charts_follow_the_sweep() {
         "\n0.05\n",
         "bully+quorum",
         "raft+pre_vote",
-        "elect_ms (ms)",
+        "failover_ms (ms)",
     ] {
         assert!(svg.contains(label), "{label} not in the chart");
     }
@@ -1361,7 +1361,7 @@ fn faults_that_did_not_apply_are_counted_said_and_flagged() {
         ],
         d.path(),
     ));
-    assert!(out.contains("waiting for an agreed leader"), "{out}");
+    assert!(out.contains("waiting for a quorum leader"), "{out}");
     assert!(!out.contains("SKIPPED"), "{out}");
 
     let mut args = vec![

@@ -213,7 +213,7 @@ pub(crate) fn scaling_scenarios(results: &Results, opts: &ReportOptions) -> Vec<
             results
                 .summary
                 .iter()
-                .any(|r| &r.key.scenario == sc && r.ran() && r.get(Stat::ElectP50).is_some())
+                .any(|r| &r.key.scenario == sc && r.ran() && r.get(Stat::FailoverP50).is_some())
         })
         .take(3)
         .collect()
@@ -349,9 +349,9 @@ impl Ctx<'_> {
                 .iter()
                 .enumerate()
                 .map(|(k, s)| {
-                    let p50 = points(self.results, self.net, sc, s, Stat::ElectP50);
-                    let p5 = points(self.results, self.net, sc, s, Stat::ElectP5);
-                    let p95 = points(self.results, self.net, sc, s, Stat::ElectP95);
+                    let p50 = points(self.results, self.net, sc, s, Stat::FailoverP50);
+                    let p5 = points(self.results, self.net, sc, s, Stat::FailoverP5);
+                    let p95 = points(self.results, self.net, sc, s, Stat::FailoverP95);
                     let band = p5
                         .iter()
                         .filter_map(|&(n, lo)| {
@@ -373,7 +373,7 @@ impl Ctx<'_> {
             panels.push(LinePanel {
                 title: format!("scenario {sc}"),
                 x_desc: "cluster size n (nodes, log scale)".into(),
-                y_desc: "failover time elect_ms (ms)".into(),
+                y_desc: "failover_ms (ms)".into(),
                 log_y: false,
                 lines,
                 guides: Vec::new(),
@@ -386,14 +386,13 @@ impl Ctx<'_> {
         }
         let chart = PanelChart {
             title: format!("Failover time vs cluster size{}", self.net_note()),
-            subtitle: "line: median elect_ms over converged trials; band: 5th to 95th percentile"
-                .into(),
+            subtitle: "line: median failover_ms; band: 5th to 95th percentile".into(),
             legend: legend(&self.series),
             swatch: Swatch::Line,
             size: (760 * shown.len().max(1) as u32 + 40, 760),
             panels,
         };
-        let caption = "Failover time (`elect_ms`: from the fault to the start of the final agreed-leader interval) against cluster size: the line is the median (`elect_ms_p50`), the shaded band runs from `elect_ms_p5` to `elect_ms_p95`. Only converged trials count; see `converged_rate` in the tables.".to_string();
+        let caption = "Failover time (`failover_ms`: from the fault to the first instant with a quorum leader) against cluster size: the line is the median (`failover_ms_p50`), the shaded band runs from `failover_ms_p5` to `failover_ms_p95`. Only trials that had a quorum leader after the fault count; see `unavailable_ms` and the liveness table for the others.".to_string();
         self.write(2, "failover_vs_nodes", chart, caption).map(Some)
     }
 
@@ -411,7 +410,7 @@ impl Ctx<'_> {
         for s in &self.series {
             let key = key_of(s, n, &sc, self.net);
             let trials: Vec<_> = self.results.trials_of(&key);
-            let mut v: Vec<f64> = trials.iter().filter_map(|t| t.elect_ms).collect();
+            let mut v: Vec<f64> = trials.iter().filter_map(|t| t.failover_ms).collect();
             v.sort_by(f64::total_cmp);
             curves.push((rgb(s.colour), v, trials.len()));
         }
@@ -420,7 +419,7 @@ impl Ctx<'_> {
         }
         let panel = CdfPanel {
             title: format!("scenario {sc}, n = {n}"),
-            x_desc: "failover time elect_ms (ms)".into(),
+            x_desc: "failover_ms (ms)".into(),
             curves,
             empty_note: format!("no converged trials of {sc} at n = {n}"),
         };
@@ -433,7 +432,7 @@ impl Ctx<'_> {
             panels: vec![panel],
         };
         let caption = format!(
-            "Empirical cumulative distribution of `elect_ms` over every trial of `{sc}` at n = {n}, from `trials.csv`. The denominator is every trial, so a curve that stops below 100% shows the share that never converged. When the sweep varies a parameter (a Raft timeout range, say), each value is its own curve, a shade of its protocol's colour."
+            "Empirical cumulative distribution of `failover_ms` over every trial of `{sc}` at n = {n}, from `trials.csv`. The denominator is every trial, so a curve that stops below 100% shows the share that never had a quorum leader after the fault. When the sweep varies a parameter (a Raft timeout range, say), each value is its own curve, a shade of its protocol's colour."
         );
         self.write(3, "failover_cdf", chart, caption).map(Some)
     }
@@ -611,7 +610,7 @@ impl Ctx<'_> {
         }
         let panel = BarPanel {
             title: String::new(),
-            x_desc: "time without an agreed leader after the fault (ms, mean over trials)".into(),
+            x_desc: "time without a quorum leader after the fault (ms, mean over trials)".into(),
             categories: scenarios,
             colours: self.series.iter().map(|s| rgb(s.colour)).collect(),
             bars,
@@ -621,15 +620,13 @@ impl Ctx<'_> {
         let h = panel.height();
         let chart = PanelChart {
             title: format!("Unavailability by scenario at n = {n}{}", self.net_note()),
-            subtitle:
-                "mean time per trial during which the largest connected group had no agreed leader"
-                    .into(),
+            subtitle: "mean time per trial without a quorum leader".into(),
             legend: legend(&self.series),
             swatch: Swatch::Bar,
             size: (1300, h + 120),
             panels: vec![panel],
         };
-        let caption = format!("Per scenario at n = {n}: `unavailable_ms_mean`, the mean total time per trial, from the reference instant to the end of the trial, during which the largest connected component had no agreed leader (one node in the leader role named as leader by every member of the component). A trial that never converges is unavailable until its horizon.");
+        let caption = format!("Per scenario at n = {n}: `unavailable_ms_mean`, the mean total time per trial, from the reference instant to the end of the trial, without a quorum leader (a leader that a majority of the members name over links up both ways; for the lease, the holder the store names while it reaches the store). A trial that never converges is unavailable until its horizon.");
         self.write(5, "unavailability", chart, caption).map(Some)
     }
 
@@ -843,8 +840,8 @@ impl Ctx<'_> {
                         mean_ci(&v)
                     };
                 let failover = |row: &crate::data::SummaryRow| {
-                    let y = row.get(Stat::ElectP50)?;
-                    let band = row.get(Stat::ElectP5).zip(row.get(Stat::ElectP95));
+                    let y = row.get(Stat::FailoverP50)?;
+                    let band = row.get(Stat::FailoverP5).zip(row.get(Stat::FailoverP95));
                     Some((y, band))
                 };
                 let msgs =
@@ -868,7 +865,7 @@ impl Ctx<'_> {
                 let mut panels = vec![
                     panel(
                         "failover time (median; band 5th–95th percentile)",
-                        "elect_ms (ms)",
+                        "failover_ms (ms)",
                         None,
                         &failover,
                     ),
@@ -967,7 +964,7 @@ impl Ctx<'_> {
             panels: c.panels,
         };
         let caption = format!(
-            "Scenario `{}` at n = {}, against `{}` (the values the sweep varied, in its order; one line per protocol spec, a shade of its colour per combination of the other varied parameters). Panels: {}. Failover is `elect_ms_p50` with a band from `elect_ms_p5` to `elect_ms_p95`; means are over the trials kept in the statistics (`trials.csv`, faults applied, budget not exceeded) with a band of ±1.96 standard errors; the split-brain band is `split_brain_ci_lo` to `split_brain_ci_hi`. Split brain, stale writes and non-converged trials are drawn only when some cell has any.{unaffected}",
+            "Scenario `{}` at n = {}, against `{}` (the values the sweep varied, in its order; one line per protocol spec, a shade of its colour per combination of the other varied parameters). Panels: {}. Failover is `failover_ms_p50` with a band from `failover_ms_p5` to `failover_ms_p95`; means are over the trials kept in the statistics (`trials.csv`, faults applied, budget not exceeded) with a band of ±1.96 standard errors; the split-brain band is `split_brain_ci_lo` to `split_brain_ci_hi`. Split brain, stale writes and non-converged trials are drawn only when some cell has any.{unaffected}",
             c.scenario,
             c.nodes,
             c.key,

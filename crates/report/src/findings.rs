@@ -228,7 +228,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             )
         };
         out.push(format!(
-            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no agreed leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {listed}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`{trace}; {}).",
+            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no quorum leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {listed}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`{trace}; {}).",
             r.key.protocol,
             r.key.nodes,
             r.key.scenario,
@@ -471,6 +471,9 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
     if let Some(f) = crate::liveness::headline(c.results) {
         out.push((1, f));
     }
+    if let Some(f) = crate::liveness::by_shape(c.results) {
+        out.push((1, f));
+    }
     let failover = failover_scenarios(c.results, c.opts);
 
     // Message cost at the largest size: most vs least.
@@ -587,7 +590,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         let cells = c.cells(sc, c.focus);
         let with: Vec<(&String, &SummaryRow, f64)> = cells
             .iter()
-            .filter_map(|(l, r)| r.get(Stat::ElectP50).map(|v| (l, *r, v)))
+            .filter_map(|(l, r)| r.get(Stat::FailoverP50).map(|v| (l, *r, v)))
             .collect();
         if with.len() >= 2 {
             let fast = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
@@ -596,12 +599,12 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                 "At n = {} in `{sc}`, the fastest median failover is `{}`'s {} ms (p95 {} ms; {}) and the slowest `{}`'s {} ms (p95 {} ms; {}), {} apart ({}, {}).",
                 c.focus,
                 fast.0,
-                fast.1.prose(Stat::ElectP50),
-                fast.1.prose(Stat::ElectP95),
+                fast.1.prose(Stat::FailoverP50),
+                fast.1.prose(Stat::FailoverP95),
                 c.row(fast.1),
                 slow.0,
-                slow.1.prose(Stat::ElectP50),
-                slow.1.prose(Stat::ElectP95),
+                slow.1.prose(Stat::FailoverP50),
+                slow.1.prose(Stat::FailoverP95),
                 c.row(slow.1),
                 ratio(slow.2, fast.2),
                 c.chart(2),
@@ -723,7 +726,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
     }
     if !stuck.is_empty() {
         out.push((1, format!(
-            "Not every trial ended with an agreed leader at n = {} (share that converged). A majority protocol cut off from its majority should refuse to elect; anywhere else this is lost liveness; either way it counts as unavailability ({}):{}",
+            "Not every trial ended with a quorum leader at n = {} (share that converged). A majority protocol cut off from its majority should refuse to elect; anywhere else this is lost liveness; either way it counts as unavailability ({}):{}",
             c.focus,
             c.chart(5),
             items(&stuck)
@@ -959,7 +962,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         let cells = c.cells(sc, c.focus);
         if let Some((l, r, _)) = cells
             .iter()
-            .filter_map(|(l, r)| r.get(Stat::ElectP95).map(|v| (l, *r, v)))
+            .filter_map(|(l, r)| r.get(Stat::FailoverP95).map(|v| (l, *r, v)))
             .min_by(|a, b| a.2.total_cmp(&b.2))
         {
             // Those whose p95 is not told apart from the lowest by the 95 % order-statistic
@@ -969,7 +972,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                     .results
                     .measured_trials_of(&row.key)
                     .iter()
-                    .filter_map(|t| t.elect_ms)
+                    .filter_map(|t| t.failover_ms)
                     .collect();
                 e.sort_by(f64::total_cmp);
                 crate::data::quantile_ci(&e, 0.95)
@@ -997,8 +1000,8 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
             out.push(format!(
                 "**Crash-stop failures on a reliable network, and failover time is what matters**: `{l}` has the lowest 95th-percentile failover at n = {} in `{sc}`: p95 {} ms, median {} ms ({}; {}, {}){ties}.",
                 c.focus,
-                r.prose(Stat::ElectP95),
-                r.prose(Stat::ElectP50),
+                r.prose(Stat::FailoverP95),
+                r.prose(Stat::FailoverP50),
                 c.row(r),
                 c.chart(2),
                 c.chart(3)
@@ -1121,7 +1124,7 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         if let Some((v, w)) = worst {
             if v > 2.0 * r.get(Stat::UnavailableMean).unwrap_or(0.0).max(1.0) {
                 s.push_str(&format!(
-                    "; its worst partition scenario, `{}`, left it without an agreed leader (`unavailable_ms`) for {} ms on average ({})",
+                    "; its worst partition scenario, `{}`, left it without a quorum leader (`unavailable_ms`) for {} ms on average ({})",
                     w.key.scenario,
                     w.prose(Stat::UnavailableMean),
                     c.row(w)

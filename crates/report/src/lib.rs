@@ -320,10 +320,10 @@ fn file_slug(s: &str) -> String {
         .collect()
 }
 
-/// The trial of a cell whose `elect_ms` is closest to the cell's median (lowest seed on ties);
-/// the first trial if none converged.
+/// The trial of a cell whose `failover_ms` is closest to the cell's median (lowest seed on
+/// ties); the first trial if none had a quorum leader after the fault.
 fn representative<'a>(trials: &[&'a TrialRow]) -> Option<&'a TrialRow> {
-    let mut e: Vec<f64> = trials.iter().filter_map(|t| t.elect_ms).collect();
+    let mut e: Vec<f64> = trials.iter().filter_map(|t| t.failover_ms).collect();
     if e.is_empty() {
         return trials.first().copied();
     }
@@ -331,10 +331,10 @@ fn representative<'a>(trials: &[&'a TrialRow]) -> Option<&'a TrialRow> {
     let med = data::percentile(&e, 0.5);
     trials
         .iter()
-        .filter(|t| t.elect_ms.is_some())
+        .filter(|t| t.failover_ms.is_some())
         .min_by(|a, b| {
-            let da = (a.elect_ms.unwrap() - med).abs();
-            let db = (b.elect_ms.unwrap() - med).abs();
+            let da = (a.failover_ms.unwrap() - med).abs();
+            let db = (b.failover_ms.unwrap() - med).abs();
             da.total_cmp(&db).then(a.seed.cmp(&b.seed))
         })
         .copied()
@@ -404,14 +404,15 @@ fn traces(
             let Some(t) = representative(&trials) else {
                 continue;
             };
-            let mut e: Vec<f64> = trials.iter().filter_map(|t| t.elect_ms).collect();
+            let mut e: Vec<f64> = trials.iter().filter_map(|t| t.failover_ms).collect();
             e.sort_by(f64::total_cmp);
             let why = if e.is_empty() {
-                "no trial of this cell converged; this is the first seed".to_string()
+                "no trial of this cell had a quorum leader after the fault; this is the first seed"
+                    .to_string()
             } else {
                 format!(
-                    "the trial whose failover time ({} ms) is closest to the cell's median ({} ms)",
-                    data::fmt_sig(t.elect_ms.unwrap_or(0.0)),
+                    "the trial whose `failover_ms` ({} ms) is closest to the cell's median ({} ms)",
+                    data::fmt_sig(t.failover_ms.unwrap_or(0.0)),
                     data::fmt_sig(data::percentile(&e, 0.5))
                 )
             };
@@ -524,7 +525,7 @@ fn traces(
                     if outcome == "livelock" {
                         "leadership still changing after the last fault"
                     } else {
-                        "a connected majority and no settled leader"
+                        "no settled quorum leader although one was possible"
                     },
                     t.leader_changes
                 ),

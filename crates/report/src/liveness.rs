@@ -53,9 +53,80 @@ pub(crate) fn headline(results: &Results) -> Option<String> {
         }
     }
     Some(format!(
-        "**Liveness failures in {} cells** ({}): {nl} trials ended with a connected majority and no settled leader (`no-leader`) and {ll} with leadership still changing (`livelock`); each cell, its first failing seed and its replay command are in [the appendix](APPENDIX.md#f-liveness).",
+        "**Liveness failures in {} cells** ({}): {nl} trials ended without a quorum leader although one was possible (`no-leader`) and {ll} with quorum leadership still changing (`livelock`); each cell, its first failing seed and its replay command are in [the appendix](APPENDIX.md#f-liveness).",
         failing.len(),
         protocols.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// Which configurations keep or regain a quorum leader in which shapes: for every scenario in
+/// which some cell had a liveness failure, the protocols (with their sizes) whose every measured
+/// trial ended `stable` or `recovered-after`, and those with failures and how many (`None` when
+/// no cell failed). A finding, so that a reader sees at once which configuration is the fix for
+/// which shape.
+pub(crate) fn by_shape(results: &Results) -> Option<String> {
+    let rows: Vec<&SummaryRow> = results.summary.iter().filter(|r| r.ran()).collect();
+    let mut scenarios: Vec<&str> = Vec::new();
+    for r in &rows {
+        if !scenarios.contains(&r.key.scenario.as_str()) {
+            scenarios.push(&r.key.scenario);
+        }
+    }
+    let fails = |r: &SummaryRow| count(r, Stat::OutcomeNoLeader) + count(r, Stat::OutcomeLivelock);
+    let mut lines = Vec::new();
+    for sc in scenarios {
+        let cells: Vec<&&SummaryRow> = rows.iter().filter(|r| r.key.scenario == sc).collect();
+        if cells.iter().all(|r| fails(r) == 0) {
+            continue;
+        }
+        // Per protocol: the sizes where every trial recovered, and the failing cells.
+        let mut protocols: Vec<&str> = Vec::new();
+        for r in &cells {
+            if !protocols.contains(&r.key.protocol.as_str()) {
+                protocols.push(&r.key.protocol);
+            }
+        }
+        let mut good = Vec::new();
+        let mut bad = Vec::new();
+        for p in protocols {
+            let mine: Vec<&&&SummaryRow> = cells.iter().filter(|r| r.key.protocol == p).collect();
+            let sizes = |f: &dyn Fn(&SummaryRow) -> bool| {
+                mine.iter()
+                    .filter(|r| f(r))
+                    .map(|r| r.key.nodes.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let ok = sizes(&|r| fails(r) == 0 && count(r, Stat::OutcomeMinorityOnly) == 0);
+            if !ok.is_empty() {
+                good.push(format!("`{p}` (n = {ok})"));
+            }
+            for r in mine.iter().filter(|r| fails(r) > 0) {
+                bad.push(format!(
+                    "`{p}` at n = {}: {} `livelock`, {} `no-leader` of {}",
+                    r.key.nodes,
+                    count(r, Stat::OutcomeLivelock),
+                    count(r, Stat::OutcomeNoLeader),
+                    r.measured()
+                ));
+            }
+        }
+        let good = if good.is_empty() {
+            "none".to_string()
+        } else {
+            good.join(", ")
+        };
+        lines.push(format!(
+            "  - `{sc}`: a quorum leader held or was regained in every trial under {good}; liveness failures under {}.",
+            bad.join("; ")
+        ));
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "**Which configurations recover in which shapes** (every scenario with a liveness failure; counts in [the appendix](APPENDIX.md#f-liveness)):\n{}",
+        lines.join("\n")
     ))
 }
 
@@ -69,11 +140,11 @@ pub(crate) fn section(results: &Results) -> String {
         .filter(|r| count(r, Stat::OutcomeNoLeader) + count(r, Stat::OutcomeLivelock) > 0)
         .collect();
     if failing.is_empty() {
-        s.push_str("No measured trial ended without a settled leader while a connected majority existed (`outcome` `no-leader` or `livelock`).\n\n");
+        s.push_str("No measured trial ended without a settled quorum leader while one was possible (`outcome` `no-leader` or `livelock`).\n\n");
     } else {
         let _ = writeln!(
             s,
-            "**{} of {} cells had a liveness failure**: some trial ended with a connected majority and no settled leader (`no-leader`) or with leadership still changing (`livelock`). Each with its first such seed; the sweep's first `livelock` and first `no-leader` trial are drawn in [the report's traces](REPORT.md#5-message-sequence-traces):\n",
+            "**{} of {} cells had a liveness failure**: some trial ended without a quorum leader although one was possible (`no-leader`) or with quorum leadership still changing (`livelock`). Each with its first such seed; the sweep's first `livelock` and first `no-leader` trial are drawn in [the report's traces](REPORT.md#5-message-sequence-traces):\n",
             failing.len(),
             rows.len()
         );
@@ -303,6 +374,71 @@ fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), ReportError
     Ok((header, rows))
 }
 
+/// The explore page's findings: per protocol, over every family and size it ran, the share of
+/// patterns (among those where a quorum leader is possible) under which it kept or regained a
+/// quorum leader, how many of those left members stranded, and how many ended in each kind of
+/// liveness failure; then the protocols that never failed. `c` holds the summary's column
+/// indices: protocol, nodes, patterns run, stable, recovered-after, with stranded, no-leader,
+/// livelock.
+fn explore_findings(summary: &[Vec<String>], c: [usize; 8]) -> String {
+    let [cp, cn, cmaj, cst, crec, cstr, cnl, cll] = c;
+    let num = |r: &Vec<String>, i: usize| r[i].parse::<u64>().unwrap_or(0);
+    let mut protocols: Vec<&str> = Vec::new();
+    for r in summary {
+        if !protocols.contains(&r[cp].as_str()) {
+            protocols.push(&r[cp]);
+        }
+    }
+    let mut s = String::from("## Findings\n\n");
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            "0 %".to_string()
+        } else {
+            format!("{:.1} %", 100.0 * a as f64 / b as f64)
+        }
+    };
+    for p in &protocols {
+        let rows: Vec<&Vec<String>> = summary.iter().filter(|r| r[cp] == *p).collect();
+        let sum = |i: usize| rows.iter().map(|r| num(r, i)).sum::<u64>();
+        let (run, ok, stranded, nl, ll) = (
+            sum(cmaj),
+            sum(cst) + sum(crec),
+            sum(cstr),
+            sum(cnl),
+            sum(cll),
+        );
+        let sizes: Vec<&str> = {
+            let mut v: Vec<&str> = rows.iter().map(|r| r[cn].as_str()).collect();
+            v.dedup();
+            v
+        };
+        let _ = write!(
+            s,
+            "- **{p}** (n = {}): kept or regained a quorum leader under {ok} of {run} patterns ({})",
+            sizes.join(", "),
+            pct(ok, run)
+        );
+        if stranded > 0 {
+            let _ = write!(
+                s,
+                ", {stranded} of them with members stranded from it in some seed"
+            );
+        }
+        if nl + ll == 0 {
+            s.push_str("; no liveness failure.\n");
+        } else {
+            let _ = writeln!(
+                s,
+                "; failed under {} ({}): `livelock` {ll} (quorum leadership forming and breaking to the end), `no-leader` {nl} (no quorum leader won at the end).",
+                nl + ll,
+                pct(nl + ll, run)
+            );
+        }
+    }
+    s.push('\n');
+    s
+}
+
 /// The report of `election-bench explore`: `out_dir/REPORT.md` with the outcome counts per
 /// protocol and family and, per protocol, its smallest failing patterns (at most `per_protocol`)
 /// drawn as small graphs in `out_dir/charts/failing-<protocol>.svg` (and `.png`).
@@ -327,8 +463,8 @@ pub fn render_explore(
     let mut files = Vec::new();
     let mut s = String::new();
     s.push_str("# Exploring link failures\n\n");
-    s.push_str("Generated by `election-bench explore` from `results/explore/` (definitions in `results/README.md`). Each pattern is a set of one-way links cut among the positions of a settled cluster — position *n* is the leader when the pattern is applied, positions 1..n−1 the other nodes in id order — applied at the fault instant and kept to the end. Only patterns that leave a **connected majority** are run, so `no-leader` (no settled leader) and `livelock` (leadership still changing) are liveness failures. A pattern's verdict is its worst outcome over its seeds. Directed 5-node patterns are one per class up to a permutation of the followers for Raft (whose behaviour does not depend on ids), and a uniform **sample** for the bully and the ring.\n\n");
-    s.push_str("## Verdicts per protocol\n\n| protocol | n | family | patterns | with a connected majority | seeds | stable | recovered-after | no-leader | livelock | failing share |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("Generated by `election-bench explore` from `results/explore/` (definitions in `results/README.md`). Each pattern is a set of one-way links cut among the positions of a settled cluster — position *n* is the leader when the pattern is applied, positions 1..n−1 the other nodes in id order — applied at the fault instant and kept to the end. Only patterns that leave some node **quorum-connected** (linked both ways, directly, to enough others to make a majority with itself: what a quorum leader needs) are run, so `no-leader` (no quorum leader at the end) and `livelock` (quorum leadership still changing at the end) are liveness failures. A **quorum leader** is a leader that a majority of the members name over links up both ways: it commits and serves, even while members that cannot reach it are **stranded** (counted apart: a working cluster with stranded members is not a liveness failure, but their clients are stuck). A pattern's verdict is its worst outcome over its seeds. Directed 5-node patterns are one per class up to a permutation of the followers for Raft (whose behaviour does not depend on ids), and a uniform **sample** for the bully and the ring.\n\n");
+    s.push_str("## Verdicts per protocol\n\n`stable` and `recovered-after` count patterns under which a quorum leader held (or was regained) to the end in every seed; the next column says how many of those left members stranded in some seed. `no-leader` and `livelock` are the patterns without a working leader at the end.\n\n| protocol | n | family | patterns | quorum possible | seeds | stable | recovered-after | of which with stranded members | no-leader | livelock | failing share |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let (cp, cn, cf, cs, cpat, cmaj, cseeds) = (
         col(&sh, "protocol")?,
         col(&sh, "nodes")?,
@@ -338,11 +474,12 @@ pub fn render_explore(
         col(&sh, "with_majority")?,
         col(&sh, "seeds")?,
     );
-    let (cst, crec, cnl, cll) = (
+    let (cst, crec, cnl, cll, cstr) = (
         col(&sh, "stable")?,
         col(&sh, "recovered_after")?,
         col(&sh, "no_leader")?,
         col(&sh, "livelock")?,
+        col(&sh, "with_stranded")?,
     );
     for r in &summary {
         let num = |i: usize| r[i].parse::<f64>().unwrap_or(0.0);
@@ -366,7 +503,7 @@ pub fn render_explore(
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} % |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} % |",
             r[cp],
             r[cn],
             family,
@@ -375,12 +512,17 @@ pub fn render_explore(
             r[cseeds],
             r[cst],
             r[crec],
+            r[cstr],
             bold(&r[cnl]),
             bold(&r[cll]),
             100.0 * share
         );
     }
     s.push('\n');
+    s.push_str(&explore_findings(
+        &summary,
+        [cp, cn, cmaj, cst, crec, cstr, cnl, cll],
+    ));
     let (fp, fpat, fver, fseed, fcut, fcuts, freplay) = (
         col(&fh, "protocol")?,
         col(&fh, "pattern")?,

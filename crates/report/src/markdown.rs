@@ -96,28 +96,31 @@ fn cell(s: &str) -> String {
     }
 }
 
-const METRICS: [(&str, &str); 25] = [
-    ("reference instant (t0)", "The instant the scenario's first fault fired, or zero for a cold start. A fault drawn for an instant with no agreed leader waits for one (at most `fault_wait_ms`), and the whole fault timeline shifts with it. Every duration is measured from t0 and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
+const METRICS: [(&str, &str); 28] = [
+    ("reference instant (t0)", "The instant the scenario's first fault fired, or zero for a cold start. A fault drawn for an instant with no quorum leader waits for one (at most `fault_wait_ms`), and the whole fault timeline shifts with it. Every duration is measured from t0 and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
     ("`faults_skipped`", "Fault actions of the scenario that did not apply in a trial: a selector found no node when the action fired (no leader to crash), the timeline gave up waiting for a leader, or the trial ended first. Such a trial did not undergo the scenario as described."),
     ("`measured`, `faults_skipped_trials`", "Per cell: the trials in which every fault applied, over which every statistic is computed, and the trials in which some fault did not apply, which no statistic includes."),
-    ("agreed leader", "A node L in the largest connected component (live nodes whose links are up in both directions; ties go to the component holding the highest id) whose role is leader, such that every node of that component, L included, names L as its leader."),
-    ("`converged`", "Whether the trial ends inside an interval, lasting to its end, with one and the same agreed leader. For a majority protocol whose majority is gone, not converging is the right answer."),
+    ("reach, quorum-connected", "A member reaches another when the links between them are up both ways (for the lease, whose members talk only to the store: when both reach a live store). A member is quorum-connected when it reaches a majority of the n members, itself included (the lease: when it reaches the store)."),
+    ("quorum leader", "A live, unpaused member L in the leader role that more than n/2 members (L included) name as their leader, each reaching L; for the lease, the holder the store's record names, while it reaches the store (it can renew). At most one at a time: the cluster's working leader, which commits and serves even while members that cannot reach it are stranded."),
+    ("stranded member, `stranded_node_ms`, `stranded_nodes`", "A live member that does not name-and-reach the quorum leader (every live member when there is none): its clients have no leader to reach through it. `stranded_node_ms` sums, over members, the time each was stranded after t0 (node-milliseconds); `stranded_nodes` counts them at the end."),
+    ("`converged`", "Whether there is a quorum leader at the end of the trial. For a majority protocol whose majority is gone, not converging is the right answer."),
     ("`detect_ms`", "t0 to the first moment any node leaves the follower role."),
-    ("`elect_ms` (final agreement)", "t0 to the start of the final agreed-leader interval (zero if it began before t0); empty when not converged. In crash scenarios it is the failover time; in partition, recovery and rejoin scenarios it includes the outage — read `failover_ms` there."),
-    ("`unavailable_ms`", "Total time from t0 to the end of the trial with no agreed leader."),
+    ("`elect_ms`", "t0 to the start of the final interval in which the same quorum leader is followed by every live member that reaches it (zero if it began before t0); empty when there is none at the end. It includes the time the last reachable members take to hear of the leader; failover is `failover_ms`."),
+    ("`unavailable_ms`", "Total time from t0 to the end of the trial without a quorum leader."),
     ("`split_brain`, `split_brain_ms`, `max_leaders`", "Whether, and for how long in total, two or more acting leaders (live nodes in the leader role that are not paused) existed at the same instant after t0; the most at once."),
     ("`paused_leader_ms`", "Total time after t0 during which a paused node still believed it led (apart from `split_brain_ms`: a frozen node cannot act on its belief until it resumes)."),
-    ("`failover_ms`", "t0 to the first instant the largest component has an agreed leader again after losing it (0 if it never lost one; empty if it never regained one). The failover time; `elect_ms` is the final agreement, which in partition, recovery and rejoin scenarios includes the outage."),
+    ("`failover_ms`", "t0 to the first instant at or after t0 with a quorum leader (0 when there was one right after the fault; empty if there never was one). The one meaning of failover in every table, chart and sentence."),
     ("`writes_ok`, `writes_stale`, `writes_fenced`", "The workload: every node that believes it leads, and is not paused, writes to a shared resource outside the cluster every `workload.interval_ms`, carrying its epoch as a fencing token. A write taken after t0 is *stale* if its writer had been deposed (another node elected after it, with a higher epoch or, without epochs, later); *fenced* if the resource refused it for a token lower than the highest it took. Fencing changes no node's behaviour, so stale + fenced is what an unfenced resource would have taken from deposed leaders."),
     ("`stale_window_ms`, `write_unavailable_ms`", "The time during which a deposed leader's writes were being taken, and the time from t0 during which no write was taken at all, each at the workload interval's resolution (the union of one interval after each taken write)."),
-    ("`minority_leader_ms`", "Total time after t0 during which a live node outside the largest component is in the leader role: a stranded leader that still believes it leads. Part of `split_brain_ms` whenever the largest component also has a leader."),
+    ("`minority_leader_ms`", "Total time after t0 during which a live member in the leader role is not quorum-connected: a stranded leader that still believes it leads. Part of `split_brain_ms` whenever there is also a quorum leader."),
+    ("`outcome`", "The trial's liveness verdict, from what holds at the end: `minority-only` (no member quorum-connected: none is the right answer), `stable` (the quorum leader at t0 is the one at the end, held through the settle window, and no other member led a quorum in between), `recovered-after` (quorum leadership moved and held through the settle window; `recovered_timeouts` says after how many election timeouts), `livelock` (not settled, and a quorum leader was won during the last settle window: still changing), `no-leader` (none won during the last settle window although one was possible)."),
     ("`same_epoch_leaders`", "How many times a node took (or kept, under a new epoch) the leader role while another live leader claimed the same epoch or term: a safety violation for protocols with terms."),
     ("`leader_changes`", "Entries into the leader role at or after t0."),
     ("`elections_started`", "Entries into the candidate role at or after t0, plus epoch increases of a node that stays a candidate (a Raft candidate retrying after a split vote)."),
-    ("`msgs_election`", "Election traffic (every message category but heartbeats: election requests, replies, leader announcements) sent from t0 to the instant `elect_ms` ends (to the end of the trial if not converged)."),
+    ("`msgs_election`", "Election traffic (every message category but heartbeats: election requests, replies, leader announcements) sent from t0 to the instant `elect_ms` ends (to the end of the trial if there is no such instant)."),
     ("`msgs_total`, `bytes_total`", "Every message (and its encoded payload size) sent over the whole trial, heartbeats included."),
     ("`msgs_election_req`, `msgs_reply`, `msgs_leader`, `msgs_heartbeat`", "Messages sent in the election window, by category: election requests (bully ELECTION, ring ELECTION, Raft RequestVote and PreVote), replies (bully OK, votes, ring acks), leader announcements (COORDINATOR, ELECTED), heartbeats and their acknowledgements."),
-    ("`*_mean`, `*_p5` … `*_p99`, `*_max`", "Per cell over its trials; `elect_ms` statistics over converged trials only. Percentiles by linear interpolation between closest ranks (R type 7, numpy's default)."),
+    ("`*_mean`, `*_p5` … `*_p99`, `*_max`", "Per cell over its trials; `elect_ms` statistics over the trials that have one only. Percentiles by linear interpolation between closest ranks (R type 7, numpy's default)."),
     ("`converged_rate`, `split_brain_rate`", "Share of the cell's trials (0 to 1)."),
     ("`split_brain_ci_lo`, `split_brain_ci_hi`", "95% Wilson score interval of the split-brain rate (z = 1.959964)."),
     ("`same_epoch_leaders_max`", "The largest `same_epoch_leaders` of any trial in the cell."),
@@ -522,7 +525,7 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> String {
         }
     }
 
-    s.push_str("## F. Liveness\n\nEach trial's `outcome` (defined in `results/README.md`): `stable` (one leader throughout), `recovered-after` (leadership moved and settled again), `no-leader` (a connected majority and no settled leader), `livelock` (leadership still changing after the last fault), `minority-only` (no connected majority left). Counts of measured trials per cell.\n\n");
+    s.push_str("## F. Liveness\n\nEach trial's `outcome` (defined in `results/README.md`): `stable` (the quorum leader held throughout), `recovered-after` (quorum leadership moved and settled again), `no-leader` (no quorum leader at the end although one was possible), `livelock` (quorum leadership still changing at the end), `minority-only` (no member reaches a majority: no quorum leader possible). Counts of measured trials per cell.\n\n");
     s.push_str(&crate::liveness::section(results));
     s
 }

@@ -153,7 +153,7 @@ impl<'a> Builder<'a, '_> {
                 if f.is_empty() {
                     return None;
                 }
-                // Trials that never had an agreed leader again have no failover time: say how
+                // Trials that never had a quorum leader again have no failover time: say how
                 // many, and never call such a cell good.
                 let never = all.len() - f.len();
                 let p50 = percentile(&f, 0.5);
@@ -181,7 +181,7 @@ impl<'a> Builder<'a, '_> {
             .collect();
         self.column(
             format!("failover p50 / p95, n = {n}"),
-            format!("`failover_ms` in `{sc}`: time until the largest component agrees on a leader again; p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
+            format!("`failover_ms` in `{sc}`: time from the fault to the first instant with a quorum leader; p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
             cells,
             |v, best| by_ratio(v, best, 1.25, 2.0),
         );
@@ -402,7 +402,7 @@ impl<'a> Builder<'a, '_> {
             .collect();
         self.column(
             "liveness failures, all cells".to_string(),
-            "share of all measured trials whose `outcome` is `no-leader` or `livelock` (a connected majority but no settled leader), and the worst scenario; cells, seeds and replay commands in the appendix (rare: < 1 %)".to_string(),
+            "share of all measured trials whose `outcome` is `no-leader` or `livelock` (no settled quorum leader although one was possible), and the worst scenario; cells, seeds and replay commands in the appendix (rare: < 1 %)".to_string(),
             cells,
             |v, _| {
                 if v == 0.0 {

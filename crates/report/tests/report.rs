@@ -52,7 +52,7 @@ fn every_chart_is_written_and_embedded() {
     }
     // Axis descriptions carry units; legends name every protocol.
     let svg = fs::read_to_string(out.join("charts/failover_vs_nodes.svg")).unwrap();
-    assert!(svg.contains("failover time elect_ms (ms)"));
+    assert!(svg.contains("failover_ms (ms)"));
     for p in common::PROTOCOLS {
         assert!(svg.contains(&format!("\n{p}\n")), "legend lacks {p}");
     }
@@ -488,11 +488,11 @@ fn the_matrix_comes_first_and_an_outage_is_not_a_failover() {
         .lines()
         .find(|l| l.starts_with("| protocol |"))
         .expect("the matrix");
-    // The fixture has no failover times and no workload: those concerns are left out rather
-    // than shown empty, and split brain stands in for the damage a workload would measure.
+    // The fixture has no workload: damage is left out rather than shown empty, and split brain
+    // stands in for the damage a workload would measure.
     assert_eq!(
         header,
-        "| protocol | election messages, n = 7 | messages per second, n = 7 | split brain, n = 5 | liveness failures, all cells | leader changes in recovery and flapping scenarios, n = 5 |"
+        "| protocol | failover p50 / p95, n = 5 | election messages, n = 7 | messages per second, n = 7 | split brain, n = 5 | liveness failures, all cells | leader changes in recovery and flapping scenarios, n = 5 |"
     );
     for p in common::PROTOCOLS {
         let row = md

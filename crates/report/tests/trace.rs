@@ -109,7 +109,7 @@ sequenceDiagram
     Note right of N2: LEADER e2
     N2->>N1: APPEND_ENTRIES
     Note right of N1: follows 2 e2
-    Note over N1,N3: CONVERGED at 263.000 ms: node 2 agreed leader (t0 + 163.000 ms)
+    Note over N1,N3: CONVERGED at 263.000 ms: node 2 quorum leader (t0 + 163.000 ms)
 ";
     assert_eq!(m, want);
 }
@@ -128,7 +128,7 @@ fn tiny_election_as_svg_has_every_element() {
         "CRASH",
         "candidate e2",
         "LEADER e2",
-        "CONVERGED: node 2 agreed leader, t0 + 163.000 ms",
+        "CONVERGED: node 2 quorum leader, t0 + 163.000 ms",
         "t0: reference instant (first fault)",
         "marker-end=\"url(#ah-election)\"",
         "marker-end=\"url(#ah-reply)\"",

@@ -2,7 +2,7 @@
 //! settled cluster, and the liveness verdict of every protocol on each.
 //!
 //! A **pattern** is a set of one-way links cut among the positions `1..=n` of a cluster (position
-//! `n` is the agreed leader when the pattern is applied, positions `1..n-1` the other nodes in id
+//! `n` is the quorum leader when the pattern is applied, positions `1..n-1` the other nodes in id
 //! order; see [`crate::scenario::position`]); it is applied at the trial's fault instant and
 //! lasts to the end. A **symmetric** pattern cuts links both ways (`n(n-1)/2` bits), a
 //! **directed** one each way on its own (`n(n-1)` bits). The families explored:
@@ -15,9 +15,10 @@
 //!   mask of its class; for the others (the bully's priorities, the ring's order), a uniform
 //!   sample of patterns, reported as a sample.
 //!
-//! Only patterns that leave a **connected majority** (the observer's definition: a component of
-//! more than `n/2` nodes over links up both ways) are run, so that `no-leader` and `livelock`
-//! are liveness failures, not correct answers. Each is run with a few seeds; its **verdict** is
+//! Only patterns that leave a node **quorum-connected** (the observer's definition: linked both
+//! ways, directly, to enough others to make a majority with itself — what a quorum leader
+//! needs) are run, so that `no-leader` and `livelock` are liveness failures, not correct
+//! answers. Each is run with a few seeds; its **verdict** is
 //! its worst outcome over them (`livelock` worst, then `no-leader`, `recovered-after`,
 //! `stable`).
 //!
@@ -133,32 +134,14 @@ impl Pattern {
         up
     }
 
-    /// Does a connected majority remain: a component of more than `n/2` nodes over links up both
-    /// ways (the observer's definition)?
+    /// Can a quorum leader exist under the pattern: is some node linked both ways to enough
+    /// others to make a majority with itself (the observer's *quorum-connected*,
+    /// [`election_sim::quorum_possible`])? Only such patterns are run: under the others no
+    /// leader is the correct answer.
     pub fn has_majority(&self) -> bool {
-        let n = self.n as usize;
         let up = self.up();
-        let mut comp = vec![usize::MAX; n];
-        let mut best = 0;
-        for s in 0..n {
-            if comp[s] != usize::MAX {
-                continue;
-            }
-            comp[s] = s;
-            let mut stack = vec![s];
-            let mut size = 0;
-            while let Some(u) = stack.pop() {
-                size += 1;
-                for v in 0..n {
-                    if comp[v] == usize::MAX && up[u][v] && up[v][u] {
-                        comp[v] = s;
-                        stack.push(v);
-                    }
-                }
-            }
-            best = best.max(size);
-        }
-        best * 2 > n
+        let n = self.n as usize;
+        election_sim::quorum_possible(n, n, |_| true, |a, b| up[a][b] && up[b][a])
     }
 
     /// The smallest mask of the pattern's class under permutations of the followers (positions
@@ -409,7 +392,7 @@ pub fn cells(protocols: &[String], nodes: &[u32], set: &[String]) -> Result<Vec<
 const CHUNK: usize = 2048;
 
 /// The per-pattern result columns.
-pub const PATTERN_COLUMNS: [&str; 12] = [
+pub const PATTERN_COLUMNS: [&str; 13] = [
     "protocol",
     "nodes",
     "family",
@@ -422,10 +405,11 @@ pub const PATTERN_COLUMNS: [&str; 12] = [
     "minority_only",
     "verdict",
     "seed",
+    "stranded",
 ];
 
 /// The summary columns: per protocol and family, patterns counted by verdict.
-pub const SUMMARY_COLUMNS: [&str; 12] = [
+pub const SUMMARY_COLUMNS: [&str; 13] = [
     "protocol",
     "nodes",
     "family",
@@ -438,6 +422,7 @@ pub const SUMMARY_COLUMNS: [&str; 12] = [
     "no_leader",
     "livelock",
     "minority_only",
+    "with_stranded",
 ];
 
 /// A pattern's verdict: its worst outcome over the seeds.
@@ -505,6 +490,7 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     let mut pattern_rows: Vec<Vec<String>> = Vec::new();
     for (cell, fam, n_all, run) in &jobs {
         let mut counts = [0u64; 5];
+        let mut with_stranded = 0u64;
         for (k, chunk) in run.chunks(CHUNK).enumerate() {
             let file = chunks_dir.join(format!(
                 "{}-{}-{k:04}.csv",
@@ -529,6 +515,9 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
                     .iter()
                     .position(|&o| o == verdict)
                     .expect("listed")] += 1;
+                if matches!(verdict, Outcome::Stable | Outcome::RecoveredAfter) && r[12] != "0" {
+                    with_stranded += 1;
+                }
                 pattern_rows.push(r);
             }
         }
@@ -542,6 +531,7 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             opts.seeds.to_string(),
         ];
         s.extend(counts.iter().map(u64::to_string));
+        s.push(with_stranded.to_string());
         out.summary.push(s);
     }
     progress.finish();
@@ -620,7 +610,8 @@ fn read_chunk(path: &Path, len: usize) -> Result<Option<Vec<Vec<String>>>> {
 }
 
 /// Run every pattern of a chunk with every seed, in parallel; one row per pattern, in order
-/// (the pattern columns, then the first seed showing the verdict).
+/// (the pattern columns, then the first seed showing the verdict, then how many seeds ended
+/// with a quorum leader and members stranded from it).
 fn run_chunk(cell: &Cell, fam: &Family, chunk: &[Pattern], seeds: u64) -> Result<Vec<Vec<String>>> {
     chunk
         .par_iter()
@@ -629,9 +620,13 @@ fn run_chunk(cell: &Cell, fam: &Family, chunk: &[Pattern], seeds: u64) -> Result
             c.scenario = Arc::new(p.scenario());
             c.skipped = None;
             let mut outcomes = Vec::with_capacity(seeds as usize);
+            let mut stranded = 0u64;
             for seed in 0..seeds {
                 let run = c.run(seed, false)?;
                 outcomes.push(run.row.outcome);
+                if run.row.converged && run.row.stranded_nodes > 0 {
+                    stranded += 1;
+                }
             }
             let verdict = worst(&outcomes);
             let first = outcomes.iter().position(|&o| o == verdict).unwrap_or(0);
@@ -649,6 +644,7 @@ fn run_chunk(cell: &Cell, fam: &Family, chunk: &[Pattern], seeds: u64) -> Result
             );
             r.push(verdict.name().to_string());
             r.push(first.to_string());
+            r.push(stranded.to_string());
             Ok(r)
         })
         .collect()
@@ -681,7 +677,7 @@ mod tests {
     }
 
     #[test]
-    fn majority_is_a_component_over_links_up_both_ways() {
+    fn majority_is_a_node_linked_both_ways_to_a_majority() {
         // 3 nodes, symmetric: bits (1,2) (1,3) (2,3). Cutting 1-2 and 2-3 leaves 1-3: a majority.
         let p = |mask, directed| Pattern {
             n: 3,
@@ -690,6 +686,25 @@ mod tests {
         };
         assert!(p(0b101, false).has_majority());
         assert!(!p(0b111, false).has_majority());
+        // 5 nodes in a chain 1-2-3-4-5: connected, but nobody is linked to two others and
+        // itself... except 2, 3 and 4, each with two neighbours: a majority of 3.
+        let chain = |n: u32, keep: &[(u32, u32)]| {
+            let links = Pattern::links(n, false);
+            let mask = links
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !keep.contains(l))
+                .fold(0u64, |m, (i, _)| m | 1 << i);
+            Pattern {
+                n,
+                directed: false,
+                mask,
+            }
+        };
+        assert!(chain(5, &[(1, 2), (2, 3), (3, 4), (4, 5)]).has_majority());
+        // A 7-node chain is connected, and no node reaches four: no quorum leader possible,
+        // although the old transitive reading called it a connected majority.
+        assert!(!chain(7, &[(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]).has_majority());
         // Directed 3 nodes: bits 1->2 1->3 2->1 2->3 3->1 3->2. Cutting 1->2 and 3->2 only
         // one way each still leaves 1-3 both ways.
         assert!(p(0b100001, true).has_majority());

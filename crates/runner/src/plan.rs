@@ -595,7 +595,7 @@ pub struct TrialRun {
     /// the reference instant unless the scenario has a reference fault
     /// ([`SimConfig::reference_fault`]); the reference is always `report.metrics.reference_ms`.
     pub fault_instant_ms: Option<f64>,
-    /// The agreed leader at the reference instant (when the first fault, or the reference
+    /// The quorum leader at the reference instant (when the first fault, or the reference
     /// fault, fired).
     pub leader_at_fault: Option<NodeId>,
 }
@@ -667,6 +667,30 @@ impl Cell {
         self.run_with(seed, false, Some(sink))
     }
 
+    /// `raft.lagging` names replicas by id, but a lag only acts on followers: the leader ships
+    /// its log short to them. When a listed node is the quorum leader at the fault instant (a
+    /// Raft leader is any id), the trial did not run the lag it describes; it is counted in
+    /// `faults_skipped` with the reason, so it stays out of every statistic and the report
+    /// says so, as for a fault that found no target.
+    fn flag_lag_on_the_leader(&self, m: &mut election_sim::Metrics) {
+        if self.protocol.kind != crate::protocol::ProtocolKind::Raft {
+            return;
+        }
+        let Some(l) = m.leader_at_reference else {
+            return;
+        };
+        if let Some(&(_, k)) = self.resolved.raft_lagging.iter().find(|&&(v, _)| v == l.0) {
+            m.faults_skipped += 1;
+            let at = election_core::Time((m.reference_ms * 1e6).round() as u64);
+            m.fault_log.push((
+                at,
+                election_sim::Applied::Skipped(format!(
+                    "raft.lagging {l}:{k}: node {l} led at the fault instant, and a leader does not lag"
+                )),
+            ));
+        }
+    }
+
     fn run_with(&self, seed: u64, trace: bool, sink: Option<TraceSink>) -> Result<TrialRun> {
         let Some(built) = &self.built else {
             return usage!(
@@ -688,7 +712,8 @@ impl Cell {
         let faults = self.scenario.faults(self.nodes, r, t_f, &mut rng);
         let n_faults = faults.len() as u32;
         let cfg = self.sim_config(seed, faults, t_f, trace);
-        let report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;
+        let mut report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;
+        self.flag_lag_on_the_leader(&mut report.metrics);
         let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
         let m = &report.metrics;
         let fired = n_faults > 0 && m.faults_skipped < n_faults;
@@ -969,6 +994,8 @@ detect_jitter_ms = [100, 150]
                         up[pos(x) as usize][pos(y) as usize] = u;
                     }
                 }
+                // constrained-election's first step delays a link; the topology is what is cut.
+                Applied::LinkDelay { .. } => {}
                 other => panic!("{scenario}: unexpected fault {other:?}"),
             }
         }
@@ -990,7 +1017,7 @@ detect_jitter_ms = [100, 150]
     #[test]
     fn gray_topologies_are_what_the_catalog_says() {
         type Case = (&'static str, u32, &'static [(u32, u32)]);
-        let cases: [Case; 6] = [
+        let cases: [Case; 7] = [
             // Follower 1 reaches everyone; every other pair is cut.
             ("quorum-loss", 5, &[(1, 2), (1, 3), (1, 4), (1, 5)]),
             // In the end the lagging follower 1 is the others' only link; the leader is alone.
@@ -1019,9 +1046,15 @@ detect_jitter_ms = [100, 150]
                     (4, 5),
                 ],
             ),
-            // 1, 2, 3 fully connected; 4 reaches only 2; 5 (the leader) only 3.
+            // The leader (5), 1 and 2 fully connected; 3 reaches only 2; 4 only the leader.
             (
                 "liveness-omission",
+                5,
+                &[(1, 2), (1, 5), (2, 3), (2, 5), (4, 5)],
+            ),
+            // 1, 2, 3 fully connected; 4 reaches only 2; 5 (the leader) only 3.
+            (
+                "liveness-omission-leader-out",
                 5,
                 &[(1, 2), (1, 3), (2, 3), (2, 4), (3, 5)],
             ),
@@ -1035,21 +1068,27 @@ detect_jitter_ms = [100, 150]
                 }
             }
         }
-        // constrained-election's first step: only the leader and follower 1 are cut, for
-        // outage_ms.
+        // constrained-election's first step: follower 1's links to and from the leader are
+        // delayed by half an election timeout (not cut: it must not suspect the leader), for
+        // outage_ms; then the topology.
         let (_, run) = topology("raft", 5, "constrained-election", 4);
         let log = applied(&run);
-        assert_eq!(log.len(), 2);
-        assert!(
-            matches!(&log[0].1, election_sim::Applied::Links { pairs, up: false } if pairs.len() == 2)
-        );
-        let outage = Resolved::resolve(
+        assert_eq!(log.len(), 3);
+        let r = Resolved::resolve(
             &crate::net::NetProfile::builtin("lan").unwrap(),
             &Default::default(),
         )
-        .unwrap()
-        .outage_ms;
-        assert_eq!(log[1].0 - log[0].0, outage);
+        .unwrap();
+        for (_, a) in &log[..2] {
+            match a {
+                election_sim::Applied::LinkDelay { from, to, ms } => {
+                    assert_eq!((from.len(), to.len()), (1, 1));
+                    assert_eq!(*ms, r.detect_timeout_ms / 2.0);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(log[2].0 - log[0].0, r.outage_ms);
     }
 
     #[test]
@@ -1214,7 +1253,7 @@ faults = [
 
     #[test]
     fn a_fault_due_before_any_leader_waits_for_one() {
-        // Fault at 0 ms: no leader yet. The crash waits for the first agreed leader and
+        // Fault at 0 ms: no leader yet. The crash waits for the first quorum leader and
         // crashes it; the reference instant is when it fired.
         let cell = one_cell(
             "protocols=[\"raft\"]\nnodes=[5]\nscenarios=[\"leader-crash\"]\nseeds=1\n\

@@ -16,13 +16,15 @@ use crate::stats::{mean, percentile, wilson, Z95};
 pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
 
 /// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 32] = [
+pub const TRIAL_METRIC_COLUMNS: [&str; 34] = [
     "converged",
     "leader",
     "detect_ms",
     "elect_ms",
     "failover_ms",
     "unavailable_ms",
+    "stranded_node_ms",
+    "stranded_nodes",
     "msgs_election",
     "msgs_total",
     "bytes_total",
@@ -55,7 +57,7 @@ pub const TRIAL_METRIC_COLUMNS: [&str; 32] = [
 pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
 
 /// The statistic columns of `summary.csv`, after the varied parameters.
-pub const SUMMARY_STAT_COLUMNS: [&str; 43] = [
+pub const SUMMARY_STAT_COLUMNS: [&str; 45] = [
     "trials",
     "measured",
     "converged_rate",
@@ -76,9 +78,11 @@ pub const SUMMARY_STAT_COLUMNS: [&str; 43] = [
     "split_brain_ms_mean",
     "minority_leader_ms_mean",
     "unavailable_ms_mean",
+    "stranded_node_ms_mean",
     "leader_changes_mean",
     "detect_ms_p50",
     "same_epoch_leaders_max",
+    "failover_ms_p5",
     "failover_ms_p50",
     "failover_ms_p95",
     "failover_ms_p99",
@@ -198,20 +202,25 @@ pub struct TrialRow {
     pub params: Vec<String>,
     /// See [`Metrics::converged`].
     pub converged: bool,
-    /// The agreed leader at the end.
+    /// The quorum leader at the end.
     pub leader: Option<u32>,
     /// Reference instant to the first node leaving the follower role.
     #[serde(serialize_with = "ser_opt_ms")]
     pub detect_ms: Option<f64>,
-    /// Reference instant to the final agreed leader.
+    /// Reference instant to the final quorum leader followed by every member that reaches it.
     #[serde(serialize_with = "ser_opt_ms")]
     pub elect_ms: Option<f64>,
-    /// Reference instant to the first agreed leader after losing one (0: never lost).
+    /// Reference instant to the first instant with a quorum leader (0: one at the reference).
     #[serde(serialize_with = "ser_opt_ms")]
     pub failover_ms: Option<f64>,
-    /// Time without an agreed leader.
+    /// Time without a quorum leader.
     #[serde(serialize_with = "ser_ms")]
     pub unavailable_ms: f64,
+    /// Node-milliseconds during which a live member had no leader it reaches and follows.
+    #[serde(serialize_with = "ser_ms")]
+    pub stranded_node_ms: f64,
+    /// Live members without a leader they reach and follow at the end.
+    pub stranded_nodes: u32,
     /// Election traffic (every category but heartbeats) in the election window.
     pub msgs_election: u64,
     /// Messages over the whole trial.
@@ -223,7 +232,7 @@ pub struct TrialRow {
     /// Total time with two or more live leaders.
     #[serde(serialize_with = "ser_ms")]
     pub split_brain_ms: f64,
-    /// Time with a leader outside the largest component.
+    /// Time with a leader-role member that is not quorum-connected.
     #[serde(serialize_with = "ser_ms")]
     pub minority_leader_ms: f64,
     /// Time with a paused node in the leader role.
@@ -308,6 +317,8 @@ impl TrialRow {
             elect_ms: m.elect_ms.map(round_ms),
             failover_ms: m.failover_ms.map(round_ms),
             unavailable_ms: round_ms(m.unavailable_ms),
+            stranded_node_ms: round_ms(m.stranded_node_ms),
+            stranded_nodes: m.stranded_nodes,
             msgs_election: w.sent_election(),
             msgs_total: m.total.sent_total(),
             bytes_total: m.total.bytes_total(),
@@ -440,6 +451,8 @@ impl TrialRow {
             elect_ms: opt_f("elect_ms")?,
             failover_ms: opt_f("failover_ms")?,
             unavailable_ms: f("unavailable_ms")?,
+            stranded_node_ms: f("stranded_node_ms")?,
+            stranded_nodes: n!("stranded_nodes"),
             msgs_election: n!("msgs_election"),
             msgs_total: n!("msgs_total"),
             bytes_total: n!("bytes_total"),
@@ -587,6 +600,16 @@ pub const ROW_RULES: &[RowRule] = &[
         holds: |r| (0.0..=r.end_ms).contains(&r.unavailable_ms),
     },
     RowRule {
+        column: "stranded_node_ms",
+        requires: "node-milliseconds are >= 0 and <= nodes x end_ms",
+        holds: |r| (0.0..=r.end_ms * r.nodes as f64).contains(&r.stranded_node_ms),
+    },
+    RowRule {
+        column: "stranded_nodes",
+        requires: "at most nodes members are stranded",
+        holds: |r| r.stranded_nodes <= r.nodes,
+    },
+    RowRule {
         column: "split_brain_ms",
         requires: "a duration is >= 0 and <= end_ms",
         holds: |r| (0.0..=r.end_ms).contains(&r.split_brain_ms),
@@ -648,22 +671,21 @@ pub const ROW_RULES: &[RowRule] = &[
     },
     RowRule {
         column: "converged",
-        requires: "converged = true exactly when leader and elect_ms are given",
-        // Only when converged is the odd one out; otherwise the rules below name the field.
-        holds: |r| r.leader.is_some() != r.elect_ms.is_some() || r.converged == r.leader.is_some(),
+        requires: "converged = true exactly when a leader is given",
+        holds: |r| r.converged == r.leader.is_some(),
     },
     RowRule {
         column: "leader",
-        requires: "a leader is given exactly when converged = true, and is one of 1..=nodes",
-        holds: |r| match r.leader {
-            Some(l) => r.converged && (1..=r.nodes).contains(&l),
-            None => !r.converged,
-        },
+        requires: "a leader is one of 1..=nodes",
+        holds: |r| r.leader.is_none_or(|l| (1..=r.nodes).contains(&l)),
     },
     RowRule {
         column: "elect_ms",
-        requires: "elect_ms is given exactly when converged = true",
-        holds: |r| r.elect_ms.is_some() == r.converged,
+        requires: "elect_ms is given only when converged = true (the leader it measures is the quorum leader), and not before failover_ms",
+        holds: |r| {
+            r.elect_ms.is_none()
+                || (r.converged && r.failover_ms.is_some_and(|f| f <= r.elect_ms.unwrap_or(0.0)))
+        },
     },
     RowRule {
         column: "unavailable_ms",
@@ -720,10 +742,9 @@ pub const ROW_RULES: &[RowRule] = &[
     RowRule {
         column: "outcome",
         requires: "a settled outcome (stable, recovered-after) needs converged = true, and \
-                   stable needs leader_changes = 0",
+                   failover_ms given",
         holds: |r| match r.outcome {
-            Outcome::Stable => r.converged && r.leader_changes == 0,
-            Outcome::RecoveredAfter => r.converged,
+            Outcome::Stable | Outcome::RecoveredAfter => r.converged && r.failover_ms.is_some(),
             _ => true,
         },
     },
@@ -788,6 +809,7 @@ pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) ->
         o(mean(&of(|t| t.split_brain_ms)), fmt_ms),
         o(mean(&of(|t| t.minority_leader_ms)), fmt_ms),
         o(mean(&of(|t| t.unavailable_ms)), fmt_ms),
+        o(mean(&of(|t| t.stranded_node_ms)), fmt_ms),
         o(mean(&of(|t| t.leader_changes as f64)), fmt_ms),
         o(percentile(&detect, 0.50), fmt_ms),
         rows.iter()
@@ -807,6 +829,7 @@ pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) ->
         .filter(|t| t.writes_stale.unwrap_or(0) > 0)
         .count();
     r.extend([
+        o(percentile(&failover, 0.05), fmt_ms),
         o(percentile(&failover, 0.50), fmt_ms),
         o(percentile(&failover, 0.95), fmt_ms),
         o(percentile(&failover, 0.99), fmt_ms),
@@ -869,6 +892,8 @@ mod tests {
             elect_ms: elect,
             failover_ms: elect,
             unavailable_ms: elect.unwrap_or(19000.0),
+            stranded_node_ms: 4.0 * elect.unwrap_or(19000.0),
+            stranded_nodes: if elect.is_some() { 0 } else { 4 },
             msgs_election: msgs,
             msgs_total: 100 + msgs,
             bytes_total: 1000,
@@ -996,6 +1021,9 @@ mod tests {
             ("column outcome", |r| {
                 r.outcome = Outcome::Stable;
                 r.recovered_timeouts = None;
+                r.converged = false;
+                r.leader = None;
+                r.elect_ms = None;
             }),
             ("column minority_leader_ms", |r| {
                 r.minority_leader_ms = 2500.0
@@ -1003,8 +1031,10 @@ mod tests {
             ("column leader = \"6\"", |r| r.leader = Some(6)),
             ("column leader = \"0\"", |r| r.leader = Some(0)),
             ("column converged = \"false\"", |r| r.converged = false),
-            ("column leader", |r| r.leader = None),
-            ("column elect_ms", |r| r.elect_ms = None),
+            ("column converged = \"true\"", |r| r.leader = None),
+            ("column elect_ms", |r| r.failover_ms = None),
+            ("column stranded_node_ms", |r| r.stranded_node_ms = 1e9),
+            ("column stranded_nodes", |r| r.stranded_nodes = 6),
             ("column split_brain = \"true\"", |r| r.split_brain = true),
             ("column split_brain = \"false\"", |r| r.max_leaders = 2),
             ("column max_leaders", |r| r.max_leaders = 0),

@@ -3,7 +3,7 @@
 //! Every scenario starts from a cold start (all nodes boot at 0 ms), lets a leader establish
 //! itself, and fires its first fault at the trial's **fault instant**: the drawn instant
 //! `fault_at_ms + U[0, fault_jitter_ms]` (drawn per trial from the trial seed, the same for
-//! every protocol) or, if the cluster has no agreed leader then, the first instant after it at
+//! every protocol) or, if the cluster has no quorum leader then, the first instant after it at
 //! which it has one, waiting at most `fault_wait_ms`; the whole timeline shifts with it. A
 //! trial whose cluster elects no leader within the wait undergoes no fault, and its row says so
 //! (`faults_skipped`). The instant the first fault fires is the reference every metric is
@@ -102,8 +102,10 @@ pub enum Builtin {
     Chained,
     /// Gray: two halves joined only through one node (n >= 5).
     Bridge,
-    /// Gray: 1, 2, 3 fully connected; 4 reaches only 2; 5 reaches only 3 (5 nodes).
+    /// Gray: Howard & Abraham's omission topology, the leader inside the clique (5 nodes).
     LivenessOmission,
+    /// Gray: the same topology with the leader one of the poorly connected nodes (5 nodes).
+    LivenessOmissionLeaderOut,
     /// Gray: the link between the leader and the lowest follower goes down and up at random.
     FlakyLeaderLink,
     /// Gray: the leader stays alive but answers slow_factor times late.
@@ -115,7 +117,7 @@ pub enum Builtin {
 }
 
 /// Every built-in scenario, in catalog order.
-pub const BUILTINS: [Builtin; 27] = [
+pub const BUILTINS: [Builtin; 28] = [
     Builtin::ColdStart,
     Builtin::LeaderCrash,
     Builtin::LeaderCrashLowestDetects,
@@ -139,6 +141,7 @@ pub const BUILTINS: [Builtin; 27] = [
     Builtin::Chained,
     Builtin::Bridge,
     Builtin::LivenessOmission,
+    Builtin::LivenessOmissionLeaderOut,
     Builtin::FlakyLeaderLink,
     Builtin::SlowLeader,
     Builtin::AmnesiaRecover,
@@ -147,12 +150,13 @@ pub const BUILTINS: [Builtin; 27] = [
 
 /// The gray-failure scenarios (partial partitions, flaky links, slow and amnesiac nodes), in
 /// catalog order: not in the default sweep, swept by `results/gray`.
-pub const GRAY: [Builtin; 8] = [
+pub const GRAY: [Builtin; 9] = [
     Builtin::QuorumLoss,
     Builtin::ConstrainedElection,
     Builtin::Chained,
     Builtin::Bridge,
     Builtin::LivenessOmission,
+    Builtin::LivenessOmissionLeaderOut,
     Builtin::FlakyLeaderLink,
     Builtin::SlowLeader,
     Builtin::AmnesiaRecover,
@@ -162,7 +166,7 @@ pub const GRAY: [Builtin; 8] = [
 /// `all`, run by `election-bench tune`.
 pub const STEADY: [Builtin; 1] = [Builtin::SteadyNoise];
 
-/// Node `k` of a topology given by position (1..=n): position n is the agreed leader at the
+/// Node `k` of a topology given by position (1..=n): position n is the quorum leader at the
 /// reference instant (the first fault) and positions 1..n-1 the other nodes in id order, fixed
 /// for the whole trial even if leadership moves between the faults that build the topology. For
 /// a bully or ring cluster, whose leader is the highest id, position k is node k.
@@ -230,6 +234,7 @@ impl Builtin {
             Builtin::Chained => "chained",
             Builtin::Bridge => "bridge",
             Builtin::LivenessOmission => "liveness-omission",
+            Builtin::LivenessOmissionLeaderOut => "liveness-omission-leader-out",
             Builtin::FlakyLeaderLink => "flaky-leader-link",
             Builtin::SlowLeader => "slow-leader",
             Builtin::AmnesiaRecover => "amnesia-recover",
@@ -240,7 +245,7 @@ impl Builtin {
     /// One line on what the scenario does and shows.
     pub fn about(self) -> &'static str {
         match self {
-            Builtin::ColdStart => "every node boots at 0 ms with no leader; time to the first agreed leader",
+            Builtin::ColdStart => "every node boots at 0 ms with no leader; time to the first quorum leader",
             Builtin::LeaderCrash => "the leader crashes; every follower's own detector notices, with the configured jitter",
             Builtin::LeaderCrashLowestDetects => "the leader crashes and only the lowest id notices (every detector off; the lowest is made to suspect after detect_timeout_ms, then its own detector is back on for retries): the bully's worst case, a single initiator elsewhere",
             Builtin::CascadeCrash => "as leader-crash-lowest-detects, then the highest live node (the would-be successor) crashes cascade_delay_ms into the election, after it answered",
@@ -259,10 +264,11 @@ impl Builtin {
             Builtin::StoreCutSlowClockWithin => "lease store only: the holder's clock slows to 0.9 of real time (within the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: no two holders",
             Builtin::StoreCutSlowClockBeyond => "lease store only: the holder's clock slows to 0.4 of real time (beyond the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: two holders act at once, and fencing decides whether the old one's writes land",
             Builtin::QuorumLoss => "5 nodes, by position (1-4 the followers in id order, 5 the leader): follower 1 keeps its links to everyone, every other pair is cut both ways, to the end of the trial; only 1 can reach a majority",
-            Builtin::ConstrainedElection => "5 nodes, by position: follower 1 is cut from the leader (5) for outage_ms, long enough to fall behind in the log (with workload.commit = majority); then followers 2-4 keep only their link to 1 and the leader is cut from them too, to the end: only the lagging 1 reaches a majority",
+            Builtin::ConstrainedElection => "5 nodes, by position (Omni-Paxos, EuroSys '23): follower 1's links to and from the leader (5) are delayed by half an election timeout (detect_timeout_ms / 2) for outage_ms, so it falls behind in the log (with workload.commit = majority) without ever suspecting the leader; then followers 2-4 keep only their link to 1 and the leader is cut from them too, to the end: only the lagging 1 reaches a majority",
             Builtin::Chained => "3 nodes, by position: the leader (3) and follower 1 lose their link both ways, to the end; follower 2 still reaches both",
             Builtin::Bridge => "n >= 5, by position: follower 1 is the bridge; the leader with followers 2..=ceil((n-1)/2) and the other followers are cut from each other both ways, to the end; only the bridge reaches both halves",
-            Builtin::LivenessOmission => "5 nodes, by position: 1, 2, 3 fully connected; 4 reaches only 2; the leader (5) reaches only 3; every other pair cut both ways, to the end",
+            Builtin::LivenessOmission => "5 nodes, by position (Howard & Abraham 2020): the leader (5), 1 and 2 fully connected; 3 reaches only 2; 4 reaches only the leader; every other pair cut both ways, to the end. The leader keeps a direct majority (1, 2, 4): plain Raft's 3 keeps deposing it, PreVote + CheckQuorum keeps it",
+            Builtin::LivenessOmissionLeaderOut => "5 nodes, by position: the same topology with the leader (5) as a poorly connected node: 1, 2, 3 fully connected; 4 reaches only 2; the leader reaches only 3; every other pair cut both ways, to the end. The leader has lost its majority and a new one must be elected inside the clique",
             Builtin::FlakyLeaderLink => "the link between the leader and the lowest follower goes down and up again, `flaps` times, both ways; each down time is U[0.5, 1.5] x flap_down_ms and each up time U[0.5, 1.5] x flap_up_ms, drawn per trial",
             Builtin::SlowLeader => "the leader stays alive but slow, to the end: its processing time and the latency of every message it sends are multiplied by slow_factor",
             Builtin::AmnesiaRecover => "the leader crashes, loses its stable storage (a replaced disk) and comes back outage_ms later as a blank node (on_start with nothing persisted)",
@@ -273,9 +279,10 @@ impl Builtin {
     /// The one cluster size a fixed topology is defined for, if it is.
     pub fn exact_nodes(self) -> Option<u32> {
         match self {
-            Builtin::QuorumLoss | Builtin::ConstrainedElection | Builtin::LivenessOmission => {
-                Some(5)
-            }
+            Builtin::QuorumLoss
+            | Builtin::ConstrainedElection
+            | Builtin::LivenessOmission
+            | Builtin::LivenessOmissionLeaderOut => Some(5),
             Builtin::Chained => Some(3),
             _ => None,
         }
@@ -458,16 +465,25 @@ impl Builtin {
             | Builtin::Chained
             | Builtin::Bridge
             | Builtin::LivenessOmission
+            | Builtin::LivenessOmissionLeaderOut
             | Builtin::ConstrainedElection => {
                 let cut = |pairs: Vec<(u32, u32)>| Links {
                     pairs: both_ways(&pairs, n),
                     up: false,
                 };
                 match self {
-                    Builtin::ConstrainedElection => vec![
-                        at(t, cut(vec![(1, n)])),
-                        at(t + r.outage_ms, cut(self.cut_pairs(n))),
-                    ],
+                    Builtin::ConstrainedElection => {
+                        let delay = |from: u32, to: u32| LinkDelay {
+                            from: NodeSet::One(position(from, n)),
+                            to: NodeSet::One(position(to, n)),
+                            ms: r.detect_timeout_ms / 2.0,
+                        };
+                        vec![
+                            at(t, delay(1, n)),
+                            at(t, delay(n, 1)),
+                            at(t + r.outage_ms, cut(self.cut_pairs(n))),
+                        ]
+                    }
                     _ => vec![at(t, cut(self.cut_pairs(n)))],
                 }
             }
@@ -530,7 +546,10 @@ impl Builtin {
                     .flat_map(|&a| other.iter().map(move |&b| (a.min(b), a.max(b))))
                     .collect()
             }
-            Builtin::LivenessOmission => all_but(&[(1, 2), (1, 3), (2, 3), (2, 4), (3, 5)], n),
+            Builtin::LivenessOmission => all_but(&[(1, 2), (1, 5), (2, 5), (2, 3), (4, 5)], n),
+            Builtin::LivenessOmissionLeaderOut => {
+                all_but(&[(1, 2), (1, 3), (2, 3), (2, 4), (3, 5)], n)
+            }
             _ => Vec::new(),
         }
     }

@@ -20,7 +20,7 @@
 //! ([`fault_at`]) and a crash trial's `horizon_ms` 20 timeouts and 10 s past it ([`horizon`]):
 //! the crash, or the steady window, comes after the cold start's election,
 //! whatever the timeout (a window opening mid-election would count that election as false; the
-//! `unsettled_starts` column counts windows that opened without an agreed leader anyway). Each point is run twice over, under the same
+//! `unsettled_starts` column counts windows that opened without a quorum leader anyway). Each point is run twice over, under the same
 //! noise (the `noise.*` parameters; `noise.profile = busy` unless the caller sets it):
 //!
 //! * **false elections**: `steady-noise` trials, each one hour of a healthy cluster (`steady_ms`),
@@ -29,7 +29,7 @@
 //!   (Garwood) 95 % Poisson interval; the time without a leader they cost is reported per hour
 //!   too.
 //! * **failover**: `leader-crash` trials under the same noise: p50, p95 and p99 of
-//!   `failover_ms` (the crash to the first agreed leader after it), with the distribution-free
+//!   `failover_ms` (the crash to the first quorum leader after it), with the distribution-free
 //!   95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.
 //!
 //! Trials that ran out of work budget or whose fault found no leader to crash are not
@@ -260,7 +260,7 @@ pub struct Point {
     pub false_elections: u64,
     /// Elections started over those hours (attempts, including those that changed nothing).
     pub elections_started: u64,
-    /// Time without an agreed leader over those hours, ms.
+    /// Time without a quorum leader over those hours, ms.
     pub leaderless_ms: f64,
     /// Leader-crash trials measured.
     pub crash_trials: u64,
@@ -270,7 +270,7 @@ pub struct Point {
     pub budget_exceeded: u64,
     /// Crash trials whose fault found no leader.
     pub faults_skipped: u64,
-    /// Steady-noise trials whose window opened with no agreed leader (the noise kept the
+    /// Steady-noise trials whose window opened with no quorum leader (the noise kept the
     /// cluster from settling even before it): counted in, and said.
     pub unsettled_starts: u64,
 }

@@ -59,7 +59,7 @@
 //!   column is a third, unrelated one (two leaders at once).
 //! * **etcd's failure-tolerance table**: `raft` on `lan`; "k down" crashes the leader (so an
 //!   election is needed) and `k − 1` followers at the fault instant; the figure is whether the
-//!   trial ends `converged` (an agreed leader held to the end), published as 1 (elects) or 0.
+//!   trial ends `converged` (a quorum leader at the end), published as 1 (elects) or 0.
 //! * **Disruptive rejoin** (thesis §9.6): the built-in `follower-isolation-rejoin`; "deposed" is
 //!   `leader_changes ≥ 1` (some node entered the leader role after the fault, which with one
 //!   healthy leader before it means that leader stepped down).
@@ -85,7 +85,7 @@ pub enum Metric {
     MsgsElection,
     /// `msgs_election_req`: category *election* (bully and ring ELECTION, Raft REQUEST_VOTE).
     MsgsElectionReq,
-    /// 1 if `converged` (an agreed leader held to the end), else 0.
+    /// 1 if `converged` (a quorum leader at the end), else 0.
     Converged,
     /// 1 if `leader_changes ≥ 1`, else 0.
     Deposed,

@@ -75,8 +75,8 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
         if c >= model.from && c <= model.to {
             let who = meta
                 .leader
-                .map(|l| format!("node {l} agreed leader"))
-                .unwrap_or_else(|| "agreed leader".into());
+                .map(|l| format!("node {l} quorum leader"))
+                .unwrap_or_else(|| "quorum leader".into());
             items.push((
                 c,
                 3,

@@ -381,8 +381,8 @@ pub(super) fn render(model: &Model, meta: &TraceMeta) -> String {
             hline(&mut s, y, lanes_end, "#2e7d32");
             let who = meta
                 .leader
-                .map(|l| format!("node {l} agreed leader"))
-                .unwrap_or_else(|| "agreed leader".into());
+                .map(|l| format!("node {l} quorum leader"))
+                .unwrap_or_else(|| "quorum leader".into());
             notes.push((
                 c,
                 format!(

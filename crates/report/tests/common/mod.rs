@@ -149,8 +149,26 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((c - h).max(0.0), (c + h).min(1.0))
 }
 
-pub const TRIAL_HEADER: &str = "mode,protocol,nodes,scenario,net,seed,converged,leader,detect_ms,elect_ms,unavailable_ms,msgs_election,msgs_total,bytes_total,split_brain,split_brain_ms,minority_leader_ms,max_leaders,same_epoch_leaders,leader_changes,elections_started,msgs_election_req,msgs_reply,msgs_leader,msgs_heartbeat,faults_skipped,budget_exceeded,end_ms,failover_ms,paused_leader_ms,writes_ok,writes_stale,writes_fenced,stale_window_ms,write_unavailable_ms,msgs_workload,outcome,recovered_timeouts";
-pub const SUMMARY_HEADER: &str = "protocol,nodes,scenario,net,trials,measured,converged_rate,elect_ms_mean,elect_ms_p5,elect_ms_p50,elect_ms_p95,elect_ms_p99,elect_ms_max,msgs_election_mean,msgs_election_p50,msgs_election_p95,msgs_election_p99,msgs_election_max,split_brain_rate,split_brain_ci_lo,split_brain_ci_hi,split_brain_ms_mean,minority_leader_ms_mean,unavailable_ms_mean,leader_changes_mean,detect_ms_p50,same_epoch_leaders_max,faults_skipped_trials,budget_exceeded,skipped,failover_ms_p50,failover_ms_p95,failover_ms_p99,paused_leader_ms_mean,writes_ok_mean,writes_stale_mean,writes_stale_max,stale_rate,writes_fenced_mean,stale_window_ms_mean,write_unavailable_ms_mean,outcome_stable,outcome_recovered_after,outcome_no_leader,outcome_livelock,outcome_minority_only,recovered_timeouts_max";
+pub const TRIAL_HEADER: &str = "mode,protocol,nodes,scenario,net,seed,converged,leader,detect_ms,elect_ms,unavailable_ms,stranded_node_ms,stranded_nodes,msgs_election,msgs_total,bytes_total,split_brain,split_brain_ms,minority_leader_ms,max_leaders,same_epoch_leaders,leader_changes,elections_started,msgs_election_req,msgs_reply,msgs_leader,msgs_heartbeat,faults_skipped,budget_exceeded,end_ms,failover_ms,paused_leader_ms,writes_ok,writes_stale,writes_fenced,stale_window_ms,write_unavailable_ms,msgs_workload,outcome,recovered_timeouts";
+pub const SUMMARY_HEADER: &str = "protocol,nodes,scenario,net,trials,measured,converged_rate,elect_ms_mean,elect_ms_p5,elect_ms_p50,elect_ms_p95,elect_ms_p99,elect_ms_max,msgs_election_mean,msgs_election_p50,msgs_election_p95,msgs_election_p99,msgs_election_max,split_brain_rate,split_brain_ci_lo,split_brain_ci_hi,split_brain_ms_mean,minority_leader_ms_mean,unavailable_ms_mean,stranded_node_ms_mean,leader_changes_mean,detect_ms_p50,same_epoch_leaders_max,faults_skipped_trials,budget_exceeded,skipped,failover_ms_p5,failover_ms_p50,failover_ms_p95,failover_ms_p99,paused_leader_ms_mean,writes_ok_mean,writes_stale_mean,writes_stale_max,stale_rate,writes_fenced_mean,stale_window_ms_mean,write_unavailable_ms_mean,outcome_stable,outcome_recovered_after,outcome_no_leader,outcome_livelock,outcome_minority_only,recovered_timeouts_max";
+
+/// A CSV line with `header`'s columns, each from `values` by name (empty when not given).
+fn line(header: &str, values: &[(&str, String)]) -> String {
+    for (k, _) in values {
+        assert!(header.split(',').any(|c| c == *k), "fixture column {k}");
+    }
+    header
+        .split(',')
+        .map(|c| {
+            values
+                .iter()
+                .find(|(k, _)| *k == c)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
 
 /// Writes `trials` as a results directory (with one extra skipped cell) and returns it.
 pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
@@ -159,48 +177,63 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
     tcsv.push('\n');
     for t in trials {
         let leader = if t.converged { t.nodes - 1 } else { 0 };
-        let _ = writeln!(
-            tcsv,
-            "sim,{},{},{},lan,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,false,{},,0,,,,,,0,{},{}",
-            t.protocol,
-            t.nodes,
-            t.scenario,
-            t.seed,
-            t.converged,
-            if t.converged {
-                leader.to_string()
-            } else {
-                String::new()
-            },
-            num(t.elect_ms * 0.6),
-            if t.converged {
-                num(t.elect_ms)
-            } else {
-                String::new()
-            },
-            num(t.unavailable_ms),
-            t.msgs_election,
-            t.msgs_election + 400,
-            (t.msgs_election + 400) * 24,
-            t.split_brain,
-            num(t.split_brain_ms),
-            num(t.minority_leader_ms),
-            if t.split_brain { 2 } else { 1 },
-            t.same_epoch,
-            t.leader_changes,
-            1,
-            t.msgs_election / 2,
-            t.msgs_election - t.msgs_election / 2 - 1,
-            1,
-            12,
-            num(4000.0 + t.elect_ms),
-            if t.converged {
-                "recovered-after"
-            } else {
-                "no-leader"
-            },
-            if t.converged { "2" } else { "" }
+        let opt = |c: bool, v: String| if c { v } else { String::new() };
+        let stranded = if t.converged { 0 } else { t.nodes - 1 };
+        let row = line(
+            TRIAL_HEADER,
+            &[
+                ("mode", "sim".into()),
+                ("protocol", t.protocol.clone()),
+                ("nodes", t.nodes.to_string()),
+                ("scenario", t.scenario.clone()),
+                ("net", "lan".into()),
+                ("seed", t.seed.to_string()),
+                ("converged", t.converged.to_string()),
+                ("leader", opt(t.converged, leader.to_string())),
+                ("detect_ms", num(t.elect_ms * 0.6)),
+                ("elect_ms", opt(t.converged, num(t.elect_ms))),
+                ("unavailable_ms", num(t.unavailable_ms)),
+                (
+                    "stranded_node_ms",
+                    num(t.unavailable_ms * f64::from(t.nodes - 1)),
+                ),
+                ("stranded_nodes", stranded.to_string()),
+                ("msgs_election", t.msgs_election.to_string()),
+                ("msgs_total", (t.msgs_election + 400).to_string()),
+                ("bytes_total", ((t.msgs_election + 400) * 24).to_string()),
+                ("split_brain", t.split_brain.to_string()),
+                ("split_brain_ms", num(t.split_brain_ms)),
+                ("minority_leader_ms", num(t.minority_leader_ms)),
+                ("max_leaders", if t.split_brain { "2" } else { "1" }.into()),
+                ("same_epoch_leaders", t.same_epoch.to_string()),
+                ("leader_changes", t.leader_changes.to_string()),
+                ("elections_started", "1".into()),
+                ("msgs_election_req", (t.msgs_election / 2).to_string()),
+                (
+                    "msgs_reply",
+                    (t.msgs_election - t.msgs_election / 2 - 1).to_string(),
+                ),
+                ("msgs_leader", "1".into()),
+                ("msgs_heartbeat", "12".into()),
+                ("faults_skipped", "0".into()),
+                ("budget_exceeded", "false".into()),
+                ("end_ms", num(4000.0 + t.elect_ms)),
+                ("failover_ms", opt(t.converged, num(t.elect_ms))),
+                ("paused_leader_ms", "0".into()),
+                ("msgs_workload", "0".into()),
+                (
+                    "outcome",
+                    if t.converged {
+                        "recovered-after"
+                    } else {
+                        "no-leader"
+                    }
+                    .into(),
+                ),
+                ("recovered_timeouts", opt(t.converged, "2".into())),
+            ],
         );
+        let _ = writeln!(tcsv, "{row}");
     }
     std::fs::write(dir.join("trials.csv"), tcsv).unwrap();
 
@@ -243,41 +276,98 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
             .map(|t| t.elect_ms * 0.6)
             .collect();
         d.sort_by(f64::total_cmp);
-        let _ = writeln!(
-            scsv,
-            "{p},{n},{sc},lan,{k},{k},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,0,,,,,,,,,,,,,0,{},{},0,0,{}",
-            num(ts.iter().filter(|t| t.converged).count() as f64 / k as f64),
-            stat(&e, &mean),
-            stat(&e, &|v| pctl(v, 0.05)),
-            stat(&e, &|v| pctl(v, 0.5)),
-            stat(&e, &|v| pctl(v, 0.95)),
-            stat(&e, &|v| pctl(v, 0.99)),
-            stat(&e, &|v| v[v.len() - 1]),
-            num(mean(&m)),
-            num(pctl(&m, 0.5)),
-            num(pctl(&m, 0.95)),
-            num(pctl(&m, 0.99)),
-            num(m[m.len() - 1]),
-            num(sb as f64 / k as f64),
-            num(lo),
-            num(hi),
-            num(ts.iter().map(|t| t.split_brain_ms).sum::<f64>() / k as f64),
-            num(ts.iter().map(|t| t.minority_leader_ms).sum::<f64>() / k as f64),
-            num(ts.iter().map(|t| t.unavailable_ms).sum::<f64>() / k as f64),
-            num(ts.iter().map(|t| t.leader_changes as f64).sum::<f64>() / k as f64),
-            stat(&d, &|v| pctl(v, 0.5)),
-            ts.iter().map(|t| t.same_epoch).max().unwrap_or(0),
-            ts.iter().filter(|t| t.converged).count(),
-            ts.iter().filter(|t| !t.converged).count(),
-            if ts.iter().any(|t| t.converged) { "2" } else { "" },
+        let avg = |f: &dyn Fn(&Trial) -> f64| num(ts.iter().map(|t| f(t)).sum::<f64>() / k as f64);
+        let row = line(
+            SUMMARY_HEADER,
+            &[
+                ("protocol", p.clone()),
+                ("nodes", n.to_string()),
+                ("scenario", sc.clone()),
+                ("net", "lan".into()),
+                ("trials", k.to_string()),
+                ("measured", k.to_string()),
+                (
+                    "converged_rate",
+                    num(ts.iter().filter(|t| t.converged).count() as f64 / k as f64),
+                ),
+                ("elect_ms_mean", stat(&e, &mean)),
+                ("elect_ms_p5", stat(&e, &|v| pctl(v, 0.05))),
+                ("elect_ms_p50", stat(&e, &|v| pctl(v, 0.5))),
+                ("elect_ms_p95", stat(&e, &|v| pctl(v, 0.95))),
+                ("elect_ms_p99", stat(&e, &|v| pctl(v, 0.99))),
+                ("elect_ms_max", stat(&e, &|v| v[v.len() - 1])),
+                ("msgs_election_mean", num(mean(&m))),
+                ("msgs_election_p50", num(pctl(&m, 0.5))),
+                ("msgs_election_p95", num(pctl(&m, 0.95))),
+                ("msgs_election_p99", num(pctl(&m, 0.99))),
+                ("msgs_election_max", num(m[m.len() - 1])),
+                ("split_brain_rate", num(sb as f64 / k as f64)),
+                ("split_brain_ci_lo", num(lo)),
+                ("split_brain_ci_hi", num(hi)),
+                ("split_brain_ms_mean", avg(&|t| t.split_brain_ms)),
+                ("minority_leader_ms_mean", avg(&|t| t.minority_leader_ms)),
+                ("unavailable_ms_mean", avg(&|t| t.unavailable_ms)),
+                (
+                    "stranded_node_ms_mean",
+                    avg(&|t| t.unavailable_ms * f64::from(t.nodes - 1)),
+                ),
+                ("leader_changes_mean", avg(&|t| t.leader_changes as f64)),
+                ("detect_ms_p50", stat(&d, &|v| pctl(v, 0.5))),
+                (
+                    "same_epoch_leaders_max",
+                    ts.iter()
+                        .map(|t| t.same_epoch)
+                        .max()
+                        .unwrap_or(0)
+                        .to_string(),
+                ),
+                ("faults_skipped_trials", "0".into()),
+                ("budget_exceeded", "0".into()),
+                // failover_ms is elect_ms in these trials (the leader changes once).
+                ("failover_ms_p5", stat(&e, &|v| pctl(v, 0.05))),
+                ("failover_ms_p50", stat(&e, &|v| pctl(v, 0.5))),
+                ("failover_ms_p95", stat(&e, &|v| pctl(v, 0.95))),
+                ("failover_ms_p99", stat(&e, &|v| pctl(v, 0.99))),
+                ("outcome_stable", "0".into()),
+                (
+                    "outcome_recovered_after",
+                    ts.iter().filter(|t| t.converged).count().to_string(),
+                ),
+                (
+                    "outcome_no_leader",
+                    ts.iter().filter(|t| !t.converged).count().to_string(),
+                ),
+                ("outcome_livelock", "0".into()),
+                ("outcome_minority_only", "0".into()),
+                (
+                    "recovered_timeouts_max",
+                    if ts.iter().any(|t| t.converged) {
+                        "2"
+                    } else {
+                        ""
+                    }
+                    .into(),
+                ),
+            ],
         );
+        let _ = writeln!(scsv, "{row}");
     }
     // A skipped cell, as the runner writes them.
-    let _ = writeln!(
-        scsv,
-        "ring,2,partition-leader-minority,lan,0,0,{}0,0,partition needs at least 3 nodes,,,,,,,,,,,,,,,,,",
-        ",".repeat(21)
+    let skipped = line(
+        SUMMARY_HEADER,
+        &[
+            ("protocol", "ring".into()),
+            ("nodes", "2".into()),
+            ("scenario", "partition-leader-minority".into()),
+            ("net", "lan".into()),
+            ("trials", "0".into()),
+            ("measured", "0".into()),
+            ("faults_skipped_trials", "0".into()),
+            ("budget_exceeded", "0".into()),
+            ("skipped", "partition needs at least 3 nodes".into()),
+        ],
     );
+    let _ = writeln!(scsv, "{skipped}");
     std::fs::write(dir.join("summary.csv"), scsv).unwrap();
     let manifest = format!(
         r#"{{"tool":"election-bench","version":"0.1.0","git_commit":null,"name":"test","command":"election-bench sweep --name test --seeds {SEEDS}","config":{{"protocols":["bully","ring","raft","raft+pre_vote+check_quorum"],"nodes":[3,5,7],"seeds":{{"count":{SEEDS},"first":0}},"timing":{{"heartbeat_ms":50,"detect_timeout_ms":150,"detect_jitter_ms":150}},"nets":{{"lan":{{"latency":{{"kind":"constant","ms":1.0}},"loss":0.0}}}}}},"cells":{},"trials":{}}}"#,
