@@ -1262,7 +1262,7 @@ fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
     for line in [
         "summary          raft | 3 nodes | leader-crash | 1 live trials",
         "converged        1 of 1",
-        "elect            p50 ",
+        "failover         p50 ",
     ] {
         assert!(out.contains(line), "{line:?} not in: {out}");
     }

@@ -558,6 +558,16 @@ impl Resolved {
                 crate::results::fmt_ms(r.horizon_ms)
             );
         }
+        if latest + r.settle_ms > r.horizon_ms {
+            // No trial could hold a leader for the settle window before the horizon: every
+            // verdict would be a liveness failure, even with a leader at the end.
+            return usage!(
+                "invalid settle_ms = {} ms: the settle window must fit between the latest fault instant ({} ms) and horizon_ms ({} ms); raise horizon_ms or lower settle_ms",
+                crate::results::fmt_ms(r.settle_ms),
+                crate::results::fmt_ms(latest),
+                crate::results::fmt_ms(r.horizon_ms)
+            );
+        }
         Ok(r)
     }
 
@@ -674,6 +684,11 @@ mod tests {
         assert_eq!(r.raft_timeout_ms, (150.0, 300.0));
         assert_eq!(r.raft_lagging, Vec::<(u32, u64)>::new());
         assert_eq!(r.settle_ms, 600.0);
+        // A settle window that cannot fit before the horizon is refused, naming it.
+        let mut set = ParamMap::new();
+        set.insert("settle_ms", "19500".to_string());
+        let e = Resolved::resolve(&lan, &set).unwrap_err().to_string();
+        assert!(e.contains("invalid settle_ms = 19500 ms"), "{e}");
         assert_eq!(r.fault_jitter_ms, 50.0);
         assert_eq!(r.budget(51, r.horizon_ms), 5_100_000);
         assert_eq!(r.budget(5001, r.horizon_ms), 20_000_000);
