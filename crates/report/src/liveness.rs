@@ -460,6 +460,17 @@ pub fn render_explore(
     };
     let charts = out_dir.join("charts");
     fs::create_dir_all(&charts).map_err(|e| ReportError::io(&charts, e))?;
+    // Graphs of an earlier run for a protocol that no longer fails would be left behind.
+    for entry in fs::read_dir(&charts).map_err(|e| ReportError::io(&charts, e))? {
+        let path = entry.map_err(|e| ReportError::io(&charts, e))?.path();
+        let stale = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .is_some_and(|f| f.starts_with("failing-"));
+        if stale {
+            fs::remove_file(&path).map_err(|e| ReportError::io(&path, e))?;
+        }
+    }
     let mut files = Vec::new();
     let mut s = String::new();
     s.push_str("# Exploring link failures\n\n");

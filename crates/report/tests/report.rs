@@ -600,4 +600,9 @@ fn the_explore_report_draws_the_smallest_failing_patterns() {
         assert!(fs::metadata(&f).unwrap().len() > 1000, "{f:?}");
     }
     assert!(md.contains("![raft: smallest failing patterns](charts/failing-raft.svg)"));
+    // A rerun leaves no graph of an earlier run behind.
+    let stale = out.join("charts/failing-gone.svg");
+    fs::write(&stale, "<svg/>").unwrap();
+    election_report::render_explore(&results, &out, 3, true).unwrap();
+    assert!(!stale.exists());
 }
