@@ -530,6 +530,9 @@ struct MergeArgs {
     /// The shard directories (every k/N of one sweep).
     #[arg(required = true, value_name = "SHARD_DIR")]
     shards: Vec<PathBuf>,
+    /// Overwrite results already in --out (never one of the shards).
+    #[arg(long)]
+    force: bool,
 }
 
 /// The protocols and their options, for `--protocol`'s help.
@@ -650,6 +653,12 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 focus_nodes: a.focus_nodes,
                 ..ReportOptions::default()
             };
+            // The reader's own checks first (they name the file, line and column, exit 2),
+            // then the recorded hash and the recomputed summary.
+            if a.results.join("manifest.json").is_file() {
+                election_report::load_results(&a.results)?;
+            }
+            verify_results(&a.results)?;
             let tracer = RunnerTracer::from_manifest(&a.results)?;
             report(&a.results, &out, &opts, &tracer)
         }
@@ -695,7 +704,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::Merge(a) => {
-            let m = election_runner::merge(&a.out, &a.shards)?;
+            let m = election_runner::merge(&a.out, &a.shards, a.force)?;
             println!(
                 "merged {} shards: {} cells, {} trials into {}",
                 a.shards.len(),
@@ -835,6 +844,17 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// A finished results directory is checked before `report` or `compare` reads it: its
+/// `trials.csv` is the file the manifest records (bytes and SHA-256), every row holds, and
+/// `summary.csv` is exactly what the trials give — an edited file is never published. A
+/// directory without a manifest is left to the reader's own error (it names what is missing).
+fn verify_results(dir: &std::path::Path) -> Result<(), CliError> {
+    if dir.join("manifest.json").is_file() {
+        election_runner::sweep::verify_finished(dir)?;
+    }
+    Ok(())
+}
+
 /// Render the report and tell the user where it is and what to look at.
 fn report(
     results: &std::path::Path,
@@ -866,6 +886,8 @@ fn compare(a: CompareArgs) -> Result<(), CliError> {
         ignore: a.ignore.clone(),
     };
     let cmp = election_report::compare(&a.a, &a.b, &opts)?;
+    verify_results(&a.a)?;
+    verify_results(&a.b)?;
     let out = a.out.clone().unwrap_or_else(|| {
         let name = |p: &std::path::Path| {
             p.file_name()

@@ -1533,6 +1533,162 @@ fn resume_refuses_rows_with_impossible_values_naming_line_column_and_value() {
     }
 }
 
+/// Record `dir/trials.csv`'s current byte count and SHA-256 in `dir/manifest.json`, as a
+/// forger who knew the format would.
+fn rehash(dir: &Path) {
+    use sha2::Digest;
+    let t = fs::read(dir.join("trials.csv")).unwrap();
+    let sha: String = sha2::Sha256::digest(&t)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mp = dir.join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_str(&fs::read_to_string(&mp).unwrap()).unwrap();
+    m["trials_csv"]["sha256"] = sha.into();
+    m["trials_csv"]["bytes"] = (t.len() as u64).into();
+    fs::write(&mp, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
+/// Results are checked against what the sweep recorded wherever a finished directory is read:
+/// an edited `trials.csv` is refused by `merge`, `report`, `compare` and `--resume` (which
+/// would otherwise re-certify it with a new hash), and a `summary.csv` edited within every
+/// range is refused by `report` and `compare`, which recompute it from the trials.
+#[test]
+fn recorded_hashes_and_the_summary_are_checked_wherever_results_are_read() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "good", &["--no-report"]));
+    ok(&tiny(d.path(), "s1", &["--no-report", "--shard", "1/2"]));
+    ok(&tiny(d.path(), "s2", &["--no-report", "--shard", "2/2"]));
+    let copy = |from: &str, name: &str| {
+        let dir = d.path().join(name);
+        fs::create_dir_all(&dir).unwrap();
+        for f in [
+            "trials.csv",
+            "trials.csv.gz",
+            "summary.csv",
+            "manifest.json",
+        ] {
+            fs::copy(d.path().join(from).join(f), dir.join(f)).unwrap();
+        }
+        dir
+    };
+    let hash_msg = ["trials.csv is not the file the sweep wrote", "SHA-256"];
+    // An edited trial value (a plausible one: another election time).
+    let edited = copy("good", "edited");
+    let t = fs::read_to_string(edited.join("trials.csv")).unwrap();
+    let line = t.lines().position(|l| l.contains(",true,")).unwrap() + 1;
+    corrupt(&edited.join("trials.csv"), line, "elect_ms", "1");
+    fails(
+        &bench(&["report", "--results", "edited", "--out", "rep"], d.path()),
+        1,
+        &hash_msg,
+    );
+    assert!(!d.path().join("rep").exists());
+    fails(
+        &bench(&["compare", "good", "edited", "--out", "cmp"], d.path()),
+        1,
+        &hash_msg,
+    );
+    let before = fs::read(edited.join("manifest.json")).unwrap();
+    fails(
+        &tiny(d.path(), "edited", &["--no-report", "--resume"]),
+        1,
+        &hash_msg,
+    );
+    assert!(fs::read(edited.join("manifest.json")).unwrap() == before);
+    // Only the compressed copy, as committed: decompressed and checked the same way.
+    let gz_only = copy("good", "gz-only");
+    fs::remove_file(gz_only.join("trials.csv")).unwrap();
+    let mut m: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(gz_only.join("manifest.json")).unwrap()).unwrap();
+    m["trials_csv"]["sha256"] = "0".repeat(64).into();
+    fs::write(gz_only.join("manifest.json"), m.to_string()).unwrap();
+    fails(
+        &bench(
+            &["report", "--results", "gz-only", "--out", "rep"],
+            d.path(),
+        ),
+        1,
+        &["trials.csv.gz is not the file the sweep wrote"],
+    );
+    // A shard whose trials no longer match its manifest.
+    let s1 = copy("s1", "s1-edited");
+    corrupt(&s1.join("trials.csv"), line.min(3), "msgs_total", "7");
+    fails(
+        &bench(&["merge", "--out", "m", "s1-edited", "s2"], d.path()),
+        1,
+        &hash_msg,
+    );
+    // A statistic edited within its range: the trials give another value.
+    let summary = copy("good", "summary");
+    corrupt(&summary.join("summary.csv"), 2, "msgs_election_mean", "1");
+    fails(
+        &bench(
+            &["report", "--results", "summary", "--out", "rep"],
+            d.path(),
+        ),
+        1,
+        &[
+            "summary.csv line 2",
+            "msgs_election_mean",
+            "the cell's trials give",
+        ],
+    );
+    fails(
+        &bench(&["compare", "good", "summary", "--out", "cmp"], d.path()),
+        1,
+        &["summary.csv line 2"],
+    );
+    // Untouched results still pass everywhere.
+    ok(&bench(
+        &["report", "--results", "good", "--out", "rep"],
+        d.path(),
+    ));
+    ok(&bench(
+        &["compare", "good", "good", "--out", "cmp"],
+        d.path(),
+    ));
+}
+
+/// `merge --out` never overwrites results by accident: a directory holding results is refused
+/// unless `--force` (as `sweep` does), one of the shards being merged always, and nothing is
+/// touched.
+#[test]
+fn merge_refuses_to_overwrite_results_or_its_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "other", &["--no-report"]));
+    ok(&tiny(d.path(), "s1", &["--no-report", "--shard", "1/2"]));
+    ok(&tiny(d.path(), "s2", &["--no-report", "--shard", "2/2"]));
+    let before = fs::read(d.path().join("other/manifest.json")).unwrap();
+    fails(
+        &bench(&["merge", "--out", "other", "s1", "s2"], d.path()),
+        2,
+        &["holds results already", "--force"],
+    );
+    assert_eq!(
+        fs::read(d.path().join("other/manifest.json")).unwrap(),
+        before
+    );
+    let s1 = fs::read(d.path().join("s1/manifest.json")).unwrap();
+    for out in ["s1", "./s2"] {
+        for force in [false, true] {
+            let mut args = vec!["merge", "--out", out, "s1", "s2"];
+            if force {
+                args.push("--force");
+            }
+            fails(&bench(&args, d.path()), 2, &["one of the shards"]);
+        }
+    }
+    assert!(fs::read(d.path().join("s1/manifest.json")).unwrap() == s1);
+    // Forced: overwritten with the merge (which equals the unsharded sweep it was).
+    fs::write(d.path().join("other/summary.csv"), "stale\n").unwrap();
+    ok(&bench(
+        &["merge", "--out", "other", "s1", "s2", "--force"],
+        d.path(),
+    ));
+    assert!(fs::read(d.path().join("other/summary.csv")).unwrap() != b"stale\n");
+}
+
 #[test]
 fn merge_checks_values_and_recomputes_the_summary() {
     let d = tempfile::tempdir().unwrap();
@@ -1551,9 +1707,11 @@ fn merge_checks_values_and_recomputes_the_summary() {
         }
         dir
     };
-    // A flipped boolean in a trial row.
+    // A flipped boolean in a trial row (with the manifest's hash updated to match, so the
+    // row check itself is what refuses it).
     let bad = copy("bad1");
     corrupt(&bad.join("trials.csv"), 2, "split_brain", "true");
+    rehash(&bad);
     fails(
         &bench(&["merge", "--out", "m", "bad1", "s2"], d.path()),
         1,
@@ -1580,6 +1738,7 @@ fn merge_checks_values_and_recomputes_the_summary() {
     let extra = lines[1].to_string();
     lines.push(&extra);
     fs::write(bad.join("trials.csv"), lines.join("\n") + "\n").unwrap();
+    rehash(&bad);
     fails(
         &bench(&["merge", "--out", "m", "s2", "bad3"], d.path()),
         1,
