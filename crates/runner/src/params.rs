@@ -156,7 +156,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("noise.spike_per_hour", Kind::Rate, "none: 0; busy: 6", "latency spikes per node per hour: every message to or from the node takes noise.spike_ms longer while it lasts"),
     p("noise.spike_ms", Kind::Latency, "lognormal:20:1", "extra one-way latency of a spike, drawn per spike (latency syntax)"),
     p("noise.spike_len_ms", Kind::Latency, "lognormal:500:0.5", "how long each spike lasts (latency syntax)"),
-    p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
+    p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty); otherwise at least 0.1 ms"),
     p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
     p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
     p("fault_at_ms", Kind::Ms, "1000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
@@ -169,7 +169,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("flaps", Kind::Count, "3", "flapping-leader: how many crash/recover cycles"),
     p("flap_down_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time down per cycle"),
     p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
-    p("slow_factor", Kind::Count, "1000", "slow-leader: the leader's processing and message latencies are multiplied by this (a 0.25 ms LAN hop becomes 250 ms, beyond the detection window)"),
+    p("slow_factor", Kind::Count, "1000", "slow-leader: the leader's processing and message latencies are multiplied by this (a 0.25 ms LAN hop becomes 250 ms, beyond the detection window); at most 1000000"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
     p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
@@ -203,16 +203,64 @@ fn number(key: &str, raw: &str) -> Result<f64> {
     }
 }
 
+/// The shortest write interval of the workload, 0.1 ms: finer than a LAN hop (0.25 ms), so a
+/// stale window is resolved below the network's own granularity, while a trial's writes stay
+/// bounded (200,000 a leader in the default 20 s horizon). Below it the workload's events
+/// would outgrow the work budget, which does not count them.
+pub const MIN_WORKLOAD_INTERVAL_MS: f64 = 0.1;
+
+/// The largest `slow_factor` (the simulator's bound: a 0.25 ms hop becomes 250 s).
+pub const MAX_SLOW_FACTOR: u32 = 1_000_000;
+
 /// Check `raw` against the parameter's kind and return its canonical form.
 pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
     let key = def.key;
     let raw_t = raw.trim();
+    let v = canonical_kind(def, raw_t)?;
+    match key {
+        "workload.interval_ms" => {
+            let ms: f64 = v.parse().expect("canonical milliseconds");
+            if ms != 0.0 && ms < MIN_WORKLOAD_INTERVAL_MS {
+                return usage!(
+                    "{key} = {raw_t}: 0 (no workload) or at least {MIN_WORKLOAD_INTERVAL_MS} ms \
+                     (a write every 0.1 ms already resolves stale windows below a LAN hop; \
+                     more often, the writes alone outgrow any trial's work)"
+                );
+            }
+        }
+        "slow_factor" => {
+            let f: u32 = v.parse().expect("canonical count");
+            if f > MAX_SLOW_FACTOR {
+                return usage!(
+                    "{key} = {raw_t}: at most {MAX_SLOW_FACTOR} (a 0.25 ms hop becomes 250 s)"
+                );
+            }
+        }
+        _ => {}
+    }
+    Ok(v)
+}
+
+/// A number of milliseconds below the simulator's resolution (1 ns) that is not 0 would
+/// silently become 0: refused, naming the parameter.
+fn below_resolution(key: &str, raw: &str, v: f64) -> Result<()> {
+    if v > 0.0 && v < 1e-6 {
+        return usage!(
+            "{key} = {raw}: below the simulator's resolution of 1 ns (0.000001 ms), it would be 0"
+        );
+    }
+    Ok(())
+}
+
+fn canonical_kind(def: &ParamDef, raw_t: &str) -> Result<String> {
+    let key = def.key;
     Ok(match def.kind {
         Kind::Ms | Kind::PositiveMs => {
             let v = number(key, raw_t)?;
             if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) || v > MAX_MS {
                 return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
             }
+            below_resolution(key, raw_t, v)?;
             format!("{v}")
         }
         Kind::Rate => {
@@ -259,16 +307,29 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
             Err(e) => return usage!("{key}: {e}"),
         },
         Kind::MsRange => {
-            let (lo, hi) = match raw_t.split_once('-') {
-                Some((lo, hi)) => (number(key, lo)?, number(key, hi)?),
+            let expected = "expected LO-HI with 0 < LO <= HI <= 1e12";
+            let num = |part: &str| -> Result<f64> {
+                match part.trim().parse::<f64>() {
+                    Ok(v) if v.is_finite() => Ok(v),
+                    _ => usage!(
+                        "{key} = {raw_t:?}: {:?} is not a number; {expected}",
+                        part.trim()
+                    ),
+                }
+            };
+            // The separator is a '-' after the first character, so that a negative bound
+            // (`-5-10`) is read as one and refused as such.
+            let (lo, hi) = match raw_t.get(1..).and_then(|r| r.find('-')) {
+                Some(i) => (num(&raw_t[..=i])?, num(&raw_t[i + 2..])?),
                 None => {
-                    let v = number(key, raw_t)?;
+                    let v = num(raw_t)?;
                     (v, v)
                 }
             };
             if lo <= 0.0 || hi < lo || hi > MAX_MS {
-                return usage!("{key} = {raw_t:?}: expected LO-HI with 0 < LO <= HI <= 1e12");
+                return usage!("{key} = {raw_t:?}: {expected}");
             }
+            below_resolution(key, raw_t, lo)?;
             format!("{lo}-{hi}")
         }
         Kind::NodeLags => {
@@ -692,5 +753,67 @@ mod tests {
         let r = Resolved::resolve(&lan, &m).unwrap();
         assert_eq!(r.raft_timeout_ms, (150.0, 200.0));
         assert_eq!(r.net.loss, 0.2);
+    }
+
+    /// Values that used to be taken and misread: a workload interval that outgrew the work
+    /// (0.0001 ms ran 20 s) or rounded to 0 ns and silently turned the workload off, any
+    /// millisecond value below 1 ns (a heartbeat that named `timing.heartbeat` as the culprit),
+    /// a negative range bound read as `""`, and slow_factor's cap, now in `params`.
+    #[test]
+    fn bounds_are_refused_naming_the_parameter() {
+        let c = |k, v| canonical(lookup(k).unwrap(), v);
+        assert_eq!(c("workload.interval_ms", "0").unwrap(), "0");
+        assert_eq!(c("workload.interval_ms", "0.1").unwrap(), "0.1");
+        for v in ["0.0001", "0.0000001", "0.09"] {
+            let e = c("workload.interval_ms", v).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("workload.interval_ms = {v}:")),
+                "{e}"
+            );
+        }
+        let e = c("heartbeat_ms", "0.0000001").unwrap_err().to_string();
+        assert!(
+            e.contains("heartbeat_ms = 0.0000001") && e.contains("1 ns"),
+            "{e}"
+        );
+        let e = c("fault_wait_ms", "1e-9").unwrap_err().to_string();
+        assert!(e.contains("fault_wait_ms"), "{e}");
+        assert_eq!(c("heartbeat_ms", "0.000001").unwrap(), "0.000001");
+        let e = c("raft.timeout_ms", "-5-10").unwrap_err().to_string();
+        assert!(
+            e.contains("raft.timeout_ms = \"-5-10\"") && e.contains("0 < LO"),
+            "{e}"
+        );
+        let e = c("raft.timeout_ms", "x-10").unwrap_err().to_string();
+        assert!(e.contains("\"x\" is not a number"), "{e}");
+        assert_eq!(c("raft.timeout_ms", "150 - 300").unwrap(), "150-300");
+        assert_eq!(c("slow_factor", "1000000").unwrap(), "1000000");
+        let e = c("slow_factor", "1000001").unwrap_err().to_string();
+        assert!(e.contains("slow_factor = 1000001: at most 1000000"), "{e}");
+        assert!(lookup("slow_factor").unwrap().about.contains("1000000"));
+        assert!(lookup("workload.interval_ms")
+            .unwrap()
+            .about
+            .contains("0.1 ms"));
+    }
+
+    /// A bad distribution names its own parameters, not the probe's `net.latency`.
+    #[test]
+    fn a_bad_distribution_is_not_blamed_on_the_network() {
+        for key in [
+            "node.fsync_ms",
+            "node.cpu_us",
+            "noise.pause_ms",
+            "net.latency",
+        ] {
+            let e = canonical(lookup(key).unwrap(), "uniform:5:1")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(key) && e.contains("invalid max_ms = 1"),
+                "{e}"
+            );
+            assert!(!e.contains("net.latency.max_ms"), "{e}");
+        }
     }
 }
