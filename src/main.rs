@@ -336,8 +336,10 @@ impl TrialArgs {
         spec.nodes = Some(vec![self.nodes]);
         spec.scenarios = Some(vec![self.scenario.clone()]);
         spec.nets = Some(vec![self.net.clone()]);
+        // The cell does not depend on the seed (it is `run`'s argument), so the plan's seed
+        // range is left at its default: any u64 seed runs, 2^64 - 1 included.
         spec.seeds = Some(1);
-        spec.first_seed = Some(self.seed);
+        spec.first_seed = None;
         spec.set_all(&self.set)?;
         let plan = spec.plan()?;
         if let Some((k, v)) = plan.varied.first() {
@@ -844,6 +846,22 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// The most threads `--jobs` may ask for: far above any machine this runs on, far below what
+/// exhausts the process's threads (each is a stack).
+const MAX_JOBS: usize = 1024;
+
+fn check_jobs(jobs: Option<usize>) -> Result<(), CliError> {
+    match jobs {
+        Some(j) if j > MAX_JOBS => Err(Error::Usage(format!(
+            "--jobs {j}: at most {MAX_JOBS} threads (this machine has {} cores; leave --jobs out \
+             to use one thread per core)",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// A finished results directory is checked before `report` or `compare` reads it: its
 /// `trials.csv` is the file the manifest records (bytes and SHA-256), every row holds, and
 /// `summary.csv` is exactly what the trials give — an edited file is never published. A
@@ -911,6 +929,7 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
+    check_jobs(a.jobs)?;
     let protocols = a.protocols.clone().unwrap_or_else(|| {
         explore::DEFAULT_PROTOCOLS
             .iter()
@@ -964,6 +983,7 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
+    check_jobs(a.jobs)?;
     let bad_range = || {
         Error::Usage(format!(
             "--timeouts {:?}: expected LO-HI in milliseconds, e.g. 50-5000",
@@ -1048,6 +1068,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
+    check_jobs(a.jobs)?;
     let plan = spec.plan()?;
     for w in plan.warnings() {
         eprintln!("warning: {w}");

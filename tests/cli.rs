@@ -2611,3 +2611,104 @@ fn tune_writes_its_advice_and_says_when_limits_contradict() {
     );
     assert!(!dir.path().join("bad").exists());
 }
+
+/// Every input the second hardening pass found unbounded is refused by name with exit 2 and
+/// no panic, before anything is allocated or run: seeds a cell cannot hold (2^64 − 1 was a
+/// capacity-overflow panic, 2^32 an abort allocating 64 GB), in `sweep` and `explore`; an
+/// exploration of 8 nodes (2^28 patterns a protocol, > 4 GB before any progress line);
+/// 100,000 threads; an unspecified live bind address. `run --seed 2^64 − 1` runs.
+#[test]
+fn unbounded_inputs_are_refused_by_name() {
+    let d = tempfile::tempdir().unwrap();
+    let quick = Duration::from_secs(20);
+    for seeds in ["18446744073709551615", "4294967296", "100000000"] {
+        let start = Instant::now();
+        let o = bench(
+            &[
+                "sweep",
+                "--protocols",
+                "bully",
+                "--nodes",
+                "3",
+                "--seeds",
+                seeds,
+                "--out",
+                "s",
+            ],
+            d.path(),
+        );
+        fails(&o, 2, &[&format!("seeds = {seeds}"), "GiB"]);
+        assert!(start.elapsed() < quick);
+        let o = bench(
+            &[
+                "explore",
+                "--nodes",
+                "3",
+                "--seeds",
+                seeds,
+                "--out",
+                "e",
+                "--no-report",
+            ],
+            d.path(),
+        );
+        fails(&o, 2, &[&format!("seeds = {seeds}")]);
+    }
+    let start = Instant::now();
+    let o = bench(
+        &["explore", "--nodes", "8", "--out", "e", "--no-report"],
+        d.path(),
+    );
+    fails(&o, 2, &["--nodes 8", "GiB"]);
+    assert!(start.elapsed() < quick);
+    for cmd in [
+        &["sweep", "--out", "j"][..],
+        &["explore", "--out", "j", "--no-report"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--jobs", "100000"]);
+        fails(
+            &bench(&args, d.path()),
+            2,
+            &["--jobs 100000", "at most 1024"],
+        );
+    }
+    for ip in ["0.0.0.0", "::"] {
+        let o = bench(
+            &[
+                "live",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--bind",
+                ip,
+                "--out",
+                "l",
+            ],
+            d.path(),
+        );
+        fails(&o, 2, &["bind", ip]);
+    }
+    let out = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--seed",
+            "18446744073709551615",
+            "--json",
+        ],
+        d.path(),
+    ));
+    assert!(
+        out.contains("\"seed\":\"18446744073709551615\"") || out.contains("18446744073709551615"),
+        "{out}"
+    );
+}

@@ -477,11 +477,53 @@ pub fn explore(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             );
         }
     }
+    crate::memory::check_seeds(opts.seeds)?;
+    check_size(opts)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
         .build()
         .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
     pool.install(|| explore_in_pool(opts))
+}
+
+/// Bytes an enumerated pattern holds until the files are written: the pattern, and its row
+/// of 12 strings in `patterns.csv`.
+const PATTERN_BYTES: u64 = 16 + 512;
+
+/// Estimate the enumeration before allocating it: every family's patterns are held with their
+/// rows, and each pattern with a majority runs `seeds` trials. Refused by name (`--nodes`,
+/// `--sample`, `--seeds`) beyond [`crate::memory::MEMORY_LIMIT`] or
+/// [`crate::memory::MAX_TRIALS`] (`--nodes 8` alone is 2^28 symmetric patterns a protocol).
+fn check_size(opts: &ExploreOptions) -> Result<()> {
+    use crate::memory::{human, MEMORY_LIMIT};
+    let mut held = 0u64;
+    let mut largest = (0u32, 0u64);
+    for cell in &opts.cells {
+        for fam in families(cell.nodes, cell.protocol.kind.uses_ids(), opts.sample) {
+            let total = Pattern::count(fam.n, fam.directed);
+            let n = match fam.mode {
+                Mode::Sample(k) => k.min(total),
+                Mode::All | Mode::Canonical => total,
+            };
+            held = held.saturating_add(n);
+            if n > largest.1 {
+                largest = (cell.nodes, n);
+            }
+        }
+    }
+    let bytes = held.saturating_mul(PATTERN_BYTES);
+    if bytes > MEMORY_LIMIT {
+        let (nodes, n) = largest;
+        return usage!(
+            "--nodes {nodes}: {n} link patterns in one family ({held} in all), about {} to \
+             enumerate and hold with their rows; the limit is {} (explore is meant for 2 to 5 \
+             nodes: a 6-node cluster has 2^15 symmetric patterns, 7 nodes 2^21, 8 nodes 2^28)",
+            human(bytes),
+            human(MEMORY_LIMIT)
+        );
+    }
+    crate::memory::check_trials(held, opts.seeds, "patterns")?;
+    Ok(())
 }
 
 /// What `<out>/manifest.json` records about the exploration that wrote the chunks: the

@@ -299,9 +299,14 @@ impl SweepSpec {
         if seeds == 0 {
             return usage!("seeds = 0: a cell needs at least one seed");
         }
+        crate::memory::check_seeds(seeds)?;
         let first_seed = self.first_seed.unwrap_or(0);
-        if first_seed.checked_add(seeds).is_none() {
-            return usage!("first_seed + seeds overflows");
+        if first_seed.checked_add(seeds - 1).is_none() {
+            return usage!(
+                "first_seed = {first_seed} with seeds = {seeds}: the last seed would be past \
+                 2^64 - 1 ({})",
+                u64::MAX
+            );
         }
 
         let mut fixed = ParamMap::new();
@@ -392,8 +397,8 @@ impl SweepPlan {
     }
 
     /// The seeds every cell runs.
-    pub fn seed_range(&self) -> std::ops::Range<u64> {
-        self.first_seed..self.first_seed + self.seeds
+    pub fn seed_range(&self) -> std::ops::RangeInclusive<u64> {
+        self.first_seed..=self.first_seed + (self.seeds - 1)
     }
 
     /// Whether varied parameter `key` applies to `proto`: a parameter named after a protocol

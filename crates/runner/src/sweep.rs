@@ -302,7 +302,7 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         .filter(|c| opts.shard.is_none_or(|s| s.owns(c.index)))
         .collect();
     let runnable = cells.iter().filter(|c| c.skipped.is_none()).count();
-    let total_trials = runnable as u64 * plan.seeds;
+    let total_trials = crate::memory::check_trials(runnable as u64, plan.seeds, "cells")?;
     let varied = plan.varied_keys();
     let header = trial_header(&varied);
     let out = &opts.out;
@@ -567,7 +567,7 @@ impl MergeFrame {
         let count = seeds
             .get("count")
             .and_then(Value::as_u64)
-            .filter(|&c| c > 0 && first_seed.checked_add(c).is_some())
+            .filter(|&c| c > 0 && first_seed.checked_add(c - 1).is_some())
             .ok_or_else(|| bad("seeds.count"))?;
         let varied = config
             .get("varied")
