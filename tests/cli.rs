@@ -2712,3 +2712,67 @@ fn unbounded_inputs_are_refused_by_name() {
         "{out}"
     );
 }
+
+/// Text from a configuration reaches the report as text: a scenario's or a network's `about`
+/// holding `<script>`, `<img onerror>` and `|` is escaped in `index.html` (it used to run) and
+/// in the Markdown tables (a `|` cut the row). Names, which are also CSV cells, command-line
+/// arguments and file names, are refused unless plain: `""`, `a|b`, `<script>`.
+#[test]
+fn config_text_is_escaped_and_names_are_plain() {
+    let d = tempfile::tempdir().unwrap();
+    let config = |scenario: &str, at_ms: &str| {
+        format!(
+            "name = \"evil\"\nprotocols = [\"bully\"]\nnodes = [3]\nscenarios = [{scenario:?}]\n\
+             nets = [\"metro\"]\nseeds = 2\n\n[[net]]\nname = \"metro\"\nbase = \"lan\"\n\
+             about = \"net | <img src=x onerror=alert(2)> & more\"\n\n[[scenario]]\n\
+             name = {scenario:?}\nabout = \"about | <script>alert(1)</script> <img src=x onerror=alert(1)>\"\n\
+             faults = [ {{ at_ms = {at_ms}, action = \"crash\", node = \"leader\" }} ]\n"
+        )
+    };
+    fs::write(d.path().join("evil.toml"), config("double", "0")).unwrap();
+    ok(&bench(
+        &[
+            "sweep",
+            "--config",
+            "evil.toml",
+            "--out",
+            "r",
+            "--no-report",
+            "--quiet",
+        ],
+        d.path(),
+    ));
+    ok(&bench(
+        &["report", "--results", "r", "--out", "rep"],
+        d.path(),
+    ));
+    let html = fs::read_to_string(d.path().join("rep/index.html")).unwrap();
+    for bad in ["<script>alert", "<img src=x", "onerror=alert(1)>"] {
+        assert!(!html.contains(bad), "{bad} in index.html");
+    }
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let appendix = fs::read_to_string(d.path().join("rep/APPENDIX.md")).unwrap();
+    let row = appendix
+        .lines()
+        .find(|l| l.contains("| double |"))
+        .expect("the scenario's row");
+    let header = appendix
+        .lines()
+        .take_while(|l| *l != row)
+        .filter(|l| l.starts_with('|'))
+        .last()
+        .unwrap();
+    let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+    assert!(row.contains("about \\| \\<script\\>"), "{row}");
+    assert_eq!(cells(row), cells(header), "{row}");
+    for (name, needle) in [("", "\"\""), ("a|b", "a|b"), ("<script>", "<script>")] {
+        fs::write(d.path().join("bad.toml"), config(name, "0")).unwrap();
+        let o = bench(&["sweep", "--config", "bad.toml", "--out", "b"], d.path());
+        fails(&o, 2, &["scenario name", needle]);
+    }
+    for at in ["-1", "-1e300"] {
+        fs::write(d.path().join("bad.toml"), config("double", at)).unwrap();
+        let o = bench(&["sweep", "--config", "bad.toml", "--out", "b"], d.path());
+        fails(&o, 2, &["faults[0]: at_ms", ">= 0"]);
+    }
+}
