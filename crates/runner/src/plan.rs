@@ -152,19 +152,7 @@ impl SweepSpec {
             "the protocol list",
             &protocols.iter().map(|p| &p.spec).collect::<Vec<_>>(),
         )?;
-        for (i, p) in protocols.iter().enumerate() {
-            if let Some(q) = protocols[..i]
-                .iter()
-                .find(|q| q.kind == p.kind && q.options == p.options)
-            {
-                return usage!(
-                    "the protocol list gives one spec twice: {:?} and {:?} are the same \
-                     protocol with the same options",
-                    q.spec,
-                    p.spec
-                );
-            }
-        }
+        crate::protocol::check_distinct(&protocols)?;
         let nodes = self.nodes.clone().unwrap_or_else(|| DEFAULT_NODES.to_vec());
         if nodes.is_empty() {
             return usage!("the node-count list is empty");
