@@ -2364,11 +2364,18 @@ fn compare_refuses_directories_it_cannot_match() {
         2,
         &["resamples = 2000000"],
     );
-    fails(
-        &bench(&["compare", "a", "a", "--min-change=-1"], d.path()),
-        2,
-        &["min_change"],
-    );
+    // The flag is in percent: the message says so, naming the flag (it used to describe
+    // the library's fraction, `min_change`).
+    for v in ["-1", "NaN", "inf"] {
+        fails(
+            &bench(
+                &["compare", "a", "a", &format!("--min-change={v}")],
+                d.path(),
+            ),
+            2,
+            &[&format!("--min-change {v}"), "percentage"],
+        );
+    }
 }
 
 #[test]
@@ -2774,5 +2781,57 @@ fn config_text_is_escaped_and_names_are_plain() {
         fs::write(d.path().join("bad.toml"), config("double", at)).unwrap();
         let o = bench(&["sweep", "--config", "bad.toml", "--out", "b"], d.path());
         fails(&o, 2, &["faults[0]: at_ms", ">= 0"]);
+    }
+}
+
+/// `params | head -1`, `scenarios | head -1`: a reader that goes away ends the command
+/// quietly with success (it used to panic with exit 101); a write that fails for another
+/// reason (a full disk: /dev/full) exits 1 with a message, not a panic.
+#[test]
+fn closed_pipes_end_quietly_and_write_errors_exit_1() {
+    let d = tempfile::tempdir().unwrap();
+    let commands: [&[&str]; 4] = [
+        &["params"],
+        &["scenarios"],
+        &["completions", "bash"],
+        &[
+            "run",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--json",
+        ],
+    ];
+    for args in commands {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(d.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader is gone before the first write.
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        if Path::new("/dev/full").exists() {
+            let full = fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let o = Command::new(BIN)
+                .args(args)
+                .current_dir(d.path())
+                .stdout(full)
+                .output()
+                .unwrap();
+            fails(&o, 1, &["cannot write to standard output"]);
+            assert!(!text(&o.stderr).contains("panicked"));
+        }
     }
 }
