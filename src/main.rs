@@ -829,7 +829,7 @@ fn params() -> Result<(), CliError> {
             "{:width$}  default: {}; values: {}",
             "",
             d.default,
-            d.kind.describe()
+            election_runner::params::values(d)
         );
     }
     out!("\nNetwork profiles (--net, --nets):\n");

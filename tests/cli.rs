@@ -2661,6 +2661,16 @@ fn unbounded_inputs_are_refused_by_name() {
         );
         fails(&o, 2, &[&format!("seeds = {seeds}")]);
     }
+    // slow_factor's cap and the workload's floor are listed by `params`.
+    let params = ok(&bench(&["params"], d.path()));
+    assert!(
+        params.contains("a whole number from 1 to 1000000"),
+        "{params}"
+    );
+    assert!(
+        params.contains("0 (no workload) or milliseconds >= 0.1"),
+        "{params}"
+    );
     let start = Instant::now();
     let o = bench(
         &["explore", "--nodes", "8", "--out", "e", "--no-report"],

@@ -94,6 +94,18 @@ impl Kind {
     }
 }
 
+/// The values parameter `def` takes, as `params` lists them: its kind's, narrowed where the
+/// parameter has bounds of its own (checked by [`canonical`]).
+pub fn values(def: &ParamDef) -> String {
+    match def.key {
+        "workload.interval_ms" => {
+            format!("0 (no workload) or milliseconds >= {MIN_WORKLOAD_INTERVAL_MS} (at most 1e12)")
+        }
+        "slow_factor" => format!("a whole number from 1 to {MAX_SLOW_FACTOR}"),
+        _ => def.kind.describe(),
+    }
+}
+
 /// One parameter.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamDef {
@@ -156,7 +168,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("noise.spike_per_hour", Kind::Rate, "none: 0; busy: 6", "latency spikes per node per hour: every message to or from the node takes noise.spike_ms longer while it lasts"),
     p("noise.spike_ms", Kind::Latency, "lognormal:20:1", "extra one-way latency of a spike, drawn per spike (latency syntax)"),
     p("noise.spike_len_ms", Kind::Latency, "lognormal:500:0.5", "how long each spike lasts (latency syntax)"),
-    p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty); otherwise at least 0.1 ms"),
+    p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
     p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
     p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
     p("fault_at_ms", Kind::Ms, "1000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
@@ -169,7 +181,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("flaps", Kind::Count, "3", "flapping-leader: how many crash/recover cycles"),
     p("flap_down_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time down per cycle"),
     p("flap_up_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "flapping-leader: time up between cycles"),
-    p("slow_factor", Kind::Count, "1000", "slow-leader: the leader's processing and message latencies are multiplied by this (a 0.25 ms LAN hop becomes 250 ms, beyond the detection window); at most 1000000"),
+    p("slow_factor", Kind::Count, "1000", "slow-leader: the leader's processing and message latencies are multiplied by this (a 0.25 ms LAN hop becomes 250 ms, beyond the detection window)"),
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
     p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
