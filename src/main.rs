@@ -267,6 +267,9 @@ struct TraceArgs {
 /// Any error of the CLI, with its exit code.
 #[derive(Debug, thiserror::Error)]
 enum CliError {
+    /// Standard output could not be written (a full disk; a closed pipe ends quietly).
+    #[error("cannot write to standard output: {0}")]
+    Stdout(std::io::Error),
     #[error(transparent)]
     Runner(#[from] Error),
     #[error(transparent)]
@@ -288,7 +291,7 @@ impl CliError {
                 ReportError::Io { .. } | ReportError::Chart { .. } | ReportError::Trace(_)
             ),
             CliError::Live(e) => e.is_usage(),
-            CliError::Validate(_) => false,
+            CliError::Validate(_) | CliError::Stdout(_) => false,
         };
         if usage {
             2
@@ -336,8 +339,10 @@ impl TrialArgs {
         spec.nodes = Some(vec![self.nodes]);
         spec.scenarios = Some(vec![self.scenario.clone()]);
         spec.nets = Some(vec![self.net.clone()]);
+        // The cell does not depend on the seed (it is `run`'s argument), so the plan's seed
+        // range is left at its default: any u64 seed runs, 2^64 - 1 included.
         spec.seeds = Some(1);
-        spec.first_seed = Some(self.seed);
+        spec.first_seed = None;
         spec.set_all(&self.set)?;
         let plan = spec.plan()?;
         if let Some((k, v)) = plan.varied.first() {
@@ -530,6 +535,9 @@ struct MergeArgs {
     /// The shard directories (every k/N of one sweep).
     #[arg(required = true, value_name = "SHARD_DIR")]
     shards: Vec<PathBuf>,
+    /// Overwrite results already in --out (never one of the shards).
+    #[arg(long)]
+    force: bool,
 }
 
 /// The protocols and their options, for `--protocol`'s help.
@@ -615,14 +623,52 @@ fn scratch_dir(what: &str) -> PathBuf {
     std::env::temp_dir().join("election-bench").join(what)
 }
 
+/// `println!` that returns a write error ([`CliError::Stdout`]) instead of panicking (exit
+/// 101) on a closed pipe or a full disk.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*).map_err(CliError::Stdout)?
+    }};
+}
+
+/// `print!`, likewise.
+macro_rules! out_nonl {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*).map_err(CliError::Stdout)?
+    }};
+}
+
+/// Whether `e` is, or was caused by, writing to a pipe whose reader has gone (`params | head
+/// -1`): the output was not wanted any more, so the command ends quietly and successfully.
+fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                return true;
+            }
+        }
+        cur = err.source();
+    }
+    false
+}
+
 fn main() -> ExitCode {
     use clap::FromArgMatches;
     let cli = match Cli::from_arg_matches(&cli_command().get_matches()) {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
-    match dispatch(cli) {
+    let result = dispatch(cli).and_then(|()| {
+        use std::io::Write as _;
+        std::io::stdout().flush().map_err(CliError::Stdout)
+    });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())
@@ -633,10 +679,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Scenarios { config } => Ok(scenarios(config)?),
-        Command::Params => {
-            params();
-            Ok(())
-        }
+        Command::Params => params(),
         Command::Run(a) => Ok(run(a)?),
         Command::Sweep(a) => sweep(a),
         Command::Explore(a) => explore(a),
@@ -650,6 +693,12 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 focus_nodes: a.focus_nodes,
                 ..ReportOptions::default()
             };
+            // The reader's own checks first (they name the file, line and column, exit 2),
+            // then the recorded hash and the recomputed summary.
+            if a.results.join("manifest.json").is_file() {
+                election_report::load_results(&a.results)?;
+            }
+            verify_results(&a.results)?;
             let tracer = RunnerTracer::from_manifest(&a.results)?;
             report(&a.results, &out, &opts, &tracer)
         }
@@ -670,7 +719,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             }
             let o = election_live::calibrate(&c, |line| eprintln!("{line}"))?;
             for p in &o.protocols {
-                println!(
+                out!(
                     "{}: live/sim median failover ratio {} ({})",
                     p.protocol,
                     p.p50_ratio.map_or("-".into(), |r| format!("{r:.3}")),
@@ -681,22 +730,21 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                     }
                 );
             }
-            println!("calibration: {}", c.out.join("README.md").display());
+            out!("calibration: {}", c.out.join("README.md").display());
             Ok(())
         }
         Command::Validate { quick, cases } => validate(quick, &cases),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut cli_command(),
-                "election-bench",
-                &mut std::io::stdout(),
-            );
-            Ok(())
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cli_command(), "election-bench", &mut script);
+            use std::io::Write as _;
+            std::io::stdout()
+                .write_all(&script)
+                .map_err(CliError::Stdout)
         }
         Command::Merge(a) => {
-            let m = election_runner::merge(&a.out, &a.shards)?;
-            println!(
+            let m = election_runner::merge(&a.out, &a.shards, a.force)?;
+            out!(
                 "merged {} shards: {} cells, {} trials into {}",
                 a.shards.len(),
                 m.cells,
@@ -720,7 +768,7 @@ fn validate_cases(cases: &[election_runner::validate::Case], quick: bool) -> Res
         .iter()
         .map(|case| case.run(quick))
         .collect::<Result<Vec<_>, _>>()?;
-    print!("{}", election_runner::validate::render(&outcomes));
+    out_nonl!("{}", election_runner::validate::render(&outcomes));
     match outcomes.iter().filter(|o| !o.pass).count() {
         0 => Ok(()),
         failed => Err(CliError::Validate(failed)),
@@ -743,7 +791,7 @@ mod validate_tests {
     }
 }
 
-fn scenarios(config: Option<PathBuf>) -> Result<(), Error> {
+fn scenarios(config: Option<PathBuf>) -> Result<(), CliError> {
     let mut spec = match &config {
         Some(p) => SweepSpec::from_file(p)?,
         None => SweepSpec::default(),
@@ -759,43 +807,42 @@ fn scenarios(config: Option<PathBuf>) -> Result<(), Error> {
         .max()
         .unwrap_or(0);
     for s in all {
-        println!("{:width$}  {}", s.name(), s.about());
+        out!("{:width$}  {}", s.name(), s.about());
     }
-    println!("\nGray failures (not part of `all`; swept into results/gray):\n");
+    out!("\nGray failures (not part of `all`; swept into results/gray):\n");
     for b in gray {
-        println!("{:width$}  {}", b.name(), b.about());
+        out!("{:width$}  {}", b.name(), b.about());
     }
-    println!(
-        "\nSteady state (not part of `all`; an hour per trial, run by `election-bench tune`):\n"
-    );
+    out!("\nSteady state (not part of `all`; an hour per trial, run by `election-bench tune`):\n");
     for b in election_runner::scenario::STEADY {
-        println!("{:width$}  {}", b.name(), b.about());
+        out!("{:width$}  {}", b.name(), b.about());
     }
     Ok(())
 }
 
-fn params() {
+fn params() -> Result<(), CliError> {
     let width = PARAMS.iter().map(|d| d.key.len()).max().unwrap_or(0);
-    println!("Parameters (TOML [params], --set key=value, protocol options bully+quorum):\n");
+    out!("Parameters (TOML [params], --set key=value, protocol options bully+quorum):\n");
     for d in PARAMS {
-        println!("{:width$}  {}", d.key, d.about);
-        println!(
+        out!("{:width$}  {}", d.key, d.about);
+        out!(
             "{:width$}  default: {}; values: {}",
             "",
             d.default,
-            d.kind.describe()
+            election_runner::params::values(d)
         );
     }
-    println!("\nNetwork profiles (--net, --nets):\n");
+    out!("\nNetwork profiles (--net, --nets):\n");
     for n in BUILTIN_NETS {
         let p = NetProfile::builtin(n).expect("built-in");
-        println!(
+        out!(
             "{n:6}  latency {}, loss {}  ({})",
             format_latency(&p.net.latency),
             p.net.loss,
             p.about
         );
     }
+    Ok(())
 }
 
 /// The command line that reproduces a sweep: the arguments as given, without those that only
@@ -835,6 +882,33 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// The most threads `--jobs` may ask for: far above any machine this runs on, far below what
+/// exhausts the process's threads (each is a stack).
+const MAX_JOBS: usize = 1024;
+
+fn check_jobs(jobs: Option<usize>) -> Result<(), CliError> {
+    match jobs {
+        Some(j) if j > MAX_JOBS => Err(Error::Usage(format!(
+            "--jobs {j}: at most {MAX_JOBS} threads (this machine has {} cores; leave --jobs out \
+             to use one thread per core)",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// A finished results directory is checked before `report` or `compare` reads it: its
+/// `trials.csv` is the file the manifest records (bytes and SHA-256), every row holds, and
+/// `summary.csv` is exactly what the trials give — an edited file is never published. A
+/// directory without a manifest is left to the reader's own error (it names what is missing).
+fn verify_results(dir: &std::path::Path) -> Result<(), CliError> {
+    if dir.join("manifest.json").is_file() {
+        election_runner::sweep::verify_finished(dir)?;
+    }
+    Ok(())
+}
+
 /// Render the report and tell the user where it is and what to look at.
 fn report(
     results: &std::path::Path,
@@ -846,7 +920,7 @@ fn report(
     for w in &o.warnings {
         eprintln!("warning: {w}");
     }
-    println!(
+    out!(
         "report: {} ({} charts, {} files)",
         o.report.display(),
         o.charts.len(),
@@ -857,6 +931,14 @@ fn report(
 
 /// `compare`: print the significant changes, write COMPARE.md, compare.csv and the chart.
 fn compare(a: CompareArgs) -> Result<(), CliError> {
+    // The flag is in percent; the library's option is a fraction, and its message says so.
+    if !(a.min_change.is_finite() && a.min_change >= 0.0) {
+        return Err(Error::Usage(format!(
+            "--min-change {}: expected a percentage >= 0 (5 for 5 %)",
+            a.min_change
+        ))
+        .into());
+    }
     let opts = CompareOptions {
         resamples: a.resamples,
         level: a.level,
@@ -866,6 +948,8 @@ fn compare(a: CompareArgs) -> Result<(), CliError> {
         ignore: a.ignore.clone(),
     };
     let cmp = election_report::compare(&a.a, &a.b, &opts)?;
+    verify_results(&a.a)?;
+    verify_results(&a.b)?;
     let out = a.out.clone().unwrap_or_else(|| {
         let name = |p: &std::path::Path| {
             p.file_name()
@@ -875,8 +959,8 @@ fn compare(a: CompareArgs) -> Result<(), CliError> {
         PathBuf::from("reports").join(format!("compare-{}-vs-{}", name(&a.a), name(&a.b)))
     });
     let o = election_report::write_comparison(&cmp, &out, a.force)?;
-    print!("{}", cmp.text(a.rows));
-    println!(
+    out_nonl!("{}", cmp.text(a.rows));
+    out!(
         "comparison: {} ({} files)",
         o.report.display(),
         o.files.len()
@@ -889,6 +973,7 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
+    check_jobs(a.jobs)?;
     let protocols = a.protocols.clone().unwrap_or_else(|| {
         explore::DEFAULT_PROTOCOLS
             .iter()
@@ -906,7 +991,7 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
         progress: !a.quiet,
         jobs: a.jobs,
     })?;
-    println!(
+    out!(
         "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
         "protocol",
         "nodes",
@@ -919,12 +1004,20 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
         "livelock"
     );
     for r in &o.summary {
-        println!(
+        out!(
             "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
-            r[0], r[1], r[2], r[4], r[5], r[7], r[8], r[9], r[10]
+            r[0],
+            r[1],
+            r[2],
+            r[4],
+            r[5],
+            r[7],
+            r[8],
+            r[9],
+            r[10]
         );
     }
-    println!(
+    out!(
         "explore: {} trials run in {:.1} s -> {} (patterns.csv, summary.csv, failing.csv)",
         o.trials_run,
         start.elapsed().as_secs_f64(),
@@ -932,7 +1025,7 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
     );
     if !a.no_report {
         let r = election_report::render_explore(&a.out, &a.report_out, 8, true)?;
-        println!("report: {}", r.report.display());
+        out!("report: {}", r.report.display());
     }
     Ok(())
 }
@@ -942,6 +1035,7 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
+    check_jobs(a.jobs)?;
     let bad_range = || {
         Error::Usage(format!(
             "--timeouts {:?}: expected LO-HI in milliseconds, e.g. 50-5000",
@@ -981,7 +1075,7 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
         match a.chosen {
             Some(i) => {
                 let p = &a.points[i];
-                println!(
+                out!(
                     "{:<28} T = {} ms, ratio {}: p99 failover {:.0} ms, {:.3} false elections a day ({})",
                     a.protocol,
                     p.timeout_ms,
@@ -991,7 +1085,7 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
                     p.verdict(lim.0, lim.1).name()
                 );
             }
-            None => println!(
+            None => out!(
                 "{:<28} no evaluated setting meets both limits (closest points in the page)",
                 a.protocol
             ),
@@ -1000,7 +1094,7 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     for w in &outcome.warnings {
         eprintln!("note: {w}");
     }
-    println!(
+    out!(
         "tune: {} trials in {:.1} s -> {} (ADVICE.md, points.csv, frontier.png)",
         outcome.trials,
         start.elapsed().as_secs_f64(),
@@ -1026,6 +1120,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
+    check_jobs(a.jobs)?;
     let plan = spec.plan()?;
     for w in plan.warnings() {
         eprintln!("warning: {w}");
@@ -1047,7 +1142,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         git_commit: option_env!("ELECTION_BENCH_GIT_COMMIT").map(String::from),
     };
     let o = election_runner::run_sweep(&plan, &opts)?;
-    println!(
+    out!(
         "sweep {}{}: {} cells ({} skipped), {} trials{} -> {}",
         plan.name,
         shard.map(|s| format!(" shard {s}")).unwrap_or_default(),
@@ -1065,7 +1160,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         return Ok(());
     }
     if shard.is_some() {
-        println!("report: not rendered for one shard; `merge` the shards, then run `election-bench report`");
+        out!("report: not rendered for one shard; `merge` the shards, then run `election-bench report`");
         return Ok(());
     }
     let report_dir = PathBuf::from("reports").join(&plan.name);
@@ -1086,7 +1181,11 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
     args.bind = a.bind;
     args.params = key_values(&a.set)?;
     let out = election_live::run_live(&args, |row, report| {
-        println!(
+        // A progress line: a write error here shows again, and ends the command, at the
+        // summary.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stdout(),
             "seed {}: converged {} leader {} elect_ms {} split_brain {} rejected datagrams {}",
             row.seed,
             row.converged,
@@ -1094,17 +1193,20 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
             row.elect_ms.map_or("-".into(), fmt_ms),
             row.split_brain,
             report.health.rejected(),
-        )
+        );
     })?;
-    print_live_summary(&args, &out);
+    print_live_summary(&args, &out)?;
     for f in &out.files {
-        println!("wrote {}", f.display());
+        out!("wrote {}", f.display());
     }
     Ok(())
 }
 
 /// The end of `live`: what the trials add up to, in the words of `run`'s summary.
-fn print_live_summary(args: &election_live::LiveArgs, out: &election_live::LiveOutcome) {
+fn print_live_summary(
+    args: &election_live::LiveArgs,
+    out: &election_live::LiveOutcome,
+) -> Result<(), CliError> {
     use election_runner::stats::percentile;
     let rows = &out.rows;
     let n = rows.len();
@@ -1115,26 +1217,29 @@ fn print_live_summary(args: &election_live::LiveArgs, out: &election_live::LiveO
     let split = rows.iter().filter(|r| r.split_brain).count();
     let stale: u64 = rows.iter().filter_map(|r| r.writes_stale).sum();
     let msgs: Vec<f64> = rows.iter().map(|r| r.msgs_election as f64).collect();
-    println!(
+    out!(
         "summary          {} | {} nodes | {} | {n} live trials",
-        args.protocol, args.nodes, args.scenario
+        args.protocol,
+        args.nodes,
+        args.scenario
     );
-    println!("converged        {converged} of {n}");
-    println!(
+    out!("converged        {converged} of {n}");
+    out!(
         "failover         p50 {}, p95 {} (over the {} trials with a quorum leader after the fault)",
         ms(0.5),
         ms(0.95),
         failover.len()
     );
-    println!(
+    out!(
         "election msgs    mean {}",
         election_runner::stats::mean(&msgs).map_or("-".into(), |m| format!("{m:.1}"))
     );
-    println!("split brain      {split} of {n} trials; {stale} stale writes in all");
-    println!(
+    out!("split brain      {split} of {n} trials; {stale} stale writes in all");
+    out!(
         "datagrams        {} rejected (malformed or from outside the cluster)",
         out.health.rejected()
     );
+    Ok(())
 }
 
 /// The trace format `--format` names, or else the one `--out`'s extension names, or SVG.
@@ -1179,9 +1284,9 @@ fn trace(a: TraceArgs) -> Result<(), CliError> {
     match &a.out {
         Some(path) => {
             election_runner::files::write_atomic(path, text.as_bytes())?;
-            println!("trace: {}", path.display());
+            out!("trace: {}", path.display());
         }
-        None => print!("{text}"),
+        None => out_nonl!("{text}"),
     }
     Ok(())
 }
@@ -1260,7 +1365,7 @@ fn trace_jsonl(a: &TraceArgs, cell: &election_runner::Cell) -> Result<(), CliErr
         if let (Some(path), Some(tmp)) = (&a.out, &tmp) {
             drop(w);
             std::fs::rename(tmp, path).map_err(|e| io_err("cannot write", path, e))?;
-            println!("trace: {}", path.display());
+            out!("trace: {}", path.display());
         }
         Ok(())
     })();
@@ -1272,13 +1377,13 @@ fn trace_jsonl(a: &TraceArgs, cell: &election_runner::Cell) -> Result<(), CliErr
     result
 }
 
-fn run(a: RunArgs) -> Result<(), Error> {
+fn run(a: RunArgs) -> Result<(), CliError> {
     let cell = a.trial.cell("run")?;
     let t = cell.run(a.trial.seed, a.trace)?;
     if a.json {
-        println!("{}", t.row.to_json(&[]));
+        out!("{}", t.row.to_json(&[]));
     } else {
-        print_trial(&t);
+        print_trial(&t)?;
     }
     if a.trace {
         use election_sim::TraceKind;
@@ -1288,20 +1393,24 @@ fn run(a: RunArgs) -> Result<(), Error> {
                 TraceKind::Send(_) | TraceKind::Deliver(_) | TraceKind::Drop(..)
             );
             if a.trace_messages || !message {
-                println!("{}", election_report::text_event(e));
+                out!("{}", election_report::text_event(e));
             }
         }
     }
     Ok(())
 }
 
-fn print_trial(t: &TrialRun) {
+fn print_trial(t: &TrialRun) -> Result<(), CliError> {
     let r = &t.row;
     let m = &t.report.metrics;
     let opt = |x: Option<f64>| x.map(|v| format!("{} ms", fmt_ms(v))).unwrap_or("-".into());
-    println!(
+    out!(
         "{} | {} nodes | {} | {} | seed {}",
-        r.protocol, r.nodes, r.scenario, r.net, r.seed
+        r.protocol,
+        r.nodes,
+        r.scenario,
+        r.net,
+        r.seed
     );
     // A scenario with a reference fault is measured from that fault, not the first.
     let measured = match t.sim.reference_fault {
@@ -1309,33 +1418,33 @@ fn print_trial(t: &TrialRun) {
         Some(_) => "",
     };
     match (t.drawn_fault_ms, t.fault_instant_ms) {
-        (None, _) => println!("fault instant    none: times are measured from boot at 0 ms"),
-        (Some(drawn), Some(f)) if f > drawn => println!(
+        (None, _) => out!("fault instant    none: times are measured from boot at 0 ms"),
+        (Some(drawn), Some(f)) if f > drawn => out!(
             "fault instant    {} ms{measured}: drawn {} ms, \
              then {} ms waiting for a quorum leader",
             fmt_ms(f),
             fmt_ms(drawn),
             fmt_ms(f - drawn)
         ),
-        (Some(_), Some(f)) => println!("fault instant    {} ms{measured}", fmt_ms(f)),
-        (Some(drawn), None) => println!(
+        (Some(_), Some(f)) => out!("fault instant    {} ms{measured}", fmt_ms(f)),
+        (Some(drawn), None) => out!(
             "fault instant    NONE: drawn {} ms, but no fault fired; times are measured from {} ms",
             fmt_ms(drawn),
             fmt_ms(m.reference_ms)
         ),
     }
     if let (Some(k), Some(_)) = (t.sim.reference_fault, t.fault_instant_ms) {
-        println!(
+        out!(
             "reference        {} ms: when the scenario's reference fault, faults[{k}], fired \
              (every time below is measured from it)",
             fmt_ms(m.reference_ms)
         );
     }
     if let Some(l) = t.leader_at_fault {
-        println!("leader then      node {l}");
+        out!("leader then      node {l}");
     }
     if r.faults_skipped > 0 {
-        println!(
+        out!(
             "FAULTS SKIPPED   {} of the scenario's {} fault actions did not apply: this trial did \
              not undergo {} as described, and its times do not measure it",
             r.faults_skipped,
@@ -1344,20 +1453,20 @@ fn print_trial(t: &TrialRun) {
         );
     }
     if r.budget_exceeded {
-        println!(
+        out!(
             "BUDGET EXCEEDED  the trial used up its work budget of {} (events + messages) and was stopped at {} ms; raise work_budget to run it to the end",
             t.sim.budget,
             fmt_ms(m.end_ms)
         );
     }
     match (r.converged, r.leader) {
-        (true, Some(l)) => println!("converged        yes: node {l} is the quorum leader"),
+        (true, Some(l)) => out!("converged        yes: node {l} is the quorum leader"),
         _ if r.budget_exceeded => {
-            println!("converged        NO: stopped by the work budget before the trial could end")
+            out!("converged        NO: stopped by the work budget before the trial could end")
         }
-        _ => println!("converged        NO: no quorum leader at the end of the trial"),
+        _ => out!("converged        NO: no quorum leader at the end of the trial"),
     }
-    println!(
+    out!(
         "outcome          {}{}",
         r.outcome.name(),
         match (r.outcome, r.recovered_timeouts) {
@@ -1376,8 +1485,8 @@ fn print_trial(t: &TrialRun) {
             _ => String::new(),
         }
     );
-    println!("detect           {}", opt(r.detect_ms));
-    println!(
+    out!("detect           {}", opt(r.detect_ms));
+    out!(
         "failover         {}",
         match r.failover_ms {
             Some(0.0) => "0 ms: a quorum leader right after the fault".to_string(),
@@ -1385,20 +1494,20 @@ fn print_trial(t: &TrialRun) {
             None => "-: no quorum leader after the fault".to_string(),
         }
     );
-    println!(
+    out!(
         "elect            {} (the final quorum leader, followed by every member that reaches it)",
         opt(r.elect_ms)
     );
-    println!(
+    out!(
         "unavailable      {} ms without a quorum leader",
         fmt_ms(r.unavailable_ms)
     );
-    println!(
+    out!(
         "stranded         {} node-ms (members without a leader they reach); {} at the end",
         fmt_ms(r.stranded_node_ms),
         r.stranded_nodes
     );
-    println!(
+    out!(
         "split brain      {} (most acting leaders at once: {}; {} ms with several; minority leader {} ms; paused leader {} ms)",
         if r.split_brain { "YES" } else { "no" },
         r.max_leaders,
@@ -1409,7 +1518,7 @@ fn print_trial(t: &TrialRun) {
     match (r.writes_ok, r.writes_stale, r.writes_fenced) {
         (Some(ok), Some(stale), Some(fenced)) => {
             let w = t.sim.workload;
-            println!(
+            out!(
                 "writes           {ok} ok, {stale} STALE (taken from a deposed leader), {fenced} fenced; \
                  stale window {} ms, no write taken for {} ms (every {} ms, fencing {}, commit at the {})",
                 fmt_ms(r.stale_window_ms.unwrap_or(0.0)),
@@ -1419,41 +1528,49 @@ fn print_trial(t: &TrialRun) {
                 w.commit.name()
             );
         }
-        _ => println!("writes           - (no workload: workload.interval_ms = 0)"),
+        _ => out!("writes           - (no workload: workload.interval_ms = 0)"),
     }
-    println!(
+    out!(
         "elections        {} started, {} leader changes, {} same-epoch leaders",
-        r.elections_started, r.leader_changes, r.same_epoch_leaders
+        r.elections_started,
+        r.leader_changes,
+        r.same_epoch_leaders
     );
-    println!(
+    out!(
         "messages         election window: {} (election {}, reply {}, leader {}) + heartbeat {}",
-        r.msgs_election, r.msgs_election_req, r.msgs_reply, r.msgs_leader, r.msgs_heartbeat
+        r.msgs_election,
+        r.msgs_election_req,
+        r.msgs_reply,
+        r.msgs_leader,
+        r.msgs_heartbeat
     );
     if r.msgs_workload > 0 {
-        println!(
+        out!(
             "                 workload: {} messages (not election traffic)",
             r.msgs_workload
         );
     }
-    println!(
+    out!(
         "                 whole trial: {} messages, {} bytes",
-        r.msgs_total, r.bytes_total
+        r.msgs_total,
+        r.bytes_total
     );
-    println!(
+    out!(
         "trial ended at   {} ms ({} events)",
         fmt_ms(m.end_ms),
         t.report.events
     );
     if !m.fault_log.is_empty() {
-        println!("faults:");
+        out!("faults:");
         for (at, applied) in &m.fault_log {
             let at = fmt_ms(at.as_millis_f64());
             match applied {
-                election_sim::Applied::Skipped(why) => println!("  {at:>10} ms  SKIPPED: {why}"),
-                other => println!("  {at:>10} ms  {}", election_report::text_fault(other)),
+                election_sim::Applied::Skipped(why) => out!("  {at:>10} ms  SKIPPED: {why}"),
+                other => out!("  {at:>10} ms  {}", election_report::text_fault(other)),
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

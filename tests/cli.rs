@@ -1533,6 +1533,162 @@ fn resume_refuses_rows_with_impossible_values_naming_line_column_and_value() {
     }
 }
 
+/// Record `dir/trials.csv`'s current byte count and SHA-256 in `dir/manifest.json`, as a
+/// forger who knew the format would.
+fn rehash(dir: &Path) {
+    use sha2::Digest;
+    let t = fs::read(dir.join("trials.csv")).unwrap();
+    let sha: String = sha2::Sha256::digest(&t)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mp = dir.join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_str(&fs::read_to_string(&mp).unwrap()).unwrap();
+    m["trials_csv"]["sha256"] = sha.into();
+    m["trials_csv"]["bytes"] = (t.len() as u64).into();
+    fs::write(&mp, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
+/// Results are checked against what the sweep recorded wherever a finished directory is read:
+/// an edited `trials.csv` is refused by `merge`, `report`, `compare` and `--resume` (which
+/// would otherwise re-certify it with a new hash), and a `summary.csv` edited within every
+/// range is refused by `report` and `compare`, which recompute it from the trials.
+#[test]
+fn recorded_hashes_and_the_summary_are_checked_wherever_results_are_read() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "good", &["--no-report"]));
+    ok(&tiny(d.path(), "s1", &["--no-report", "--shard", "1/2"]));
+    ok(&tiny(d.path(), "s2", &["--no-report", "--shard", "2/2"]));
+    let copy = |from: &str, name: &str| {
+        let dir = d.path().join(name);
+        fs::create_dir_all(&dir).unwrap();
+        for f in [
+            "trials.csv",
+            "trials.csv.gz",
+            "summary.csv",
+            "manifest.json",
+        ] {
+            fs::copy(d.path().join(from).join(f), dir.join(f)).unwrap();
+        }
+        dir
+    };
+    let hash_msg = ["trials.csv is not the file the sweep wrote", "SHA-256"];
+    // An edited trial value (a plausible one: another election time).
+    let edited = copy("good", "edited");
+    let t = fs::read_to_string(edited.join("trials.csv")).unwrap();
+    let line = t.lines().position(|l| l.contains(",true,")).unwrap() + 1;
+    corrupt(&edited.join("trials.csv"), line, "elect_ms", "1");
+    fails(
+        &bench(&["report", "--results", "edited", "--out", "rep"], d.path()),
+        1,
+        &hash_msg,
+    );
+    assert!(!d.path().join("rep").exists());
+    fails(
+        &bench(&["compare", "good", "edited", "--out", "cmp"], d.path()),
+        1,
+        &hash_msg,
+    );
+    let before = fs::read(edited.join("manifest.json")).unwrap();
+    fails(
+        &tiny(d.path(), "edited", &["--no-report", "--resume"]),
+        1,
+        &hash_msg,
+    );
+    assert!(fs::read(edited.join("manifest.json")).unwrap() == before);
+    // Only the compressed copy, as committed: decompressed and checked the same way.
+    let gz_only = copy("good", "gz-only");
+    fs::remove_file(gz_only.join("trials.csv")).unwrap();
+    let mut m: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(gz_only.join("manifest.json")).unwrap()).unwrap();
+    m["trials_csv"]["sha256"] = "0".repeat(64).into();
+    fs::write(gz_only.join("manifest.json"), m.to_string()).unwrap();
+    fails(
+        &bench(
+            &["report", "--results", "gz-only", "--out", "rep"],
+            d.path(),
+        ),
+        1,
+        &["trials.csv.gz is not the file the sweep wrote"],
+    );
+    // A shard whose trials no longer match its manifest.
+    let s1 = copy("s1", "s1-edited");
+    corrupt(&s1.join("trials.csv"), line.min(3), "msgs_total", "7");
+    fails(
+        &bench(&["merge", "--out", "m", "s1-edited", "s2"], d.path()),
+        1,
+        &hash_msg,
+    );
+    // A statistic edited within its range: the trials give another value.
+    let summary = copy("good", "summary");
+    corrupt(&summary.join("summary.csv"), 2, "msgs_election_mean", "1");
+    fails(
+        &bench(
+            &["report", "--results", "summary", "--out", "rep"],
+            d.path(),
+        ),
+        1,
+        &[
+            "summary.csv line 2",
+            "msgs_election_mean",
+            "the cell's trials give",
+        ],
+    );
+    fails(
+        &bench(&["compare", "good", "summary", "--out", "cmp"], d.path()),
+        1,
+        &["summary.csv line 2"],
+    );
+    // Untouched results still pass everywhere.
+    ok(&bench(
+        &["report", "--results", "good", "--out", "rep"],
+        d.path(),
+    ));
+    ok(&bench(
+        &["compare", "good", "good", "--out", "cmp"],
+        d.path(),
+    ));
+}
+
+/// `merge --out` never overwrites results by accident: a directory holding results is refused
+/// unless `--force` (as `sweep` does), one of the shards being merged always, and nothing is
+/// touched.
+#[test]
+fn merge_refuses_to_overwrite_results_or_its_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "other", &["--no-report"]));
+    ok(&tiny(d.path(), "s1", &["--no-report", "--shard", "1/2"]));
+    ok(&tiny(d.path(), "s2", &["--no-report", "--shard", "2/2"]));
+    let before = fs::read(d.path().join("other/manifest.json")).unwrap();
+    fails(
+        &bench(&["merge", "--out", "other", "s1", "s2"], d.path()),
+        2,
+        &["holds results already", "--force"],
+    );
+    assert_eq!(
+        fs::read(d.path().join("other/manifest.json")).unwrap(),
+        before
+    );
+    let s1 = fs::read(d.path().join("s1/manifest.json")).unwrap();
+    for out in ["s1", "./s2"] {
+        for force in [false, true] {
+            let mut args = vec!["merge", "--out", out, "s1", "s2"];
+            if force {
+                args.push("--force");
+            }
+            fails(&bench(&args, d.path()), 2, &["one of the shards"]);
+        }
+    }
+    assert!(fs::read(d.path().join("s1/manifest.json")).unwrap() == s1);
+    // Forced: overwritten with the merge (which equals the unsharded sweep it was).
+    fs::write(d.path().join("other/summary.csv"), "stale\n").unwrap();
+    ok(&bench(
+        &["merge", "--out", "other", "s1", "s2", "--force"],
+        d.path(),
+    ));
+    assert!(fs::read(d.path().join("other/summary.csv")).unwrap() != b"stale\n");
+}
+
 #[test]
 fn merge_checks_values_and_recomputes_the_summary() {
     let d = tempfile::tempdir().unwrap();
@@ -1551,9 +1707,11 @@ fn merge_checks_values_and_recomputes_the_summary() {
         }
         dir
     };
-    // A flipped boolean in a trial row.
+    // A flipped boolean in a trial row (with the manifest's hash updated to match, so the
+    // row check itself is what refuses it).
     let bad = copy("bad1");
     corrupt(&bad.join("trials.csv"), 2, "split_brain", "true");
+    rehash(&bad);
     fails(
         &bench(&["merge", "--out", "m", "bad1", "s2"], d.path()),
         1,
@@ -1580,6 +1738,7 @@ fn merge_checks_values_and_recomputes_the_summary() {
     let extra = lines[1].to_string();
     lines.push(&extra);
     fs::write(bad.join("trials.csv"), lines.join("\n") + "\n").unwrap();
+    rehash(&bad);
     fails(
         &bench(&["merge", "--out", "m", "s2", "bad3"], d.path()),
         1,
@@ -2205,11 +2364,18 @@ fn compare_refuses_directories_it_cannot_match() {
         2,
         &["resamples = 2000000"],
     );
-    fails(
-        &bench(&["compare", "a", "a", "--min-change=-1"], d.path()),
-        2,
-        &["min_change"],
-    );
+    // The flag is in percent: the message says so, naming the flag (it used to describe
+    // the library's fraction, `min_change`).
+    for v in ["-1", "NaN", "inf"] {
+        fails(
+            &bench(
+                &["compare", "a", "a", &format!("--min-change={v}")],
+                d.path(),
+            ),
+            2,
+            &[&format!("--min-change {v}"), "percentage"],
+        );
+    }
 }
 
 #[test]
@@ -2451,4 +2617,231 @@ fn tune_writes_its_advice_and_says_when_limits_contradict() {
         &["--timeouts"],
     );
     assert!(!dir.path().join("bad").exists());
+}
+
+/// Every input the second hardening pass found unbounded is refused by name with exit 2 and
+/// no panic, before anything is allocated or run: seeds a cell cannot hold (2^64 − 1 was a
+/// capacity-overflow panic, 2^32 an abort allocating 64 GB), in `sweep` and `explore`; an
+/// exploration of 8 nodes (2^28 patterns a protocol, > 4 GB before any progress line);
+/// 100,000 threads; an unspecified live bind address. `run --seed 2^64 − 1` runs.
+#[test]
+fn unbounded_inputs_are_refused_by_name() {
+    let d = tempfile::tempdir().unwrap();
+    let quick = Duration::from_secs(20);
+    for seeds in ["18446744073709551615", "4294967296", "100000000"] {
+        let start = Instant::now();
+        let o = bench(
+            &[
+                "sweep",
+                "--protocols",
+                "bully",
+                "--nodes",
+                "3",
+                "--seeds",
+                seeds,
+                "--out",
+                "s",
+            ],
+            d.path(),
+        );
+        fails(&o, 2, &[&format!("seeds = {seeds}"), "GiB"]);
+        assert!(start.elapsed() < quick);
+        let o = bench(
+            &[
+                "explore",
+                "--nodes",
+                "3",
+                "--seeds",
+                seeds,
+                "--out",
+                "e",
+                "--no-report",
+            ],
+            d.path(),
+        );
+        fails(&o, 2, &[&format!("seeds = {seeds}")]);
+    }
+    // slow_factor's cap and the workload's floor are listed by `params`.
+    let params = ok(&bench(&["params"], d.path()));
+    assert!(
+        params.contains("a whole number from 1 to 1000000"),
+        "{params}"
+    );
+    assert!(
+        params.contains("0 (no workload) or milliseconds >= 0.1"),
+        "{params}"
+    );
+    let start = Instant::now();
+    let o = bench(
+        &["explore", "--nodes", "8", "--out", "e", "--no-report"],
+        d.path(),
+    );
+    fails(&o, 2, &["--nodes 8", "GiB"]);
+    assert!(start.elapsed() < quick);
+    for cmd in [
+        &["sweep", "--out", "j"][..],
+        &["explore", "--out", "j", "--no-report"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--jobs", "100000"]);
+        fails(
+            &bench(&args, d.path()),
+            2,
+            &["--jobs 100000", "at most 1024"],
+        );
+    }
+    for ip in ["0.0.0.0", "::"] {
+        let o = bench(
+            &[
+                "live",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--bind",
+                ip,
+                "--out",
+                "l",
+            ],
+            d.path(),
+        );
+        fails(&o, 2, &["bind", ip]);
+    }
+    let out = ok(&bench(
+        &[
+            "run",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--seed",
+            "18446744073709551615",
+            "--json",
+        ],
+        d.path(),
+    ));
+    assert!(
+        out.contains("\"seed\":\"18446744073709551615\"") || out.contains("18446744073709551615"),
+        "{out}"
+    );
+}
+
+/// Text from a configuration reaches the report as text: a scenario's or a network's `about`
+/// holding `<script>`, `<img onerror>` and `|` is escaped in `index.html` (it used to run) and
+/// in the Markdown tables (a `|` cut the row). Names, which are also CSV cells, command-line
+/// arguments and file names, are refused unless plain: `""`, `a|b`, `<script>`.
+#[test]
+fn config_text_is_escaped_and_names_are_plain() {
+    let d = tempfile::tempdir().unwrap();
+    let config = |scenario: &str, at_ms: &str| {
+        format!(
+            "name = \"evil\"\nprotocols = [\"bully\"]\nnodes = [3]\nscenarios = [{scenario:?}]\n\
+             nets = [\"metro\"]\nseeds = 2\n\n[[net]]\nname = \"metro\"\nbase = \"lan\"\n\
+             about = \"net | <img src=x onerror=alert(2)> & more\"\n\n[[scenario]]\n\
+             name = {scenario:?}\nabout = \"about | <script>alert(1)</script> <img src=x onerror=alert(1)>\"\n\
+             faults = [ {{ at_ms = {at_ms}, action = \"crash\", node = \"leader\" }} ]\n"
+        )
+    };
+    fs::write(d.path().join("evil.toml"), config("double", "0")).unwrap();
+    ok(&bench(
+        &[
+            "sweep",
+            "--config",
+            "evil.toml",
+            "--out",
+            "r",
+            "--no-report",
+            "--quiet",
+        ],
+        d.path(),
+    ));
+    ok(&bench(
+        &["report", "--results", "r", "--out", "rep"],
+        d.path(),
+    ));
+    let html = fs::read_to_string(d.path().join("rep/index.html")).unwrap();
+    for bad in ["<script>alert", "<img src=x", "onerror=alert(1)>"] {
+        assert!(!html.contains(bad), "{bad} in index.html");
+    }
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let appendix = fs::read_to_string(d.path().join("rep/APPENDIX.md")).unwrap();
+    let row = appendix
+        .lines()
+        .find(|l| l.contains("| double |"))
+        .expect("the scenario's row");
+    let header = appendix
+        .lines()
+        .take_while(|l| *l != row)
+        .filter(|l| l.starts_with('|'))
+        .last()
+        .unwrap();
+    let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+    assert!(row.contains("about \\| \\<script\\>"), "{row}");
+    assert_eq!(cells(row), cells(header), "{row}");
+    for (name, needle) in [("", "\"\""), ("a|b", "a|b"), ("<script>", "<script>")] {
+        fs::write(d.path().join("bad.toml"), config(name, "0")).unwrap();
+        let o = bench(&["sweep", "--config", "bad.toml", "--out", "b"], d.path());
+        fails(&o, 2, &["scenario name", needle]);
+    }
+    for at in ["-1", "-1e300"] {
+        fs::write(d.path().join("bad.toml"), config("double", at)).unwrap();
+        let o = bench(&["sweep", "--config", "bad.toml", "--out", "b"], d.path());
+        fails(&o, 2, &["faults[0]: at_ms", ">= 0"]);
+    }
+}
+
+/// `params | head -1`, `scenarios | head -1`: a reader that goes away ends the command
+/// quietly with success (it used to panic with exit 101); a write that fails for another
+/// reason (a full disk: /dev/full) exits 1 with a message, not a panic.
+#[test]
+fn closed_pipes_end_quietly_and_write_errors_exit_1() {
+    let d = tempfile::tempdir().unwrap();
+    let commands: [&[&str]; 4] = [
+        &["params"],
+        &["scenarios"],
+        &["completions", "bash"],
+        &[
+            "run",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--json",
+        ],
+    ];
+    for args in commands {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(d.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader is gone before the first write.
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        if Path::new("/dev/full").exists() {
+            let full = fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let o = Command::new(BIN)
+                .args(args)
+                .current_dir(d.path())
+                .stdout(full)
+                .output()
+                .unwrap();
+            fails(&o, 1, &["cannot write to standard output"]);
+            assert!(!text(&o.stderr).contains("panicked"));
+        }
+    }
 }

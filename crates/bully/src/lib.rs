@@ -89,5 +89,11 @@ pub use config::{BullyConfig, Rejoin};
 pub use message::{BullyMsg, BullyTimer};
 pub use node::Bully;
 
+/// The highest epoch the wire decoder accepts (`epoch` option): 2^48. No cluster reaches it
+/// legitimately (one election a millisecond for 8,900 years); without the bound a single
+/// forged datagram carrying an epoch near 2^64 would be adopted by every node it reached, and
+/// the next coordinator would have no epoch left to declare in.
+pub const MAX_WIRE_EPOCH: u64 = 1 << 48;
+
 #[cfg(test)]
 mod tests;

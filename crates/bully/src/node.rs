@@ -160,7 +160,8 @@ impl Bully {
         self.mode = Mode::Leader;
         self.leader = Some(self.id);
         if self.cfg.epoch {
-            self.epoch += 1;
+            // Saturating: the wire refuses epochs past MAX_WIRE_EPOCH, so no cluster gets here.
+            self.epoch = self.epoch.saturating_add(1);
             self.led_epoch = self.epoch;
             io.persist(self.epoch);
         }

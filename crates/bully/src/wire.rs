@@ -17,6 +17,9 @@
 //!   that is not a bully message (another protocol's, or garbage) is rejected rather than
 //!   misread.
 //! * integers are big-endian; times are nanoseconds.
+//! * an epoch above [`MAX_WIRE_EPOCH`](crate::MAX_WIRE_EPOCH) (2^48) is invalid: no cluster
+//!   reaches it, and a forged one near 2^64 would be adopted by every node it reached, leaving
+//!   the next coordinator no epoch to declare in.
 
 use election_core::{Message, Time, Wire, WireError, WireReader};
 
@@ -107,6 +110,11 @@ impl Wire for BullyMsg {
         r.finish()?;
         if check(tag, fields) != sum {
             return Err(WireError::Invalid("checksum"));
+        }
+        if epoch.is_some_and(|e| e > crate::MAX_WIRE_EPOCH) {
+            return Err(WireError::Invalid(
+                "epoch above 2^48, which no cluster reaches (MAX_WIRE_EPOCH)",
+            ));
         }
         let msg = match kind {
             0 => BullyMsg::Election { epoch, stamp },

@@ -2,14 +2,14 @@
 //! exactly `wire_size()` bytes and decodes back to itself; any other input is an error, never
 //! a panic.
 
-use election_bully::BullyMsg;
+use election_bully::{BullyMsg, MAX_WIRE_EPOCH};
 use election_core::{Message, Time, Wire, WireError};
 use proptest::prelude::*;
 
 /// Every variant with every combination of its optional fields.
 fn every_message() -> Vec<BullyMsg> {
     let mut all = Vec::new();
-    for epoch in [None, Some(0), Some(7), Some(u64::MAX)] {
+    for epoch in [None, Some(0), Some(7), Some(MAX_WIRE_EPOCH)] {
         for stamp in [None, Some(Time(0)), Some(Time(123_456_789))] {
             all.push(BullyMsg::Election { epoch, stamp });
             all.push(BullyMsg::Heartbeat { epoch, stamp });
@@ -83,6 +83,51 @@ proptest! {
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
         if let Ok(m) = BullyMsg::decode(&bytes) {
             prop_assert_eq!(encode(&m), bytes);
+        }
+    }
+}
+
+/// Epochs no cluster reaches (above 2^48, up to 2^64 − 1) are refused for every kind: a node
+/// that adopted one would leave the next coordinator no epoch to declare in (the `+ 1`
+/// overflowed); 2^48 itself still decodes.
+#[test]
+fn epochs_no_cluster_reaches_are_invalid() {
+    for m in every_message().into_iter().filter(|m| m.epoch().is_some()) {
+        for (epoch, ok) in [
+            (MAX_WIRE_EPOCH, true),
+            (MAX_WIRE_EPOCH + 1, false),
+            (u64::MAX - 1, false),
+            (u64::MAX, false),
+        ] {
+            let forged = match m {
+                BullyMsg::Election { stamp, .. } => BullyMsg::Election {
+                    epoch: Some(epoch),
+                    stamp,
+                },
+                BullyMsg::Ok { .. } => BullyMsg::Ok { epoch: Some(epoch) },
+                BullyMsg::Ack { stamp, .. } => BullyMsg::Ack {
+                    epoch: Some(epoch),
+                    stamp,
+                },
+                BullyMsg::Coordinator { .. } => BullyMsg::Coordinator { epoch: Some(epoch) },
+                BullyMsg::Heartbeat { stamp, .. } => BullyMsg::Heartbeat {
+                    epoch: Some(epoch),
+                    stamp,
+                },
+                BullyMsg::HeartbeatAck { stamp, .. } => BullyMsg::HeartbeatAck {
+                    epoch: Some(epoch),
+                    stamp,
+                },
+            };
+            let decoded = BullyMsg::decode(&encode(&forged));
+            if ok {
+                assert_eq!(decoded, Ok(forged));
+            } else {
+                assert!(
+                    matches!(decoded, Err(WireError::Invalid(_))),
+                    "{forged:?}: {decoded:?}"
+                );
+            }
         }
     }
 }

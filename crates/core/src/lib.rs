@@ -217,6 +217,13 @@ pub trait Wire: Message + Sized {
     fn encode(&self, out: &mut Vec<u8>);
     /// Decode one message that fills `bytes` exactly. Never panics, whatever the input.
     fn decode(bytes: &[u8]) -> Result<Self, WireError>;
+    /// The node id this message names in its fields, if any (not its sender, which the
+    /// transport carries): a candidate, a leader, a lease holder; no message names more than
+    /// one. The decoder cannot know the cluster's size; a driver that does refuses a message
+    /// naming an id outside `1..=n`, since a protocol may index its per-node state by it.
+    fn named_node(&self) -> Option<NodeId> {
+        None
+    }
 }
 
 /// A bounds-checked reader for [`Wire::decode`] implementations (big-endian integers).

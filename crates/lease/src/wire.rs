@@ -18,6 +18,8 @@
 //! [`WireError::Invalid`], records no node sends: a stored record (in `RECORD` and the update
 //! answers) of version 0 other than the empty one, an acquire or renew without a holder, and a
 //! release that names one. An update's record carries the version its writer read, 0 included.
+//! A holder must be a member; the decoder cannot know `n`, so [`Wire::named_node`] hands the
+//! holder to the driver, which refuses one above the cluster's size.
 
 use std::time::Duration;
 
@@ -87,6 +89,14 @@ impl Wire for LeaseMsg {
             }
         }
         debug_assert!(out.len() >= self.wire_size());
+    }
+
+    fn named_node(&self) -> Option<NodeId> {
+        match self {
+            LeaseMsg::Get => None,
+            LeaseMsg::Record(r) | LeaseMsg::Update { record: r, .. } => r.holder,
+            LeaseMsg::Updated { record, .. } => record.holder,
+        }
     }
 
     fn decode(bytes: &[u8]) -> Result<Self, WireError> {

@@ -43,6 +43,9 @@ pub enum FrameError {
     },
     /// The protocol's decoder refused the payload.
     Payload(WireError),
+    /// The payload decoded, but names a node id that is no cluster member (a candidate, a
+    /// leader or a lease holder above `n`).
+    Named(u32),
 }
 
 impl fmt::Display for FrameError {
@@ -62,6 +65,7 @@ impl fmt::Display for FrameError {
                 )
             }
             FrameError::Payload(e) => write!(f, "payload: {e}"),
+            FrameError::Named(id) => write!(f, "payload names node {id}, not a cluster member"),
         }
     }
 }
@@ -107,9 +111,23 @@ pub fn split(bytes: &[u8], n: u32) -> Result<(NodeId, &[u8]), FrameError> {
     Ok((NodeId(sender), payload))
 }
 
-/// Check and decode one datagram for an `n`-node cluster.
+/// Check and decode one datagram for an `n`-node cluster (every endpoint a member).
 pub fn decode<M: Wire>(bytes: &[u8], n: u32) -> Result<(NodeId, M), FrameError> {
-    let (from, payload) = split(bytes, n)?;
+    decode_for(bytes, n, n)
+}
+
+/// Check and decode one datagram for a cluster of `members` nodes and `endpoints` endpoints in
+/// all (the members, then the service endpoints such as a lease store): the sender may be any
+/// endpoint, a node id named in the payload ([`Wire::named_node`]) must be a member.
+pub fn decode_for<M: Wire>(
+    bytes: &[u8],
+    endpoints: u32,
+    members: u32,
+) -> Result<(NodeId, M), FrameError> {
+    let (from, payload) = split(bytes, endpoints)?;
     let msg = M::decode(payload).map_err(FrameError::Payload)?;
-    Ok((from, msg))
+    match msg.named_node() {
+        Some(id) if id.0 == 0 || id.0 > members => Err(FrameError::Named(id.0)),
+        _ => Ok((from, msg)),
+    }
 }

@@ -175,6 +175,17 @@ impl LiveConfig {
     /// Check every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.sim_config().validate()?;
+        if self.bind.is_unspecified() || self.bind.is_multicast() {
+            // Bound to 0.0.0.0, a node's address is 0.0.0.0:port while its datagrams arrive
+            // from 127.0.0.1:port (or another interface): no source would match a member, and
+            // every datagram would be dropped as a non-member's.
+            return Err(ConfigError::new(
+                "bind",
+                self.bind,
+                "the nodes need one address their peers see datagrams come from: \
+                 an unspecified (0.0.0.0, ::) or multicast address is none (e.g. 127.0.0.1)",
+            ));
+        }
         if self.horizon > MAX_HORIZON {
             return Err(ConfigError::new(
                 "horizon",
@@ -218,6 +229,15 @@ pub enum LiveError {
     /// The trial overran its horizon by more than the grace period (a driver bug).
     #[error("the trial did not stop within {0:?} of its start")]
     Overrun(Duration),
+    /// A node's task panicked (a protocol bug, or input a check let through): the trial is
+    /// void, never a result row.
+    #[error("node {node}'s task panicked: {message}")]
+    NodePanicked {
+        /// Which node.
+        node: NodeId,
+        /// The panic's message.
+        message: String,
+    },
 }
 
 /// Why a datagram was dropped before reaching a protocol.
@@ -246,7 +266,8 @@ pub struct Health {
     pub rejected_impersonation: u64,
     /// Datagrams with a malformed header (short, oversized, wrong version or length).
     pub rejected_frame: u64,
-    /// Datagrams whose payload the protocol's decoder refused.
+    /// Datagrams whose payload the protocol's decoder refused, or that name a node id no
+    /// member has.
     pub rejected_payload: u64,
     /// Failed sends (the node carried on).
     pub send_errors: u64,
@@ -426,6 +447,8 @@ struct Stamped {
 struct Shared {
     epoch: Instant,
     n: u32,
+    /// The members (`n` counts the service endpoints too).
+    members: u32,
     peers: Vec<SocketAddr>,
     links: RwLock<Links>,
     loss_bits: AtomicU64,
@@ -475,7 +498,7 @@ impl Shared {
         let Some(actual) = self.member(addr) else {
             return reject(Rejection::NonMember(addr));
         };
-        match datagram::decode::<M>(bytes, self.n) {
+        match datagram::decode_for::<M>(bytes, self.n, self.members) {
             Err(e) => reject(Rejection::Malformed(e)),
             Ok((claimed, _)) if claimed != actual => {
                 reject(Rejection::Impersonation { claimed, actual })
@@ -767,6 +790,8 @@ struct Hub<P: Protocol, F> {
     /// The observer's clock: the latest instant observed.
     last: Time,
     fault_rng: Rng,
+    /// Tasks that ended on their own, awaited by [`Hub::panicked`].
+    ended: Vec<(NodeId, JoinHandle<()>)>,
     last_crashed: Option<NodeId>,
     faults: Vec<(Time, FaultAction)>,
     next_fault: usize,
@@ -836,6 +861,7 @@ where
         let shared = Arc::new(Shared {
             epoch: Instant::now(),
             n,
+            members: cfg.nodes,
             peers,
             links: RwLock::new(Links::new(n)),
             loss_bits: AtomicU64::new(cfg.loss.to_bits()),
@@ -889,6 +915,7 @@ where
             rx,
             last: Time::ZERO,
             fault_rng,
+            ended: Vec::new(),
             last_crashed: None,
             last_fault_at: faults.last().map_or(Time::ZERO, |f| f.0),
             faults,
@@ -967,6 +994,9 @@ where
                 ev = self.rx.recv() => ev,
                 _ = Self::sleep_precisely(&shared, wake) => None,
             };
+            if let Some(err) = self.panicked().await {
+                return Err(err);
+            }
             if let Some(ev) = event {
                 self.observe(ev);
                 self.workload_tick();
@@ -1017,6 +1047,9 @@ where
             self.observer.on_fault(Applied::Skipped(
                 "still pending when the trial ended".to_string(),
             ));
+        }
+        if let Some(err) = self.panicked().await {
+            return Err(err);
         }
         let final_status = (0..self.members)
             .map(|i| self.observer.status(NodeId::from_index(i)))
@@ -1183,7 +1216,9 @@ where
                 match why {
                     Rejection::NonMember(_) => h.rejected_non_member += 1,
                     Rejection::Impersonation { .. } => h.rejected_impersonation += 1,
-                    Rejection::Malformed(FrameError::Payload(_)) => h.rejected_payload += 1,
+                    Rejection::Malformed(FrameError::Payload(_) | FrameError::Named(_)) => {
+                        h.rejected_payload += 1
+                    }
                     Rejection::Malformed(_) => h.rejected_frame += 1,
                 }
                 let what = match why {
@@ -1245,7 +1280,12 @@ where
         let shared = Arc::clone(&self.shared);
         let slot = &mut self.slots[id.index()];
         if let Some(t) = slot.task.take() {
-            t.abort();
+            if t.is_finished() {
+                // Ended before its crash: kept, so that a panic fails the trial.
+                self.ended.push((id, t));
+            } else {
+                t.abort();
+            }
         }
         slot.control = None;
         slot.paused_until = None;
@@ -1256,6 +1296,36 @@ where
         self.last_crashed = Some(id);
         self.observer.on_status(id, None);
         self.topology_changed();
+    }
+
+    /// A node or tombstone task that ended on its own before the trial did: a node task only
+    /// ends when the hub closes its control channel, so one that has ended panicked. Its
+    /// panic fails the trial loudly, never a row measured from a cluster that lost a node
+    /// the timeline did not crash.
+    async fn panicked(&mut self) -> Option<LiveError> {
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            for task in [&mut slot.task, &mut slot.tombstone] {
+                if task.as_ref().is_some_and(|t| t.is_finished()) {
+                    let t = task.take().expect("checked");
+                    self.ended.push((NodeId::from_index(i), t));
+                }
+            }
+        }
+        while let Some((node, t)) = self.ended.pop() {
+            let message = match t.await {
+                Ok(()) => "its task ended while the trial ran".to_string(),
+                Err(e) if e.is_panic() => {
+                    let p = e.into_panic();
+                    p.downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "(no message)".to_string())
+                }
+                Err(_) => continue, // aborted: a crash, not a failure
+            };
+            return Some(LiveError::NodePanicked { node, message });
+        }
+        None
     }
 
     fn topology_changed(&mut self) {
@@ -1425,6 +1495,7 @@ mod tests {
             let shared = Arc::new(Shared {
                 epoch: Instant::now(),
                 n: 2,
+                members: 2,
                 peers: vec![
                     socket.local_addr().unwrap(),
                     "255.255.255.255:9".parse().unwrap(),

@@ -167,13 +167,14 @@ proptest! {
     }
 }
 
-/// A Raft datagram carrying term 2^64 - 1, a term no node could ever advance past, is refused
-/// by the payload decoder (the live driver counts it in `rejected_payload` and never hands it
-/// to the protocol); the last usable term still decodes.
+/// A Raft datagram carrying a term no cluster reaches — above 2^48, up to the terms that would
+/// leave a node nothing to campaign for (2^64 − 3, 2^64 − 2) and 2^64 − 1 — is refused by the
+/// payload decoder (the live driver counts it in `rejected_payload` and never hands it to the
+/// protocol); every term up to 2^48 still decodes.
 #[test]
-fn a_raft_term_that_cannot_be_advanced_is_refused() {
+fn a_raft_term_no_cluster_reaches_is_refused() {
     use election_core::WireError;
-    use election_raft::{LogPos, MAX_TERM};
+    use election_raft::{LogPos, MAX_TERM, MAX_WIRE_TERM};
     let kinds = |term| {
         [
             RaftMsg::RequestVote {
@@ -202,17 +203,27 @@ fn a_raft_term_that_cannot_be_advanced_is_refused() {
             },
         ]
     };
-    for (ok, forged) in kinds(MAX_TERM).into_iter().zip(kinds(u64::MAX)) {
-        assert_eq!(
-            datagram::decode::<RaftMsg>(&frame(2, &ok), 5),
-            Ok((NodeId(2), ok))
-        );
-        assert!(
-            matches!(
-                datagram::decode::<RaftMsg>(&frame(2, &forged), 5),
-                Err(FrameError::Payload(WireError::Invalid(_)))
-            ),
-            "{forged:?}"
-        );
+    for (good, bad) in [
+        (0, MAX_WIRE_TERM + 1),
+        (1, MAX_TERM - 1),
+        (MAX_WIRE_TERM - 1, MAX_TERM),
+        (MAX_WIRE_TERM, u64::MAX),
+    ] {
+        for (ok, forged) in kinds(good).into_iter().zip(kinds(bad)) {
+            assert!(
+                matches!(
+                    datagram::decode::<RaftMsg>(&frame(2, &forged), 5),
+                    Err(FrameError::Payload(WireError::Invalid(_)))
+                ),
+                "{forged:?}"
+            );
+            // No candidate asks for term 0.
+            if good > 0 || !matches!(ok, RaftMsg::RequestVote { .. } | RaftMsg::PreVote { .. }) {
+                assert_eq!(
+                    datagram::decode::<RaftMsg>(&frame(2, &ok), 5),
+                    Ok((NodeId(2), ok))
+                );
+            }
+        }
     }
 }

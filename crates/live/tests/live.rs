@@ -474,3 +474,77 @@ fn gray_links_apply_live_and_the_rest_is_skipped_and_counted() {
     // Node 2 still joins both: a connected majority remains, whatever the bully makes of it.
     assert_ne!(r.metrics.outcome, election_sim::Outcome::MinorityOnly);
 }
+
+/// A node whose protocol panics 100 ms in (node 2 of 3): the panic is not swallowed. The trial
+/// fails with an error naming the node and the panic, well before its horizon, and gives no
+/// report (so never a result row).
+#[test]
+fn a_panicking_node_task_fails_the_trial() {
+    use election_core::{Io, Protocol, TimerKind};
+    use election_live::LiveError;
+
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    struct Tick;
+    impl TimerKind for Tick {
+        const COUNT: usize = 1;
+        fn index(self) -> usize {
+            0
+        }
+        fn is_failure_detector(self) -> bool {
+            false
+        }
+    }
+    struct Panicky(NodeId);
+    impl Protocol for Panicky {
+        type Msg = BullyMsg;
+        type Timer = Tick;
+        type Persist = ();
+        fn on_start(&mut self, io: &mut Io<'_, Self>, _: Option<&()>) {
+            io.set_timer(Tick, Duration::from_millis(100));
+        }
+        fn on_message(&mut self, _: &mut Io<'_, Self>, _: NodeId, _: BullyMsg) {}
+        fn on_timer(&mut self, _: &mut Io<'_, Self>, _: Tick) {
+            assert_ne!(
+                self.0,
+                NodeId(2),
+                "node 2 was handed something it cannot take"
+            );
+        }
+        fn on_suspect(&mut self, _: &mut Io<'_, Self>) {}
+        fn status(&self) -> Status {
+            Status::FOLLOWER_NO_LEADER
+        }
+    }
+    let started = std::time::Instant::now();
+    let err = run_trial(&live(3, 1, vec![]), Panicky).unwrap_err();
+    match &err {
+        LiveError::NodePanicked { node, message } => {
+            assert_eq!(*node, NodeId(2));
+            assert!(message.contains("cannot take"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(3), "{err}");
+}
+
+/// `--bind 0.0.0.0` (or `::`): a node bound there sends from 127.0.0.1 (or another
+/// interface) while its address reads 0.0.0.0, so every datagram would be dropped as a
+/// non-member's and the run would report a liveness failure. Refused, naming the field.
+#[test]
+fn an_unspecified_bind_address_is_refused() {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    for ip in [
+        IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+        IpAddr::V4(Ipv4Addr::new(224, 0, 0, 1)),
+    ] {
+        let mut c = live(3, 1, vec![]);
+        c.bind = ip;
+        let err = c.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("bind") && err.contains(&ip.to_string()),
+            "{err}"
+        );
+        assert!(run_trial(&c, bully(3)).is_err());
+    }
+}

@@ -167,3 +167,11 @@ pub use node::{Raft, Stable};
 ///
 /// [`WireError::Invalid`]: election_core::WireError::Invalid
 pub const MAX_TERM: u64 = u64::MAX - 1;
+
+/// The highest term the wire decoder accepts: 2^48. No cluster reaches it legitimately (one
+/// election a millisecond for 8,900 years), and a node that adopts it still has 2^64 − 2^48
+/// terms to campaign with: without this bound a single forged datagram carrying
+/// [`MAX_TERM`] − 1 (or [`MAX_TERM`]) would move every node that adopted it to the end of the
+/// term space, where no node can start an election again, wedging the cluster for good.
+/// Log positions carry terms below their message's, so they are bounded too.
+pub const MAX_WIRE_TERM: u64 = 1 << 48;

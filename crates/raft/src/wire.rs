@@ -16,8 +16,9 @@
 //! | 8 / 9 | `APPEND_RESP` success / failure | 9 |
 //!
 //! Tag 0 is unused, so that a zeroed buffer is never a message. A term above
-//! [`MAX_TERM`](crate::MAX_TERM) (that is, `u64::MAX`) is invalid: no node can advance past it.
-//! Tag 0 is unused, so that a zeroed buffer is never a message. Decoding rejects, as
+//! [`MAX_WIRE_TERM`](crate::MAX_WIRE_TERM) (2^48) is invalid: no cluster reaches it, and a
+//! forged one near [`MAX_TERM`](crate::MAX_TERM) would leave every node that adopted it with no
+//! term to campaign for. Decoding also rejects, as
 //! [`WireError::Invalid`], log positions no node ever sends: half-empty ones (term 0 with an
 //! index, or an index 0 with a term), a candidate's last log term not below the term it asks
 //! for (its log's terms are at most its current term, which the request's term exceeds), and
@@ -99,8 +100,10 @@ impl Wire for RaftMsg {
                 success: tag == 8,
             },
         };
-        if term > crate::MAX_TERM {
-            return Err(WireError::Invalid("term 2^64-1: no term can follow it"));
+        if term > crate::MAX_WIRE_TERM {
+            return Err(WireError::Invalid(
+                "term above 2^48, which no cluster reaches (MAX_WIRE_TERM)",
+            ));
         }
         r.finish()?;
         debug_assert_eq!(msg.wire_size(), bytes.len());

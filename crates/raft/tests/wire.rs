@@ -3,13 +3,13 @@
 //! error, never a panic.
 
 use election_core::{Message, Wire, WireError};
-use election_raft::{LogPos, RaftMsg, MAX_TERM};
+use election_raft::{LogPos, RaftMsg, MAX_TERM, MAX_WIRE_TERM};
 use proptest::prelude::*;
 
 /// Every variant, both values of its boolean, edge terms and edge log positions.
 fn every_message() -> Vec<RaftMsg> {
     let mut all = Vec::new();
-    for term in [0, 1, 42, MAX_TERM] {
+    for term in [0, 1, 42, MAX_WIRE_TERM] {
         let mut logs = vec![LogPos::EMPTY];
         if term >= 1 {
             logs.push(LogPos { term, index: 1 });
@@ -156,7 +156,10 @@ proptest! {
     #[test]
     fn arbitrary_fields_never_panic(
         tag in 0u8..=10,
-        term in prop_oneof![Just(0u64), Just(1), Just(u64::MAX), any::<u64>()],
+        term in prop_oneof![
+            Just(0u64), Just(1), Just(u64::MAX), Just(MAX_WIRE_TERM), Just(MAX_WIRE_TERM + 1),
+            any::<u64>(), 0..=MAX_WIRE_TERM + 1,
+        ],
         log_term in prop_oneof![Just(0u64), Just(1), Just(u64::MAX), any::<u64>()],
         log_index in prop_oneof![Just(0u64), Just(1), any::<u64>()],
     ) {
@@ -166,31 +169,58 @@ proptest! {
                 prop_assert!(matches!(tag, 1 | 4 | 7));
                 prop_assert_eq!(encode(&m), bytes);
                 let valid = (log_term == 0) == (log_index == 0)
-                    && term != u64::MAX
+                    && term <= MAX_WIRE_TERM
                     && if tag == 7 { log_term <= term } else { log_term < term };
                 prop_assert!(valid);
             }
-            Err(WireError::Trailing(16)) => prop_assert!((2..=9).contains(&tag) && tag % 3 != 1),
+            Err(WireError::Trailing(16)) => {
+                prop_assert!((2..=9).contains(&tag) && tag % 3 != 1 && term <= MAX_WIRE_TERM)
+            }
             Err(WireError::UnknownTag(t)) => prop_assert!(t == 0 || t == 10),
-            // A term no node can advance past is refused whatever the kind (checked before
-            // the trailing bytes).
-            Err(WireError::Invalid(_)) => prop_assert!(matches!(tag, 1 | 4 | 7) || term == u64::MAX),
+            // A term no cluster reaches is refused whatever the kind (checked before the
+            // trailing bytes).
+            Err(WireError::Invalid(_)) => {
+                prop_assert!(matches!(tag, 1 | 4 | 7) || term > MAX_WIRE_TERM)
+            }
             Err(e) => prop_assert!(false, "unexpected {e:?}"),
         }
     }
 }
 
-/// A term no node can advance past (2^64 - 1) is rejected for every kind, so a forged datagram
-/// cannot push a cluster into a term it can never elect out of.
+/// Every boundary term: up to [`MAX_WIRE_TERM`] (2^48) decodes; above it — 2^48 + 1, and the
+/// terms that would leave a node nothing to campaign for, [`MAX_TERM`] − 1, [`MAX_TERM`] and
+/// 2^64 − 1 — is refused for every kind, so a forged datagram cannot move a cluster to the end
+/// of the term space, where no node can start an election again.
 #[test]
-fn a_term_that_cannot_be_advanced_is_invalid() {
+fn terms_no_cluster_reaches_are_invalid() {
     assert_eq!(MAX_TERM, u64::MAX - 1);
+    assert_eq!(MAX_WIRE_TERM, 1 << 48);
     for m in every_message() {
-        let mut bytes = encode(&m);
-        bytes[1..9].copy_from_slice(&u64::MAX.to_be_bytes());
-        assert!(
-            matches!(RaftMsg::decode(&bytes), Err(WireError::Invalid(_))),
-            "{m:?} with term 2^64-1"
-        );
+        for (term, ok) in [
+            (MAX_WIRE_TERM - 1, true),
+            (MAX_WIRE_TERM, true),
+            (MAX_WIRE_TERM + 1, false),
+            (MAX_TERM - 1, false),
+            (MAX_TERM, false),
+            (u64::MAX, false),
+        ] {
+            let mut bytes = encode(&m);
+            bytes[1..9].copy_from_slice(&term.to_be_bytes());
+            let decoded = RaftMsg::decode(&bytes);
+            // Lowering a message's term can make its log position impossible: the accepted
+            // side is checked on the messages of term 2^48, lowered only where no log follows.
+            if ok && m.term() == MAX_WIRE_TERM && (term == m.term() || m.wire_size() == 9) {
+                assert_eq!(
+                    decoded.map(|d| d.term()),
+                    Ok(term),
+                    "{m:?} with term {term}"
+                );
+            } else if !ok {
+                assert!(
+                    matches!(decoded, Err(WireError::Invalid(_))),
+                    "{m:?} with term {term}"
+                );
+            }
+        }
     }
 }

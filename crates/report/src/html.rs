@@ -1,13 +1,15 @@
 //! `index.html`: the report and its appendix as one self-contained page that works offline.
 //!
 //! The page is a *rendering* of the two Markdown documents, not a third writer: the Markdown is
-//! parsed with `pulldown-cmark` and turned into HTML with three changes, so the page can never
+//! parsed with `pulldown-cmark` and turned into HTML with four changes, so the page can never
 //! say something the Markdown does not:
 //!
 //! * headings get GitHub's anchors ([`crate::markdown::slug`]), and links between the two
 //!   documents (`REPORT.md#x`, `APPENDIX.md#x`) become links within the page;
 //! * every image (charts and message-sequence traces) is inlined as a `data:` URI, and links to
 //!   trace files point at the inlined trace, so nothing outside the file is needed;
+//! * raw HTML in the Markdown (which the report never writes, so it can only come from the
+//!   data, such as a custom scenario's `about`) is escaped and shown as text;
 //! * a small script makes every table sortable (click a header) and filterable (type in the
 //!   box above it), and records on `<body>` how many images decoded and how many tables it
 //!   enhanced (`data-images-loaded`, `data-images-total`, `data-tables`), which the browser
@@ -205,6 +207,9 @@ fn render(md: &str, out_dir: &Path) -> Result<String, ReportError> {
                 i = j + 1;
                 continue;
             }
+            // The report's Markdown holds no HTML of its own: any that appears came from the
+            // data (a scenario's `about`, say) and is shown as text, never run.
+            Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t.clone())),
             e => out.push(e.clone()),
         }
         i += 1;

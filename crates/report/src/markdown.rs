@@ -88,12 +88,21 @@ pub(crate) fn table_link(results: &Results, r: &SummaryRow) -> String {
     )
 }
 
+/// A table cell holding text from the results or the configuration (a scenario's `about`, a
+/// skip reason): a `|` would cut the row, and `<`, `>` and `&` would be read as HTML or an
+/// entity, so each is backslash-escaped (CommonMark renders `\<` as `<`).
 fn cell(s: &str) -> String {
     if s.is_empty() {
-        "–".to_string()
-    } else {
-        s.replace('|', "\\|")
+        return "–".to_string();
     }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '|' | '<' | '>' | '&') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 const METRICS: [(&str, &str); 28] = [

@@ -422,6 +422,16 @@ impl Protocol for Ring {
     }
 
     fn on_message(&mut self, io: &mut Io<'_, Self>, from: NodeId, msg: RingMsg) {
+        // No member sends an id outside 1..=n (drivers refuse one, `Wire::named_node`); per-node
+        // state is indexed by it, so a message that does is ignored rather than trusted.
+        let named = match msg {
+            RingMsg::Election { id, .. } => Some(id),
+            RingMsg::Elected { leader, .. } | RingMsg::Heartbeat { leader } => Some(leader),
+            RingMsg::Ack { .. } => None,
+        };
+        if named.is_some_and(|id| id.0 == 0 || id.0 > self.config.n) {
+            return;
+        }
         match msg {
             RingMsg::Election { id, hop } => {
                 let round = hop.map_or(0, |h| h.round);

@@ -11,9 +11,11 @@
 //! | 4 | `HEARTBEAT` | leader id |
 //!
 //! The hop header is present exactly when the cluster runs with `hop_acks`; the flag makes
-//! each datagram self-describing, so a decoder needs no configuration. Node ids are never 0.
+//! each datagram self-describing, so a decoder needs no configuration. Node ids are never 0;
+//! the decoder cannot know `n`, so [`Wire::named_node`] hands the id to the driver, which
+//! refuses one above the cluster's size.
 
-use election_core::{Message, Wire, WireError, WireReader};
+use election_core::{Message, NodeId, Wire, WireError, WireReader};
 
 use crate::message::{Hop, RingMsg};
 
@@ -32,6 +34,14 @@ impl Wire for RingMsg {
         if let Some(h) = hop {
             out.extend_from_slice(&h.seq.to_be_bytes());
             out.extend_from_slice(&h.round.to_be_bytes());
+        }
+    }
+
+    fn named_node(&self) -> Option<NodeId> {
+        match *self {
+            RingMsg::Election { id, .. } => Some(id),
+            RingMsg::Elected { leader, .. } | RingMsg::Heartbeat { leader } => Some(leader),
+            RingMsg::Ack { .. } => None,
         }
     }
 

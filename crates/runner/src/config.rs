@@ -113,6 +113,22 @@ pub struct SweepSpec {
     pub custom_scenarios: BTreeMap<String, ScenarioDef>,
 }
 
+/// A scenario or network profile name from a configuration: not empty, at most 64
+/// characters, and only letters, digits and `. _ + = : -`. A name is a CSV cell, a command-line
+/// argument, part of a file name and a table cell and heading in the report; anything else (a
+/// `|` cuts a table row, `<` starts HTML, `""` cannot be named on the command line) is refused
+/// rather than escaped in every one of them.
+pub fn check_name(what: &str, name: &str) -> Result<()> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || "._+=:-".contains(c);
+    if name.is_empty() || name.len() > 64 || !name.chars().all(ok) {
+        return usage!(
+            "{what} name {name:?}: a name is 1 to 64 letters, digits and . _ + = : - (it is a \
+             CSV cell, a command-line argument and part of file names and report tables)"
+        );
+    }
+    Ok(())
+}
+
 impl SweepSpec {
     /// Read a TOML config file. Syntax errors carry the line and column.
     pub fn from_file(path: &Path) -> Result<SweepSpec> {
@@ -132,6 +148,18 @@ impl SweepSpec {
 
     /// Parse a TOML config.
     pub fn from_toml(text: &str) -> Result<SweepSpec> {
+        Self::from_toml_unchecked(text).and_then(|s| {
+            for name in s.custom_scenarios.keys() {
+                check_name("scenario", name)?;
+            }
+            for n in &s.custom_nets {
+                check_name("net profile", &n.name)?;
+            }
+            Ok(s)
+        })
+    }
+
+    fn from_toml_unchecked(text: &str) -> Result<SweepSpec> {
         let toml_err = |e: toml::de::Error| Error::Toml {
             path: "<config>".into(),
             message: e.to_string().trim_end().to_string(),

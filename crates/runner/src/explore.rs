@@ -462,6 +462,8 @@ pub fn explore(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             );
         }
     }
+    crate::memory::check_seeds(opts.seeds)?;
+    check_size(opts)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
         .build()
@@ -469,10 +471,121 @@ pub fn explore(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     pool.install(|| explore_in_pool(opts))
 }
 
+/// Bytes an enumerated pattern holds until the files are written: the pattern, and its row
+/// of 12 strings in `patterns.csv`.
+const PATTERN_BYTES: u64 = 16 + 512;
+
+/// Estimate the enumeration before allocating it: every family's patterns are held with their
+/// rows, and each pattern with a majority runs `seeds` trials. Refused by name (`--nodes`,
+/// `--sample`, `--seeds`) beyond [`crate::memory::MEMORY_LIMIT`] or
+/// [`crate::memory::MAX_TRIALS`] (`--nodes 8` alone is 2^28 symmetric patterns a protocol).
+fn check_size(opts: &ExploreOptions) -> Result<()> {
+    use crate::memory::{human, MEMORY_LIMIT};
+    let mut held = 0u64;
+    let mut largest = (0u32, 0u64);
+    for cell in &opts.cells {
+        for fam in families(cell.nodes, cell.protocol.kind.uses_ids(), opts.sample) {
+            let total = Pattern::count(fam.n, fam.directed);
+            let n = match fam.mode {
+                Mode::Sample(k) => k.min(total),
+                Mode::All | Mode::Canonical => total,
+            };
+            held = held.saturating_add(n);
+            if n > largest.1 {
+                largest = (cell.nodes, n);
+            }
+        }
+    }
+    let bytes = held.saturating_mul(PATTERN_BYTES);
+    if bytes > MEMORY_LIMIT {
+        let (nodes, n) = largest;
+        return usage!(
+            "--nodes {nodes}: {n} link patterns in one family ({held} in all), about {} to \
+             enumerate and hold with their rows; the limit is {} (explore is meant for 2 to 5 \
+             nodes: a 6-node cluster has 2^15 symmetric patterns, 7 nodes 2^21, 8 nodes 2^28)",
+            human(bytes),
+            human(MEMORY_LIMIT)
+        );
+    }
+    crate::memory::check_trials(held, opts.seeds, "patterns")?;
+    Ok(())
+}
+
+/// What `<out>/manifest.json` records about the exploration that wrote the chunks: the
+/// protocols, sizes, seeds and sample, and the SHA-256 of every cell's fully resolved
+/// configuration (every parameter, `--set` included), so that `--resume` keeps only chunks
+/// this very configuration computed.
+pub fn manifest(opts: &ExploreOptions) -> serde_json::Value {
+    use sha2::Digest;
+    let mut protocols: Vec<&str> = Vec::new();
+    let mut nodes: Vec<u32> = Vec::new();
+    for c in &opts.cells {
+        if !protocols.contains(&c.protocol.spec.as_str()) {
+            protocols.push(&c.protocol.spec);
+        }
+        if !nodes.contains(&c.nodes) {
+            nodes.push(c.nodes);
+        }
+    }
+    // The cells' Debug form holds every resolved parameter, in a fixed order (no maps).
+    let cells: String = sha2::Sha256::digest(format!("{:?}", opts.cells).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    serde_json::json!({
+        "tool": "election-bench",
+        "version": env!("CARGO_PKG_VERSION"),
+        "command": "explore",
+        "config": {
+            "protocols": protocols,
+            "nodes": nodes,
+            "seeds": opts.seeds,
+            "sample": opts.sample,
+            "patterns_per_chunk": CHUNK,
+            "cells_sha256": cells,
+        },
+    })
+}
+
 fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     prepare_dir(&opts.out)?;
     let _lock = DirLock::acquire(&opts.out)?;
     let chunks_dir = opts.out.join("chunks");
+    let manifest_path = opts.out.join("manifest.json");
+    let expected = manifest(opts);
+    if opts.resume {
+        let recorded: Option<serde_json::Value> = match std::fs::read_to_string(&manifest_path) {
+            Ok(text) => serde_json::from_str(&text).ok(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io("cannot read", &manifest_path, e)),
+        };
+        match recorded {
+            Some(r) if r.get("config") == expected.get("config") => {}
+            Some(_) => {
+                return Err(Error::Results(format!(
+                    "{} was written by another exploration than this one (other protocols, \
+                     sizes, seeds, sample or parameters, per {}); rerun without --resume to \
+                     start over, or choose another --out",
+                    opts.out.display(),
+                    manifest_path.display()
+                )))
+            }
+            None if chunks_dir.exists() => {
+                return Err(Error::Results(format!(
+                    "{}: no readable manifest.json says which exploration wrote its chunks; \
+                     rerun without --resume",
+                    opts.out.display()
+                )))
+            }
+            None => {}
+        }
+    } else if chunks_dir.exists() {
+        // Starting over: no chunk of an earlier exploration may survive to be resumed later
+        // under this one's manifest.
+        std::fs::remove_dir_all(&chunks_dir)
+            .map_err(|e| Error::io("cannot remove", &chunks_dir, e))?;
+    }
+    write_atomic(&manifest_path, &crate::sweep::json_bytes(&expected))?;
     prepare_dir(&chunks_dir)?;
     // Every (cell, family, patterns) job, in output order.
     let mut jobs = Vec::new();
@@ -497,9 +610,14 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
                 cell.protocol.spec.replace(['+', '='], "_"),
                 fam.name()
             ));
-            let rows = match (opts.resume, read_chunk(&file, chunk.len())?) {
-                (true, Some(rows)) => rows,
-                _ => {
+            let kept = if opts.resume {
+                read_chunk(&file, cell, fam, chunk, opts.seeds)?
+            } else {
+                None
+            };
+            let rows = match kept {
+                Some(rows) => rows,
+                None => {
                     let rows = run_chunk(cell, fam, chunk, opts.seeds)?;
                     out.trials_run += chunk.len() as u64 * opts.seeds;
                     write_atomic(&file, &csv_bytes(rows.iter()))?;
@@ -592,21 +710,113 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     Ok(out)
 }
 
-/// A finished chunk's rows, if the file holds exactly `len` well-formed rows.
-fn read_chunk(path: &Path, len: usize) -> Result<Option<Vec<Vec<String>>>> {
+/// A finished chunk's rows, if its file exists. Every row must be the one this cell, family and
+/// chunk would write: its protocol, size, family, pattern and cut count in order, outcome
+/// counts that add up to the seeds, the worst of them as the verdict and a seed showing it;
+/// and a failing verdict is replayed (its pattern and seed run once more) before it is
+/// believed. Anything else is refused naming the file and line: a chunk is written whole
+/// (atomically), so a row that does not check was edited, or written by other code.
+fn read_chunk(
+    path: &Path,
+    cell: &Cell,
+    fam: &Family,
+    chunk: &[Pattern],
+    seeds: u64,
+) -> Result<Option<Vec<Vec<String>>>> {
     if !path.exists() {
         return Ok(None);
     }
     let recs = read_csv(path)?;
-    let rows: Vec<Vec<String>> = recs
-        .iter()
-        .map(|(r, _)| r.iter().map(str::to_string).collect())
-        .collect();
-    let ok = rows.len() == len
-        && rows
+    if recs.len() != chunk.len() {
+        return Err(Error::Results(format!(
+            "{}: {} rows, but this chunk has {} patterns",
+            path.display(),
+            recs.len(),
+            chunk.len()
+        )));
+    }
+    let mut rows = Vec::with_capacity(recs.len());
+    for (i, ((rec, _), p)) in recs.iter().zip(chunk).enumerate() {
+        let r: Vec<String> = rec.iter().map(str::to_string).collect();
+        let bad = |why: String| {
+            Error::Results(format!(
+                "{} line {}: {why} (rerun without --resume)",
+                path.display(),
+                i + 1
+            ))
+        };
+        if r.len() != PATTERN_COLUMNS.len() {
+            return Err(bad(format!(
+                "{} fields, expected {}",
+                r.len(),
+                PATTERN_COLUMNS.len()
+            )));
+        }
+        let want = [
+            cell.protocol.spec.clone(),
+            cell.nodes.to_string(),
+            fam.name(),
+            p.name(),
+            p.cuts().to_string(),
+        ];
+        if let Some(c) = (0..want.len()).find(|&c| r[c] != want[c]) {
+            return Err(bad(format!(
+                "column {} = {:?}, expected {:?}",
+                PATTERN_COLUMNS[c], r[c], want[c]
+            )));
+        }
+        let mut counts = [0u64; 5];
+        for (k, o) in Outcome::ALL.iter().enumerate() {
+            let col = 5 + k;
+            counts[k] = r[col].parse().map_err(|_| {
+                bad(format!(
+                    "column {} = {:?} is not a count ({})",
+                    PATTERN_COLUMNS[col],
+                    r[col],
+                    o.name()
+                ))
+            })?;
+        }
+        if counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)) != Some(seeds) {
+            return Err(bad(format!(
+                "the outcome counts do not add up to {seeds} seeds"
+            )));
+        }
+        let outcomes: Vec<Outcome> = Outcome::ALL
             .iter()
-            .all(|r| r.len() == PATTERN_COLUMNS.len() && Outcome::from_name(&r[10]).is_some());
-    Ok(ok.then_some(rows))
+            .zip(counts)
+            .filter(|(_, c)| *c > 0)
+            .map(|(o, _)| *o)
+            .collect();
+        let verdict = worst(&outcomes);
+        if r[10] != verdict.name() {
+            return Err(bad(format!(
+                "verdict {:?}, but the counts make it {:?}",
+                r[10],
+                verdict.name()
+            )));
+        }
+        let seed: u64 = r[11]
+            .parse()
+            .ok()
+            .filter(|&s| s < seeds)
+            .ok_or_else(|| bad(format!("seed {:?} is not one of 0..{seeds}", r[11])))?;
+        if verdict.is_failure() {
+            let mut c = cell.clone();
+            c.scenario = Arc::new(p.scenario());
+            c.skipped = None;
+            let replayed = c.run(seed, false)?.row.outcome;
+            if replayed != verdict {
+                return Err(bad(format!(
+                    "verdict {:?} with seed {seed}, but replaying it gives {:?}",
+                    verdict.name(),
+                    replayed.name()
+                )));
+            }
+        }
+        rows.push(r);
+    }
+    Ok(Some(rows))
 }
 
 /// Run every pattern of a chunk with every seed, in parallel; one row per pattern, in order

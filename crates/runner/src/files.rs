@@ -268,6 +268,56 @@ pub fn gzip_trials(dir: &Path) -> Result<serde_json::Value> {
     }))
 }
 
+/// Check that the trials file of finished results directory `dir` (`trials.csv`, else
+/// `trials.csv.gz` decompressed) is the one `manifest` records under `trials_csv`: its byte
+/// count and SHA-256. A file edited after the sweep, or a manifest without the record, is
+/// refused with both values, so that no reader certifies or publishes results the sweep did
+/// not write.
+pub fn verify_trials(dir: &Path, manifest: &serde_json::Value) -> Result<()> {
+    use sha2::Digest;
+    let mp = dir.join("manifest.json");
+    let rec = manifest.get("trials_csv");
+    let want_sha = rec.and_then(|r| r.get("sha256")).and_then(|v| v.as_str());
+    let want_bytes = rec.and_then(|r| r.get("bytes")).and_then(|v| v.as_u64());
+    let (Some(want_sha), Some(want_bytes)) = (want_sha, want_bytes) else {
+        return Err(Error::Results(format!(
+            "{}: no trials_csv.sha256 and trials_csv.bytes: not the manifest of a finished sweep",
+            mp.display()
+        )));
+    };
+    let path = trials_file(dir);
+    let f = fs::File::open(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+    let mut input: Box<dyn Read> = if is_gz(&path) {
+        Box::new(flate2::read::GzDecoder::new(std::io::BufReader::new(f)))
+    } else {
+        Box::new(f)
+    };
+    let mut hash = sha2::Sha256::new();
+    let mut bytes = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let k = input
+            .read(&mut buf)
+            .map_err(|e| Error::io("cannot read", &path, e))?;
+        if k == 0 {
+            break;
+        }
+        hash.update(&buf[..k]);
+        bytes += k as u64;
+    }
+    let sha: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    if sha != want_sha || bytes != want_bytes {
+        return Err(Error::Results(format!(
+            "{} is not the file the sweep wrote: {bytes} bytes with SHA-256 {sha}, but {} \
+             records {want_bytes} bytes with SHA-256 {want_sha} (results are generated, never \
+             edited: rerun the sweep)",
+            path.display(),
+            mp.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Recreates `dir/trials.csv` from `dir/trials.csv.gz` when only the compressed file is there
 /// (`--resume` appends to the plain file). Returns whether it did.
 pub fn restore_trials_csv(dir: &Path) -> Result<bool> {

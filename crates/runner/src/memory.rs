@@ -10,18 +10,20 @@
 //!   per-node protocol state that grows with `n` (vote tallies, the bully detector's scratch
 //!   list); plus [`PER_NODE_BYTES`] a node for the node table, timers and the observer.
 //! * `flaps`: the flapping scenario's fault timeline, two faults a flap, each held by the
-//!   configuration, its copy for the simulator and the event queue.
+//!   configuration, its copy for the simulator and the event queue ([`PER_FLAP_BYTES`],
+//!   measured).
 //! * `work_budget`: messages in flight, at most one per unit of work and, in practice, at most
 //!   a broadcast from every node (n² + 16 n) at once; and with a buffered trace (`run
 //!   --trace`, `trace` to SVG or Mermaid), up to [`TRACE_EVENTS_PER_WORK`] trace records per
 //!   unit of work. `trace --format jsonl` streams its records and buffers none. The horizon
-//!   itself allocates nothing: it only lengthens a trial, whose work the budget bounds.
+//!   itself allocates nothing: it only lengthens a trial, whose work the budget bounds; a
+//!   budget that follows from the horizon is itself bounded ([`MAX_TRIAL_WORK`]).
 //!
 //! A trial whose estimate exceeds [`MEMORY_LIMIT`] (4 GiB) is refused.
 
 use std::mem::size_of;
 
-use election_sim::{Fault, TraceEvent};
+use election_sim::TraceEvent;
 
 use crate::error::{usage, Result};
 use crate::params::Resolved;
@@ -41,6 +43,18 @@ pub const PER_NODE_BYTES: u64 = 1024;
 
 /// Bytes a queued event (a message in flight).
 pub const QUEUED_EVENT_BYTES: u64 = 64;
+
+/// Bytes a flap (two faults), measured: 8 million flaps peak at 6.1 GB, 762 bytes a flap (each
+/// fault is held by the configuration, the simulator's copy, the timeline's keys and the event
+/// queue, in vectors that grow by doubling); rounded up. Queuing them all at once also bounds
+/// flaps by the event queue (2^24 events): at this size the memory limit refuses first.
+pub const PER_FLAP_BYTES: u64 = 1024;
+
+/// The most work (events processed plus messages sent) a trial may be budgeted when the
+/// budget follows from its length (`work_budget` unset): 4 × 10^9 units. The default budget
+/// of an hour of `steady-noise` is at most 3.6 × 10^9 at any size (20 million per 20 s, 180
+/// times); `horizon_ms = 1e12` (31 years) would be budgeted ten thousand times more.
+pub const MAX_TRIAL_WORK: u64 = 4_000_000_000;
 
 /// Trace records one unit of work (an event or a message sent) can add at most.
 pub const TRACE_EVENTS_PER_WORK: u64 = 2;
@@ -67,10 +81,7 @@ impl Estimate {
         let node_bytes = links
             .saturating_mul(per_link)
             .saturating_add(n.saturating_mul(PER_NODE_BYTES));
-        let fault_bytes = 2 * size_of::<Fault>() as u64 + 8 + QUEUED_EVENT_BYTES;
-        let flap_bytes = u64::from(r.flaps)
-            .saturating_mul(2)
-            .saturating_mul(fault_bytes);
+        let flap_bytes = u64::from(r.flaps).saturating_mul(PER_FLAP_BYTES);
         let budget = r.budget(nodes, r.horizon_ms);
         let in_flight = budget.min(links.saturating_add(n.saturating_mul(16)));
         let mut work_bytes = in_flight.saturating_mul(QUEUED_EVENT_BYTES);
@@ -107,6 +118,44 @@ impl Estimate {
     }
 }
 
+/// Bytes a trial row held in memory: the row with its strings, and the task that made it.
+/// A sweep holds a whole cell's rows at once (to write it, and to summarize it).
+pub const ROW_BYTES: u64 = 1024;
+
+/// The most seeds a cell may have: its rows must fit in [`MEMORY_LIMIT`] (4,194,304).
+pub const MAX_SEEDS: u64 = MEMORY_LIMIT / ROW_BYTES;
+
+/// The most trials one sweep or exploration may run: 10^9, about six thousand times the
+/// default sweep (162,400 trials), days of work on any machine.
+pub const MAX_TRIALS: u64 = 1_000_000_000;
+
+/// Refuse more seeds a cell than its rows can be held for, with the estimate.
+pub fn check_seeds(seeds: u64) -> Result<()> {
+    if seeds <= MAX_SEEDS {
+        return Ok(());
+    }
+    usage!(
+        "seeds = {seeds}: a cell's trial rows are held in memory at once (to write and summarize \
+         it), about {} for {seeds} seeds at {ROW_BYTES} bytes a row; the limit is {}, so at \
+         most {MAX_SEEDS} seeds a cell",
+        human(seeds.saturating_mul(ROW_BYTES)),
+        human(MEMORY_LIMIT)
+    )
+}
+
+/// `units` (cells, or patterns) × `seeds` trials, refused above [`MAX_TRIALS`] with the
+/// count; `what` names the units.
+pub fn check_trials(units: u64, seeds: u64, what: &str) -> Result<u64> {
+    match units.checked_mul(seeds) {
+        Some(t) if t <= MAX_TRIALS => Ok(t),
+        t => usage!(
+            "{units} {what} × {seeds} seeds = {} trials; one run does at most {MAX_TRIALS} \
+             (the default sweep runs 162400): fewer seeds, or split it",
+            t.map_or_else(|| format!("more than {}", u64::MAX), |t| t.to_string())
+        ),
+    }
+}
+
 /// `bytes` for people: `1.5 GiB`, `80 GiB`, `12 MiB`.
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
@@ -126,6 +175,24 @@ pub fn human(bytes: u64) -> String {
 /// Refuse a trial with `nodes` nodes and parameters `r` whose estimate is over
 /// [`MEMORY_LIMIT`], naming the parameter that contributes most and its value.
 pub fn check(nodes: u32, r: &Resolved, trace: bool) -> Result<()> {
+    if r.work_budget.is_none() {
+        let budget = r.budget(nodes, r.horizon_ms);
+        if budget > MAX_TRIAL_WORK {
+            // A steady-state scenario's horizon is fault_at_ms + fault_jitter_ms + steady_ms.
+            let param = if r.horizon_ms == r.fault_at_ms + r.fault_jitter_ms + r.steady_ms {
+                format!("steady_ms = {}", crate::results::fmt_ms(r.steady_ms))
+            } else {
+                format!("horizon_ms = {}", crate::results::fmt_ms(r.horizon_ms))
+            };
+            return usage!(
+                "{param}: a trial of {} ms of simulated time with {nodes} nodes would be \
+                 budgeted {budget} units of work ({} per 20 s); at most {MAX_TRIAL_WORK} a \
+                 trial: a shorter trial, or an explicit work_budget",
+                crate::results::fmt_ms(r.horizon_ms),
+                r.budget(nodes, 20_000.0)
+            );
+        }
+    }
     let e = Estimate::new(nodes, r, trace);
     let total = e.total();
     if total <= MEMORY_LIMIT {
@@ -200,5 +267,57 @@ mod tests {
         );
         assert_eq!(human(512), "512 bytes");
         assert_eq!(human(3 << 29), "1.5 GiB");
+    }
+
+    /// 8 million flaps were measured at 6.1 GB while the estimate said 4 GiB (and between 8.4
+    /// and 12.9 million the event queue panicked): the estimate now covers the measurement, so
+    /// the limit refuses them first.
+    #[test]
+    fn flaps_are_counted_at_their_measured_size() {
+        let r = resolved(&[("flaps", "8000000")]);
+        let e = Estimate::new(5, &r, false);
+        assert!(e.parts[1].1 >= 6_100_000_000, "{e:?}");
+        let msg = check(5, &r, false).unwrap_err().to_string();
+        assert!(msg.contains("flaps = 8000000"), "{msg}");
+        // Below the event queue's 2^24 events (two a flap) whatever else the trial holds.
+        let max_flaps = MEMORY_LIMIT / PER_FLAP_BYTES;
+        assert!(2 * max_flaps < 1 << 24);
+        check(5, &resolved(&[("flaps", "100000")]), false).unwrap();
+    }
+
+    /// A horizon up to the documented 1e12 ms ran for hours; its budget is now estimated and
+    /// refused by name (steady_ms for steady-noise), unless the work is bounded explicitly.
+    #[test]
+    fn a_trial_too_long_to_finish_is_refused_by_name() {
+        let r = resolved(&[("horizon_ms", "1e12")]);
+        let e = check(5, &r, false).unwrap_err().to_string();
+        assert!(e.starts_with("horizon_ms = 1000000000000:"), "{e}");
+        let r = resolved(&[("horizon_ms", "1e12"), ("work_budget", "1000000")]);
+        check(5, &r, false).unwrap();
+        let sc = crate::scenario::Scenario::builtin("steady-noise").unwrap();
+        let r = resolved(&[("steady_ms", "1e12")]).for_scenario(&sc);
+        let e = check(5, &r, false).unwrap_err().to_string();
+        assert!(e.starts_with("steady_ms = 1000000000000:"), "{e}");
+        // The default hour of steady-noise runs at any size.
+        let r = resolved(&[]).for_scenario(&sc);
+        for n in [3, 51, 1001] {
+            assert!(r.budget(n, r.horizon_ms) <= MAX_TRIAL_WORK);
+        }
+    }
+
+    #[test]
+    fn seeds_and_trials_are_bounded_with_an_estimate() {
+        check_seeds(MAX_SEEDS).unwrap();
+        for s in [MAX_SEEDS + 1, 1 << 32, u64::MAX] {
+            let e = check_seeds(s).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("seeds = {s}:")) && e.contains("GiB"),
+                "{e}"
+            );
+        }
+        assert_eq!(check_trials(10, 7, "cells").unwrap(), 70);
+        let e = check_trials(2, u64::MAX, "cells").unwrap_err().to_string();
+        assert!(e.contains("more than"), "{e}");
+        assert!(check_trials(1000, 1_000_001, "cells").is_err());
     }
 }

@@ -189,7 +189,10 @@ pub fn parse_latency(s: &str) -> Result<Latency> {
     let mut probe = election_sim::SimConfig::new(1, 0);
     probe.net.latency = l.clone();
     if let Err(e) = probe.validate() {
-        return usage!("latency {s:?}: {e}");
+        // The probe holds the distribution as net.latency: name its own parameter instead
+        // (the caller names the setting, which may be node.fsync_ms or noise.pause_ms).
+        let field = e.field.strip_prefix("net.latency.").unwrap_or(&e.field);
+        return usage!("latency {s:?}: invalid {field} = {}: {}", e.value, e.reason);
     }
     Ok(l)
 }

@@ -94,6 +94,18 @@ impl Kind {
     }
 }
 
+/// The values parameter `def` takes, as `params` lists them: its kind's, narrowed where the
+/// parameter has bounds of its own (checked by [`canonical`]).
+pub fn values(def: &ParamDef) -> String {
+    match def.key {
+        "workload.interval_ms" => {
+            format!("0 (no workload) or milliseconds >= {MIN_WORKLOAD_INTERVAL_MS} (at most 1e12)")
+        }
+        "slow_factor" => format!("a whole number from 1 to {MAX_SLOW_FACTOR}"),
+        _ => def.kind.describe(),
+    }
+}
+
 /// One parameter.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamDef {
@@ -203,16 +215,64 @@ fn number(key: &str, raw: &str) -> Result<f64> {
     }
 }
 
+/// The shortest write interval of the workload, 0.1 ms: finer than a LAN hop (0.25 ms), so a
+/// stale window is resolved below the network's own granularity, while a trial's writes stay
+/// bounded (200,000 a leader in the default 20 s horizon). Below it the workload's events
+/// would outgrow the work budget, which does not count them.
+pub const MIN_WORKLOAD_INTERVAL_MS: f64 = 0.1;
+
+/// The largest `slow_factor` (the simulator's bound: a 0.25 ms hop becomes 250 s).
+pub const MAX_SLOW_FACTOR: u32 = 1_000_000;
+
 /// Check `raw` against the parameter's kind and return its canonical form.
 pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
     let key = def.key;
     let raw_t = raw.trim();
+    let v = canonical_kind(def, raw_t)?;
+    match key {
+        "workload.interval_ms" => {
+            let ms: f64 = v.parse().expect("canonical milliseconds");
+            if ms != 0.0 && ms < MIN_WORKLOAD_INTERVAL_MS {
+                return usage!(
+                    "{key} = {raw_t}: 0 (no workload) or at least {MIN_WORKLOAD_INTERVAL_MS} ms \
+                     (a write every 0.1 ms already resolves stale windows below a LAN hop; \
+                     more often, the writes alone outgrow any trial's work)"
+                );
+            }
+        }
+        "slow_factor" => {
+            let f: u32 = v.parse().expect("canonical count");
+            if f > MAX_SLOW_FACTOR {
+                return usage!(
+                    "{key} = {raw_t}: at most {MAX_SLOW_FACTOR} (a 0.25 ms hop becomes 250 s)"
+                );
+            }
+        }
+        _ => {}
+    }
+    Ok(v)
+}
+
+/// A number of milliseconds below the simulator's resolution (1 ns) that is not 0 would
+/// silently become 0: refused, naming the parameter.
+fn below_resolution(key: &str, raw: &str, v: f64) -> Result<()> {
+    if v > 0.0 && v < 1e-6 {
+        return usage!(
+            "{key} = {raw}: below the simulator's resolution of 1 ns (0.000001 ms), it would be 0"
+        );
+    }
+    Ok(())
+}
+
+fn canonical_kind(def: &ParamDef, raw_t: &str) -> Result<String> {
+    let key = def.key;
     Ok(match def.kind {
         Kind::Ms | Kind::PositiveMs => {
             let v = number(key, raw_t)?;
             if v < 0.0 || (def.kind == Kind::PositiveMs && v == 0.0) || v > MAX_MS {
                 return usage!("{key} = {raw_t}: expected {}", def.kind.describe());
             }
+            below_resolution(key, raw_t, v)?;
             format!("{v}")
         }
         Kind::Rate => {
@@ -259,16 +319,29 @@ pub fn canonical(def: &ParamDef, raw: &str) -> Result<String> {
             Err(e) => return usage!("{key}: {e}"),
         },
         Kind::MsRange => {
-            let (lo, hi) = match raw_t.split_once('-') {
-                Some((lo, hi)) => (number(key, lo)?, number(key, hi)?),
+            let expected = "expected LO-HI with 0 < LO <= HI <= 1e12";
+            let num = |part: &str| -> Result<f64> {
+                match part.trim().parse::<f64>() {
+                    Ok(v) if v.is_finite() => Ok(v),
+                    _ => usage!(
+                        "{key} = {raw_t:?}: {:?} is not a number; {expected}",
+                        part.trim()
+                    ),
+                }
+            };
+            // The separator is a '-' after the first character, so that a negative bound
+            // (`-5-10`) is read as one and refused as such.
+            let (lo, hi) = match raw_t.get(1..).and_then(|r| r.find('-')) {
+                Some(i) => (num(&raw_t[..=i])?, num(&raw_t[i + 2..])?),
                 None => {
-                    let v = number(key, raw_t)?;
+                    let v = num(raw_t)?;
                     (v, v)
                 }
             };
             if lo <= 0.0 || hi < lo || hi > MAX_MS {
-                return usage!("{key} = {raw_t:?}: expected LO-HI with 0 < LO <= HI <= 1e12");
+                return usage!("{key} = {raw_t:?}: {expected}");
             }
+            below_resolution(key, raw_t, lo)?;
             format!("{lo}-{hi}")
         }
         Kind::NodeLags => {
@@ -707,5 +780,64 @@ mod tests {
         let r = Resolved::resolve(&lan, &m).unwrap();
         assert_eq!(r.raft_timeout_ms, (150.0, 200.0));
         assert_eq!(r.net.loss, 0.2);
+    }
+
+    /// Values that used to be taken and misread: a workload interval that outgrew the work
+    /// (0.0001 ms ran 20 s) or rounded to 0 ns and silently turned the workload off, any
+    /// millisecond value below 1 ns (a heartbeat that named `timing.heartbeat` as the culprit),
+    /// a negative range bound read as `""`, and slow_factor's cap, now in `params`.
+    #[test]
+    fn bounds_are_refused_naming_the_parameter() {
+        let c = |k, v| canonical(lookup(k).unwrap(), v);
+        assert_eq!(c("workload.interval_ms", "0").unwrap(), "0");
+        assert_eq!(c("workload.interval_ms", "0.1").unwrap(), "0.1");
+        for v in ["0.0001", "0.0000001", "0.09"] {
+            let e = c("workload.interval_ms", v).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("workload.interval_ms = {v}:")),
+                "{e}"
+            );
+        }
+        let e = c("heartbeat_ms", "0.0000001").unwrap_err().to_string();
+        assert!(
+            e.contains("heartbeat_ms = 0.0000001") && e.contains("1 ns"),
+            "{e}"
+        );
+        let e = c("fault_wait_ms", "1e-9").unwrap_err().to_string();
+        assert!(e.contains("fault_wait_ms"), "{e}");
+        assert_eq!(c("heartbeat_ms", "0.000001").unwrap(), "0.000001");
+        let e = c("raft.timeout_ms", "-5-10").unwrap_err().to_string();
+        assert!(
+            e.contains("raft.timeout_ms = \"-5-10\"") && e.contains("0 < LO"),
+            "{e}"
+        );
+        let e = c("raft.timeout_ms", "x-10").unwrap_err().to_string();
+        assert!(e.contains("\"x\" is not a number"), "{e}");
+        assert_eq!(c("raft.timeout_ms", "150 - 300").unwrap(), "150-300");
+        assert_eq!(c("slow_factor", "1000000").unwrap(), "1000000");
+        let e = c("slow_factor", "1000001").unwrap_err().to_string();
+        assert!(e.contains("slow_factor = 1000001: at most 1000000"), "{e}");
+        assert!(values(lookup("slow_factor").unwrap()).contains("1 to 1000000"));
+        assert!(values(lookup("workload.interval_ms").unwrap()).contains(">= 0.1"));
+    }
+
+    /// A bad distribution names its own parameters, not the probe's `net.latency`.
+    #[test]
+    fn a_bad_distribution_is_not_blamed_on_the_network() {
+        for key in [
+            "node.fsync_ms",
+            "node.cpu_us",
+            "noise.pause_ms",
+            "net.latency",
+        ] {
+            let e = canonical(lookup(key).unwrap(), "uniform:5:1")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(key) && e.contains("invalid max_ms = 1"),
+                "{e}"
+            );
+            assert!(!e.contains("net.latency.max_ms"), "{e}");
+        }
     }
 }

@@ -152,19 +152,7 @@ impl SweepSpec {
             "the protocol list",
             &protocols.iter().map(|p| &p.spec).collect::<Vec<_>>(),
         )?;
-        for (i, p) in protocols.iter().enumerate() {
-            if let Some(q) = protocols[..i]
-                .iter()
-                .find(|q| q.kind == p.kind && q.options == p.options)
-            {
-                return usage!(
-                    "the protocol list gives one spec twice: {:?} and {:?} are the same \
-                     protocol with the same options",
-                    q.spec,
-                    p.spec
-                );
-            }
-        }
+        crate::protocol::check_distinct(&protocols)?;
         let nodes = self.nodes.clone().unwrap_or_else(|| DEFAULT_NODES.to_vec());
         if nodes.is_empty() {
             return usage!("the node-count list is empty");
@@ -299,9 +287,14 @@ impl SweepSpec {
         if seeds == 0 {
             return usage!("seeds = 0: a cell needs at least one seed");
         }
+        crate::memory::check_seeds(seeds)?;
         let first_seed = self.first_seed.unwrap_or(0);
-        if first_seed.checked_add(seeds).is_none() {
-            return usage!("first_seed + seeds overflows");
+        if first_seed.checked_add(seeds - 1).is_none() {
+            return usage!(
+                "first_seed = {first_seed} with seeds = {seeds}: the last seed would be past \
+                 2^64 - 1 ({})",
+                u64::MAX
+            );
         }
 
         let mut fixed = ParamMap::new();
@@ -392,8 +385,8 @@ impl SweepPlan {
     }
 
     /// The seeds every cell runs.
-    pub fn seed_range(&self) -> std::ops::Range<u64> {
-        self.first_seed..self.first_seed + self.seeds
+    pub fn seed_range(&self) -> std::ops::RangeInclusive<u64> {
+        self.first_seed..=self.first_seed + (self.seeds - 1)
     }
 
     /// Whether varied parameter `key` applies to `proto`: a parameter named after a protocol

@@ -103,7 +103,40 @@ impl fmt::Display for ProtocolSpec {
     }
 }
 
+/// Refuse two specs of one list that run the same configuration: the same protocol with the
+/// same options once options set to their defaults are dropped (`raft` and
+/// `raft+pre_vote=false` would be two identical series).
+pub fn check_distinct(specs: &[ProtocolSpec]) -> Result<()> {
+    for (i, p) in specs.iter().enumerate() {
+        if let Some(q) = specs[..i]
+            .iter()
+            .find(|q| q.kind == p.kind && q.effective_options() == p.effective_options())
+        {
+            return usage!(
+                "the protocol list gives one spec twice: {:?} and {:?} are the same protocol \
+                 with the same options (an option set to its default changes nothing)",
+                q.spec,
+                p.spec
+            );
+        }
+    }
+    Ok(())
+}
+
 impl ProtocolSpec {
+    /// The options that differ from their parameter's default (a default that is a rule,
+    /// such as `raft.timeout_ms`'s, is never dropped).
+    pub fn effective_options(&self) -> ParamMap {
+        self.options
+            .iter()
+            .filter(|(k, v)| {
+                let default = lookup(k).ok().and_then(|d| canonical(d, d.default).ok());
+                default.as_ref() != Some(*v)
+            })
+            .map(|(k, v)| (*k, v.clone()))
+            .collect()
+    }
+
     /// Parse `name(+option[=value])*`.
     pub fn parse(s: &str) -> Result<ProtocolSpec> {
         let s = s.trim();
@@ -287,5 +320,37 @@ mod tests {
             .to_string();
         assert!(e.contains("needs a value"), "{e}");
         assert!(ProtocolSpec::parse("raft+pre_vote+pre_vote").is_err());
+    }
+
+    /// `raft` and `raft+pre_vote=false` ran as two identical series; `sweep` and `tune` both
+    /// refuse specs that differ only by options set to their defaults.
+    #[test]
+    fn specs_equal_up_to_default_options_are_one_series() {
+        let specs = |list: &[&str]| {
+            list.iter()
+                .map(|s| ProtocolSpec::parse(s).unwrap())
+                .collect::<Vec<_>>()
+        };
+        for dup in [
+            &["raft", "raft+pre_vote=false"][..],
+            &["raft+pre_vote", "raft+pre_vote=true"],
+            &["bully", "bully+quorum=false"],
+            &["ring+hop_acks", "ring"],
+        ] {
+            let e = check_distinct(&specs(dup)).unwrap_err().to_string();
+            assert!(e.contains(dup[0]) && e.contains(dup[1]), "{e}");
+        }
+        check_distinct(&specs(&[
+            "raft",
+            "raft+pre_vote",
+            "raft+pre_vote+check_quorum",
+        ]))
+        .unwrap();
+        let tune = crate::tune::TuneOptions {
+            protocols: vec!["raft".into(), "raft+pre_vote=false".into()],
+            ..crate::tune::TuneOptions::defaults("dup")
+        };
+        let e = crate::tune::tune(&tune).unwrap_err().to_string();
+        assert!(e.contains("gives one spec twice"), "{e}");
     }
 }

@@ -792,6 +792,7 @@ suspect, detection, cut_resource, clock_jump, clock_rate, links, link_loss, link
 impl Custom {
     /// Check a TOML definition and build the scenario.
     pub fn from_def(name: &str, def: &ScenarioDef) -> Result<Custom> {
+        crate::config::check_name("scenario", name)?;
         if Scenario::builtin(name).is_some() {
             return usage!("scenario {name:?}: a built-in scenario has that name");
         }
@@ -817,8 +818,21 @@ impl Custom {
                     None => usage!("{ctx}: action {:?} needs `{fname}`", f.action),
                 }
             };
-            if !(f.at_ms.is_finite() && f.jitter_ms.is_finite() && f.jitter_ms >= 0.0) {
-                return usage!("{ctx}: at_ms and jitter_ms must be finite, jitter_ms >= 0");
+            if !(f.at_ms.is_finite() && f.at_ms >= 0.0 && f.at_ms <= crate::params::MAX_MS) {
+                return usage!(
+                    "{ctx}: at_ms = {}: expected milliseconds >= 0 (at most 1e12) after the \
+                     scenario's fault instant; a fault before it would compress the timeline",
+                    f.at_ms
+                );
+            }
+            if !(f.jitter_ms.is_finite()
+                && f.jitter_ms >= 0.0
+                && f.jitter_ms <= crate::params::MAX_MS)
+            {
+                return usage!(
+                    "{ctx}: jitter_ms = {}: expected milliseconds >= 0 (at most 1e12)",
+                    f.jitter_ms
+                );
             }
             let action = match f.action.as_str() {
                 "crash" => Action::Crash(parse_sel(&need(&f.node, "node")?)?),

@@ -302,7 +302,7 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         .filter(|c| opts.shard.is_none_or(|s| s.owns(c.index)))
         .collect();
     let runnable = cells.iter().filter(|c| c.skipped.is_none()).count();
-    let total_trials = runnable as u64 * plan.seeds;
+    let total_trials = crate::memory::check_trials(runnable as u64, plan.seeds, "cells")?;
     let varied = plan.varied_keys();
     let header = trial_header(&varied);
     let out = &opts.out;
@@ -346,8 +346,15 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
     // all there is).
     let mut done_cells = 0;
     let mut keep_bytes = 0;
-    if opts.resume && recorded.is_some() {
-        crate::files::restore_trials_csv(out)?;
+    if opts.resume {
+        if let Some((path, old)) = &recorded {
+            // A finished sweep's trials are checked against the hash its manifest recorded
+            // before they are kept: --resume would otherwise re-certify an edited file.
+            if path.ends_with("manifest.json") {
+                crate::files::verify_trials(out, old)?;
+            }
+            crate::files::restore_trials_csv(out)?;
+        }
     }
     if opts.resume && trials_path.exists() {
         if recorded.is_none() {
@@ -560,7 +567,7 @@ impl MergeFrame {
         let count = seeds
             .get("count")
             .and_then(Value::as_u64)
-            .filter(|&c| c > 0 && first_seed.checked_add(c).is_some())
+            .filter(|&c| c > 0 && first_seed.checked_add(c - 1).is_some())
             .ok_or_else(|| bad("seeds.count"))?;
         let varied = config
             .get("varied")
@@ -734,14 +741,89 @@ fn describe_cell_key(k: &CellKey) -> String {
     s
 }
 
+/// Check a finished results directory (a sweep's or a merge's) before a reader trusts it:
+/// `trials.csv` is the file `manifest.json` records (bytes and SHA-256,
+/// [`crate::files::verify_trials`]), every trial row is in its cell and seed and holds
+/// valid values, `summary.csv` is exactly what those trials give, and the manifest's cell
+/// and trial counts are theirs. Streams the rows (memory is flat in the number of trials).
+pub fn verify_finished(dir: &Path) -> Result<()> {
+    let mp = dir.join("manifest.json");
+    let text = fs::read_to_string(&mp).map_err(|e| Error::io("cannot read", &mp, e))?;
+    let manifest: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
+    crate::files::verify_trials(dir, &manifest)?;
+    let summary: Vec<csv::StringRecord> = read_csv(&dir.join("summary.csv"))?
+        .into_iter()
+        .map(|r| r.0)
+        .collect();
+    if summary.is_empty() {
+        return Err(Error::Results(format!(
+            "{}: empty summary.csv",
+            dir.display()
+        )));
+    }
+    let frame = MergeFrame::of(&manifest, &mp)?;
+    let files = [ShardFiles {
+        k: 1,
+        manifest,
+        summary,
+        dir: dir.to_path_buf(),
+    }];
+    let (_, trials) = merge_pass(&files, &frame, |_| Ok(()))?;
+    let m = &files[0].manifest;
+    let cells = files[0].summary.len() as u64 - 1;
+    if m.get("cells").and_then(Value::as_u64) != Some(cells)
+        || m.get("trials").and_then(Value::as_u64) != Some(trials)
+    {
+        return Err(Error::Results(format!(
+            "{}: the manifest's cells and trials counts are not summary.csv's {cells} cells \
+             and {trials} trials",
+            mp.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Join the finished shards in `shards` (every `k/N` of one sweep, in any order) into `out`:
 /// exactly the files the unsharded sweep writes. Every trial row is checked (its cell, its
 /// seed and its values, as `--resume` checks them) and `summary.csv` is recomputed from the
 /// merged trials; a shard whose summary disagrees with its trials is refused. The rows are
 /// streamed (memory is flat in the number of trials), and `out` is locked while written.
-pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
+///
+/// `out` may not be one of the shards; if it holds results (or an interrupted sweep), they
+/// are overwritten only with `force`, as `sweep` does.
+pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome> {
     if shards.is_empty() {
         return usage!("merge: no shard directories given");
+    }
+    let same = |a: &Path, b: &Path| match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if let Some(s) = shards.iter().find(|s| same(out, s)) {
+        return usage!(
+            "merge --out {}: that is one of the shards being merged ({}); choose another --out",
+            out.display(),
+            s.display()
+        );
+    }
+    let held: Vec<&str> = [
+        "manifest.json",
+        "summary.csv",
+        "trials.csv",
+        crate::files::TRIALS_GZ,
+        IN_PROGRESS,
+    ]
+    .into_iter()
+    .filter(|f| out.join(f).exists())
+    .collect();
+    if !held.is_empty() && !force {
+        return usage!(
+            "merge --out {} holds results already ({}); use --force to overwrite them, or \
+             choose another --out",
+            out.display(),
+            held.join(", ")
+        );
     }
     let mut loaded = Vec::new();
     let mut n_shards = None;
@@ -759,6 +841,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeOutcome> {
         })?;
         let manifest: Value = serde_json::from_str(&text)
             .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
+        crate::files::verify_trials(dir, &manifest)?;
         let Some(shard) = manifest.get("shard").and_then(Value::as_str) else {
             return Err(Error::Results(format!(
                 "{} is not a shard (its manifest has no \"shard\")",

@@ -683,6 +683,7 @@ pub fn tune(o: &TuneOptions) -> Result<TuneOutcome> {
         .iter()
         .map(|s| ProtocolSpec::parse(s))
         .collect::<Result<_>>()?;
+    crate::protocol::check_distinct(&specs)?;
     for s in &specs {
         if let Some(k) = TUNED_KEYS.iter().find(|k| s.options.contains_key(**k)) {
             return usage!(

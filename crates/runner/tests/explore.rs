@@ -53,7 +53,7 @@ fn explore_three_nodes_is_deterministic_resumable_and_replayable() {
         read(a.path(), "patterns.csv"),
         read(b.path(), "patterns.csv")
     );
-    // A damaged chunk is recomputed, not trusted.
+    // A damaged chunk is refused by --resume, never trusted, and recomputed without it.
     let chunk = std::fs::read_dir(a.path().join("chunks"))
         .unwrap()
         .next()
@@ -61,7 +61,11 @@ fn explore_three_nodes_is_deterministic_resumable_and_replayable() {
         .unwrap()
         .path();
     std::fs::write(&chunk, "garbage\n").unwrap();
-    let fixed = explore::explore(&opts(a.path(), 2, true)).unwrap();
+    let e = explore::explore(&opts(a.path(), 2, true))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&chunk.display().to_string()), "{e}");
+    let fixed = explore::explore(&opts(a.path(), 2, false)).unwrap();
     assert!(fixed.trials_run > 0);
     assert_eq!(
         read(a.path(), "patterns.csv"),
@@ -103,4 +107,70 @@ fn a_pattern_refuses_another_cluster_size() {
     .unwrap();
     let cell = &plan.cells().unwrap()[0];
     assert!(cell.skipped.as_deref().unwrap().contains("exactly 3 nodes"));
+}
+
+/// `--resume` keeps only what this very configuration computed: another `--set` (here a
+/// shorter horizon), other seeds, or chunks no manifest vouches for are refused, not returned
+/// as "0 trials run"; and a hand-edited row — a fake failing pattern with consistent counts,
+/// or a pattern out of place — is refused naming the file and line.
+#[test]
+fn explore_resumes_only_what_it_computed() {
+    let d = tempfile::tempdir().unwrap();
+    let base = || ExploreOptions {
+        cells: explore::cells(&["raft".into()], &[3], &[]).unwrap(),
+        seeds: 2,
+        sample: 10,
+        out: d.path().to_path_buf(),
+        resume: true,
+        progress: false,
+        jobs: Some(2),
+    };
+    let mut first = base();
+    first.resume = false;
+    explore::explore(&first).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(m["config"]["protocols"][0], "raft");
+    assert_eq!(m["config"]["seeds"], 2);
+    assert_eq!(explore::explore(&base()).unwrap().trials_run, 0);
+    let mut other = base();
+    other.cells = explore::cells(&["raft".into()], &[3], &["horizon_ms=3000".into()]).unwrap();
+    let e = explore::explore(&other).unwrap_err().to_string();
+    assert!(e.contains("another exploration"), "{e}");
+    let mut seeds = base();
+    seeds.seeds = 3;
+    assert!(explore::explore(&seeds).is_err());
+    // A stable pattern turned into a fake livelock, counts and all.
+    let chunk = d.path().join("chunks/raft-3s-all-0000.csv");
+    let text = std::fs::read_to_string(&chunk).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let i = lines.iter().position(|l| l.ends_with(",stable,0")).unwrap();
+    let mut f: Vec<&str> = lines[i].split(',').collect();
+    f[5] = "1"; // stable
+    f[8] = "1"; // livelock
+    f[10] = "livelock";
+    f[11] = "1";
+    lines[i] = f.join(",");
+    std::fs::write(&chunk, lines.join("\n") + "\n").unwrap();
+    let e = explore::explore(&base()).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("line {}", i + 1)) && e.contains("replaying it gives"),
+        "{e}"
+    );
+    // Rows swapped: each is a valid row, in the wrong place.
+    lines[i] = text.lines().nth(i).unwrap().to_string();
+    lines.swap(0, 1);
+    std::fs::write(&chunk, lines.join("\n") + "\n").unwrap();
+    let e = explore::explore(&base()).unwrap_err().to_string();
+    assert!(e.contains("line 1: column pattern"), "{e}");
+    // Chunks without the manifest that says who wrote them.
+    std::fs::remove_file(d.path().join("manifest.json")).unwrap();
+    let e = explore::explore(&base()).unwrap_err().to_string();
+    assert!(e.contains("no readable manifest.json"), "{e}");
+    // Starting over clears them.
+    let mut again = base();
+    again.resume = false;
+    explore::explore(&again).unwrap();
+    assert_eq!(explore::explore(&base()).unwrap().trials_run, 0);
 }

@@ -1108,6 +1108,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             let (at, seq) = self.fault_keys[i];
             let at = at + delay;
             self.last_fault_at = self.last_fault_at.max(at);
+            if !self.queue.fits(seq) {
+                // As in `push`: the trial ends as over budget rather than panic.
+                self.queue_full = true;
+                return;
+            }
             self.queue.push(at, seq, Event::Fault(i));
         }
     }
