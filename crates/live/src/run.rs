@@ -183,6 +183,20 @@ pub(crate) fn plan_cell(
         ))
         .into());
     }
+    // What the simulator models and real sockets cannot: refused here rather than run as
+    // something else (a steady hour would measure a cold start, noise would be dropped).
+    if cell.scenario.steady() {
+        return Err(election_runner::Error::Usage(format!(
+            "live cannot run {scenario}: a steady-state window of steady_ms under simulated noise has no live counterpart (the live driver has no noise model); run it simulated (`run` or `tune`)"
+        ))
+        .into());
+    }
+    if !cell.resolved.noise.is_none() {
+        return Err(election_runner::Error::Usage(
+            "live cannot apply noise.*: GC pauses, disk stalls and latency spikes are simulated only; set every noise.*_per_hour to 0 (noise.profile = none) for a live run".to_string(),
+        )
+        .into());
+    }
     Ok(cell)
 }
 

@@ -76,6 +76,17 @@ fn usage_errors_are_reported_as_such() {
         e.is_usage() && e.to_string().contains("leader-crash"),
         "{e}"
     );
+    // What only the simulator models is refused, not run as something else: a steady hour
+    // would have measured a cold start, and noise would have been dropped.
+    let e = run_live(&args("raft", "steady-noise", dir.path()), |_, _| {}).unwrap_err();
+    assert!(
+        e.is_usage() && e.to_string().contains("steady-noise"),
+        "{e}"
+    );
+    let mut a = args("raft", "leader-crash", dir.path());
+    a.params.push(("noise.profile".into(), "busy".into()));
+    let e = run_live(&a, |_, _| {}).unwrap_err();
+    assert!(e.is_usage() && e.to_string().contains("noise"), "{e}");
 }
 
 /// A socket that cannot be bound is named with the live network, not the profile the cell

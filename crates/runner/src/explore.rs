@@ -801,6 +801,12 @@ fn read_chunk(
             .ok()
             .filter(|&s| s < seeds)
             .ok_or_else(|| bad(format!("seed {:?} is not one of 0..{seeds}", r[11])))?;
+        if !r[12].parse::<u64>().is_ok_and(|k| k <= seeds) {
+            return Err(bad(format!(
+                "column stranded = {:?} is not a count of at most {seeds} seeds",
+                r[12]
+            )));
+        }
         if verdict.is_failure() {
             let mut c = cell.clone();
             c.scenario = Arc::new(p.scenario());
