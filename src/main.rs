@@ -408,6 +408,10 @@ struct ExploreArgs {
     /// Do not render the report.
     #[arg(long)]
     no_report: bool,
+    /// Write into the committed results/explore and reports/explore with options other than
+    /// the defaults (without it, such a run needs --out and --report-out elsewhere).
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -466,6 +470,10 @@ struct TuneArgs {
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
+    /// Write into the committed reports/tune-default with options other than the defaults
+    /// (without it, such a run needs --name or --out).
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -606,6 +614,52 @@ fn cli_command() -> clap::Command {
                 .mut_arg("scenarios", |a| a.help(many.clone()))
                 .mut_arg("nets", |a| a.help(nets.clone()))
         })
+}
+
+/// The output directories committed to the repository (`.gitignore` lists the same ones; every
+/// other directory under `results/` and `reports/` is ignored by git).
+const COMMITTED_DIRS: [&str; 8] = [
+    "results/default",
+    "results/gray",
+    "results/explore",
+    "reports/default",
+    "reports/gray",
+    "reports/explore",
+    "reports/tune-default",
+    "reports/calibration",
+];
+
+/// The committed directory `dir` names (relative to the working directory, as the defaults
+/// are), if it is one.
+fn committed_dir(dir: &std::path::Path) -> Option<&'static str> {
+    let clean: PathBuf = dir
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    COMMITTED_DIRS
+        .into_iter()
+        .find(|c| clean == std::path::Path::new(c))
+}
+
+/// Refuses (exit 2) a run whose options are not the committed run's from writing into a
+/// committed directory, unless `--force`: the committed output is regenerated only on purpose.
+fn guard_committed(
+    command: &str,
+    dirs: &[&std::path::Path],
+    same_as_committed: bool,
+    force: bool,
+    elsewhere: &str,
+) -> Result<(), Error> {
+    if same_as_committed || force {
+        return Ok(());
+    }
+    match dirs.iter().find_map(|d| committed_dir(d)) {
+        Some(c) => Err(Error::Usage(format!(
+            "{command} with options other than the defaults would overwrite the committed {c}: \
+             {elsewhere}, or --force to replace the committed output"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// A directory for output nobody asked to keep: under the system's temporary directory, so
@@ -895,6 +949,23 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
             .map(|s| s.to_string())
             .collect()
     });
+    let default_run = a.protocols.is_none()
+        && a.nodes == [3, 4, 5]
+        && a.seeds == 3
+        && a.sample == 4096
+        && a.set.is_empty();
+    let report_dirs: Vec<&std::path::Path> = if a.no_report {
+        vec![&a.out]
+    } else {
+        vec![&a.out, &a.report_out]
+    };
+    guard_committed(
+        "explore",
+        &report_dirs,
+        default_run,
+        a.force,
+        "give --out DIR and --report-out DIR (e.g. results/explore-mine, reports/explore-mine)",
+    )?;
     let cells = explore::cells(&protocols, &a.nodes, &a.set)?;
     let start = std::time::Instant::now();
     let o = explore::explore(&explore::ExploreOptions {
@@ -972,6 +1043,21 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     if let Some(out) = &a.out {
         o.out = out.clone();
     }
+    // The committed reports/tune-default is the run with every default; any other run with the
+    // default name would replace it.
+    let default_run = {
+        let d = tune::TuneOptions::defaults("default");
+        let mut mine = o.clone();
+        (mine.jobs, mine.progress, mine.out) = (d.jobs, d.progress, d.out.clone());
+        format!("{mine:?}") == format!("{d:?}")
+    };
+    guard_committed(
+        "tune",
+        &[&o.out],
+        default_run,
+        a.force,
+        "give --name NAME (into reports/tune-NAME) or --out DIR",
+    )?;
     let start = std::time::Instant::now();
     let outcome = tune::tune(&o)?;
     outcome.write()?;
@@ -1044,7 +1130,6 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         force: a.force,
         progress: !a.quiet,
         command: reproduce_command(&args),
-        git_commit: option_env!("ELECTION_BENCH_GIT_COMMIT").map(String::from),
     };
     let o = election_runner::run_sweep(&plan, &opts)?;
     println!(

@@ -104,8 +104,6 @@ pub struct SweepOptions {
     pub progress: bool,
     /// The command line that reproduces the sweep (recorded in the manifest).
     pub command: String,
-    /// The git commit the tool was built from, if known.
-    pub git_commit: Option<String>,
 }
 
 /// What a sweep did.
@@ -127,20 +125,31 @@ pub struct SweepOutcome {
 pub fn manifest(plan: &SweepPlan, opts: &SweepOptions, cells: usize, trials: u64) -> Value {
     let mut m = Map::new();
     m.insert("tool".into(), "election-bench".into());
+    // Nothing here changes with the commit that holds the results (a committed manifest that
+    // named its commit would always be one behind): the version and a hash of the inputs.
     m.insert("version".into(), env!("CARGO_PKG_VERSION").into());
-    m.insert(
-        "git_commit".into(),
-        opts.git_commit.clone().map_or(Value::Null, Value::String),
-    );
+    let config = plan.manifest_config();
+    m.insert("config_sha256".into(), config_sha256(&config).into());
     m.insert("name".into(), plan.name.clone().into());
     m.insert("command".into(), opts.command.clone().into());
-    m.insert("config".into(), plan.manifest_config());
+    m.insert("config".into(), config);
     if let Some(s) = opts.shard {
         m.insert("shard".into(), s.to_string().into());
     }
     m.insert("cells".into(), cells.into());
     m.insert("trials".into(), trials.into());
     Value::Object(m)
+}
+
+/// The SHA-256 (hex) of a resolved configuration as compact JSON, keys in the manifest's order:
+/// the same inputs give the same hash on every machine and at every commit.
+pub fn config_sha256(config: &Value) -> String {
+    use sha2::Digest;
+    let bytes = serde_json::to_vec(config).expect("serializable");
+    sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// JSON as the results files hold it: pretty, with a final newline.
@@ -915,7 +924,6 @@ mod tests {
             force: false,
             progress: false,
             command: "test".into(),
-            git_commit: None,
         }
     }
 
