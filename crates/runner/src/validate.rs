@@ -382,10 +382,15 @@ pub fn render(outcomes: &[Outcome]) -> String {
 pub fn select(names: &[String]) -> Result<Vec<&'static Case>> {
     for n in names {
         if !CASES.iter().any(|c| c.name == n) {
-            return usage!(
-                "unknown validate case {n:?}; valid: {}",
-                CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
-            );
+            return Err(crate::Error::Usage(crate::error::unknown_name(
+                &format!("unknown validate case {n:?}"),
+                n,
+                CASES.iter().map(|c| c.name),
+                &format!(
+                    "valid: {}",
+                    CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+                ),
+            )));
         }
     }
     Ok(CASES
