@@ -27,13 +27,14 @@ use election_runner::{Error, Shard, SweepOptions, SweepSpec};
 #[command(
     name = "election-bench",
     version,
-    about = "Compare leader-election protocols (bully, Chang-Roberts ring, Raft-style) over one deterministic simulated network",
+    about = "Compare leader-election protocols (bully, Chang-Roberts ring, Raft-style, lease-based) over one deterministic simulated network",
     after_help = "Examples:
   election-bench sweep                                    # the default sweep and its report
   election-bench run -p bully -n 5 -s leader-crash        # one trial, readable
   election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
       --scenarios leader-crash --set net.loss=0,0.05,0.1 --seeds 500
   election-bench trace -p raft -n 5 -s leader-crash --out raft.svg
+  mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
 
 `election-bench scenarios` and `election-bench params` list every scenario and parameter."
@@ -46,12 +47,18 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// List the scenario catalog, one line each on what the scenario shows.
+    #[command(after_help = "Examples:
+  election-bench scenarios
+  election-bench scenarios --config examples/configs/custom-scenario.toml   # plus its custom ones")]
     Scenarios {
         /// Also list the custom scenarios of this TOML config.
         #[arg(long)]
         config: Option<PathBuf>,
     },
     /// List every parameter (its default and meaning) and the network profiles.
+    #[command(after_help = "Examples:
+  election-bench params
+  election-bench params | grep -A1 '^raft\\.'          # Raft's parameters with their defaults")]
     Params,
     /// Run one trial and print its metrics.
     #[command(after_help = "Examples:
@@ -109,6 +116,7 @@ enum Command {
     Calibrate(CalibrateCliArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     #[command(after_help = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
   election-bench completions zsh > ~/.zfunc/_election-bench
   election-bench completions fish > ~/.config/fish/completions/election-bench.fish")]
@@ -201,9 +209,10 @@ struct ReportArgs {
     /// Where REPORT.md, charts/ and traces/ go [default: reports/<name of the results directory>].
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Cluster size of the per-scenario charts, the failover CDF and the traces.
-    #[arg(long, default_value_t = 5)]
-    focus_nodes: u32,
+    /// Cluster size of the per-scenario charts, the failover CDF and the traces; one of the
+    /// sweep's sizes [default: 5, or the sweep's size nearest to it].
+    #[arg(long)]
+    focus_nodes: Option<u32>,
 }
 
 const COMPARE_ABOUT: &str = "What changed between two results directories (A before, B after a protocol change or a tuning), per cell that both contain.
@@ -375,7 +384,7 @@ struct RunArgs {
 
 #[derive(Args, Debug)]
 struct ExploreArgs {
-    /// Protocol specs [default: bully, ring, raft, raft+pre_vote+check_quorum].
+    /// Protocol specs [default: the list in DEFAULT_PROTOCOLS, filled in by `cli_command`].
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     protocols: Option<Vec<String>>,
     /// Cluster sizes (2 to 8; the issue's families are defined for 3 to 5).
@@ -557,6 +566,22 @@ fn protocol_help() -> String {
     )
 }
 
+/// `validate --help`'s end: the PASS rule, every case and examples.
+fn validate_help() -> String {
+    let cases = election_runner::validate::CASES;
+    let width = cases.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let mut s = format!("{}\n\nCases:\n", election_runner::validate::PASS_RULE);
+    for c in cases {
+        s.push_str(&format!("  {:width$}  {}\n", c.name, c.claim));
+    }
+    s.push_str(
+        "\nExamples:
+  election-bench validate --quick                       # every case, fewer seeds (CI)
+  election-bench validate --case chang-roberts-worst --case etcd-3-1-down",
+    );
+    s
+}
+
 /// The built-in scenarios, for `--scenario`'s help.
 fn scenario_help(list: bool) -> String {
     let names: Vec<&str> = election_runner::scenario::BUILTINS
@@ -609,6 +634,15 @@ fn cli_command() -> clap::Command {
         .mut_subcommand("calibrate", |c| {
             c.mut_arg("protocol", |a| a.help(proto.clone()))
         })
+        .mut_subcommand("explore", |c| {
+            c.mut_arg("protocols", |a| {
+                a.help(format!(
+                    "Protocol specs [default: {}]",
+                    election_runner::explore::DEFAULT_PROTOCOLS.join(", ")
+                ))
+            })
+        })
+        .mut_subcommand("validate", |c| c.after_help(validate_help()))
         .mut_subcommand("sweep", |c| {
             c.mut_arg("protocols", |a| a.help(protos.clone()))
                 .mut_arg("scenarios", |a| a.help(many.clone()))
@@ -700,10 +734,11 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 let name = a.results.file_name().map(PathBuf::from);
                 PathBuf::from("reports").join(name.unwrap_or_else(|| "default".into()))
             });
-            let opts = ReportOptions {
-                focus_nodes: a.focus_nodes,
-                ..ReportOptions::default()
-            };
+            let mut opts = ReportOptions::default();
+            if let Some(n) = a.focus_nodes {
+                check_focus_nodes(&a.results, n)?;
+                opts.focus_nodes = n;
+            }
             let tracer = RunnerTracer::from_manifest(&a.results)?;
             report(&a.results, &out, &opts, &tracer)
         }
@@ -760,6 +795,32 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// `report --focus-nodes N`: N must be one of the sweep's cluster sizes (its manifest's
+/// `config.nodes`); without the flag the report takes the size nearest to 5.
+fn check_focus_nodes(results: &std::path::Path, n: u32) -> Result<(), CliError> {
+    let path = results.join("manifest.json");
+    let sizes: Option<Vec<u64>> = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|m| {
+            m["config"]["nodes"]
+                .as_array()
+                .map(|a| a.iter().filter_map(serde_json::Value::as_u64).collect())
+        });
+    // A missing or unreadable manifest is reported by the report itself, with its reason.
+    let Some(sizes) = sizes else { return Ok(()) };
+    if sizes.contains(&u64::from(n)) {
+        return Ok(());
+    }
+    let list: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    Err(Error::Usage(format!(
+        "--focus-nodes {n}: {} has no cells of {n} nodes; its sizes are {}",
+        results.display(),
+        list.join(", ")
+    ))
+    .into())
 }
 
 /// `validate`: the selected cases (every case for no names), one aligned line each, then the
