@@ -72,7 +72,10 @@ enum Command {
   election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
       --scenarios lossy-leader-crash --set fault_loss=0,0.05,0.1 --seeds 500
   election-bench sweep --config examples/configs/raft-timeouts.toml
-  election-bench sweep --shard 1/4 --out results/part1 --no-report")]
+  election-bench sweep --shard 1/4 --out results/part1 --no-report
+  JOB_COMPLETION_INDEX=3 election-bench sweep --shard auto --shard-count 8 --no-report
+      # shard 4/8 into results/default-shards/4-of-8 (a Kubernetes Indexed Job's pod)
+  election-bench sweep --shard auto --no-report          # in a Slurm job array (sbatch --array=0-7)")]
     Sweep(SweepArgs),
     /// Every link-failure pattern of small clusters on a settled cluster, every protocol, a
     /// liveness verdict per pattern (results/explore/).
@@ -88,6 +91,17 @@ enum Command {
   election-bench tune --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
     Tune(TuneArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
+    #[command(after_help = "Examples:
+  election-bench sweep --shard 1/2 --out shards/1 --no-report
+  election-bench sweep --shard 2/2 --out shards/2 --no-report
+  election-bench merge --out results/mine shards/1 shards/2
+  election-bench merge --out results/mine shards              # every subdirectory of shards/
+  find /data/shards -name manifest.json -printf '%h\\n' > list.txt
+  election-bench merge --out results/mine --list list.txt     # a thousand shards: not argv
+  election-bench report --results results/mine
+
+Every k/N of one sweep must be there (a missing, duplicated or unfinished shard is named and
+nothing is written); the merged files equal the unsharded run's byte for byte.")]
     Merge(MergeArgs),
     /// Render charts and REPORT.md from a sweep's results.
     #[command(after_help = "Example:
@@ -518,8 +532,15 @@ struct SweepArgs {
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
     /// Run only shard k of N (1-based), for batch-scheduler job arrays; join with `merge`.
-    #[arg(long, value_name = "k/N")]
+    /// `auto`: k and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, 0-based, with
+    /// --shard-count) or a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT).
+    /// Without --out, a shard writes results/<name>-shards/<k>-of-<N>.
+    #[arg(long, value_name = "k/N|auto")]
     shard: Option<String>,
+    /// With --shard auto: the number of shards (a Kubernetes Indexed Job's completions; for
+    /// Slurm it must agree with SLURM_ARRAY_TASK_COUNT).
+    #[arg(long, value_name = "N", requires = "shard")]
+    shard_count: Option<u32>,
     /// Continue an interrupted sweep in the output directory.
     #[arg(long, conflicts_with = "force")]
     resume: bool,
@@ -544,9 +565,60 @@ struct MergeArgs {
     /// Directory receiving the merged results.
     #[arg(long)]
     out: PathBuf,
-    /// The shard directories (every k/N of one sweep).
-    #[arg(required = true, value_name = "SHARD_DIR")]
+    /// The shard directories (every k/N of one sweep), or a directory holding them (each
+    /// subdirectory a shard, as `sweep --shard` writes without --out).
+    #[arg(value_name = "SHARD_DIR", required_unless_present = "list")]
     shards: Vec<PathBuf>,
+    /// A file naming the shard directories, one a line (`-`: standard input), for more shards
+    /// than a command line holds; relative paths are relative to the working directory.
+    #[arg(long, value_name = "FILE")]
+    list: Option<PathBuf>,
+}
+
+/// The shard directories `merge` is given: each argument that is not itself a shard (it has
+/// no manifest.json) stands for its subdirectories, then the lines of `--list`.
+fn merge_inputs(a: &MergeArgs) -> Result<Vec<PathBuf>, Error> {
+    let io = |what: &str, p: &std::path::Path, e: std::io::Error| Error::Io {
+        context: format!("{what} {}", p.display()),
+        source: e,
+    };
+    let mut dirs = Vec::new();
+    for d in &a.shards {
+        if d.join("manifest.json").exists() || !d.is_dir() {
+            dirs.push(d.clone());
+            continue;
+        }
+        let mut subs: Vec<PathBuf> = std::fs::read_dir(d)
+            .map_err(|e| io("cannot read", d, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        if subs.is_empty() {
+            return Err(Error::Usage(format!(
+                "merge: {} is neither a shard (no manifest.json) nor a directory of shards",
+                d.display()
+            )));
+        }
+        subs.sort();
+        dirs.extend(subs);
+    }
+    if let Some(list) = &a.list {
+        let text = if list == std::path::Path::new("-") {
+            std::io::read_to_string(std::io::stdin()).map_err(|e| io("cannot read", list, e))?
+        } else {
+            std::fs::read_to_string(list).map_err(|e| io("cannot read", list, e))?
+        };
+        dirs.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(PathBuf::from),
+        );
+    }
+    if dirs.is_empty() {
+        return Err(Error::Usage("merge: no shard directories given".into()));
+    }
+    Ok(dirs)
 }
 
 /// The protocols and their options, for `--protocol`'s help.
@@ -784,10 +856,11 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::Merge(a) => {
-            let m = election_runner::merge(&a.out, &a.shards)?;
+            let shards = merge_inputs(&a)?;
+            let m = election_runner::merge(&a.out, &shards)?;
             println!(
                 "merged {} shards: {} cells, {} trials into {}",
-                a.shards.len(),
+                shards.len(),
                 m.cells,
                 m.trials,
                 a.out.display()
@@ -916,7 +989,7 @@ fn params() {
 /// The command line that reproduces a sweep: the arguments as given, without those that only
 /// say how to carry it out (threads, shard, resume, output directory, report, progress).
 fn reproduce_command(args: &[String]) -> String {
-    const WITH_VALUE: [&str; 4] = ["--jobs", "-j", "--shard", "--out"];
+    const WITH_VALUE: [&str; 5] = ["--jobs", "-j", "--shard", "--shard-count", "--out"];
     const FLAGS: [&str; 5] = ["--resume", "--force", "--no-report", "--quiet", "-q"];
     let mut out = vec!["election-bench".to_string()];
     let mut skip_next = false;
@@ -1169,7 +1242,19 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     }
     over!(protocols, nodes, scenarios, nets, seeds, first_seed);
     spec.set_all(&a.set)?;
-    let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?;
+    let shard = match a.shard.as_deref() {
+        Some("auto") => Some(Shard::from_env(|k| std::env::var(k).ok(), a.shard_count)?),
+        Some(s) => {
+            if let Some(n) = a.shard_count {
+                return Err(Error::Usage(format!(
+                    "--shard-count {n} goes with --shard auto, not --shard {s}"
+                ))
+                .into());
+            }
+            Some(s.parse::<Shard>()?)
+        }
+        None => None,
+    };
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
@@ -1177,10 +1262,14 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     for w in plan.warnings() {
         eprintln!("warning: {w}");
     }
-    let results_dir = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(&plan.name));
+    let results_dir = a.out.clone().unwrap_or_else(|| match shard {
+        // Every shard of an array runs the same command line: each gets its own directory,
+        // and `merge` takes their parent.
+        Some(s) => PathBuf::from("results")
+            .join(format!("{}-shards", plan.name))
+            .join(format!("{}-of-{}", s.k, s.n)),
+        None => PathBuf::from("results").join(&plan.name),
+    });
     let out = results_dir.clone();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = SweepOptions {
