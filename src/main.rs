@@ -166,8 +166,8 @@ struct LiveCliArgs {
     /// The first seed (fault instant, protocol randomness, loss draws).
     #[arg(long, default_value_t = 0)]
     first_seed: u64,
-    /// Where trials.csv and summary.csv go [default: a directory under the system's temporary
-    /// directory, printed; results/ is the tool's tracked output].
+    /// Where trials.csv and summary.csv go, rewritten as each trial finishes [default: a new
+    /// directory per run under the system's temporary directory, printed].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Emulate this network profile's latency and loss on top of loopback.
@@ -775,6 +775,34 @@ fn scratch_dir(what: &str) -> PathBuf {
     std::env::temp_dir().join("election-bench").join(what)
 }
 
+/// A new directory under `parent`, named for the time and the process (`run-<unix seconds>-<pid>`,
+/// with `-2`, `-3`, ... if taken), so no run overwrites another's files.
+fn fresh_dir(parent: &std::path::Path) -> Result<PathBuf, Error> {
+    let io = |p: &std::path::Path, e| Error::Io {
+        context: format!("cannot create {}", p.display()),
+        source: e,
+    };
+    std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = format!("run-{secs}-{}", std::process::id());
+    for i in 1u32.. {
+        let name = if i == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{i}")
+        };
+        let dir = parent.join(name);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io(&dir, e)),
+        }
+    }
+    unreachable!("some name is free")
+}
+
 fn main() -> ExitCode {
     use clap::FromArgMatches;
     let cli = match Cli::from_arg_matches(&cli_command().get_matches()) {
@@ -1316,10 +1344,18 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
     let mut args = election_live::LiveArgs::new(&a.protocol, a.nodes, &a.scenario);
     args.trials = a.trials;
     args.first_seed = a.first_seed;
-    args.out = a.out.unwrap_or_else(|| scratch_dir("live"));
+    args.out = match a.out {
+        Some(out) => out,
+        None => fresh_dir(&scratch_dir("live"))?,
+    };
     args.net = a.net;
     args.bind = a.bind;
     args.params = key_values(&a.set)?;
+    // Said first, so a run stopped early still says where its finished trials are.
+    eprintln!(
+        "live: rows into {} as each trial finishes",
+        args.out.display()
+    );
     let out = election_live::run_live(&args, |row, report| {
         println!(
             "seed {}: converged {} leader {} elect_ms {} split_brain {} rejected datagrams {}",

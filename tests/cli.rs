@@ -1268,36 +1268,49 @@ fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
     }
     assert!(started.elapsed() < Duration::from_secs(60));
     // Without --out: nothing in the working directory (results/ is tracked), the rows go
-    // under the temporary directory, and the output says where.
+    // into a new directory per run under the temporary directory, and the output says where.
     let tmp = tempfile::tempdir().unwrap();
-    let o = Command::new(BIN)
-        .args([
-            "live",
-            "-p",
-            "bully",
-            "-n",
-            "3",
-            "-s",
-            "leader-crash",
-            "--trials",
-            "1",
-        ])
-        .current_dir(d.path())
-        .env("TMPDIR", tmp.path())
-        .output()
-        .unwrap();
-    let printed = ok(&o);
+    let live_run = || {
+        Command::new(BIN)
+            .args([
+                "live",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--trials",
+                "1",
+            ])
+            .current_dir(d.path())
+            .env("TMPDIR", tmp.path())
+            .output()
+            .unwrap()
+    };
+    let printed = ok(&live_run());
     assert_eq!(
         listing(d.path()),
         ["live"],
         "live wrote into the working directory"
     );
-    let rows = tmp.path().join("election-bench/live/trials.csv");
+    let runs = || listing(&tmp.path().join("election-bench/live"));
+    assert_eq!(runs().len(), 1, "{printed}");
+    let rows = tmp
+        .path()
+        .join("election-bench/live")
+        .join(&runs()[0])
+        .join("trials.csv");
     assert!(rows.exists(), "{printed}");
     assert!(
         printed.contains(&format!("wrote {}", rows.display())),
         "{printed}"
     );
+    // A second run leaves the first one's files alone.
+    let first = fs::read(&rows).unwrap();
+    ok(&live_run());
+    assert_eq!(runs().len(), 2, "{:?}", runs());
+    assert_eq!(fs::read(&rows).unwrap(), first);
     let trials = fs::read_to_string(d.path().join("live/trials.csv")).unwrap();
     assert!(trials
         .lines()
