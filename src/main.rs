@@ -27,13 +27,14 @@ use election_runner::{Error, Shard, SweepOptions, SweepSpec};
 #[command(
     name = "election-bench",
     version,
-    about = "Compare leader-election protocols (bully, Chang-Roberts ring, Raft-style) over one deterministic simulated network",
+    about = "Compare leader-election protocols (bully, Chang-Roberts ring, Raft-style, lease-based) over one deterministic simulated network",
     after_help = "Examples:
   election-bench sweep                                    # the default sweep and its report
   election-bench run -p bully -n 5 -s leader-crash        # one trial, readable
   election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
       --scenarios leader-crash --set net.loss=0,0.05,0.1 --seeds 500
   election-bench trace -p raft -n 5 -s leader-crash --out raft.svg
+  mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
 
 `election-bench scenarios` and `election-bench params` list every scenario and parameter."
@@ -46,12 +47,18 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// List the scenario catalog, one line each on what the scenario shows.
+    #[command(after_help = "Examples:
+  election-bench scenarios
+  election-bench scenarios --config examples/configs/custom-scenario.toml   # plus its custom ones")]
     Scenarios {
         /// Also list the custom scenarios of this TOML config.
         #[arg(long)]
         config: Option<PathBuf>,
     },
     /// List every parameter (its default and meaning) and the network profiles.
+    #[command(after_help = "Examples:
+  election-bench params
+  election-bench params | grep -A1 '^raft\\.'          # Raft's parameters with their defaults")]
     Params,
     /// Run one trial and print its metrics.
     #[command(after_help = "Examples:
@@ -65,7 +72,10 @@ enum Command {
   election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
       --scenarios lossy-leader-crash --set fault_loss=0,0.05,0.1 --seeds 500
   election-bench sweep --config examples/configs/raft-timeouts.toml
-  election-bench sweep --shard 1/4 --out results/part1 --no-report")]
+  election-bench sweep --shard 1/4 --out results/part1 --no-report
+  JOB_COMPLETION_INDEX=3 election-bench sweep --shard auto --shard-count 8 --no-report
+      # shard 4/8 into results/default-shards/4-of-8 (a Kubernetes Indexed Job's pod)
+  election-bench sweep --shard auto --no-report          # in a Slurm job array (sbatch --array=0-7)")]
     Sweep(SweepArgs),
     /// Every link-failure pattern of small clusters on a settled cluster, every protocol, a
     /// liveness verdict per pattern (results/explore/).
@@ -81,6 +91,17 @@ enum Command {
   election-bench tune --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
     Tune(TuneArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
+    #[command(after_help = "Examples:
+  election-bench sweep --shard 1/2 --out shards/1 --no-report
+  election-bench sweep --shard 2/2 --out shards/2 --no-report
+  election-bench merge --out results/mine shards/1 shards/2
+  election-bench merge --out results/mine shards              # every subdirectory of shards/
+  find /data/shards -name manifest.json -printf '%h\\n' > list.txt
+  election-bench merge --out results/mine --list list.txt     # a thousand shards: not argv
+  election-bench report --results results/mine
+
+Every k/N of one sweep must be there (a missing, duplicated or unfinished shard is named and
+nothing is written); the merged files equal the unsharded run's byte for byte.")]
     Merge(MergeArgs),
     /// Render charts and REPORT.md from a sweep's results.
     #[command(after_help = "Example:
@@ -109,6 +130,7 @@ enum Command {
     Calibrate(CalibrateCliArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     #[command(after_help = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
   election-bench completions zsh > ~/.zfunc/_election-bench
   election-bench completions fish > ~/.config/fish/completions/election-bench.fish")]
@@ -144,8 +166,8 @@ struct LiveCliArgs {
     /// The first seed (fault instant, protocol randomness, loss draws).
     #[arg(long, default_value_t = 0)]
     first_seed: u64,
-    /// Where trials.csv and summary.csv go [default: a directory under the system's temporary
-    /// directory, printed; results/ is the tool's tracked output].
+    /// Where trials.csv and summary.csv go, rewritten as each trial finishes [default: a new
+    /// directory per run under the system's temporary directory, printed].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Emulate this network profile's latency and loss on top of loopback.
@@ -201,9 +223,10 @@ struct ReportArgs {
     /// Where REPORT.md, charts/ and traces/ go [default: reports/<name of the results directory>].
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Cluster size of the per-scenario charts, the failover CDF and the traces.
-    #[arg(long, default_value_t = 5)]
-    focus_nodes: u32,
+    /// Cluster size of the per-scenario charts, the failover CDF and the traces; one of the
+    /// sweep's sizes [default: 5, or the sweep's size nearest to it].
+    #[arg(long)]
+    focus_nodes: Option<u32>,
 }
 
 const COMPARE_ABOUT: &str = "What changed between two results directories (A before, B after a protocol change or a tuning), per cell that both contain.
@@ -380,7 +403,7 @@ struct RunArgs {
 
 #[derive(Args, Debug)]
 struct ExploreArgs {
-    /// Protocol specs [default: bully, ring, raft, raft+pre_vote+check_quorum].
+    /// Protocol specs [default: the list in DEFAULT_PROTOCOLS, filled in by `cli_command`].
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     protocols: Option<Vec<String>>,
     /// Cluster sizes (2 to 8; the issue's families are defined for 3 to 5).
@@ -413,6 +436,10 @@ struct ExploreArgs {
     /// Do not render the report.
     #[arg(long)]
     no_report: bool,
+    /// Write into the committed results/explore and reports/explore with options other than
+    /// the defaults (without it, such a run needs --out and --report-out elsewhere).
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -471,6 +498,10 @@ struct TuneArgs {
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
+    /// Write into the committed reports/tune-default with options other than the defaults
+    /// (without it, such a run needs --name or --out).
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -506,8 +537,15 @@ struct SweepArgs {
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
     /// Run only shard k of N (1-based), for batch-scheduler job arrays; join with `merge`.
-    #[arg(long, value_name = "k/N")]
+    /// `auto`: k and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, 0-based, with
+    /// --shard-count) or a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT).
+    /// Without --out, a shard writes results/<name>-shards/<k>-of-<N>.
+    #[arg(long, value_name = "k/N|auto")]
     shard: Option<String>,
+    /// With --shard auto: the number of shards (a Kubernetes Indexed Job's completions; for
+    /// Slurm it must agree with SLURM_ARRAY_TASK_COUNT).
+    #[arg(long, value_name = "N", requires = "shard")]
+    shard_count: Option<u32>,
     /// Continue an interrupted sweep in the output directory.
     #[arg(long, conflicts_with = "force")]
     resume: bool,
@@ -532,12 +570,63 @@ struct MergeArgs {
     /// Directory receiving the merged results.
     #[arg(long)]
     out: PathBuf,
-    /// The shard directories (every k/N of one sweep).
-    #[arg(required = true, value_name = "SHARD_DIR")]
+    /// The shard directories (every k/N of one sweep), or a directory holding them (each
+    /// subdirectory a shard, as `sweep --shard` writes without --out).
+    #[arg(value_name = "SHARD_DIR", required_unless_present = "list")]
     shards: Vec<PathBuf>,
     /// Overwrite results already in --out (never one of the shards).
     #[arg(long)]
     force: bool,
+    /// A file naming the shard directories, one a line (`-`: standard input), for more shards
+    /// than a command line holds; relative paths are relative to the working directory.
+    #[arg(long, value_name = "FILE")]
+    list: Option<PathBuf>,
+}
+
+/// The shard directories `merge` is given: each argument that is not itself a shard (it has
+/// no manifest.json) stands for its subdirectories, then the lines of `--list`.
+fn merge_inputs(a: &MergeArgs) -> Result<Vec<PathBuf>, Error> {
+    let io = |what: &str, p: &std::path::Path, e: std::io::Error| Error::Io {
+        context: format!("{what} {}", p.display()),
+        source: e,
+    };
+    let mut dirs = Vec::new();
+    for d in &a.shards {
+        if d.join("manifest.json").exists() || !d.is_dir() {
+            dirs.push(d.clone());
+            continue;
+        }
+        let mut subs: Vec<PathBuf> = std::fs::read_dir(d)
+            .map_err(|e| io("cannot read", d, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        if subs.is_empty() {
+            return Err(Error::Usage(format!(
+                "merge: {} is neither a shard (no manifest.json) nor a directory of shards",
+                d.display()
+            )));
+        }
+        subs.sort();
+        dirs.extend(subs);
+    }
+    if let Some(list) = &a.list {
+        let text = if list == std::path::Path::new("-") {
+            std::io::read_to_string(std::io::stdin()).map_err(|e| io("cannot read", list, e))?
+        } else {
+            std::fs::read_to_string(list).map_err(|e| io("cannot read", list, e))?
+        };
+        dirs.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(PathBuf::from),
+        );
+    }
+    if dirs.is_empty() {
+        return Err(Error::Usage("merge: no shard directories given".into()));
+    }
+    Ok(dirs)
 }
 
 /// The protocols and their options, for `--protocol`'s help.
@@ -555,6 +644,22 @@ fn protocol_help() -> String {
          raft+timeout_ms=300-600. Protocols and their options: {}",
         opts.join("; ")
     )
+}
+
+/// `validate --help`'s end: the PASS rule, every case and examples.
+fn validate_help() -> String {
+    let cases = election_runner::validate::CASES;
+    let width = cases.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let mut s = format!("{}\n\nCases:\n", election_runner::validate::PASS_RULE);
+    for c in cases {
+        s.push_str(&format!("  {:width$}  {}\n", c.name, c.claim));
+    }
+    s.push_str(
+        "\nExamples:
+  election-bench validate --quick                       # every case, fewer seeds (CI)
+  election-bench validate --case chang-roberts-worst --case etcd-3-1-down",
+    );
+    s
 }
 
 /// The built-in scenarios, for `--scenario`'s help.
@@ -609,11 +714,66 @@ fn cli_command() -> clap::Command {
         .mut_subcommand("calibrate", |c| {
             c.mut_arg("protocol", |a| a.help(proto.clone()))
         })
+        .mut_subcommand("explore", |c| {
+            c.mut_arg("protocols", |a| {
+                a.help(format!(
+                    "Protocol specs [default: {}]",
+                    election_runner::explore::DEFAULT_PROTOCOLS.join(", ")
+                ))
+            })
+        })
+        .mut_subcommand("validate", |c| c.after_help(validate_help()))
         .mut_subcommand("sweep", |c| {
             c.mut_arg("protocols", |a| a.help(protos.clone()))
                 .mut_arg("scenarios", |a| a.help(many.clone()))
                 .mut_arg("nets", |a| a.help(nets.clone()))
         })
+}
+
+/// The output directories committed to the repository (`.gitignore` lists the same ones; every
+/// other directory under `results/` and `reports/` is ignored by git).
+const COMMITTED_DIRS: [&str; 8] = [
+    "results/default",
+    "results/gray",
+    "results/explore",
+    "reports/default",
+    "reports/gray",
+    "reports/explore",
+    "reports/tune-default",
+    "reports/calibration",
+];
+
+/// The committed directory `dir` names (relative to the working directory, as the defaults
+/// are), if it is one.
+fn committed_dir(dir: &std::path::Path) -> Option<&'static str> {
+    let clean: PathBuf = dir
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    COMMITTED_DIRS
+        .into_iter()
+        .find(|c| clean == std::path::Path::new(c))
+}
+
+/// Refuses (exit 2) a run whose options are not the committed run's from writing into a
+/// committed directory, unless `--force`: the committed output is regenerated only on purpose.
+fn guard_committed(
+    command: &str,
+    dirs: &[&std::path::Path],
+    same_as_committed: bool,
+    force: bool,
+    elsewhere: &str,
+) -> Result<(), Error> {
+    if same_as_committed || force {
+        return Ok(());
+    }
+    match dirs.iter().find_map(|d| committed_dir(d)) {
+        Some(c) => Err(Error::Usage(format!(
+            "{command} with options other than the defaults would overwrite the committed {c}: \
+             {elsewhere}, or --force to replace the committed output"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// A directory for output nobody asked to keep: under the system's temporary directory, so
@@ -655,6 +815,34 @@ fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// A new directory under `parent`, named for the time and the process (`run-<unix seconds>-<pid>`,
+/// with `-2`, `-3`, ... if taken), so no run overwrites another's files.
+fn fresh_dir(parent: &std::path::Path) -> Result<PathBuf, Error> {
+    let io = |p: &std::path::Path, e| Error::Io {
+        context: format!("cannot create {}", p.display()),
+        source: e,
+    };
+    std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = format!("run-{secs}-{}", std::process::id());
+    for i in 1u32.. {
+        let name = if i == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{i}")
+        };
+        let dir = parent.join(name);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io(&dir, e)),
+        }
+    }
+    unreachable!("some name is free")
+}
+
 fn main() -> ExitCode {
     use clap::FromArgMatches;
     let cli = match Cli::from_arg_matches(&cli_command().get_matches()) {
@@ -689,16 +877,17 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 let name = a.results.file_name().map(PathBuf::from);
                 PathBuf::from("reports").join(name.unwrap_or_else(|| "default".into()))
             });
-            let opts = ReportOptions {
-                focus_nodes: a.focus_nodes,
-                ..ReportOptions::default()
-            };
             // The reader's own checks first (they name the file, line and column, exit 2),
             // then the recorded hash and the recomputed summary.
             if a.results.join("manifest.json").is_file() {
                 election_report::load_results(&a.results)?;
             }
             verify_results(&a.results)?;
+            let mut opts = ReportOptions::default();
+            if let Some(n) = a.focus_nodes {
+                check_focus_nodes(&a.results, n)?;
+                opts.focus_nodes = n;
+            }
             let tracer = RunnerTracer::from_manifest(&a.results)?;
             report(&a.results, &out, &opts, &tracer)
         }
@@ -743,10 +932,11 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 .map_err(CliError::Stdout)
         }
         Command::Merge(a) => {
-            let m = election_runner::merge(&a.out, &a.shards, a.force)?;
+            let shards = merge_inputs(&a)?;
+            let m = election_runner::merge(&a.out, &shards, a.force)?;
             out!(
                 "merged {} shards: {} cells, {} trials into {}",
-                a.shards.len(),
+                shards.len(),
                 m.cells,
                 m.trials,
                 a.out.display()
@@ -754,6 +944,32 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// `report --focus-nodes N`: N must be one of the sweep's cluster sizes (its manifest's
+/// `config.nodes`); without the flag the report takes the size nearest to 5.
+fn check_focus_nodes(results: &std::path::Path, n: u32) -> Result<(), CliError> {
+    let path = results.join("manifest.json");
+    let sizes: Option<Vec<u64>> = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|m| {
+            m["config"]["nodes"]
+                .as_array()
+                .map(|a| a.iter().filter_map(serde_json::Value::as_u64).collect())
+        });
+    // A missing or unreadable manifest is reported by the report itself, with its reason.
+    let Some(sizes) = sizes else { return Ok(()) };
+    if sizes.contains(&u64::from(n)) {
+        return Ok(());
+    }
+    let list: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    Err(Error::Usage(format!(
+        "--focus-nodes {n}: {} has no cells of {n} nodes; its sizes are {}",
+        results.display(),
+        list.join(", ")
+    ))
+    .into())
 }
 
 /// `validate`: the selected cases (every case for no names), one aligned line each, then the
@@ -848,7 +1064,7 @@ fn params() -> Result<(), CliError> {
 /// The command line that reproduces a sweep: the arguments as given, without those that only
 /// say how to carry it out (threads, shard, resume, output directory, report, progress).
 fn reproduce_command(args: &[String]) -> String {
-    const WITH_VALUE: [&str; 4] = ["--jobs", "-j", "--shard", "--out"];
+    const WITH_VALUE: [&str; 5] = ["--jobs", "-j", "--shard", "--shard-count", "--out"];
     const FLAGS: [&str; 5] = ["--resume", "--force", "--no-report", "--quiet", "-q"];
     let mut out = vec!["election-bench".to_string()];
     let mut skip_next = false;
@@ -980,6 +1196,23 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
             .map(|s| s.to_string())
             .collect()
     });
+    let default_run = a.protocols.is_none()
+        && a.nodes == [3, 4, 5]
+        && a.seeds == 3
+        && a.sample == 4096
+        && a.set.is_empty();
+    let report_dirs: Vec<&std::path::Path> = if a.no_report {
+        vec![&a.out]
+    } else {
+        vec![&a.out, &a.report_out]
+    };
+    guard_committed(
+        "explore",
+        &report_dirs,
+        default_run,
+        a.force,
+        "give --out DIR and --report-out DIR (e.g. results/explore-mine, reports/explore-mine)",
+    )?;
     let cells = explore::cells(&protocols, &a.nodes, &a.set)?;
     let start = std::time::Instant::now();
     let o = explore::explore(&explore::ExploreOptions {
@@ -1066,6 +1299,21 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     if let Some(out) = &a.out {
         o.out = out.clone();
     }
+    // The committed reports/tune-default is the run with every default; any other run with the
+    // default name would replace it.
+    let default_run = {
+        let d = tune::TuneOptions::defaults("default");
+        let mut mine = o.clone();
+        (mine.jobs, mine.progress, mine.out) = (d.jobs, d.progress, d.out.clone());
+        format!("{mine:?}") == format!("{d:?}")
+    };
+    guard_committed(
+        "tune",
+        &[&o.out],
+        default_run,
+        a.force,
+        "give --name NAME (into reports/tune-NAME) or --out DIR",
+    )?;
     let start = std::time::Instant::now();
     let outcome = tune::tune(&o)?;
     outcome.write()?;
@@ -1116,7 +1364,19 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     }
     over!(protocols, nodes, scenarios, nets, seeds, first_seed);
     spec.set_all(&a.set)?;
-    let shard = a.shard.as_deref().map(str::parse::<Shard>).transpose()?;
+    let shard = match a.shard.as_deref() {
+        Some("auto") => Some(Shard::from_env(|k| std::env::var(k).ok(), a.shard_count)?),
+        Some(s) => {
+            if let Some(n) = a.shard_count {
+                return Err(Error::Usage(format!(
+                    "--shard-count {n} goes with --shard auto, not --shard {s}"
+                ))
+                .into());
+            }
+            Some(s.parse::<Shard>()?)
+        }
+        None => None,
+    };
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
@@ -1125,10 +1385,14 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     for w in plan.warnings() {
         eprintln!("warning: {w}");
     }
-    let results_dir = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(&plan.name));
+    let results_dir = a.out.clone().unwrap_or_else(|| match shard {
+        // Every shard of an array runs the same command line: each gets its own directory,
+        // and `merge` takes their parent.
+        Some(s) => PathBuf::from("results")
+            .join(format!("{}-shards", plan.name))
+            .join(format!("{}-of-{}", s.k, s.n)),
+        None => PathBuf::from("results").join(&plan.name),
+    });
     let out = results_dir.clone();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = SweepOptions {
@@ -1139,7 +1403,6 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         force: a.force,
         progress: !a.quiet,
         command: reproduce_command(&args),
-        git_commit: option_env!("ELECTION_BENCH_GIT_COMMIT").map(String::from),
     };
     let o = election_runner::run_sweep(&plan, &opts)?;
     out!(
@@ -1176,10 +1439,18 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
     let mut args = election_live::LiveArgs::new(&a.protocol, a.nodes, &a.scenario);
     args.trials = a.trials;
     args.first_seed = a.first_seed;
-    args.out = a.out.unwrap_or_else(|| scratch_dir("live"));
+    args.out = match a.out {
+        Some(out) => out,
+        None => fresh_dir(&scratch_dir("live"))?,
+    };
     args.net = a.net;
     args.bind = a.bind;
     args.params = key_values(&a.set)?;
+    // Said first, so a run stopped early still says where its finished trials are.
+    eprintln!(
+        "live: rows into {} as each trial finishes",
+        args.out.display()
+    );
     let out = election_live::run_live(&args, |row, report| {
         // A progress line: a write error here shows again, and ends the command, at the
         // summary.

@@ -1268,36 +1268,49 @@ fn live_runs_a_bounded_trial_over_loopback_and_writes_live_rows() {
     }
     assert!(started.elapsed() < Duration::from_secs(60));
     // Without --out: nothing in the working directory (results/ is tracked), the rows go
-    // under the temporary directory, and the output says where.
+    // into a new directory per run under the temporary directory, and the output says where.
     let tmp = tempfile::tempdir().unwrap();
-    let o = Command::new(BIN)
-        .args([
-            "live",
-            "-p",
-            "bully",
-            "-n",
-            "3",
-            "-s",
-            "leader-crash",
-            "--trials",
-            "1",
-        ])
-        .current_dir(d.path())
-        .env("TMPDIR", tmp.path())
-        .output()
-        .unwrap();
-    let printed = ok(&o);
+    let live_run = || {
+        Command::new(BIN)
+            .args([
+                "live",
+                "-p",
+                "bully",
+                "-n",
+                "3",
+                "-s",
+                "leader-crash",
+                "--trials",
+                "1",
+            ])
+            .current_dir(d.path())
+            .env("TMPDIR", tmp.path())
+            .output()
+            .unwrap()
+    };
+    let printed = ok(&live_run());
     assert_eq!(
         listing(d.path()),
         ["live"],
         "live wrote into the working directory"
     );
-    let rows = tmp.path().join("election-bench/live/trials.csv");
+    let runs = || listing(&tmp.path().join("election-bench/live"));
+    assert_eq!(runs().len(), 1, "{printed}");
+    let rows = tmp
+        .path()
+        .join("election-bench/live")
+        .join(&runs()[0])
+        .join("trials.csv");
     assert!(rows.exists(), "{printed}");
     assert!(
         printed.contains(&format!("wrote {}", rows.display())),
         "{printed}"
     );
+    // A second run leaves the first one's files alone.
+    let first = fs::read(&rows).unwrap();
+    ok(&live_run());
+    assert_eq!(runs().len(), 2, "{:?}", runs());
+    assert_eq!(fs::read(&rows).unwrap(), first);
     let trials = fs::read_to_string(d.path().join("live/trials.csv")).unwrap();
     assert!(trials
         .lines()
@@ -1438,13 +1451,16 @@ fn validate_quick_passes_every_case() {
     let dir = tempfile::tempdir().unwrap();
     let out = ok(&bench(&["validate", "--quick"], dir.path()));
     let lines: Vec<&str> = out.lines().collect();
-    let cases = lines.len() - 2;
+    // The rule and a blank line, three lines a case (result and name, published, measured),
+    // the tally.
+    let cases = (lines.len() - 3) / 3;
     assert!(cases >= 15, "{out}");
+    assert!(lines[0].contains("overlaps the tolerance band"), "{out}");
     assert!(
-        lines[1..=cases].iter().all(|l| l.ends_with("PASS")),
+        (0..cases).all(|i| lines[2 + 3 * i].starts_with("PASS  ")),
         "{out}"
     );
-    assert_eq!(lines[cases + 1], format!("{cases} passed, 0 failed"));
+    assert_eq!(lines[2 + 3 * cases], format!("{cases} passed, 0 failed"));
     for name in [
         "bully-worst-case",
         "chang-roberts-average",
@@ -1469,7 +1485,7 @@ fn validate_selects_cases_and_rejects_unknown_names() {
         ],
         dir.path(),
     ));
-    assert_eq!(out.lines().count(), 4, "{out}");
+    assert_eq!(out.lines().count(), 2 + 2 * 3 + 1, "{out}");
     assert!(out.contains("bully-best-case") && out.contains("etcd-3-2-down"));
     assert!(out.ends_with("2 passed, 0 failed\n"), "{out}");
     let o = bench(&["validate", "--case", "nope"], dir.path());

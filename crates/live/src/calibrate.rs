@@ -292,6 +292,24 @@ fn bootstrap_ratio(sim: &[f64], live: &[f64]) -> Option<(f64, f64)> {
     Some((percentile(&ratios, 0.025)?, percentile(&ratios, 0.975)?))
 }
 
+/// "about 3 min 20 s left" from the time `done` of `total` units took (the rest at the same
+/// pace); "done" at the end.
+pub fn eta(elapsed: std::time::Duration, done: u64, total: u64) -> String {
+    if done >= total {
+        return "done".into();
+    }
+    if done == 0 {
+        return "time left unknown".into();
+    }
+    let left = elapsed.as_secs_f64() / done as f64 * (total - done) as f64;
+    let s = left.round() as u64;
+    if s >= 60 {
+        format!("about {} min {} s left", s / 60, s % 60)
+    } else {
+        format!("about {s} s left")
+    }
+}
+
 /// Measure, run, compare and write the report. `progress` is told what is happening, one line
 /// at a time.
 pub fn calibrate(
@@ -355,6 +373,10 @@ pub fn calibrate(
         params.push(("node.fsync_ms".into(), "constant:0".into()));
     }
     let mut node_time = None;
+    // Progress with an estimate of the time left: live trials take seconds each and dominate.
+    let started = std::time::Instant::now();
+    let total_live = args.trials * args.protocols.len() as u64;
+    let mut done_live = 0u64;
     for spec in &args.protocols {
         let cell = plan_cell(
             spec,
@@ -374,12 +396,14 @@ pub fn calibrate(
         let mut anomalies = 0;
         for seed in seeds.clone() {
             let (row, report) = live_trial(&cell, seed, LOOPBACK, false, ip)?;
+            done_live += 1;
             progress(&format!(
-                "{spec} live seed {seed}: {}",
+                "{spec} live seed {seed}: {}  [{done_live}/{total_live} live trials, {}]",
                 row.failover_ms
                     .map_or("no quorum leader after the fault".into(), |e| {
                         format!("failover {e:.1} ms")
-                    })
+                    }),
+                eta(started.elapsed(), done_live, total_live)
             ));
             lateness.extend_from_slice(&report.health.timer_lateness_ms);
             anomalies +=
@@ -829,4 +853,19 @@ most of the same draws (and the same luck): a fresh sample needs other seeds (`f
         "\nLive trials saw {anomalies} rejected datagrams or socket errors in total."
     );
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::eta;
+    use std::time::Duration;
+
+    #[test]
+    fn the_estimate_extrapolates_the_pace_so_far() {
+        let s = Duration::from_secs;
+        assert_eq!(eta(s(10), 1, 5), "about 40 s left");
+        assert_eq!(eta(s(30), 3, 23), "about 3 min 20 s left");
+        assert_eq!(eta(s(0), 0, 5), "time left unknown");
+        assert_eq!(eta(s(50), 5, 5), "done");
+    }
 }

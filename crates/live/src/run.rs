@@ -89,7 +89,12 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(io)?;
     }
-    fs::write(path, bytes).map_err(io)
+    // A temporary file renamed over the target: a reader, or a run killed mid-write, sees the
+    // old file or the new one, never half of one.
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{}.tmp", name.unwrap_or_default()));
+    fs::write(&tmp, bytes).map_err(io)?;
+    fs::rename(&tmp, path).map_err(io)
 }
 
 /// `election-bench live --protocol P --nodes N --scenario S [--trials K] [--out DIR]`.
@@ -287,7 +292,7 @@ pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveRe
 
 /// Run `args.trials` live trials one after the other (each stops itself and closes its
 /// sockets), calling `progress` after each, and write `trials.csv` and `summary.csv` into
-/// `args.out`.
+/// `args.out` after every trial: a run that is killed keeps the trials it finished.
 pub fn run_live(
     args: &LiveArgs,
     mut progress: impl FnMut(&TrialRow, &LiveReport),
@@ -323,12 +328,15 @@ pub fn run_live(
     let mut health = Health::default();
     for seed in args.first_seed..args.first_seed + args.trials {
         let (row, report) = live_trial(&cell, seed, &net_name, emulate, args.bind)?;
-        progress(&row, &report);
         health.absorb(&report.health);
         rows.push(row);
+        // Rewritten whole after every trial (a live trial takes seconds, so the copy costs
+        // nothing), each file replaced atomically: a killed run keeps its finished trials.
+        write_rows(&args.out, &rows)?;
+        progress(rows.last().expect("just pushed"), &report);
         reports.push(report);
     }
-    let files = write_rows(&args.out, &rows)?;
+    let files = vec![args.out.join("trials.csv"), args.out.join("summary.csv")];
     Ok(LiveOutcome {
         rows,
         reports,

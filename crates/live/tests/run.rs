@@ -140,3 +140,21 @@ fn majority_commit_is_refused_live() {
     let e = run_live(&a, |_, _| {}).unwrap_err().to_string();
     assert!(e.contains("workload.commit"), "{e}");
 }
+
+/// Rows are on disk as each trial finishes, so a run killed after trial k keeps k rows: when
+/// the progress callback hears of trial k, trials.csv already holds it.
+#[test]
+fn each_finished_trial_is_on_disk_before_the_next_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args("bully", "leader-crash", dir.path());
+    a.trials = 2;
+    let mut seen = Vec::new();
+    run_live(&a, |row, _| {
+        let csv = std::fs::read_to_string(dir.path().join("trials.csv")).unwrap();
+        let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+        seen.push((row.seed, csv.lines().count(), summary.lines().count()));
+    })
+    .unwrap();
+    // The header and one row per finished trial; the summary's one cell from the first on.
+    assert_eq!(seen, [(3, 2, 2), (4, 3, 2)]);
+}

@@ -257,8 +257,8 @@ pub struct Contents {
     pub dir: PathBuf,
     /// The sweep's name (manifest).
     pub name: String,
-    /// The commit it was made with, if known.
-    pub git_commit: Option<String>,
+    /// The SHA-256 of its configuration, if the manifest records it.
+    pub config_sha256: Option<String>,
     /// The command that made it.
     pub command: String,
     /// Cells in `summary.csv`.
@@ -282,7 +282,7 @@ impl Contents {
         Contents {
             dir: r.dir.clone(),
             name: r.manifest.name.clone(),
-            git_commit: r.manifest.git_commit.clone(),
+            config_sha256: r.manifest.config_sha256.clone(),
             command: r.manifest.command.clone(),
             cells: r.summary.len(),
             trials: r.trials.len(),
@@ -816,12 +816,12 @@ impl Comparison {
         for (side, c) in [("A (before)", &self.a), ("B (after)", &self.b)] {
             let _ = writeln!(
                 md,
-                "- **{side}**: `{}` — sweep `{}`, {} cells, {} trials, commit {}; made by `{}`. Contains {}.",
+                "- **{side}**: `{}` — sweep `{}`, {} cells, {} trials, configuration {}; made by `{}`. Contains {}.",
                 c.dir.display(),
                 c.name,
                 c.cells,
                 c.trials,
-                c.git_commit
+                c.config_sha256
                     .as_deref()
                     .map(|g| format!("`{}`", &g[..g.len().min(12)]))
                     .unwrap_or_else(|| "unknown".into()),

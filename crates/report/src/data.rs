@@ -398,9 +398,10 @@ pub struct Manifest {
     pub tool: String,
     /// The tool's version.
     pub version: String,
-    /// The commit the tool was built from, if known.
+    /// The SHA-256 of the resolved configuration (absent from manifests written before it
+    /// replaced the git commit, which changed with every commit that held the results).
     #[serde(default)]
-    pub git_commit: Option<String>,
+    pub config_sha256: Option<String>,
     /// The sweep's name.
     pub name: String,
     /// The exact command line that reproduces the sweep.

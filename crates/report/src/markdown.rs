@@ -272,9 +272,9 @@ pub(crate) fn write_report(
         m.name,
         m.tool,
         m.version,
-        m.git_commit
+        m.config_sha256
             .as_deref()
-            .map(|c| format!(", commit `{}`", &c[..c.len().min(12)]))
+            .map(|c| format!(", configuration `{}`", &c[..c.len().min(12)]))
             .unwrap_or_default(),
         results.trials.len(),
         results.summary.len(),

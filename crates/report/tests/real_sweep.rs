@@ -36,7 +36,6 @@ fn traced_reruns_match_the_sweep() {
             force: false,
             progress: false,
             command: "election-bench sweep --name small".into(),
-            git_commit: None,
         },
     )
     .unwrap();

@@ -50,6 +50,45 @@ impl Error {
     }
 }
 
+/// The candidate closest to `name` by Jaro–Winkler similarity, if one is close enough to be
+/// what was meant (`leader-crsh` → `leader-crash`, `net.los` → `net.loss`, `prevote` →
+/// `pre_vote`), or one typo away (`lna` → `lan`); the first of equally close ones.
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    const CLOSE: f64 = 0.8;
+    let mut best: Option<(f64, &str)> = None;
+    for c in candidates {
+        let (a, b) = (name.to_lowercase(), c.to_lowercase());
+        // One edit (a transposition counts as one) is always close, however short the name.
+        let score = if strsim::damerau_levenshtein(&a, &b) <= 1 {
+            1.0
+        } else {
+            strsim::jaro_winkler(&a, &b)
+        };
+        if score >= CLOSE && best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// The message for an unknown name: `head` (e.g. `unknown scenario "leader-crsh"`), then the
+/// closest candidate when there is one, then `list` (the valid names), on a line of its own
+/// after a suggestion so the suggestion leads.
+pub fn unknown_name<'a>(
+    head: &str,
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    list: &str,
+) -> String {
+    match did_you_mean(name, candidates) {
+        Some(s) => format!("{head}; did you mean {s:?}?\n  {list}"),
+        None => format!("{head}; {list}"),
+    }
+}
+
 /// The runner's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -58,3 +97,60 @@ macro_rules! usage {
     ($($arg:tt)*) => { Err($crate::error::Error::Usage(format!($($arg)*))) };
 }
 pub(crate) use usage;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_near_miss_gets_the_closest_name_and_a_far_one_none() {
+        let scenarios = [
+            "leader-crash",
+            "leader-pause",
+            "cold-start",
+            "cascade-crash",
+        ];
+        assert_eq!(did_you_mean("leader-crsh", scenarios), Some("leader-crash"));
+        assert_eq!(
+            did_you_mean("Leader-Crash", scenarios),
+            Some("leader-crash")
+        );
+        assert_eq!(did_you_mean("zzz", scenarios), None);
+        assert_eq!(
+            did_you_mean("lna", ["ideal", "lan", "dc", "wan"]),
+            Some("lan")
+        );
+        assert_eq!(
+            did_you_mean(
+                "prevote",
+                ["pre_vote", "check_quorum", "timeout_ms", "lagging"]
+            ),
+            Some("pre_vote")
+        );
+        assert_eq!(
+            did_you_mean("net.los", ["net.latency", "net.loss", "net.fifo"]),
+            Some("net.loss")
+        );
+    }
+
+    #[test]
+    fn the_suggestion_leads_and_the_list_follows() {
+        let m = unknown_name(
+            "unknown protocol \"raf\"",
+            "raf",
+            ["bully", "raft"],
+            "valid: bully, raft",
+        );
+        assert_eq!(
+            m,
+            "unknown protocol \"raf\"; did you mean \"raft\"?\n  valid: bully, raft"
+        );
+        let m = unknown_name(
+            "unknown protocol \"x\"",
+            "x",
+            ["bully", "raft"],
+            "valid: bully, raft",
+        );
+        assert_eq!(m, "unknown protocol \"x\"; valid: bully, raft");
+    }
+}

@@ -198,10 +198,15 @@ pub fn keys() -> impl Iterator<Item = &'static str> {
 pub fn lookup(key: &str) -> Result<&'static ParamDef> {
     match PARAMS.iter().find(|d| d.key == key) {
         Some(d) => Ok(d),
-        None => usage!(
-            "unknown parameter {key:?}; valid parameters: {}",
-            keys().collect::<Vec<_>>().join(", ")
-        ),
+        None => Err(crate::Error::Usage(crate::error::unknown_name(
+            &format!("unknown parameter {key:?}"),
+            key,
+            keys(),
+            &format!(
+                "valid parameters (`election-bench params` explains each): {}",
+                keys().collect::<Vec<_>>().join(", ")
+            ),
+        ))),
     }
 }
 

@@ -224,15 +224,19 @@ impl SweepSpec {
                          \"lan+net.loss=0.05\" is the profile \"lan\" with \
                          `--set net.loss=0.05`; give the profile here and the parameters apart"
                     ),
-                    None => usage!(
-                        "unknown net profile {n:?}; valid: {}",
-                        BUILTIN_NETS
+                    None => {
+                        let valid: Vec<&str> = BUILTIN_NETS
                             .iter()
-                            .map(|s| s.to_string())
-                            .chain(net_defs.keys().cloned())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                            .copied()
+                            .chain(net_defs.keys().map(String::as_str))
+                            .collect();
+                        Err(Error::Usage(crate::error::unknown_name(
+                            &format!("unknown net profile {n:?}"),
+                            n,
+                            valid.iter().copied(),
+                            &format!("valid: {}", valid.join(", ")),
+                        )))
+                    }
                 },
             })
             .collect::<Result<Vec<_>>>()?;
@@ -272,10 +276,13 @@ impl SweepSpec {
                 // A link-failure pattern of `explore`, by name: its replay command.
                 scenarios.push(Arc::new(p.scenario()));
             } else {
-                return usage!(
-                    "unknown scenario {s:?}; valid: all, {}",
-                    scenario_names(&custom)
-                );
+                let names = scenario_names(&custom);
+                return Err(Error::Usage(crate::error::unknown_name(
+                    &format!("unknown scenario {s:?}"),
+                    s,
+                    names.split(", "),
+                    &format!("valid: all, {names}"),
+                )));
             }
         }
         dedup_check(

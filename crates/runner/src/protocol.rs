@@ -69,10 +69,12 @@ impl ProtocolKind {
             "ring" => Ok(ProtocolKind::Ring),
             "raft" => Ok(ProtocolKind::Raft),
             "lease" => Ok(ProtocolKind::Lease),
-            _ => usage!(
-                "unknown protocol {s:?}; valid protocols: {}",
-                PROTOCOLS.join(", ")
-            ),
+            _ => Err(crate::Error::Usage(crate::error::unknown_name(
+                &format!("unknown protocol {s:?}"),
+                s,
+                PROTOCOLS.iter().copied(),
+                &format!("valid protocols: {}", PROTOCOLS.join(", ")),
+            ))),
         }
     }
 
@@ -151,11 +153,15 @@ impl ProtocolSpec {
             let valid = || kind.options().join(", ");
             let key = format!("{}.{name}", kind.name());
             let Ok(def) = lookup(&key) else {
-                return usage!(
-                    "protocol spec {s:?}: unknown {} option {name:?}; valid options: {}",
-                    kind.name(),
-                    valid()
-                );
+                return Err(crate::Error::Usage(crate::error::unknown_name(
+                    &format!(
+                        "protocol spec {s:?}: unknown {} option {name:?}",
+                        kind.name()
+                    ),
+                    name,
+                    kind.options(),
+                    &format!("valid options: {}", valid()),
+                )));
             };
             let value = match value {
                 Some(v) => canonical(def, v)?,

@@ -80,6 +80,82 @@ impl std::fmt::Display for Shard {
 }
 
 impl Shard {
+    /// The shard a batch scheduler's array task is (`--shard auto`), from its environment
+    /// (`var` reads a variable; `count` is `--shard-count`):
+    ///
+    /// - a Kubernetes Indexed Job sets `JOB_COMPLETION_INDEX` (`0..completions`) and no count,
+    ///   so `count` is required: index `i` is shard `i + 1` of `count`;
+    /// - a Slurm job array sets `SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_MIN`,
+    ///   `SLURM_ARRAY_TASK_COUNT` and `SLURM_ARRAY_TASK_STEP` (`--array=0-7`, `1-8`, `0-14:2`):
+    ///   task `id` is shard `(id - min) / step + 1` of the count (`count`, if given, must agree).
+    ///
+    /// Neither set, both set, or values out of range: a usage error naming the variables.
+    pub fn from_env(var: impl Fn(&str) -> Option<String>, count: Option<u32>) -> Result<Shard> {
+        let num = |name: &str| -> Result<Option<u64>> {
+            match var(name) {
+                None => Ok(None),
+                Some(v) => v.trim().parse().map(Some).map_err(|_| {
+                    Error::Usage(format!("--shard auto: {name}={v:?} is not a whole number"))
+                }),
+            }
+        };
+        let k8s = num("JOB_COMPLETION_INDEX")?;
+        let slurm = num("SLURM_ARRAY_TASK_ID")?;
+        let shard = |k: u64, n: u64, from: &str| -> Result<Shard> {
+            match (u32::try_from(k), u32::try_from(n)) {
+                (Ok(k), Ok(n)) if n > 0 && (1..=n).contains(&k) => Ok(Shard { k, n }),
+                _ => usage!("--shard auto: {from} gives shard {k} of {n}, not one of 1..={n}"),
+            }
+        };
+        match (k8s, slurm) {
+            (Some(_), Some(_)) => usage!(
+                "--shard auto: both JOB_COMPLETION_INDEX and SLURM_ARRAY_TASK_ID are set; \
+                 give --shard k/N"
+            ),
+            (Some(i), None) => {
+                let Some(n) = count else {
+                    return usage!(
+                        "--shard auto: JOB_COMPLETION_INDEX={i} (a Kubernetes Indexed Job) needs \
+                         --shard-count N, the Job's completions"
+                    );
+                };
+                shard(
+                    i + 1,
+                    n.into(),
+                    &format!("JOB_COMPLETION_INDEX={i} with --shard-count {n}"),
+                )
+            }
+            (None, Some(id)) => {
+                let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+                let step = num("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+                let n = match (num("SLURM_ARRAY_TASK_COUNT")?, count) {
+                    (Some(c), Some(n)) if c != u64::from(n) => {
+                        return usage!(
+                            "--shard-count {n} disagrees with SLURM_ARRAY_TASK_COUNT={c}"
+                        )
+                    }
+                    (Some(c), _) => c,
+                    (None, Some(n)) => n.into(),
+                    (None, None) => {
+                        return usage!(
+                            "--shard auto: SLURM_ARRAY_TASK_ID={id} without \
+                             SLURM_ARRAY_TASK_COUNT; give --shard-count N"
+                        )
+                    }
+                };
+                let from = format!("SLURM_ARRAY_TASK_ID={id} (min {min}, step {step}, count {n})");
+                if id < min || (id - min) % step != 0 {
+                    return usage!("--shard auto: {from} is not a task of the array");
+                }
+                shard((id - min) / step + 1, n, &from)
+            }
+            (None, None) => usage!(
+                "--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor \
+                 SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard k/N"
+            ),
+        }
+    }
+
     /// Does this shard run cell `index`?
     pub fn owns(&self, index: usize) -> bool {
         index % self.n as usize == (self.k - 1) as usize
@@ -104,8 +180,6 @@ pub struct SweepOptions {
     pub progress: bool,
     /// The command line that reproduces the sweep (recorded in the manifest).
     pub command: String,
-    /// The git commit the tool was built from, if known.
-    pub git_commit: Option<String>,
 }
 
 /// What a sweep did.
@@ -127,20 +201,31 @@ pub struct SweepOutcome {
 pub fn manifest(plan: &SweepPlan, opts: &SweepOptions, cells: usize, trials: u64) -> Value {
     let mut m = Map::new();
     m.insert("tool".into(), "election-bench".into());
+    // Nothing here changes with the commit that holds the results (a committed manifest that
+    // named its commit would always be one behind): the version and a hash of the inputs.
     m.insert("version".into(), env!("CARGO_PKG_VERSION").into());
-    m.insert(
-        "git_commit".into(),
-        opts.git_commit.clone().map_or(Value::Null, Value::String),
-    );
+    let config = plan.manifest_config();
+    m.insert("config_sha256".into(), config_sha256(&config).into());
     m.insert("name".into(), plan.name.clone().into());
     m.insert("command".into(), opts.command.clone().into());
-    m.insert("config".into(), plan.manifest_config());
+    m.insert("config".into(), config);
     if let Some(s) = opts.shard {
         m.insert("shard".into(), s.to_string().into());
     }
     m.insert("cells".into(), cells.into());
     m.insert("trials".into(), trials.into());
     Value::Object(m)
+}
+
+/// The SHA-256 (hex) of a resolved configuration as compact JSON, keys in the manifest's order:
+/// the same inputs give the same hash on every machine and at every commit.
+pub fn config_sha256(config: &Value) -> String {
+    use sha2::Digest;
+    let bytes = serde_json::to_vec(config).expect("serializable");
+    sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// JSON as the results files hold it: pretty, with a final newline.
@@ -980,6 +1065,57 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
 mod tests {
     use super::*;
 
+    #[test]
+    fn shard_auto_maps_the_schedulers_task_variables() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let sh = |k, n| Shard { k, n };
+        // Kubernetes: the 0-based completion index, the count from --shard-count.
+        let k8s = env(&[("JOB_COMPLETION_INDEX", "3")]);
+        assert_eq!(Shard::from_env(k8s, Some(8)).unwrap(), sh(4, 8));
+        let e = Shard::from_env(k8s, None).unwrap_err();
+        assert!(
+            e.is_usage() && e.to_string().contains("--shard-count"),
+            "{e}"
+        );
+        let e = Shard::from_env(env(&[("JOB_COMPLETION_INDEX", "8")]), Some(8)).unwrap_err();
+        assert!(e.to_string().contains("shard 9 of 8"), "{e}");
+        let e = Shard::from_env(env(&[("JOB_COMPLETION_INDEX", "x")]), Some(8)).unwrap_err();
+        assert!(e.to_string().contains("JOB_COMPLETION_INDEX=\"x\""), "{e}");
+        // Slurm: --array=0-7, 1-8 and 0-14:2 all number their tasks 1..=8.
+        let slurm = env(&[
+            ("SLURM_ARRAY_TASK_ID", "0"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_COUNT", "8"),
+        ]);
+        assert_eq!(Shard::from_env(slurm, None).unwrap(), sh(1, 8));
+        assert_eq!(Shard::from_env(slurm, Some(8)).unwrap(), sh(1, 8));
+        assert!(Shard::from_env(slurm, Some(4)).is_err());
+        let one_based = env(&[
+            ("SLURM_ARRAY_TASK_ID", "8"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "8"),
+        ]);
+        assert_eq!(Shard::from_env(one_based, None).unwrap(), sh(8, 8));
+        let stepped = env(&[
+            ("SLURM_ARRAY_TASK_ID", "6"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_STEP", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "8"),
+        ]);
+        assert_eq!(Shard::from_env(stepped, None).unwrap(), sh(4, 8));
+        // Nothing set, or both: refused, naming the variables.
+        let e = Shard::from_env(env(&[]), Some(8)).unwrap_err();
+        assert!(e.to_string().contains("SLURM_ARRAY_TASK_ID"), "{e}");
+        let both = env(&[("JOB_COMPLETION_INDEX", "1"), ("SLURM_ARRAY_TASK_ID", "1")]);
+        assert!(Shard::from_env(both, Some(8)).is_err());
+    }
+
     fn tiny_plan() -> SweepPlan {
         crate::SweepSpec::from_toml(
             "protocols = [\"bully\"]\nnodes = [3]\nscenarios = [\"leader-crash\"]\nseeds = 2\n",
@@ -998,7 +1134,6 @@ mod tests {
             force: false,
             progress: false,
             command: "test".into(),
-            git_commit: None,
         }
     }
 

@@ -341,33 +341,16 @@ impl Case {
 /// The output of `election-bench validate`: a header, one aligned line per outcome
 /// ([`Outcome::columns`]) and the tally `N passed, N failed`.
 pub fn render(outcomes: &[Outcome]) -> String {
-    let header = [
-        "case",
-        "published",
-        "measured [interval]",
-        "tolerance",
-        "result",
-    ];
-    let mut lines = vec![header.map(String::from)];
-    lines.extend(outcomes.iter().map(Outcome::columns));
-    let widths: Vec<usize> = (0..5)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for l in &lines {
-        let cells: Vec<String> = l
-            .iter()
-            .zip(&widths)
-            .map(|(c, &w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
+    let mut out = format!("{PASS_RULE}\n\n");
+    for o in outcomes {
+        let [name, published, measured, tolerance, result] = o.columns();
+        // "6 (n − 2, n = 8)": the figure, then its formula, with the tolerance in between.
+        let (figure, formula) = published.split_once(' ').unwrap_or((&published, ""));
+        out.push_str(&format!("{result}  {name}\n"));
+        out.push_str(&format!(
+            "      published  {figure} {tolerance}  {formula}\n"
+        ));
+        out.push_str(&format!("      measured   {measured}\n"));
     }
     let failed = outcomes.iter().filter(|o| !o.pass).count();
     out.push_str(&format!(
@@ -377,15 +360,24 @@ pub fn render(outcomes: &[Outcome]) -> String {
     out
 }
 
+/// When a case passes, as `validate` prints it and its `--help` states it.
+pub const PASS_RULE: &str =
+    "PASS when the measured interval overlaps the tolerance band (published ± tolerance).";
+
 /// The cases named, in table order (all of them for no names); an unknown name is bad input
 /// and the message lists the valid ones.
 pub fn select(names: &[String]) -> Result<Vec<&'static Case>> {
     for n in names {
         if !CASES.iter().any(|c| c.name == n) {
-            return usage!(
-                "unknown validate case {n:?}; valid: {}",
-                CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
-            );
+            return Err(crate::Error::Usage(crate::error::unknown_name(
+                &format!("unknown validate case {n:?}"),
+                n,
+                CASES.iter().map(|c| c.name),
+                &format!(
+                    "valid: {}",
+                    CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+                ),
+            )));
         }
     }
     Ok(CASES
@@ -942,14 +934,16 @@ mod tests {
         let bad = case.run(true).unwrap();
         let text = render(&[good, bad]);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 4, "{text}");
-        assert!(
-            lines[1].ends_with("PASS") && lines[2].ends_with("FAIL"),
-            "{text}"
-        );
-        assert_eq!(lines[3], "1 passed, 1 failed");
-        let col = |l: &str| l.find("±").unwrap();
-        assert_eq!(col(lines[1]), col(lines[2]), "{text}");
+        assert_eq!(lines.len(), 2 + 2 * 3 + 1, "{text}");
+        assert_eq!(lines[0], PASS_RULE);
+        assert_eq!(lines[2], "PASS  etcd-3-up", "{text}");
+        assert_eq!(lines[5], "FAIL  etcd-3-up", "{text}");
+        assert!(lines[3].starts_with("      published  1 ±0  ("), "{text}");
+        assert!(lines[6].starts_with("      published  0 ±0  ("), "{text}");
+        assert!(lines[4].starts_with("      measured   1 ["), "{text}");
+        assert_eq!(lines[8], "1 passed, 1 failed");
+        // Narrow enough for a terminal.
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{text}");
     }
 
     #[test]

@@ -49,7 +49,6 @@ fn peak_of_sweep(cells: u32, seeds: u64) -> usize {
         force: false,
         progress: false,
         command: "test".into(),
-        git_commit: None,
     };
     let base = CURRENT.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);

@@ -370,7 +370,7 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
     let _ = writeln!(scsv, "{skipped}");
     std::fs::write(dir.join("summary.csv"), scsv).unwrap();
     let manifest = format!(
-        r#"{{"tool":"election-bench","version":"0.1.0","git_commit":null,"name":"test","command":"election-bench sweep --name test --seeds {SEEDS}","config":{{"protocols":["bully","ring","raft","raft+pre_vote+check_quorum"],"nodes":[3,5,7],"seeds":{{"count":{SEEDS},"first":0}},"timing":{{"heartbeat_ms":50,"detect_timeout_ms":150,"detect_jitter_ms":150}},"nets":{{"lan":{{"latency":{{"kind":"constant","ms":1.0}},"loss":0.0}}}}}},"cells":{},"trials":{}}}"#,
+        r#"{{"tool":"election-bench","version":"0.1.0","name":"test","command":"election-bench sweep --name test --seeds {SEEDS}","config":{{"protocols":["bully","ring","raft","raft+pre_vote+check_quorum"],"nodes":[3,5,7],"seeds":{{"count":{SEEDS},"first":0}},"timing":{{"heartbeat_ms":50,"detect_timeout_ms":150,"detect_jitter_ms":150}},"nets":{{"lan":{{"latency":{{"kind":"constant","ms":1.0}},"loss":0.0}}}}}},"cells":{},"trials":{}}}"#,
         cells.len() + 1,
         trials.len()
     );

@@ -1,0 +1,288 @@
+//! The command line as a new user meets it (issue 26): "did you mean" for mistyped names,
+//! `report --focus-nodes` refusing a size the sweep lacks, the committed directories written
+//! only on purpose, `--shard auto` under a scheduler's environment, and `merge` taking a
+//! parent directory or a list file.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_election-bench");
+
+fn bench(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.args(args).current_dir(cwd);
+    for v in [
+        "JOB_COMPLETION_INDEX",
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_COUNT",
+        "SLURM_ARRAY_TASK_STEP",
+    ] {
+        c.env_remove(v);
+    }
+    c.envs(env.iter().copied());
+    c.output().expect("the binary runs")
+}
+
+#[track_caller]
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Exit 2, and standard error's first line holds every needle.
+#[track_caller]
+fn usage(o: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    let first = err.lines().next().unwrap_or("");
+    for n in needles {
+        assert!(first.contains(n), "{n:?} not in the first line: {err}");
+    }
+    err
+}
+
+const SWEEP: &[&str] = &[
+    "sweep",
+    "--protocols",
+    "bully,raft",
+    "--nodes",
+    "3,5",
+    "--scenarios",
+    "leader-crash,partition-leader-minority",
+    "--seeds",
+    "2",
+    "--quiet",
+    "--no-report",
+];
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_mistyped_name_leads_with_the_closest_valid_one() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |p: &str, s: &str, extra: &[&str]| {
+        let mut args = vec!["run", "-p", p, "-n", "5", "-s", s];
+        args.extend(extra);
+        bench(&args, d.path(), &[])
+    };
+    let e = usage(
+        &run("raft+prevote", "leader-crash", &[]),
+        &["\"prevote\"", "did you mean \"pre_vote\"?"],
+    );
+    // The valid list is still there, after the suggestion.
+    assert!(e.contains("valid options: timeout_ms, pre_vote"), "{e}");
+    usage(
+        &run("raf", "leader-crash", &[]),
+        &["did you mean \"raft\"?"],
+    );
+    usage(
+        &run("raft", "leader-crsh", &[]),
+        &["\"leader-crsh\"", "did you mean \"leader-crash\"?"],
+    );
+    usage(
+        &run("raft", "leader-crash", &["--set", "net.los=0.1"]),
+        &["\"net.los\"", "did you mean \"net.loss\"?"],
+    );
+    usage(
+        &run("raft", "leader-crash", &["--net", "lna"]),
+        &["did you mean \"lan\"?"],
+    );
+    // Nothing close: the list, on one line, as before.
+    let e = usage(
+        &run("raft", "xyzzy", &[]),
+        &["unknown scenario \"xyzzy\"; valid: all, "],
+    );
+    assert!(!e.contains("did you mean"), "{e}");
+}
+
+#[test]
+fn report_focus_nodes_must_be_a_size_of_the_sweep() {
+    let d = tempfile::tempdir().unwrap();
+    let mut args = SWEEP.to_vec();
+    args.extend(["--out", "r"]);
+    ok(&bench(&args, d.path(), &[]));
+    usage(
+        &bench(
+            &[
+                "report",
+                "--results",
+                "r",
+                "--out",
+                "rep",
+                "--focus-nodes",
+                "7",
+            ],
+            d.path(),
+            &[],
+        ),
+        &["--focus-nodes 7", "its sizes are 3, 5"],
+    );
+    assert!(
+        !d.path().join("rep").exists(),
+        "a refused report wrote files"
+    );
+    ok(&bench(
+        &[
+            "report",
+            "--results",
+            "r",
+            "--out",
+            "rep",
+            "--focus-nodes",
+            "3",
+        ],
+        d.path(),
+        &[],
+    ));
+}
+
+#[test]
+fn explore_and_tune_write_the_committed_directories_only_on_purpose() {
+    let d = tempfile::tempdir().unwrap();
+    usage(
+        &bench(&["explore", "--nodes", "3", "--quiet"], d.path(), &[]),
+        &["results/explore", "--out DIR", "--force"],
+    );
+    assert!(!d.path().join("results").exists());
+    usage(
+        &bench(&["tune", "--protocols", "raft", "--quiet"], d.path(), &[]),
+        &["reports/tune-default", "--name NAME", "--force"],
+    );
+    assert!(!d.path().join("reports").exists());
+    // Elsewhere, or with --force, they run.
+    ok(&bench(
+        &[
+            "explore",
+            "--nodes",
+            "3",
+            "--seeds",
+            "1",
+            "--quiet",
+            "--out",
+            "mine",
+            "--report-out",
+            "mine-report",
+        ],
+        d.path(),
+        &[],
+    ));
+    ok(&bench(
+        &[
+            "explore",
+            "--nodes",
+            "3",
+            "--seeds",
+            "1",
+            "--quiet",
+            "--force",
+            "--no-report",
+        ],
+        d.path(),
+        &[],
+    ));
+    assert!(d.path().join("results/explore/summary.csv").is_file());
+}
+
+#[test]
+fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list() {
+    let d = tempfile::tempdir().unwrap();
+    let mut whole = SWEEP.to_vec();
+    whole.extend(["--name", "w"]);
+    ok(&bench(&whole, d.path(), &[]));
+    // A Kubernetes Indexed Job of 3: indexes 0, 1, 2 are shards 1/3, 2/3, 3/3, each in its own
+    // directory under results/w-shards/ from the same command line.
+    let mut shard = whole.clone();
+    shard.extend(["--shard", "auto", "--shard-count", "3"]);
+    for i in ["0", "1", "2"] {
+        let out = ok(&bench(&shard, d.path(), &[("JOB_COMPLETION_INDEX", i)]));
+        let k = i.parse::<u32>().unwrap() + 1;
+        assert!(out.contains(&format!("shard {k}/3")), "{out}");
+        assert!(d
+            .path()
+            .join(format!("results/w-shards/{k}-of-3/manifest.json"))
+            .is_file());
+    }
+    // The manifests' reproduce command leaves the shard flags out.
+    let m =
+        std::fs::read_to_string(d.path().join("results/w-shards/2-of-3/manifest.json")).unwrap();
+    assert!(!m.contains("--shard-count"), "{m}");
+    // Without --shard-count, Kubernetes' index is refused; outside a scheduler, auto is refused.
+    let mut no_count = whole.clone();
+    no_count.extend(["--shard", "auto"]);
+    usage(
+        &bench(&no_count, d.path(), &[("JOB_COMPLETION_INDEX", "0")]),
+        &["--shard-count"],
+    );
+    usage(
+        &bench(&no_count, d.path(), &[]),
+        &["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"],
+    );
+    // Slurm's 1-based array of 3, task 2: shard 2/3.
+    let slurm = [
+        ("SLURM_ARRAY_TASK_ID", "2"),
+        ("SLURM_ARRAY_TASK_MIN", "1"),
+        ("SLURM_ARRAY_TASK_COUNT", "3"),
+    ];
+    let mut s2 = whole.clone();
+    s2.extend(["--shard", "auto", "--out", "slurm2"]);
+    assert!(ok(&bench(&s2, d.path(), &slurm)).contains("shard 2/3"));
+    assert_eq!(
+        files(&d.path().join("slurm2")),
+        files(&d.path().join("results/w-shards/2-of-3"))
+    );
+
+    // merge: the parent directory, or a list file, equals the unsharded sweep.
+    ok(&bench(
+        &["merge", "--out", "m1", "results/w-shards"],
+        d.path(),
+        &[],
+    ));
+    assert_eq!(
+        files(&d.path().join("m1")),
+        files(&d.path().join("results/w"))
+    );
+    std::fs::write(
+        d.path().join("list.txt"),
+        "results/w-shards/3-of-3\n\nresults/w-shards/1-of-3\nresults/w-shards/2-of-3\n",
+    )
+    .unwrap();
+    ok(&bench(
+        &["merge", "--out", "m2", "--list", "list.txt"],
+        d.path(),
+        &[],
+    ));
+    assert_eq!(
+        files(&d.path().join("m2")),
+        files(&d.path().join("results/w"))
+    );
+    // An incomplete set is refused before anything is written, naming what is missing.
+    std::fs::write(d.path().join("short.txt"), "results/w-shards/1-of-3\n").unwrap();
+    let o = bench(
+        &["merge", "--out", "m3", "--list", "short.txt"],
+        d.path(),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing shard(s) 2/3, 3/3"));
+    assert!(!d.path().join("m3/manifest.json").exists());
+}
