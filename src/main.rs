@@ -1716,8 +1716,9 @@ fn print_trial(t: &TrialRun) -> Result<(), CliError> {
     }
     if r.faults_skipped > 0 {
         out!(
-            "FAULTS SKIPPED   {} of the scenario's {} fault actions did not apply: this trial did \
-             not undergo {} as described, and its times do not measure it",
+            "FAULTS SKIPPED   {} of the scenario's actions ({} faults, and any raft.lagging) did \
+             not apply, the reasons in the fault log below: this trial did not undergo {} as \
+             described, and its times do not measure it",
             r.faults_skipped,
             t.sim.faults.len(),
             r.scenario

@@ -1346,7 +1346,7 @@ fn faults_that_did_not_apply_are_counted_said_and_flagged() {
     args.extend(no_wait);
     let out = ok(&bench(&args, d.path()));
     assert!(
-        out.contains("FAULTS SKIPPED   1 of the scenario's 1"),
+        out.contains("FAULTS SKIPPED   1 of the scenario's actions (1 faults"),
         "{out}"
     );
     assert!(

@@ -713,10 +713,11 @@ impl Cell {
         let n_faults = faults.len() as u32;
         let cfg = self.sim_config(seed, faults, t_f, trace);
         let mut report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;
+        // Whether the scenario's faults fired, before a lag on the leader is counted in.
+        let fired = n_faults > 0 && report.metrics.faults_skipped < n_faults;
         self.flag_lag_on_the_leader(&mut report.metrics);
         let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
         let m = &report.metrics;
-        let fired = n_faults > 0 && m.faults_skipped < n_faults;
         Ok(TrialRun {
             row,
             drawn_fault_ms: (n_faults > 0).then_some(t_f),

@@ -326,3 +326,69 @@ fn the_workload_does_not_spend_the_work_budget() {
         }
     }
 }
+
+/// A leader paused past the horizon (issue #27): the others elect a new quorum leader that
+/// serves writes to the end. That is a recovery, not a liveness failure, whatever the frozen
+/// node still believes; its belief is `paused_leader_ms`.
+#[test]
+fn a_pause_past_the_horizon_is_a_recovery_when_a_new_leader_serves() {
+    let c = cell("raft", 3, "leader-pause", "pause_ms = 30000");
+    let run = c.run(0, false).unwrap();
+    let r = &run.row;
+    assert_eq!(r.outcome, election_sim::Outcome::RecoveredAfter, "{r:?}");
+    assert!(r.converged && r.leader != run.leader_at_fault.map(|l| l.0));
+    assert!(r.writes_ok.unwrap() > 0);
+    assert!(r.paused_leader_ms > 0.0);
+    assert!(r.failover_ms.unwrap() < 1000.0, "{r:?}");
+}
+
+/// `raft.lagging` names nodes by id, but a lag only acts on followers (issue #25): a trial in
+/// which a listed node leads at the fault is counted as not having run the scenario as
+/// described, with the reason in its fault log.
+#[test]
+fn a_lag_on_the_leader_is_flagged_not_passed_off() {
+    let all: Vec<u32> = (1..=3).collect();
+    let lagging = all
+        .iter()
+        .map(|id| format!("{id}:2"))
+        .collect::<Vec<_>>()
+        .join("/");
+    let c = cell(
+        "raft",
+        3,
+        "leader-crash",
+        &format!("\"raft.lagging\" = \"{lagging}\""),
+    );
+    let run = c.run(0, false).unwrap();
+    assert_eq!(run.row.faults_skipped, 1, "{:?}", run.row);
+    assert!(!run.row.measured());
+    let why = run
+        .report
+        .metrics
+        .fault_log
+        .iter()
+        .find_map(|(_, a)| match a {
+            Applied::Skipped(w) => Some(w.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        why.contains("raft.lagging") && why.contains("led at the fault"),
+        "{why}"
+    );
+    // Without the leader in the list, the lag applies and nothing is flagged.
+    let leader = run.leader_at_fault.unwrap().0;
+    let others = all
+        .iter()
+        .filter(|&&id| id != leader)
+        .map(|id| format!("{id}:2"))
+        .collect::<Vec<_>>()
+        .join("/");
+    let c = cell(
+        "raft",
+        3,
+        "leader-crash",
+        &format!("\"raft.lagging\" = \"{others}\""),
+    );
+    assert_eq!(c.run(0, false).unwrap().row.faults_skipped, 0);
+}
