@@ -1004,6 +1004,7 @@ where
                     let now = self.now();
                     self.advance(now);
                     self.start_timeline(now);
+                    self.fire_due_faults();
                 }
                 continue;
             }
@@ -1023,18 +1024,11 @@ where
                         Some(until) if now >= until => self.abandon_timeline(now),
                         Some(_) => {}
                     }
-                    continue;
-                }
-                if at <= self.now() {
-                    let (at, action) = self.faults[self.next_fault].clone();
-                    let measured = self.reference_fault == Some(self.next_fault);
-                    self.next_fault += 1;
-                    self.advance(at);
-                    if measured && !self.observer.past_reference() {
-                        // The reference fault: the reference instant is now, before it acts.
-                        self.observer.set_reference(self.last);
+                    if !self.timeline_started {
+                        continue;
                     }
-                    self.apply_fault(at, &action);
+                }
+                if self.fire_due_faults() {
                     continue;
                 }
             }
@@ -1124,6 +1118,31 @@ where
         } else {
             self.observer.on_write_fenced(tag);
         }
+    }
+
+    /// Fire every fault now due, at once, with nothing observed in between (`true` if any
+    /// fired). The reference instant was set when the timeline started: a quorum leader
+    /// observed between it and the fault would pass for one that survived the fault (failover
+    /// 0), so the faults act at that instant, and faults of one instant act together, as in the
+    /// simulator.
+    fn fire_due_faults(&mut self) -> bool {
+        let mut fired = false;
+        while let Some(&(at, _)) = self.faults.get(self.next_fault) {
+            if !self.timeline_started || at > self.now() {
+                break;
+            }
+            let (at, action) = self.faults[self.next_fault].clone();
+            let measured = self.reference_fault == Some(self.next_fault);
+            self.next_fault += 1;
+            self.advance(at);
+            if measured && !self.observer.past_reference() {
+                // The reference fault: the reference instant is now, before it acts.
+                self.observer.set_reference(self.last);
+            }
+            self.apply_fault(at, &action);
+            fired = true;
+        }
+        fired
     }
 
     /// Start the fault timeline at `now`: every fault shifts by the time waited for a leader.

@@ -82,6 +82,15 @@ fn converged_on(r: &LiveReport, expect: NodeId) {
     // The election took a detection window and a few round trips, not seconds.
     let e = m.elect_ms.expect("converged");
     assert!(e < 2000.0, "elect_ms = {e}");
+    // The leader is gone from the fault instant on: failover is at least the time it took to
+    // notice, never 0 (a quorum leader observed between the reference instant and the crash
+    // once passed for one that survived it).
+    let f = m.failover_ms.expect("a quorum leader after the fault");
+    assert!(
+        f >= m.detect_ms.unwrap_or(0.0) && f > 100.0,
+        "failover_ms = {f}, {m:?}"
+    );
+    assert!(m.unavailable_ms >= f - 1e-6, "{m:?}");
 }
 
 /// Garcia-Molina §3: when the coordinator fails, the highest live id becomes coordinator.
