@@ -837,16 +837,7 @@ pub fn verify_finished(dir: &Path) -> Result<()> {
     let manifest: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
     crate::files::verify_trials(dir, &manifest)?;
-    let summary: Vec<csv::StringRecord> = read_csv(&dir.join("summary.csv"))?
-        .into_iter()
-        .map(|r| r.0)
-        .collect();
-    if summary.is_empty() {
-        return Err(Error::Results(format!(
-            "{}: empty summary.csv",
-            dir.display()
-        )));
-    }
+    let summary = read_summary(dir)?;
     let frame = MergeFrame::of(&manifest, &mp)?;
     let files = [ShardFiles {
         k: 1,
@@ -943,16 +934,7 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
                 n_shards.unwrap_or(0)
             )));
         }
-        let summary: Vec<csv::StringRecord> = read_csv(&dir.join("summary.csv"))?
-            .into_iter()
-            .map(|r| r.0)
-            .collect();
-        if summary.is_empty() {
-            return Err(Error::Results(format!(
-                "{}: empty summary.csv",
-                dir.display()
-            )));
-        }
+        let summary = read_summary(dir)?;
         let cells = manifest.get("cells").and_then(Value::as_u64);
         if cells != Some(summary.len() as u64 - 1) {
             return Err(Error::Results(format!(
@@ -1059,6 +1041,21 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
         cells: total_cells,
         trials: total_trials,
     })
+}
+
+/// A results directory's `summary.csv` records, refused when it has none.
+fn read_summary(dir: &Path) -> Result<Vec<csv::StringRecord>> {
+    let summary: Vec<csv::StringRecord> = read_csv(&dir.join("summary.csv"))?
+        .into_iter()
+        .map(|r| r.0)
+        .collect();
+    if summary.is_empty() {
+        return Err(Error::Results(format!(
+            "{}: empty summary.csv",
+            dir.display()
+        )));
+    }
+    Ok(summary)
 }
 
 #[cfg(test)]

@@ -347,18 +347,13 @@ fn a_pause_past_the_horizon_is_a_recovery_when_a_new_leader_serves() {
 /// described, with the reason in its fault log.
 #[test]
 fn a_lag_on_the_leader_is_flagged_not_passed_off() {
-    let all: Vec<u32> = (1..=3).collect();
-    let lagging = all
-        .iter()
-        .map(|id| format!("{id}:2"))
-        .collect::<Vec<_>>()
-        .join("/");
-    let c = cell(
-        "raft",
-        3,
-        "leader-crash",
-        &format!("\"raft.lagging\" = \"{lagging}\""),
-    );
+    // Nodes `ids` two entries behind, as a one-cell plan of leader-crash.
+    let lagging = |ids: &[u32]| {
+        let items: Vec<String> = ids.iter().map(|id| format!("{id}:2")).collect();
+        let param = format!("\"raft.lagging\" = \"{}\"", items.join("/"));
+        cell("raft", 3, "leader-crash", &param)
+    };
+    let c = lagging(&[1, 2, 3]);
     let run = c.run(0, false).unwrap();
     assert_eq!(run.row.faults_skipped, 1, "{:?}", run.row);
     assert!(!run.row.measured());
@@ -378,17 +373,7 @@ fn a_lag_on_the_leader_is_flagged_not_passed_off() {
     );
     // Without the leader in the list, the lag applies and nothing is flagged.
     let leader = run.leader_at_fault.unwrap().0;
-    let others = all
-        .iter()
-        .filter(|&&id| id != leader)
-        .map(|id| format!("{id}:2"))
-        .collect::<Vec<_>>()
-        .join("/");
-    let c = cell(
-        "raft",
-        3,
-        "leader-crash",
-        &format!("\"raft.lagging\" = \"{others}\""),
-    );
+    let others: Vec<u32> = (1..=3).filter(|&id| id != leader).collect();
+    let c = lagging(&others);
     assert_eq!(c.run(0, false).unwrap().row.faults_skipped, 0);
 }
