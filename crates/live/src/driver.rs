@@ -114,9 +114,12 @@ pub struct LiveConfig {
     /// Measure from the instant this fault (an index into `faults`) fires, as in the simulator
     /// ([`SimConfig::reference_fault`]).
     pub reference_fault: Option<usize>,
-    /// Hold the fault timeline until the cluster agrees on a leader, at most this long (the
+    /// Hold the fault timeline until the cluster has a quorum leader, at most this long (the
     /// simulator's rule: [`SimConfig::fault_wait`]).
     pub fault_wait: Option<Duration>,
+    /// The election timeout the `outcome`'s `recovered_timeouts` counts in, as in the
+    /// simulator ([`SimConfig::election_timeout`]): the trial's `detect_timeout_ms`.
+    pub election_timeout: Duration,
     /// The leader's work (see `election_sim::workload`). Live, the hub plays the shared
     /// resource: a leader's write takes effect (or is fenced) when the hub makes it, with no
     /// network hop (loopback's ~0.05 ms is far below the write interval); only
@@ -147,6 +150,7 @@ impl LiveConfig {
             reference_ms: None,
             reference_fault: None,
             fault_wait: None,
+            election_timeout: SimConfig::new(n, seed).election_timeout,
             workload: Workload::OFF,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             loss: 0.0,
@@ -166,6 +170,7 @@ impl LiveConfig {
         s.reference_ms = self.reference_ms;
         s.reference_fault = self.reference_fault;
         s.fault_wait = self.fault_wait;
+        s.election_timeout = self.election_timeout;
         s.workload = self.workload;
         s.trace = self.trace;
         s.net.loss = self.loss;

@@ -226,6 +226,8 @@ pub fn live_trial(
     let mut cfg = LiveConfig::new(n, seed);
     cfg.horizon = Resolved::duration(r.horizon_ms).min(crate::driver::MAX_HORIZON);
     cfg.settle = Resolved::duration(r.settle_ms);
+    // Verdicts count recoveries in the trial's own election timeout, as the simulator does.
+    cfg.election_timeout = Resolved::duration(r.detect_timeout_ms);
     cfg.bind = bind;
     if emulate {
         cfg.loss = r.net.loss;

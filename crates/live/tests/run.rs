@@ -45,6 +45,25 @@ fn leader_crash_writes_live_rows_in_the_results_schema() {
         .starts_with("bully,5,leader-crash,loopback,1,1,"));
 }
 
+/// A live verdict counts recoveries in the trial's own election timeout, as the simulator
+/// does (it once counted in a fixed 150 ms whatever `detect_timeout_ms` was).
+#[test]
+fn recovered_timeouts_count_in_the_trials_detect_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args("bully", "leader-crash", dir.path());
+    // A longer detection window, and a settle window of its size.
+    a.params.retain(|(k, _)| k != "settle_ms");
+    a.params.push(("detect_timeout_ms".into(), "300".into()));
+    a.params.push(("detect_jitter_ms".into(), "100".into()));
+    a.params.push(("settle_ms".into(), "800".into()));
+    let out = run_live(&a, |_, _| {}).unwrap();
+    let row = &out.rows[0];
+    let failover = row.failover_ms.expect("a quorum leader after the fault");
+    assert!(failover > 200.0, "{row:?}");
+    let want = (failover / 300.0).ceil() as u32;
+    assert_eq!(row.recovered_timeouts, Some(want), "{row:?}");
+}
+
 /// The partition scenario needs the leader at the fault instant: live mode reads it from the
 /// running cluster. Raft with the leader on the minority side: the majority elects a new
 /// leader, the stranded one keeps believing (no CheckQuorum) until the heal.
