@@ -1439,6 +1439,7 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
     let mut args = election_live::LiveArgs::new(&a.protocol, a.nodes, &a.scenario);
     args.trials = a.trials;
     args.first_seed = a.first_seed;
+    let fresh = a.out.is_none();
     args.out = match a.out {
         Some(out) => out,
         None => fresh_dir(&scratch_dir("live"))?,
@@ -1457,15 +1458,26 @@ fn live(a: LiveCliArgs) -> Result<(), CliError> {
         use std::io::Write as _;
         let _ = writeln!(
             std::io::stdout(),
-            "seed {}: converged {} leader {} elect_ms {} split_brain {} rejected datagrams {}",
+            "seed {}: converged {} leader {} failover_ms {} split_brain {} rejected datagrams {}",
             row.seed,
             row.converged,
             row.leader.map_or("-".into(), |l| l.to_string()),
-            row.elect_ms.map_or("-".into(), fmt_ms),
+            row.failover_ms.map_or("-".into(), fmt_ms),
             row.split_brain,
             report.health.rejected(),
         );
-    })?;
+    });
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => {
+            // A run refused before its first trial leaves no empty directory behind (a
+            // directory with finished trials is kept: remove_dir only removes an empty one).
+            if fresh {
+                let _ = std::fs::remove_dir(&args.out);
+            }
+            return Err(e.into());
+        }
+    };
     print_live_summary(&args, &out)?;
     for f in &out.files {
         out!("wrote {}", f.display());
