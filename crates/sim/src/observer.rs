@@ -1283,10 +1283,16 @@ impl Observer {
 
     /// Is some live member quorum-connected (a quorum leader possible)?
     fn quorum_possible(&self) -> bool {
-        if self.rule != QuorumRule::Service {
+        if self.rule == QuorumRule::Service {
             return (0..self.n).any(|v| self.status[v].is_some() && self.quorum_connected(v));
         }
-        (0..self.n).any(|v| self.status[v].is_some() && self.quorum_connected(v))
+        // The same definition `explore` filters its patterns with.
+        quorum_possible(
+            self.n,
+            self.majority_of(),
+            |v| self.status[v].is_some(),
+            |a, b| self.reaches(a, b),
+        )
     }
 
     /// A fault action fired (or was skipped: [`Applied::Skipped`] is counted).
