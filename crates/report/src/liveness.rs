@@ -23,6 +23,17 @@ const OUTCOMES: [(Stat, &str); 5] = [
     (Stat::OutcomeMinorityOnly, "minority-only"),
 ];
 
+/// Each value once, in the order first seen.
+fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for v in values {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 fn count(r: &SummaryRow, s: Stat) -> u64 {
     r.get(s).unwrap_or(0.0) as u64
 }
@@ -46,12 +57,7 @@ pub(crate) fn headline(results: &Results) -> Option<String> {
             b + count(r, Stat::OutcomeLivelock),
         )
     });
-    let mut protocols: Vec<&str> = Vec::new();
-    for r in &failing {
-        if !protocols.contains(&r.key.protocol.as_str()) {
-            protocols.push(&r.key.protocol);
-        }
-    }
+    let protocols = distinct(failing.iter().map(|r| r.key.protocol.as_str()));
     Some(format!(
         "**Liveness failures in {} cells** ({}): {nl} trials ended without a quorum leader although one was possible (`no-leader`) and {ll} with quorum leadership still changing (`livelock`); each cell, its first failing seed and its replay command are in [the appendix](APPENDIX.md#f-liveness).",
         failing.len(),
@@ -66,12 +72,7 @@ pub(crate) fn headline(results: &Results) -> Option<String> {
 /// which shape.
 pub(crate) fn by_shape(results: &Results) -> Option<String> {
     let rows: Vec<&SummaryRow> = results.summary.iter().filter(|r| r.ran()).collect();
-    let mut scenarios: Vec<&str> = Vec::new();
-    for r in &rows {
-        if !scenarios.contains(&r.key.scenario.as_str()) {
-            scenarios.push(&r.key.scenario);
-        }
-    }
+    let scenarios = distinct(rows.iter().map(|r| r.key.scenario.as_str()));
     let fails = |r: &SummaryRow| count(r, Stat::OutcomeNoLeader) + count(r, Stat::OutcomeLivelock);
     let mut lines = Vec::new();
     for sc in scenarios {
@@ -80,12 +81,7 @@ pub(crate) fn by_shape(results: &Results) -> Option<String> {
             continue;
         }
         // Per protocol: the sizes where every trial recovered, and the failing cells.
-        let mut protocols: Vec<&str> = Vec::new();
-        for r in &cells {
-            if !protocols.contains(&r.key.protocol.as_str()) {
-                protocols.push(&r.key.protocol);
-            }
-        }
+        let protocols = distinct(cells.iter().map(|r| r.key.protocol.as_str()));
         let mut good = Vec::new();
         let mut bad = Vec::new();
         for p in protocols {
@@ -377,18 +373,13 @@ fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), ReportError
 /// The explore page's findings: per protocol, over every family and size it ran, the share of
 /// patterns (among those where a quorum leader is possible) under which it kept or regained a
 /// quorum leader, how many of those left members stranded, and how many ended in each kind of
-/// liveness failure; then the protocols that never failed. `c` holds the summary's column
+/// liveness failure (or that it had none). `c` holds the summary's column
 /// indices: protocol, nodes, patterns run, stable, recovered-after, with stranded, no-leader,
 /// livelock.
 fn explore_findings(summary: &[Vec<String>], c: [usize; 8]) -> String {
     let [cp, cn, cmaj, cst, crec, cstr, cnl, cll] = c;
     let num = |r: &Vec<String>, i: usize| r[i].parse::<u64>().unwrap_or(0);
-    let mut protocols: Vec<&str> = Vec::new();
-    for r in summary {
-        if !protocols.contains(&r[cp].as_str()) {
-            protocols.push(&r[cp]);
-        }
-    }
+    let protocols = distinct(summary.iter().map(|r| r[cp].as_str()));
     let mut s = String::from("## Findings\n\n");
     let pct = |a: u64, b: u64| {
         if b == 0 {
@@ -543,12 +534,7 @@ pub fn render_explore(
         col(&fh, "cuts")?,
         col(&fh, "replay")?,
     );
-    let mut protocols: Vec<String> = Vec::new();
-    for r in &summary {
-        if !protocols.contains(&r[cp]) {
-            protocols.push(r[cp].clone());
-        }
-    }
+    let protocols = distinct(summary.iter().map(|r| r[cp].as_str()));
     s.push_str("## Smallest failing patterns\n\nPer protocol, the failing patterns with the fewest cut links (`failing.csv` lists them all, smallest first). In the graphs the leader is the filled node; a grey line is a link up both ways, a red arrow a link that works only in the arrow's direction, and no line a link cut both ways.\n\n");
     for proto in &protocols {
         let rows: Vec<&Vec<String>> = failing.iter().filter(|r| &r[fp] == proto).collect();
@@ -562,7 +548,7 @@ pub fn render_explore(
             .iter()
             .filter_map(|r| {
                 Some(Drawn {
-                    protocol: proto.clone(),
+                    protocol: proto.to_string(),
                     pattern: Pattern::parse(&r[fpat])?,
                     verdict: r[fver].clone(),
                     seed: r[fseed].clone(),
