@@ -536,16 +536,17 @@ struct SweepArgs {
     /// Worker threads [default: one per core].
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
-    /// Run only shard k of N (1-based), for batch-scheduler job arrays; join with `merge`.
-    /// `auto`: k and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, 0-based, with
-    /// --shard-count) or a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT).
-    /// Without --out, a shard writes results/<name>-shards/<k>-of-<N>.
-    #[arg(long, value_name = "k/N|auto")]
-    shard: Option<String>,
-    /// With --shard auto: the number of shards (a Kubernetes Indexed Job's completions; for
-    /// Slurm it must agree with SLURM_ARRAY_TASK_COUNT).
-    #[arg(long, value_name = "N", requires = "shard")]
-    shard_count: Option<u32>,
+    #[command(flatten)]
+    shard: ShardArgs,
+    /// What a sweep's shard runs: whole cells (round-robin), or every cell with one block of
+    /// its seeds (for few cells and many seeds).
+    #[arg(
+        long,
+        value_name = "cells|seeds",
+        default_value = "cells",
+        requires = "shard"
+    )]
+    shard_by: String,
     /// Continue an interrupted sweep in the output directory.
     #[arg(long, conflicts_with = "force")]
     resume: bool,
@@ -563,6 +564,30 @@ struct SweepArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     quiet: bool,
+}
+
+/// `--shard` and `--shard-count`, the same for `sweep`, `explore` and `tune`.
+#[derive(Args, Debug)]
+struct ShardArgs {
+    /// Run only shard k of N (1-based), for batch-scheduler job arrays; join with `merge`.
+    /// `auto`: k and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, 0-based, with
+    /// --shard-count) or a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT).
+    /// Without --out, a shard writes <default out>-shards/<k>-of-<N>.
+    #[arg(long, value_name = "k/N|auto")]
+    shard: Option<String>,
+    /// With --shard auto: the number of shards (a Kubernetes Indexed Job's completions; for
+    /// Slurm it must agree with SLURM_ARRAY_TASK_COUNT).
+    #[arg(long, value_name = "N", requires = "shard")]
+    shard_count: Option<u32>,
+}
+
+impl ShardArgs {
+    /// The shard this process runs, if any.
+    fn resolve(&self) -> Result<Option<Shard>, Error> {
+        election_runner::shard::resolve(self.shard.as_deref(), self.shard_count, |k| {
+            std::env::var(k).ok()
+        })
+    }
 }
 
 #[derive(Args, Debug)]
@@ -1064,7 +1089,14 @@ fn params() -> Result<(), CliError> {
 /// The command line that reproduces a sweep: the arguments as given, without those that only
 /// say how to carry it out (threads, shard, resume, output directory, report, progress).
 fn reproduce_command(args: &[String]) -> String {
-    const WITH_VALUE: [&str; 5] = ["--jobs", "-j", "--shard", "--shard-count", "--out"];
+    const WITH_VALUE: [&str; 6] = [
+        "--jobs",
+        "-j",
+        "--shard",
+        "--shard-count",
+        "--shard-by",
+        "--out",
+    ];
     const FLAGS: [&str; 5] = ["--resume", "--force", "--no-report", "--quiet", "-q"];
     let mut out = vec!["election-bench".to_string()];
     let mut skip_next = false;
@@ -1364,19 +1396,8 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     }
     over!(protocols, nodes, scenarios, nets, seeds, first_seed);
     spec.set_all(&a.set)?;
-    let shard = match a.shard.as_deref() {
-        Some("auto") => Some(Shard::from_env(|k| std::env::var(k).ok(), a.shard_count)?),
-        Some(s) => {
-            if let Some(n) = a.shard_count {
-                return Err(Error::Usage(format!(
-                    "--shard-count {n} goes with --shard auto, not --shard {s}"
-                ))
-                .into());
-            }
-            Some(s.parse::<Shard>()?)
-        }
-        None => None,
-    };
+    let shard = a.shard.resolve()?;
+    let shard_by: election_runner::ShardBy = a.shard_by.parse()?;
     if a.jobs == Some(0) {
         return Err(Error::Usage("--jobs 0: need at least one thread".into()).into());
     }
@@ -1385,13 +1406,13 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
     for w in plan.warnings() {
         eprintln!("warning: {w}");
     }
-    let results_dir = a.out.clone().unwrap_or_else(|| match shard {
+    let results_dir = a.out.clone().unwrap_or_else(|| {
+        let dir = PathBuf::from("results").join(&plan.name);
         // Every shard of an array runs the same command line: each gets its own directory,
         // and `merge` takes their parent.
-        Some(s) => PathBuf::from("results")
-            .join(format!("{}-shards", plan.name))
-            .join(format!("{}-of-{}", s.k, s.n)),
-        None => PathBuf::from("results").join(&plan.name),
+        shard.map_or(dir.clone(), |s| {
+            election_runner::shard::default_dir(&dir, s)
+        })
     });
     let out = results_dir.clone();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -1399,6 +1420,7 @@ fn sweep(a: SweepArgs) -> Result<(), CliError> {
         out,
         jobs: a.jobs,
         shard,
+        shard_by,
         resume: a.resume,
         force: a.force,
         progress: !a.quiet,

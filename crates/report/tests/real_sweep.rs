@@ -32,6 +32,7 @@ fn traced_reruns_match_the_sweep() {
             out: results.clone(),
             jobs: Some(1),
             shard: None,
+            shard_by: Default::default(),
             resume: false,
             force: false,
             progress: false,

@@ -11,6 +11,7 @@
 //! * [`config`] — a sweep as asked for (TOML file and CLI flags), [`SweepSpec`];
 //! * [`plan`] — a checked sweep, [`SweepPlan`], its grid of [`Cell`]s and one trial of a cell;
 //! * [`sweep`] — running a sweep in parallel with resume and sharding, and merging shards;
+//! * [`shard`] — what a shard of a sweep, an exploration or a tuning is, and `--shard auto`;
 //! * [`results`] and [`stats`] — the CSV rows and the summary statistics;
 //! * [`validate`] — textbook results measured through the same path (`election-bench validate`).
 //!
@@ -30,6 +31,7 @@ mod progress;
 pub mod protocol;
 pub mod results;
 pub mod scenario;
+pub mod shard;
 pub mod stats;
 pub mod sweep;
 pub mod tune;
@@ -38,4 +40,5 @@ pub mod validate;
 pub use config::SweepSpec;
 pub use error::{Error, Result};
 pub use plan::{Cell, SweepPlan, TrialRun};
-pub use sweep::{merge, run_sweep, MergeOutcome, Shard, SweepOptions, SweepOutcome};
+pub use shard::{Shard, ShardBy};
+pub use sweep::{merge, run_sweep, MergeOutcome, SweepOptions, SweepOutcome};

@@ -21,14 +21,16 @@
 //! # Sharding
 //!
 //! `--shard k/N` (1-based `k`) runs the cells whose index `i` has `i mod N = k − 1`:
-//! round-robin, so that expensive and cheap cells spread evenly over the shards. Each shard
-//! writes the three files for its own cells, and its manifest says which shard it is;
-//! [`merge`] interleaves the shards back into exactly the unsharded files.
+//! round-robin, so that expensive and cheap cells spread evenly over the shards. With
+//! `--shard-by seeds` it runs every cell with the `k`-th block of its seeds instead
+//! ([`crate::shard::seed_block`]), for sweeps of few cells and many seeds. Each shard writes the
+//! three files for what it ran (its summary rows summarise its own trials), and its manifest
+//! says which shard it is and, for seed blocks, which seeds it ran (`shard_by`, `seeds_run`);
+//! [`merge`] joins the shards back into exactly the unsharded files (see [`crate::shard`]).
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -42,125 +44,10 @@ use crate::progress::Progress;
 use crate::results::{
     summary_header, summary_record, trial_header, CellKey, TrialRow, SUMMARY_KEY_COLUMNS,
 };
+use crate::shard::{seed_block, Shard, ShardBy};
 
 /// The marker holding the manifest of a sweep in progress.
 pub const IN_PROGRESS: &str = ".in-progress.json";
-
-/// One slice of a sharded sweep: shard `k` of `n`, 1-based.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// This shard, `1..=n`.
-    pub k: u32,
-    /// Number of shards.
-    pub n: u32,
-}
-
-impl FromStr for Shard {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Shard> {
-        let bad = || {
-            Error::Usage(format!(
-                "--shard {s:?}: expected k/N with 1 <= k <= N (e.g. 1/4 ... 4/4)"
-            ))
-        };
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let k: u32 = k.trim().parse().map_err(|_| bad())?;
-        let n: u32 = n.trim().parse().map_err(|_| bad())?;
-        if n == 0 || k == 0 || k > n {
-            return Err(bad());
-        }
-        Ok(Shard { k, n })
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.k, self.n)
-    }
-}
-
-impl Shard {
-    /// The shard a batch scheduler's array task is (`--shard auto`), from its environment
-    /// (`var` reads a variable; `count` is `--shard-count`):
-    ///
-    /// - a Kubernetes Indexed Job sets `JOB_COMPLETION_INDEX` (`0..completions`) and no count,
-    ///   so `count` is required: index `i` is shard `i + 1` of `count`;
-    /// - a Slurm job array sets `SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_MIN`,
-    ///   `SLURM_ARRAY_TASK_COUNT` and `SLURM_ARRAY_TASK_STEP` (`--array=0-7`, `1-8`, `0-14:2`):
-    ///   task `id` is shard `(id - min) / step + 1` of the count (`count`, if given, must agree).
-    ///
-    /// Neither set, both set, or values out of range: a usage error naming the variables.
-    pub fn from_env(var: impl Fn(&str) -> Option<String>, count: Option<u32>) -> Result<Shard> {
-        let num = |name: &str| -> Result<Option<u64>> {
-            match var(name) {
-                None => Ok(None),
-                Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                    Error::Usage(format!("--shard auto: {name}={v:?} is not a whole number"))
-                }),
-            }
-        };
-        let k8s = num("JOB_COMPLETION_INDEX")?;
-        let slurm = num("SLURM_ARRAY_TASK_ID")?;
-        let shard = |k: u64, n: u64, from: &str| -> Result<Shard> {
-            match (u32::try_from(k), u32::try_from(n)) {
-                (Ok(k), Ok(n)) if n > 0 && (1..=n).contains(&k) => Ok(Shard { k, n }),
-                _ => usage!("--shard auto: {from} gives shard {k} of {n}, not one of 1..={n}"),
-            }
-        };
-        match (k8s, slurm) {
-            (Some(_), Some(_)) => usage!(
-                "--shard auto: both JOB_COMPLETION_INDEX and SLURM_ARRAY_TASK_ID are set; \
-                 give --shard k/N"
-            ),
-            (Some(i), None) => {
-                let Some(n) = count else {
-                    return usage!(
-                        "--shard auto: JOB_COMPLETION_INDEX={i} (a Kubernetes Indexed Job) needs \
-                         --shard-count N, the Job's completions"
-                    );
-                };
-                shard(
-                    i + 1,
-                    n.into(),
-                    &format!("JOB_COMPLETION_INDEX={i} with --shard-count {n}"),
-                )
-            }
-            (None, Some(id)) => {
-                let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-                let step = num("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
-                let n = match (num("SLURM_ARRAY_TASK_COUNT")?, count) {
-                    (Some(c), Some(n)) if c != u64::from(n) => {
-                        return usage!(
-                            "--shard-count {n} disagrees with SLURM_ARRAY_TASK_COUNT={c}"
-                        )
-                    }
-                    (Some(c), _) => c,
-                    (None, Some(n)) => n.into(),
-                    (None, None) => {
-                        return usage!(
-                            "--shard auto: SLURM_ARRAY_TASK_ID={id} without \
-                             SLURM_ARRAY_TASK_COUNT; give --shard-count N"
-                        )
-                    }
-                };
-                let from = format!("SLURM_ARRAY_TASK_ID={id} (min {min}, step {step}, count {n})");
-                if id < min || (id - min) % step != 0 {
-                    return usage!("--shard auto: {from} is not a task of the array");
-                }
-                shard((id - min) / step + 1, n, &from)
-            }
-            (None, None) => usage!(
-                "--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor \
-                 SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard k/N"
-            ),
-        }
-    }
-
-    /// Does this shard run cell `index`?
-    pub fn owns(&self, index: usize) -> bool {
-        index % self.n as usize == (self.k - 1) as usize
-    }
-}
 
 /// How to carry out a sweep (none of it changes the results).
 #[derive(Clone, Debug)]
@@ -169,8 +56,10 @@ pub struct SweepOptions {
     pub out: PathBuf,
     /// Worker threads (`None`: one per core).
     pub jobs: Option<usize>,
-    /// Run one slice of the cells.
+    /// Run one slice of the sweep.
     pub shard: Option<Shard>,
+    /// What a slice is: whole cells, or a block of every cell's seeds.
+    pub shard_by: ShardBy,
     /// Continue an interrupted sweep in `out`.
     pub resume: bool,
     /// Overwrite results of a different configuration in `out` (without it, such results
@@ -211,6 +100,14 @@ pub fn manifest(plan: &SweepPlan, opts: &SweepOptions, cells: usize, trials: u64
     m.insert("config".into(), config);
     if let Some(s) = opts.shard {
         m.insert("shard".into(), s.to_string().into());
+        if opts.shard_by == ShardBy::Seeds {
+            let (first, count) = seed_block(plan.first_seed, plan.seeds, s);
+            m.insert("shard_by".into(), ShardBy::Seeds.name().into());
+            m.insert(
+                "seeds_run".into(),
+                serde_json::json!({ "first": first, "count": count }),
+            );
+        }
     }
     m.insert("cells".into(), cells.into());
     m.insert("trials".into(), trials.into());
@@ -236,7 +133,7 @@ pub fn json_bytes(v: &Value) -> Vec<u8> {
 }
 
 fn same_sweep(a: &Value, b: &Value) -> bool {
-    ["name", "config", "shard"]
+    ["name", "config", "shard", "shard_by"]
         .iter()
         .all(|k| a.get(k) == b.get(k))
 }
@@ -377,14 +274,38 @@ fn recorded_manifest(dir: &Path) -> Result<Option<(PathBuf, Value)>> {
 /// configuration already there are refused unless `opts.force`. Memory stays flat in the
 /// number of trials: a window of cells is held while it runs, and the summary is computed
 /// from `trials.csv` one cell at a time.
-pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> {
+pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> {
     if opts.force && opts.resume {
         return usage!("--force and --resume exclude each other: --force starts over");
     }
-    let all = plan.cells()?;
+    let all = full.cells()?;
+    // What this run covers: every cell or this shard's, every seed or this shard's block.
+    let by_seeds = opts.shard.filter(|_| opts.shard_by == ShardBy::Seeds);
+    let block;
+    let plan = match by_seeds {
+        Some(s) => {
+            if full.seeds < u64::from(s.n) {
+                return usage!(
+                    "--shard {s} --shard-by seeds: {} shards need at least {} seeds, and the \
+                     sweep has {} (use --shard-by cells, or fewer shards)",
+                    s.n,
+                    s.n,
+                    full.seeds
+                );
+            }
+            let (first_seed, seeds) = seed_block(full.first_seed, full.seeds, s);
+            block = SweepPlan {
+                first_seed,
+                seeds,
+                ..full.clone()
+            };
+            &block
+        }
+        None => full,
+    };
     let cells: Vec<&Cell> = all
         .iter()
-        .filter(|c| opts.shard.is_none_or(|s| s.owns(c.index)))
+        .filter(|c| by_seeds.is_some() || opts.shard.is_none_or(|s| s.owns(c.index)))
         .collect();
     let runnable = cells.iter().filter(|c| c.skipped.is_none()).count();
     let total_trials = crate::memory::check_trials(runnable as u64, plan.seeds, "cells")?;
@@ -393,7 +314,7 @@ pub fn run_sweep(plan: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
     let out = &opts.out;
     let trials_path = out.join("trials.csv");
     let marker = out.join(IN_PROGRESS);
-    let expected = manifest(plan, opts, cells.len(), total_trials);
+    let expected = manifest(full, opts, cells.len(), total_trials);
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
@@ -614,12 +535,52 @@ pub struct MergeOutcome {
     pub trials: u64,
 }
 
-/// One finished shard, as `merge` reads it.
+/// One finished shard (or a finished sweep, read as its own single shard), as `merge` reads it.
 struct ShardFiles {
     k: u32,
     manifest: Value,
     summary: Vec<csv::StringRecord>,
     dir: PathBuf,
+    /// The seeds each of its cells ran: the sweep's, or its block of them.
+    first_seed: u64,
+    seeds: u64,
+}
+
+impl ShardFiles {
+    fn new(k: u32, manifest: Value, summary: Vec<csv::StringRecord>, dir: &Path) -> Result<Self> {
+        let mp = dir.join("manifest.json");
+        let frame = MergeFrame::of(&manifest, &mp)?;
+        let (first_seed, seeds) = match manifest.get("seeds_run") {
+            None => (frame.first_seed, frame.seeds),
+            Some(r) => {
+                let first = r.get("first").and_then(Value::as_u64);
+                let count = r.get("count").and_then(Value::as_u64);
+                match (first, count) {
+                    (Some(f), Some(c))
+                        if c > 0
+                            && f >= frame.first_seed
+                            && f + c <= frame.first_seed + frame.seeds =>
+                    {
+                        (f, c)
+                    }
+                    _ => {
+                        return Err(Error::Results(format!(
+                            "{}: seeds_run {r} is not a block of the sweep's seeds",
+                            mp.display()
+                        )))
+                    }
+                }
+            }
+        };
+        Ok(ShardFiles {
+            k,
+            manifest,
+            summary,
+            dir: dir.to_path_buf(),
+            first_seed,
+            seeds,
+        })
+    }
 }
 
 /// What every shard's manifest says about the sweep they split.
@@ -670,13 +631,15 @@ impl MergeFrame {
     }
 }
 
-/// Walk the shards' cells in the unsharded order: check every summary row's cell against
-/// its trials (cell, seeds, values), recompute its statistics and require the shard's to be
-/// the same, and hand each cell's trial rows to `out` (one cell at a time). Returns the
-/// recomputed `summary.csv` records (header first) and the number of trials.
+/// Walk the shards' cells in the unsharded order (`by`: each cell from one shard in turn, or
+/// each cell from every shard, its seed blocks in order): check every summary row's cell
+/// against its trials (cell, seeds, values), recompute its statistics and require the shard's
+/// to be the same, and hand each whole cell's trial rows to `out` (one cell at a time). Returns
+/// the `summary.csv` records of the whole cells (header first) and the number of trials.
 fn merge_pass(
     loaded: &[ShardFiles],
     frame: &MergeFrame,
+    by: ShardBy,
     mut out: impl FnMut(&[TrialRow]) -> Result<()>,
 ) -> Result<(Vec<Vec<String>>, u64)> {
     let n = loaded.len();
@@ -709,100 +672,148 @@ fn merge_pass(
         streams.push(stream);
     }
     let trials_col = SUMMARY_KEY_COLUMNS.len() + np;
-    let total_cells: usize = loaded.iter().map(|s| s.summary.len() - 1).sum();
+    let total_cells: usize = match by {
+        ShardBy::Cells => loaded.iter().map(|s| s.summary.len() - 1).sum(),
+        ShardBy::Seeds => {
+            let cells = loaded[0].summary.len() - 1;
+            if let Some(s) = loaded.iter().find(|s| s.summary.len() - 1 != cells) {
+                return Err(Error::Results(format!(
+                    "{}: shard {}/{n} has {} cells, shard 1/{n} {cells}; every seed block \
+                     holds every cell",
+                    s.dir.display(),
+                    s.k,
+                    s.summary.len() - 1
+                )));
+            }
+            cells
+        }
+    };
     let mut summary_out = vec![sum_header.clone()];
     let mut total_trials = 0u64;
     let mut rows: Vec<TrialRow> = Vec::new();
     for i in 0..total_cells {
-        let s = i % n;
-        let local = 1 + i / n;
-        let shard = &loaded[s];
-        let sp = shard.dir.join("summary.csv");
-        let Some(rec) = shard.summary.get(local) else {
-            return Err(Error::Results(format!(
-                "{}: shard {}/{n} has too few cells for a {total_cells}-cell sweep",
-                shard.dir.display(),
-                shard.k
-            )));
+        let parts: Vec<(usize, usize)> = match by {
+            ShardBy::Cells => vec![(i % n, 1 + i / n)],
+            ShardBy::Seeds => (0..n).map(|s| (s, 1 + i)).collect(),
         };
-        let line = local + 1;
-        let bad = |col: &str, why: &str| {
-            Error::Results(format!(
-                "{} line {line}: column {col} = {:?}: {why}",
-                sp.display(),
-                rec.get(sum_header.iter().position(|c| c == col).unwrap_or(0))
-                    .unwrap_or("")
-            ))
-        };
-        if rec.len() != sum_header.len() {
-            return Err(Error::Results(format!(
-                "{} line {line}: {} fields, expected {}",
-                sp.display(),
-                rec.len(),
-                sum_header.len()
-            )));
-        }
-        let nodes: u32 = rec[1]
-            .parse()
-            .map_err(|_| bad("nodes", "not a whole number"))?;
-        let key = CellKey {
-            mode: frame.mode.clone(),
-            protocol: rec[0].to_string(),
-            nodes,
-            scenario: rec[2].to_string(),
-            net: rec[3].to_string(),
-            params: rec.iter().skip(4).take(np).map(str::to_string).collect(),
-        };
-        let skipped = rec.get(rec.len() - 1).filter(|s| !s.is_empty());
-        let t: u64 = rec[trials_col]
-            .parse()
-            .map_err(|_| bad("trials", "not a whole number"))?;
-        let want = if skipped.is_some() { 0 } else { frame.seeds };
-        if t != want {
-            return Err(bad(
-                "trials",
-                &format!(
-                    "expected {want} ({})",
-                    if skipped.is_some() {
-                        "a skipped cell"
-                    } else {
-                        "the manifest's seeds.count"
-                    }
-                ),
-            ));
-        }
         rows.clear();
-        let stream = &mut streams[s];
-        for j in 0..t {
-            let Some((row, _)) = stream.next()? else {
+        let mut cell: Option<(CellKey, Option<String>)> = None;
+        for (s, local) in parts {
+            let shard = &loaded[s];
+            let sp = shard.dir.join("summary.csv");
+            let Some(rec) = shard.summary.get(local) else {
                 return Err(Error::Results(format!(
-                    "{}: trials.csv ends before the cell of {} line {line}",
+                    "{}: shard {}/{n} has too few cells for a {total_cells}-cell sweep",
                     shard.dir.display(),
-                    sp.display()
+                    shard.k
                 )));
             };
-            let seed = frame.first_seed + j;
-            if row.cell_key() != key || row.seed != seed {
-                return Err(stream.error(&format!(
-                    "the row is {} seed {}, but {} line {line} expects {} seed {seed} there",
-                    describe_key(&row),
-                    row.seed,
+            let line = local + 1;
+            let bad = |col: &str, why: &str| {
+                Error::Results(format!(
+                    "{} line {line}: column {col} = {:?}: {why}",
                     sp.display(),
-                    describe_cell_key(&key),
+                    rec.get(sum_header.iter().position(|c| c == col).unwrap_or(0))
+                        .unwrap_or("")
+                ))
+            };
+            if rec.len() != sum_header.len() {
+                return Err(Error::Results(format!(
+                    "{} line {line}: {} fields, expected {}",
+                    sp.display(),
+                    rec.len(),
+                    sum_header.len()
                 )));
             }
-            rows.push(row);
+            let nodes: u32 = rec[1]
+                .parse()
+                .map_err(|_| bad("nodes", "not a whole number"))?;
+            let key = CellKey {
+                mode: frame.mode.clone(),
+                protocol: rec[0].to_string(),
+                nodes,
+                scenario: rec[2].to_string(),
+                net: rec[3].to_string(),
+                params: rec.iter().skip(4).take(np).map(str::to_string).collect(),
+            };
+            let skipped = rec
+                .get(rec.len() - 1)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string);
+            if let Some((k0, s0)) = &cell {
+                if *k0 != key || *s0 != skipped {
+                    return Err(Error::Results(format!(
+                        "{} line {line}: the cell is {}, but shard 1/{n} has {} there: seed \
+                         blocks of different sweeps",
+                        sp.display(),
+                        describe_cell_key(&key),
+                        describe_cell_key(k0)
+                    )));
+                }
+            }
+            let t: u64 = rec[trials_col]
+                .parse()
+                .map_err(|_| bad("trials", "not a whole number"))?;
+            let want = if skipped.is_some() { 0 } else { shard.seeds };
+            if t != want {
+                return Err(bad(
+                    "trials",
+                    &format!(
+                        "expected {want} ({})",
+                        if skipped.is_some() {
+                            "a skipped cell"
+                        } else if by == ShardBy::Seeds {
+                            "the shard's seeds_run.count"
+                        } else {
+                            "the manifest's seeds.count"
+                        }
+                    ),
+                ));
+            }
+            let from = rows.len();
+            let stream = &mut streams[s];
+            for j in 0..t {
+                let Some((row, _)) = stream.next()? else {
+                    return Err(Error::Results(format!(
+                        "{}: trials.csv ends before the cell of {} line {line}",
+                        shard.dir.display(),
+                        sp.display()
+                    )));
+                };
+                let seed = shard.first_seed + j;
+                if row.cell_key() != key || row.seed != seed {
+                    return Err(stream.error(&format!(
+                        "the row is {} seed {}, but {} line {line} expects {} seed {seed} there",
+                        describe_key(&row),
+                        row.seed,
+                        sp.display(),
+                        describe_cell_key(&key),
+                    )));
+                }
+                rows.push(row);
+            }
+            let recomputed = summary_record(&key, &rows[from..], skipped.as_deref());
+            if let Some(c) = (0..recomputed.len()).find(|&c| recomputed[c] != rec[c]) {
+                return Err(bad(
+                    &sum_header[c],
+                    &format!("the cell's trials give {:?}", recomputed[c]),
+                ));
+            }
+            cell.get_or_insert((key, skipped));
         }
-        let recomputed = summary_record(&key, &rows, skipped);
-        if let Some(c) = (0..recomputed.len()).find(|&c| recomputed[c] != rec[c]) {
-            return Err(bad(
-                &sum_header[c],
-                &format!("the cell's trials give {:?}", recomputed[c]),
-            ));
+        let (key, skipped) = cell.expect("every cell has a part");
+        let whole = if skipped.is_some() { 0 } else { frame.seeds };
+        if rows.len() as u64 != whole {
+            return Err(Error::Results(format!(
+                "{}: {} trials of {} after joining its shards, expected {whole}",
+                loaded[0].dir.display(),
+                rows.len(),
+                describe_cell_key(&key)
+            )));
         }
         out(&rows)?;
-        total_trials += t;
-        summary_out.push(recomputed);
+        total_trials += rows.len() as u64;
+        summary_out.push(summary_record(&key, &rows, skipped.as_deref()));
     }
     for (stream, shard) in streams.iter_mut().zip(loaded) {
         if stream.next()?.is_some() {
@@ -838,14 +849,11 @@ pub fn verify_finished(dir: &Path) -> Result<()> {
         .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
     crate::files::verify_trials(dir, &manifest)?;
     let summary = read_summary(dir)?;
-    let frame = MergeFrame::of(&manifest, &mp)?;
-    let files = [ShardFiles {
-        k: 1,
-        manifest,
-        summary,
-        dir: dir.to_path_buf(),
-    }];
-    let (_, trials) = merge_pass(&files, &frame, |_| Ok(()))?;
+    let mut frame = MergeFrame::of(&manifest, &mp)?;
+    let files = [ShardFiles::new(1, manifest, summary, dir)?];
+    // A seed-block shard is checked as the sweep of its own seeds.
+    (frame.first_seed, frame.seeds) = (files[0].first_seed, files[0].seeds);
+    let (_, trials) = merge_pass(&files, &frame, ShardBy::Cells, |_| Ok(()))?;
     let m = &files[0].manifest;
     let cells = files[0].summary.len() as u64 - 1;
     if m.get("cells").and_then(Value::as_u64) != Some(cells)
@@ -869,72 +877,27 @@ pub fn verify_finished(dir: &Path) -> Result<()> {
 /// `out` may not be one of the shards; if it holds results (or an interrupted sweep), they
 /// are overwritten only with `force`, as `sweep` does.
 pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome> {
-    if shards.is_empty() {
-        return usage!("merge: no shard directories given");
-    }
-    let same = |a: &Path, b: &Path| match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if let Some(s) = shards.iter().find(|s| same(out, s)) {
-        return usage!(
-            "merge --out {}: that is one of the shards being merged ({}); choose another --out",
-            out.display(),
-            s.display()
-        );
-    }
-    let held: Vec<&str> = [
-        "manifest.json",
-        "summary.csv",
-        "trials.csv",
-        crate::files::TRIALS_GZ,
-        IN_PROGRESS,
-    ]
-    .into_iter()
-    .filter(|f| out.join(f).exists())
-    .collect();
-    if !held.is_empty() && !force {
-        return usage!(
-            "merge --out {} holds results already ({}); use --force to overwrite them, or \
-             choose another --out",
-            out.display(),
-            held.join(", ")
-        );
+    crate::shard::check_merge_out(
+        out,
+        shards,
+        force,
+        &[
+            "manifest.json",
+            "summary.csv",
+            "trials.csv",
+            crate::files::TRIALS_GZ,
+            IN_PROGRESS,
+        ],
+    )?;
+    let mut read = Vec::new();
+    for dir in shards {
+        let (shard, manifest) = crate::shard::read_manifest(dir)?;
+        crate::files::verify_trials(dir, &manifest)?;
+        read.push((shard, dir.clone(), manifest));
     }
     let mut loaded = Vec::new();
-    let mut n_shards = None;
-    for dir in shards {
-        let mp = dir.join("manifest.json");
-        let text = fs::read_to_string(&mp).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Error::Results(format!(
-                    "{} has no manifest.json: not a finished shard",
-                    dir.display()
-                ))
-            } else {
-                Error::io("cannot read", &mp, e)
-            }
-        })?;
-        let manifest: Value = serde_json::from_str(&text)
-            .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
-        crate::files::verify_trials(dir, &manifest)?;
-        let Some(shard) = manifest.get("shard").and_then(Value::as_str) else {
-            return Err(Error::Results(format!(
-                "{} is not a shard (its manifest has no \"shard\")",
-                dir.display()
-            )));
-        };
-        let shard: Shard = shard
-            .parse()
-            .map_err(|_| Error::Results(format!("{}: bad shard {shard:?}", mp.display())))?;
-        if *n_shards.get_or_insert(shard.n) != shard.n {
-            return Err(Error::Results(format!(
-                "{} is shard {shard} but another directory belongs to a {}-way split",
-                dir.display(),
-                n_shards.unwrap_or(0)
-            )));
-        }
-        let summary = read_summary(dir)?;
+    for (shard, dir, manifest) in crate::shard::complete_set(read)? {
+        let summary = read_summary(&dir)?;
         let cells = manifest.get("cells").and_then(Value::as_u64);
         if cells != Some(summary.len() as u64 - 1) {
             return Err(Error::Results(format!(
@@ -944,41 +907,13 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
                 cells.map_or("nothing".into(), |c| c.to_string())
             )));
         }
-        loaded.push(ShardFiles {
-            k: shard.k,
-            manifest,
-            summary,
-            dir: dir.clone(),
-        });
-    }
-    let n = n_shards.unwrap_or(1);
-    loaded.sort_by_key(|s| s.k);
-    for w in loaded.windows(2) {
-        if w[0].k == w[1].k {
-            return Err(Error::Results(format!(
-                "{} and {} are both shard {}/{n}",
-                w[0].dir.display(),
-                w[1].dir.display(),
-                w[0].k
-            )));
-        }
-    }
-    let have: Vec<u32> = loaded.iter().map(|s| s.k).collect();
-    let missing: Vec<String> = (1..=n)
-        .filter(|k| !have.contains(k))
-        .map(|k| format!("{k}/{n}"))
-        .collect();
-    if !missing.is_empty() {
-        return Err(Error::Results(format!(
-            "merge: missing shard(s) {}",
-            missing.join(", ")
-        )));
+        loaded.push(ShardFiles::new(shard.k, manifest, summary, &dir)?);
     }
     let base = &loaded[0];
     let strip = |m: &Value| {
         let mut m = m.clone();
         if let Some(o) = m.as_object_mut() {
-            for k in ["shard", "cells", "trials", "trials_csv"] {
+            for k in ["shard", "cells", "trials", "trials_csv", "seeds_run"] {
                 o.shift_remove(k);
             }
         }
@@ -987,21 +922,30 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
     for s in &loaded[1..] {
         if strip(&s.manifest) != strip(&base.manifest) {
             return Err(Error::Results(format!(
-                "{} and {} are shards of different sweeps",
+                "{} and {} are shards of different sweeps (or split differently)",
                 base.dir.display(),
                 s.dir.display()
             )));
         }
     }
+    let by = match base.manifest.get("shard_by").and_then(Value::as_str) {
+        None => ShardBy::Cells,
+        Some(s) => s.parse().map_err(|_| {
+            Error::Results(format!(
+                "{}: shard_by {s:?} is neither cells nor seeds",
+                base.dir.join("manifest.json").display()
+            ))
+        })?,
+    };
     let frame = MergeFrame::of(&base.manifest, &base.dir.join("manifest.json"))?;
     // Check everything before writing anything.
-    let (summary_out, total_trials) = merge_pass(&loaded, &frame, |_| Ok(()))?;
+    let (summary_out, total_trials) = merge_pass(&loaded, &frame, by, |_| Ok(()))?;
     for s in &loaded {
         let mine = s.summary[1..]
             .iter()
             .filter(|r| r.get(r.len() - 1) == Some(""))
             .count() as u64
-            * frame.seeds;
+            * s.seeds;
         if s.manifest.get("trials").and_then(Value::as_u64) != Some(mine) {
             return Err(Error::Results(format!(
                 "{}: the manifest's trials count is not the {mine} trials of its cells",
@@ -1013,7 +957,7 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
     let mut m = Map::new();
     for (k, v) in base.manifest.as_object().into_iter().flatten() {
         match k.as_str() {
-            "shard" | "trials_csv" => {}
+            "shard" | "shard_by" | "seeds_run" | "trials_csv" => {}
             "cells" => {
                 m.insert(k.clone(), total_cells.into());
             }
@@ -1030,7 +974,7 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
     let varied: Vec<&str> = frame.varied.iter().map(String::as_str).collect();
     let mut trials = AtomicFile::create(&out.join("trials.csv"))?;
     trials.write(&csv_bytes([trial_header(&varied)]))?;
-    merge_pass(&loaded, &frame, |rows| {
+    merge_pass(&loaded, &frame, by, |rows| {
         trials.write(&crate::results::write_trials(rows))
     })?;
     trials.commit()?;
@@ -1127,6 +1071,7 @@ mod tests {
             out: out.to_path_buf(),
             jobs: Some(1),
             shard: None,
+            shard_by: Default::default(),
             resume: false,
             force: false,
             progress: false,
@@ -1216,6 +1161,67 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 3, "header and two rows");
+    }
+
+    /// A sweep of few cells and many seeds split by seed blocks: each shard is the sweep of
+    /// its block (checked as such), and the merged files are the unsharded ones byte for byte;
+    /// blocks of a cell split are refused with them, and so is an incomplete set.
+    #[test]
+    fn seed_block_shards_merge_into_the_unsharded_sweep() {
+        let plan = crate::SweepSpec::from_toml(
+            "protocols = [\"bully\", \"ring\"]\nnodes = [3]\nscenarios = [\"leader-crash\"]\nseeds = 7\nfirst_seed = 3\n",
+        )
+        .unwrap()
+        .plan()
+        .unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let whole = root.path().join("whole");
+        run_sweep(&plan, &opts(&whole)).unwrap();
+        let mut dirs = Vec::new();
+        for k in 1..=3 {
+            let d = root.path().join(format!("s{k}"));
+            let mut o = opts(&d);
+            o.shard = Some(Shard { k, n: 3 });
+            o.shard_by = ShardBy::Seeds;
+            let out = run_sweep(&plan, &o).unwrap();
+            assert_eq!(out.cells, 2, "every cell in every block");
+            assert_eq!(out.trials, 2 * seed_block(3, 7, Shard { k, n: 3 }).1);
+            verify_finished(&d).unwrap();
+            dirs.push(d);
+        }
+        let merged = root.path().join("merged");
+        let e = merge(&merged, &dirs[..2], false).unwrap_err().to_string();
+        assert!(e.contains("missing shard(s) 3/3"), "{e}");
+        let m = merge(&merged, &dirs, false).unwrap();
+        assert_eq!((m.cells, m.trials), (2, 14));
+        for f in [
+            "trials.csv",
+            "trials.csv.gz",
+            "summary.csv",
+            "manifest.json",
+        ] {
+            assert_eq!(
+                fs::read(merged.join(f)).unwrap(),
+                fs::read(whole.join(f)).unwrap(),
+                "{f}"
+            );
+        }
+        // A cell shard is not a seed block: the set is refused.
+        let c = root.path().join("c1");
+        let mut o = opts(&c);
+        o.shard = Some(Shard { k: 1, n: 3 });
+        run_sweep(&plan, &o).unwrap();
+        let mixed = vec![c, dirs[1].clone(), dirs[2].clone()];
+        let e = merge(&root.path().join("m2"), &mixed, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("split differently"), "{e}");
+        // More shards than seeds: refused by name.
+        let mut o = opts(&root.path().join("many"));
+        o.shard = Some(Shard { k: 1, n: 8 });
+        o.shard_by = ShardBy::Seeds;
+        let e = run_sweep(&plan, &o).unwrap_err().to_string();
+        assert!(e.contains("at least 8 seeds"), "{e}");
     }
 
     #[test]

@@ -45,6 +45,7 @@ fn peak_of_sweep(cells: u32, seeds: u64) -> usize {
         out: dir.path().join("r"),
         jobs: Some(1),
         shard: None,
+        shard_by: Default::default(),
         resume: false,
         force: false,
         progress: false,
