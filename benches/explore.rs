@@ -85,6 +85,8 @@ fn bench(c: &mut Criterion) {
             let dir = tempfile::tempdir().unwrap();
             explore::explore(&ExploreOptions {
                 cells: cells3.clone(),
+                set: Vec::new(),
+                shard: None,
                 seeds: 3,
                 sample: 4096,
                 out: dir.path().to_path_buf(),

@@ -217,7 +217,7 @@ fn key_values(set: &[String]) -> Result<Vec<(String, String)>, Error> {
 
 #[derive(Args, Debug)]
 struct ReportArgs {
-    /// The results directory of a sweep.
+    /// The results directory of a sweep (or of an exploration: its page).
     #[arg(long, default_value = "results/default")]
     results: PathBuf,
     /// Where REPORT.md, charts/ and traces/ go [default: reports/<name of the results directory>].
@@ -415,12 +415,14 @@ struct ExploreArgs {
     /// Directed 5-node patterns drawn for the protocols whose behaviour depends on ids.
     #[arg(long, default_value_t = 4096)]
     sample: u64,
-    /// Output directory.
-    #[arg(long, default_value = "results/explore")]
-    out: PathBuf,
+    /// Output directory [default: results/explore; a shard: results/explore-shards/<k>-of-<N>].
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Keep the finished chunks of an interrupted run.
     #[arg(long)]
     resume: bool,
+    #[command(flatten)]
+    shard: ShardArgs,
     /// Worker threads [default: one per core].
     #[arg(long)]
     jobs: Option<usize>,
@@ -489,9 +491,13 @@ struct TuneArgs {
     /// The first seed.
     #[arg(long, default_value_t = 1)]
     first_seed: u64,
-    /// Output directory [default: reports/tune-<name>].
+    /// Output directory [default: reports/tune-<name>; a shard: reports/tune-<name>-shards/<k>-of-<N>].
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Tune shards by protocol (each protocol's search is sequential): at most one shard a
+    /// protocol.
+    #[command(flatten)]
+    shard: ShardArgs,
     /// Worker threads [default: one per core].
     #[arg(long)]
     jobs: Option<usize>,
@@ -606,6 +612,9 @@ struct MergeArgs {
     /// than a command line holds; relative paths are relative to the working directory.
     #[arg(long, value_name = "FILE")]
     list: Option<PathBuf>,
+    /// No progress on stderr (an exploration's merge checks every chunk).
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// The shard directories `merge` is given: each argument that is not itself a shard (it has
@@ -902,6 +911,12 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 let name = a.results.file_name().map(PathBuf::from);
                 PathBuf::from("reports").join(name.unwrap_or_else(|| "default".into()))
             });
+            // An exploration's results (explore, or the merge of its shards) have their own page.
+            if explore_results(&a.results) {
+                let r = election_report::render_explore(&a.results, &out, 8, true)?;
+                out!("report: {}", r.report.display());
+                return Ok(());
+            }
             // The reader's own checks first (they name the file, line and column, exit 2),
             // then the recorded hash and the recomputed summary.
             if a.results.join("manifest.json").is_file() {
@@ -956,18 +971,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 .write_all(&script)
                 .map_err(CliError::Stdout)
         }
-        Command::Merge(a) => {
-            let shards = merge_inputs(&a)?;
-            let m = election_runner::merge(&a.out, &shards, a.force)?;
-            out!(
-                "merged {} shards: {} cells, {} trials into {}",
-                shards.len(),
-                m.cells,
-                m.trials,
-                a.out.display()
-            );
-            Ok(())
-        }
+        Command::Merge(a) => merge(a),
     }
 }
 
@@ -1228,15 +1232,24 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
             .map(|s| s.to_string())
             .collect()
     });
+    let shard = a.shard.resolve()?;
+    let default_out = PathBuf::from("results/explore");
+    let out = a.out.clone().unwrap_or_else(|| {
+        shard.map_or(default_out.clone(), |s| {
+            election_runner::shard::default_dir(&default_out, s)
+        })
+    });
     let default_run = a.protocols.is_none()
         && a.nodes == [3, 4, 5]
         && a.seeds == 3
         && a.sample == 4096
         && a.set.is_empty();
-    let report_dirs: Vec<&std::path::Path> = if a.no_report {
-        vec![&a.out]
+    // A shard renders no report: `merge` the shards, then `election-bench report` them.
+    let render = !a.no_report && shard.is_none();
+    let report_dirs: Vec<&std::path::Path> = if render {
+        vec![&out, &a.report_out]
     } else {
-        vec![&a.out, &a.report_out]
+        vec![&out]
     };
     guard_committed(
         "explore",
@@ -1249,13 +1262,41 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
     let start = std::time::Instant::now();
     let o = explore::explore(&explore::ExploreOptions {
         cells,
+        set: a.set.clone(),
         seeds: a.seeds,
         sample: a.sample,
-        out: a.out.clone(),
+        shard,
+        out: out.clone(),
         resume: a.resume,
         progress: !a.quiet,
         jobs: a.jobs,
     })?;
+    if let Some(s) = shard {
+        out!(
+            "explore shard {s}: {} trials run in {:.1} s -> {} (its chunks; `election-bench merge` \
+             joins every shard's)",
+            o.trials_run,
+            start.elapsed().as_secs_f64(),
+            out.display()
+        );
+        return Ok(());
+    }
+    print_explore_summary(&o.summary)?;
+    out!(
+        "explore: {} trials run in {:.1} s -> {} (patterns.csv, summary.csv, failing.csv)",
+        o.trials_run,
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    if render {
+        let r = election_report::render_explore(&out, &a.report_out, 8, true)?;
+        out!("report: {}", r.report.display());
+    }
+    Ok(())
+}
+
+/// explore's summary table on standard output (explore and the merge of its shards).
+fn print_explore_summary(summary: &[Vec<String>]) -> Result<(), CliError> {
     out!(
         "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
         "protocol",
@@ -1268,7 +1309,7 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
         "no-leader",
         "livelock"
     );
-    for r in &o.summary {
+    for r in summary {
         out!(
             "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
             r[0],
@@ -1281,16 +1322,6 @@ fn explore(a: ExploreArgs) -> Result<(), CliError> {
             r[9],
             r[10]
         );
-    }
-    out!(
-        "explore: {} trials run in {:.1} s -> {} (patterns.csv, summary.csv, failing.csv)",
-        o.trials_run,
-        start.elapsed().as_secs_f64(),
-        a.out.display()
-    );
-    if !a.no_report {
-        let r = election_report::render_explore(&a.out, &a.report_out, 8, true)?;
-        out!("report: {}", r.report.display());
     }
     Ok(())
 }
@@ -1328,15 +1359,19 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     o.first_seed = a.first_seed;
     o.jobs = a.jobs.unwrap_or(0);
     o.progress = !a.quiet;
-    if let Some(out) = &a.out {
-        o.out = out.clone();
+    o.shard = a.shard.resolve()?;
+    match (&a.out, o.shard) {
+        (Some(out), _) => o.out = out.clone(),
+        (None, Some(s)) => o.out = election_runner::shard::default_dir(&o.out, s),
+        (None, None) => {}
     }
     // The committed reports/tune-default is the run with every default; any other run with the
     // default name would replace it.
     let default_run = {
         let d = tune::TuneOptions::defaults("default");
         let mut mine = o.clone();
-        (mine.jobs, mine.progress, mine.out) = (d.jobs, d.progress, d.out.clone());
+        (mine.jobs, mine.progress, mine.out, mine.shard) =
+            (d.jobs, d.progress, d.out.clone(), d.shard);
         format!("{mine:?}") == format!("{d:?}")
     };
     guard_committed(
@@ -1349,7 +1384,27 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     let start = std::time::Instant::now();
     let outcome = tune::tune(&o)?;
     outcome.write()?;
-    let page = election_report::render_tune(&outcome, &o.out)?;
+    if let Some(s) = o.shard {
+        out!(
+            "tune shard {s}: {} trials in {:.1} s -> {} (its searches; `election-bench merge` \
+             joins every shard's and writes the page)",
+            outcome.trials,
+            start.elapsed().as_secs_f64(),
+            o.out.display()
+        );
+        return Ok(());
+    }
+    print_tune_outcome(&outcome, Some(start))
+}
+
+/// tune's advice on standard output, its notes on standard error, and where the page is
+/// (tune and the merge of its shards).
+fn print_tune_outcome(
+    outcome: &election_runner::tune::TuneOutcome,
+    start: Option<std::time::Instant>,
+) -> Result<(), CliError> {
+    let o = &outcome.options;
+    let page = election_report::render_tune(outcome, &o.out)?;
     let lim = (o.max_false_per_hour(), o.max_p99_ms);
     for a in &outcome.advice {
         match a.chosen {
@@ -1375,11 +1430,57 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
         eprintln!("note: {w}");
     }
     out!(
-        "tune: {} trials in {:.1} s -> {} (ADVICE.md, points.csv, frontier.png)",
+        "tune: {} trials {} -> {} (ADVICE.md, points.csv, frontier.png)",
         outcome.trials,
-        start.elapsed().as_secs_f64(),
+        start.map_or("in its shards".into(), |t| format!(
+            "in {:.1} s",
+            t.elapsed().as_secs_f64()
+        )),
         page.parent().unwrap_or(&o.out).display()
     );
+    Ok(())
+}
+
+/// Does `dir` hold an exploration's results (its manifest's command is `explore`)?
+fn explore_results(dir: &std::path::Path) -> bool {
+    std::fs::read_to_string(dir.join("manifest.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|m| m["command"] == "explore" && m.get("shard").is_none())
+}
+
+/// `merge`: the shards of a sweep, an exploration or a tuning, by what the first one is.
+fn merge(a: MergeArgs) -> Result<(), CliError> {
+    use election_runner::shard::Kind;
+    let shards = merge_inputs(&a)?;
+    match election_runner::shard::kind(&shards[0])? {
+        Kind::Sweep => {
+            let m = election_runner::merge(&a.out, &shards, a.force)?;
+            out!(
+                "merged {} shards: {} cells, {} trials into {}",
+                shards.len(),
+                m.cells,
+                m.trials,
+                a.out.display()
+            );
+        }
+        Kind::Explore => {
+            let (_, o) = election_runner::explore::merge(&a.out, &shards, a.force, !a.quiet, None)?;
+            print_explore_summary(&o.summary)?;
+            out!(
+                "merged {} explore shards into {} (patterns.csv, summary.csv, failing.csv); \
+                 its page: election-bench report --results {}",
+                shards.len(),
+                a.out.display(),
+                a.out.display()
+            );
+        }
+        Kind::Tune => {
+            let outcome = election_runner::tune::merge(&a.out, &shards, a.force)?;
+            outcome.write()?;
+            print_tune_outcome(&outcome, None)?;
+        }
+    }
     Ok(())
 }
 

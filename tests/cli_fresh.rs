@@ -286,3 +286,173 @@ fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list()
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing shard(s) 2/3, 3/3"));
     assert!(!d.path().join("m3/manifest.json").exists());
 }
+
+/// The command: `JOB_COMPLETION_INDEX=3 ... --shard auto --shard-count 8` runs shard
+/// 4 of 8; a sweep of one cell and many seeds splits by seed blocks, and the eight blocks
+/// merged are the unsharded sweep byte for byte.
+#[test]
+fn one_cell_split_by_seed_blocks_over_an_indexed_job_of_eight() {
+    let d = tempfile::tempdir().unwrap();
+    let one_cell = [
+        "sweep",
+        "--protocols",
+        "raft",
+        "--nodes",
+        "3",
+        "--scenarios",
+        "leader-crash",
+        "--seeds",
+        "20",
+        "--name",
+        "one",
+        "--quiet",
+        "--no-report",
+    ];
+    ok(&bench(&one_cell, d.path(), &[]));
+    let mut shard = one_cell.to_vec();
+    shard.extend([
+        "--shard",
+        "auto",
+        "--shard-count",
+        "8",
+        "--shard-by",
+        "seeds",
+    ]);
+    for i in 0..8 {
+        let i = i.to_string();
+        let out = ok(&bench(&shard, d.path(), &[("JOB_COMPLETION_INDEX", &i)]));
+        if i == "3" {
+            assert!(out.contains("shard 4/8"), "{out}");
+            let m: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(d.path().join("results/one-shards/4-of-8/manifest.json"))
+                    .unwrap(),
+            )
+            .unwrap();
+            assert_eq!(m["shard"], "4/8");
+            assert_eq!(m["shard_by"], "seeds");
+            // 20 seeds in 8 blocks: 2, 3, 2, 3, ...; the fourth is seeds 7..=9.
+            assert_eq!(m["seeds_run"]["first"], 7);
+            assert_eq!(m["seeds_run"]["count"], 3);
+        }
+    }
+    ok(&bench(
+        &["merge", "--out", "merged", "results/one-shards"],
+        d.path(),
+        &[],
+    ));
+    assert_eq!(
+        files(&d.path().join("merged")),
+        files(&d.path().join("results/one"))
+    );
+}
+
+/// `explore --shard k/N` runs its share of the chunks; `merge` collects them and builds the
+/// files: the unsharded exploration's, byte for byte, and `report` renders its page.
+#[test]
+fn explore_shards_merge_into_the_unsharded_exploration() {
+    let d = tempfile::tempdir().unwrap();
+    let base = [
+        "explore",
+        "--protocols",
+        "raft,bully",
+        "--nodes",
+        "3",
+        "--seeds",
+        "1",
+        "--sample",
+        "10",
+        "--quiet",
+        "--no-report",
+    ];
+    let mut whole = base.to_vec();
+    whole.extend(["--out", "whole"]);
+    ok(&bench(&whole, d.path(), &[]));
+    for k in 1..=3 {
+        let (s, out) = (format!("{k}/3"), format!("shards/{k}"));
+        let mut a = base.to_vec();
+        a.extend(["--shard", &s, "--out", &out]);
+        let o = ok(&bench(&a, d.path(), &[]));
+        assert!(o.contains(&format!("explore shard {k}/3")), "{o}");
+        assert!(!d.path().join(&out).join("patterns.csv").exists());
+    }
+    let o = bench(
+        &["merge", "--out", "bad", "shards/1", "shards/3"],
+        d.path(),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing shard(s) 2/3"));
+    ok(&bench(
+        &["merge", "--out", "merged", "--quiet", "shards"],
+        d.path(),
+        &[],
+    ));
+    assert_eq!(
+        files(&d.path().join("merged")),
+        files(&d.path().join("whole"))
+    );
+    ok(&bench(
+        &["report", "--results", "merged", "--out", "page"],
+        d.path(),
+        &[],
+    ));
+    let md = std::fs::read_to_string(d.path().join("page/REPORT.md")).unwrap();
+    assert!(md.contains("| raft | 3 |"), "{md}");
+}
+
+/// `tune --shard k/N` searches its protocols; `merge` recomputes every protocol's advice from
+/// the shards' points and writes the unsharded run's page, CSV and manifest byte for byte.
+/// A shard a protocol at most.
+#[test]
+fn tune_shards_merge_into_the_unsharded_page() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let base = [
+        "tune",
+        "--protocols",
+        "raft,lease,bully",
+        "--nodes",
+        "3",
+        "--hours",
+        "1",
+        "--max-hours",
+        "2",
+        "--crash-trials",
+        "10",
+        "--rounds",
+        "1",
+        "--timeouts",
+        "100-200",
+        "--ratios",
+        "5",
+        "--set",
+        "steady_ms=60000",
+        "--quiet",
+    ];
+    let mut whole = base.to_vec();
+    whole.extend(["--out", "t"]);
+    ok(&bench(&whole, a.path(), &[]));
+    for k in 1..=2 {
+        let (s, out) = (format!("{k}/2"), format!("s{k}"));
+        let mut args = base.to_vec();
+        args.extend(["--shard", &s, "--out", &out]);
+        let o = ok(&bench(&args, b.path(), &[]));
+        assert!(o.contains(&format!("tune shard {k}/2")), "{o}");
+        assert!(!b.path().join(&out).join("ADVICE.md").exists());
+    }
+    ok(&bench(&["merge", "--out", "t", "s2", "s1"], b.path(), &[]));
+    let (x, y) = (files(&a.path().join("t")), files(&b.path().join("t")));
+    assert_eq!(
+        x.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        y.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    for ((name, p), (_, q)) in x.iter().zip(&y) {
+        assert!(p == q, "{name} differs between the run and the merge");
+    }
+    let mut four = base.to_vec();
+    four.extend(["--shard", "4/4", "--out", "s4"]);
+    usage(
+        &bench(&four, b.path(), &[]),
+        &["--shard 4/4", "3 protocol(s) make at most 3 shard(s)"],
+    );
+}

@@ -573,6 +573,8 @@ fn the_explore_report_draws_the_smallest_failing_patterns() {
     let results = base.join("results");
     explore::explore(&ExploreOptions {
         cells: explore::cells(&["raft".into()], &[3], &[]).unwrap(),
+        set: Vec::new(),
+        shard: None,
         seeds: 1,
         sample: 10,
         out: results.clone(),

@@ -28,6 +28,11 @@
 //! (rayon) in chunks; each finished chunk is written to `<out>/chunks/` atomically, so a killed
 //! run resumes where it stopped, and the final files are built from the chunks in a fixed order:
 //! the same bytes whatever the thread count or interruptions.
+//!
+//! `--shard k/N` runs the chunks whose index (over every cell and family, in output order) is
+//! `k - 1` modulo `N`, and writes only them and its manifest; [`merge`] collects every shard's
+//! chunks into one directory and builds the files from them, checking each as `--resume` does:
+//! exactly the files of the unsharded run.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,6 +46,7 @@ use crate::files::{csv_bytes, prepare_dir, read_csv, write_atomic, DirLock};
 use crate::plan::Cell;
 use crate::progress::Progress;
 use crate::scenario::{position, Action, Custom, CustomFault, Scenario};
+use crate::shard::Shard;
 
 /// A set of cut one-way links among the positions of an `n`-node cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -338,10 +344,15 @@ pub fn families(n: u32, uses_ids: bool, sample: u64) -> Vec<Family> {
 pub struct ExploreOptions {
     /// One cell per protocol and size (any scenario: explore replaces it with each pattern).
     pub cells: Vec<Cell>,
+    /// The `--set` parameters the cells were built with ([`cells`]), recorded in the manifest
+    /// so that [`merge`] rebuilds the same cells.
+    pub set: Vec<String>,
     /// Seeds per pattern, `0..seeds`.
     pub seeds: u64,
     /// Patterns drawn for a directed 5-node family of a protocol whose behaviour depends on ids.
     pub sample: u64,
+    /// Run one slice of the chunks (and write no final files: [`merge`] builds them).
+    pub shard: Option<Shard>,
     /// Output directory.
     pub out: PathBuf,
     /// Keep finished chunks of an earlier run (otherwise they are recomputed).
@@ -541,10 +552,191 @@ pub fn manifest(opts: &ExploreOptions) -> serde_json::Value {
             "nodes": nodes,
             "seeds": opts.seeds,
             "sample": opts.sample,
+            "set": opts.set,
             "patterns_per_chunk": CHUNK,
             "cells_sha256": cells,
         },
     })
+}
+
+/// One cell and family's patterns, in output order.
+struct Job<'a> {
+    cell: &'a Cell,
+    fam: Family,
+    /// Patterns in the family (those run and those without a quorum-connected node).
+    n_all: u64,
+    /// The patterns run: those leaving a node quorum-connected.
+    run: Vec<Pattern>,
+    /// The index of its first chunk among all the exploration's chunks.
+    first_chunk: usize,
+}
+
+/// One chunk of a job: its global index (what a shard owns), its file name and patterns.
+struct Chunk<'a> {
+    index: usize,
+    file: String,
+    patterns: &'a [Pattern],
+}
+
+impl<'a> Job<'a> {
+    fn chunks(&self) -> impl Iterator<Item = Chunk<'_>> {
+        self.run
+            .chunks(CHUNK)
+            .enumerate()
+            .map(|(k, patterns)| Chunk {
+                index: self.first_chunk + k,
+                file: format!(
+                    "{}-{}-{k:04}.csv",
+                    self.cell.protocol.spec.replace(['+', '='], "_"),
+                    self.fam.name()
+                ),
+                patterns,
+            })
+    }
+}
+
+/// Every (cell, family, patterns) job of an exploration, in output order.
+fn jobs(opts: &ExploreOptions) -> Vec<Job<'_>> {
+    let mut jobs = Vec::new();
+    let mut first_chunk = 0;
+    for cell in &opts.cells {
+        for fam in families(cell.nodes, cell.protocol.kind.uses_ids(), opts.sample) {
+            let all = fam.patterns();
+            let run: Vec<Pattern> = all.iter().copied().filter(Pattern::has_majority).collect();
+            let chunks = run.len().div_ceil(CHUNK);
+            jobs.push(Job {
+                cell,
+                fam,
+                n_all: all.len() as u64,
+                run,
+                first_chunk,
+            });
+            first_chunk += chunks;
+        }
+    }
+    jobs
+}
+
+/// The files an exploration's results directory holds (what `merge --out` may not overwrite
+/// without `--force`).
+const FILES: [&str; 5] = [
+    "manifest.json",
+    "patterns.csv",
+    "summary.csv",
+    "failing.csv",
+    "chunks",
+];
+
+/// Join the shards of one exploration (`explore --shard k/N`, every `k` once, in any order)
+/// into `out`: their chunks are collected into `out/chunks` (each from the shard that owns
+/// it; a missing one is refused by name) and the files are built from them as `--resume`
+/// builds them, each chunk checked and every failing verdict replayed: the unsharded run's
+/// files, byte for byte. The cells are rebuilt from the shards' manifest (protocols, sizes,
+/// `--set`) and must hash as the shards' did.
+pub fn merge(
+    out: &Path,
+    shards: &[PathBuf],
+    force: bool,
+    progress: bool,
+    jobs_n: Option<usize>,
+) -> Result<(ExploreOptions, ExploreOutcome)> {
+    crate::shard::check_merge_out(out, shards, force, &FILES)?;
+    let mut read = Vec::new();
+    for dir in shards {
+        let (shard, m) = crate::shard::read_manifest(dir)?;
+        read.push((shard, dir.clone(), m));
+    }
+    let set = crate::shard::complete_set(read)?;
+    let (_, base_dir, base) = &set[0];
+    for (_, dir, m) in &set[1..] {
+        if m.get("config") != base.get("config") || m.get("command") != base.get("command") {
+            return Err(Error::Results(format!(
+                "{} and {} are shards of different explorations",
+                base_dir.display(),
+                dir.display()
+            )));
+        }
+    }
+    let mp = base_dir.join("manifest.json");
+    let config = base.get("config").cloned().unwrap_or_default();
+    let bad = |what: &str| Error::Results(format!("{}: no valid config.{what}", mp.display()));
+    let strings = |key: &str| -> Result<Vec<String>> {
+        config
+            .get(key)
+            .and_then(serde_json::Value::as_array)
+            .and_then(|a| a.iter().map(|v| v.as_str().map(String::from)).collect())
+            .ok_or_else(|| bad(key))
+    };
+    let protocols = strings("protocols")?;
+    let set_params = strings("set")?;
+    let nodes: Vec<u32> = config
+        .get("nodes")
+        .and_then(serde_json::Value::as_array)
+        .and_then(|a| {
+            a.iter()
+                .map(|v| v.as_u64().and_then(|n| u32::try_from(n).ok()))
+                .collect()
+        })
+        .ok_or_else(|| bad("nodes"))?;
+    let num = |key: &str| {
+        config
+            .get(key)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| bad(key))
+    };
+    let opts = ExploreOptions {
+        cells: cells(&protocols, &nodes, &set_params)?,
+        set: set_params,
+        seeds: num("seeds")?,
+        sample: num("sample")?,
+        out: out.to_path_buf(),
+        resume: true,
+        progress,
+        jobs: jobs_n,
+        shard: None,
+    };
+    if manifest(&opts).get("config") != Some(&config) {
+        return Err(Error::Results(format!(
+            "{}: the shards' cells do not hash as this build's cells do (another version, or \
+             parameters whose defaults changed); rerun the shards with this build",
+            mp.display()
+        )));
+    }
+    prepare_dir(out)?;
+    // The manifest first: the build below resumes from the chunks this manifest describes.
+    write_atomic(
+        &out.join("manifest.json"),
+        &crate::sweep::json_bytes(&manifest(&opts)),
+    )?;
+    let chunks_dir = out.join("chunks");
+    if chunks_dir.exists() {
+        std::fs::remove_dir_all(&chunks_dir)
+            .map_err(|e| Error::io("cannot remove", &chunks_dir, e))?;
+    }
+    prepare_dir(&chunks_dir)?;
+    for job in jobs(&opts) {
+        for c in job.chunks() {
+            let (sh, dir, _) = &set[c.index % set.len()];
+            let from = dir.join("chunks").join(&c.file);
+            if !from.is_file() {
+                return Err(Error::Results(format!(
+                    "{}: missing, and shard {sh} owns it (did that shard finish?)",
+                    from.display()
+                )));
+            }
+            let to = chunks_dir.join(&c.file);
+            std::fs::copy(&from, &to).map_err(|e| Error::io("cannot copy", &from, e))?;
+        }
+    }
+    // A merge leaves no chunk unowned: the final files come from the copied chunks only.
+    let o = explore(&opts)?;
+    if o.trials_run > 0 {
+        return Err(Error::Results(format!(
+            "merge: {} trials had to be run, so some chunk was missing from the shards",
+            o.trials_run
+        )));
+    }
+    Ok((opts, o))
 }
 
 fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
@@ -552,7 +744,10 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     let _lock = DirLock::acquire(&opts.out)?;
     let chunks_dir = opts.out.join("chunks");
     let manifest_path = opts.out.join("manifest.json");
-    let expected = manifest(opts);
+    let mut expected = manifest(opts);
+    if let Some(sh) = opts.shard {
+        expected["shard"] = sh.to_string().into();
+    }
     if opts.resume {
         let recorded: Option<serde_json::Value> = match std::fs::read_to_string(&manifest_path) {
             Ok(text) => serde_json::from_str(&text).ok(),
@@ -560,12 +755,14 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             Err(e) => return Err(Error::io("cannot read", &manifest_path, e)),
         };
         match recorded {
-            Some(r) if r.get("config") == expected.get("config") => {}
+            Some(r)
+                if r.get("config") == expected.get("config")
+                    && r.get("shard") == expected.get("shard") => {}
             Some(_) => {
                 return Err(Error::Results(format!(
                     "{} was written by another exploration than this one (other protocols, \
-                     sizes, seeds, sample or parameters, per {}); rerun without --resume to \
-                     start over, or choose another --out",
+                     sizes, seeds, sample, parameters or shard, per {}); rerun without \
+                     --resume to start over, or choose another --out",
                     opts.out.display(),
                     manifest_path.display()
                 )))
@@ -587,29 +784,28 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     }
     write_atomic(&manifest_path, &crate::sweep::json_bytes(&expected))?;
     prepare_dir(&chunks_dir)?;
-    // Every (cell, family, patterns) job, in output order.
-    let mut jobs = Vec::new();
-    for cell in &opts.cells {
-        for fam in families(cell.nodes, cell.protocol.kind.uses_ids(), opts.sample) {
-            let all = fam.patterns();
-            let run: Vec<Pattern> = all.iter().copied().filter(Pattern::has_majority).collect();
-            jobs.push((cell, fam, all.len() as u64, run));
-        }
-    }
-    let total: u64 = jobs.iter().map(|j| j.3.len() as u64 * opts.seeds).sum();
+    let jobs = jobs(opts);
+    let owned = |g: usize| opts.shard.is_none_or(|s| s.owns(g));
+    let total: u64 = jobs
+        .iter()
+        .flat_map(|j| j.chunks())
+        .filter(|c| owned(c.index))
+        .map(|c| c.patterns.len() as u64 * opts.seeds)
+        .sum();
     let threads = rayon::current_num_threads();
     let mut progress = Progress::new(opts.progress, "explore", total, 0, threads);
     let mut out = ExploreOutcome::default();
     let mut pattern_rows: Vec<Vec<String>> = Vec::new();
-    for (cell, fam, n_all, run) in &jobs {
+    for job in &jobs {
+        let (cell, fam, run) = (job.cell, &job.fam, &job.run);
         let mut counts = [0u64; 5];
         let mut with_stranded = 0u64;
-        for (k, chunk) in run.chunks(CHUNK).enumerate() {
-            let file = chunks_dir.join(format!(
-                "{}-{}-{k:04}.csv",
-                cell.protocol.spec.replace(['+', '='], "_"),
-                fam.name()
-            ));
+        for c in job.chunks() {
+            if !owned(c.index) {
+                continue;
+            }
+            let chunk = c.patterns;
+            let file = chunks_dir.join(&c.file);
             let kept = if opts.resume {
                 read_chunk(&file, cell, fam, chunk, opts.seeds)?
             } else {
@@ -644,7 +840,7 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             cell.nodes.to_string(),
             fam.name(),
             matches!(fam.mode, Mode::Sample(_)).to_string(),
-            n_all.to_string(),
+            job.n_all.to_string(),
             run.len().to_string(),
             opts.seeds.to_string(),
         ];
@@ -653,6 +849,11 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
         out.summary.push(s);
     }
     progress.finish();
+    if opts.shard.is_some() {
+        // One shard's chunks: `merge` builds the files from every shard's.
+        out.summary.clear();
+        return Ok(out);
+    }
     let header = |cols: &[&str]| cols.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     write_atomic(
         &opts.out.join("patterns.csv"),

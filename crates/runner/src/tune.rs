@@ -75,6 +75,10 @@ use crate::error::{usage, Error, Result};
 use crate::plan::Cell;
 use crate::progress::Progress;
 use crate::protocol::{ProtocolKind, ProtocolSpec};
+use crate::shard::Shard;
+
+mod shard;
+pub use shard::merge;
 
 pub mod mapping;
 
@@ -146,6 +150,9 @@ pub struct TuneOptions {
     pub progress: bool,
     /// The output directory.
     pub out: PathBuf,
+    /// Search one slice of the protocols (round-robin), and write its searches for
+    /// [`merge`] instead of the page.
+    pub shard: Option<Shard>,
 }
 
 impl TuneOptions {
@@ -172,6 +179,7 @@ impl TuneOptions {
             jobs: 0,
             progress: true,
             out: PathBuf::from(format!("reports/tune-{name}")),
+            shard: None,
         }
     }
 
@@ -236,6 +244,13 @@ impl TuneOptions {
         }
         if self.nodes < 2 {
             return usage!("--nodes {}: a failover needs at least 2 nodes", self.nodes);
+        }
+        if let Some(s) = self.shard.filter(|s| s.n as usize > self.protocols.len()) {
+            return usage!(
+                "--shard {s}: tune shards by protocol, and {} protocol(s) make at most {} shard(s)",
+                self.protocols.len(),
+                self.protocols.len()
+            );
         }
         Ok(())
     }
@@ -450,6 +465,11 @@ pub struct Advice {
     /// point with the fewest false elections that meets the p99 limit: the two sides of a
     /// contradiction.
     pub best_each: (Option<usize>, Option<usize>),
+    /// Trials the protocol's search ran.
+    pub trials: u64,
+    /// When the confirm phase spent its budget before the recommendation was shown with
+    /// confidence: the page's statement of it.
+    pub unconfirmed: Option<String>,
 }
 
 /// The outcome of a tune run.
@@ -920,98 +940,120 @@ impl Search<'_> {
             chosen,
             closest,
             best_each: (fastest_quiet, quietest_fast),
+            trials: self.trials,
+            unconfirmed: None,
             points: self.points,
         }
     }
 }
 
 fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
-    let limit_fe = o.max_false_per_hour();
     let mut advice = Vec::new();
-    let mut unconfirmed = Vec::new();
     let mut noise = String::new();
-    let mut trials = 0;
+    for (i, spec) in specs.iter().enumerate() {
+        if o.shard.is_some_and(|s| !s.owns(i)) {
+            continue;
+        }
+        let (a, n) = search(o, spec)?;
+        if noise.is_empty() {
+            noise = n;
+        }
+        advice.push(a);
+    }
+    Ok(finish(o.clone(), advice, noise))
+}
+
+/// One protocol's search (coarse, refine, confirm, bisect; see the module docs): its advice,
+/// and the noise its points ran under.
+fn search(o: &TuneOptions, spec: &ProtocolSpec) -> Result<(Advice, String)> {
+    let limit_fe = o.max_false_per_hour();
     let timeouts = grid(o.timeouts.0, o.timeouts.1);
     let step = if timeouts.len() > 1 {
         (o.timeouts.1 / o.timeouts.0).powf(1.0 / (GRID_TIMEOUTS - 1) as f64)
     } else {
         2.0
     };
-    for spec in specs {
-        let mut s = Search {
-            o,
-            spec,
-            points: Vec::new(),
-            cells: Vec::new(),
-            seen: BTreeSet::new(),
-            trials: 0,
-        };
-        // Coarse.
-        for &t in &timeouts {
-            for &k in &o.ratios {
-                s.add(t, k, "coarse")?;
-            }
+    let mut s = Search {
+        o,
+        spec,
+        points: Vec::new(),
+        cells: Vec::new(),
+        seen: BTreeSet::new(),
+        trials: 0,
+    };
+    // Coarse.
+    for &t in &timeouts {
+        for &k in &o.ratios {
+            s.add(t, k, "coarse")?;
         }
-        s.run_new(0, "coarse")?;
-        if let (true, Some((c, _))) = (noise.is_empty(), s.cells.first()) {
-            // Every point of every protocol runs the same noise: only timing keys vary.
-            noise = describe_noise(&c.resolved.noise);
-        }
-        // Refine around the frontier, half the step each round.
-        for round in 1..=o.rounds {
-            let f = step.powf(0.5f64.powi(round as i32));
-            let from = s.points.len();
-            let phase = format!("refine-{round}");
-            for i in frontier(&s.points) {
-                let (t, k) = (s.points[i].timeout_ms, s.points[i].ratio);
-                s.add(t / f, k, &phase)?;
-                s.add(t * f, k, &phase)?;
-            }
-            s.run_new(from, &phase)?;
-        }
-        let mut c = Confirm {
-            budget: CONFIRM_BUDGET * o.max_hours,
-            spent: 0,
-            confirmed: Vec::new(),
-        };
-        s.confirm(&mut c)?;
-        // Bisect: when confirmation leaves no point that meets or likely meets the limits,
-        // the answer may lie between the slowest timeout still too noisy and the fastest one
-        // quiet enough, which the grid stepped over; try their geometric middle, up to
-        // `rounds` times, each followed by its own confirmation.
-        for round in 1..=o.rounds {
-            let any = |v: Verdict| (0..s.points.len()).any(|i| s.verdict(i) == v);
-            if any(Verdict::Meets) || any(Verdict::Likely) || c.spent >= c.budget {
-                break;
-            }
-            let Some(t) = gap(&s.points, limit_fe, o.max_p99_ms) else {
-                break;
-            };
-            let from = s.points.len();
-            let phase = format!("bisect-{round}");
-            for &k in &o.ratios {
-                s.add(t, k, &phase)?;
-            }
-            if s.points.len() == from {
-                break;
-            }
-            s.run_new(from, &phase)?;
-            s.confirm(&mut c)?;
-        }
-        trials += s.trials;
-        let a = s.advice();
-        let likely = |i: usize| a.points[i].verdict(limit_fe, o.max_p99_ms) == Verdict::Likely;
-        if c.spent >= c.budget && a.chosen.is_some_and(likely) {
-            unconfirmed.push(format!(
-                "{}: the confirm phase spent its budget of {} steady hours ({} x --max-hours) on {} points before its recommendation was shown with confidence; the recommendation rests on its estimates (raise --max-hours to confirm further)",
-                a.protocol,
-                c.budget,
-                CONFIRM_BUDGET,
-                c.confirmed.len()
-            ));
-        }
-        advice.push(a);
     }
+    s.run_new(0, "coarse")?;
+    // Every point of every protocol runs the same noise: only timing keys vary.
+    let noise = s
+        .cells
+        .first()
+        .map(|(c, _)| describe_noise(&c.resolved.noise))
+        .unwrap_or_default();
+    // Refine around the frontier, half the step each round.
+    for round in 1..=o.rounds {
+        let f = step.powf(0.5f64.powi(round as i32));
+        let from = s.points.len();
+        let phase = format!("refine-{round}");
+        for i in frontier(&s.points) {
+            let (t, k) = (s.points[i].timeout_ms, s.points[i].ratio);
+            s.add(t / f, k, &phase)?;
+            s.add(t * f, k, &phase)?;
+        }
+        s.run_new(from, &phase)?;
+    }
+    let mut c = Confirm {
+        budget: CONFIRM_BUDGET * o.max_hours,
+        spent: 0,
+        confirmed: Vec::new(),
+    };
+    s.confirm(&mut c)?;
+    // Bisect: when confirmation leaves no point that meets or likely meets the limits,
+    // the answer may lie between the slowest timeout still too noisy and the fastest one
+    // quiet enough, which the grid stepped over; try their geometric middle, up to
+    // `rounds` times, each followed by its own confirmation.
+    for round in 1..=o.rounds {
+        let any = |v: Verdict| (0..s.points.len()).any(|i| s.verdict(i) == v);
+        if any(Verdict::Meets) || any(Verdict::Likely) || c.spent >= c.budget {
+            break;
+        }
+        let Some(t) = gap(&s.points, limit_fe, o.max_p99_ms) else {
+            break;
+        };
+        let from = s.points.len();
+        let phase = format!("bisect-{round}");
+        for &k in &o.ratios {
+            s.add(t, k, &phase)?;
+        }
+        if s.points.len() == from {
+            break;
+        }
+        s.run_new(from, &phase)?;
+        s.confirm(&mut c)?;
+    }
+    let mut a = s.advice();
+    let likely = |i: usize| a.points[i].verdict(limit_fe, o.max_p99_ms) == Verdict::Likely;
+    if c.spent >= c.budget && a.chosen.is_some_and(likely) {
+        a.unconfirmed = Some(format!(
+            "{}: the confirm phase spent its budget of {} steady hours ({} x --max-hours) on {} points before its recommendation was shown with confidence; the recommendation rests on its estimates (raise --max-hours to confirm further)",
+            a.protocol,
+            c.budget,
+            CONFIRM_BUDGET,
+            c.confirmed.len()
+        ));
+    }
+    Ok((a, noise))
+}
+
+/// The outcome of the protocols' searches `advice` (in the order given), with the page's
+/// statements about the budget and the limits: what the unsharded run and the merge of a
+/// sharded one both end with.
+fn finish(o: TuneOptions, advice: Vec<Advice>, noise: String) -> TuneOutcome {
+    let limit_fe = o.max_false_per_hour();
     let mut warnings = Vec::new();
     let zero_hi = poisson_ci(0).1;
     if zero_hi / o.max_hours as f64 > limit_fe {
@@ -1040,14 +1082,14 @@ fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
             o.crash_trials
         ));
     }
-    warnings.extend(unconfirmed);
-    Ok(TuneOutcome {
-        options: o.clone(),
+    warnings.extend(advice.iter().filter_map(|a| a.unconfirmed.clone()));
+    TuneOutcome {
+        trials: advice.iter().map(|a| a.trials).sum(),
+        options: o,
         advice,
-        trials,
         warnings,
         noise,
-    })
+    }
 }
 
 /// The columns of `points.csv`, one row per evaluated point.
@@ -1216,10 +1258,18 @@ impl TuneOutcome {
     }
 
     /// Write `points.csv` and `manifest.json` into the output directory (created; each file
-    /// written atomically).
+    /// written atomically); a shard writes its `manifest.json` only, holding its searches.
     pub fn write(&self) -> Result<()> {
         let dir = &self.options.out;
         crate::files::prepare_dir(dir)?;
+        if let Some(s) = self.options.shard {
+            // A shard's searches, whole, for `merge`; the page is written from every shard's.
+            let json = shard::to_json(self, s);
+            return crate::files::write_atomic(
+                &dir.join("manifest.json"),
+                &crate::sweep::json_bytes(&json),
+            );
+        }
         let header = POINT_COLUMNS
             .iter()
             .map(|c| c.to_string())

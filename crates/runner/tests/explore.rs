@@ -7,6 +7,8 @@ use election_runner::SweepSpec;
 fn opts(dir: &std::path::Path, jobs: usize, resume: bool) -> ExploreOptions {
     ExploreOptions {
         cells: explore::cells(&["raft".into(), "bully".into()], &[3], &[]).unwrap(),
+        set: Vec::new(),
+        shard: None,
         seeds: 2,
         sample: 10,
         out: dir.to_path_buf(),
@@ -118,6 +120,8 @@ fn explore_resumes_only_what_it_computed() {
     let d = tempfile::tempdir().unwrap();
     let base = || ExploreOptions {
         cells: explore::cells(&["raft".into()], &[3], &[]).unwrap(),
+        set: Vec::new(),
+        shard: None,
         seeds: 2,
         sample: 10,
         out: d.path().to_path_buf(),

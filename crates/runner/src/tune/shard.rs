@@ -1,0 +1,291 @@
+//! A shard of `tune` (`tune --shard k/N`): the searches of the protocols it owns, whole, in its
+//! `manifest.json`, and [`merge`], which joins every shard's into the outcome the unsharded run
+//! has. Tune shards by protocol because a protocol's search is sequential (each phase starts
+//! from the last one's frontier) while protocols are independent.
+//!
+//! Every evaluated point is recorded with its raw measurements (the failover of every crash
+//! trial included), and the advice is recomputed from them on merge by the same code the
+//! unsharded run uses. Real numbers are written as Rust prints them (`{:?}`: the shortest
+//! text that reads back to the same bits, `inf` for a trial that never recovered), so that the
+//! merged page is the unsharded page byte for byte.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::{finish, Advice, Point, Search, TuneOptions, TuneOutcome};
+use crate::error::{Error, Result};
+use crate::protocol::ProtocolSpec;
+use crate::shard::Shard;
+
+/// A real number, exactly.
+fn real(x: f64) -> Value {
+    Value::String(format!("{x:?}"))
+}
+
+/// The options that decide what a tune computes (not where it writes or how many threads).
+fn options_json(o: &TuneOptions) -> Value {
+    json!({
+        "name": o.name,
+        "protocols": o.protocols,
+        "nodes": o.nodes,
+        "net": o.net,
+        "set": o.set,
+        "max_false_per_day": real(o.max_false_per_day),
+        "max_p99_ms": real(o.max_p99_ms),
+        "timeouts": [real(o.timeouts.0), real(o.timeouts.1)],
+        "ratios": o.ratios.iter().map(|&r| real(r)).collect::<Vec<_>>(),
+        "hours": o.hours,
+        "max_hours": o.max_hours,
+        "crash_trials": o.crash_trials,
+        "rounds": o.rounds,
+        "first_seed": o.first_seed,
+    })
+}
+
+fn point_json(p: &Point) -> Value {
+    json!({
+        "timeout_ms": real(p.timeout_ms),
+        "ratio": real(p.ratio),
+        "phase": p.phase,
+        "hours": real(p.hours),
+        "false_elections": p.false_elections,
+        "elections_started": p.elections_started,
+        "leaderless_ms": real(p.leaderless_ms),
+        "crash_trials": p.crash_trials,
+        "failover_ms": p.failover_ms.iter().map(|&x| real(x)).collect::<Vec<_>>(),
+        "budget_exceeded": p.budget_exceeded,
+        "faults_skipped": p.faults_skipped,
+        "unsettled_starts": p.unsettled_starts,
+    })
+}
+
+/// A shard's `manifest.json`: the command, the shard, the options and every search it ran.
+pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Value {
+    let o = &outcome.options;
+    let searches: Vec<Value> = outcome
+        .advice
+        .iter()
+        .map(|a| {
+            json!({
+                "index": o.protocols.iter().position(|p| *p == a.protocol),
+                "protocol": a.protocol,
+                "trials": a.trials,
+                "unconfirmed": a.unconfirmed,
+                "noise": outcome.noise,
+                "points": a.points.iter().map(point_json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "tool": "election-bench",
+        "version": env!("CARGO_PKG_VERSION"),
+        "command": outcome.command(),
+        "shard": shard.to_string(),
+        "options": options_json(o),
+        "searches": searches,
+    })
+}
+
+/// Reads one shard's JSON, every error naming the file and the field.
+struct Reader<'a> {
+    path: &'a Path,
+}
+
+impl Reader<'_> {
+    fn bad(&self, field: &str, v: &Value) -> Error {
+        Error::Results(format!(
+            "{}: {field} = {v}: not what a tune shard writes",
+            self.path.display()
+        ))
+    }
+    fn get<'v>(&self, v: &'v Value, field: &str) -> Result<&'v Value> {
+        v.get(field)
+            .ok_or_else(|| Error::Results(format!("{}: no field {field}", self.path.display())))
+    }
+    fn real(&self, v: &Value, field: &str) -> Result<f64> {
+        let x = self.get(v, field)?;
+        self.real_of(x, field)
+    }
+    fn real_of(&self, x: &Value, field: &str) -> Result<f64> {
+        x.as_str()
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|f| !f.is_nan())
+            .ok_or_else(|| self.bad(field, x))
+    }
+    fn count(&self, v: &Value, field: &str) -> Result<u64> {
+        let x = self.get(v, field)?;
+        x.as_u64().ok_or_else(|| self.bad(field, x))
+    }
+    fn text(&self, v: &Value, field: &str) -> Result<String> {
+        let x = self.get(v, field)?;
+        x.as_str()
+            .map(String::from)
+            .ok_or_else(|| self.bad(field, x))
+    }
+    fn array<'v>(&self, v: &'v Value, field: &str) -> Result<&'v Vec<Value>> {
+        let x = self.get(v, field)?;
+        x.as_array().ok_or_else(|| self.bad(field, x))
+    }
+    fn texts(&self, v: &Value, field: &str) -> Result<Vec<String>> {
+        self.array(v, field)?
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(String::from)
+                    .ok_or_else(|| self.bad(field, x))
+            })
+            .collect()
+    }
+
+    fn options(&self, v: &Value, out: &Path) -> Result<TuneOptions> {
+        let mut o = TuneOptions::defaults(&self.text(v, "name")?);
+        o.protocols = self.texts(v, "protocols")?;
+        o.nodes =
+            u32::try_from(self.count(v, "nodes")?).map_err(|_| self.bad("nodes", &v["nodes"]))?;
+        o.net = self.text(v, "net")?;
+        o.set = self.texts(v, "set")?;
+        o.max_false_per_day = self.real(v, "max_false_per_day")?;
+        o.max_p99_ms = self.real(v, "max_p99_ms")?;
+        let t = self.array(v, "timeouts")?;
+        if t.len() != 2 {
+            return Err(self.bad("timeouts", &v["timeouts"]));
+        }
+        o.timeouts = (
+            self.real_of(&t[0], "timeouts")?,
+            self.real_of(&t[1], "timeouts")?,
+        );
+        o.ratios = self
+            .array(v, "ratios")?
+            .iter()
+            .map(|x| self.real_of(x, "ratios"))
+            .collect::<Result<_>>()?;
+        o.hours = self.count(v, "hours")?;
+        o.max_hours = self.count(v, "max_hours")?;
+        o.crash_trials = self.count(v, "crash_trials")?;
+        o.rounds = u32::try_from(self.count(v, "rounds")?)
+            .map_err(|_| self.bad("rounds", &v["rounds"]))?;
+        o.first_seed = self.count(v, "first_seed")?;
+        o.out = out.to_path_buf();
+        o.progress = false;
+        o.shard = None;
+        o.validate()?;
+        Ok(o)
+    }
+
+    fn point(&self, v: &Value, spec: &ProtocolSpec) -> Result<Point> {
+        Ok(Point {
+            protocol: spec.spec.clone(),
+            kind: spec.kind,
+            timeout_ms: self.real(v, "timeout_ms")?,
+            ratio: self.real(v, "ratio")?,
+            phase: self.text(v, "phase")?,
+            hours: self.real(v, "hours")?,
+            false_elections: self.count(v, "false_elections")?,
+            elections_started: self.count(v, "elections_started")?,
+            leaderless_ms: self.real(v, "leaderless_ms")?,
+            crash_trials: self.count(v, "crash_trials")?,
+            failover_ms: self
+                .array(v, "failover_ms")?
+                .iter()
+                .map(|x| self.real_of(x, "failover_ms"))
+                .collect::<Result<_>>()?,
+            budget_exceeded: self.count(v, "budget_exceeded")?,
+            faults_skipped: self.count(v, "faults_skipped")?,
+            unsettled_starts: self.count(v, "unsettled_starts")?,
+        })
+    }
+}
+
+/// Join the shards of one tuning (`tune --shard k/N`, every `k` once, in any order) into the
+/// outcome of the unsharded run, writing into `out`: each protocol's advice is recomputed from
+/// its shard's points, and the protocols are taken in the order given. The caller writes it
+/// ([`TuneOutcome::write`]) and renders its page.
+pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome> {
+    crate::shard::check_merge_out(
+        out,
+        shards,
+        force,
+        &["manifest.json", "points.csv", "ADVICE.md"],
+    )?;
+    let mut read = Vec::new();
+    for dir in shards {
+        let (shard, m) = crate::shard::read_manifest(dir)?;
+        read.push((shard, dir.clone(), m));
+    }
+    let set = crate::shard::complete_set(read)?;
+    let (_, base_dir, base) = &set[0];
+    let base_path = base_dir.join("manifest.json");
+    let r = Reader { path: &base_path };
+    let o = r.options(r.get(base, "options")?, out)?;
+    let specs: Vec<ProtocolSpec> = o
+        .protocols
+        .iter()
+        .map(|s| ProtocolSpec::parse(s))
+        .collect::<Result<_>>()?;
+    let mut searched: Vec<Option<(Advice, String)>> = vec![None; specs.len()];
+    for (shard, dir, m) in &set {
+        let path = dir.join("manifest.json");
+        let r = Reader { path: &path };
+        if m.get("options") != base.get("options") {
+            return Err(Error::Results(format!(
+                "{} and {} are shards of different tunings (their options differ)",
+                base_dir.display(),
+                dir.display()
+            )));
+        }
+        let mut have = BTreeSet::new();
+        for s in r.array(m, "searches")? {
+            let i = r.count(s, "index")? as usize;
+            let protocol = r.text(s, "protocol")?;
+            if specs.get(i).is_none_or(|sp| sp.spec != protocol) || !shard.owns(i) {
+                return Err(Error::Results(format!(
+                    "{}: search {i} ({protocol}) is not one shard {shard} runs",
+                    path.display()
+                )));
+            }
+            have.insert(i);
+            let spec = &specs[i];
+            let points = r
+                .array(s, "points")?
+                .iter()
+                .map(|p| r.point(p, spec))
+                .collect::<Result<Vec<_>>>()?;
+            let search = Search {
+                o: &o,
+                spec,
+                points,
+                cells: Vec::new(),
+                seen: BTreeSet::new(),
+                trials: r.count(s, "trials")?,
+            };
+            let mut a = search.advice();
+            a.unconfirmed = match r.get(s, "unconfirmed")? {
+                Value::Null => None,
+                v => Some(
+                    v.as_str()
+                        .ok_or_else(|| r.bad("unconfirmed", v))?
+                        .to_string(),
+                ),
+            };
+            searched[i] = Some((a, r.text(s, "noise")?));
+        }
+        let owned: BTreeSet<usize> = (0..specs.len()).filter(|&i| shard.owns(i)).collect();
+        if have != owned {
+            return Err(Error::Results(format!(
+                "{}: shard {shard} holds the searches of protocols {have:?}, not {owned:?}",
+                path.display()
+            )));
+        }
+    }
+    let mut advice = Vec::new();
+    let mut noise = String::new();
+    for (a, n) in searched.into_iter().flatten() {
+        if noise.is_empty() {
+            noise = n;
+        }
+        advice.push(a);
+    }
+    Ok(finish(o, advice, noise))
+}
