@@ -284,12 +284,9 @@ fn bootstrap_ratio(sim: &[f64], live: &[f64]) -> Option<(f64, f64)> {
         v.sort_by(f64::total_cmp);
         percentile(&v, 0.5).unwrap_or(f64::NAN)
     };
-    let mut ratios: Vec<f64> = (0..2000)
-        .map(|_| resample(live, &mut rng) / resample(sim, &mut rng))
-        .filter(|r| r.is_finite())
-        .collect();
-    ratios.sort_by(f64::total_cmp);
-    Some((percentile(&ratios, 0.025)?, percentile(&ratios, 0.975)?))
+    election_runner::stats::bootstrap(2000, 0.95, || {
+        resample(live, &mut rng) / resample(sim, &mut rng)
+    })
 }
 
 /// "about 3 min 20 s left" from the time `done` of `total` units took (the rest at the same

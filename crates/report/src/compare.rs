@@ -180,7 +180,7 @@ impl Metric {
         let flag = |b: bool| if b { 1.0 } else { 0.0 };
         trials
             .iter()
-            .filter(|t| t.faults_skipped == 0 && !t.budget_exceeded)
+            .filter(|t| t.measured())
             .filter_map(|t| match self {
                 Metric::FailoverP50 => t.failover_ms,
                 Metric::ElectP50 => t.elect_ms,
@@ -657,16 +657,12 @@ fn bootstrap(
     rng: &mut ChaCha8Rng,
 ) -> (f64, f64) {
     let mut buf = Vec::with_capacity(a.len().max(b.len()));
-    let mut diffs: Vec<f64> = (0..opts.resamples)
-        .map(|_| {
-            let ra = resample(a, s, &mut buf, rng);
-            let rb = resample(b, s, &mut buf, rng);
-            rb - ra
-        })
-        .collect();
-    diffs.sort_by(f64::total_cmp);
-    let tail = (1.0 - opts.level) / 2.0;
-    (percentile(&diffs, tail), percentile(&diffs, 1.0 - tail))
+    election_runner::stats::bootstrap(opts.resamples as usize, opts.level, || {
+        let ra = resample(a, s, &mut buf, rng);
+        let rb = resample(b, s, &mut buf, rng);
+        rb - ra
+    })
+    .unwrap_or((f64::NAN, f64::NAN))
 }
 
 /// A value as the tables print it: 3 decimals, trailing zeros trimmed.

@@ -318,24 +318,19 @@ pub fn fmt_ci(v: f64, half: f64) -> String {
 }
 
 /// The distribution-free 95% interval of the `q`-quantile of a sorted sample (binomial order
-/// statistics, normal approximation): `(lo, hi)` values of the sample.
+/// statistics, normal approximation): `(lo, hi)` values of the sample
+/// ([`election_runner::stats::quantile_ci`]).
 pub fn quantile_ci(sorted: &[f64], q: f64) -> Option<(f64, f64)> {
-    election_runner::stats::quantile_ci(sorted, q, 1.96).map(|(lo, hi, _)| (lo, hi))
+    election_runner::stats::quantile_ci(sorted, q, Z95).map(|(lo, hi, _)| (lo, hi))
 }
 
-/// The mean of a sample and the half-width of its 95% normal interval (0 for one value).
+/// The mean of a sample and the half-width of its 95% normal interval (0 for one value;
+/// [`election_runner::stats::mean_ci`]).
 pub fn mean_ci(v: &[f64]) -> Option<(f64, f64)> {
-    if v.is_empty() {
-        return None;
-    }
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    if v.len() < 2 {
-        return Some((mean, 0.0));
-    }
-    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    Some((mean, 1.96 * (var / n).sqrt()))
+    election_runner::stats::mean_ci(v).map(|(m, h)| (m, h.unwrap_or(0.0)))
 }
+
+pub use election_runner::stats::Z95;
 
 /// Formats a number the way the runner writes it: three decimals, trailing zeros trimmed.
 pub use election_runner::results::fmt_ms as fmt_num;
@@ -383,6 +378,11 @@ pub struct TrialRow {
 }
 
 impl TrialRow {
+    /// A measurement: every fault applied, the budget held ([`election_runner::results::measured`]).
+    pub fn measured(&self) -> bool {
+        election_runner::results::measured(self.faults_skipped, self.budget_exceeded)
+    }
+
     /// Every protocol message of the trial per second of simulated time (`msgs_total / end_ms`):
     /// the whole message bill, steady traffic included, next to an election-message count.
     /// `None` for a trial that ended at 0.
@@ -457,7 +457,7 @@ impl Results {
     pub fn measured_trials_of(&self, key: &CellKey) -> Vec<&TrialRow> {
         self.trials_of(key)
             .into_iter()
-            .filter(|t| t.faults_skipped == 0 && !t.budget_exceeded)
+            .filter(|t| t.measured())
             .collect()
     }
 
@@ -1134,7 +1134,7 @@ mod tests {
         assert_eq!(quantile_ci(&[], 0.5), None);
         let (m, h) = mean_ci(&[1.0, 3.0]).unwrap();
         assert_eq!(m, 2.0);
-        assert!((h - 1.96 * (2.0f64 / 2.0).sqrt()).abs() < 1e-12);
+        assert!((h - Z95 * (2.0f64 / 2.0).sqrt()).abs() < 1e-12);
     }
 
     #[test]

@@ -219,20 +219,12 @@ pub(crate) fn scaling_scenarios(results: &Results, opts: &ReportOptions) -> Vec<
         .collect()
 }
 
-/// Mean and a 95% interval of the mean (normal approximation, `mean ± 1.96·s/√k`) of the
-/// measured trials' values; the interval is absent below two values.
+/// Mean and a 95% interval of the mean (normal approximation, `mean ± Z95·s/√k`,
+/// [`election_runner::stats::mean_ci`]) of the measured trials' values, clamped at 0 below;
+/// the interval is absent below two values.
 fn mean_ci(values: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
-    let k = values.len();
-    if k == 0 {
-        return None;
-    }
-    let mean = values.iter().sum::<f64>() / k as f64;
-    if k < 2 {
-        return Some((mean, None));
-    }
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
-    let half = 1.96 * (var / k as f64).sqrt();
-    Some((mean, Some(((mean - half).max(0.0), mean + half))))
+    let (mean, half) = election_runner::stats::mean_ci(values)?;
+    Some((mean, half.map(|h| ((mean - h).max(0.0), mean + h))))
 }
 
 /// One chart of key metrics against a varied parameter, before it is drawn.
@@ -797,7 +789,7 @@ impl Ctx<'_> {
                         .into_iter()
                         .flatten()
                         .copied()
-                        .filter(|t| t.faults_skipped == 0 && !t.budget_exceeded)
+                        .filter(|t| t.measured())
                         .collect()
                 };
                 type Pick<'a> =
@@ -964,7 +956,7 @@ impl Ctx<'_> {
             panels: c.panels,
         };
         let caption = format!(
-            "Scenario `{}` at n = {}, against `{}` (the values the sweep varied, in its order; one line per protocol spec, a shade of its colour per combination of the other varied parameters). Panels: {}. Failover is `failover_ms_p50` with a band from `failover_ms_p5` to `failover_ms_p95`; means are over the trials kept in the statistics (`trials.csv`, faults applied, budget not exceeded) with a band of ±1.96 standard errors; the split-brain band is `split_brain_ci_lo` to `split_brain_ci_hi`. Split brain, stale writes and non-converged trials are drawn only when some cell has any.{unaffected}",
+            "Scenario `{}` at n = {}, against `{}` (the values the sweep varied, in its order; one line per protocol spec, a shade of its colour per combination of the other varied parameters). Panels: {}. Failover is `failover_ms_p50` with a band from `failover_ms_p5` to `failover_ms_p95`; means are over the trials kept in the statistics (`trials.csv`, faults applied, budget not exceeded) with a band of ±1.96 standard errors (z = 1.959964); the split-brain band is `split_brain_ci_lo` to `split_brain_ci_hi`. Split brain, stale writes and non-converged trials are drawn only when some cell has any.{unaffected}",
             c.scenario,
             c.nodes,
             c.key,

@@ -21,7 +21,7 @@
 //! measured trial reads `–` and has no verdict.
 
 use crate::charts::Series;
-use crate::data::{fmt_ci, fmt_sig, mean_ci, percentile, quantile_ci, CellKey, TrialRow};
+use crate::data::{fmt_ci, fmt_sig, mean_ci, percentile, quantile_ci, CellKey, TrialRow, Z95};
 use crate::figures::{failover_scenarios, key_of, series_for};
 use crate::findings::Ctx;
 
@@ -433,11 +433,11 @@ impl<'a> Builder<'a, '_> {
                 for sc in &back {
                     let (mean, half) = self.mean_of(s, n, sc, |t| Some(t.leader_changes as f64))?;
                     total += mean;
-                    var += (half / 1.96).powi(2);
+                    var += (half / Z95).powi(2);
                     first.get_or_insert_with(|| sc.clone());
                 }
                 let link = self.link(first.as_deref()?);
-                Some((total, fmt_ci(total, 1.96 * var.sqrt()), link))
+                Some((total, fmt_ci(total, Z95 * var.sqrt()), link))
             })
             .collect();
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();

@@ -181,6 +181,12 @@ pub fn round_ms(x: f64) -> f64 {
     fmt_ms(x).parse().expect("formatted number")
 }
 
+/// The one rule for which trials are measurements (every reader of `trials.csv` filters with
+/// it): every fault of the scenario applied (`faults_skipped` 0) and the work budget held.
+pub fn measured(faults_skipped: u32, budget_exceeded: bool) -> bool {
+    faults_skipped == 0 && !budget_exceeded
+}
+
 /// One trial: its cell, its seed and its metrics — a `trials.csv` row. Serialized (serde
 /// derive, field order = column order, the varied parameters' values in place) by
 /// [`write_trials`]; milliseconds print through [`fmt_ms`], absent values as empty fields.
@@ -349,9 +355,9 @@ impl TrialRow {
     }
 
     /// Did the trial undergo its scenario as described (every fault applied) and run to its
-    /// end within its work budget? Only such trials enter a cell's statistics.
+    /// end within its work budget? Only such trials enter a cell's statistics ([`measured`]).
     pub fn measured(&self) -> bool {
-        self.faults_skipped == 0 && !self.budget_exceeded
+        measured(self.faults_skipped, self.budget_exceeded)
     }
 
     /// The row's cell.

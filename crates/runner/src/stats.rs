@@ -1,7 +1,11 @@
-//! Summary statistics: mean, percentiles (linear interpolation between closest ranks, R's
-//! type 7 and numpy's default) and the Wilson score interval for a proportion.
+//! Every statistic the workbench reports, defined once: the mean and its normal interval,
+//! percentiles (linear interpolation between closest ranks, R's type 7 and numpy's default)
+//! and the distribution-free interval of a quantile, the Wilson score interval for a
+//! proportion, the exact (Garwood) interval of a Poisson mean, and the percentile bootstrap.
+//! Every "95 %" is [`Z95`]; the runner, the report, `tune`, `validate`, `compare` and
+//! `calibrate` all call these.
 
-/// z for a two-sided 95 % interval.
+/// z for a two-sided 95 % interval (the one value of it in the workbench).
 pub const Z95: f64 = 1.959964;
 
 /// The arithmetic mean, summed in the given order (so the result is reproducible bit for
@@ -12,6 +16,55 @@ pub fn mean(xs: &[f64]) -> Option<f64> {
     } else {
         Some(xs.iter().sum::<f64>() / xs.len() as f64)
     }
+}
+
+/// The mean of a sample and the half-width of its 95 % normal interval (`Z95 · s/√k`, with the
+/// sample standard deviation `s`); the half-width is `None` for a single value, and the whole
+/// is `None` for none.
+pub fn mean_ci(xs: &[f64]) -> Option<(f64, Option<f64>)> {
+    let m = mean(xs)?;
+    let k = xs.len();
+    if k < 2 {
+        return Some((m, None));
+    }
+    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (k - 1) as f64;
+    Some((m, Some(Z95 * (var / k as f64).sqrt())))
+}
+
+/// The exact (Garwood) two-sided 95 % interval of a Poisson mean, for `k` events observed.
+pub fn poisson_ci(k: u64) -> (f64, f64) {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    let lo = if k == 0 {
+        0.0
+    } else {
+        ChiSquared::new(2.0 * k as f64)
+            .expect("positive degrees of freedom")
+            .inverse_cdf(0.025)
+            / 2.0
+    };
+    let hi = ChiSquared::new(2.0 * (k as f64 + 1.0))
+        .expect("positive degrees of freedom")
+        .inverse_cdf(0.975)
+        / 2.0;
+    (lo, hi)
+}
+
+/// The percentile bootstrap interval at confidence `level` (0.95 for 95 %) of a statistic, from
+/// `resamples` draws of it (`draw` resamples the data and computes the statistic, with the
+/// caller's seeded generator, so the interval is the same on every run). Draws that are not
+/// finite (a ratio over a zero median) are left out; `None` when none is.
+pub fn bootstrap(
+    resamples: usize,
+    level: f64,
+    mut draw: impl FnMut() -> f64,
+) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = (0..resamples)
+        .map(|_| draw())
+        .filter(|x| x.is_finite())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0;
+    Some((percentile(&v, tail)?, percentile(&v, 1.0 - tail)?))
 }
 
 /// The `p`-quantile (`p` in `[0, 1]`) of `sorted` (ascending) by linear interpolation between
@@ -84,6 +137,49 @@ mod tests {
     fn mean_is_plain() {
         assert_eq!(mean(&[1.0, 2.0, 6.0]), Some(3.0));
         assert_eq!(mean(&[]), None);
+    }
+
+    #[test]
+    fn mean_interval_by_hand() {
+        // 1..=5: mean 3, s = √2.5, half = 1.959964 · √2.5 / √5 = 1.3859038.
+        let (m, h) = mean_ci(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        assert_eq!(m, 3.0);
+        assert!((h.unwrap() - 1.3859038).abs() < 1e-6);
+        assert_eq!(mean_ci(&[4.0]), Some((4.0, None)));
+        assert_eq!(mean_ci(&[]), None);
+    }
+
+    #[test]
+    fn poisson_interval_matches_the_tables() {
+        // Garwood: 0 events → [0, 3.689]; 1 → [0.0253, 5.572]; 10 → [4.795, 18.39].
+        let (lo, hi) = poisson_ci(0);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 3.688879).abs() < 1e-5, "{hi}");
+        let (lo, hi) = poisson_ci(1);
+        assert!((lo - 0.025318).abs() < 1e-5 && (hi - 5.571643).abs() < 1e-5);
+        let (lo, hi) = poisson_ci(10);
+        assert!((lo - 4.795389).abs() < 1e-5 && (hi - 18.390356).abs() < 1e-5);
+    }
+
+    #[test]
+    fn bootstrap_takes_the_tails_of_the_finite_draws() {
+        // Draws 0, 1, ..., 99 then infinities: the 95 % interval of the finite ones is
+        // their 2.5th and 97.5th percentiles, 2.475 and 96.525.
+        let mut i = 0.0;
+        let (lo, hi) = bootstrap(120, 0.95, || {
+            i += 1.0;
+            if i <= 100.0 {
+                i - 1.0
+            } else {
+                f64::INFINITY
+            }
+        })
+        .unwrap();
+        assert!(
+            (lo - 2.475).abs() < 1e-9 && (hi - 96.525).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        assert_eq!(bootstrap(10, 0.95, || f64::NAN), None);
     }
 
     #[test]

@@ -312,23 +312,7 @@ impl Verdict {
     }
 }
 
-/// The exact (Garwood) two-sided 95 % interval of a Poisson mean, for `k` events observed.
-pub fn poisson_ci(k: u64) -> (f64, f64) {
-    use statrs::distribution::{ChiSquared, ContinuousCDF};
-    let lo = if k == 0 {
-        0.0
-    } else {
-        ChiSquared::new(2.0 * k as f64)
-            .expect("positive degrees of freedom")
-            .inverse_cdf(0.025)
-            / 2.0
-    };
-    let hi = ChiSquared::new(2.0 * (k as f64 + 1.0))
-        .expect("positive degrees of freedom")
-        .inverse_cdf(0.975)
-        / 2.0;
-    (lo, hi)
-}
+pub use crate::stats::poisson_ci;
 
 /// The distribution-free 95 % interval of the `q`-quantile of an ascending sample, and whether
 /// its upper end is the sample's largest value ([`crate::stats::quantile_ci`]).
