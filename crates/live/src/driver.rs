@@ -64,13 +64,12 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use election_core::{
-    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time, TimerKind,
-    Wire,
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, Status, Time, TimerKind, Wire,
 };
 use election_sim::workload::{Commit, Resource, Workload, WriteTag};
 use election_sim::{
     Applied, ConfigError, DropReason, Fault, FaultAction, Latency, Links, Metrics, MsgInfo,
-    Observer, Resolver, SimConfig, TraceEvent, TraceKind,
+    Observer, Resolver, SimConfig, Stream, TraceEvent, TraceKind,
 };
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -82,12 +81,6 @@ use crate::delay::Delay;
 
 /// The longest trial the driver accepts.
 pub const MAX_HORIZON: Duration = Duration::from_secs(600);
-
-/// ChaCha stream numbers (per node and incarnation for the first two), as in the simulator:
-/// each consumer of randomness has its own stream of the trial seed.
-const STREAM_PROTOCOL: u64 = 2;
-const STREAM_NET: u64 = 1;
-const STREAM_FAULTS: u64 = 3;
 
 /// Everything that defines one live trial.
 #[derive(Clone, Debug, PartialEq)]
@@ -487,10 +480,9 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .is_up(from, to)
     }
-    fn rng(&self, stream: u64, node: NodeId, incarnation: u64) -> Rng {
-        let mut r = Rng::seed_from_u64(self.seed);
-        r.set_stream(stream | (node.0 as u64) << 16 | incarnation << 48);
-        r
+    /// The simulator's streams ([`Stream`]), one per node and incarnation.
+    fn rng(&self, stream: Stream, node: NodeId, incarnation: u64) -> Rng {
+        stream.rng_at(self.seed, (node.0 as u64) << 16 | incarnation << 48)
     }
 
     /// Check a datagram `me` received from `addr`: the sender must be the member at that
@@ -894,8 +886,7 @@ where
         } else {
             cfg.sim_config().reference()
         };
-        let mut fault_rng = Rng::seed_from_u64(cfg.seed);
-        fault_rng.set_stream(STREAM_FAULTS);
+        let fault_rng = Stream::Faults.rng(cfg.seed);
         let mut observer = Observer::new(cfg.nodes, reference, cfg.trace);
         observer.set_services(cfg.services);
         observer.set_verdict_window(cfg.sim_config().election_timeout, cfg.settle);
@@ -1286,8 +1277,8 @@ where
             socket: Arc::clone(&slot.socket),
             proto,
             stored: Arc::clone(&slot.stored),
-            rng: shared.rng(STREAM_PROTOCOL, id, slot.incarnation),
-            net_rng: shared.rng(STREAM_NET, id, slot.incarnation),
+            rng: shared.rng(Stream::Protocol, id, slot.incarnation),
+            net_rng: shared.rng(Stream::Net, id, slot.incarnation),
             timers: vec![None; P::Timer::COUNT],
             actions: Vec::new(),
             status: None,
@@ -1539,8 +1530,8 @@ mod tests {
                 socket,
                 proto: Bully::new(NodeId(1), Arc::new(BullyConfig::new(2))),
                 stored: Arc::new(Mutex::new(None)),
-                rng: shared.rng(STREAM_PROTOCOL, NodeId(1), 1),
-                net_rng: shared.rng(STREAM_NET, NodeId(1), 1),
+                rng: shared.rng(Stream::Protocol, NodeId(1), 1),
+                net_rng: shared.rng(Stream::Net, NodeId(1), 1),
                 timers: vec![None; 6],
                 actions: Vec::new(),
                 status: None,

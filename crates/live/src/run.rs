@@ -19,15 +19,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use election_bully::Bully;
-use election_core::{NodeId, Rng, SeedableRng};
+use election_core::NodeId;
 use election_lease::Lease;
 use election_raft::Raft;
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_runner::params::Resolved;
-use election_runner::plan::FAULT_TIME_STREAM;
 use election_runner::protocol::Built;
 use election_runner::results::{summary_header, summary_record, trial_header, CellKey, TrialRow};
-use election_runner::scenario::draw_ms;
 use election_runner::{Cell, SweepSpec};
 
 use crate::driver::{run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveReport};
@@ -220,9 +218,7 @@ pub fn live_trial(
         .expect("planned cells that run are built");
     let r = &cell.resolved;
     let n = cell.nodes;
-    let mut rng = Rng::seed_from_u64(seed);
-    rng.set_stream(FAULT_TIME_STREAM);
-    let t_f = r.fault_at_ms + draw_ms(&mut rng, r.fault_jitter_ms);
+    let (_, faults) = cell.timeline(seed);
     let mut cfg = LiveConfig::new(n, seed);
     cfg.horizon = Resolved::duration(r.horizon_ms).min(crate::driver::MAX_HORIZON);
     cfg.settle = Resolved::duration(r.settle_ms);
@@ -233,7 +229,7 @@ pub fn live_trial(
         cfg.loss = r.net.loss;
         cfg.delay = Some(r.net.latency.clone());
     }
-    cfg.faults = cell.scenario.faults(n, r, t_f, &mut rng);
+    cfg.faults = faults;
     cfg.reference_fault = cell.scenario.reference_fault();
     cfg.fault_wait = (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms));
     cfg.workload = r.workload();

@@ -10,13 +10,13 @@
 //!
 //! The trial seed drives everything: it is the simulator's seed (network, protocol and
 //! fault-selector streams), a `random` ring arrangement's seed, and — through its own ChaCha8
-//! stream, [`FAULT_TIME_STREAM`] — the fault instant's offset `U[0, fault_jitter_ms]`, so the
+//! stream, [`Stream::FaultTime`](election_sim::Stream::FaultTime) — the fault instant's offset `U[0, fault_jitter_ms]`, so the
 //! same seed puts the fault at the same instant for every protocol.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use election_core::{NodeId, Rng, SeedableRng};
+use election_core::NodeId;
 use election_sim::{Fault, SimConfig, TraceSink, TrialReport};
 use serde_json::{json, Map, Value};
 
@@ -27,10 +27,6 @@ use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
 use crate::protocol::{Built, ProtocolSpec};
 use crate::results::{CellKey, TrialRow};
 use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS, GRAY, STEADY};
-
-/// The ChaCha8 stream of the trial seed that draws fault-time offsets (the simulator uses
-/// streams 1–3).
-pub const FAULT_TIME_STREAM: u64 = 11;
 
 /// The protocol specs of the default sweep.
 pub const DEFAULT_PROTOCOLS: [&str; 8] = [
@@ -574,7 +570,10 @@ impl SweepPlan {
             "params": params,
             "varied": varied,
             "cell_order": cell_order,
-            "fault_time_stream": FAULT_TIME_STREAM,
+            "streams": election_sim::Stream::ALL
+                .iter()
+                .map(|s| (s.name().to_string(), s.id().into()))
+                .collect::<Map<String, Value>>(),
         })
     }
 }
@@ -601,6 +600,18 @@ pub struct TrialRun {
 }
 
 impl Cell {
+    /// The trial's fault instant (ms: `fault_at_ms` plus its `U[0, fault_jitter_ms]` offset) and
+    /// its faults, drawn from the seed's [`Stream::FaultTime`](election_sim::Stream::FaultTime):
+    /// the same for every protocol and for both drivers (the simulator's [`Cell::run`] and the
+    /// live driver).
+    pub fn timeline(&self, seed: u64) -> (f64, Vec<election_sim::Fault>) {
+        let r = &self.resolved;
+        let mut rng = election_sim::Stream::FaultTime.rng(seed);
+        let t_f = r.fault_at_ms + draw_ms(&mut rng, r.fault_jitter_ms);
+        let faults = self.scenario.faults(self.nodes, r, t_f, &mut rng);
+        (t_f, faults)
+    }
+
     /// The cell's identity as rows carry it.
     pub fn key(&self) -> CellKey {
         CellKey {
@@ -703,13 +714,10 @@ impl Cell {
         if trace {
             crate::memory::check(self.nodes, r, true)?;
         }
-        let mut rng = Rng::seed_from_u64(seed);
-        rng.set_stream(FAULT_TIME_STREAM);
-        let t_f = r.fault_at_ms + draw_ms(&mut rng, r.fault_jitter_ms);
+        let (t_f, faults) = self.timeline(seed);
         let fail = |e: election_sim::ConfigError| {
             Error::Usage(format!("{}, seed {seed}: {e}", self.describe(&[])))
         };
-        let faults = self.scenario.faults(self.nodes, r, t_f, &mut rng);
         let n_faults = faults.len() as u32;
         let cfg = self.sim_config(seed, faults, t_f, trace);
         let mut report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;

@@ -2,7 +2,7 @@
 //! protocol instance per live node, and the network and fault model around them.
 
 use election_core::{
-    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, SeedableRng, Status, Time, TimerKind,
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, Status, Time, TimerKind,
 };
 
 use crate::config::{ConfigError, Latency, Sampler, SimConfig};
@@ -11,16 +11,7 @@ use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent}
 use crate::queue::EventQueue;
 use crate::workload::{Commit, Resource, Workload, WriteTag};
 
-/// ChaCha stream numbers: each consumer of randomness has its own stream of the trial seed.
-const STREAM_NET: u64 = 1;
-const STREAM_PROTOCOL: u64 = 2;
-const STREAM_FAULTS: u64 = 3;
-/// The workload's own stream, so that switching it on changes none of the protocols' draws.
-const STREAM_WORKLOAD: u64 = 4;
-/// Processing times, storage latencies and timer jitter.
-const STREAM_NODE_TIME: u64 = 5;
-/// Each node's clock rate and offset, drawn once at the start in node order.
-const STREAM_CLOCKS: u64 = 6;
+use crate::stream::Stream;
 
 /// The outcome of one trial.
 #[derive(Clone, Debug)]
@@ -234,11 +225,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     Some(l.latency.sampler(&format!("net.links[{i}].latency"))?);
             }
         }
-        let stream = |s| {
-            let mut r = Rng::seed_from_u64(cfg.seed);
-            r.set_stream(s);
-            r
-        };
+        let stream = |s: Stream| s.rng(cfg.seed);
         let nodes = (0..total)
             .map(|_| Node {
                 proto: None,
@@ -271,9 +258,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         observer.set_services(cfg.services);
         observer.set_verdict_window(cfg.election_timeout, cfg.settle);
         let mut sim = Sim {
-            net_rng: stream(STREAM_NET),
-            proto_rng: stream(STREAM_PROTOCOL),
-            fault_rng: stream(STREAM_FAULTS),
+            net_rng: stream(Stream::Net),
+            proto_rng: stream(Stream::Protocol),
+            fault_rng: stream(Stream::Faults),
             loss: cfg.net.loss,
             link_loss: Vec::new(),
             link_delay: Vec::new(),
@@ -295,12 +282,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             fault_keys: vec![(Time::ZERO, 0); cfg.faults.len()],
             waiting_for_leader: false,
             workload: cfg.workload,
-            workload_rng: stream(STREAM_WORKLOAD),
+            workload_rng: stream(Stream::Workload),
             workload_started: false,
             resource: Resource::default(),
             resource_cut: Vec::new(),
             pending_writes: Vec::new(),
-            node_rng: stream(STREAM_NODE_TIME),
+            node_rng: stream(Stream::NodeTime),
             cpu: None,
             fsync: None,
             timer_jitter_ns: 0,
@@ -323,8 +310,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         sim.timer_jitter_ns = (nt.timer_jitter_ms * 1e6).round() as u64;
         if nt.drift_ppm > 0.0 || nt.offset_ms > 0.0 {
             sim.clocks = true;
-            let mut r = Rng::seed_from_u64(sim.cfg.seed);
-            r.set_stream(STREAM_CLOCKS);
+            let mut r = Stream::Clocks.rng(sim.cfg.seed);
             let (d, o) = (nt.drift_ppm, nt.offset_ms * 1e6);
             for node in &mut sim.nodes {
                 let ppm = if d > 0.0 { r.random_range(-d..=d) } else { 0.0 };

@@ -63,6 +63,7 @@ pub mod noise;
 pub mod observer;
 pub mod pingpong;
 mod queue;
+pub mod stream;
 pub mod workload;
 
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
@@ -73,3 +74,4 @@ pub use observer::{
     quorum_possible, DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, Outcome, TraceEvent,
     TraceKind, TraceSink,
 };
+pub use stream::Stream;

@@ -38,9 +38,10 @@
 //! same pauses, stalls and spikes at the same instants on the same node ids, and turning one
 //! kind on changes none of the other kinds' draws nor any other draw of the trial.
 
-use election_core::{NodeId, Rng, SeedableRng, Time};
+use election_core::{NodeId, Rng, Time};
 
 use crate::config::{ConfigError, Latency, Sampler};
+use crate::stream::Stream;
 
 /// At most this many noise bursts per trial (the schedule is held in memory).
 pub const MAX_BURSTS: u64 = 5_000_000;
@@ -94,11 +95,6 @@ pub(crate) struct NoiseEvent {
     pub(crate) node: NodeId,
     pub(crate) kind: NoiseKind,
 }
-
-/// The seed streams the noise draws from, one per kind (after the engine's own streams).
-const STREAM_PAUSE: u64 = 7;
-const STREAM_STALL: u64 = 8;
-const STREAM_SPIKE: u64 = 9;
 
 impl Noise {
     /// Is there any noise?
@@ -168,12 +164,8 @@ impl Noise {
         horizon: Time,
     ) -> Result<Vec<NoiseEvent>, ConfigError> {
         let mut out = Vec::new();
-        let stream = |s| {
-            let mut r = Rng::seed_from_u64(seed);
-            r.set_stream(s);
-            r
-        };
-        let bursts = |b: &Bursts, field: &str, s: u64, out: &mut Vec<NoiseEvent>| {
+        let stream = |s: Stream| s.rng(seed);
+        let bursts = |b: &Bursts, field: &str, s: Stream, out: &mut Vec<NoiseEvent>| {
             if b.per_hour <= 0.0 {
                 return Ok(());
             }
@@ -194,15 +186,15 @@ impl Noise {
             Ok::<(), ConfigError>(())
         };
         if let Some(b) = &self.pause {
-            bursts(b, "noise.pause_ms", STREAM_PAUSE, &mut out)?;
+            bursts(b, "noise.pause_ms", Stream::NoisePause, &mut out)?;
         }
         if let Some(b) = &self.stall {
-            bursts(b, "noise.stall_ms", STREAM_STALL, &mut out)?;
+            bursts(b, "noise.stall_ms", Stream::NoiseStall, &mut out)?;
         }
         if let Some(s) = self.spike.as_ref().filter(|s| s.per_hour > 0.0) {
             let extra = s.extra_ms.sampler("noise.spike_ms")?;
             let len = s.len_ms.sampler("noise.spike_len_ms")?;
-            let mut rng = stream(STREAM_SPIKE);
+            let mut rng = stream(Stream::NoiseSpike);
             for i in 0..n as usize {
                 let node = NodeId::from_index(i);
                 renewal(&mut rng, s.per_hour, horizon, |rng, t| {
