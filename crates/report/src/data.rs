@@ -335,46 +335,21 @@ pub use election_runner::stats::Z95;
 /// Formats a number the way the runner writes it: three decimals, trailing zeros trimmed.
 pub use election_runner::results::fmt_ms as fmt_num;
 
-/// One row of `trials.csv`.
+/// One row of `trials.csv`: the runner's row, read by the runner's own reader (one schema for
+/// the writer and every reader), with its cell as the report groups it. Its fields are the
+/// runner's ([`election_runner::results::TrialRow`], through `Deref`).
 #[derive(Clone, Debug, PartialEq)]
-#[allow(missing_docs)] // fields are the columns of the same name, defined in the observer
 pub struct TrialRow {
-    pub mode: String,
+    /// The cell (without `mode`: a results directory holds one mode).
     pub key: CellKey,
-    pub seed: u64,
-    pub converged: bool,
-    pub leader: Option<u32>,
-    pub detect_ms: Option<f64>,
-    pub elect_ms: Option<f64>,
-    pub unavailable_ms: f64,
-    pub stranded_node_ms: f64,
-    pub stranded_nodes: u32,
-    pub msgs_election: u64,
-    pub msgs_total: u64,
-    pub bytes_total: u64,
-    pub split_brain: bool,
-    pub split_brain_ms: f64,
-    pub minority_leader_ms: f64,
-    pub max_leaders: u32,
-    pub same_epoch_leaders: u32,
-    pub leader_changes: u32,
-    pub elections_started: u32,
-    pub msgs_election_req: u64,
-    pub msgs_reply: u64,
-    pub msgs_leader: u64,
-    pub msgs_heartbeat: u64,
-    pub failover_ms: Option<f64>,
-    pub paused_leader_ms: f64,
-    pub writes_ok: Option<u64>,
-    pub writes_stale: Option<u64>,
-    pub writes_fenced: Option<u64>,
-    pub stale_window_ms: Option<f64>,
-    pub write_unavailable_ms: Option<f64>,
-    pub msgs_workload: u64,
-    pub faults_skipped: u32,
-    pub budget_exceeded: bool,
-    pub end_ms: f64,
-    pub outcome: String,
+    row: election_runner::results::TrialRow,
+}
+
+impl std::ops::Deref for TrialRow {
+    type Target = election_runner::results::TrialRow;
+    fn deref(&self) -> &Self::Target {
+        &self.row
+    }
 }
 
 impl TrialRow {
@@ -914,19 +889,10 @@ impl Cells<'_> {
             Ok(s.to_string())
         }
     }
-    fn u64(&self, col: &str) -> Result<u64, ReportError> {
-        self.text(col)
-            .parse()
-            .map_err(|_| self.err(col, "expected a whole number"))
-    }
     fn u32(&self, col: &str) -> Result<u32, ReportError> {
         self.text(col)
             .parse()
             .map_err(|_| self.err(col, "expected a whole number"))
-    }
-    fn f64(&self, col: &str) -> Result<f64, ReportError> {
-        self.opt_f64(col)?
-            .ok_or_else(|| self.err(col, "expected a number"))
     }
     fn opt_f64(&self, col: &str) -> Result<Option<f64>, ReportError> {
         let s = self.text(col);
@@ -936,33 +902,6 @@ impl Cells<'_> {
         match s.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(Some(v)),
             _ => Err(self.err(col, "expected a finite number or an empty cell")),
-        }
-    }
-    /// A whole number or an empty cell; `what` names the expected value in the error.
-    fn opt_int<T: std::str::FromStr>(
-        &self,
-        col: &str,
-        what: &str,
-    ) -> Result<Option<T>, ReportError> {
-        let s = self.text(col);
-        if s.is_empty() {
-            return Ok(None);
-        }
-        s.parse()
-            .map(Some)
-            .map_err(|_| self.err(col, &format!("expected {what} or an empty cell")))
-    }
-    fn opt_u64(&self, col: &str) -> Result<Option<u64>, ReportError> {
-        self.opt_int(col, "a whole number")
-    }
-    fn opt_u32(&self, col: &str) -> Result<Option<u32>, ReportError> {
-        self.opt_int(col, "a node id")
-    }
-    fn bool(&self, col: &str) -> Result<bool, ReportError> {
-        match self.text(col) {
-            "true" => Ok(true),
-            "false" => Ok(false),
-            _ => Err(self.err(col, "expected true or false")),
         }
     }
 }
@@ -1030,6 +969,23 @@ fn load_summary(path: &Path) -> Result<(Vec<String>, Vec<SummaryRow>), ReportErr
 fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError> {
     let (mut rdr, header) = csv_reader(path)?;
     let params = header.params(&TRIAL_KEY_COLUMNS, &TRIAL_METRIC_COLUMNS)?;
+    // The runner's reader takes the fields by position: the header must be exactly its own.
+    let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+    let want = election_runner::results::trial_header(&names);
+    if let Some(i) =
+        (0..want.len().max(header.names.len())).find(|&i| want.get(i) != header.names.get(i))
+    {
+        return Err(ReportError::Csv {
+            path: path.to_path_buf(),
+            reason: format!(
+                "header column {} is {:?}, expected {:?} (the columns, in order: {})",
+                i + 1,
+                header.names.get(i).map_or("nothing", String::as_str),
+                want.get(i).map_or("nothing", String::as_str),
+                want.join(",")
+            ),
+        });
+    }
     let mut rows = Vec::new();
     for (line, rec) in records(&mut rdr, path)? {
         let c = Cells {
@@ -1038,52 +994,31 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
             rec: &rec,
             header: &header,
         };
-        rows.push(TrialRow {
-            mode: c.string("mode")?,
-            key: CellKey {
-                protocol: c.string("protocol")?,
-                nodes: c.u32("nodes")?,
-                scenario: c.string("scenario")?,
-                net: c.string("net")?,
-                params: params
-                    .iter()
-                    .map(|(name, _)| c.text(name).to_string())
-                    .collect(),
+        let fields: Vec<&str> = rec.iter().collect();
+        let row = election_runner::results::TrialRow::from_record(&fields, params.len()).map_err(
+            |e| {
+                if e.column.is_empty() {
+                    ReportError::Csv {
+                        path: path.to_path_buf(),
+                        reason: format!("line {line}: {}", e.reason),
+                    }
+                } else {
+                    c.err(&e.column, &e.reason)
+                }
             },
-            seed: c.u64("seed")?,
-            converged: c.bool("converged")?,
-            leader: c.opt_u32("leader")?,
-            detect_ms: c.opt_f64("detect_ms")?,
-            elect_ms: c.opt_f64("elect_ms")?,
-            unavailable_ms: c.f64("unavailable_ms")?,
-            stranded_node_ms: c.f64("stranded_node_ms")?,
-            stranded_nodes: c.u32("stranded_nodes")?,
-            msgs_election: c.u64("msgs_election")?,
-            msgs_total: c.u64("msgs_total")?,
-            bytes_total: c.u64("bytes_total")?,
-            split_brain: c.bool("split_brain")?,
-            split_brain_ms: c.f64("split_brain_ms")?,
-            minority_leader_ms: c.f64("minority_leader_ms")?,
-            max_leaders: c.u32("max_leaders")?,
-            same_epoch_leaders: c.u32("same_epoch_leaders")?,
-            leader_changes: c.u32("leader_changes")?,
-            elections_started: c.u32("elections_started")?,
-            msgs_election_req: c.u64("msgs_election_req")?,
-            msgs_reply: c.u64("msgs_reply")?,
-            msgs_leader: c.u64("msgs_leader")?,
-            msgs_heartbeat: c.u64("msgs_heartbeat")?,
-            failover_ms: c.opt_f64("failover_ms")?,
-            paused_leader_ms: c.f64("paused_leader_ms")?,
-            writes_ok: c.opt_u64("writes_ok")?,
-            writes_stale: c.opt_u64("writes_stale")?,
-            writes_fenced: c.opt_u64("writes_fenced")?,
-            stale_window_ms: c.opt_f64("stale_window_ms")?,
-            write_unavailable_ms: c.opt_f64("write_unavailable_ms")?,
-            msgs_workload: c.u64("msgs_workload")?,
-            faults_skipped: c.u32("faults_skipped")?,
-            budget_exceeded: c.bool("budget_exceeded")?,
-            end_ms: c.f64("end_ms")?,
-            outcome: c.string("outcome")?,
+        )?;
+        if row.mode.is_empty() {
+            return Err(c.err("mode", "must not be empty"));
+        }
+        rows.push(TrialRow {
+            key: CellKey {
+                protocol: row.protocol.clone(),
+                nodes: row.nodes,
+                scenario: row.scenario.clone(),
+                net: row.net.clone(),
+                params: row.params.clone(),
+            },
+            row,
         });
     }
     Ok((params.into_iter().map(|(n, _)| n).collect(), rows))

@@ -510,9 +510,13 @@ fn traces(
     }
     // The first trial of each liveness failure (livelock, then no-leader) among legible sizes:
     // the headline findings of the liveness section, drawn.
-    for outcome in ["livelock", "no-leader"] {
+    for kind in [
+        election_sim::Outcome::Livelock,
+        election_sim::Outcome::NoLeader,
+    ] {
+        let outcome = kind.name();
         if let Some(t) = results.trials.iter().find(|t| {
-            t.outcome == outcome && t.key.nodes <= opts.max_trace_nodes && t.faults_skipped == 0
+            t.outcome == kind && t.key.nodes <= opts.max_trace_nodes && t.faults_skipped == 0
         }) {
             wanted.push((
                 format!(

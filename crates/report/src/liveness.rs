@@ -149,9 +149,9 @@ pub(crate) fn section(results: &Results) -> String {
             let seed = results
                 .trials_of(k)
                 .into_iter()
-                .find(|t| t.outcome == "no-leader" || t.outcome == "livelock");
+                .find(|t| t.outcome.is_failure());
             let (seed_txt, cmd) = match seed {
-                Some(t) => (format!("seed {} ({})", t.seed, t.outcome), {
+                Some(t) => (format!("seed {} ({})", t.seed, t.outcome.name()), {
                     // The sweep's fixed and varied parameters, as a replay needs them.
                     let sets = crate::findings::replay_sets(results, r, None);
                     let net = election_runner::net::profile_of(&k.net);

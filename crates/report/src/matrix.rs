@@ -349,10 +349,7 @@ impl<'a> Builder<'a, '_> {
     /// Lost liveness anywhere in the sweep: trials that ended with a connected majority and no
     /// settled leader (`no-leader`) or with leadership still changing (`livelock`).
     fn liveness(&mut self) {
-        if self.c.results.trials.iter().all(|t| t.outcome.is_empty()) {
-            return; // results written before verdicts existed
-        }
-        let failing = |o: &str| o == "no-leader" || o == "livelock";
+        let failing = |o: &election_sim::Outcome| o.is_failure();
         let cells = self
             .series
             .iter()

@@ -187,6 +187,32 @@ pub fn measured(faults_skipped: u32, budget_exceeded: bool) -> bool {
     faults_skipped == 0 && !budget_exceeded
 }
 
+/// A `trials.csv` field that does not read as its column's type: the column, the value as
+/// written, and what was expected (an empty column: the row's field count is wrong).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// The column (empty when the row has the wrong number of fields).
+    pub column: String,
+    /// The field as written.
+    pub value: String,
+    /// What was expected.
+    pub reason: String,
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.column.is_empty() {
+            f.write_str(&self.reason)
+        } else {
+            write!(
+                f,
+                "column {} = {:?}: {}",
+                self.column, self.value, self.reason
+            )
+        }
+    }
+}
+
 /// One trial: its cell, its seed and its metrics — a `trials.csv` row. Serialized (serde
 /// derive, field order = column order, the varied parameters' values in place) by
 /// [`write_trials`]; milliseconds print through [`fmt_ms`], absent values as empty fields.
@@ -391,11 +417,16 @@ impl TrialRow {
         rec.iter().map(str::to_string).collect()
     }
 
-    /// Read a row back from its `trials.csv` fields (`n_params` varied parameters).
-    pub fn from_record(rec: &[&str], n_params: usize) -> Result<TrialRow, String> {
+    /// Read a row back from its `trials.csv` fields (`n_params` varied parameters). The error
+    /// names the column, the value and what was expected ([`FieldError`]).
+    pub fn from_record(rec: &[&str], n_params: usize) -> Result<TrialRow, FieldError> {
         let want = TRIAL_KEY_COLUMNS.len() + n_params + TRIAL_METRIC_COLUMNS.len();
         if rec.len() != want {
-            return Err(format!("{} fields, expected {want}", rec.len()));
+            return Err(FieldError {
+                column: String::new(),
+                value: String::new(),
+                reason: format!("{} fields, expected {want}", rec.len()),
+            });
         }
         let metrics = &rec[TRIAL_KEY_COLUMNS.len() + n_params..];
         let m = |name: &str| -> &str {
@@ -405,35 +436,49 @@ impl TrialRow {
                 .expect("a metric column");
             metrics[i]
         };
-        fn int<T: std::str::FromStr>(name: &str, s: &str) -> Result<T, String> {
-            s.parse()
-                .map_err(|_| format!("column {name} = {s:?}: not a whole number"))
-        }
-        fn float(name: &str, s: &str) -> Result<f64, String> {
+        let bad = |name: &str, s: &str, reason: &str| FieldError {
+            column: name.to_string(),
+            value: s.to_string(),
+            reason: reason.to_string(),
+        };
+        let int = |name: &str, s: &str| -> Result<u64, FieldError> {
+            s.parse().map_err(|_| bad(name, s, "not a whole number"))
+        };
+        let int32 = |name: &str, s: &str| -> Result<u32, FieldError> {
+            let v = int(name, s)?;
+            u32::try_from(v).map_err(|_| bad(name, s, "too large"))
+        };
+        let float = |name: &str, s: &str| -> Result<f64, FieldError> {
             s.parse()
                 .ok()
                 .filter(|x: &f64| x.is_finite())
-                .ok_or_else(|| format!("column {name} = {s:?}: not a finite number"))
-        }
-        fn boolean(name: &str, s: &str) -> Result<bool, String> {
+                .ok_or_else(|| bad(name, s, "not a finite number"))
+        };
+        let boolean = |name: &str, s: &str| -> Result<bool, FieldError> {
             match s {
                 "true" => Ok(true),
                 "false" => Ok(false),
-                _ => Err(format!("column {name} = {s:?}: not true/false")),
+                _ => Err(bad(name, s, "not true/false")),
             }
-        }
+        };
         let b = |name: &str| boolean(name, m(name));
         let f = |name: &str| float(name, m(name));
-        let opt_f = |name: &str| -> Result<Option<f64>, String> {
+        let opt_f = |name: &str| -> Result<Option<f64>, FieldError> {
             match m(name) {
                 "" => Ok(None),
                 s => float(name, s).map(Some),
             }
         };
-        let opt_n = |name: &str| -> Result<Option<u64>, String> {
+        let opt_n = |name: &str| -> Result<Option<u64>, FieldError> {
             match m(name) {
                 "" => Ok(None),
                 s => int(name, s).map(Some),
+            }
+        };
+        let opt_n32 = |name: &str| -> Result<Option<u32>, FieldError> {
+            match m(name) {
+                "" => Ok(None),
+                s => int32(name, s).map(Some),
             }
         };
         macro_rules! n {
@@ -441,24 +486,27 @@ impl TrialRow {
                 int($name, m($name))?
             };
         }
+        macro_rules! n32 {
+            ($name:literal) => {
+                int32($name, m($name))?
+            };
+        }
         Ok(TrialRow {
             mode: rec[0].to_string(),
             protocol: rec[1].to_string(),
-            nodes: int("nodes", rec[2])?,
+            nodes: int32("nodes", rec[2])?,
             scenario: rec[3].to_string(),
             net: rec[4].to_string(),
             seed: int("seed", rec[5])?,
             params: rec[6..6 + n_params].iter().map(|s| s.to_string()).collect(),
             converged: b("converged")?,
-            leader: opt_n("leader")?
-                .map(|l| u32::try_from(l).map_err(|_| format!("column leader = {l}: too large")))
-                .transpose()?,
+            leader: opt_n32("leader")?,
             detect_ms: opt_f("detect_ms")?,
             elect_ms: opt_f("elect_ms")?,
             failover_ms: opt_f("failover_ms")?,
             unavailable_ms: f("unavailable_ms")?,
             stranded_node_ms: f("stranded_node_ms")?,
-            stranded_nodes: n!("stranded_nodes"),
+            stranded_nodes: n32!("stranded_nodes"),
             msgs_election: n!("msgs_election"),
             msgs_total: n!("msgs_total"),
             bytes_total: n!("bytes_total"),
@@ -466,10 +514,10 @@ impl TrialRow {
             split_brain_ms: f("split_brain_ms")?,
             minority_leader_ms: f("minority_leader_ms")?,
             paused_leader_ms: f("paused_leader_ms")?,
-            max_leaders: n!("max_leaders"),
-            same_epoch_leaders: n!("same_epoch_leaders"),
-            leader_changes: n!("leader_changes"),
-            elections_started: n!("elections_started"),
+            max_leaders: n32!("max_leaders"),
+            same_epoch_leaders: n32!("same_epoch_leaders"),
+            leader_changes: n32!("leader_changes"),
+            elections_started: n32!("elections_started"),
             writes_ok: opt_n("writes_ok")?,
             writes_stale: opt_n("writes_stale")?,
             writes_fenced: opt_n("writes_fenced")?,
@@ -480,22 +528,17 @@ impl TrialRow {
             msgs_leader: n!("msgs_leader"),
             msgs_heartbeat: n!("msgs_heartbeat"),
             msgs_workload: n!("msgs_workload"),
-            faults_skipped: n!("faults_skipped"),
+            faults_skipped: n32!("faults_skipped"),
             budget_exceeded: b("budget_exceeded")?,
             end_ms: f("end_ms")?,
             outcome: Outcome::from_name(m("outcome")).ok_or_else(|| {
-                format!(
-                    "column outcome = {:?}: not one of {}",
+                bad(
+                    "outcome",
                     m("outcome"),
-                    Outcome::ALL.map(Outcome::name).join(", ")
+                    &format!("not one of {}", Outcome::ALL.map(Outcome::name).join(", ")),
                 )
             })?,
-            recovered_timeouts: opt_n("recovered_timeouts")?
-                .map(|k| {
-                    u32::try_from(k)
-                        .map_err(|_| format!("column recovered_timeouts = {k}: too large"))
-                })
-                .transpose()?,
+            recovered_timeouts: opt_n32("recovered_timeouts")?,
         })
     }
 
@@ -974,12 +1017,12 @@ mod tests {
         assert!(TrialRow::from_record(&fields, 1).unwrap().budget_exceeded);
         let mut bad = fields.clone();
         bad[col("outcome")] = "fine";
-        let e = TrialRow::from_record(&bad, 1).unwrap_err();
+        let e = TrialRow::from_record(&bad, 1).unwrap_err().to_string();
         assert!(e.contains("outcome") && e.contains("livelock"), "{e}");
         let mut bad = fields.clone();
         let at = col("budget_exceeded");
         bad[at] = "maybe";
-        let e = TrialRow::from_record(&bad, 1).unwrap_err();
+        let e = TrialRow::from_record(&bad, 1).unwrap_err().to_string();
         assert!(e.contains("budget_exceeded"), "{e}");
         let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
         assert_eq!(keys, trial_header(&["net.loss"]).iter().collect::<Vec<_>>());
@@ -1075,7 +1118,7 @@ mod tests {
             let mut rec = r.to_record();
             rec[h.iter().position(|c| c == col).unwrap()] = bad.to_string();
             let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
-            let e = TrialRow::from_record(&fields, 1).unwrap_err();
+            let e = TrialRow::from_record(&fields, 1).unwrap_err().to_string();
             assert!(e.contains(&format!("{col} = {bad:?}")), "{e}");
         }
     }

@@ -187,7 +187,9 @@ impl TrialStream {
             return Ok(None);
         };
         let fields: Vec<&str> = rec.iter().collect();
-        let row = TrialRow::from_record(&fields, n_params).and_then(|r| r.validate().map(|_| r));
+        let row = TrialRow::from_record(&fields, n_params)
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.validate().map(|_| r));
         row.map(|r| Some((r, off))).map_err(|e| self.error(&e))
     }
 

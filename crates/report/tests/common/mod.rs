@@ -149,7 +149,10 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((c - h).max(0.0), (c + h).min(1.0))
 }
 
-pub const TRIAL_HEADER: &str = "mode,protocol,nodes,scenario,net,seed,converged,leader,detect_ms,elect_ms,unavailable_ms,stranded_node_ms,stranded_nodes,msgs_election,msgs_total,bytes_total,split_brain,split_brain_ms,minority_leader_ms,max_leaders,same_epoch_leaders,leader_changes,elections_started,msgs_election_req,msgs_reply,msgs_leader,msgs_heartbeat,faults_skipped,budget_exceeded,end_ms,failover_ms,paused_leader_ms,writes_ok,writes_stale,writes_fenced,stale_window_ms,write_unavailable_ms,msgs_workload,outcome,recovered_timeouts";
+/// `trials.csv`'s header without varied parameters: the runner's own (one schema).
+pub fn trial_header() -> String {
+    election_runner::results::trial_header(&[]).join(",")
+}
 pub const SUMMARY_HEADER: &str = "protocol,nodes,scenario,net,trials,measured,converged_rate,elect_ms_mean,elect_ms_p5,elect_ms_p50,elect_ms_p95,elect_ms_p99,elect_ms_max,msgs_election_mean,msgs_election_p50,msgs_election_p95,msgs_election_p99,msgs_election_max,split_brain_rate,split_brain_ci_lo,split_brain_ci_hi,split_brain_ms_mean,minority_leader_ms_mean,unavailable_ms_mean,stranded_node_ms_mean,leader_changes_mean,detect_ms_p50,same_epoch_leaders_max,faults_skipped_trials,budget_exceeded,skipped,failover_ms_p5,failover_ms_p50,failover_ms_p95,failover_ms_p99,paused_leader_ms_mean,writes_ok_mean,writes_stale_mean,writes_stale_max,stale_rate,writes_fenced_mean,stale_window_ms_mean,write_unavailable_ms_mean,outcome_stable,outcome_recovered_after,outcome_no_leader,outcome_livelock,outcome_minority_only,recovered_timeouts_max";
 
 /// A CSV line with `header`'s columns, each from `values` by name (empty when not given).
@@ -173,14 +176,15 @@ fn line(header: &str, values: &[(&str, String)]) -> String {
 /// Writes `trials` as a results directory (with one extra skipped cell) and returns it.
 pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    let mut tcsv = String::from(TRIAL_HEADER);
+    let header = trial_header();
+    let mut tcsv = header.clone();
     tcsv.push('\n');
     for t in trials {
         let leader = if t.converged { t.nodes - 1 } else { 0 };
         let opt = |c: bool, v: String| if c { v } else { String::new() };
         let stranded = if t.converged { 0 } else { t.nodes - 1 };
         let row = line(
-            TRIAL_HEADER,
+            &header,
             &[
                 ("mode", "sim".into()),
                 ("protocol", t.protocol.clone()),
