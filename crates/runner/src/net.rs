@@ -135,10 +135,15 @@ pub fn profile_of(net: &str) -> &str {
 
 /// The latency syntax, for error messages.
 pub const LATENCY_SYNTAX: &str = "constant:MS | uniform:MIN_MS:MAX_MS | normal:MEAN_MS:SD_MS | \
-exponential:MEAN_MS | lognormal:MEDIAN_MS:SIGMA | pareto:SCALE_MS:SHAPE";
+exponential:MEAN_MS | lognormal:MEDIAN_MS:SIGMA | pareto:SCALE_MS:SHAPE | empirical:PATH | \
+empirical:PATH#COLUMN";
 
-/// Parse `kind:a[:b]` into a latency distribution, checking its parameters.
+/// Parse `kind:a[:b]` into a latency distribution, checking its parameters; `empirical:PATH`
+/// reads the file ([`crate::empirical`]).
 pub fn parse_latency(s: &str) -> Result<Latency> {
+    if let Some(spec) = s.trim().strip_prefix(crate::empirical::PREFIX) {
+        return crate::empirical::load(spec);
+    }
     let mut parts = s.trim().split(':');
     let kind = parts.next().unwrap_or("").trim().to_ascii_lowercase();
     let nums: Vec<&str> = parts.map(str::trim).collect();
@@ -155,7 +160,7 @@ pub fn parse_latency(s: &str) -> Result<Latency> {
         _ => {
             return usage!(
                 "latency {s:?}: unknown distribution {kind:?}; valid: constant, uniform, normal, \
-                 exponential, lognormal, pareto (syntax: {LATENCY_SYNTAX})"
+                 exponential, lognormal, pareto, empirical (syntax: {LATENCY_SYNTAX})"
             )
         }
     };
@@ -206,6 +211,8 @@ pub fn format_latency(l: &Latency) -> String {
         Latency::Exponential { mean_ms } => format!("exponential:{mean_ms}"),
         Latency::LogNormal { median_ms, sigma } => format!("lognormal:{median_ms}:{sigma}"),
         Latency::Pareto { scale_ms, shape } => format!("pareto:{scale_ms}:{shape}"),
+        // The file as named; the manifest records its hash beside it.
+        Latency::Empirical(ref e) => format!("{}{}", crate::empirical::PREFIX, e.source()),
     }
 }
 
@@ -225,6 +232,19 @@ mod tests {
         ] {
             assert_eq!(format_latency(&parse_latency(s).unwrap()), s);
         }
+    }
+
+    #[test]
+    fn empirical_latency_round_trips() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("rtt.txt");
+        std::fs::write(&f, "0.4\n0.5\n0.9\n").unwrap();
+        let s = format!("empirical:{}", f.display());
+        let l = parse_latency(&format!("  {s} ")).unwrap();
+        assert_eq!(format_latency(&l), s);
+        assert_eq!(parse_latency(&format_latency(&l)).unwrap(), l);
+        // The mean of what is drawn (linear between order statistics), not the samples' 0.6.
+        assert!((l.mean_ms() - 0.575).abs() < 1e-12);
     }
 
     #[test]

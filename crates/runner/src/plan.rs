@@ -73,6 +73,8 @@ pub struct SweepPlan {
     pub varied: Vec<(&'static str, Vec<String>)>,
     /// Custom scenarios defined (listed or not), for `election-bench scenarios`.
     pub custom_scenarios: Vec<Arc<Scenario>>,
+    /// Where a profile configuration came from (its `[profile]` table), if it is one.
+    pub profile: Option<crate::config::ProfileSource>,
 }
 
 /// One grid point: everything but the seed.
@@ -337,6 +339,7 @@ impl SweepSpec {
             fixed,
             varied,
             custom_scenarios: custom.into_values().collect(),
+            profile: self.profile.clone(),
         })
     }
 }
@@ -545,7 +548,7 @@ impl SweepPlan {
             .map(|s| s.to_string())
             .chain(self.varied.iter().map(|(k, _)| k.to_string()))
             .collect();
-        json!({
+        let mut config = json!({
             "mode": "sim",
             "protocols": self.protocols.iter().map(|p| json!({
                 "spec": p.spec,
@@ -575,7 +578,30 @@ impl SweepPlan {
             "varied": varied,
             "cell_order": cell_order,
             "fault_time_stream": FAULT_TIME_STREAM,
-        })
+        });
+        // Measured distributions and a profile's source only where there are any, so that a
+        // configuration without them keeps its hash.
+        let empirical = crate::empirical::manifest_entries(
+            self.nets
+                .iter()
+                .map(|n| crate::net::format_latency(&n.net.latency))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str)
+                .chain(self.fixed.values().map(String::as_str))
+                .chain(
+                    self.varied
+                        .iter()
+                        .flat_map(|(_, v)| v.iter().map(String::as_str)),
+                ),
+        );
+        if !empirical.is_empty() {
+            config["empirical"] = json!(empirical);
+        }
+        if let Some(p) = &self.profile {
+            config["profile"] = p.to_json();
+        }
+        config
     }
 }
 
