@@ -29,6 +29,7 @@ pub mod memory;
 pub mod net;
 pub mod params;
 pub mod plan;
+pub mod profile;
 mod progress;
 pub mod protocol;
 pub mod results;
