@@ -1435,7 +1435,15 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
     let page = election_report::render_tune(&outcome, &o.out)?;
     let lim = (o.max_false_per_hour(), o.max_p99_ms);
     for a in &outcome.advice {
+        let contradicted = outcome
+            .agreement(a)
+            .filter(|c| c.3 != tune::Agreement::Consistent);
         match a.chosen {
+            _ if contradicted.is_some() => out!(
+                "{:<28} recommendation withheld: the model contradicts the cluster at its current settings ({})",
+                a.protocol,
+                contradicted.expect("checked").3.name()
+            ),
             Some(i) => {
                 let p = &a.points[i];
                 out!(
