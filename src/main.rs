@@ -94,10 +94,9 @@ enum Command {
     /// your etcd cluster from Prometheus scrapes, ready for run, sweep and tune --config.
     #[command(after_help = "Examples:
   cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes     # SYNTHETIC scrapes
-  election-bench profile --from-prometheus examples/etcd/scrapes/*.prom \\
-      --heartbeat-interval 100 --election-timeout 1000 --name etcd-example \\
-      --out examples/etcd/profile/profile.toml
-  election-bench tune --config examples/etcd/profile/profile.toml --name etcd-example
+  election-bench profile --from-prometheus examples/etcd/scrapes \\
+      --heartbeat-interval 100 --election-timeout 1000 --name etcd-example
+  election-bench tune --config profiles/etcd-example/profile.toml --name etcd-example
 
 Every metric read and every assumption: crates/runner/src/profile.rs.")]
     Profile(ProfileArgs),
@@ -531,8 +530,8 @@ struct TuneArgs {
 #[derive(Args, Debug)]
 struct ProfileArgs {
     /// Prometheus text-format scrapes of the cluster's members (`curl http://MEMBER:2379/metrics`,
-    /// or Prometheus' /federate), one or more per member; times from sample timestamps or a
-    /// `# scraped_at_ms MS` line.
+    /// or Prometheus' /federate), one or more per member, or directories of *.prom files;
+    /// times from sample timestamps or a `# scraped_at_ms MS` line.
     #[arg(long = "from-prometheus", value_name = "FILE", num_args = 1.., required = true)]
     from_prometheus: Vec<PathBuf>,
     /// The cluster's current --heartbeat-interval, ms [default: etcd's, 100].

@@ -428,7 +428,9 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         let _ = writeln!(
             s,
             "- **Cluster profile** (`--config {}`): {}. Written by `{}`.",
-            o.config.as_ref().map_or(String::new(), |(c, _)| c.display().to_string()),
+            o.config
+                .as_ref()
+                .map_or(String::new(), |(c, _)| c.display().to_string()),
             p.describe(),
             p.command
         );

@@ -20,6 +20,7 @@
 //!
 //! # Scrapes, members and time
 //!
+//! `--from-prometheus` takes files, or directories whose `*.prom` files are read in name order.
 //! A file is Prometheus' text exposition format: a member's `/metrics` as `curl` returns it,
 //! or several members' series from Prometheus' `/federate` endpoint. Its samples are grouped
 //! into one **member scrape** per `instance` label (one group when there is none). A member is
@@ -390,7 +391,7 @@ impl MemberScrape {
 /// What `profile` is asked.
 #[derive(Clone, Debug)]
 pub struct ProfileOptions {
-    /// The scrape files, in order.
+    /// The scrape files, in order (a directory: its `*.prom` files, by name).
     pub files: Vec<PathBuf>,
     /// The configuration to write; the distribution files go next to it.
     pub out: PathBuf,
@@ -423,6 +424,31 @@ pub struct Profile {
 pub const ETCD_HEARTBEAT_MS: f64 = 100.0;
 /// etcd's default `--election-timeout`, ms (`server/embed/config.go`, `ElectionMs`).
 pub const ETCD_ELECTION_MS: f64 = 1000.0;
+
+/// The scrape files named: a file as is; a directory, every `*.prom` file in it, by name.
+pub fn scrape_files(named: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in named {
+        if p.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| Error::io("cannot list scrape directory", p, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "prom"))
+                .collect();
+            if v.is_empty() {
+                return usage!(
+                    "--from-prometheus {}: no *.prom file in this directory",
+                    p.display()
+                );
+            }
+            v.sort();
+            out.extend(v);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
 
 fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<MemberScrape>)> {
     let mut sources = Vec::new();
@@ -574,7 +600,7 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     }
     .to_string();
 
-    let (sources, scrapes) = read_member_scrapes(&o.files)?;
+    let (sources, scrapes) = read_member_scrapes(&scrape_files(&o.files)?)?;
     let mut members: BTreeMap<String, Vec<&MemberScrape>> = BTreeMap::new();
     for s in &scrapes {
         members
