@@ -31,6 +31,10 @@
 //!   { at_ms = 400, jitter_ms = 50, action = "crash", node = "highest" },
 //! ]
 //! ```
+//!
+//! A distribution may be measured (`latency = "empirical:rtt.csv"`, see [`crate::empirical`]);
+//! inside a config file its path is relative to the file's directory. A config written by
+//! `election-bench profile` also has a `[profile]` table ([`ProfileSource`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,5 +1,6 @@
 //! Network profiles: named latency distributions and loss rates, and the one-line latency
-//! syntax (`lognormal:0.25:0.3`) used by `net.latency`, TOML configs and the manifest.
+//! syntax (`lognormal:0.25:0.3`, or a measured `empirical:FILE`, see [`crate::empirical`]) used
+//! by `net.latency`, TOML configs and the manifest.
 //!
 //! | profile | one-way latency | median RTT | p99 one-way | loss | what it stands for |
 //! |---|---|---|---|---|---|

@@ -38,9 +38,12 @@
 //!
 //! A scrape's time is the timestamp of its `etcd_server_leader_changes_seen_total` sample (ms
 //! since 1970, as `/federate` writes it), or else a comment line `# scraped_at_ms MS` anywhere
-//! in the file (`{ echo "# scraped_at_ms $(date +%s%3N)"; curl -s http://m1:2379/metrics; }
-//! > m1.prom`). Without times there is no observed rate; the profile says why, and `tune`
-//! says that it cannot compare.
+//! in the file. Without times there is no observed rate; the profile says why, and `tune`
+//! says that it cannot compare. A plain `curl` scrape gets its time so:
+//!
+//! ```sh
+//! { echo "# scraped_at_ms $(date +%s%3N)"; curl -s http://m1:2379/metrics; } > m1-t0.prom
+//! ```
 //!
 //! # What is assumed
 //!
@@ -580,7 +583,7 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
         ("--election-timeout", o.election_timeout_ms),
     ] {
         if let Some(v) = v {
-            if !(v.is_finite() && v >= 1.0 && v <= 1e7) {
+            if !(v.is_finite() && (1.0..=1e7).contains(&v)) {
                 return usage!("{flag} {v}: expected whole milliseconds from 1 (as etcd's flag)");
             }
         }

@@ -58,6 +58,19 @@
 //!    1580 ms). Their geometric middle is evaluated at every ratio, then confirmed as above
 //!    within the same budget.
 //!
+//! # Your cluster: `--config`
+//!
+//! With `--config FILE`, every point starts from that configuration (its parameters, network
+//! profiles and custom scenarios; tune's own defaults yield to its parameters, the point's
+//! timing to nothing), and the protocols, size and network default to its first. When the file
+//! is a profile (`election-bench profile`, [`crate::profile`]), the cluster's **current**
+//! settings (its election timeout `T` and `T` / heartbeat) are evaluated first as a point of
+//! their own, phase `current`, with `--max-hours` steady hours, and its false elections per
+//! hour are set against the leader changes per hour the cluster was seen to make
+//! ([`TuneOutcome::agreement`]): when the two 95 % intervals are disjoint ([`Agreement`]), the
+//! noise model does not describe the cluster, and the page withholds that protocol's
+//! recommendation and says which way the model is wrong.
+//!
 //! The **frontier** (per protocol) is the set of points that no other point of that protocol
 //! beats on both p99 failover and false elections per hour (point estimates). A point
 //! **meets** the limits when the upper ends of both 95 % intervals are within them, **likely**
