@@ -107,6 +107,24 @@ fn from_scrape_to_advice() {
     );
     assert_eq!(p.scrapes.len(), 6);
     assert_eq!(spec.nodes, Some(vec![3]));
+    assert_eq!(spec.custom_nets[0].links.len(), 6);
+    // A cluster smaller than the profile's links is refused by name.
+    let out = cli(
+        t,
+        &[
+            "run",
+            "--config",
+            "a/profile.toml",
+            "-p",
+            "raft",
+            "-n",
+            "2",
+            "-s",
+            "leader-crash",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("but the cluster has 2 nodes"));
 
     // run: on the profile's network unless --net says otherwise.
     let run = ok(
@@ -154,7 +172,26 @@ fn from_scrape_to_advice() {
     let m = json(&t.join("s1/manifest.json"));
     let emp = m["config"]["empirical"].as_array().unwrap();
     let sources: Vec<&str> = emp.iter().map(|e| e["source"].as_str().unwrap()).collect();
-    assert_eq!(sources, ["a/net_latency_ms.csv", "a/wal_fsync_ms.csv"]);
+    let mut want = vec![
+        "a/link_1_2_ms.csv",
+        "a/link_1_3_ms.csv",
+        "a/link_2_1_ms.csv",
+    ];
+    want.extend([
+        "a/link_2_3_ms.csv",
+        "a/link_3_1_ms.csv",
+        "a/link_3_2_ms.csv",
+    ]);
+    want.extend(["a/net_latency_ms.csv", "a/wal_fsync_ms.csv"]);
+    assert_eq!(sources, want);
+    // Per link: the third member is twice as far (as the synthetic cluster was made).
+    let p50 = |src: &str| {
+        emp.iter().find(|e| e["source"] == src).unwrap()["p50"]
+            .as_f64()
+            .unwrap()
+    };
+    let (near, far) = (p50("a/link_1_2_ms.csv"), p50("a/link_1_3_ms.csv"));
+    assert!(far > 1.7 * near && far < 2.3 * near, "{near} {far}");
     for e in emp {
         let file = fs::read(t.join(e["source"].as_str().unwrap())).unwrap();
         use sha2::Digest;

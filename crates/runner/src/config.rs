@@ -63,6 +63,21 @@ pub struct NetDef {
     pub duplicate: Option<f64>,
     /// FIFO links.
     pub fifo: Option<bool>,
+    /// Per-link latency overrides (one direction each); absent from most configs.
+    #[serde(default)]
+    pub links: Vec<LinkDef>,
+}
+
+/// One link's latency, as written in a `[[net]]` profile's `links`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDef {
+    /// Sender's node id (1..=nodes).
+    pub from: u32,
+    /// Receiver's node id.
+    pub to: u32,
+    /// Its latency distribution, instead of the profile's.
+    pub latency: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -257,6 +272,9 @@ impl SweepSpec {
         for n in &mut spec.custom_nets {
             if let Some(l) = &mut n.latency {
                 *l = crate::empirical::relative_to(l, dir);
+            }
+            for link in &mut n.links {
+                link.latency = crate::empirical::relative_to(&link.latency, dir);
             }
         }
         Ok(spec)

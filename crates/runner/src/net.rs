@@ -93,7 +93,7 @@ impl NetProfile {
 
     /// The profile as it appears in the manifest.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut j = json!({
             "name": self.name,
             "about": self.about,
             "latency": format_latency(&self.net.latency),
@@ -101,7 +101,21 @@ impl NetProfile {
             "loss": self.net.loss,
             "duplicate": self.net.duplicate,
             "fifo": self.net.fifo,
-        })
+        });
+        // Only a profile with per-link overrides has the key (the others hash as before).
+        if !self.net.links.is_empty() {
+            j["links"] = json!(self
+                .net
+                .links
+                .iter()
+                .map(|l| json!({
+                    "from": l.from.0,
+                    "to": l.to.0,
+                    "latency": format_latency(&l.latency),
+                }))
+                .collect::<Vec<_>>());
+        }
+        j
     }
 }
 

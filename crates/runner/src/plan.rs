@@ -205,6 +205,24 @@ impl SweepSpec {
                     }
                 }
             }
+            for (i, l) in d.links.iter().enumerate() {
+                if l.from == 0 || l.to == 0 || l.from == l.to {
+                    return usage!(
+                        "net profile {:?}: links[{i}] from {} to {}: a link joins two different node ids >= 1",
+                        d.name,
+                        l.from,
+                        l.to
+                    );
+                }
+                let latency = parse_latency(&l.latency).map_err(|e| {
+                    Error::Usage(format!("net profile {:?}: links[{i}].latency: {e}", d.name))
+                })?;
+                p.net.links.push(election_sim::LinkLatency {
+                    from: election_core::NodeId(l.from),
+                    to: election_core::NodeId(l.to),
+                    latency,
+                });
+            }
             p.net.loss = d.loss.unwrap_or(p.net.loss);
             p.net.duplicate = d.duplicate.unwrap_or(p.net.duplicate);
             p.net.fifo = d.fifo.unwrap_or(p.net.fifo);
@@ -454,6 +472,20 @@ impl SweepPlan {
                             }
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
                             let resolved = Resolved::resolve(net, &params)?.for_scenario(scenario);
+                            if let Some((i, l)) = net
+                                .net
+                                .links
+                                .iter()
+                                .enumerate()
+                                .find(|(_, l)| l.from.0 > n || l.to.0 > n)
+                            {
+                                return usage!(
+                                    "net profile {:?}: links[{i}] joins nodes {} and {}, but the cluster has {n} nodes",
+                                    net.name,
+                                    l.from.0,
+                                    l.to.0
+                                );
+                            }
                             let skipped = scenario.skip_reason(n, proto.kind.services());
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {
@@ -584,7 +616,11 @@ impl SweepPlan {
         let empirical = crate::empirical::manifest_entries(
             self.nets
                 .iter()
-                .map(|n| crate::net::format_latency(&n.net.latency))
+                .flat_map(|n| {
+                    std::iter::once(&n.net.latency)
+                        .chain(n.net.links.iter().map(|l| &l.latency))
+                        .map(crate::net::format_latency)
+                })
                 .collect::<Vec<_>>()
                 .iter()
                 .map(String::as_str)

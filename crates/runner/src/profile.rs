@@ -9,7 +9,7 @@
 //!
 //! | metric (etcd) | kind | becomes |
 //! |---|---|---|
-//! | `etcd_network_peer_round_trip_time_seconds` | histogram per peer (`To` label) | `net.latency` of the `[[net]]` profile: every member's buckets for every peer, summed, bounds halved (one way = RTT / 2) and in ms: `net_latency_ms.csv`; the peers also give the cluster size and tell members apart |
+//! | `etcd_network_peer_round_trip_time_seconds` | histogram per peer (`To` label) | `net.latency` of the `[[net]]` profile: every member's buckets for every peer, summed, bounds halved (one way = RTT / 2) and in ms: `net_latency_ms.csv`; and, when every member was scraped, each directed link's own latency (`links`: member A's histogram to B, halved, for the link A → B: `link_A_B_ms.csv`; node ids are the etcd member ids in sorted order); the peers also give the cluster size and tell members apart |
 //! | `etcd_disk_wal_fsync_duration_seconds` | histogram | `node.fsync_ms`: every member's buckets summed, in ms: `wal_fsync_ms.csv`. A Raft node's vote and term must be durable before it answers (the simulator's `persist`), which is what the WAL fsync is |
 //! | `etcd_disk_backend_commit_duration_seconds` | histogram | written as `backend_commit_ms.csv` and summarised in the config's comments, not used: bbolt commits run off the Raft path (apply), so they delay no election message. Use it with `--set` if your nodes stall on it |
 //! | `etcd_server_leader_changes_seen_total` | counter | the observed leader-change rate (`[profile]`: `leader_changes` over `span_s`) that `tune` compares with the simulated one |
@@ -47,8 +47,9 @@
 //!
 //! # What is assumed
 //!
-//! * The simulator draws every message's latency independently from the pooled distribution:
-//!   per-peer differences and correlation in time (a congested minute) are averaged away.
+//! * The simulator draws every message's latency independently from its link's distribution
+//!   (the pooled one where a link has none): correlation in time (a congested minute) is
+//!   averaged away, and a round trip is taken as symmetric (each direction half of it).
 //! * A histogram says nothing inside a bucket: draws are uniform between its bounds, and
 //!   observations above the largest finite bound are drawn at that bound (a lower bound on the
 //!   tail; the config's comments count them).
@@ -619,8 +620,8 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     };
     let (mut rtt, mut fsync, mut backend) = (Hist::default(), Hist::default(), Hist::default());
     let mut peers = 0usize;
-    for v in members.values() {
-        let m = latest(v);
+    let latest_all: Vec<MemberScrape> = members.values().map(latest).collect();
+    for m in &latest_all {
         let file = &sources[m.file].file;
         peers = peers.max(m.rtt.len());
         for (to, h) in &m.rtt {
@@ -635,6 +636,7 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
         );
     }
     let nodes = (peers + 1) as u32;
+    let per_link = link_histograms(&latest_all);
     let rate = leader_change_rate(&members);
     let (leader_changes, span_ms, from, to, no_rate) = match &rate {
         Ok((k, span, from, to)) => (*k, *span, *from, *to, None),
@@ -703,7 +705,42 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
         &backend.scaled(1000.0),
         &format!("Backend (bbolt) commit latency, ms: {BACKEND_COMMIT},\nsummed over {n_members} member(s); not used by the profile (off the Raft path). Written by election-bench profile."),
     )?;
-    let toml = config_text(o, &source, nodes, &lat, fs.as_ref(), bc.as_ref(), &summary);
+    let mut links = Vec::new();
+    let link_note = match per_link {
+        Ok((ids, hists)) => {
+            for ((from, to), h) in &hists {
+                let file = format!("link_{from}_{to}_ms.csv");
+                let (a, b) = (&ids[*from as usize - 1], &ids[*to as usize - 1]);
+                let e = write_hist(
+                    &file,
+                    &h.scaled(500.0),
+                    &format!(
+                        "One-way latency from node {from} (etcd member {a}) to node {to} (member {b}), ms:\n{PEER_RTT}{{To=\"{b}\"}} of member {a}, halved. Written by election-bench profile."
+                    ),
+                )?;
+                if let Some(e) = e {
+                    links.push((*from, *to, e));
+                }
+            }
+            ids.iter()
+                .enumerate()
+                .map(|(i, id)| format!("node {} = etcd member {id}", i + 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        Err(why) => format!("no per-link latencies: {why}"),
+    };
+    let toml = config_text(
+        o,
+        &source,
+        nodes,
+        &lat,
+        fs.as_ref(),
+        bc.as_ref(),
+        &summary,
+        &links,
+        &link_note,
+    );
     crate::files::write_atomic(&o.out, toml.as_bytes())?;
     Ok(Profile {
         config: o.out.clone(),
@@ -714,10 +751,45 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     })
 }
 
+/// Per directed link, the round-trip histogram its sender measured: node ids are the etcd
+/// member ids in sorted order (1-based). A member's own id is the one id of the cluster (every
+/// `To` label seen) missing from its peers, so every member must have been scraped; otherwise
+/// why not.
+#[allow(clippy::type_complexity)]
+fn link_histograms(
+    latest: &[MemberScrape],
+) -> std::result::Result<(Vec<String>, BTreeMap<(u32, u32), Hist>), String> {
+    let all: std::collections::BTreeSet<&String> =
+        latest.iter().flat_map(|m| m.rtt.keys()).collect();
+    let ids: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    let node = |id: &str| ids.iter().position(|x| x == id).map(|i| i as u32 + 1);
+    let mut out = BTreeMap::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for m in latest {
+        let own: Vec<&&String> = all.iter().filter(|id| !m.rtt.contains_key(**id)).collect();
+        let [own] = own.as_slice() else {
+            return Err(format!(
+                "{} member scrape(s) for a cluster of {} ids: per-peer latency needs a scrape of every member, to tell whose histogram is whose",
+                latest.len(),
+                ids.len()
+            ));
+        };
+        if !seen.insert(own.to_string()) {
+            return Err(format!("two members have the same peer set (member {own})"));
+        }
+        let from = node(own).expect("an id of the cluster");
+        for (to, h) in &m.rtt {
+            out.insert((from, node(to).expect("an id of the cluster")), h.clone());
+        }
+    }
+    Ok((ids, out))
+}
+
 fn toml_str(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn config_text(
     o: &ProfileOptions,
     src: &ProfileSource,
@@ -726,6 +798,8 @@ fn config_text(
     fsync: Option<&Empirical>,
     backend: Option<&Empirical>,
     summary: &[String],
+    links: &[(u32, u32, Empirical)],
+    link_note: &str,
 ) -> String {
     let f = crate::results::fmt_ms;
     let mut s = String::new();
@@ -790,6 +864,23 @@ fn config_text(
         toml_str(&format!("empirical:{}", lat.source()))
     );
     s.push_str("loss = 0\n");
+    let _ = writeln!(
+        s,
+        "# Each link's own latency, from the round trips its sender measured to that peer\n# ({link_note})."
+    );
+    if links.is_empty() {
+        s.push_str("links = []\n");
+    } else {
+        s.push_str("links = [\n");
+        for (from, to, e) in links {
+            let _ = writeln!(
+                s,
+                "  {{ from = {from}, to = {to}, latency = {} }},",
+                toml_str(&format!("empirical:{}", e.source()))
+            );
+        }
+        s.push_str("]\n");
+    }
     s.push_str("\n# Where this profile came from; read by run, sweep, tune and the report. Do not edit.\n[profile]\n");
     let _ = writeln!(s, "command = {}", toml_str(&src.command));
     let _ = writeln!(s, "members_scraped = {}", src.members_scraped);

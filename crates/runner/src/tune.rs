@@ -585,11 +585,20 @@ impl TuneOutcome {
 /// The measured distributions among a cell's parameters: (parameter, manifest entry).
 fn empirical_of(r: &crate::params::Resolved) -> Vec<(String, Value)> {
     use election_sim::Latency;
-    let mut v: Vec<(&str, Option<&Latency>)> = vec![
-        ("net.latency", Some(&r.net.latency)),
+    let links: Vec<String> = (0..r.net.links.len())
+        .map(|i| format!("net.links[{i}].latency"))
+        .collect();
+    let mut v: Vec<(&str, Option<&Latency>)> = vec![("net.latency", Some(&r.net.latency))];
+    v.extend(
+        links
+            .iter()
+            .zip(&r.net.links)
+            .map(|(k, l)| (k.as_str(), Some(&l.latency))),
+    );
+    v.extend([
         ("node.fsync_ms", r.node.fsync.as_ref()),
         ("node.cpu_us", r.node.cpu.as_ref()),
-    ];
+    ]);
     if let Some(b) = &r.noise.pause {
         v.push(("noise.pause_ms", Some(&b.ms)));
     }
