@@ -930,6 +930,67 @@ mod tests {
         assert_eq!(e.samples[3].value, 0.002);
     }
 
+    /// Two `/federate` dumps of a two-member cluster: members told apart by `instance`, times
+    /// from sample timestamps, a restart between dumps (the counter went down), and the rate
+    /// from the member with the longest span.
+    #[test]
+    fn federate_dumps_combine_per_member() {
+        let d = tempfile::tempdir().unwrap();
+        let dump = |t: i64, a_changes: u32, b_changes: u32, b_t: i64| {
+            let mut s = String::new();
+            for (inst, to, changes, at) in [
+                ("a:2379", "bb", a_changes, t),
+                ("b:2379", "aa", b_changes, b_t),
+            ] {
+                for (le, c) in [("0.001", 10), ("0.002", 30), ("+Inf", 40)] {
+                    s.push_str(&format!(
+                        "{PEER_RTT}_bucket{{instance=\"{inst}\",To=\"{to}\",le=\"{le}\"}} {c} {at}\n"
+                    ));
+                }
+                s.push_str(&format!(
+                    "{LEADER_CHANGES}{{instance=\"{inst}\"}} {changes} {at}\n"
+                ));
+            }
+            s
+        };
+        let f1 = d.path().join("t1.prom");
+        let f2 = d.path().join("t2.prom");
+        // a: 5 -> 9 over 2 h; b restarted: 7 -> 2 (2 after the restart) over 1 h.
+        std::fs::write(&f1, dump(0, 5, 7, 3_600_000)).unwrap();
+        std::fs::write(&f2, dump(7_200_000, 9, 2, 7_200_000)).unwrap();
+        let o = ProfileOptions {
+            files: vec![f1.clone(), f2],
+            out: d.path().join("p/profile.toml"),
+            name: "two".into(),
+            heartbeat_ms: None,
+            election_timeout_ms: None,
+            command: "test".into(),
+        };
+        let p = profile(&o).unwrap();
+        assert_eq!((p.nodes, p.source.members_scraped), (2, 2));
+        assert_eq!((p.source.leader_changes, p.source.span_s), (4, 7200.0));
+        assert_eq!(
+            (p.source.heartbeat_ms, p.source.election_timeout_ms),
+            (100.0, 1000.0)
+        );
+        assert!(p.source.settings_from.starts_with("etcd defaults"));
+        // Latest scrape of each member, summed: 80 round trips, halved into ms.
+        let net = std::fs::read_to_string(d.path().join("p/net_latency_ms.csv")).unwrap();
+        assert!(net.ends_with("le,count\n0.5,20\n1,60\n+Inf,80\n"), "{net}");
+        // One scrape: no rate, and why.
+        let o = ProfileOptions {
+            files: vec![f1],
+            ..o
+        };
+        let p = profile(&o).unwrap();
+        assert_eq!(p.source.observed_per_hour(), None);
+        assert!(p
+            .source
+            .no_rate
+            .unwrap()
+            .contains("two scrapes with a time"));
+    }
+
     #[test]
     fn bad_lines_are_named() {
         for (t, want) in [
