@@ -371,4 +371,13 @@ fn bad_scrapes_and_files_are_refused_with_their_line() {
         e.contains("node.fsync_ms") && e.contains("h.csv: line 3: 4"),
         "{e}"
     );
+    // tune runs one value per parameter: a config that varies one is refused, naming it.
+    let loss = root().join("examples/configs/loss.toml");
+    let out = cli(
+        t,
+        &["tune", "--config", loss.to_str().unwrap(), "--out", "tn"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("parameter fault_loss varies"), "{e}");
 }

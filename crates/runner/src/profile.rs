@@ -313,6 +313,33 @@ impl Hist {
         Ok(())
     }
 
+    /// Cumulative counts must not decrease, nor exceed the `+Inf` bucket (when there is one).
+    fn check(&self, what: &str) -> Result<()> {
+        let mut prev = (0.0, 0.0);
+        for &(le, c) in &self.buckets {
+            if c < prev.1 {
+                return usage!(
+                    "{what}: bucket le={le} counts {c}, fewer than le={} ({}): cumulative counts must not decrease",
+                    prev.0,
+                    prev.1
+                );
+            }
+            prev = (le, c);
+        }
+        if self.total > 0.0 && self.total < prev.1 {
+            return usage!(
+                "{what}: bucket le=+Inf counts {}, fewer than le={} ({})",
+                self.total,
+                prev.0,
+                prev.1
+            );
+        }
+        if self.total == 0.0 && prev.1 > 0.0 {
+            return usage!("{what}: no le=\"+Inf\" bucket (the count of every observation)");
+        }
+        Ok(())
+    }
+
     /// Add `other` bucket by bucket (the bounds must be the same).
     fn add(&mut self, other: &Hist, what: &str) -> Result<()> {
         if self.buckets.is_empty() && self.total == 0.0 {
@@ -514,6 +541,15 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
         }
         let before = scrapes.len();
         for g in groups.into_values() {
+            let who = g
+                .instance
+                .as_ref()
+                .map_or(String::new(), |i| format!("{{instance=\"{i}\"}}"));
+            for (to, h) in &g.rtt {
+                h.check(&format!("{path}: {PEER_RTT}{who} To=\"{to}\""))?;
+            }
+            g.fsync.check(&format!("{path}: {WAL_FSYNC}{who}"))?;
+            g.backend.check(&format!("{path}: {BACKEND_COMMIT}{who}"))?;
             if g.key().is_none() {
                 return usage!(
                     "{path}: no {PEER_RTT} histogram and no instance label: cannot tell which member this is (is it an etcd member's /metrics, of a cluster of 2 or more?)"
@@ -920,6 +956,28 @@ mod tests {
     fn the_text_format_parses() {
         let t = "# HELP x y\n# TYPE x histogram\n# scraped_at_ms 1000\nx_bucket{To=\"a\",le=\"0.1\"} 3\nx_bucket{To=\"a\",le=\"+Inf\"} 4 1700000000000\nup 1\nesc{l=\"a\\\"b\\\\c\\n\",} 2e-3\n";
         let e = parse_exposition("f", t).unwrap();
+        // Decreasing cumulative counts are refused naming the file, the metric and the bucket.
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("s.prom");
+        std::fs::write(
+            &f,
+            format!("{WAL_FSYNC}_bucket{{le=\"0.001\"}} 5\n{WAL_FSYNC}_bucket{{le=\"0.002\"}} 4\n{WAL_FSYNC}_bucket{{le=\"+Inf\"}} 5\n"),
+        )
+        .unwrap();
+        let err = profile(&ProfileOptions {
+            files: vec![f],
+            out: d.path().join("p.toml"),
+            name: "x".into(),
+            heartbeat_ms: None,
+            election_timeout_ms: None,
+            command: String::new(),
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("s.prom") && err.contains(WAL_FSYNC) && err.contains("le=0.002 counts 4"),
+            "{err}"
+        );
         assert_eq!(e.scraped_at_ms, Some(1000));
         assert_eq!(e.samples.len(), 4);
         assert_eq!(e.samples[0].label("le"), Some("0.1"));

@@ -284,6 +284,15 @@ impl TuneOptions {
         if self.nodes < 2 {
             return usage!("--nodes {}: a failover needs at least 2 nodes", self.nodes);
         }
+        if let Some((path, c)) = &self.config {
+            if let Some((k, v)) = c.params.iter().find(|(_, v)| v.len() > 1) {
+                return usage!(
+                    "--config {}: parameter {k} varies ({}); tune runs every point with one value per parameter",
+                    path.display(),
+                    v.join(", ")
+                );
+            }
+        }
         if let Some((t, k)) = self.current() {
             if !(t.is_finite() && t > 0.0 && (2.0..=1000.0).contains(&k)) {
                 return usage!(
