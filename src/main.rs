@@ -90,6 +90,16 @@ enum Command {
   election-bench tune --name quick --hours 1 --max-hours 8 --crash-trials 200 --rounds 1
   election-bench tune --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
     Tune(TuneArgs),
+    /// Build a config (network and node profile, current timing, observed leader changes) for
+    /// your etcd cluster from Prometheus scrapes, ready for run, sweep and tune --config.
+    #[command(after_help = "Examples:
+  cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes     # SYNTHETIC scrapes
+  election-bench profile --from-prometheus examples/etcd/scrapes \\
+      --heartbeat-interval 100 --election-timeout 1000 --name etcd-example
+  election-bench tune --config profiles/etcd-example/profile.toml --name etcd-example
+
+Every metric read and every assumption: crates/runner/src/profile.rs.")]
+    Profile(ProfileArgs),
     /// Join the shard directories of a sharded sweep into what one unsharded run writes.
     #[command(after_help = "Examples:
   election-bench sweep --shard 1/2 --out shards/1 --no-report
@@ -336,9 +346,9 @@ struct TrialArgs {
     /// Scenario name (see `election-bench scenarios`).
     #[arg(long, short = 's')]
     scenario: String,
-    /// Network profile (see `election-bench params`).
-    #[arg(long, default_value = "lan")]
-    net: String,
+    /// Network profile (see `election-bench params`) [default: the --config's only net, else lan].
+    #[arg(long)]
+    net: Option<String>,
     /// Trial seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -361,7 +371,13 @@ impl TrialArgs {
         spec.protocols = Some(vec![self.protocol.clone()]);
         spec.nodes = Some(vec![self.nodes]);
         spec.scenarios = Some(vec![self.scenario.clone()]);
-        spec.nets = Some(vec![self.net.clone()]);
+        // A config that names one network (a profile's) runs on it unless --net says otherwise.
+        let net = match (&self.net, spec.nets.as_deref()) {
+            (Some(n), _) => n.clone(),
+            (None, Some([only])) => only.clone(),
+            (None, _) => "lan".into(),
+        };
+        spec.nets = Some(vec![net]);
         // The cell does not depend on the seed (it is `run`'s argument), so the plan's seed
         // range is left at its default: any u64 seed runs, 2^64 - 1 included.
         spec.seeds = Some(1);
@@ -449,15 +465,22 @@ struct TuneArgs {
     /// The run's name: the page goes to reports/tune-<name>/ unless --out is given.
     #[arg(long, default_value = "default")]
     name: String,
-    /// Protocol specs to tune (each family's timing knobs are set by tune).
-    #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "raft,bully,ring,lease")]
-    protocols: Vec<String>,
-    /// Cluster size.
-    #[arg(long, default_value_t = 5)]
-    nodes: u32,
-    /// Network profile (see `election-bench params`).
-    #[arg(long, default_value = "lan")]
-    net: String,
+    /// Protocol specs to tune (each family's timing knobs are set by tune) [default: the
+    /// --config's protocols, else raft,bully,ring,lease].
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    protocols: Option<Vec<String>>,
+    /// Cluster size [default: the --config's first size, else 5].
+    #[arg(long)]
+    nodes: Option<u32>,
+    /// Network profile (see `election-bench params`) [default: the --config's first net, else lan].
+    #[arg(long)]
+    net: Option<String>,
+    /// A TOML config every point starts from: its parameters, network profiles and custom
+    /// scenarios. A profile from `election-bench profile` also gives the cluster's current
+    /// settings, evaluated as their own point and compared with the leader changes the cluster
+    /// was seen to make.
+    #[arg(long)]
+    config: Option<PathBuf>,
     /// Set a parameter: key=value (repeatable): the noise (noise.*), the network (net.*),
     /// node time (node.*, clock.*). Over tune's own: workload.interval_ms=0, noise.profile=busy.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -508,6 +531,28 @@ struct TuneArgs {
     /// (without it, such a run needs --name or --out).
     #[arg(long)]
     force: bool,
+}
+
+#[derive(Args, Debug)]
+struct ProfileArgs {
+    /// Prometheus text-format scrapes of the cluster's members (`curl http://MEMBER:2379/metrics`,
+    /// or Prometheus' /federate), one or more per member, or directories of *.prom files;
+    /// times from sample timestamps or a `# scraped_at_ms MS` line.
+    #[arg(long = "from-prometheus", value_name = "FILE", num_args = 1.., required = true)]
+    from_prometheus: Vec<PathBuf>,
+    /// The cluster's current --heartbeat-interval, ms [default: etcd's, 100].
+    #[arg(long)]
+    heartbeat_interval: Option<f64>,
+    /// The cluster's current --election-timeout, ms [default: etcd's, 1000].
+    #[arg(long)]
+    election_timeout: Option<f64>,
+    /// The profile's name (its network profile's too).
+    #[arg(long, default_value = "etcd-profile")]
+    name: String,
+    /// The config to write; the distribution files go next to it [default:
+    /// profiles/<name>/profile.toml].
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -723,7 +768,7 @@ fn cli_command() -> clap::Command {
     let one = scenario_help(false);
     let many = scenario_help(true);
     let net = format!(
-        "Network profile: {}, or a custom one of --config (see `election-bench params`)",
+        "Network profile: {}, or a custom one of --config (see `election-bench params`) [default: the --config's only net, else lan]",
         BUILTIN_NETS.join(", ")
     );
     let nets = format!(
@@ -906,6 +951,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Sweep(a) => sweep(a),
         Command::Explore(a) => explore(a),
         Command::Tune(a) => tune(a),
+        Command::Profile(a) => profile(a),
         Command::Report(a) => {
             let out = a.out.clone().unwrap_or_else(|| {
                 let name = a.results.file_name().map(PathBuf::from);
@@ -1326,6 +1372,57 @@ fn print_explore_summary(summary: &[Vec<String>]) -> Result<(), CliError> {
     Ok(())
 }
 
+fn profile(a: ProfileArgs) -> Result<(), CliError> {
+    use election_runner::profile;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| profile::default_out(&a.name));
+    let mut command = String::from("election-bench profile --from-prometheus");
+    for f in &a.from_prometheus {
+        command.push_str(&format!(" {}", f.display()));
+    }
+    if let Some(h) = a.heartbeat_interval {
+        command.push_str(&format!(" --heartbeat-interval {h}"));
+    }
+    if let Some(e) = a.election_timeout {
+        command.push_str(&format!(" --election-timeout {e}"));
+    }
+    command.push_str(&format!(" --name {} --out {}", a.name, out.display()));
+    let p = profile::profile(&profile::ProfileOptions {
+        files: a.from_prometheus.clone(),
+        out,
+        name: a.name.clone(),
+        heartbeat_ms: a.heartbeat_interval,
+        election_timeout_ms: a.election_timeout,
+        command,
+    })?;
+    out!("{}", p.source.describe());
+    out!("cluster size     {} nodes", p.nodes);
+    for l in &p.summary {
+        out!("{l}");
+    }
+    match p.source.observed_per_hour() {
+        Some((r, lo, hi)) => out!(
+            "leader changes   {} in {} h: {:.3} an hour (95 % interval {:.3}-{:.3})",
+            p.source.leader_changes,
+            fmt_ms(p.source.span_s / 3600.0),
+            r,
+            lo,
+            hi
+        ),
+        None => out!(
+            "leader changes   not observed: {}",
+            p.source.no_rate.as_deref().unwrap_or("no time span")
+        ),
+    }
+    out!(
+        "profile: {} (use with run, sweep or tune --config)",
+        p.config.display()
+    );
+    Ok(())
+}
+
 fn tune(a: TuneArgs) -> Result<(), CliError> {
     use election_runner::tune;
     if a.jobs == Some(0) {
@@ -1344,9 +1441,25 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
         hi.trim().parse::<f64>().map_err(|_| bad_range())?,
     );
     let mut o = tune::TuneOptions::defaults(&a.name);
-    o.protocols = a.protocols.clone();
-    o.nodes = a.nodes;
-    o.net = a.net.clone();
+    if let Some(p) = &a.config {
+        let c = SweepSpec::from_file(p)?;
+        let first = |v: &Option<Vec<String>>| v.as_ref().and_then(|v| v.first().cloned());
+        o.protocols = c.protocols.clone().unwrap_or(o.protocols);
+        o.nodes = c
+            .nodes
+            .as_ref()
+            .and_then(|n| n.first().copied())
+            .unwrap_or(o.nodes);
+        o.net = first(&c.nets).unwrap_or(o.net);
+        o.config = Some((p.clone(), c));
+    }
+    if let Some(p) = &a.protocols {
+        o.protocols = p.clone();
+    }
+    o.nodes = a.nodes.unwrap_or(o.nodes);
+    if let Some(n) = &a.net {
+        o.net = n.clone();
+    }
     o.set = a.set.clone();
     o.max_false_per_day = a.max_false_per_day;
     o.max_p99_ms = a.max_p99_ms;
@@ -1372,6 +1485,7 @@ fn tune(a: TuneArgs) -> Result<(), CliError> {
         let mut mine = o.clone();
         (mine.jobs, mine.progress, mine.out, mine.shard) =
             (d.jobs, d.progress, d.out.clone(), d.shard);
+        // TuneOptions' Debug holds the config; a run with one is never the default run.
         format!("{mine:?}") == format!("{d:?}")
     };
     guard_committed(
@@ -1407,7 +1521,15 @@ fn print_tune_outcome(
     let page = election_report::render_tune(outcome, &o.out)?;
     let lim = (o.max_false_per_hour(), o.max_p99_ms);
     for a in &outcome.advice {
+        let contradicted = outcome
+            .agreement(a)
+            .filter(|c| c.3 != election_runner::tune::Agreement::Consistent);
         match a.chosen {
+            _ if contradicted.is_some() => out!(
+                "{:<28} recommendation withheld: the model contradicts the cluster at its current settings ({})",
+                a.protocol,
+                contradicted.expect("checked").3.name()
+            ),
             Some(i) => {
                 let p = &a.points[i];
                 out!(
@@ -1424,6 +1546,24 @@ fn print_tune_outcome(
                 "{:<28} no evaluated setting meets both limits (closest points in the page)",
                 a.protocol
             ),
+        }
+    }
+    for a in &outcome.advice {
+        if let Some((fe, lo, hi, agree)) = outcome.agreement(a) {
+            let (ob, olo, ohi) = outcome
+                .observed()
+                .expect("an agreement needs an observed rate");
+            out!(
+                "{:<28} at the current settings: {:.3} false elections an hour simulated ({:.3}-{:.3}), {:.3} leader changes an hour observed ({:.3}-{:.3}): {}",
+                a.protocol,
+                fe,
+                lo,
+                hi,
+                ob,
+                olo,
+                ohi,
+                agree.name()
+            );
         }
     }
     for w in &outcome.warnings {

@@ -105,7 +105,9 @@ fn smaller(mut args: Vec<String>) -> Vec<String> {
 }
 
 /// The README's lines that are not the tool, and what may follow them.
-const OTHER_COMMANDS: [&str; 4] = [
+const OTHER_COMMANDS: [&str; 5] = [
+    // Regenerates committed files; tests/profile.rs checks they are what it writes.
+    "cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes",
     "cargo test --workspace",
     "cargo build --release",
     "cargo install --path .",
@@ -180,6 +182,8 @@ fn every_readme_command_runs_as_written() {
         "results/explore/summary.csv",
         "reports/tune-default/ADVICE.md",
         "reports/tune-etcd-dc/ADVICE.md",
+        "profiles/etcd-example/profile.toml",
+        "reports/tune-etcd-example/ADVICE.md",
     ] {
         assert!(
             dir.path().join(f).is_file(),
@@ -200,6 +204,7 @@ fn every_readme_command_runs_as_written() {
         "validate",
         "explore",
         "tune",
+        "profile",
     ] {
         assert!(
             ran.iter().any(|r| r[0] == c),

@@ -359,6 +359,7 @@ pub fn calibrate(
         loss: Some(0.0),
         duplicate: Some(0.0),
         fifo: Some(true),
+        links: Vec::new(),
     };
     let seeds = args.first_seed..args.first_seed + args.trials;
     let mut all_rows = Vec::new();

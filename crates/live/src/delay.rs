@@ -19,6 +19,7 @@ pub(crate) enum Delay {
     Exponential(Exp<f64>),
     LogNormal(LogNormal<f64>),
     Pareto(Pareto<f64>),
+    Empirical(election_sim::empirical::SharedEmpirical),
 }
 
 impl Delay {
@@ -48,6 +49,7 @@ impl Delay {
             Latency::Pareto { scale_ms, shape } => {
                 Delay::Pareto(Pareto::new(scale_ms, shape).map_err(|e| bad(&e))?)
             }
+            Latency::Empirical(ref e) => Delay::Empirical(e.clone()),
         })
     }
 
@@ -69,6 +71,8 @@ impl Delay {
             Delay::Exponential(d) => d.sample(rng),
             Delay::LogNormal(d) => d.sample(rng),
             Delay::Pareto(d) => d.sample(rng),
+            // As the simulator draws it: one uniform, through the measured inverse CDF.
+            Delay::Empirical(e) => e.quantile(rng.random::<f64>()),
         };
         // A heavy tail can draw absurd values; no datagram waits longer than a minute.
         Duration::from_secs_f64((ms / 1e3).clamp(0.0, 60.0))

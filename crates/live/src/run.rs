@@ -172,6 +172,7 @@ pub(crate) fn plan_cell(
             .collect(),
         custom_nets,
         custom_scenarios: Default::default(),
+        profile: None,
     };
     let cell = spec
         .plan()?

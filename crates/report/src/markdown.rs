@@ -411,6 +411,9 @@ pub(crate) fn write_report(
         skipped.len()
     );
     let _ = writeln!(s, "| trials | {} |", results.trials.len());
+    for (what, text) in measured_sources(&results.manifest.config) {
+        let _ = writeln!(s, "| {what} | {text} |");
+    }
     let _ = writeln!(s, "| focus size | n = {} |\n", ctx.focus);
     if !skipped.is_empty() {
         // One line per reason, with the sizes and protocols it covers.
@@ -696,6 +699,68 @@ fn table(s: &mut String, results: &Results, scenario: &str, net: &str) {
         s.push('\n');
     }
     s.push('\n');
+}
+
+/// The method table's rows on where the configuration's measurements came from: a profile's
+/// source (`election-bench profile`: its scrapes, their hashes and time span) and every
+/// `empirical:` file with its hash. None for a configuration without them.
+pub(crate) fn measured_sources(config: &serde_json::Value) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let p = &config["profile"];
+    if p.is_object() {
+        let scrapes: Vec<String> = p["scrapes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|sc| {
+                format!(
+                    "`{}` (sha256 `{}`)",
+                    sc["file"].as_str().unwrap_or("?"),
+                    sc["sha256"].as_str().unwrap_or("?")
+                )
+            })
+            .collect();
+        let span = match p["span_s"].as_f64() {
+            Some(sp) if sp > 0.0 => format!(
+                "{} leader changes seen over {} h (scrapes from {} to {} ms since 1970)",
+                p["leader_changes"],
+                crate::data::fmt_sig(sp / 3600.0),
+                p["span_from_ms"],
+                p["span_to_ms"]
+            ),
+            _ => format!(
+                "no leader-change rate observed ({})",
+                p["no_rate"].as_str().unwrap_or("no time span")
+            ),
+        };
+        rows.push((
+            "cluster profile".to_string(),
+            format!(
+                "written by `{}` from {} member(s): {}; {span}; current heartbeat {} ms, election timeout {} ms ({})",
+                p["command"].as_str().unwrap_or("?"),
+                p["members_scraped"],
+                scrapes.join(", "),
+                p["heartbeat_ms"],
+                p["election_timeout_ms"],
+                p["settings_from"].as_str().unwrap_or("?")
+            ),
+        ));
+    }
+    for e in config["empirical"].as_array().into_iter().flatten() {
+        rows.push((
+            "measured distribution".to_string(),
+            format!(
+                "`empirical:{}` (sha256 `{}`): a {} of {} observations, median {}, p99 {}",
+                e["source"].as_str().unwrap_or("?"),
+                e["sha256"].as_str().unwrap_or("?"),
+                e["kind"].as_str().unwrap_or("?"),
+                crate::data::fmt_sig(e["observations"].as_f64().unwrap_or(f64::NAN)),
+                crate::data::fmt_sig(e["p50"].as_f64().unwrap_or(f64::NAN)),
+                crate::data::fmt_sig(e["p99"].as_f64().unwrap_or(f64::NAN)),
+            ),
+        ));
+    }
+    rows
 }
 
 #[cfg(test)]

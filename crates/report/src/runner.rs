@@ -66,6 +66,19 @@ impl RunnerTracer {
                     loss: n.get("loss").and_then(Value::as_f64),
                     duplicate: n.get("duplicate").and_then(Value::as_f64),
                     fifo: n.get("fifo").and_then(Value::as_bool),
+                    links: n
+                        .get("links")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|l| {
+                            Some(election_runner::config::LinkDef {
+                                from: u32::try_from(l.get("from")?.as_u64()?).ok()?,
+                                to: u32::try_from(l.get("to")?.as_u64()?).ok()?,
+                                latency: l.get("latency")?.as_str()?.to_string(),
+                            })
+                        })
+                        .collect(),
                 });
             }
         }

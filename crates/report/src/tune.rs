@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use election_runner::tune::{mapping, Advice, Point, TuneOutcome, Verdict};
+use election_runner::tune::{mapping, Advice, Agreement, Point, TuneOutcome, Verdict};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -214,9 +214,30 @@ fn point_line(p: &Point) -> String {
     )
 }
 
+/// The measured cluster contradicts the model at its current settings (see
+/// [`cluster_section`]): no recommendation is drawn from that model.
+fn contradicted(outcome: &TuneOutcome, a: &Advice) -> Option<Agreement> {
+    outcome
+        .agreement(a)
+        .map(|c| c.3)
+        .filter(|c| *c != Agreement::Consistent)
+}
+
 fn answer(s: &mut String, a: &Advice, outcome: &TuneOutcome) {
     let o = &outcome.options;
     let lim = (o.max_false_per_hour(), o.max_p99_ms);
+    if let Some(c) = contradicted(outcome, a) {
+        let _ = writeln!(
+            s,
+            "| {} | **withheld**: at the cluster's current settings the model {} (see below) | | | | |",
+            a.protocol,
+            match c {
+                Agreement::ModelTooQuiet => "holds fewer elections than the cluster was seen to",
+                _ => "holds more elections than the cluster was seen to",
+            }
+        );
+        return;
+    }
     match a.chosen {
         Some(i) => {
             let p = &a.points[i];
@@ -260,6 +281,86 @@ fn answer(s: &mut String, a: &Advice, outcome: &TuneOutcome) {
     }
 }
 
+/// "Your cluster against the model": at the profiled cluster's current settings, the simulated
+/// false elections next to the leader changes it was seen to make, each with its 95 %
+/// interval, and what it means when they disagree. Nothing without a `--config` profile.
+fn cluster_section(s: &mut String, outcome: &TuneOutcome) {
+    let o = &outcome.options;
+    let Some(p) = o.profile() else {
+        return;
+    };
+    s.push_str("## Your cluster against the model\n\n");
+    let Some((ob, olo, ohi)) = outcome.observed() else {
+        let _ = writeln!(
+            s,
+            "The profile observed no leader-change rate ({}), so the model cannot be checked against the cluster: the advice below assumes that the noise model (`{}`) describes it.\n",
+            p.no_rate.as_deref().unwrap_or("no time span"),
+            outcome.noise
+        );
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "At the cluster's current settings (heartbeat {} ms, election timeout {} ms: T = {} ms, ratio {}), the simulation's false elections against the leader changes the cluster was seen to make ({} in {} h, `etcd_server_leader_changes_seen_total`), per hour, each with its exact 95 % Poisson interval:\n",
+        fmt_sig(p.heartbeat_ms),
+        fmt_sig(p.election_timeout_ms),
+        fmt_sig(p.election_timeout_ms),
+        fmt_sig(p.election_timeout_ms / p.heartbeat_ms),
+        p.leader_changes,
+        fmt_sig(p.span_s / 3600.0)
+    );
+    s.push_str("| protocol | simulated per hour (95 % interval) | steady hours simulated | observed per hour (95 % interval) | verdict |\n|---|---|---|---|---|\n");
+    for a in &outcome.advice {
+        let Some((fe, lo, hi, c)) = outcome.agreement(a) else {
+            continue;
+        };
+        let cur = &a.points[a.current.expect("an agreement has a current point")];
+        let _ = writeln!(
+            s,
+            "| {} | {} ({}–{}) | {} | {} ({}–{}) | {} |",
+            a.protocol,
+            fmt_sig(fe),
+            fmt_sig(lo),
+            fmt_sig(hi),
+            fmt_sig(cur.hours),
+            fmt_sig(ob),
+            fmt_sig(olo),
+            fmt_sig(ohi),
+            match c {
+                Agreement::Consistent => "consistent: the intervals overlap",
+                Agreement::ModelTooQuiet => "**disagree**: the cluster changes leader more often",
+                Agreement::ModelTooNoisy => "**disagree**: the model changes leader more often",
+            }
+        );
+    }
+    s.push('\n');
+    let mut said = [false; 2];
+    for a in &outcome.advice {
+        match contradicted(outcome, a) {
+            Some(Agreement::ModelTooQuiet) if !said[0] => {
+                said[0] = true;
+                let _ = writeln!(
+                    s,
+                    "**The noise model does not describe this cluster: it changes leader more often than the model does.** The measured network and disks (and the noise: {}) explain fewer elections than the cluster holds, so something the profile does not measure causes the rest: GC or stop-the-world pauses, CPU starvation or throttling, member restarts, network partitions or a leader moved on purpose (`etcdctl move-leader`). A recommendation from this model would promise a quiet cluster the real one is not, so none is given (the frontier below is what the model says, for reference). Find the cause, or add it as noise (`--set noise.pause_per_hour=... --set noise.pause_ms=empirical:FILE`), and tune again until the two agree.\n",
+                    outcome.noise
+                );
+            }
+            Some(Agreement::ModelTooNoisy) if !said[1] => {
+                said[1] = true;
+                let _ = writeln!(
+                    s,
+                    "**The noise model does not describe this cluster: the model changes leader more often than the cluster does.** Its noise ({}) or its distributions are heavier than what the cluster lives with, so its advice would be too cautious (longer timeouts than needed); none is given. Lower the noise (`--set noise.*`) until the two agree.\n",
+                    outcome.noise
+                );
+            }
+            _ => {}
+        }
+    }
+    if !said[0] && !said[1] {
+        s.push_str("The intervals overlap: these measurements cannot tell the model from the cluster, and the advice above rests on the model.\n\n");
+    }
+}
+
 /// Writes `ADVICE.md` and `frontier.{svg,png}` into `dir`; returns the page's path.
 pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportError> {
     write_chart(&FrontierChart { outcome }, dir, "frontier", true)?;
@@ -281,7 +382,12 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         answer(&mut s, a, outcome);
     }
     s.push('\n');
-    for a in outcome.advice.iter().filter(|a| a.chosen.is_none()) {
+    cluster_section(&mut s, outcome);
+    for a in outcome
+        .advice
+        .iter()
+        .filter(|a| a.chosen.is_none() && contradicted(outcome, a).is_none())
+    {
         let _ = writeln!(
             s,
             "**{}: no setting met both limits.** The closest evaluated points (the larger of each estimate over its limit, smallest first):\n",
@@ -318,6 +424,36 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         s.push('\n');
     }
     s.push_str("## What was measured, and under what\n\n");
+    if let Some(p) = o.profile() {
+        let _ = writeln!(
+            s,
+            "- **Cluster profile** (`--config {}`): {}. Written by `{}`.",
+            o.config
+                .as_ref()
+                .map_or(String::new(), |(c, _)| c.display().to_string()),
+            p.describe(),
+            p.command
+        );
+    } else if let Some((c, _)) = &o.config {
+        let _ = writeln!(s, "- **Configuration**: `--config {}`.", c.display());
+    }
+    for (k, e) in &outcome.empirical {
+        let unit = if k == "node.cpu_us" { "µs" } else { "ms" };
+        let _ = writeln!(
+            s,
+            "- **Measured `{k}`**: `empirical:{}` (sha256 `{}`), a {} of {} observations, median {} {unit}, p99 {} {unit}, drawn by inverse CDF{}.",
+            e["source"].as_str().unwrap_or(""),
+            e["sha256"].as_str().unwrap_or(""),
+            e["kind"].as_str().unwrap_or(""),
+            fmt_sig(e["observations"].as_f64().unwrap_or(f64::NAN)),
+            fmt_sig(e["p50"].as_f64().unwrap_or(f64::NAN)),
+            fmt_sig(e["p99"].as_f64().unwrap_or(f64::NAN)),
+            match e["overflow"].as_f64() {
+                Some(x) if x > 0.0 => format!("; {x} observations above the largest bucket are drawn at it"),
+                _ => String::new(),
+            }
+        );
+    }
     let _ = writeln!(
         s,
         "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours each and {} in all per protocol; when confirmation leaves no point within the limits, up to {} bisections between the largest timeout fast enough but too noisy and the smallest larger one quiet enough (phase `bisect-K` in `points.csv`, unless confirmed since). {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
@@ -404,6 +540,9 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
     }
     s.push_str("\n## Real systems' settings\n\nThe recommended point of each protocol (or, when none meets the limits, its closest point) as each system spells it. The rules and their sources are in `crates/runner/src/tune/mapping.rs`.\n\n");
     for a in &outcome.advice {
+        if contradicted(outcome, a).is_some() {
+            continue;
+        }
         let Some(i) = a.chosen.or(a.closest.first().copied()) else {
             continue;
         };

@@ -31,6 +31,10 @@
 //!   { at_ms = 400, jitter_ms = 50, action = "crash", node = "highest" },
 //! ]
 //! ```
+//!
+//! A distribution may be measured (`latency = "empirical:rtt.csv"`, see [`crate::empirical`]);
+//! inside a config file its path is relative to the file's directory. A config written by
+//! `election-bench profile` also has a `[profile]` table ([`ProfileSource`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -59,6 +63,21 @@ pub struct NetDef {
     pub duplicate: Option<f64>,
     /// FIFO links.
     pub fifo: Option<bool>,
+    /// Per-link latency overrides (one direction each); absent from most configs.
+    #[serde(default)]
+    pub links: Vec<LinkDef>,
+}
+
+/// One link's latency, as written in a `[[net]]` profile's `links`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDef {
+    /// Sender's node id (1..=nodes).
+    pub from: u32,
+    /// Receiver's node id.
+    pub to: u32,
+    /// Its latency distribution, instead of the profile's.
+    pub latency: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -86,6 +105,103 @@ struct FileConfig {
     net: Vec<NetDef>,
     #[serde(default)]
     scenario: Vec<NamedScenario>,
+    profile: Option<ProfileSource>,
+}
+
+/// Where a configuration written by `election-bench profile` came from (its `[profile]`
+/// table): the scrapes, their hashes and time span, the cluster's current settings and the
+/// leader changes it was seen to make. Sweeps, `run` and `tune` carry it into their manifests
+/// and pages; `tune` compares its observed leader-change rate with the simulated one.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSource {
+    /// The command that wrote the configuration.
+    pub command: String,
+    /// Every scrape read, in the order given.
+    pub scrapes: Vec<ScrapeSource>,
+    /// Members seen (distinct peer sets of `etcd_network_peer_round_trip_time_seconds`).
+    pub members_scraped: u32,
+    /// The cluster's current heartbeat interval, ms.
+    pub heartbeat_ms: f64,
+    /// The cluster's current election timeout, ms.
+    pub election_timeout_ms: f64,
+    /// Where those two came from: `flags` or `etcd defaults`.
+    pub settings_from: String,
+    /// The span over which leader changes were counted, seconds (0: not observed).
+    pub span_s: f64,
+    /// The first and last scrape instants of that span, ms since 1970 (0 when not observed).
+    pub span_from_ms: i64,
+    /// See `span_from_ms`.
+    pub span_to_ms: i64,
+    /// Leader changes seen over the span (`etcd_server_leader_changes_seen_total`'s increase).
+    pub leader_changes: u64,
+    /// Why no leader-change rate was observed, when none was.
+    pub no_rate: Option<String>,
+}
+
+/// One scrape file a profile was built from.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScrapeSource {
+    /// The file as named on the command line.
+    pub file: String,
+    /// Its SHA-256.
+    pub sha256: String,
+}
+
+impl ProfileSource {
+    /// The observed leader changes per hour and their exact 95 % Poisson interval, when a
+    /// span was observed.
+    pub fn observed_per_hour(&self) -> Option<(f64, f64, f64)> {
+        (self.span_s > 0.0).then(|| {
+            let h = self.span_s / 3600.0;
+            let (lo, hi) = crate::tune::poisson_ci(self.leader_changes);
+            (self.leader_changes as f64 / h, lo / h, hi / h)
+        })
+    }
+
+    /// The profile as the manifests record it.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("serializable")
+    }
+
+    /// One line naming the source, for a method section: files, hashes and span.
+    pub fn describe(&self) -> String {
+        let files = self
+            .scrapes
+            .iter()
+            .map(|s| {
+                format!(
+                    "`{}` (sha256 `{}`)",
+                    s.file,
+                    &s.sha256[..s.sha256.len().min(12)]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let span = if self.span_s > 0.0 {
+            format!(
+                "{} leader changes over {} h, scraped from {} to {} ms since 1970",
+                self.leader_changes,
+                crate::results::fmt_ms(self.span_s / 3600.0),
+                self.span_from_ms,
+                self.span_to_ms
+            )
+        } else {
+            format!(
+                "no leader-change rate observed ({})",
+                self.no_rate.as_deref().unwrap_or("no time span")
+            )
+        };
+        format!(
+            "profile of {} member(s) from {}; {span}; current heartbeat {} ms, election timeout {} ms ({})",
+            self.members_scraped,
+            files,
+            crate::results::fmt_ms(self.heartbeat_ms),
+            crate::results::fmt_ms(self.election_timeout_ms),
+            self.settings_from
+        )
+    }
 }
 
 /// A sweep (or a single run) as asked for, before checking.
@@ -111,6 +227,8 @@ pub struct SweepSpec {
     pub custom_nets: Vec<NetDef>,
     /// Custom scenarios, by name.
     pub custom_scenarios: BTreeMap<String, ScenarioDef>,
+    /// Where a profile configuration came from (`[profile]`; see [`ProfileSource`]).
+    pub profile: Option<ProfileSource>,
 }
 
 /// A scenario or network profile name from a configuration: not empty, at most 64
@@ -136,14 +254,30 @@ impl SweepSpec {
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::Usage(format!("--config {}: cannot read it: {e}", path.display()))
         })?;
-        SweepSpec::from_toml(&text).map_err(|e| match e {
+        let mut spec = SweepSpec::from_toml(&text).map_err(|e| match e {
             Error::Toml { message, .. } => Error::Toml {
                 path: path.to_path_buf(),
                 message,
             },
             Error::Usage(m) => Error::Usage(format!("{}: {m}", path.display())),
             other => other,
-        })
+        })?;
+        // `empirical:PATH` inside a config is relative to the config's own directory.
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for (_, values) in &mut spec.params {
+            for v in values.iter_mut() {
+                *v = crate::empirical::relative_to(v, dir);
+            }
+        }
+        for n in &mut spec.custom_nets {
+            if let Some(l) = &mut n.latency {
+                *l = crate::empirical::relative_to(l, dir);
+            }
+            for link in &mut n.links {
+                link.latency = crate::empirical::relative_to(&link.latency, dir);
+            }
+        }
+        Ok(spec)
     }
 
     /// Parse a TOML config.
@@ -199,6 +333,7 @@ impl SweepSpec {
             params,
             custom_nets: file.net,
             custom_scenarios,
+            profile: file.profile,
         })
     }
 

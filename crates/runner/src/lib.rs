@@ -6,6 +6,8 @@
 //! * [`params`] — every timing, protocol, network and scenario knob under one name, the fair
 //!   timing defaults, and [`Resolved`](params::Resolved), a cell's typed parameters;
 //! * [`net`] — network profiles (`ideal`, `lan`, `dc`, `wan`, `lossy`) and the latency syntax;
+//! * [`empirical`] — `empirical:FILE` distributions read from measurements;
+//! * [`profile`] — a configuration built from an etcd cluster's Prometheus metrics;
 //! * [`protocol`] — protocol specs (`raft+pre_vote`) and building a protocol's configuration;
 //! * [`scenario`] — the scenario catalog and custom scenarios;
 //! * [`config`] — a sweep as asked for (TOML file and CLI flags), [`SweepSpec`];
@@ -20,6 +22,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod config;
+pub mod empirical;
 pub mod error;
 pub mod explore;
 pub mod files;
@@ -27,6 +30,7 @@ pub mod memory;
 pub mod net;
 pub mod params;
 pub mod plan;
+pub mod profile;
 mod progress;
 pub mod protocol;
 pub mod results;

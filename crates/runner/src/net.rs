@@ -1,5 +1,6 @@
 //! Network profiles: named latency distributions and loss rates, and the one-line latency
-//! syntax (`lognormal:0.25:0.3`) used by `net.latency`, TOML configs and the manifest.
+//! syntax (`lognormal:0.25:0.3`, or a measured `empirical:FILE`, see [`crate::empirical`]) used
+//! by `net.latency`, TOML configs and the manifest.
 //!
 //! | profile | one-way latency | median RTT | p99 one-way | loss | what it stands for |
 //! |---|---|---|---|---|---|
@@ -92,7 +93,7 @@ impl NetProfile {
 
     /// The profile as it appears in the manifest.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut j = json!({
             "name": self.name,
             "about": self.about,
             "latency": format_latency(&self.net.latency),
@@ -100,7 +101,21 @@ impl NetProfile {
             "loss": self.net.loss,
             "duplicate": self.net.duplicate,
             "fifo": self.net.fifo,
-        })
+        });
+        // Only a profile with per-link overrides has the key (the others hash as before).
+        if !self.net.links.is_empty() {
+            j["links"] = json!(self
+                .net
+                .links
+                .iter()
+                .map(|l| json!({
+                    "from": l.from.0,
+                    "to": l.to.0,
+                    "latency": format_latency(&l.latency),
+                }))
+                .collect::<Vec<_>>());
+        }
+        j
     }
 }
 
@@ -135,10 +150,15 @@ pub fn profile_of(net: &str) -> &str {
 
 /// The latency syntax, for error messages.
 pub const LATENCY_SYNTAX: &str = "constant:MS | uniform:MIN_MS:MAX_MS | normal:MEAN_MS:SD_MS | \
-exponential:MEAN_MS | lognormal:MEDIAN_MS:SIGMA | pareto:SCALE_MS:SHAPE";
+exponential:MEAN_MS | lognormal:MEDIAN_MS:SIGMA | pareto:SCALE_MS:SHAPE | empirical:PATH | \
+empirical:PATH#COLUMN";
 
-/// Parse `kind:a[:b]` into a latency distribution, checking its parameters.
+/// Parse `kind:a[:b]` into a latency distribution, checking its parameters; `empirical:PATH`
+/// reads the file ([`crate::empirical`]).
 pub fn parse_latency(s: &str) -> Result<Latency> {
+    if let Some(spec) = s.trim().strip_prefix(crate::empirical::PREFIX) {
+        return crate::empirical::load(spec);
+    }
     let mut parts = s.trim().split(':');
     let kind = parts.next().unwrap_or("").trim().to_ascii_lowercase();
     let nums: Vec<&str> = parts.map(str::trim).collect();
@@ -155,7 +175,7 @@ pub fn parse_latency(s: &str) -> Result<Latency> {
         _ => {
             return usage!(
                 "latency {s:?}: unknown distribution {kind:?}; valid: constant, uniform, normal, \
-                 exponential, lognormal, pareto (syntax: {LATENCY_SYNTAX})"
+                 exponential, lognormal, pareto, empirical (syntax: {LATENCY_SYNTAX})"
             )
         }
     };
@@ -206,6 +226,8 @@ pub fn format_latency(l: &Latency) -> String {
         Latency::Exponential { mean_ms } => format!("exponential:{mean_ms}"),
         Latency::LogNormal { median_ms, sigma } => format!("lognormal:{median_ms}:{sigma}"),
         Latency::Pareto { scale_ms, shape } => format!("pareto:{scale_ms}:{shape}"),
+        // The file as named; the manifest records its hash beside it.
+        Latency::Empirical(ref e) => format!("{}{}", crate::empirical::PREFIX, e.source()),
     }
 }
 
@@ -225,6 +247,19 @@ mod tests {
         ] {
             assert_eq!(format_latency(&parse_latency(s).unwrap()), s);
         }
+    }
+
+    #[test]
+    fn empirical_latency_round_trips() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("rtt.txt");
+        std::fs::write(&f, "0.4\n0.5\n0.9\n").unwrap();
+        let s = format!("empirical:{}", f.display());
+        let l = parse_latency(&format!("  {s} ")).unwrap();
+        assert_eq!(format_latency(&l), s);
+        assert_eq!(parse_latency(&format_latency(&l)).unwrap(), l);
+        // The mean of what is drawn (linear between order statistics), not the samples' 0.6.
+        assert!((l.mean_ms() - 0.575).abs() < 1e-12);
     }
 
     #[test]

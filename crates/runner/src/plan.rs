@@ -69,6 +69,8 @@ pub struct SweepPlan {
     pub varied: Vec<(&'static str, Vec<String>)>,
     /// Custom scenarios defined (listed or not), for `election-bench scenarios`.
     pub custom_scenarios: Vec<Arc<Scenario>>,
+    /// Where a profile configuration came from (its `[profile]` table), if it is one.
+    pub profile: Option<crate::config::ProfileSource>,
 }
 
 /// One grid point: everything but the seed.
@@ -198,6 +200,24 @@ impl SweepSpec {
                         );
                     }
                 }
+            }
+            for (i, l) in d.links.iter().enumerate() {
+                if l.from == 0 || l.to == 0 || l.from == l.to {
+                    return usage!(
+                        "net profile {:?}: links[{i}] from {} to {}: a link joins two different node ids >= 1",
+                        d.name,
+                        l.from,
+                        l.to
+                    );
+                }
+                let latency = parse_latency(&l.latency).map_err(|e| {
+                    Error::Usage(format!("net profile {:?}: links[{i}].latency: {e}", d.name))
+                })?;
+                p.net.links.push(election_sim::LinkLatency {
+                    from: election_core::NodeId(l.from),
+                    to: election_core::NodeId(l.to),
+                    latency,
+                });
             }
             p.net.loss = d.loss.unwrap_or(p.net.loss);
             p.net.duplicate = d.duplicate.unwrap_or(p.net.duplicate);
@@ -333,6 +353,7 @@ impl SweepSpec {
             fixed,
             varied,
             custom_scenarios: custom.into_values().collect(),
+            profile: self.profile.clone(),
         })
     }
 }
@@ -447,6 +468,20 @@ impl SweepPlan {
                             }
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
                             let resolved = Resolved::resolve(net, &params)?.for_scenario(scenario);
+                            if let Some((i, l)) = net
+                                .net
+                                .links
+                                .iter()
+                                .enumerate()
+                                .find(|(_, l)| l.from.0 > n || l.to.0 > n)
+                            {
+                                return usage!(
+                                    "net profile {:?}: links[{i}] joins nodes {} and {}, but the cluster has {n} nodes",
+                                    net.name,
+                                    l.from.0,
+                                    l.to.0
+                                );
+                            }
                             let skipped = scenario.skip_reason(n, proto.kind.services());
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {
@@ -541,7 +576,7 @@ impl SweepPlan {
             .map(|s| s.to_string())
             .chain(self.varied.iter().map(|(k, _)| k.to_string()))
             .collect();
-        json!({
+        let mut config = json!({
             "mode": "sim",
             "protocols": self.protocols.iter().map(|p| json!({
                 "spec": p.spec,
@@ -574,7 +609,34 @@ impl SweepPlan {
                 .iter()
                 .map(|s| (s.name().to_string(), s.id().into()))
                 .collect::<Map<String, Value>>(),
-        })
+        });
+        // Measured distributions and a profile's source only where there are any, so that a
+        // configuration without them keeps its hash.
+        let empirical = crate::empirical::manifest_entries(
+            self.nets
+                .iter()
+                .flat_map(|n| {
+                    std::iter::once(&n.net.latency)
+                        .chain(n.net.links.iter().map(|l| &l.latency))
+                        .map(crate::net::format_latency)
+                })
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str)
+                .chain(self.fixed.values().map(String::as_str))
+                .chain(
+                    self.varied
+                        .iter()
+                        .flat_map(|(_, v)| v.iter().map(String::as_str)),
+                ),
+        );
+        if !empirical.is_empty() {
+            config["empirical"] = json!(empirical);
+        }
+        if let Some(p) = &self.profile {
+            config["profile"] = p.to_json();
+        }
+        config
     }
 }
 

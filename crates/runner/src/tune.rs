@@ -58,6 +58,19 @@
 //!    1580 ms). Their geometric middle is evaluated at every ratio, then confirmed as above
 //!    within the same budget.
 //!
+//! # Your cluster: `--config`
+//!
+//! With `--config FILE`, every point starts from that configuration (its parameters, network
+//! profiles and custom scenarios; tune's own defaults yield to its parameters, the point's
+//! timing to nothing), and the protocols, size and network default to its first. When the file
+//! is a profile (`election-bench profile`, [`crate::profile`]), the cluster's **current**
+//! settings (its election timeout `T` and `T` / heartbeat) are evaluated first as a point of
+//! their own, phase `current`, with `--max-hours` steady hours, and its false elections per
+//! hour are set against the leader changes per hour the cluster was seen to make
+//! ([`TuneOutcome::agreement`]): when the two 95 % intervals are disjoint ([`Agreement`]), the
+//! noise model does not describe the cluster, and the page withholds that protocol's
+//! recommendation and says which way the model is wrong.
+//!
 //! The **frontier** (per protocol) is the set of points that no other point of that protocol
 //! beats on both p99 failover and false elections per hour (point estimates). A point
 //! **meets** the limits when the upper ends of both 95 % intervals are within them, **likely**
@@ -153,6 +166,10 @@ pub struct TuneOptions {
     /// Search one slice of the protocols (round-robin), and write its searches for
     /// [`merge`] instead of the page.
     pub shard: Option<Shard>,
+    /// `--config`: a configuration (a profile from `election-bench profile`, or any sweep
+    /// config) whose parameters, network profiles and custom scenarios every point starts
+    /// from, before tune's own settings; its path as given.
+    pub config: Option<(PathBuf, crate::SweepSpec)>,
 }
 
 impl TuneOptions {
@@ -180,13 +197,43 @@ impl TuneOptions {
             progress: true,
             out: PathBuf::from(format!("reports/tune-{name}")),
             shard: None,
+            config: None,
         }
+    }
+
+    /// The profile `--config` came with (its `[profile]` table), if any.
+    pub fn profile(&self) -> Option<&crate::config::ProfileSource> {
+        self.config.as_ref().and_then(|(_, c)| c.profile.as_ref())
+    }
+
+    /// The point at the profiled cluster's current settings: its election timeout and
+    /// election timeout / heartbeat ratio.
+    pub fn current(&self) -> Option<(f64, f64)> {
+        self.profile().map(|p| {
+            (
+                p.election_timeout_ms,
+                p.election_timeout_ms / p.heartbeat_ms,
+            )
+        })
     }
 
     /// The parameters every point runs with: [`TUNE_PARAMS`] that `set` does not override,
     /// then `set`.
     pub fn fixed_params(&self) -> Vec<String> {
-        crate::config::over_defaults(&TUNE_PARAMS, &self.set)
+        // A --config's own parameters (a profile's `noise.profile = none`) win over tune's
+        // defaults too; they stay in the config, under the `set`.
+        let key = crate::config::assignment_key;
+        let defaults: Vec<&str> = TUNE_PARAMS
+            .iter()
+            .copied()
+            .filter(|d| {
+                !self
+                    .config
+                    .as_ref()
+                    .is_some_and(|(_, c)| c.params.iter().any(|(k, _)| k == key(d)))
+            })
+            .collect();
+        crate::config::over_defaults(&defaults, &self.set)
     }
 
     /// The false-election limit per hour.
@@ -251,6 +298,22 @@ impl TuneOptions {
                 self.protocols.len(),
                 self.protocols.len()
             );
+        }
+        if let Some((path, c)) = &self.config {
+            if let Some((k, v)) = c.params.iter().find(|(_, v)| v.len() > 1) {
+                return usage!(
+                    "--config {}: parameter {k} varies ({}); tune runs every point with one value per parameter",
+                    path.display(),
+                    v.join(", ")
+                );
+            }
+        }
+        if let Some((t, k)) = self.current() {
+            if !(t.is_finite() && t > 0.0 && (2.0..=1000.0).contains(&k)) {
+                return usage!(
+                    "--config: the profile's current election timeout {t} ms and heartbeat ratio {k} are not a point tune can run (ratio in [2, 1000])"
+                );
+            }
         }
         Ok(())
     }
@@ -454,6 +517,45 @@ pub struct Advice {
     /// When the confirm phase spent its budget before the recommendation was shown with
     /// confidence: the page's statement of it.
     pub unconfirmed: Option<String>,
+    /// The point at the profiled cluster's current settings (`--config` with a profile).
+    pub current: Option<usize>,
+}
+
+/// The profiled cluster's observed leader changes against the simulated false elections at
+/// its current settings: do the two 95 % intervals overlap?
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agreement {
+    /// The intervals overlap: the measurements cannot tell the model from the cluster.
+    Consistent,
+    /// The simulated interval lies wholly below the observed one: the cluster changes leader
+    /// more often than the model explains (something the profile does not measure — GC
+    /// pauses, CPU starvation, partitions, restarts — causes elections).
+    ModelTooQuiet,
+    /// The simulated interval lies wholly above the observed one: the model holds more
+    /// elections than the cluster (its noise or distributions are heavier than the cluster's).
+    ModelTooNoisy,
+}
+
+impl Agreement {
+    /// As the page and the manifest name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agreement::Consistent => "consistent",
+            Agreement::ModelTooQuiet => "model-too-quiet",
+            Agreement::ModelTooNoisy => "model-too-noisy",
+        }
+    }
+
+    /// Compare the simulated `(lo, hi)` interval with the observed one.
+    pub fn of(sim: (f64, f64), observed: (f64, f64)) -> Agreement {
+        if sim.1 < observed.0 {
+            Agreement::ModelTooQuiet
+        } else if sim.0 > observed.1 {
+            Agreement::ModelTooNoisy
+        } else {
+            Agreement::Consistent
+        }
+    }
 }
 
 /// The outcome of a tune run.
@@ -470,6 +572,66 @@ pub struct TuneOutcome {
     pub warnings: Vec<String>,
     /// The noise every point ran under, as resolved from the parameters ([`describe_noise`]).
     pub noise: String,
+    /// Every measured (`empirical:`) distribution the points ran with, as the manifest
+    /// records it ([`crate::empirical::describe`]), by parameter.
+    pub empirical: Vec<(String, Value)>,
+}
+
+impl TuneOutcome {
+    /// The observed leader changes per hour with their 95 % interval, from `--config`'s
+    /// profile, when it observed a span.
+    pub fn observed(&self) -> Option<(f64, f64, f64)> {
+        self.options.profile()?.observed_per_hour()
+    }
+
+    /// For a protocol's advice: the simulated false elections per hour at the current
+    /// settings and their interval, and how they compare with the observed rate.
+    pub fn agreement(&self, a: &Advice) -> Option<(f64, f64, f64, Agreement)> {
+        let (_, olo, ohi) = self.observed()?;
+        let p = &a.points[a.current?];
+        let fe = p.false_per_hour()?;
+        let (lo, hi) = p.false_per_hour_ci()?;
+        Some((fe, lo, hi, Agreement::of((lo, hi), (olo, ohi))))
+    }
+}
+
+/// The measured distributions among a cell's parameters: (parameter, manifest entry).
+fn empirical_of(r: &crate::params::Resolved) -> Vec<(String, Value)> {
+    use election_sim::Latency;
+    let links: Vec<String> = (0..r.net.links.len())
+        .map(|i| format!("net.links[{i}].latency"))
+        .collect();
+    let mut v: Vec<(&str, Option<&Latency>)> = vec![("net.latency", Some(&r.net.latency))];
+    v.extend(
+        links
+            .iter()
+            .zip(&r.net.links)
+            .map(|(k, l)| (k.as_str(), Some(&l.latency))),
+    );
+    v.extend([
+        ("node.fsync_ms", r.node.fsync.as_ref()),
+        ("node.cpu_us", r.node.cpu.as_ref()),
+    ]);
+    if let Some(b) = &r.noise.pause {
+        v.push(("noise.pause_ms", Some(&b.ms)));
+    }
+    if let Some(b) = &r.noise.stall {
+        v.push(("noise.stall_ms", Some(&b.ms)));
+    }
+    if let Some(sp) = &r.noise.spike {
+        v.push(("noise.spike_ms", Some(&sp.extra_ms)));
+        v.push(("noise.spike_len_ms", Some(&sp.len_ms)));
+    }
+    v.into_iter()
+        .filter_map(|(k, l)| match l {
+            // node.cpu_us is held in ms; the manifest speaks the file's unit, so rescale.
+            Some(Latency::Empirical(e)) if k == "node.cpu_us" => {
+                Some((k.to_string(), crate::empirical::describe(&e.scaled(1e3))))
+            }
+            Some(Latency::Empirical(e)) => Some((k.to_string(), crate::empirical::describe(e))),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One line naming a noise model's rates and distributions (`latency` syntax, as
@@ -588,8 +750,12 @@ pub fn point_cell(
         scenarios: Some(vec![scenario.into()]),
         nets: Some(vec![o.net.clone()]),
         seeds: Some(1),
-        ..Default::default()
+        ..o.config
+            .as_ref()
+            .map(|(_, c)| c.clone())
+            .unwrap_or_default()
     };
+    sweep.first_seed = None;
     let mut all = o.fixed_params();
     all.extend(
         point_params(spec.kind, t, k)
@@ -745,6 +911,7 @@ struct Search<'a> {
     cells: Vec<(Cell, Cell)>,
     seen: BTreeSet<(u64, u64)>,
     trials: u64,
+    current: Option<usize>,
 }
 
 impl Search<'_> {
@@ -817,10 +984,13 @@ impl Search<'_> {
         let o = self.o;
         let limit_fe = o.max_false_per_hour();
         while c.spent < c.budget {
-            let Some(i) = frontier(&self.points)
-                .into_iter()
-                .find(|&i| self.verdict(i) == Verdict::Likely && !c.confirmed.contains(&i))
-            else {
+            let Some(i) = frontier(&self.points).into_iter().find(|&i| {
+                // The current point already ran --max-hours, on the seeds confirming
+                // would add.
+                self.verdict(i) == Verdict::Likely
+                    && !c.confirmed.contains(&i)
+                    && Some(i) != self.current
+            }) else {
                 break;
             };
             c.confirmed.push(i);
@@ -926,6 +1096,7 @@ impl Search<'_> {
             best_each: (fastest_quiet, quietest_fast),
             trials: self.trials,
             unconfirmed: None,
+            current: self.current,
             points: self.points,
         }
     }
@@ -933,23 +1104,33 @@ impl Search<'_> {
 
 fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
     let mut advice = Vec::new();
-    let mut noise = String::new();
+    let mut ran = Ran::default();
     for (i, spec) in specs.iter().enumerate() {
         if o.shard.is_some_and(|s| !s.owns(i)) {
             continue;
         }
-        let (a, n) = search(o, spec)?;
-        if noise.is_empty() {
-            noise = n;
+        let (a, r) = search(o, spec)?;
+        if ran.noise.is_empty() {
+            ran = r;
         }
         advice.push(a);
     }
-    Ok(finish(o.clone(), advice, noise))
+    Ok(finish(o.clone(), advice, ran))
 }
 
-/// One protocol's search (coarse, refine, confirm, bisect; see the module docs): its advice,
-/// and the noise its points ran under.
-fn search(o: &TuneOptions, spec: &ProtocolSpec) -> Result<(Advice, String)> {
+/// What every point ran under, as the page and the manifest state it: the same for every
+/// point of every protocol (only timing keys vary), taken from the first.
+#[derive(Clone, Debug, Default)]
+struct Ran {
+    /// [`describe_noise`].
+    noise: String,
+    /// [`empirical_of`].
+    empirical: Vec<(String, Value)>,
+}
+
+/// One protocol's search (the current settings, coarse, refine, confirm, bisect; see the
+/// module docs): its advice, and what its points ran under.
+fn search(o: &TuneOptions, spec: &ProtocolSpec) -> Result<(Advice, Ran)> {
     let limit_fe = o.max_false_per_hour();
     let timeouts = grid(o.timeouts.0, o.timeouts.1);
     let step = if timeouts.len() > 1 {
@@ -964,19 +1145,34 @@ fn search(o: &TuneOptions, spec: &ProtocolSpec) -> Result<(Advice, String)> {
         cells: Vec::new(),
         seen: BTreeSet::new(),
         trials: 0,
+        current: None,
     };
+    // The cluster's current settings first, with the confirm phase's hours: the page
+    // compares its false elections with the leader changes the cluster was seen to make.
+    if let Some((t, k)) = o.current() {
+        s.add(t, k, "current")?;
+        s.current = Some(0);
+        let mut jobs: Vec<Job> = (0..o.max_hours)
+            .map(|h| Job::Steady(0, o.first_seed + h))
+            .collect();
+        jobs.extend((0..o.crash_trials).map(|c| Job::Crash(0, o.first_seed + c)));
+        s.run("current", &jobs)?;
+    }
+    let coarse_from = s.points.len();
     // Coarse.
     for &t in &timeouts {
         for &k in &o.ratios {
             s.add(t, k, "coarse")?;
         }
     }
-    s.run_new(0, "coarse")?;
-    // Every point of every protocol runs the same noise: only timing keys vary.
-    let noise = s
+    s.run_new(coarse_from, "coarse")?;
+    let ran = s
         .cells
         .first()
-        .map(|(c, _)| describe_noise(&c.resolved.noise))
+        .map(|(c, _)| Ran {
+            noise: describe_noise(&c.resolved.noise),
+            empirical: empirical_of(&c.resolved),
+        })
         .unwrap_or_default();
     // Refine around the frontier, half the step each round.
     for round in 1..=o.rounds {
@@ -1030,13 +1226,13 @@ fn search(o: &TuneOptions, spec: &ProtocolSpec) -> Result<(Advice, String)> {
             c.confirmed.len()
         ));
     }
-    Ok((a, noise))
+    Ok((a, ran))
 }
 
 /// The outcome of the protocols' searches `advice` (in the order given), with the page's
 /// statements about the budget and the limits: what the unsharded run and the merge of a
 /// sharded one both end with.
-fn finish(o: TuneOptions, advice: Vec<Advice>, noise: String) -> TuneOutcome {
+fn finish(o: TuneOptions, advice: Vec<Advice>, ran: Ran) -> TuneOutcome {
     let limit_fe = o.max_false_per_hour();
     let mut warnings = Vec::new();
     let zero_hi = poisson_ci(0).1;
@@ -1072,7 +1268,8 @@ fn finish(o: TuneOptions, advice: Vec<Advice>, noise: String) -> TuneOutcome {
         options: o,
         advice,
         warnings,
-        noise,
+        noise: ran.noise,
+        empirical: ran.empirical,
     }
 }
 
@@ -1203,6 +1400,9 @@ impl TuneOutcome {
         if o.net != d.net {
             s.push_str(&format!(" --net {}", o.net));
         }
+        if let Some((p, _)) = &o.config {
+            s.push_str(&format!(" --config {}", p.display()));
+        }
         for a in &o.set {
             s.push_str(&format!(" --set {a}"));
         }
@@ -1268,7 +1468,7 @@ impl TuneOutcome {
     /// The run as `manifest.json` records it.
     pub fn manifest(&self) -> Value {
         let o = &self.options;
-        json!({
+        let mut m = json!({
             "command": self.command(),
             "protocols": o.protocols,
             "nodes": o.nodes,
@@ -1290,7 +1490,41 @@ impl TuneOutcome {
             "trials": self.trials,
             "points": self.advice.iter().map(|a| a.points.len()).sum::<usize>(),
             "warnings": self.warnings,
-        })
+        });
+        // Only with --config, so that a run without one records what it always did.
+        if let Some((path, _)) = &o.config {
+            m["config"] = json!(path.display().to_string());
+            m["empirical"] = json!(self
+                .empirical
+                .iter()
+                .map(|(k, v)| {
+                    let mut v = v.clone();
+                    v["parameter"] = json!(k);
+                    v
+                })
+                .collect::<Vec<_>>());
+        }
+        if let Some(p) = o.profile() {
+            m["profile"] = p.to_json();
+            m["current"] = json!(self
+                .advice
+                .iter()
+                .filter_map(|a| {
+                    let p = &a.points[a.current?];
+                    Some(json!({
+                        "protocol": a.protocol,
+                        "timeout_ms": p.timeout_ms,
+                        "ratio": p.ratio,
+                        "false_per_hour": p.false_per_hour(),
+                        "false_per_hour_ci": p.false_per_hour_ci().map(|c| [c.0, c.1]),
+                        "observed_per_hour": self.observed().map(|o| o.0),
+                        "observed_per_hour_ci": self.observed().map(|o| [o.1, o.2]),
+                        "agreement": self.agreement(a).map(|c| c.3.name()),
+                    }))
+                })
+                .collect::<Vec<_>>());
+        }
+        m
     }
 }
 

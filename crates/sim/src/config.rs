@@ -74,12 +74,16 @@ pub enum Latency {
         /// Tail index (smaller = heavier tail; the mean is finite only above 1).
         shape: f64,
     },
+    /// Measured: raw samples or a histogram, drawn by inverse CDF (see [`crate::empirical`]).
+    /// Validated when built, so it is always a valid distribution.
+    Empirical(crate::empirical::SharedEmpirical),
 }
 
 impl Latency {
     /// The same distribution with every value multiplied by `k` (e.g. µs to ms: `k = 1e-3`).
     pub fn scaled(&self, k: f64) -> Latency {
         match *self {
+            Latency::Empirical(ref e) => Latency::Empirical(std::sync::Arc::new(e.scaled(k))),
             Latency::Constant { ms } => Latency::Constant { ms: ms * k },
             Latency::Uniform { min_ms, max_ms } => Latency::Uniform {
                 min_ms: min_ms * k,
@@ -112,6 +116,7 @@ impl Latency {
     /// the truncated normal's mean is approximated by the untruncated one.
     pub fn mean_ms(&self) -> f64 {
         match *self {
+            Latency::Empirical(ref e) => e.mean_ms(),
             Latency::Constant { ms } => ms,
             Latency::Uniform { min_ms, max_ms } => (min_ms + max_ms) / 2.0,
             Latency::Normal { mean_ms, .. } => mean_ms,
@@ -151,6 +156,7 @@ impl Latency {
             }
         }
         Ok(match *self {
+            Latency::Empirical(ref e) => Sampler::Empirical(e.clone()),
             Latency::Constant { ms } => {
                 finite_nonneg(field, "ms", ms)?;
                 Sampler::Constant(ms_to_ns(ms))
@@ -247,6 +253,7 @@ pub(crate) enum Sampler {
     Exponential(Exp<f64>),
     LogNormal(LogNormal<f64>),
     Pareto(Pareto<f64>),
+    Empirical(crate::empirical::SharedEmpirical),
 }
 
 impl Sampler {
@@ -281,6 +288,8 @@ impl Sampler {
             Sampler::Exponential(d) => ms_to_ns(d.sample(rng)),
             Sampler::LogNormal(d) => ms_to_ns(d.sample(rng)),
             Sampler::Pareto(d) => ms_to_ns(d.sample(rng)),
+            // One uniform draw per sample, inverted through the measured CDF.
+            Sampler::Empirical(e) => ms_to_ns(e.quantile(rng.random::<f64>())),
         }
     }
 }

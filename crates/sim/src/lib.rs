@@ -56,6 +56,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod config;
+pub mod empirical;
 mod engine;
 pub mod fault;
 mod links;
@@ -67,6 +68,7 @@ pub mod stream;
 pub mod workload;
 
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
+pub use empirical::{Empirical, EmpiricalError, EmpiricalKind};
 pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
 pub use noise::{Bursts, Noise, Spikes};

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{finish, Advice, Point, Search, TuneOptions, TuneOutcome};
+use super::{finish, Advice, Point, Ran, Search, TuneOptions, TuneOutcome};
 use crate::error::{Error, Result};
 use crate::protocol::ProtocolSpec;
 use crate::shard::Shard;
@@ -24,9 +24,27 @@ fn real(x: f64) -> Value {
     Value::String(format!("{x:?}"))
 }
 
-/// The options that decide what a tune computes (not where it writes or how many threads).
+/// The SHA-256 (hex) of a file's bytes.
+fn file_sha256(path: &Path) -> Result<String> {
+    use sha2::Digest;
+    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    Ok(sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// The options that decide what a tune computes (not where it writes or how many threads);
+/// a `--config` by its path as given and the SHA-256 of its bytes when the shard ran.
 fn options_json(o: &TuneOptions) -> Value {
+    let config = o.config.as_ref().map(|(p, _)| {
+        json!({
+            "path": p.display().to_string(),
+            "sha256": file_sha256(p).unwrap_or_default(),
+        })
+    });
     json!({
+        "config": config,
         "name": o.name,
         "protocols": o.protocols,
         "nodes": o.nodes,
@@ -73,7 +91,9 @@ pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Value {
                 "protocol": a.protocol,
                 "trials": a.trials,
                 "unconfirmed": a.unconfirmed,
+                "current": a.current,
                 "noise": outcome.noise,
+                "empirical": outcome.empirical,
                 "points": a.points.iter().map(point_json).collect::<Vec<_>>(),
             })
         })
@@ -141,6 +161,22 @@ impl Reader<'_> {
 
     fn options(&self, v: &Value, out: &Path) -> Result<TuneOptions> {
         let mut o = TuneOptions::defaults(&self.text(v, "name")?);
+        // The --config is read again, and must be the file the shards ran with.
+        if let Some(c) = self.get(v, "config")?.as_object() {
+            let path = PathBuf::from(self.text(&Value::Object(c.clone()), "path")?);
+            let want = self.text(&Value::Object(c.clone()), "sha256")?;
+            let got = file_sha256(&path)?;
+            if got != want {
+                return Err(Error::Results(format!(
+                    "{}: the shards ran with --config {} of SHA-256 {want}, and it is now {got}; \
+                     merge with the file they ran with",
+                    self.path.display(),
+                    path.display()
+                )));
+            }
+            let spec = crate::SweepSpec::from_file(&path)?;
+            o.config = Some((path, spec));
+        }
         o.protocols = self.texts(v, "protocols")?;
         o.nodes =
             u32::try_from(self.count(v, "nodes")?).map_err(|_| self.bad("nodes", &v["nodes"]))?;
@@ -224,7 +260,7 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
         .iter()
         .map(|s| ProtocolSpec::parse(s))
         .collect::<Result<_>>()?;
-    let mut searched: Vec<Option<(Advice, String)>> = vec![None; specs.len()];
+    let mut searched: Vec<Option<(Advice, Ran)>> = vec![None; specs.len()];
     for (shard, dir, m) in &set {
         let path = dir.join("manifest.json");
         let r = Reader { path: &path };
@@ -252,6 +288,23 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
                 .iter()
                 .map(|p| r.point(p, spec))
                 .collect::<Result<Vec<_>>>()?;
+            let current = match r.get(s, "current")? {
+                Value::Null => None,
+                v => Some(
+                    v.as_u64()
+                        .map(|i| i as usize)
+                        .filter(|&i| i < points.len())
+                        .ok_or_else(|| r.bad("current", v))?,
+                ),
+            };
+            let empirical = r
+                .array(s, "empirical")?
+                .iter()
+                .map(|e| match e.as_array().map(Vec::as_slice) {
+                    Some([Value::String(k), v]) => Ok((k.clone(), v.clone())),
+                    _ => Err(r.bad("empirical", e)),
+                })
+                .collect::<Result<Vec<_>>>()?;
             let search = Search {
                 o: &o,
                 spec,
@@ -259,6 +312,7 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
                 cells: Vec::new(),
                 seen: BTreeSet::new(),
                 trials: r.count(s, "trials")?,
+                current,
             };
             let mut a = search.advice();
             a.unconfirmed = match r.get(s, "unconfirmed")? {
@@ -269,7 +323,11 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
                         .to_string(),
                 ),
             };
-            searched[i] = Some((a, r.text(s, "noise")?));
+            let ran = Ran {
+                noise: r.text(s, "noise")?,
+                empirical,
+            };
+            searched[i] = Some((a, ran));
         }
         let owned: BTreeSet<usize> = (0..specs.len()).filter(|&i| shard.owns(i)).collect();
         if have != owned {
@@ -280,12 +338,12 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
         }
     }
     let mut advice = Vec::new();
-    let mut noise = String::new();
-    for (a, n) in searched.into_iter().flatten() {
-        if noise.is_empty() {
-            noise = n;
+    let mut ran = Ran::default();
+    for (a, r) in searched.into_iter().flatten() {
+        if ran.noise.is_empty() {
+            ran = r;
         }
         advice.push(a);
     }
-    Ok(finish(o, advice, noise))
+    Ok(finish(o, advice, ran))
 }
