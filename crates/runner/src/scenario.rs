@@ -1344,4 +1344,291 @@ faults = [
         );
         assert!(parse_set("some").is_err());
     }
+
+    /// The faults a one-fault custom scenario written `fields` (a fault's inline table without
+    /// `at_ms`) turns into at 7 nodes, with the fault instant at 1000 ms: what the simulator runs.
+    fn parsed(fields: &str) -> Result<Vec<Fault>> {
+        let def: ScenarioDef = toml::from_str(&format!("faults = [{{ at_ms = 30, {fields} }}]"))
+            .map_err(|e| crate::Error::Usage(e.to_string()))?;
+        let c = Custom::from_def("table", &def)?;
+        let lan = crate::net::NetProfile::builtin("lan").unwrap();
+        let r = Resolved::resolve(&lan, &Default::default()).unwrap();
+        let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(0);
+        Ok(Scenario::Custom(c).faults(7, &r, 1000.0, &mut rng))
+    }
+
+    /// Which fault action, by an exhaustive match: a new one does not compile until it is here,
+    /// and then fails [`every_documented_action_parses_into_the_fault_it_documents`] until the
+    /// table below writes it.
+    fn variant(a: &FaultAction) -> &'static str {
+        use FaultAction::*;
+        match a {
+            Crash(_) => "Crash",
+            Recover(_) => "Recover",
+            Pause { .. } => "Pause",
+            Partition(_) => "Partition",
+            CutLink { .. } => "CutLink",
+            Isolate(_) => "Isolate",
+            ResourceCut(_) => "ResourceCut",
+            Links { .. } => "Links",
+            LinkLoss { .. } => "LinkLoss",
+            LinkDelay { .. } => "LinkDelay",
+            Slow { .. } => "Slow",
+            Amnesia(_) => "Amnesia",
+            Heal => "Heal",
+            ClockJump { .. } => "ClockJump",
+            ClockRate { .. } => "ClockRate",
+            SetLoss(_) => "SetLoss",
+            Suspect(_) => "Suspect",
+            Detection { .. } => "Detection",
+        }
+    }
+
+    /// Every custom-scenario action, written as the runner README documents it (its fields,
+    /// the knobs a `slow` leaves out meaning their neutral values), parses into the simulator
+    /// fault the README says it is, at the fault instant plus its `at_ms`. The table names every
+    /// action of [`ACTIONS`] (the list the README and error messages give) and every
+    /// [`FaultAction`] variant.
+    #[test]
+    fn every_documented_action_parses_into_the_fault_it_documents() {
+        use FaultAction as F;
+        use NodeSet as Set;
+        use Selector as S;
+        let table: Vec<(&str, FaultAction)> = vec![
+            (r#"action = "crash", node = "leader""#, F::Crash(S::Leader)),
+            (
+                r#"action = "recover", node = "last_crashed""#,
+                F::Recover(S::LastCrashed),
+            ),
+            (
+                r#"action = "isolate", node = "lowest_follower""#,
+                F::Isolate(S::KthLowestFollower(1)),
+            ),
+            (
+                r#"action = "suspect", node = "lowest""#,
+                F::Suspect(S::Lowest),
+            ),
+            (
+                r#"action = "pause", node = "leader", ms = 600"#,
+                F::Pause {
+                    node: S::Leader,
+                    ms: 600.0,
+                },
+            ),
+            (
+                r#"action = "partition", groups = [["leader", "kth_lowest_follower:2"], ["id:1"], ["rest"]]"#,
+                F::Partition(vec![
+                    vec![S::Leader, S::KthLowestFollower(2)],
+                    vec![S::Id(NodeId(1))],
+                    vec![S::Rest],
+                ]),
+            ),
+            (
+                r#"action = "cut_link", from = "leader", to = "all_except:leader""#,
+                F::CutLink {
+                    from: Set::One(S::Leader),
+                    to: Set::AllExcept(S::Leader),
+                },
+            ),
+            (r#"action = "heal""#, F::Heal),
+            (r#"action = "set_loss", loss = 0.25"#, F::SetLoss(0.25)),
+            (
+                r#"action = "detection", nodes = "all", enabled = false"#,
+                F::Detection {
+                    nodes: Set::All,
+                    enabled: false,
+                },
+            ),
+            (
+                r#"action = "cut_resource", nodes = "above:id:2""#,
+                F::ResourceCut(Set::Above(S::Id(NodeId(2)))),
+            ),
+            (
+                r#"action = "clock_jump", node = "highest", ms = -250"#,
+                F::ClockJump {
+                    node: S::Highest,
+                    ms: -250.0,
+                },
+            ),
+            (
+                r#"action = "clock_rate", node = "kth_highest:2", ppm = -600000"#,
+                F::ClockRate {
+                    node: S::KthHighest(2),
+                    ppm: -600_000.0,
+                },
+            ),
+            (
+                r#"action = "links", pairs = [["initial_leader", "initial_follower"], ["kth_initial_follower:2", "random"]], up = false"#,
+                F::Links {
+                    pairs: vec![
+                        (S::InitialLeader, S::KthInitialFollower(1)),
+                        (S::KthInitialFollower(2), S::Random),
+                    ],
+                    up: false,
+                },
+            ),
+            (
+                r#"action = "link_loss", from = "below:highest", to = "kth_lowest:2", loss = 0.5"#,
+                F::LinkLoss {
+                    from: Set::Below(S::Highest),
+                    to: Set::One(S::KthLowest(2)),
+                    loss: 0.5,
+                },
+            ),
+            (
+                r#"action = "link_delay", from = "store", to = "all", ms = 40"#,
+                F::LinkDelay {
+                    from: Set::One(S::Service(1)),
+                    to: Set::All,
+                    ms: 40.0,
+                },
+            ),
+            (
+                r#"action = "slow", node = "store", ms = 5"#,
+                F::Slow {
+                    node: S::Service(1),
+                    factor: 1.0,
+                    ms: 5.0,
+                },
+            ),
+            (
+                r#"action = "slow", node = "highest_follower", factor = 1000"#,
+                F::Slow {
+                    node: S::KthHighestFollower(1),
+                    factor: 1000.0,
+                    ms: 0.0,
+                },
+            ),
+            (
+                r#"action = "amnesia", node = "kth_highest_follower:3""#,
+                F::Amnesia(S::KthHighestFollower(3)),
+            ),
+        ];
+        let mut names = std::collections::BTreeSet::new();
+        let mut variants = std::collections::BTreeSet::new();
+        for (fields, want) in &table {
+            let faults = parsed(fields).unwrap_or_else(|e| panic!("{fields}: {e}"));
+            assert_eq!(faults, [Fault::at_ms(1030.0, want.clone())], "{fields}");
+            let name = fields
+                .strip_prefix("action = \"")
+                .and_then(|s| s.split('"').next())
+                .unwrap();
+            names.insert(name);
+            variants.insert(variant(want));
+        }
+        let documented: std::collections::BTreeSet<&str> = ACTIONS.split(", ").collect();
+        assert_eq!(names, documented);
+        let readme = include_str!("../README.md");
+        for name in &documented {
+            assert!(readme.contains(&format!("`{name}`")), "README: {name}");
+        }
+        assert_eq!(variants.len(), 18, "{variants:?}");
+    }
+
+    /// Every selector and node set of the documented syntax ([`SELECTOR_SYNTAX`],
+    /// [`SET_SYNTAX`], `K` = 3) is the simulator's selector it names, in a fault as run.
+    #[test]
+    fn every_documented_selector_and_node_set_parses_into_its_simulator_form() {
+        use Selector as S;
+        let selectors = [
+            ("leader", S::Leader),
+            ("initial_leader", S::InitialLeader),
+            ("highest", S::Highest),
+            ("lowest", S::Lowest),
+            ("random", S::Random),
+            ("last_crashed", S::LastCrashed),
+            ("rest", S::Rest),
+            ("store", S::Service(1)),
+            ("lowest_follower", S::KthLowestFollower(1)),
+            ("highest_follower", S::KthHighestFollower(1)),
+            ("kth_highest:3", S::KthHighest(3)),
+            ("kth_lowest:3", S::KthLowest(3)),
+            ("kth_lowest_follower:3", S::KthLowestFollower(3)),
+            ("kth_highest_follower:3", S::KthHighestFollower(3)),
+            ("initial_follower", S::KthInitialFollower(1)),
+            ("kth_initial_follower:3", S::KthInitialFollower(3)),
+            ("id:3", S::Id(NodeId(3))),
+        ];
+        let documented: Vec<String> = SELECTOR_SYNTAX
+            .split('|')
+            .map(|s| s.trim().replace(":K", ":3"))
+            .collect();
+        assert_eq!(
+            selectors.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+            documented
+        );
+        for (text, want) in selectors {
+            let faults = parsed(&format!(
+                r#"action = "partition", groups = [["{text}"], ["leader"]]"#
+            ))
+            .unwrap();
+            assert_eq!(
+                faults[0].action,
+                FaultAction::Partition(vec![vec![want], vec![S::Leader]]),
+                "{text}"
+            );
+        }
+        let sets = [
+            ("all", NodeSet::All),
+            ("leader", NodeSet::One(S::Leader)),
+            ("all_except:leader", NodeSet::AllExcept(S::Leader)),
+            ("above:leader", NodeSet::Above(S::Leader)),
+            ("below:leader", NodeSet::Below(S::Leader)),
+        ];
+        let documented: Vec<String> = SET_SYNTAX
+            .split('|')
+            .map(|s| s.trim().replace("SELECTOR", "leader"))
+            .collect();
+        assert_eq!(sets.iter().map(|(s, _)| *s).collect::<Vec<_>>(), documented);
+        for (text, want) in sets {
+            let faults = parsed(&format!(
+                r#"action = "detection", nodes = "{text}", enabled = true"#
+            ))
+            .unwrap();
+            assert_eq!(
+                faults[0].action,
+                FaultAction::Detection {
+                    nodes: want,
+                    enabled: true
+                },
+                "{text}"
+            );
+        }
+    }
+
+    /// What the README says a fault is refused for, it is refused for, naming the field.
+    #[test]
+    fn documented_limits_are_refused_by_field() {
+        for (fields, says) in [
+            (r#"action = "crash""#, "`node`"),
+            (r#"action = "pause", node = "leader""#, "`ms`"),
+            (r#"action = "partition""#, "`groups`"),
+            (r#"action = "cut_link", from = "leader""#, "`to`"),
+            (r#"action = "set_loss", loss = 1.5"#, "`loss`"),
+            (r#"action = "detection", nodes = "all""#, "`enabled`"),
+            (
+                r#"action = "clock_rate", node = "leader", ppm = -1000000"#,
+                "`ppm`",
+            ),
+            (
+                r#"action = "links", pairs = [["leader", "lowest"]]"#,
+                "`up`",
+            ),
+            (
+                r#"action = "link_delay", from = "all", to = "all", ms = -1"#,
+                "`ms`",
+            ),
+            (r#"action = "slow", node = "leader""#, "`factor`"),
+            (
+                r#"action = "slow", node = "leader", factor = 0.5"#,
+                "`factor`",
+            ),
+            (r#"action = "crash", node = "kth_lowest:0""#, ">= 1"),
+            (r#"action = "crash", node = "boss""#, "lowest_follower"),
+            (r#"action = "explode""#, "amnesia"),
+        ] {
+            let e = parsed(fields).unwrap_err().to_string();
+            assert!(e.contains(says), "{fields}: {e}");
+        }
+    }
 }
