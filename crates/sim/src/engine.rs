@@ -133,6 +133,10 @@ struct Node<P: Protocol> {
     clock_offset: f64,
     clock_rate: f64,
     detection: bool,
+    /// Failure-detector firings swallowed while detection was off (timer, generation): when
+    /// detection comes back on, those still current (not re-armed or cancelled since) go off
+    /// then — a detector that was muted notices, when unmuted, that its deadline has passed.
+    suppressed: Vec<(P::Timer, u64)>,
     /// Bumped whenever the node's writing stops (it leaves the leader role, or crashes).
     write_gen: u64,
     /// A write fell due while the node was paused: it leaves first when the node resumes.
@@ -239,6 +243,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 clock_offset: 0.0,
                 clock_rate: 1.0,
                 detection: true,
+                suppressed: Vec::new(),
                 write_gen: 0,
                 write_due: None,
                 slow_ns: 0,
@@ -726,11 +731,12 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 timer,
                 generation,
             } => {
-                let st = &self.nodes[node.index()];
+                let st = &mut self.nodes[node.index()];
                 if st.proto.is_none() || st.timers[timer.index()].generation != generation {
                     return;
                 }
                 if timer.is_failure_detector() && !st.detection {
+                    st.suppressed.push((timer, generation));
                     self.observer
                         .record(|| crate::TraceKind::DetectorSuppressed(node));
                     return;
@@ -1138,6 +1144,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     slot.generation += 1;
                     slot.armed = None;
                 }
+                st.suppressed.clear();
                 self.last_crashed = Some(id);
                 self.observer.on_status(id, None);
                 self.observer.topology_changed(&self.links);
@@ -1266,6 +1273,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 if self.nodes[id.index()].paused {
                     return; // a paused node's detector cannot run either
                 }
+                // The suspicion is the detector going off: a deadline it swallowed while
+                // detection was off is spent by it, not fired a second time later.
+                self.nodes[id.index()].suppressed.clear();
                 self.dispatch(
                     now,
                     Event::Input {
@@ -1276,9 +1286,31 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 return;
             }
             Applied::Detection { ref nodes, enabled } => {
+                let mut due = Vec::new();
                 for &id in nodes {
-                    self.nodes[id.index()].detection = enabled;
+                    let st = &mut self.nodes[id.index()];
+                    st.detection = enabled;
+                    if enabled {
+                        for (timer, generation) in std::mem::take(&mut st.suppressed) {
+                            if st.timers[timer.index()].generation == generation {
+                                due.push((id, timer, generation));
+                            }
+                        }
+                    }
                 }
+                self.observer.on_fault(applied);
+                // Deadlines that passed while detection was off go off now, in node order.
+                for (node, timer, generation) in due {
+                    self.dispatch(
+                        now,
+                        Event::Timer {
+                            node,
+                            timer,
+                            generation,
+                        },
+                    );
+                }
+                return;
             }
             // A spike comes from the noise schedule only, never from a fault action.
             Applied::Resume(_) | Applied::Skipped(_) | Applied::Spike(..) => {}

@@ -6,9 +6,8 @@
 //! A timeline is random faults at offsets in `[0, SPAN_MS]` after the scenario's fault instant,
 //! then the **calm**: at one instant, after the last fault and the end of the last pause, every
 //! fault that can be undone is: `heal` (links, link loss and delay, the resource), the network's
-//! loss back to the profile's (0 on `lan`), every failure detector on (and, if the timeline
-//! switched any off, every member made to suspect, for the firings lost meanwhile), every
-//! node's speed and clock rate back to normal, and in half of the timelines every crashed node
+//! loss back to the profile's (0 on `lan`), every failure detector on (a detector deadline
+//! that passed while it was off goes off then), every node's speed and clock rate back to normal, and in half of the timelines every crashed node
 //! recovered. What
 //! is left after the calm is crashed nodes, clocks already jumped, and protocol state.
 
@@ -116,16 +115,6 @@ pub fn timeline(seed: u64, mix: Mix) -> Timeline {
             ms: 0.0,
         });
         calm.push(FaultAction::ClockRate { node, ppm: 0.0 });
-    }
-    // A detector that fired while detection was off is swallowed for good: switching detection
-    // back on re-arms nothing (see `finding_a_detector_that_fired_while_detection_was_off_
-    // stays_silent` in `fault_properties.rs`). The calm stands in for those lost firings with a
-    // forced suspicion of every member, as `leader-crash-lowest-detects` does for its one.
-    if random
-        .iter()
-        .any(|(_, a)| matches!(a, FaultAction::Detection { enabled: false, .. }))
-    {
-        calm.extend((1..=mix.n).map(|i| FaultAction::Suspect(Selector::Id(NodeId(i)))));
     }
     Timeline {
         mix,
