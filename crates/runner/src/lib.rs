@@ -29,6 +29,7 @@ pub mod params;
 pub mod plan;
 mod progress;
 pub mod protocol;
+pub mod replay;
 pub mod results;
 pub mod scenario;
 pub mod shard;
