@@ -30,6 +30,8 @@ pub struct CalibrateCliArgs {
     pub out: Option<PathBuf>,
 }
 
+/// `calibrate`: the live and simulated failover times of each protocol, their ratio printed and
+/// the page written (into a scratch directory unless `--out`).
 pub fn run(a: CalibrateCliArgs) -> Result<(), CliError> {
     let mut c = election_live::CalibrateArgs {
         nodes: a.nodes,

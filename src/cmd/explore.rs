@@ -45,6 +45,8 @@ pub struct ExploreArgs {
     pub force: bool,
 }
 
+/// `explore`: the patterns of the chosen protocols and sizes (or one shard of them), the summary
+/// table, and the page unless `--no-report` or a shard.
 pub fn run(a: ExploreArgs) -> Result<(), CliError> {
     use election_runner::explore;
     check_jobs(a.work.jobs)?;

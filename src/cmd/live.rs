@@ -34,6 +34,7 @@ pub struct LiveCliArgs {
     pub set: Vec<String>,
 }
 
+/// `live`: the trials over real sockets, a line per trial as it finishes, then their summary.
 pub fn run(a: LiveCliArgs) -> Result<(), CliError> {
     let mut args = election_live::LiveArgs::new(&a.cell.protocol, a.cell.nodes, &a.cell.scenario);
     args.trials = a.trials;

@@ -5,6 +5,7 @@ use election_runner::params::PARAMS;
 
 use crate::error::CliError;
 
+/// `params`: every parameter with its default and values, then the network profiles.
 pub fn run() -> Result<(), CliError> {
     let width = PARAMS.iter().map(|d| d.key.len()).max().unwrap_or(0);
     out!("Parameters (TOML [params], --set key=value, protocol options bully+quorum):\n");

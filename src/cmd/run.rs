@@ -22,6 +22,7 @@ pub struct RunArgs {
     pub trace_messages: bool,
 }
 
+/// `run`: one trial, in words or as one JSON object, then its event log if `--trace`.
 pub fn run(a: RunArgs) -> Result<(), CliError> {
     let cell = a.trial.cell("run")?;
     let t = cell.run(a.trial.seed, a.trace)?;

@@ -14,6 +14,8 @@ pub struct ScenariosArgs {
     pub config: Option<PathBuf>,
 }
 
+/// `scenarios`: the catalog (with `--config`'s custom scenarios), the gray failures and the
+/// steady-state scenarios.
 pub fn run(a: ScenariosArgs) -> Result<(), CliError> {
     let mut spec = SweepSpec::from_config(a.config.as_deref())?;
     spec.scenarios = Some(vec!["all".into()]);

@@ -72,6 +72,8 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
+/// `sweep`: the plan, its trials into the results directory, then the report unless
+/// `--no-report` or a shard.
 pub fn run(a: SweepArgs) -> Result<(), CliError> {
     let mut spec = SweepSpec::from_config(a.config.as_deref())?;
     if a.name.is_some() {

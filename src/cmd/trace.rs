@@ -40,6 +40,7 @@ fn trace_format(format: Option<&str>, out: Option<&std::path::Path>) -> Result<T
         .map_err(|e: ReportError| Error::Usage(e.to_string()))
 }
 
+/// `trace`: one trial's chart in the format `--format` or `--out`'s extension names.
 pub fn run(a: TraceArgs) -> Result<(), CliError> {
     let format = trace_format(a.format.as_deref(), a.out.as_deref())?;
     let cell = a.trial.cell("trace")?;

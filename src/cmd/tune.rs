@@ -69,6 +69,7 @@ pub struct TuneArgs {
     pub force: bool,
 }
 
+/// `tune`: the search, its files and the advice printed (a shard: its searches only).
 pub fn run(a: TuneArgs) -> Result<(), CliError> {
     use election_runner::tune;
     check_jobs(a.work.jobs)?;
