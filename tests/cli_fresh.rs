@@ -3,37 +3,12 @@
 //! only on purpose, `--shard auto` under a scheduler's environment, and `merge` taking a
 //! parent directory or a list file.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_election-bench");
-
-fn bench(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(BIN);
-    c.args(args).current_dir(cwd);
-    for v in [
-        "JOB_COMPLETION_INDEX",
-        "SLURM_ARRAY_TASK_ID",
-        "SLURM_ARRAY_TASK_MIN",
-        "SLURM_ARRAY_TASK_COUNT",
-        "SLURM_ARRAY_TASK_STEP",
-    ] {
-        c.env_remove(v);
-    }
-    c.envs(env.iter().copied());
-    c.output().expect("the binary runs")
-}
-
-#[track_caller]
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{bench_env, ok};
 
 /// Exit 2, and standard error's first line holds every needle.
 #[track_caller]
@@ -83,7 +58,7 @@ fn a_mistyped_name_leads_with_the_closest_valid_one() {
     let run = |p: &str, s: &str, extra: &[&str]| {
         let mut args = vec!["run", "-p", p, "-n", "5", "-s", s];
         args.extend(extra);
-        bench(&args, d.path(), &[])
+        bench_env(&args, d.path(), &[])
     };
     let e = usage(
         &run("raft+prevote", "leader-crash", &[]),
@@ -120,9 +95,9 @@ fn report_focus_nodes_must_be_a_size_of_the_sweep() {
     let d = tempfile::tempdir().unwrap();
     let mut args = SWEEP.to_vec();
     args.extend(["--out", "r"]);
-    ok(&bench(&args, d.path(), &[]));
+    ok(&bench_env(&args, d.path(), &[]));
     usage(
-        &bench(
+        &bench_env(
             &[
                 "report",
                 "--results",
@@ -141,7 +116,7 @@ fn report_focus_nodes_must_be_a_size_of_the_sweep() {
         !d.path().join("rep").exists(),
         "a refused report wrote files"
     );
-    ok(&bench(
+    ok(&bench_env(
         &[
             "report",
             "--results",
@@ -160,17 +135,17 @@ fn report_focus_nodes_must_be_a_size_of_the_sweep() {
 fn explore_and_tune_write_the_committed_directories_only_on_purpose() {
     let d = tempfile::tempdir().unwrap();
     usage(
-        &bench(&["explore", "--nodes", "3", "--quiet"], d.path(), &[]),
+        &bench_env(&["explore", "--nodes", "3", "--quiet"], d.path(), &[]),
         &["results/explore", "--out DIR", "--force"],
     );
     assert!(!d.path().join("results").exists());
     usage(
-        &bench(&["tune", "--protocols", "raft", "--quiet"], d.path(), &[]),
+        &bench_env(&["tune", "--protocols", "raft", "--quiet"], d.path(), &[]),
         &["reports/tune-default", "--name NAME", "--force"],
     );
     assert!(!d.path().join("reports").exists());
     // Elsewhere, or with --force, they run.
-    ok(&bench(
+    ok(&bench_env(
         &[
             "explore",
             "--nodes",
@@ -186,7 +161,7 @@ fn explore_and_tune_write_the_committed_directories_only_on_purpose() {
         d.path(),
         &[],
     ));
-    ok(&bench(
+    ok(&bench_env(
         &[
             "explore",
             "--nodes",
@@ -208,13 +183,13 @@ fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list()
     let d = tempfile::tempdir().unwrap();
     let mut whole = SWEEP.to_vec();
     whole.extend(["--name", "w"]);
-    ok(&bench(&whole, d.path(), &[]));
+    ok(&bench_env(&whole, d.path(), &[]));
     // A Kubernetes Indexed Job of 3: indexes 0, 1, 2 are shards 1/3, 2/3, 3/3, each in its own
     // directory under results/w-shards/ from the same command line.
     let mut shard = whole.clone();
     shard.extend(["--shard", "auto", "--shard-count", "3"]);
     for i in ["0", "1", "2"] {
-        let out = ok(&bench(&shard, d.path(), &[("JOB_COMPLETION_INDEX", i)]));
+        let out = ok(&bench_env(&shard, d.path(), &[("JOB_COMPLETION_INDEX", i)]));
         let k = i.parse::<u32>().unwrap() + 1;
         assert!(out.contains(&format!("shard {k}/3")), "{out}");
         assert!(d
@@ -230,11 +205,11 @@ fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list()
     let mut no_count = whole.clone();
     no_count.extend(["--shard", "auto"]);
     usage(
-        &bench(&no_count, d.path(), &[("JOB_COMPLETION_INDEX", "0")]),
+        &bench_env(&no_count, d.path(), &[("JOB_COMPLETION_INDEX", "0")]),
         &["--shard-count"],
     );
     usage(
-        &bench(&no_count, d.path(), &[]),
+        &bench_env(&no_count, d.path(), &[]),
         &["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"],
     );
     // Slurm's 1-based array of 3, task 2: shard 2/3.
@@ -245,14 +220,14 @@ fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list()
     ];
     let mut s2 = whole.clone();
     s2.extend(["--shard", "auto", "--out", "slurm2"]);
-    assert!(ok(&bench(&s2, d.path(), &slurm)).contains("shard 2/3"));
+    assert!(ok(&bench_env(&s2, d.path(), &slurm)).contains("shard 2/3"));
     assert_eq!(
         files(&d.path().join("slurm2")),
         files(&d.path().join("results/w-shards/2-of-3"))
     );
 
     // merge: the parent directory, or a list file, equals the unsharded sweep.
-    ok(&bench(
+    ok(&bench_env(
         &["merge", "--out", "m1", "results/w-shards"],
         d.path(),
         &[],
@@ -266,7 +241,7 @@ fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list()
         "results/w-shards/3-of-3\n\nresults/w-shards/1-of-3\nresults/w-shards/2-of-3\n",
     )
     .unwrap();
-    ok(&bench(
+    ok(&bench_env(
         &["merge", "--out", "m2", "--list", "list.txt"],
         d.path(),
         &[],
@@ -277,7 +252,7 @@ fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list()
     );
     // An incomplete set is refused before anything is written, naming what is missing.
     std::fs::write(d.path().join("short.txt"), "results/w-shards/1-of-3\n").unwrap();
-    let o = bench(
+    let o = bench_env(
         &["merge", "--out", "m3", "--list", "short.txt"],
         d.path(),
         &[],
@@ -308,7 +283,7 @@ fn one_cell_split_by_seed_blocks_over_an_indexed_job_of_eight() {
         "--quiet",
         "--no-report",
     ];
-    ok(&bench(&one_cell, d.path(), &[]));
+    ok(&bench_env(&one_cell, d.path(), &[]));
     let mut shard = one_cell.to_vec();
     shard.extend([
         "--shard",
@@ -320,7 +295,11 @@ fn one_cell_split_by_seed_blocks_over_an_indexed_job_of_eight() {
     ]);
     for i in 0..8 {
         let i = i.to_string();
-        let out = ok(&bench(&shard, d.path(), &[("JOB_COMPLETION_INDEX", &i)]));
+        let out = ok(&bench_env(
+            &shard,
+            d.path(),
+            &[("JOB_COMPLETION_INDEX", &i)],
+        ));
         if i == "3" {
             assert!(out.contains("shard 4/8"), "{out}");
             let m: serde_json::Value = serde_json::from_str(
@@ -335,7 +314,7 @@ fn one_cell_split_by_seed_blocks_over_an_indexed_job_of_eight() {
             assert_eq!(m["seeds_run"]["count"], 3);
         }
     }
-    ok(&bench(
+    ok(&bench_env(
         &["merge", "--out", "merged", "results/one-shards"],
         d.path(),
         &[],
@@ -366,23 +345,23 @@ fn explore_shards_merge_into_the_unsharded_exploration() {
     ];
     let mut whole = base.to_vec();
     whole.extend(["--out", "whole"]);
-    ok(&bench(&whole, d.path(), &[]));
+    ok(&bench_env(&whole, d.path(), &[]));
     for k in 1..=3 {
         let (s, out) = (format!("{k}/3"), format!("shards/{k}"));
         let mut a = base.to_vec();
         a.extend(["--shard", &s, "--out", &out]);
-        let o = ok(&bench(&a, d.path(), &[]));
+        let o = ok(&bench_env(&a, d.path(), &[]));
         assert!(o.contains(&format!("explore shard {k}/3")), "{o}");
         assert!(!d.path().join(&out).join("patterns.csv").exists());
     }
-    let o = bench(
+    let o = bench_env(
         &["merge", "--out", "bad", "shards/1", "shards/3"],
         d.path(),
         &[],
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing shard(s) 2/3"));
-    ok(&bench(
+    ok(&bench_env(
         &["merge", "--out", "merged", "--quiet", "shards"],
         d.path(),
         &[],
@@ -391,7 +370,7 @@ fn explore_shards_merge_into_the_unsharded_exploration() {
         files(&d.path().join("merged")),
         files(&d.path().join("whole"))
     );
-    ok(&bench(
+    ok(&bench_env(
         &["report", "--results", "merged", "--out", "page"],
         d.path(),
         &[],
@@ -431,16 +410,20 @@ fn tune_shards_merge_into_the_unsharded_page() {
     ];
     let mut whole = base.to_vec();
     whole.extend(["--out", "t"]);
-    ok(&bench(&whole, a.path(), &[]));
+    ok(&bench_env(&whole, a.path(), &[]));
     for k in 1..=2 {
         let (s, out) = (format!("{k}/2"), format!("s{k}"));
         let mut args = base.to_vec();
         args.extend(["--shard", &s, "--out", &out]);
-        let o = ok(&bench(&args, b.path(), &[]));
+        let o = ok(&bench_env(&args, b.path(), &[]));
         assert!(o.contains(&format!("tune shard {k}/2")), "{o}");
         assert!(!b.path().join(&out).join("ADVICE.md").exists());
     }
-    ok(&bench(&["merge", "--out", "t", "s2", "s1"], b.path(), &[]));
+    ok(&bench_env(
+        &["merge", "--out", "t", "s2", "s1"],
+        b.path(),
+        &[],
+    ));
     let (x, y) = (files(&a.path().join("t")), files(&b.path().join("t")));
     assert_eq!(
         x.iter().map(|f| &f.0).collect::<Vec<_>>(),
@@ -452,7 +435,7 @@ fn tune_shards_merge_into_the_unsharded_page() {
     let mut four = base.to_vec();
     four.extend(["--shard", "4/4", "--out", "s4"]);
     usage(
-        &bench(&four, b.path(), &[]),
+        &bench_env(&four, b.path(), &[]),
         &["--shard 4/4", "3 protocol(s) make at most 3 shard(s)"],
     );
 }

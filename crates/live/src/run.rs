@@ -158,35 +158,23 @@ pub(crate) fn plan_cell(
     params: &[(String, String)],
     custom_nets: Vec<election_runner::config::NetDef>,
 ) -> Result<Cell, RunError> {
-    let spec = SweepSpec {
+    let mut spec = SweepSpec {
         name: Some("live".into()),
-        protocols: Some(vec![protocol.to_string()]),
-        nodes: Some(vec![nodes]),
-        scenarios: Some(vec![scenario.to_string()]),
-        nets: Some(vec![net.to_string()]),
-        seeds: Some(1),
-        first_seed: Some(0),
         params: params
             .iter()
             .map(|(k, v)| (k.clone(), vec![v.clone()]))
             .collect(),
         custom_nets,
-        custom_scenarios: Default::default(),
-        profile: None,
-    };
-    let cell = spec
-        .plan()?
-        .cells()?
-        .into_iter()
-        .next()
-        .expect("one protocol, size, scenario and net make one cell");
-    if let Some(why) = &cell.skipped {
-        return Err(election_runner::Error::Usage(format!(
+        ..SweepSpec::default()
+    }
+    .one_cell(protocol, nodes, scenario, net);
+    spec.first_seed = Some(0);
+    let cell = spec.plan()?.runnable_cell(|cell, why| {
+        format!(
             "{} with {nodes} nodes cannot run {scenario}: {why}",
             cell.protocol.spec
-        ))
-        .into());
-    }
+        )
+    })?;
     // What the simulator models and real sockets cannot: refused here rather than run as
     // something else (a steady hour would measure a cold start, noise would be dropped).
     if cell.scenario.steady() {

@@ -10,6 +10,7 @@ use crate::figures::{
 };
 use crate::markdown::{chart_link, table_link};
 use crate::ReportOptions;
+use election_runner::replay::{Flags, Replay};
 
 /// Everything the prose generator needs.
 pub(crate) struct Ctx<'a> {
@@ -180,8 +181,9 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
                 .map(|t| t.seed.to_string())
                 .take(5)
                 .collect();
+            let seed = seeds.first().map(String::as_str).unwrap_or("0");
             out.push(format!(
-                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{}` and a larger `--set work_budget=`; its event log up to the stop: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{} --format jsonl --out trace.jsonl`; {}).",
+                "**Trials stopped by their work budget**: `{}` at n = {} in `{}` on `{}`: {} of {} trials used up `work_budget` and were cut short; they are left out of every statistic{} (seeds {}; replay with `{}` and a larger `--set work_budget=`; its event log up to the stop: `{}`; {}).",
                 r.key.protocol,
                 r.key.nodes,
                 r.key.scenario,
@@ -194,18 +196,12 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
                     ""
                 },
                 seeds.join(", "),
-                r.key.protocol,
-                r.key.nodes,
-                r.key.scenario,
-                election_runner::net::profile_of(&r.key.net),
-                seeds.first().map(String::as_str).unwrap_or("0"),
-                replay_sets(c.results, r, Some("work_budget")),
-                r.key.protocol,
-                r.key.nodes,
-                r.key.scenario,
-                election_runner::net::profile_of(&r.key.net),
-                seeds.first().map(String::as_str).unwrap_or("0"),
-                replay_sets(c.results, r, None),
+                replay(&r.key, "run", Flags::Long, seed)
+                    .sets(replay_params(c.results, r, Some("work_budget"))),
+                replay(&r.key, "trace", Flags::Long, seed)
+                    .sets(replay_params(c.results, r, None))
+                    .arg("--format", "jsonl")
+                    .arg("--out", "trace.jsonl"),
                 c.row(r)
             ));
         }
@@ -214,7 +210,6 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             continue;
         }
         let (seeds, listed) = seeds_of(c, r, |t| t.faults_skipped > 0);
-        let sets = replay_sets(c.results, r, None);
         let trace = crate::skipped_fault_trial(c.results)
             .filter(|t| t.key == r.key)
             .map(|t| format!("; trace: [{0}](traces/{0})", crate::trace_file_name(t)))
@@ -228,18 +223,15 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             )
         };
         out.push(format!(
-            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no quorum leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {listed}; replay: `election-bench run --protocol {} --nodes {} --scenario {} --net {} --seed {}{sets}`{trace}; {}).",
+            "**Faults that did not apply**: `{}` at n = {} in `{}` on `{}`: in {} of {} trials a fault found no target (no quorum leader within `fault_wait_ms`, or the trial ended first); {verdict} (seeds {listed}; replay: `{}`{trace}; {}).",
             r.key.protocol,
             r.key.nodes,
             r.key.scenario,
             r.key.net,
             k,
             r.trials(),
-            r.key.protocol,
-            r.key.nodes,
-            r.key.scenario,
-            election_runner::net::profile_of(&r.key.net),
-            seeds.first().copied().unwrap_or(0),
+            replay(&r.key, "run", Flags::Long, seeds.first().copied().unwrap_or(0))
+                .sets(replay_params(c.results, r, None)),
             c.row(r)
         ));
     }
@@ -281,14 +273,28 @@ pub(crate) fn exercises(c: &Ctx, protocol: &str, sc: &str) -> bool {
             .is_none_or(|k| k.touches_services || !k.cuts_links)
 }
 
-/// The `--set` flags that replay a trial of the cell of `r`: the sweep's fixed parameters (its
+/// `election-bench <command>` for one trial of the cell `key`: its protocol, size, scenario, the
+/// network profile it ran over and its seed; the sweep's parameters are added with
+/// [`replay_params`].
+pub(crate) fn replay(
+    key: &crate::data::CellKey,
+    command: &str,
+    flags: Flags,
+    seed: impl std::fmt::Display,
+) -> Replay {
+    Replay::new(command, flags, &key.protocol, key.nodes, &key.scenario)
+        .arg("--net", election_runner::net::profile_of(&key.net))
+        .arg("--seed", seed)
+}
+
+/// The `--set` pairs that replay a trial of the cell of `r`: the sweep's fixed parameters (its
 /// `net.*` ones included: the `net` column's overrides) and the cell's varied values, except
 /// `skip`.
-pub(crate) fn replay_sets(
+pub(crate) fn replay_params(
     results: &crate::data::Results,
     r: &crate::data::SummaryRow,
     skip: Option<&str>,
-) -> String {
+) -> Vec<(String, String)> {
     fixed_params(results)
         .into_iter()
         .chain(
@@ -299,7 +305,6 @@ pub(crate) fn replay_sets(
                 .zip(r.key.params.iter().cloned()),
         )
         .filter(|(k, v)| !v.is_empty() && Some(k.as_str()) != skip)
-        .map(|(k, v)| format!(" --set {k}={v}"))
         .collect()
 }
 
@@ -755,7 +760,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             .map(|t| format!("; trace: [{0}](traces/{0})", crate::trace_file_name(t)))
             .unwrap_or_default();
         out.push((0, format!(
-            "**Safety violation**: two live leaders claimed the same epoch or term in {} cells, for {}. First: `{}` at n = {} in `{}`, in {} of {} trials (seeds {listed}; replay: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{} --out trace.svg`{trace}; {}).",
+            "**Safety violation**: two live leaders claimed the same epoch or term in {} cells, for {}. First: `{}` at n = {} in `{}`, in {} of {} trials (seeds {listed}; replay: `{}`{trace}; {}).",
             violations.len(),
             names(&protos),
             r.key.protocol,
@@ -763,12 +768,9 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             r.key.scenario,
             seeds.len(),
             r.trials(),
-            r.key.protocol,
-            r.key.nodes,
-            r.key.scenario,
-            election_runner::net::profile_of(&r.key.net),
-            seeds.first().copied().unwrap_or(0),
-            replay_sets(c.results, r, None),
+            replay(&r.key, "trace", Flags::Long, seeds.first().copied().unwrap_or(0))
+                .sets(replay_params(c.results, r, None))
+                .arg("--out", "trace.svg"),
             c.row(r)
         )));
     }

@@ -66,6 +66,7 @@ pub use trace::{
 pub use tune::render_tune;
 
 use data::{fmt_num, CellKey, TrialRow};
+use election_runner::replay::Flags;
 use figures::{nearest_size, series_for};
 use markdown::TraceDoc;
 
@@ -583,17 +584,14 @@ fn traces(
             heading,
             file: format!("traces/{name}"),
             caption: format!(
-                "{caption} Reproduce: `election-bench trace --protocol {} --nodes {} --scenario {} --net {} --seed {}{}`.",
-                t.key.protocol,
-                t.key.nodes,
-                t.key.scenario,
-                election_runner::net::profile_of(&t.key.net),
-                t.seed,
+                "{caption} Reproduce: `{}`.",
                 // The sweep's fixed parameters and the cell's varied ones: the same trial.
-                results
-                    .cell(&t.key)
-                    .map(|r| findings::replay_sets(results, r, None))
-                    .unwrap_or_default()
+                findings::replay(&t.key, "trace", Flags::Long, t.seed).sets(
+                    results
+                        .cell(&t.key)
+                        .map(|r| findings::replay_params(results, r, None))
+                        .unwrap_or_default()
+                )
             ),
         });
     }

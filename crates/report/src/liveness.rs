@@ -14,6 +14,7 @@ use crate::charts::{write_chart, Chart, DrawResult, FONT};
 use crate::data::{Results, Stat, SummaryRow};
 use crate::error::ReportError;
 use election_runner::explore::Pattern;
+use election_runner::replay::Flags;
 
 const OUTCOMES: [(Stat, &str); 5] = [
     (Stat::OutcomeStable, "stable"),
@@ -153,13 +154,22 @@ pub(crate) fn section(results: &Results) -> String {
             let (seed_txt, cmd) = match seed {
                 Some(t) => (format!("seed {} ({})", t.seed, t.outcome.name()), {
                     // The sweep's fixed and varied parameters, as a replay needs them.
-                    let sets = crate::findings::replay_sets(results, r, None);
-                    let net = election_runner::net::profile_of(&k.net);
+                    let sets = crate::findings::replay_params(results, r, None);
+                    let replay = |command| {
+                        crate::findings::replay(k, command, Flags::Short, t.seed)
+                            .sets(sets.iter().map(|(key, value)| (key, value)))
+                    };
+                    let svg = format!(
+                        "{}-{}-{}.svg",
+                        k.scenario,
+                        k.protocol.replace('+', "_"),
+                        t.seed
+                    );
                     format!(
-                            " — `election-bench run -p {} -n {} -s {} --net {net} --seed {}{sets}`, trace: `election-bench trace -p {} -n {} -s {} --net {net} --seed {}{sets} --out {}-{}-{}.svg`",
-                            k.protocol, k.nodes, k.scenario, t.seed, k.protocol, k.nodes, k.scenario, t.seed,
-                            k.scenario, k.protocol.replace('+', "_"), t.seed
-                        )
+                        " — `{}`, trace: `{}`",
+                        replay("run"),
+                        replay("trace").arg("--out", svg)
+                    )
                 }),
                 None => (String::new(), String::new()),
             };

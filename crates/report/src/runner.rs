@@ -100,14 +100,12 @@ impl RunnerTracer {
     }
 
     fn spec_for(&self, id: &TrialId) -> Result<SweepSpec, String> {
-        let mut spec = self.base.clone();
-        spec.protocols = Some(vec![id.protocol.clone()]);
-        spec.nodes = Some(vec![id.nodes]);
-        spec.scenarios = Some(vec![id.scenario.clone()]);
         // The net column names the profile and the fixed `net.*` parameters overriding it,
         // which the base spec already holds.
-        spec.nets = Some(vec![profile_of(&id.net).to_string()]);
-        spec.seeds = Some(1);
+        let mut spec =
+            self.base
+                .clone()
+                .one_cell(&id.protocol, id.nodes, &id.scenario, profile_of(&id.net));
         spec.first_seed = Some(id.seed);
         for (k, v) in &id.params {
             if !v.is_empty() {
@@ -121,11 +119,9 @@ impl RunnerTracer {
 impl TrialTracer for RunnerTracer {
     fn trace_trial(&self, id: &TrialId) -> Result<TracedTrial, String> {
         let plan = self.spec_for(id)?.plan().map_err(|e| e.to_string())?;
-        let cells = plan.cells().map_err(|e| e.to_string())?;
-        let cell = cells.first().ok_or_else(|| format!("no cell for {id}"))?;
-        if let Some(why) = &cell.skipped {
-            return Err(format!("{id} is skipped: {why}"));
-        }
+        let cell = plan
+            .runnable_cell(|_, why| format!("{id} is skipped: {why}"))
+            .map_err(|e| e.to_string())?;
         let run = cell.run(id.seed, true).map_err(|e| e.to_string())?;
         Ok(TracedTrial {
             events: run.report.trace,

@@ -248,6 +248,11 @@ pub fn check_name(what: &str, name: &str) -> Result<()> {
 }
 
 impl SweepSpec {
+    /// The spec of a command's `--config`: the file's, or the default sweep's without one.
+    pub fn from_config(config: Option<&Path>) -> Result<SweepSpec> {
+        config.map_or_else(|| Ok(SweepSpec::default()), SweepSpec::from_file)
+    }
+
     /// Read a TOML config file. Syntax errors carry the line and column.
     pub fn from_file(path: &Path) -> Result<SweepSpec> {
         // A config that cannot be read is bad input (exit 2), like a malformed one.
@@ -340,12 +345,12 @@ impl SweepSpec {
     /// Apply `--set key=value` / `--set key=v1,v2,...`: replaces whatever the file said
     /// about that key.
     pub fn set(&mut self, assignment: &str) -> Result<()> {
-        let Some((key, values)) = assignment.split_once('=') else {
+        let Some((key, values)) = split_assignment(assignment) else {
             return usage!(
                 "--set {assignment:?}: expected key=value (or key=v1,v2,... to vary it)"
             );
         };
-        let key = key.trim().to_string();
+        let key = key.to_string();
         let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
         if values.iter().any(String::is_empty) {
             return usage!("--set {assignment:?}: empty value");
@@ -369,9 +374,27 @@ impl SweepSpec {
     }
 }
 
+/// A `key=value` assignment split at its first `=`, the key and the value trimmed: the one
+/// reading of `--set` (a sweep's, which may vary the value, and the live driver's).
+fn split_assignment(a: &str) -> Option<(&str, &str)> {
+    a.split_once('=').map(|(k, v)| (k.trim(), v.trim()))
+}
+
 /// The key of a `key=value` assignment (the whole text, trimmed, if it has no `=`).
 pub fn assignment_key(a: &str) -> &str {
-    a.split_once('=').map_or(a, |(k, _)| k).trim()
+    split_assignment(a).map_or(a.trim(), |(k, _)| k)
+}
+
+/// `--set key=value` assignments of one value each (the live driver's, which varies nothing),
+/// read as [`SweepSpec::set`] reads them.
+pub fn key_values(set: &[String]) -> Result<Vec<(String, String)>> {
+    set.iter()
+        .map(|s| {
+            split_assignment(s)
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| Error::Usage(format!("--set {s:?}: expected key=value")))
+        })
+        .collect()
 }
 
 /// A command's own `key=value` defaults that `set` does not override, then `set`: what goes to

@@ -45,6 +45,7 @@ use crate::error::{usage, Error, Result};
 use crate::files::{csv_bytes, prepare_dir, read_csv, write_atomic, DirLock};
 use crate::plan::Cell;
 use crate::progress::Progress;
+use crate::replay::{Flags, Replay};
 use crate::scenario::{position, Action, Custom, CustomFault, Scenario};
 use crate::shard::Shard;
 
@@ -901,10 +902,9 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             r[10].clone(),
             seed.to_string(),
             cut,
-            format!(
-                "election-bench run -p {} -n {} -s {} --seed {seed}",
-                r[0], r[1], r[3]
-            ),
+            Replay::new("run", Flags::Short, &r[0], &r[1], &r[3])
+                .arg("--seed", seed)
+                .to_string(),
         ]);
     }
     write_atomic(&opts.out.join("failing.csv"), &csv_bytes(fail_rows.iter()))?;

@@ -33,6 +33,7 @@ pub mod plan;
 pub mod profile;
 mod progress;
 pub mod protocol;
+pub mod replay;
 pub mod results;
 pub mod scenario;
 pub mod shard;

@@ -119,6 +119,18 @@ fn scenario_names(custom: &BTreeMap<String, Arc<Scenario>>) -> String {
 }
 
 impl SweepSpec {
+    /// This spec narrowed to one trial's cell: one protocol, size, scenario and network, and
+    /// one seed (its parameters, custom scenarios and networks kept). What `run`, `trace`, the
+    /// live driver, `tune` and the report's traces plan, then [`SweepPlan::runnable_cell`].
+    pub fn one_cell(mut self, protocol: &str, nodes: u32, scenario: &str, net: &str) -> SweepSpec {
+        self.protocols = Some(vec![protocol.to_string()]);
+        self.nodes = Some(vec![nodes]);
+        self.scenarios = Some(vec![scenario.to_string()]);
+        self.nets = Some(vec![net.to_string()]);
+        self.seeds = Some(1);
+        self
+    }
+
     /// Check everything and resolve names into a plan. Missing fields take the default
     /// sweep's values.
     pub fn plan(&self) -> Result<SweepPlan> {
@@ -447,6 +459,20 @@ impl SweepPlan {
                 .collect();
         }
         combos
+    }
+
+    /// The first cell (the only one of a [`SweepSpec::one_cell`] plan), checked: a cell that
+    /// cannot run is a usage error in the caller's words, `skipped(cell, why)`.
+    pub fn runnable_cell(&self, skipped: impl FnOnce(&Cell, &str) -> String) -> Result<Cell> {
+        let cell = self
+            .cells()?
+            .into_iter()
+            .next()
+            .expect("a plan has at least one protocol, size, scenario and net");
+        match &cell.skipped {
+            Some(why) => Err(Error::Usage(skipped(&cell, why))),
+            None => Ok(cell),
+        }
     }
 
     /// Every cell, in order, checked: a protocol configuration the protocol rejects is an

@@ -745,16 +745,12 @@ pub fn point_cell(
 ) -> Result<Cell> {
     let mut sweep = crate::SweepSpec {
         name: Some(format!("tune-{}", o.name)),
-        protocols: Some(vec![spec.spec.clone()]),
-        nodes: Some(vec![o.nodes]),
-        scenarios: Some(vec![scenario.into()]),
-        nets: Some(vec![o.net.clone()]),
-        seeds: Some(1),
         ..o.config
             .as_ref()
             .map(|(_, c)| c.clone())
             .unwrap_or_default()
-    };
+    }
+    .one_cell(&spec.spec, o.nodes, scenario, &o.net);
     sweep.first_seed = None;
     let mut all = o.fixed_params();
     all.extend(
@@ -765,12 +761,9 @@ pub fn point_cell(
     all.push(format!("fault_at_ms={}", fault_at(t)));
     all.push(format!("horizon_ms={}", horizon(t)));
     sweep.set_all(&all)?;
-    let mut cells = sweep.plan()?.cells()?;
-    let cell = cells.pop().expect("one cell");
-    if let Some(why) = &cell.skipped {
-        return usage!("{} cannot run {scenario}: {why}", spec.spec);
-    }
-    Ok(cell)
+    sweep
+        .plan()?
+        .runnable_cell(|_, why| format!("{} cannot run {scenario}: {why}", spec.spec))
 }
 
 /// A unit of work: one trial of one point.
