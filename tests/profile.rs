@@ -213,6 +213,25 @@ fn from_scrape_to_advice() {
         report.contains("`empirical:a/wal_fsync_ms.csv` (sha256"),
         "{report}"
     );
+    // Every replay command the page prints runs as printed: the sweep's --config comes with it
+    // (its network is the profile's, defined only there).
+    let replays: Vec<&str> = report
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.starts_with("election-bench run ") || c.starts_with("election-bench trace "))
+        .collect();
+    assert!(!replays.is_empty(), "{report}");
+    for c in replays {
+        assert!(c.contains(" --config "), "{c}");
+        let args = shlex::split(c).unwrap();
+        let a: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+        let mut a = a.clone();
+        if a[0] == "trace" {
+            a.extend(["--out", "replayed.svg"]);
+        }
+        ok(t, &a);
+    }
 
     // A changed file changes the configuration's hash (same name, one more observation).
     let fsync = t.join("a/wal_fsync_ms.csv");

@@ -196,9 +196,9 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
                     ""
                 },
                 seeds.join(", "),
-                replay(&r.key, "run", Flags::Long, seed)
+                replay(c.results, &r.key, "run", Flags::Long, seed)
                     .sets(replay_params(c.results, r, Some("work_budget"))),
-                replay(&r.key, "trace", Flags::Long, seed)
+                replay(c.results, &r.key, "trace", Flags::Long, seed)
                     .sets(replay_params(c.results, r, None))
                     .arg("--format", "jsonl")
                     .arg("--out", "trace.jsonl"),
@@ -230,7 +230,7 @@ pub(crate) fn skipped_faults(c: &Ctx) -> Vec<String> {
             r.key.net,
             k,
             r.trials(),
-            replay(&r.key, "run", Flags::Long, seeds.first().copied().unwrap_or(0))
+            replay(c.results, &r.key, "run", Flags::Long, seeds.first().copied().unwrap_or(0))
                 .sets(replay_params(c.results, r, None)),
             c.row(r)
         ));
@@ -274,16 +274,23 @@ pub(crate) fn exercises(c: &Ctx, protocol: &str, sc: &str) -> bool {
 }
 
 /// `election-bench <command>` for one trial of the cell `key`: its protocol, size, scenario, the
-/// network profile it ran over and its seed; the sweep's parameters are added with
+/// sweep's `--config` if it had one, the network profile it ran over and its seed; the sweep's parameters are added with
 /// [`replay_params`].
 pub(crate) fn replay(
+    results: &crate::data::Results,
     key: &crate::data::CellKey,
     command: &str,
     flags: Flags,
     seed: impl std::fmt::Display,
 ) -> Replay {
-    Replay::new(command, flags, &key.protocol, key.nodes, &key.scenario)
-        .arg("--net", election_runner::net::profile_of(&key.net))
+    let r = Replay::new(command, flags, &key.protocol, key.nodes, &key.scenario);
+    // A sweep run from a config file needs it again: its custom networks, scenarios and
+    // measured distributions are defined there, not by name.
+    let r = match election_runner::replay::config_file(&results.manifest.command) {
+        Some(config) => r.arg("--config", config),
+        None => r,
+    };
+    r.arg("--net", election_runner::net::profile_of(&key.net))
         .arg("--seed", seed)
 }
 
@@ -768,7 +775,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             r.key.scenario,
             seeds.len(),
             r.trials(),
-            replay(&r.key, "trace", Flags::Long, seeds.first().copied().unwrap_or(0))
+            replay(c.results, &r.key, "trace", Flags::Long, seeds.first().copied().unwrap_or(0))
                 .sets(replay_params(c.results, r, None))
                 .arg("--out", "trace.svg"),
             c.row(r)

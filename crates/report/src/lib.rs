@@ -586,7 +586,7 @@ fn traces(
             caption: format!(
                 "{caption} Reproduce: `{}`.",
                 // The sweep's fixed parameters and the cell's varied ones: the same trial.
-                findings::replay(&t.key, "trace", Flags::Long, t.seed).sets(
+                findings::replay(results, &t.key, "trace", Flags::Long, t.seed).sets(
                     results
                         .cell(&t.key)
                         .map(|r| findings::replay_params(results, r, None))

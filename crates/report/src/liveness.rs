@@ -156,7 +156,7 @@ pub(crate) fn section(results: &Results) -> String {
                     // The sweep's fixed and varied parameters, as a replay needs them.
                     let sets = crate::findings::replay_params(results, r, None);
                     let replay = |command| {
-                        crate::findings::replay(k, command, Flags::Short, t.seed)
+                        crate::findings::replay(results, k, command, Flags::Short, t.seed)
                             .sets(sets.iter().map(|(key, value)| (key, value)))
                     };
                     let svg = format!(

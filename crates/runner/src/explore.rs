@@ -878,6 +878,16 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             r[3].clone(),
         )
     });
+    // The trial as explore ran it: its own parameters (the horizon, no workload), then the
+    // caller's --set.
+    let replay_sets: Vec<(String, String)> =
+        crate::config::over_defaults(&EXPLORE_PARAMS, &opts.set)
+            .iter()
+            .filter_map(|kv| {
+                kv.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+            })
+            .collect();
     let mut fail_rows = vec![header(&[
         "protocol", "nodes", "family", "pattern", "cuts", "verdict", "seed", "cut", "replay",
     ])];
@@ -904,6 +914,7 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             cut,
             Replay::new("run", Flags::Short, &r[0], &r[1], &r[3])
                 .arg("--seed", seed)
+                .sets(replay_sets.iter().map(|(k, v)| (k, v)))
                 .to_string(),
         ]);
     }

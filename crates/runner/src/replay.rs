@@ -17,6 +17,23 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
+/// The `--config FILE` of a recorded command line (a sweep's manifest `command`), if it has
+/// one: a replay of one of its trials needs the same file for its custom networks, scenarios
+/// and measured distributions.
+pub fn config_file(command: &str) -> Option<String> {
+    let words = shlex::split(command)?;
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        if w == "--config" {
+            return it.next().cloned();
+        }
+        if let Some(v) = w.strip_prefix("--config=") {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
 /// The flag names a replay uses: `--protocol --nodes --scenario` (prose) or `-p -n -s`
 /// (tables and lists).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,5 +117,28 @@ mod tests {
         );
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
         assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn the_config_file_of_a_quoted_command() {
+        let words = [
+            "election-bench",
+            "sweep",
+            "--config",
+            "my dir/it's.toml",
+            "",
+            "a=b",
+        ];
+        let line: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+        assert_eq!(shlex::split(&line.join(" ")).unwrap(), words);
+        assert_eq!(
+            config_file(&line.join(" ")).as_deref(),
+            Some("my dir/it's.toml")
+        );
+        assert_eq!(
+            config_file("election-bench sweep --config=x.toml").as_deref(),
+            Some("x.toml")
+        );
+        assert_eq!(config_file("election-bench sweep --name gray"), None);
     }
 }
