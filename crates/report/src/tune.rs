@@ -29,10 +29,21 @@ fn per_day(p: &Point) -> Option<(f64, f64, f64)> {
     Some((fe, lo * 24.0, hi * 24.0))
 }
 
+impl FrontierChart<'_> {
+    /// Height of the legend's extra line, when some protocol has a current point.
+    fn legend_extra(&self) -> u32 {
+        if self.outcome.advice.iter().any(|a| a.current.is_some()) {
+            20
+        } else {
+            0
+        }
+    }
+}
+
 impl Chart for FrontierChart<'_> {
     fn size(&self) -> (u32, u32) {
         let n = self.outcome.advice.len() as u32;
-        (1200, 94 + n.div_ceil(2) * 460)
+        (1200, 94 + self.legend_extra() + n.div_ceil(2) * 460)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
@@ -41,7 +52,7 @@ impl Chart for FrontierChart<'_> {
     {
         let o = &self.outcome.options;
         let body = root.margin(10, 10, 16, 16);
-        let (top, body) = body.split_vertically(84);
+        let (top, body) = body.split_vertically(84 + self.legend_extra());
         top.draw(&Text::new(
             "p99 failover against false elections per day",
             (0, 0),
@@ -63,6 +74,13 @@ impl Chart for FrontierChart<'_> {
             (0, 54),
             text_style(15),
         ))?;
+        if self.legend_extra() > 0 {
+            top.draw(&Text::new(
+                "Square: the cluster's current settings (--config); no ring where the cluster contradicts the model (the page withholds that advice).",
+                (0, 74),
+                text_style(15),
+            ))?;
+        }
         let rows = (self.outcome.advice.len() as u32).div_ceil(2).max(1) as usize;
         let panels = body.split_evenly((rows, 2));
         let (mut xmax, mut ymin, mut ymax) = (o.max_false_per_day * 10.0, f64::MAX, o.max_p99_ms);
@@ -155,8 +173,17 @@ impl Chart for FrontierChart<'_> {
                 }
                 draw_marker(chart.plotting_area(), (x, y), k, colour)?;
             }
-            if let Some(xy) = a.chosen.and_then(|i| at(&a.points[i])) {
+            // No ring where the measured cluster contradicts the model: the page withholds
+            // that recommendation.
+            let chosen = a.chosen.filter(|_| contradicted(self.outcome, a).is_none());
+            if let Some(xy) = chosen.and_then(|i| at(&a.points[i])) {
                 chart.draw_series(std::iter::once(Circle::new(xy, 13, BLACK.stroke_width(3))))?;
+            }
+            if let Some(xy) = a.current.and_then(|i| at(&a.points[i])) {
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at(xy)
+                        + Rectangle::new([(-11, -11), (11, 11)], BLACK.stroke_width(2)),
+                ))?;
             }
         }
         Ok(())
@@ -518,8 +545,10 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
                 },
                 fmt_sig(p.hours),
                 p.verdict(lim.0, lim.1).name(),
-                if a.chosen == Some(i) {
+                if a.chosen == Some(i) && contradicted(outcome, a).is_none() {
                     ", **recommended**"
+                } else if a.current == Some(i) {
+                    ", the cluster's current settings"
                 } else {
                     ""
                 }
