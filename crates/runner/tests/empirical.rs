@@ -157,3 +157,73 @@ fn a_sample_file_and_a_csv_column_are_reproduced_within_sampling_error() {
         assert!(drawn[0] >= truth[0] - 1e-6 && drawn[drawn.len() - 1] <= truth[4_999] + 1e-6);
     }
 }
+
+/// The same through a sweep's own path (`SweepSpec` → plan → cell → trial, as `sweep` runs
+/// them): a Raft cluster on a network whose latency is the histogram file, every message's
+/// one-way time (send to delivery, links in order) over many seeds reproduces the file's
+/// quantiles within sampling error, and the sweep's manifest names the file with its hash.
+#[test]
+fn a_sweep_on_an_empirical_network_draws_the_files_quantiles() {
+    use std::collections::{HashMap, VecDeque};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one_way.csv");
+    let buckets = [
+        (0.1, 0.0),
+        (0.3, 900.0),
+        (0.6, 3_900.0),
+        (1.2, 4_800.0),
+        (2.4, 5_000.0),
+    ];
+    let total = 5_000.0;
+    let mut text = String::from("le,count\n");
+    for (le, c) in buckets {
+        text.push_str(&format!("{le},{c}\n"));
+    }
+    text.push_str(&format!("+Inf,{total}\n"));
+    std::fs::write(&path, text).unwrap();
+    let toml = format!(
+        "name = \"emp\"\nprotocols = [\"raft\"]\nnodes = [3]\nscenarios = [\"cold-start\"]\n\
+         seeds = 400\n[params]\n\"net.latency\" = \"empirical:{}\"\n\"node.profile\" = \"ideal\"\n\
+         \"workload.interval_ms\" = 0\n\"horizon_ms\" = 20000\n",
+        path.display()
+    );
+    let plan = election_runner::SweepSpec::from_toml(&toml)
+        .unwrap()
+        .plan()
+        .unwrap();
+    let m = plan.manifest_config();
+    let entry = m["empirical"].to_string();
+    assert!(
+        entry.contains("one_way.csv") && entry.contains("sha256"),
+        "{m}"
+    );
+    let cell = plan.cells().unwrap().remove(0);
+    let mut one_way = Vec::new();
+    for seed in plan.seed_range() {
+        let run = cell.run(seed, true).unwrap();
+        let mut in_flight: HashMap<(u32, u32), VecDeque<u64>> = HashMap::new();
+        for e in &run.report.trace {
+            match &e.what {
+                TraceKind::Send(m) => in_flight
+                    .entry((m.from.0, m.to.0))
+                    .or_default()
+                    .push_back(e.at.0),
+                TraceKind::Deliver(m) => {
+                    let sent = in_flight
+                        .get_mut(&(m.from.0, m.to.0))
+                        .and_then(VecDeque::pop_front)
+                        .expect("every delivery was sent");
+                    one_way.push((e.at.0 - sent) as f64 / 1e6);
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(one_way.len() > 15_000, "{} messages", one_way.len());
+    let drawn = sorted(one_way);
+    check(
+        &drawn,
+        |q| histogram_quantile(&buckets, total, q),
+        "sweep cell",
+    );
+}
