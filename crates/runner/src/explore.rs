@@ -641,13 +641,7 @@ pub fn merge(
     progress: bool,
     jobs_n: Option<usize>,
 ) -> Result<(ExploreOptions, ExploreOutcome)> {
-    crate::shard::check_merge_out(out, shards, force, &FILES)?;
-    let mut read = Vec::new();
-    for dir in shards {
-        let (shard, m) = crate::shard::read_manifest(dir)?;
-        read.push((shard, dir.clone(), m));
-    }
-    let set = crate::shard::complete_set(read)?;
+    let set = crate::shard::read_set(out, shards, force, &FILES)?;
     let (_, base_dir, base) = &set[0];
     for (_, dir, m) in &set[1..] {
         if m.get("config") != base.get("config") || m.get("command") != base.get("command") {

@@ -309,6 +309,25 @@ pub fn read_manifest(dir: &Path) -> Result<(Shard, serde_json::Value)> {
     Ok((shard, manifest))
 }
 
+/// The shards of one merge into `out`, read and checked before anything is written: `out` is
+/// neither a shard nor holding results (`held`) without `force` ([`check_merge_out`]), every
+/// directory is a finished shard ([`read_manifest`]), and the set is complete
+/// ([`complete_set`]). In shard order, each with its directory and manifest.
+pub fn read_set(
+    out: &Path,
+    shards: &[PathBuf],
+    force: bool,
+    held: &[&str],
+) -> Result<Vec<(Shard, PathBuf, serde_json::Value)>> {
+    check_merge_out(out, shards, force, held)?;
+    let mut read = Vec::new();
+    for dir in shards {
+        let (shard, m) = read_manifest(dir)?;
+        read.push((shard, dir.clone(), m));
+    }
+    complete_set(read)
+}
+
 /// What a shard directory holds, from its manifest: a sweep's (its config has a `mode`), an
 /// exploration's (`"command": "explore"`) or a tuning's (`"command"` starting `election-bench
 /// tune`).

@@ -879,7 +879,7 @@ pub fn verify_finished(dir: &Path) -> Result<()> {
 /// `out` may not be one of the shards; if it holds results (or an interrupted sweep), they
 /// are overwritten only with `force`, as `sweep` does.
 pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome> {
-    crate::shard::check_merge_out(
+    let set = crate::shard::read_set(
         out,
         shards,
         force,
@@ -891,14 +891,9 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
             IN_PROGRESS,
         ],
     )?;
-    let mut read = Vec::new();
-    for dir in shards {
-        let (shard, manifest) = crate::shard::read_manifest(dir)?;
-        crate::files::verify_trials(dir, &manifest)?;
-        read.push((shard, dir.clone(), manifest));
-    }
     let mut loaded = Vec::new();
-    for (shard, dir, manifest) in crate::shard::complete_set(read)? {
+    for (shard, dir, manifest) in set {
+        crate::files::verify_trials(&dir, &manifest)?;
         let summary = read_summary(&dir)?;
         let cells = manifest.get("cells").and_then(Value::as_u64);
         if cells != Some(summary.len() as u64 - 1) {

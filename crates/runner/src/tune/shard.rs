@@ -239,18 +239,12 @@ impl Reader<'_> {
 /// its shard's points, and the protocols are taken in the order given. The caller writes it
 /// ([`TuneOutcome::write`]) and renders its page.
 pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome> {
-    crate::shard::check_merge_out(
+    let set = crate::shard::read_set(
         out,
         shards,
         force,
         &["manifest.json", "points.csv", "ADVICE.md"],
     )?;
-    let mut read = Vec::new();
-    for dir in shards {
-        let (shard, m) = crate::shard::read_manifest(dir)?;
-        read.push((shard, dir.clone(), m));
-    }
-    let set = crate::shard::complete_set(read)?;
     let (_, base_dir, base) = &set[0];
     let base_path = base_dir.join("manifest.json");
     let r = Reader { path: &base_path };
