@@ -4,7 +4,7 @@
 //! number in it is read from `summary.csv` (or computed from it: ratios, slopes), so the prose
 //! changes when the results change. Each claim links the table row or chart that supports it.
 
-use crate::data::{fmt_count as count, fmt_sig as fmt_num, CellKey, Results, Stat, SummaryRow};
+use crate::data::{fmt_count as count, fmt_sig, CellKey, Results, Stat, SummaryRow};
 use crate::figures::{
     failover_scenarios, leader_change_scenarios, nearest_size, series_for, ChartInfo,
 };
@@ -74,7 +74,7 @@ impl<'a> Ctx<'a> {
 }
 
 fn pct(v: f64) -> String {
-    format!("{}%", fmt_num((v * 1000.0).round() / 10.0))
+    format!("{}%", fmt_sig((v * 1000.0).round() / 10.0))
 }
 
 fn ratio(a: f64, b: f64) -> String {
@@ -112,8 +112,8 @@ fn steady_caveat(c: &Ctx, best: (&String, &SummaryRow), cells: &[(String, &Summa
         Some((l, v)) if l != best.0 && mine > 1.25 * v => format!(
             "; but counting every message, steady traffic included, `{}` sends {} per second against {} for `{l}` in the same cells",
             best.0,
-            fmt_num(mine),
-            fmt_num(v)
+            fmt_sig(mine),
+            fmt_sig(v)
         ),
         _ => String::new(),
     }
@@ -1077,17 +1077,17 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
             // Every protocol that ties for the least, as printed.
             let tied: Vec<String> = totals
                 .iter()
-                .filter(|t| fmt_num(t.1) == fmt_num(best.1))
+                .filter(|t| fmt_sig(t.1) == fmt_sig(best.1))
                 .map(|t| t.0.clone())
                 .collect();
             out.push(format!(
                 "**Nodes crash and come back, or flap**: {} {} leadership least — {} leader changes per trial summed over {} at n = {}, against {} for `{}` ({}).",
                 names(&tied),
                 if tied.len() == 1 { "moves" } else { "move" },
-                fmt_num(best.1),
+                fmt_sig(best.1),
                 names(&lc),
                 c.focus,
-                fmt_num(worst.1),
+                fmt_sig(worst.1),
                 worst.0,
                 c.chart(6)
             ));
