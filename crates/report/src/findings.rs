@@ -795,13 +795,26 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         let most = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         let least = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         if most.2 > least.2 {
+            // Every protocol at the extreme is named: a tie is not a unique "most".
+            let at = |v: f64| -> String {
+                let tied: Vec<String> = with
+                    .iter()
+                    .filter(|w| w.2 == v)
+                    .map(|w| w.0.to_string())
+                    .collect();
+                if tied.len() > 1 {
+                    format!("{} (tied)", names(&tied))
+                } else {
+                    names(&tied)
+                }
+            };
             out.push((4, format!(
-                "In `{sc}` at n = {}, leadership moved most often under `{}` (mean leader changes per trial {}; {}) and least under `{}` ({}; {}) ({}).",
+                "In `{sc}` at n = {}, leadership moved most often under {} (mean leader changes per trial {}; {}) and least under {} ({}; {}) ({}).",
                 c.focus,
-                most.0,
+                at(most.2),
                 most.1.prose(Stat::LeaderChangesMean),
                 c.row(most.1),
-                least.0,
+                at(least.2),
                 least.1.prose(Stat::LeaderChangesMean),
                 c.row(least.1),
                 c.chart(6)
