@@ -2,9 +2,12 @@
 //!
 //! Subcommands: `scenarios` (the catalog), `params` (every parameter and network profile),
 //! `run` (one trial), `sweep` (a grid of trials into `results/<name>/`, then the report into
-//! `reports/<name>/`), `merge` (join the shards of a sweep), `report` (charts and REPORT.md
-//! from a results directory), `compare` (what changed between two results directories, with
-//! bootstrap intervals) and `trace` (one trial as a message-sequence chart). Exit codes:
+//! `reports/<name>/`), `explore` (every link-failure pattern of small clusters), `tune` (the
+//! timeout advisor), `profile` (a config from an etcd cluster's Prometheus scrapes), `merge`
+//! (join the shards of a sweep, an exploration or a tuning), `report` (charts and REPORT.md from
+//! a results directory), `compare` (what changed between two results directories, with
+//! bootstrap intervals), `trace` (one trial as a message-sequence chart), `validate` (textbook
+//! results), and `live` and `calibrate` (real UDP on loopback). Exit codes:
 //! 0 success, 2 bad input (unknown names, bad values, malformed TOML, bad flags, a results
 //! directory that is missing or of another schema), 1 failures while running (files that
 //! cannot be written).

@@ -342,6 +342,9 @@ impl Hist {
 
     /// Add `other` bucket by bucket (the bounds must be the same).
     fn add(&mut self, other: &Hist, what: &str) -> Result<()> {
+        if other.buckets.is_empty() && other.total == 0.0 {
+            return Ok(()); // a member without this metric adds nothing
+        }
         if self.buckets.is_empty() && self.total == 0.0 {
             *self = other.clone();
             return Ok(());
@@ -550,6 +553,15 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
             }
             g.fsync.check(&format!("{path}: {WAL_FSYNC}{who}"))?;
             g.backend.check(&format!("{path}: {BACKEND_COMMIT}{who}"))?;
+            let empty = |h: &Hist| h.buckets.is_empty() && h.total == 0.0;
+            if g.rtt.is_empty()
+                && empty(&g.fsync)
+                && empty(&g.backend)
+                && g.leader_changes.is_none()
+            {
+                // Another target's series in a /federate dump: not an etcd member.
+                continue;
+            }
             if g.key().is_none() {
                 return usage!(
                     "{path}: no {PEER_RTT} histogram and no instance label: cannot tell which member this is (is it an etcd member's /metrics, of a cluster of 2 or more?)"
@@ -558,7 +570,9 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
             scrapes.push(g);
         }
         if scrapes.len() == before {
-            return usage!("{path}: no samples");
+            return usage!(
+                "{path}: no etcd member's samples (none of {PEER_RTT}, {WAL_FSYNC}, {BACKEND_COMMIT}, {LEADER_CHANGES})"
+            );
         }
     }
     Ok((sources, scrapes))
@@ -1009,6 +1023,8 @@ mod tests {
                     "{LEADER_CHANGES}{{instance=\"{inst}\"}} {changes} {at}\n"
                 ));
             }
+            // Another target's series in the same dump (not an etcd member): ignored.
+            s.push_str(&format!("up{{instance=\"node-exporter:9100\"}} 1 {t}\n"));
             s
         };
         let f1 = d.path().join("t1.prom");

@@ -133,6 +133,11 @@ impl Shard {
         }
     }
 
+    /// A manifest's `"shard"` value, if it has a valid one.
+    pub fn from_str_opt(s: Option<&str>) -> Option<Shard> {
+        s.and_then(|s| s.parse().ok())
+    }
+
     /// Does this shard run unit `index` (a cell, a chunk, a protocol: numbered from 0)?
     pub fn owns(&self, index: usize) -> bool {
         index % self.n as usize == (self.k - 1) as usize

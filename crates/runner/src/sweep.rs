@@ -557,18 +557,21 @@ impl ShardFiles {
             Some(r) => {
                 let first = r.get("first").and_then(Value::as_u64);
                 let count = r.get("count").and_then(Value::as_u64);
-                match (first, count) {
-                    (Some(f), Some(c))
-                        if c > 0
-                            && f >= frame.first_seed
-                            && f + c <= frame.first_seed + frame.seeds =>
-                    {
-                        (f, c)
-                    }
+                // Exactly this shard's block of the sweep's seeds (blocks that overlap, or
+                // leave a gap, would merge into a plausible trials.csv with seeds twice or
+                // missing).
+                let want = Shard::from_str_opt(manifest.get("shard").and_then(Value::as_str))
+                    .map(|s| seed_block(frame.first_seed, frame.seeds, s));
+                match (first, count, want) {
+                    (Some(f), Some(c), Some(w)) if (f, c) == w && c > 0 => (f, c),
                     _ => {
                         return Err(Error::Results(format!(
-                            "{}: seeds_run {r} is not a block of the sweep's seeds",
-                            mp.display()
+                            "{}: seeds_run {r} is not this shard's block of the sweep's seeds{}",
+                            mp.display(),
+                            want.map_or(String::new(), |(f, c)| format!(
+                                " (seeds {f} to {})",
+                                f + (c.max(1) - 1)
+                            ))
                         )))
                     }
                 }
@@ -1203,6 +1206,20 @@ mod tests {
                 "{f}"
             );
         }
+        // A seed block that claims other seeds than its shard's is refused, naming them.
+        let mp = dirs[1].join("manifest.json");
+        let good = fs::read(&mp).unwrap();
+        let mut m: Value = serde_json::from_slice(&good).unwrap();
+        m["seeds_run"]["first"] = 4.into();
+        fs::write(&mp, json_bytes(&m)).unwrap();
+        let e = merge(&root.path().join("m0"), &dirs, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not this shard's block") && e.contains("seeds 5 to 6"),
+            "{e}"
+        );
+        fs::write(&mp, good).unwrap();
         // A cell shard is not a seed block: the set is refused.
         let c = root.path().join("c1");
         let mut o = opts(&c);

@@ -1441,7 +1441,7 @@ impl TuneOutcome {
         crate::files::prepare_dir(dir)?;
         if let Some(s) = self.options.shard {
             // A shard's searches, whole, for `merge`; the page is written from every shard's.
-            let json = shard::to_json(self, s);
+            let json = shard::to_json(self, s)?;
             return crate::files::write_atomic(
                 &dir.join("manifest.json"),
                 &crate::sweep::json_bytes(&json),

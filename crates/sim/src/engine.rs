@@ -736,6 +736,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     return;
                 }
                 if timer.is_failure_detector() && !st.detection {
+                    // One pending deadline per timer: the latest firing supersedes older ones.
+                    st.suppressed.retain(|(t, _)| *t != timer);
                     st.suppressed.push((timer, generation));
                     self.observer
                         .record(|| crate::TraceKind::DetectorSuppressed(node));
@@ -1299,7 +1301,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     }
                 }
                 self.observer.on_fault(applied);
-                // Deadlines that passed while detection was off go off now, in node order.
+                // Deadlines that passed while detection was off go off now, in the order of the
+                // fault's node set.
                 for (node, timer, generation) in due {
                     self.dispatch(
                         now,

@@ -36,14 +36,15 @@ fn file_sha256(path: &Path) -> Result<String> {
 
 /// The options that decide what a tune computes (not where it writes or how many threads);
 /// a `--config` by its path as given and the SHA-256 of its bytes when the shard ran.
-fn options_json(o: &TuneOptions) -> Value {
-    let config = o.config.as_ref().map(|(p, _)| {
-        json!({
+fn options_json(o: &TuneOptions) -> Result<Value> {
+    let config = match &o.config {
+        Some((p, _)) => Some(json!({
             "path": p.display().to_string(),
-            "sha256": file_sha256(p).unwrap_or_default(),
-        })
-    });
-    json!({
+            "sha256": file_sha256(p)?,
+        })),
+        None => None,
+    };
+    Ok(json!({
         "config": config,
         "name": o.name,
         "protocols": o.protocols,
@@ -59,7 +60,7 @@ fn options_json(o: &TuneOptions) -> Value {
         "crash_trials": o.crash_trials,
         "rounds": o.rounds,
         "first_seed": o.first_seed,
-    })
+    }))
 }
 
 fn point_json(p: &Point) -> Value {
@@ -80,14 +81,21 @@ fn point_json(p: &Point) -> Value {
 }
 
 /// A shard's `manifest.json`: the command, the shard, the options and every search it ran.
-pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Value {
+pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Result<Value> {
     let o = &outcome.options;
+    // A search's index among the protocols as given (a spec as written, ` raft` included,
+    // names the same protocol as its parsed form).
+    let index = |name: &str| {
+        o.protocols
+            .iter()
+            .position(|p| ProtocolSpec::parse(p).is_ok_and(|s| s.spec == name))
+    };
     let searches: Vec<Value> = outcome
         .advice
         .iter()
         .map(|a| {
             json!({
-                "index": o.protocols.iter().position(|p| *p == a.protocol),
+                "index": index(&a.protocol),
                 "protocol": a.protocol,
                 "trials": a.trials,
                 "unconfirmed": a.unconfirmed,
@@ -98,14 +106,14 @@ pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Value {
             })
         })
         .collect();
-    json!({
+    Ok(json!({
         "tool": "election-bench",
         "version": env!("CARGO_PKG_VERSION"),
         "command": outcome.command(),
         "shard": shard.to_string(),
-        "options": options_json(o),
+        "options": options_json(o)?,
         "searches": searches,
-    })
+    }))
 }
 
 /// Reads one shard's JSON, every error naming the file and the field.
