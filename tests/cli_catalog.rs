@@ -71,7 +71,7 @@ fn help_shows_examples_and_valid_values() {
     for cmd in ["run", "trace", "sweep", "live"] {
         let h = ok(&bench(&[cmd, "--help"], d.path()));
         assert!(h.contains("Example"), "{cmd}: {h}");
-        for p in election_runner::protocol::PROTOCOLS {
+        for p in election_runner::protocol::family_names() {
             assert!(
                 h.contains(&format!("{p} (+")),
                 "{cmd} --help lacks {p}: {h}"

@@ -3,13 +3,9 @@
 
 /// The protocols and their options, for `--protocol`'s help.
 pub fn protocol_help() -> String {
-    use election_runner::protocol::{ProtocolKind, PROTOCOLS};
-    let opts: Vec<String> = PROTOCOLS
+    let opts: Vec<String> = election_runner::protocol::FAMILIES
         .iter()
-        .map(|p| {
-            let k = ProtocolKind::parse(p).expect("a listed protocol");
-            format!("{p} (+{})", k.options().join(", +"))
-        })
+        .map(|f| format!("{} (+{})", f.name, f.kind.options().join(", +")))
         .collect();
     format!(
         "Protocol spec: a protocol plus +options, e.g. bully+quorum, raft+pre_vote+check_quorum, \

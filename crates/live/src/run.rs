@@ -16,15 +16,10 @@
 use std::fs;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use election_bully::Bully;
-use election_core::NodeId;
-use election_lease::Lease;
-use election_raft::Raft;
-use election_ring::{Arrangement, Ring, RingConfig};
+use election_core::{NodeId, Protocol, Wire};
 use election_runner::params::Resolved;
-use election_runner::protocol::Built;
+use election_runner::protocol::{Built, Drive};
 use election_runner::results::{summary_header, summary_record, trial_header, CellKey, TrialRow};
 use election_runner::{Cell, SweepSpec};
 
@@ -241,40 +236,26 @@ pub fn live_trial(
     Ok((row, report))
 }
 
-/// Run a built protocol configuration live.
+/// Run a built protocol configuration live (the family's service endpoints, the lease store,
+/// are tasks on their own UDP sockets, as the simulator's endpoints).
 pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveReport, LiveError> {
-    match built {
-        Built::Bully(c) => {
-            let c = Arc::clone(c);
-            run_trial_with(cfg, move |id: NodeId| Bully::new(id, Arc::clone(&c)), hooks)
-        }
-        Built::Raft(c) => {
-            let c = Arc::clone(c);
-            run_trial_with(cfg, move |id: NodeId| Raft::new(id, Arc::clone(&c)), hooks)
-        }
-        Built::Ring(c, random) => {
-            // A random arrangement is drawn from the trial seed, as in simulation.
-            let c = if *random {
-                let mut c2 = RingConfig::clone(c);
-                c2.arrangement = Arrangement::Random { seed: cfg.seed };
-                Arc::new(c2)
-            } else {
-                Arc::clone(c)
-            };
-            run_trial_with(cfg, move |id: NodeId| Ring::new(id, Arc::clone(&c)), hooks)
-        }
-        Built::Lease(c) => {
-            // The store is one more task on its own UDP socket, as the simulator's endpoint.
-            let mut cfg = cfg.clone();
-            cfg.services = election_lease::SERVICES;
-            let c = Arc::clone(c);
-            run_trial_with(
-                &cfg,
-                move |id: NodeId| Lease::new(id, Arc::clone(&c)),
-                hooks,
-            )
+    struct Live<'a>(&'a LiveConfig, Hooks);
+    impl Drive for Live<'_> {
+        type Out = Result<LiveReport, LiveError>;
+        fn drive<P, F>(self, new: F) -> Self::Out
+        where
+            P: Protocol + Send + 'static,
+            P::Msg: Wire + Send + Sync + 'static,
+            P::Timer: Send + Sync + 'static,
+            P::Persist: Send + Sync + 'static,
+            F: Fn(NodeId) -> P + Send + Sync + 'static,
+        {
+            run_trial_with(self.0, new, self.1)
         }
     }
+    let mut cfg = cfg.clone();
+    cfg.services = built.kind().services();
+    built.drive(cfg.seed, Live(&cfg, hooks))
 }
 
 /// Run `args.trials` live trials one after the other (each stops itself and closes its

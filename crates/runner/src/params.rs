@@ -415,6 +415,58 @@ fn ms(v: f64) -> Duration {
     Duration::from_nanos((v * 1e6).round() as u64)
 }
 
+/// The bully's parameters (`bully.*`), resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BullyParams {
+    /// `bully.t_elec_ms`.
+    pub t_elec_ms: f64,
+    /// `bully.t_coord_ms` (`None`: 2 × t_elec).
+    pub t_coord_ms: Option<f64>,
+    /// `bully.rejoin`.
+    pub rejoin: Rejoin,
+    /// `bully.quorum`.
+    pub quorum: bool,
+    /// `bully.epoch`.
+    pub epoch: bool,
+}
+
+/// The ring's parameters (`ring.*`), resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RingParams {
+    /// `ring.t_hop_ms`.
+    pub t_hop_ms: f64,
+    /// `ring.arrangement`: `ascending`, `descending` or `random`.
+    pub arrangement: String,
+    /// `ring.hop_acks`.
+    pub hop_acks: bool,
+}
+
+/// Raft's parameters (`raft.*`), resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaftParams {
+    /// `raft.timeout_ms` as (lo, hi).
+    pub timeout_ms: (f64, f64),
+    /// `raft.pre_vote`.
+    pub pre_vote: bool,
+    /// `raft.check_quorum`.
+    pub check_quorum: bool,
+    /// `raft.lagging`: (node, entries behind), by node.
+    pub lagging: Vec<(u32, u64)>,
+}
+
+/// The lease's parameters (`lease.*`), resolved (`lease.profile` only picks defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeaseParams {
+    /// `lease.duration_ms`.
+    pub duration_ms: f64,
+    /// `lease.renew_deadline_ms`.
+    pub renew_deadline_ms: f64,
+    /// `lease.retry_ms`.
+    pub retry_ms: f64,
+    /// `lease.release_on_cancel`.
+    pub release_on_cancel: bool,
+}
+
 /// Every parameter of one grid cell, typed, with derived defaults filled in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resolved {
@@ -424,38 +476,14 @@ pub struct Resolved {
     pub detect_timeout_ms: f64,
     /// `detect_jitter_ms`.
     pub detect_jitter_ms: f64,
-    /// `bully.t_elec_ms`.
-    pub bully_t_elec_ms: f64,
-    /// `bully.t_coord_ms` (`None`: 2 × t_elec).
-    pub bully_t_coord_ms: Option<f64>,
-    /// `bully.rejoin`.
-    pub bully_rejoin: Rejoin,
-    /// `bully.quorum`.
-    pub bully_quorum: bool,
-    /// `bully.epoch`.
-    pub bully_epoch: bool,
-    /// `ring.t_hop_ms`.
-    pub ring_t_hop_ms: f64,
-    /// `ring.arrangement`: `ascending`, `descending` or `random`.
-    pub ring_arrangement: String,
-    /// `ring.hop_acks`.
-    pub ring_hop_acks: bool,
-    /// `raft.timeout_ms` as (lo, hi).
-    pub raft_timeout_ms: (f64, f64),
-    /// `raft.pre_vote`.
-    pub raft_pre_vote: bool,
-    /// `raft.check_quorum`.
-    pub raft_check_quorum: bool,
-    /// `raft.lagging`: (node, entries behind), by node.
-    pub raft_lagging: Vec<(u32, u64)>,
-    /// `lease.duration_ms`.
-    pub lease_duration_ms: f64,
-    /// `lease.renew_deadline_ms`.
-    pub lease_renew_deadline_ms: f64,
-    /// `lease.retry_ms`.
-    pub lease_retry_ms: f64,
-    /// `lease.release_on_cancel`.
-    pub lease_release_on_cancel: bool,
+    /// The bully's own parameters (`bully.*`).
+    pub bully: BullyParams,
+    /// The ring's own parameters (`ring.*`).
+    pub ring: RingParams,
+    /// Raft's own parameters (`raft.*`).
+    pub raft: RaftParams,
+    /// The lease's own parameters (`lease.*`).
+    pub lease: LeaseParams,
     /// The network: the profile with `net.*` overrides.
     pub net: NetConfig,
     /// `fault_at_ms`.
@@ -512,16 +540,6 @@ impl Resolved {
         let detect_timeout_ms = num("detect_timeout_ms", 150.0);
         let detect_jitter_ms = num("detect_jitter_ms", 150.0);
         let window = detect_timeout_ms + detect_jitter_ms;
-        let raft_timeout_ms = match get("raft.timeout_ms") {
-            Some(v) => {
-                let (lo, hi) = v.split_once('-').expect("canonical range");
-                (
-                    lo.parse().expect("canonical"),
-                    hi.parse().expect("canonical"),
-                )
-            }
-            None => (detect_timeout_ms, window),
-        };
         let mut net = profile.net.clone();
         if let Some(l) = get("net.latency") {
             net.latency = parse_latency(l)?;
@@ -563,37 +581,56 @@ impl Resolved {
                 len_ms: dist("noise.spike_len_ms", "lognormal:500:0.5")?,
             }),
         };
-        let lease_duration_ms = num(
-            "lease.duration_ms",
-            if get("lease.profile") == Some("k8s") {
-                15_000.0
-            } else {
-                detect_timeout_ms
-            },
-        );
         let r = Resolved {
-            lease_duration_ms,
-            lease_renew_deadline_ms: num("lease.renew_deadline_ms", lease_duration_ms * 2.0 / 3.0),
-            lease_retry_ms: num("lease.retry_ms", lease_duration_ms * 2.0 / 15.0),
-            lease_release_on_cancel: flag("lease.release_on_cancel", false),
             heartbeat_ms,
             detect_timeout_ms,
             detect_jitter_ms,
-            bully_t_elec_ms: num("bully.t_elec_ms", 20.0),
-            bully_t_coord_ms: get("bully.t_coord_ms").map(|v| v.parse().expect("canonical")),
-            bully_rejoin: get("bully.rejoin")
-                .map_or(Rejoin::Eager, |v| v.parse().expect("canonical")),
-            bully_quorum: flag("bully.quorum", false),
-            bully_epoch: flag("bully.epoch", false),
-            ring_t_hop_ms: num("ring.t_hop_ms", 20.0),
-            ring_arrangement: get("ring.arrangement").unwrap_or("ascending").to_string(),
-            ring_hop_acks: flag("ring.hop_acks", true),
-            raft_timeout_ms,
-            raft_pre_vote: flag("raft.pre_vote", false),
-            raft_check_quorum: flag("raft.check_quorum", false),
-            raft_lagging: get("raft.lagging").map_or_else(Vec::new, |v| {
-                parse_node_lags("raft.lagging", v).expect("canonical")
-            }),
+            bully: BullyParams {
+                t_elec_ms: num("bully.t_elec_ms", 20.0),
+                t_coord_ms: get("bully.t_coord_ms").map(|v| v.parse().expect("canonical")),
+                rejoin: get("bully.rejoin")
+                    .map_or(Rejoin::Eager, |v| v.parse().expect("canonical")),
+                quorum: flag("bully.quorum", false),
+                epoch: flag("bully.epoch", false),
+            },
+            ring: RingParams {
+                t_hop_ms: num("ring.t_hop_ms", 20.0),
+                arrangement: get("ring.arrangement").unwrap_or("ascending").to_string(),
+                hop_acks: flag("ring.hop_acks", true),
+            },
+            raft: RaftParams {
+                timeout_ms: match get("raft.timeout_ms") {
+                    Some(v) => {
+                        let (lo, hi) = v.split_once('-').expect("canonical range");
+                        (
+                            lo.parse().expect("canonical"),
+                            hi.parse().expect("canonical"),
+                        )
+                    }
+                    None => (detect_timeout_ms, window),
+                },
+                pre_vote: flag("raft.pre_vote", false),
+                check_quorum: flag("raft.check_quorum", false),
+                lagging: get("raft.lagging").map_or_else(Vec::new, |v| {
+                    parse_node_lags("raft.lagging", v).expect("canonical")
+                }),
+            },
+            lease: {
+                let duration_ms = num(
+                    "lease.duration_ms",
+                    if get("lease.profile") == Some("k8s") {
+                        15_000.0
+                    } else {
+                        detect_timeout_ms
+                    },
+                );
+                LeaseParams {
+                    duration_ms,
+                    renew_deadline_ms: num("lease.renew_deadline_ms", duration_ms * 2.0 / 3.0),
+                    retry_ms: num("lease.retry_ms", duration_ms * 2.0 / 15.0),
+                    release_on_cancel: flag("lease.release_on_cancel", false),
+                }
+            },
             net,
             fault_at_ms: num("fault_at_ms", 1000.0),
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
@@ -759,8 +796,8 @@ mod tests {
         let lan = NetProfile::builtin("lan").unwrap();
         let r = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
         assert_eq!(r.timing(), Timing::default());
-        assert_eq!(r.raft_timeout_ms, (150.0, 300.0));
-        assert_eq!(r.raft_lagging, Vec::<(u32, u64)>::new());
+        assert_eq!(r.raft.timeout_ms, (150.0, 300.0));
+        assert_eq!(r.raft.lagging, Vec::<(u32, u64)>::new());
         assert_eq!(r.settle_ms, 600.0);
         // A settle window that cannot fit before the horizon is refused, naming it.
         let mut set = ParamMap::new();
@@ -783,7 +820,7 @@ mod tests {
         m.insert("detect_jitter_ms", "50".into());
         m.insert("net.loss", "0.2".into());
         let r = Resolved::resolve(&lan, &m).unwrap();
-        assert_eq!(r.raft_timeout_ms, (150.0, 200.0));
+        assert_eq!(r.raft.timeout_ms, (150.0, 200.0));
         assert_eq!(r.net.loss, 0.2);
     }
 

@@ -24,7 +24,7 @@ use crate::config::SweepSpec;
 use crate::error::{usage, Error, Result};
 use crate::net::{net_name, parse_latency, NetProfile, BUILTIN_NETS};
 use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
-use crate::protocol::{Built, ProtocolSpec};
+use crate::protocol::{Built, ProtocolSpec, FAMILIES};
 use crate::results::{CellKey, TrialRow};
 use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS, GRAY, STEADY};
 
@@ -430,7 +430,7 @@ impl SweepPlan {
     /// sets itself (`raft+timeout_ms=300-600`) is the spec's, whatever the sweep varies.
     pub fn varies_for(proto: &ProtocolSpec, key: &str) -> bool {
         let other_family = key.split_once('.').is_some_and(|(fam, _)| {
-            crate::protocol::PROTOCOLS.contains(&fam) && fam != proto.kind.name()
+            crate::protocol::family_names().any(|f| f == fam) && fam != proto.kind.name()
         });
         !other_family && !proto.options.contains_key(key)
     }
@@ -574,28 +574,14 @@ impl SweepPlan {
         }
         let base = Resolved::resolve(&self.nets[0], &self.fixed).ok();
         let timing = base.as_ref().map(|r| {
-            json!({
-                "heartbeat_ms": r.heartbeat_ms,
-                "detect_timeout_ms": r.detect_timeout_ms,
-                "detect_jitter_ms": r.detect_jitter_ms,
-                "bully": format!(
-                    "heartbeat {} ms; suspects after {}-{} ms; t_elec {} ms, t_coord {} ms",
-                    r.heartbeat_ms, r.detect_timeout_ms, r.window_ms(), r.bully_t_elec_ms,
-                    r.bully_t_coord_ms.unwrap_or(2.0 * r.bully_t_elec_ms)
-                ),
-                "ring": format!(
-                    "heartbeat {} ms; suspects after {}-{} ms; t_hop {} ms",
-                    r.heartbeat_ms, r.detect_timeout_ms, r.window_ms(), r.ring_t_hop_ms
-                ),
-                "raft": format!(
-                    "heartbeat {} ms; election timeout {}-{} ms",
-                    r.heartbeat_ms, r.raft_timeout_ms.0, r.raft_timeout_ms.1
-                ),
-                "lease": format!(
-                    "lease duration {} ms; renew deadline {} ms; retry {} ms (x U[1, 2.2] when not holding)",
-                    r.lease_duration_ms, r.lease_renew_deadline_ms, r.lease_retry_ms
-                ),
-            })
+            let mut t = Map::new();
+            t.insert("heartbeat_ms".into(), json!(r.heartbeat_ms));
+            t.insert("detect_timeout_ms".into(), json!(r.detect_timeout_ms));
+            t.insert("detect_jitter_ms".into(), json!(r.detect_jitter_ms));
+            for f in &FAMILIES {
+                t.insert(f.name.into(), json!((f.timing)(r)));
+            }
+            Value::Object(t)
         });
         let cell_order: Vec<String> = ["protocol", "nodes", "scenario", "net"]
             .iter()
@@ -778,7 +764,7 @@ impl Cell {
         let Some(l) = m.leader_at_reference else {
             return;
         };
-        if let Some(&(_, k)) = self.resolved.raft_lagging.iter().find(|&&(v, _)| v == l.0) {
+        if let Some(&(_, k)) = self.resolved.raft.lagging.iter().find(|&&(v, _)| v == l.0) {
             m.faults_skipped += 1;
             let at = election_core::Time((m.reference_ms * 1e6).round() as u64);
             m.fault_log.push((
@@ -903,9 +889,9 @@ scenarios = ["leader-crash"]
             .iter()
             .find(|c| c.protocol.spec == "raft+timeout_ms=300-600")
             .unwrap();
-        assert_eq!(own.resolved.raft_timeout_ms, (300.0, 600.0));
+        assert_eq!(own.resolved.raft.timeout_ms, (300.0, 600.0));
         let raft = cells.iter().find(|c| c.protocol.spec == "raft").unwrap();
-        assert_eq!(raft.resolved.raft_timeout_ms, (150.0, 300.0));
+        assert_eq!(raft.resolved.raft.timeout_ms, (150.0, 300.0));
         assert_eq!(cells.len(), 4 + 2 + 2 + 2);
         assert!(cells.iter().enumerate().all(|(i, c)| c.index == i));
         assert_eq!(

@@ -1,13 +1,26 @@
-//! Protocol specs: a protocol name plus options, `bully+quorum`, `raft+pre_vote+check_quorum`,
+//! The protocol families and protocol specs.
+//!
+//! A **family** is one entry of [`FAMILIES`]: its name (also the prefix of its parameters),
+//! one line on what it is, whether ids carry meaning, how many service endpoints it runs,
+//! how its configuration is built from the resolved parameters, how the manifest describes its
+//! timing, which knobs `tune` turns and which real systems a tuned point maps onto. Every
+//! consumer (plan, tune, the report's tune page, the live driver) reads the entry; nothing
+//! else matches on the family. Running a family's nodes is [`Built::drive`]: one dispatch from
+//! a configuration to a concrete [`Protocol`] type for every driver (the simulator here, the
+//! UDP driver in `election-live`). Adding a family is a crate on `election-core`, its
+//! parameters in [`crate::params::PARAMS`], a typed parameter struct, one entry here and one
+//! arm in [`Built`].
+//!
+//! A **spec** is a family name plus options, `bully+quorum`, `raft+pre_vote+check_quorum`,
 //! `ring+arrangement=random`. Each spec is its own series in results and charts; its options
-//! are parameters of that protocol (`+quorum` is `bully.quorum=true`, `+rejoin=defer` is
+//! are parameters of that family (`+quorum` is `bully.quorum=true`, `+rejoin=defer` is
 //! `bully.rejoin=defer`) and win over the same parameters set globally.
 
 use std::fmt;
 use std::sync::Arc;
 
 use election_bully::{Bully, BullyConfig};
-use election_core::{NodeId, Protocol};
+use election_core::{NodeId, Protocol, Wire};
 use election_lease::{Lease, LeaseConfig};
 use election_raft::{Raft, RaftConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
@@ -15,66 +28,229 @@ use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
 
 use crate::error::{usage, Result};
 use crate::params::{canonical, lookup, Kind, ParamMap, Resolved, PARAMS};
+use crate::tune::mapping::{self, Mapping};
+use crate::tune::num;
 
-/// The protocols the workbench compares.
+/// The protocol families the workbench compares; each is one entry of [`FAMILIES`], in
+/// catalog order (the enum's discriminant is the entry's index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProtocolKind {
     /// Garcia-Molina's bully election.
-    Bully,
+    Bully = 0,
     /// Chang-Roberts ring election.
-    Ring,
+    Ring = 1,
     /// Raft-style randomized-timeout majority election.
-    Raft,
+    Raft = 2,
     /// Lease-based election through a lock service (client-go's `leaderelection`).
-    Lease,
+    Lease = 3,
 }
 
-/// Every protocol name, in catalog order.
-pub const PROTOCOLS: [&str; 4] = ["bully", "ring", "raft", "lease"];
+/// One protocol family: everything the runner, `tune`, the report and the live driver need to
+/// know about it, in one place (see the module docs).
+pub struct Family {
+    /// Which family.
+    pub kind: ProtocolKind,
+    /// Its name, which is also the prefix of its parameters.
+    pub name: &'static str,
+    /// One line on what it is.
+    pub about: &'static str,
+    /// Does its behaviour depend on which node has which id (the bully's priorities, the
+    /// ring's order)? If not (Raft, the lease), patterns that differ only by a permutation of
+    /// the followers behave alike, and `explore` runs one per class.
+    pub uses_ids: bool,
+    /// How many service endpoints (ids after the members) it runs: the lease store.
+    pub services: u32,
+    /// Build and validate its configuration for `n` nodes.
+    pub build: fn(n: u32, r: &Resolved) -> Result<Built, String>,
+    /// Its timing in one line, for the manifest's `config.timing`.
+    pub timing: fn(r: &Resolved) -> String,
+    /// The parameters a `tune` point at timeout `t` and period `period` sets beyond the shared
+    /// failure detector (`detect_timeout_ms`, `detect_jitter_ms`), as the runner's canonical
+    /// form prints them (see [`crate::tune::point_params`]).
+    pub tune_knobs: fn(t: f64, period: f64) -> Vec<(&'static str, String)>,
+    /// A tuned point `(timeout_ms, ratio)` as the settings of the real systems that ship this
+    /// family ([`crate::tune::mapping`]).
+    pub systems: fn(timeout_ms: f64, ratio: f64) -> Vec<Mapping>,
+}
+
+/// Every family, in catalog order (indexed by [`ProtocolKind`]).
+pub const FAMILIES: [Family; 4] = [
+    Family {
+        kind: ProtocolKind::Bully,
+        name: "bully",
+        about: "Garcia-Molina's bully election: the highest live id wins",
+        uses_ids: true,
+        services: 0,
+        build: |n, r| {
+            let mut c = BullyConfig::new(n);
+            c.timing = r.timing();
+            c.t_elec = Resolved::duration(r.bully.t_elec_ms);
+            c.t_coord = r.bully.t_coord_ms.map(Resolved::duration);
+            c.rejoin = r.bully.rejoin;
+            c.quorum = r.bully.quorum;
+            c.epoch = r.bully.epoch;
+            c.validate()?;
+            Ok(Built::Bully(Arc::new(c)))
+        },
+        timing: |r| {
+            format!(
+                "heartbeat {} ms; suspects after {}-{} ms; t_elec {} ms, t_coord {} ms",
+                r.heartbeat_ms,
+                r.detect_timeout_ms,
+                r.window_ms(),
+                r.bully.t_elec_ms,
+                r.bully.t_coord_ms.unwrap_or(2.0 * r.bully.t_elec_ms)
+            )
+        },
+        tune_knobs: |_, period| vec![("heartbeat_ms", num(period))],
+        systems: |t, k| vec![mapping::hand_written("bully", t, k)],
+    },
+    Family {
+        kind: ProtocolKind::Ring,
+        name: "ring",
+        about: "Chang-Roberts ring election: the highest id travels the ring",
+        uses_ids: true,
+        services: 0,
+        build: |n, r| {
+            let mut c = RingConfig::new(n);
+            c.timing = r.timing();
+            c.t_hop = Resolved::duration(r.ring.t_hop_ms);
+            c.hop_acks = r.ring.hop_acks;
+            let random = r.ring.arrangement == "random";
+            c.arrangement = Arrangement::from_name(&r.ring.arrangement, 0)
+                .ok_or_else(|| format!("unknown arrangement {:?}", r.ring.arrangement))?;
+            c.validate()?;
+            Ok(Built::Ring(Arc::new(c), random))
+        },
+        timing: |r| {
+            format!(
+                "heartbeat {} ms; suspects after {}-{} ms; t_hop {} ms",
+                r.heartbeat_ms,
+                r.detect_timeout_ms,
+                r.window_ms(),
+                r.ring.t_hop_ms
+            )
+        },
+        tune_knobs: |_, period| vec![("heartbeat_ms", num(period))],
+        systems: |t, k| vec![mapping::hand_written("Chang-Roberts ring", t, k)],
+    },
+    Family {
+        kind: ProtocolKind::Raft,
+        name: "raft",
+        about: "Raft-style randomized-timeout majority election",
+        // A Raft leader is any id; ids only name the nodes.
+        uses_ids: false,
+        services: 0,
+        build: |n, r| {
+            let mut c = RaftConfig::with_timing(n, r.timing());
+            c.timeout_min = Resolved::duration(r.raft.timeout_ms.0);
+            c.timeout_max = Resolved::duration(r.raft.timeout_ms.1);
+            c.pre_vote = r.raft.pre_vote;
+            c.check_quorum = r.raft.check_quorum;
+            c.lagging = r
+                .raft
+                .lagging
+                .iter()
+                .map(|&(node, k)| (NodeId(node), k))
+                .collect();
+            c.validate()?;
+            Ok(Built::Raft(Arc::new(c)))
+        },
+        timing: |r| {
+            format!(
+                "heartbeat {} ms; election timeout {}-{} ms",
+                r.heartbeat_ms, r.raft.timeout_ms.0, r.raft.timeout_ms.1
+            )
+        },
+        tune_knobs: |t, period| {
+            vec![
+                ("heartbeat_ms", num(period)),
+                ("raft.timeout_ms", format!("{}-{}", num(t), num(2.0 * t))),
+            ]
+        },
+        systems: |t, k| {
+            let period = crate::tune::period(t, k);
+            vec![
+                mapping::etcd(t, period),
+                mapping::hashicorp(t, k),
+                mapping::consul(t),
+            ]
+        },
+    },
+    Family {
+        kind: ProtocolKind::Lease,
+        name: "lease",
+        about: "lease-based election through a lock service (client-go's leaderelection)",
+        // Members race for the store by compare-and-swap; ids only name them.
+        uses_ids: false,
+        services: election_lease::SERVICES,
+        build: |n, r| {
+            let mut c = LeaseConfig::new(n);
+            c.duration = Resolved::duration(r.lease.duration_ms);
+            c.renew_deadline = Resolved::duration(r.lease.renew_deadline_ms);
+            c.retry = Resolved::duration(r.lease.retry_ms);
+            c.release_on_cancel = r.lease.release_on_cancel;
+            c.validate()?;
+            Ok(Built::Lease(Arc::new(c)))
+        },
+        timing: |r| {
+            format!(
+                "lease duration {} ms; renew deadline {} ms; retry {} ms (x U[1, 2.2] when not holding)",
+                r.lease.duration_ms, r.lease.renew_deadline_ms, r.lease.retry_ms
+            )
+        },
+        tune_knobs: |t, period| {
+            vec![
+                ("lease.duration_ms", num(t)),
+                ("lease.renew_deadline_ms", num(t * 2.0 / 3.0)),
+                ("lease.retry_ms", num(period)),
+            ]
+        },
+        systems: |t, k| vec![mapping::client_go(t, crate::tune::period(t, k))],
+    },
+];
+
+/// Every family name, in catalog order.
+pub fn family_names() -> impl Iterator<Item = &'static str> {
+    FAMILIES.iter().map(|f| f.name)
+}
 
 impl ProtocolKind {
-    /// Does the protocol's behaviour depend on which node has which id (the bully's priorities,
-    /// the ring's order)? If not (Raft), patterns that differ only by a permutation of the
-    /// followers behave alike, and `explore` runs one per class.
+    /// The family's entry in [`FAMILIES`].
+    pub fn family(self) -> &'static Family {
+        let f = &FAMILIES[self as usize];
+        debug_assert_eq!(f.kind, self, "FAMILIES is in ProtocolKind order");
+        f
+    }
+
+    /// See [`Family::uses_ids`].
     pub fn uses_ids(self) -> bool {
-        match self {
-            ProtocolKind::Bully | ProtocolKind::Ring => true,
-            // Lease members race for the store by compare-and-swap; ids only name them.
-            ProtocolKind::Raft | ProtocolKind::Lease => false,
-        }
+        self.family().uses_ids
     }
 
     /// The protocol's name, which is also the prefix of its parameters.
     pub fn name(self) -> &'static str {
-        match self {
-            ProtocolKind::Bully => "bully",
-            ProtocolKind::Ring => "ring",
-            ProtocolKind::Raft => "raft",
-            ProtocolKind::Lease => "lease",
-        }
+        self.family().name
     }
 
-    /// How many service endpoints (ids after the members) the protocol runs: the lease store.
+    /// See [`Family::services`].
     pub fn services(self) -> u32 {
-        match self {
-            ProtocolKind::Lease => election_lease::SERVICES,
-            _ => 0,
-        }
+        self.family().services
     }
 
     /// The protocol named `s`, or an error listing the valid names.
     pub fn parse(s: &str) -> Result<ProtocolKind> {
-        match s {
-            "bully" => Ok(ProtocolKind::Bully),
-            "ring" => Ok(ProtocolKind::Ring),
-            "raft" => Ok(ProtocolKind::Raft),
-            "lease" => Ok(ProtocolKind::Lease),
-            _ => Err(crate::Error::Usage(crate::error::unknown_name(
-                &format!("unknown protocol {s:?}"),
-                s,
-                PROTOCOLS.iter().copied(),
-                &format!("valid protocols: {}", PROTOCOLS.join(", ")),
-            ))),
+        match FAMILIES.iter().find(|f| f.name == s) {
+            Some(f) => Ok(f.kind),
+            None => {
+                let names: Vec<&str> = family_names().collect();
+                Err(crate::Error::Usage(crate::error::unknown_name(
+                    &format!("unknown protocol {s:?}"),
+                    s,
+                    names.iter().copied(),
+                    &format!("valid protocols: {}", names.join(", ")),
+                )))
+            }
         }
     }
 
@@ -198,57 +374,65 @@ pub enum Built {
     Lease(Arc<LeaseConfig>),
 }
 
+/// A driver that runs one trial of a family's nodes: the simulator ([`Built::simulate`]) or
+/// the live UDP driver. [`Built::drive`] hands it the concrete protocol type and the factory
+/// of its nodes, so the dispatch from a configuration to a type is written once.
+pub trait Drive {
+    /// What a trial gives back.
+    type Out;
+    /// Run a trial whose nodes `new` builds.
+    fn drive<P, F>(self, new: F) -> Self::Out
+    where
+        P: Protocol + Send + 'static,
+        P::Msg: Wire + Send + Sync + 'static,
+        P::Timer: Send + Sync + 'static,
+        P::Persist: Send + Sync + 'static,
+        F: Fn(NodeId) -> P + Send + Sync + 'static;
+}
+
 impl Built {
     /// Build and validate `kind`'s configuration for `n` nodes from `r`.
     pub fn new(kind: ProtocolKind, n: u32, r: &Resolved) -> Result<Built, String> {
-        let timing = r.timing();
-        Ok(match kind {
-            ProtocolKind::Bully => {
-                let mut c = BullyConfig::new(n);
-                c.timing = timing;
-                c.t_elec = Resolved::duration(r.bully_t_elec_ms);
-                c.t_coord = r.bully_t_coord_ms.map(Resolved::duration);
-                c.rejoin = r.bully_rejoin;
-                c.quorum = r.bully_quorum;
-                c.epoch = r.bully_epoch;
-                c.validate()?;
-                Built::Bully(Arc::new(c))
+        (kind.family().build)(n, r)
+    }
+
+    /// The family this configuration belongs to.
+    pub fn kind(&self) -> ProtocolKind {
+        match self {
+            Built::Bully(_) => ProtocolKind::Bully,
+            Built::Ring(..) => ProtocolKind::Ring,
+            Built::Raft(_) => ProtocolKind::Raft,
+            Built::Lease(_) => ProtocolKind::Lease,
+        }
+    }
+
+    /// Run one trial with `driver`, for the trial seeded `seed` (a ring's `random`
+    /// arrangement is drawn from it, the same in simulation and live).
+    pub fn drive<D: Drive>(&self, seed: u64, driver: D) -> D::Out {
+        match self {
+            Built::Bully(c) => {
+                let c = Arc::clone(c);
+                driver.drive(move |id| Bully::new(id, Arc::clone(&c)))
             }
-            ProtocolKind::Ring => {
-                let mut c = RingConfig::new(n);
-                c.timing = timing;
-                c.t_hop = Resolved::duration(r.ring_t_hop_ms);
-                c.hop_acks = r.ring_hop_acks;
-                let random = r.ring_arrangement == "random";
-                c.arrangement = Arrangement::from_name(&r.ring_arrangement, 0)
-                    .ok_or_else(|| format!("unknown arrangement {:?}", r.ring_arrangement))?;
-                c.validate()?;
-                Built::Ring(Arc::new(c), random)
+            Built::Ring(c, random) => {
+                let c = if *random {
+                    let mut c2 = RingConfig::clone(c);
+                    c2.arrangement = Arrangement::Random { seed };
+                    Arc::new(c2)
+                } else {
+                    Arc::clone(c)
+                };
+                driver.drive(move |id| Ring::new(id, Arc::clone(&c)))
             }
-            ProtocolKind::Raft => {
-                let mut c = RaftConfig::with_timing(n, timing);
-                c.timeout_min = Resolved::duration(r.raft_timeout_ms.0);
-                c.timeout_max = Resolved::duration(r.raft_timeout_ms.1);
-                c.pre_vote = r.raft_pre_vote;
-                c.check_quorum = r.raft_check_quorum;
-                c.lagging = r
-                    .raft_lagging
-                    .iter()
-                    .map(|&(node, k)| (NodeId(node), k))
-                    .collect();
-                c.validate()?;
-                Built::Raft(Arc::new(c))
+            Built::Raft(c) => {
+                let c = Arc::clone(c);
+                driver.drive(move |id| Raft::new(id, Arc::clone(&c)))
             }
-            ProtocolKind::Lease => {
-                let mut c = LeaseConfig::new(n);
-                c.duration = Resolved::duration(r.lease_duration_ms);
-                c.renew_deadline = Resolved::duration(r.lease_renew_deadline_ms);
-                c.retry = Resolved::duration(r.lease_retry_ms);
-                c.release_on_cancel = r.lease_release_on_cancel;
-                c.validate()?;
-                Built::Lease(Arc::new(c))
+            Built::Lease(c) => {
+                let c = Arc::clone(c);
+                driver.drive(move |id| Lease::new(id, Arc::clone(&c)))
             }
-        })
+        }
     }
 
     /// Run one simulated trial of this protocol.
@@ -263,32 +447,26 @@ impl Built {
         cfg: SimConfig,
         sink: Option<TraceSink>,
     ) -> Result<TrialReport, ConfigError> {
-        fn go<P: Protocol>(
-            cfg: SimConfig,
-            sink: Option<TraceSink>,
-            f: impl FnMut(NodeId) -> P,
-        ) -> Result<TrialReport, ConfigError> {
-            let mut sim = Sim::new(cfg, f)?;
-            if let Some(s) = sink {
-                sim.stream_trace(s);
+        struct Simulate(SimConfig, Option<TraceSink>);
+        impl Drive for Simulate {
+            type Out = Result<TrialReport, ConfigError>;
+            fn drive<P, F>(self, new: F) -> Self::Out
+            where
+                P: Protocol + Send + 'static,
+                P::Msg: Wire + Send + Sync + 'static,
+                P::Timer: Send + Sync + 'static,
+                P::Persist: Send + Sync + 'static,
+                F: Fn(NodeId) -> P + Send + Sync + 'static,
+            {
+                let mut sim = Sim::new(self.0, new)?;
+                if let Some(s) = self.1 {
+                    sim.stream_trace(s);
+                }
+                Ok(sim.run())
             }
-            Ok(sim.run())
         }
-        match self {
-            Built::Bully(c) => go(cfg, sink, |id| Bully::new(id, c.clone())),
-            Built::Ring(c, random) => {
-                let c = if *random {
-                    let mut c2 = RingConfig::clone(c);
-                    c2.arrangement = Arrangement::Random { seed: cfg.seed };
-                    Arc::new(c2)
-                } else {
-                    c.clone()
-                };
-                go(cfg, sink, |id| Ring::new(id, c.clone()))
-            }
-            Built::Raft(c) => go(cfg, sink, |id| Raft::new(id, c.clone())),
-            Built::Lease(c) => go(cfg, sink, |id| Lease::new(id, c.clone())),
-        }
+        let seed = cfg.seed;
+        self.drive(seed, Simulate(cfg, sink))
     }
 }
 
@@ -313,6 +491,26 @@ mod tests {
         assert_eq!(s.options.get("lease.profile").unwrap(), "k8s");
         assert_eq!(ProtocolKind::Raft.services(), 0);
         assert!(ProtocolSpec::parse("lease+profile=prod").is_err());
+    }
+
+    /// The table is the one definition of a family: indexed by its kind, names unique, every
+    /// family has options, builds for 3 nodes from the defaults, and maps onto some system.
+    #[test]
+    fn the_family_table_is_consistent() {
+        let lan = crate::net::NetProfile::builtin("lan").unwrap();
+        let r = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
+        for (i, f) in FAMILIES.iter().enumerate() {
+            assert_eq!(f.kind as usize, i, "{}", f.name);
+            assert_eq!(f.kind.family().name, f.name);
+            assert_eq!(ProtocolKind::parse(f.name).unwrap(), f.kind);
+            assert!(!f.kind.options().is_empty(), "{} has no options", f.name);
+            let built = Built::new(f.kind, 3, &r).unwrap();
+            assert_eq!(built.kind(), f.kind);
+            assert!(!(f.systems)(300.0, 5.0).is_empty(), "{}", f.name);
+            assert!(!(f.timing)(&r).is_empty());
+            assert!(FAMILIES[..i].iter().all(|g| g.name != f.name));
+        }
+        assert_eq!(ProtocolKind::Lease.services(), election_lease::SERVICES);
     }
 
     #[test]

@@ -684,26 +684,15 @@ pub fn period(t: f64, k: f64) -> f64 {
 }
 
 /// A parameter value as the runner's canonical form prints it.
-fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     format!("{}", sig3(v))
 }
 
-/// The parameters a point at timeout `t` and ratio `k` sets for a family (see the module docs).
+/// The parameters a point at timeout `t` and ratio `k` sets for a family (see the module docs):
+/// the shared failure detector, then the family's own knobs ([`crate::protocol::Family`]).
 pub fn point_params(kind: ProtocolKind, t: f64, k: f64) -> Vec<(&'static str, String)> {
-    let period = period(t, k);
     let mut v = vec![("detect_timeout_ms", num(t)), ("detect_jitter_ms", num(t))];
-    match kind {
-        ProtocolKind::Raft => {
-            v.push(("heartbeat_ms", num(period)));
-            v.push(("raft.timeout_ms", format!("{}-{}", num(t), num(2.0 * t))));
-        }
-        ProtocolKind::Bully | ProtocolKind::Ring => v.push(("heartbeat_ms", num(period))),
-        ProtocolKind::Lease => {
-            v.push(("lease.duration_ms", num(t)));
-            v.push(("lease.renew_deadline_ms", num(t * 2.0 / 3.0)));
-            v.push(("lease.retry_ms", num(period)));
-        }
-    }
+    v.extend((kind.family().tune_knobs)(t, period(t, k)));
     v
 }
 

@@ -81,37 +81,34 @@ pub fn go_duration(ms: f64) -> String {
 }
 
 /// The point `(timeout_ms, ratio)` of a `kind` spec as each real system's settings (see the
-/// module docs).
+/// module docs; which systems is the family's entry, [`crate::protocol::Family::systems`]).
 pub fn map(kind: ProtocolKind, timeout_ms: f64, ratio: f64) -> Vec<Mapping> {
+    (kind.family().systems)(timeout_ms, ratio)
+}
+
+/// A family no mainstream system ships as a configurable component (the bully, the ring):
+/// the workbench's own settings, for a hand-written implementation.
+pub fn hand_written(algorithm: &str, timeout_ms: f64, ratio: f64) -> Mapping {
     // The values the point set (three significant digits), not the unrounded quotients.
     let period = super::period(timeout_ms, ratio);
-    match kind {
-        ProtocolKind::Raft => vec![
-            etcd(timeout_ms, period),
-            hashicorp(timeout_ms, ratio),
-            consul(timeout_ms),
-        ],
-        ProtocolKind::Lease => vec![client_go(timeout_ms, period)],
-        ProtocolKind::Bully | ProtocolKind::Ring => vec![Mapping {
-            system: "a hand-written implementation",
-            settings: vec![
-                set("heartbeat interval", go_duration(period)),
-                set(
-                    "failure-detector timeout",
-                    format!(
-                        "uniform in [{}, {}], redrawn at every re-arm",
-                        go_duration(timeout_ms),
-                        go_duration(2.0 * timeout_ms)
-                    ),
+    Mapping {
+        system: "a hand-written implementation",
+        settings: vec![
+            set("heartbeat interval", go_duration(period)),
+            set(
+                "failure-detector timeout",
+                format!(
+                    "uniform in [{}, {}], redrawn at every re-arm",
+                    go_duration(timeout_ms),
+                    go_duration(2.0 * timeout_ms)
                 ),
-            ],
-            notes: vec![format!(
-                "no mainstream system ships the {} election as a configurable component: these are the workbench's own parameters (heartbeat_ms, detect_timeout_ms, detect_jitter_ms)",
-                if kind == ProtocolKind::Bully { "bully" } else { "Chang-Roberts ring" }
-            )],
-            valid: Ok(()),
-            source: "crates/runner/src/params.rs (the workbench's fair timing)",
-        }],
+            ),
+        ],
+        notes: vec![format!(
+            "no mainstream system ships the {algorithm} election as a configurable component: these are the workbench's own parameters (heartbeat_ms, detect_timeout_ms, detect_jitter_ms)"
+        )],
+        valid: Ok(()),
+        source: "crates/runner/src/params.rs (the workbench's fair timing)",
     }
 }
 
