@@ -3,7 +3,8 @@
 //! a panic.
 
 use election_bully::{BullyMsg, MAX_WIRE_EPOCH};
-use election_core::{Message, Time, Wire, WireError};
+use election_core::wire_contract::{self, encode};
+use election_core::{Time, Wire, WireError};
 use proptest::prelude::*;
 
 /// Every variant with every combination of its optional fields.
@@ -23,44 +24,16 @@ fn every_message() -> Vec<BullyMsg> {
     all
 }
 
-fn encode(m: &BullyMsg) -> Vec<u8> {
-    let mut out = Vec::new();
-    m.encode(&mut out);
-    out
-}
-
 #[test]
-fn encoding_is_exactly_wire_size_and_round_trips() {
-    for m in every_message() {
-        let bytes = encode(&m);
-        assert_eq!(bytes.len(), m.wire_size(), "{m:?}");
-        assert_eq!(BullyMsg::decode(&bytes), Ok(m), "{m:?}");
-    }
-}
-
-#[test]
-fn distinct_messages_have_distinct_encodings() {
-    let all = every_message();
-    for (i, a) in all.iter().enumerate() {
-        for b in &all[i + 1..] {
-            assert_ne!(encode(a), encode(b), "{a:?} and {b:?} collide");
-        }
-    }
+fn encoding_is_exactly_wire_size_round_trips_and_is_distinct() {
+    wire_contract::round_trips(&every_message());
 }
 
 #[test]
 fn truncated_extended_and_corrupted_encodings_are_rejected() {
+    wire_contract::rejects_truncated_and_extended(&every_message());
     for m in every_message() {
         let bytes = encode(&m);
-        for cut in 0..bytes.len() {
-            assert!(
-                BullyMsg::decode(&bytes[..cut]).is_err(),
-                "{m:?} cut at {cut}"
-            );
-        }
-        let mut longer = bytes.clone();
-        longer.push(0);
-        assert!(BullyMsg::decode(&longer).is_err(), "{m:?} + 1 byte");
         for i in 0..bytes.len() {
             let mut flipped = bytes.clone();
             flipped[i] ^= 0x01;
@@ -81,9 +54,7 @@ proptest! {
     /// bytes (the encoding is canonical).
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-        if let Ok(m) = BullyMsg::decode(&bytes) {
-            prop_assert_eq!(encode(&m), bytes);
-        }
+        prop_assert_eq!(wire_contract::canonical::<BullyMsg>(&bytes), Ok(()));
     }
 }
 

@@ -226,6 +226,62 @@ pub trait Wire: Message + Sized {
     }
 }
 
+/// The [`Wire`] contract as checks, for every protocol crate's tests to run over its own
+/// messages: one statement of what an encoding must satisfy, instead of a copy per crate.
+/// Each check panics with the offending message on a violation.
+pub mod wire_contract {
+    use super::Wire;
+    use std::fmt::Debug;
+
+    /// `m`'s encoding.
+    pub fn encode<M: Wire>(m: &M) -> Vec<u8> {
+        let mut out = Vec::new();
+        m.encode(&mut out);
+        out
+    }
+
+    /// Every message encodes to exactly [`crate::Message::wire_size`] bytes, decodes back to
+    /// itself, and no two messages share an encoding.
+    pub fn round_trips<M: Wire + PartialEq + Debug>(all: &[M]) {
+        for m in all {
+            let bytes = encode(m);
+            assert_eq!(bytes.len(), m.wire_size(), "{m:?}: encoding length");
+            assert_eq!(M::decode(&bytes).as_ref(), Ok(m), "{m:?}: decode(encode)");
+        }
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(encode(a), encode(b), "{a:?} and {b:?} collide");
+            }
+        }
+    }
+
+    /// Every proper prefix of a message's encoding, and the encoding with one byte more, is an
+    /// error (a datagram holds exactly one message).
+    pub fn rejects_truncated_and_extended<M: Wire + Debug>(all: &[M]) {
+        for m in all {
+            let bytes = encode(m);
+            for cut in 0..bytes.len() {
+                assert!(M::decode(&bytes[..cut]).is_err(), "{m:?} cut at {cut}");
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert!(M::decode(&longer).is_err(), "{m:?} + 1 byte");
+        }
+    }
+
+    /// Decoding arbitrary `bytes` returns (never panics), and what it accepts re-encodes to
+    /// the same bytes: the encoding is canonical. For property tests over random input.
+    pub fn canonical<M: Wire + Debug>(bytes: &[u8]) -> Result<(), String> {
+        match M::decode(bytes) {
+            Ok(m) if encode(&m) != bytes => Err(format!(
+                "{bytes:?} decodes to {m:?}, which encodes to {:?}",
+                encode(&m)
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// A bounds-checked reader for [`Wire::decode`] implementations (big-endian integers).
 #[derive(Debug)]
 pub struct WireReader<'a> {
@@ -563,6 +619,65 @@ mod tests {
             WireReader::new(&[0, 0, 0, 0]).node(),
             Err(WireError::Invalid("node id 0"))
         );
+    }
+
+    /// The contract checks catch what they state: a byte the size leaves out, a decoder that
+    /// accepts trailing bytes, a non-canonical decoding.
+    mod wire_contract_checks {
+        use super::super::{wire_contract, Message, MsgCategory, Wire, WireError};
+
+        /// A one-byte message; `LOOSE` decoders accept anything after the tag byte.
+        #[derive(Clone, Debug, PartialEq)]
+        struct Byte<const SIZE: usize, const LOOSE: bool>(u8);
+        impl<const SIZE: usize, const LOOSE: bool> Message for Byte<SIZE, LOOSE> {
+            fn category(&self) -> MsgCategory {
+                MsgCategory::Heartbeat
+            }
+            fn kind(&self) -> &'static str {
+                "BYTE"
+            }
+            fn wire_size(&self) -> usize {
+                SIZE
+            }
+        }
+        impl<const SIZE: usize, const LOOSE: bool> Wire for Byte<SIZE, LOOSE> {
+            fn encode(&self, out: &mut Vec<u8>) {
+                out.push(self.0);
+            }
+            fn decode(bytes: &[u8]) -> Result<Self, WireError> {
+                match bytes {
+                    [] => Err(WireError::Truncated),
+                    [b] => Ok(Byte(*b)),
+                    [b, ..] if LOOSE => Ok(Byte(*b)),
+                    [_, rest @ ..] => Err(WireError::Trailing(rest.len())),
+                }
+            }
+        }
+
+        #[test]
+        fn a_faithful_encoding_passes() {
+            let all = [Byte::<1, false>(0), Byte(7)];
+            wire_contract::round_trips(&all);
+            wire_contract::rejects_truncated_and_extended(&all);
+            assert_eq!(wire_contract::canonical::<Byte<1, false>>(&[3, 4]), Ok(()));
+        }
+
+        #[test]
+        #[should_panic(expected = "encoding length")]
+        fn a_wrong_wire_size_fails() {
+            wire_contract::round_trips(&[Byte::<2, false>(0)]);
+        }
+
+        #[test]
+        #[should_panic(expected = "+ 1 byte")]
+        fn accepting_trailing_bytes_fails() {
+            wire_contract::rejects_truncated_and_extended(&[Byte::<1, true>(0)]);
+        }
+
+        #[test]
+        fn a_non_canonical_decoding_is_reported() {
+            assert!(wire_contract::canonical::<Byte<1, true>>(&[3, 4]).is_err());
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use election_core::wire_contract;
 use election_core::{Message, NodeId, Time, Wire, WireError};
 use election_lease::{LeaseMsg, Op, Record};
 use proptest::prelude::*;
@@ -55,14 +56,9 @@ fn every_message() -> Vec<LeaseMsg> {
 
 #[test]
 fn every_message_round_trips_at_its_wire_size() {
-    let mut kinds = std::collections::BTreeSet::new();
-    for m in every_message() {
-        let mut buf = Vec::new();
-        m.encode(&mut buf);
-        assert_eq!(buf.len(), m.wire_size(), "{m:?}");
-        assert_eq!(LeaseMsg::decode(&buf), Ok(m));
-        kinds.insert(m.kind());
-    }
+    wire_contract::round_trips(&every_message());
+    wire_contract::rejects_truncated_and_extended(&every_message());
+    let kinds: std::collections::BTreeSet<_> = every_message().iter().map(|m| m.kind()).collect();
     assert_eq!(kinds.len(), 11, "{kinds:?}");
 }
 
@@ -101,11 +97,7 @@ fn malformed_input_is_an_error() {
 proptest! {
     #[test]
     fn decode_never_panics_and_accepts_only_canonical_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-        if let Ok(m) = LeaseMsg::decode(&bytes) {
-            let mut again = Vec::new();
-            m.encode(&mut again);
-            prop_assert_eq!(again, bytes);
-        }
+        prop_assert_eq!(wire_contract::canonical::<LeaseMsg>(&bytes), Ok(()));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! exactly `wire_size()` bytes and decodes back to itself; any other input is an error, never
 //! a panic.
 
-use election_core::{Message, NodeId, Wire, WireError};
+use election_core::wire_contract;
+use election_core::{NodeId, Wire, WireError};
 use election_ring::{Hop, RingMsg};
 use proptest::prelude::*;
 
@@ -28,45 +29,14 @@ fn every_message() -> Vec<RingMsg> {
     all
 }
 
-fn encode(m: &RingMsg) -> Vec<u8> {
-    let mut out = Vec::new();
-    m.encode(&mut out);
-    out
-}
-
 #[test]
-fn encoding_is_exactly_wire_size_and_round_trips() {
-    for m in every_message() {
-        let bytes = encode(&m);
-        assert_eq!(bytes.len(), m.wire_size(), "{m:?}");
-        assert_eq!(RingMsg::decode(&bytes), Ok(m), "{m:?}");
-    }
-}
-
-#[test]
-fn distinct_messages_have_distinct_encodings() {
-    let all = every_message();
-    for (i, a) in all.iter().enumerate() {
-        for b in &all[i + 1..] {
-            assert_ne!(encode(a), encode(b), "{a:?} and {b:?} collide");
-        }
-    }
+fn encoding_is_exactly_wire_size_round_trips_and_is_distinct() {
+    wire_contract::round_trips(&every_message());
 }
 
 #[test]
 fn truncated_extended_and_invalid_are_rejected() {
-    for m in every_message() {
-        let bytes = encode(&m);
-        for cut in 0..bytes.len() {
-            assert!(
-                RingMsg::decode(&bytes[..cut]).is_err(),
-                "{m:?} cut at {cut}"
-            );
-        }
-        let mut longer = bytes.clone();
-        longer.push(0);
-        assert!(RingMsg::decode(&longer).is_err(), "{m:?} + 1 byte");
-    }
+    wire_contract::rejects_truncated_and_extended(&every_message());
     assert_eq!(RingMsg::decode(&[]), Err(WireError::Truncated));
     assert_eq!(
         RingMsg::decode(&[9, 0, 0, 0, 1]),
@@ -91,8 +61,6 @@ proptest! {
     /// bytes (the encoding is canonical).
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..32)) {
-        if let Ok(m) = RingMsg::decode(&bytes) {
-            prop_assert_eq!(encode(&m), bytes);
-        }
+        prop_assert_eq!(wire_contract::canonical::<RingMsg>(&bytes), Ok(()));
     }
 }
