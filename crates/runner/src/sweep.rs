@@ -41,9 +41,7 @@ use crate::files::{
 };
 use crate::plan::{Cell, SweepPlan};
 use crate::progress::Progress;
-use crate::results::{
-    summary_header, summary_record, trial_header, CellKey, TrialRow, SUMMARY_KEY_COLUMNS,
-};
+use crate::results::{summary_header, summary_record, trial_header, CellKey, SummaryRow, TrialRow};
 use crate::shard::{seed_block, Shard, ShardBy};
 
 /// The marker holding the manifest of a sweep in progress.
@@ -676,7 +674,6 @@ fn merge_pass(
         };
         streams.push(stream);
     }
-    let trials_col = SUMMARY_KEY_COLUMNS.len() + np;
     let total_cells: usize = match by {
         ShardBy::Cells => loaded.iter().map(|s| s.summary.len() - 1).sum(),
         ShardBy::Seeds => {
@@ -722,29 +719,18 @@ fn merge_pass(
                         .unwrap_or("")
                 ))
             };
-            if rec.len() != sum_header.len() {
-                return Err(Error::Results(format!(
-                    "{} line {line}: {} fields, expected {}",
-                    sp.display(),
-                    rec.len(),
-                    sum_header.len()
-                )));
-            }
-            let nodes: u32 = rec[1]
-                .parse()
-                .map_err(|_| bad("nodes", "not a whole number"))?;
+            let fields: Vec<&str> = rec.iter().collect();
+            let row = SummaryRow::from_record(&fields, np)
+                .map_err(|e| Error::Results(format!("{} line {line}: {e}", sp.display())))?;
             let key = CellKey {
                 mode: frame.mode.clone(),
-                protocol: rec[0].to_string(),
-                nodes,
-                scenario: rec[2].to_string(),
-                net: rec[3].to_string(),
-                params: rec.iter().skip(4).take(np).map(str::to_string).collect(),
+                protocol: row.key.protocol,
+                nodes: row.key.nodes,
+                scenario: row.key.scenario,
+                net: row.key.net,
+                params: row.key.params,
             };
-            let skipped = rec
-                .get(rec.len() - 1)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string);
+            let skipped = (!row.skipped.is_empty()).then_some(row.skipped);
             if let Some((k0, s0)) = &cell {
                 if *k0 != key || *s0 != skipped {
                     return Err(Error::Results(format!(
@@ -756,9 +742,7 @@ fn merge_pass(
                     )));
                 }
             }
-            let t: u64 = rec[trials_col]
-                .parse()
-                .map_err(|_| bad("trials", "not a whole number"))?;
+            let t = row.stats.trials;
             let want = if skipped.is_some() { 0 } else { shard.seeds };
             if t != want {
                 return Err(bad(
