@@ -8,8 +8,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use crate::error::ReportError;
 
 // The schema is the runner's: one definition of every column for the writer and every reader.
@@ -206,28 +204,8 @@ impl TrialRow {
     }
 }
 
-/// `manifest.json`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-pub struct Manifest {
-    /// Always `election-bench`.
-    pub tool: String,
-    /// The tool's version.
-    pub version: String,
-    /// The SHA-256 of the resolved configuration (absent from manifests written before it
-    /// replaced the git commit, which changed with every commit that held the results).
-    #[serde(default)]
-    pub config_sha256: Option<String>,
-    /// The sweep's name.
-    pub name: String,
-    /// The exact command line that reproduces the sweep.
-    pub command: String,
-    /// The full resolved configuration.
-    pub config: serde_json::Value,
-    /// Number of cells.
-    pub cells: u64,
-    /// Number of trials.
-    pub trials: u64,
-}
+/// `manifest.json`: the runner's typed manifest, written and read through one type.
+pub use election_runner::results::Manifest;
 
 /// A loaded results directory.
 #[derive(Clone, Debug)]
@@ -621,18 +599,10 @@ fn read_file(path: &Path) -> Result<String, ReportError> {
 }
 
 fn load_manifest(path: &Path) -> Result<Manifest, ReportError> {
-    let text = read_file(path)?;
-    let m: Manifest = serde_json::from_str(&text).map_err(|e| ReportError::Manifest {
+    Manifest::from_json(&read_file(path)?).map_err(|reason| ReportError::Manifest {
         path: path.to_path_buf(),
-        reason: format!("not an election-bench manifest: {e}"),
-    })?;
-    if m.tool != "election-bench" {
-        return Err(ReportError::Manifest {
-            path: path.to_path_buf(),
-            reason: format!("written by {:?}, not by election-bench", m.tool),
-        });
-    }
-    Ok(m)
+        reason,
+    })
 }
 
 /// A CSV file's header, with the varied-parameter columns located between the fixed key

@@ -1,5 +1,8 @@
 //! The results files: `trials.csv` rows, `summary.csv` rows, their headers and their exact
-//! number formatting, as `results/README.md` defines them.
+//! number formatting, as `results/README.md` defines them, and `manifest.json`
+//! ([`Manifest`]). Each is one type that the writer and every reader use; the column tables of
+//! `results/README.md` are generated from the column definitions here (`trial_columns`,
+//! `summary`) and checked by `crates/runner/tests/readme_columns.rs`.
 //!
 //! Millisecond values are rounded to 3 decimals when a row is made (`{:.3}`, trailing zeros
 //! trimmed), and a row read back from a CSV is the same value: summaries are computed from
@@ -10,8 +13,10 @@ use election_core::MsgCategory;
 use election_sim::{Metrics, Outcome};
 use serde_json::{Map, Value};
 
+mod manifest;
 mod summary;
 mod trial_columns;
+pub use manifest::*;
 pub use summary::*;
 pub use trial_columns::*;
 
