@@ -38,10 +38,14 @@ impl Column {
 
 /// The `trials.csv` header for a sweep varying `varied` (sorted keys).
 pub fn trial_header(varied: &[&str]) -> Vec<String> {
-    TRIAL_KEY_COLUMNS
-        .iter()
+    header(&TRIAL_KEY_COLUMNS, varied, &TRIAL_METRIC_COLUMNS)
+}
+
+/// A CSV header: the key columns, the varied parameters, the metric columns.
+fn header(keys: &[&str], varied: &[&str], metrics: &[&str]) -> Vec<String> {
+    keys.iter()
         .chain(varied)
-        .chain(TRIAL_METRIC_COLUMNS.iter())
+        .chain(metrics)
         .map(|s| s.to_string())
         .collect()
 }
@@ -902,22 +906,35 @@ mod tests {
 
     #[test]
     fn unparsable_fields_name_the_column_and_value() {
-        let r = valid_row();
-        let h = trial_header(&["net.loss"]);
-        for (col, bad) in [
-            ("elect_ms", "NaN"),
-            ("end_ms", "inf"),
-            ("unavailable_ms", "x"),
-            ("split_brain", "TRUE"),
-            ("converged", ""),
-            ("msgs_total", "-3"),
-            ("leader", "2.5"),
-        ] {
-            let mut rec = r.to_record();
-            rec[h.iter().position(|c| c == col).unwrap()] = bad.to_string();
+        assert_fields_named(
+            &valid_row().to_record(),
+            &trial_header(&["net.loss"]),
+            &[
+                ("elect_ms", "NaN"),
+                ("end_ms", "inf"),
+                ("unavailable_ms", "x"),
+                ("split_brain", "TRUE"),
+                ("converged", ""),
+                ("msgs_total", "-3"),
+                ("leader", "2.5"),
+            ],
+            |f| TrialRow::from_record(f, 1).map(|_| ()),
+        );
+    }
+
+    /// Each `(column, bad)` written into `good` makes `read` fail naming the column and value.
+    fn assert_fields_named(
+        good: &[String],
+        header: &[String],
+        cases: &[(&str, &str)],
+        read: impl Fn(&[&str]) -> Result<(), FieldError>,
+    ) {
+        for (col, bad) in cases {
+            let mut rec = good.to_vec();
+            rec[header.iter().position(|c| c == col).unwrap()] = bad.to_string();
             let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
-            let e = TrialRow::from_record(&fields, 1).unwrap_err().to_string();
-            assert!(e.contains(&format!("{col} = {bad:?}")), "{e}");
+            let e = read(&fields).unwrap_err().to_string();
+            assert!(e.contains(&format!("column {col} = {bad:?}")), "{e}");
         }
     }
 
@@ -1040,25 +1057,23 @@ mod tests {
 
     #[test]
     fn a_bad_summary_field_names_the_column_and_value() {
-        let h = summary_header(&["net.loss"]);
         let good = summary_rows()[0].to_record();
-        for (col, bad) in [
-            ("nodes", "five"),
-            ("trials", ""),
-            ("trials", "2.5"),
-            ("measured", "-1"),
-            ("elect_ms_p50", "fast"),
-            ("split_brain_rate", "NaN"),
-            ("split_brain_ci_hi", "inf"),
-            ("outcome_stable", "1.5"),
-            ("same_epoch_leaders_max", "x"),
-        ] {
-            let mut rec = good.clone();
-            rec[h.iter().position(|c| c == col).unwrap()] = bad.to_string();
-            let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
-            let e = SummaryRow::from_record(&fields, 1).unwrap_err().to_string();
-            assert!(e.contains(&format!("column {col} = {bad:?}")), "{e}");
-        }
+        assert_fields_named(
+            &good,
+            &summary_header(&["net.loss"]),
+            &[
+                ("nodes", "five"),
+                ("trials", ""),
+                ("trials", "2.5"),
+                ("measured", "-1"),
+                ("elect_ms_p50", "fast"),
+                ("split_brain_rate", "NaN"),
+                ("split_brain_ci_hi", "inf"),
+                ("outcome_stable", "1.5"),
+                ("same_epoch_leaders_max", "x"),
+            ],
+            |f| SummaryRow::from_record(f, 1).map(|_| ()),
+        );
         let fields: Vec<&str> = good.iter().map(String::as_str).collect();
         let e = SummaryRow::from_record(&fields[1..], 1)
             .unwrap_err()

@@ -245,12 +245,7 @@ pub const SUMMARY_STAT_COLUMNS: [&str; Stat::ALL.len() + 1] = {
 
 /// The `summary.csv` header for a sweep varying `varied` (sorted keys).
 pub fn summary_header(varied: &[&str]) -> Vec<String> {
-    SUMMARY_KEY_COLUMNS
-        .iter()
-        .chain(varied)
-        .chain(SUMMARY_STAT_COLUMNS.iter())
-        .map(|s| s.to_string())
-        .collect()
+    super::header(&SUMMARY_KEY_COLUMNS, varied, &SUMMARY_STAT_COLUMNS)
 }
 
 /// A cell as `summary.csv` names it: protocol spec, cluster size, scenario, network profile
