@@ -1,9 +1,13 @@
 //! Loading a sweep's results directory (`trials.csv`, `summary.csv`, `manifest.json`, as
-//! described in `results/README.md`) into typed rows, with the header checked column by
-//! column so that a file of another schema is refused with the name of what is missing.
+//! described in `results/README.md`) into the runner's typed rows and manifest
+//! (`election_runner::results`: one schema for the writer and every reader), with the header
+//! checked column by column so that a file of another schema is refused with the name of what
+//! is missing, and a field that does not read as its type refused with its line, column and
+//! value.
 //!
-//! Summary cells keep their raw CSV text next to the parsed number: tables in the report print
-//! the raw text, so the report's numbers are the summary's numbers, character for character.
+//! Tables in the report print each statistic through the runner's formatter of its column
+//! ([`SummaryRow::raw`]), the text the sweep wrote, so the report's numbers are the summary's
+//! numbers, character for character.
 
 use std::fs;
 use std::path::{Path, PathBuf};
