@@ -348,7 +348,7 @@ fn an_empty_sweep_is_refused() {
 
     fs::write(
         results.join("summary.csv"),
-        format!("{}\n", common::SUMMARY_HEADER),
+        format!("{}\n", common::summary_header()),
     )
     .unwrap();
     let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
