@@ -1,233 +1,75 @@
 //! Loading a sweep's results directory (`trials.csv`, `summary.csv`, `manifest.json`, as
-//! described in `results/README.md`) into typed rows, with the header checked column by
-//! column so that a file of another schema is refused with the name of what is missing.
+//! described in `results/README.md`) into the runner's typed rows and manifest
+//! (`election_runner::results`: one schema for the writer and every reader), with the header
+//! checked column by column so that a file of another schema is refused with the name of what
+//! is missing, and a field that does not read as its type refused with its line, column and
+//! value.
 //!
-//! Summary cells keep their raw CSV text next to the parsed number: tables in the report print
-//! the raw text, so the report's numbers are the summary's numbers, character for character.
+//! Tables in the report print each statistic through the runner's formatter of its column
+//! ([`SummaryRow::raw`]), the text the sweep wrote, so the report's numbers are the summary's
+//! numbers, character for character.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use crate::error::ReportError;
 
-// The column lists are the runner's: one definition of the schema for writer and reader.
-pub use election_runner::results::{SUMMARY_KEY_COLUMNS, TRIAL_KEY_COLUMNS, TRIAL_METRIC_COLUMNS};
+// The schema is the runner's: one definition of every column for the writer and every reader.
+pub use election_runner::results::{
+    Stat, SUMMARY_KEY_COLUMNS, SUMMARY_STAT_COLUMNS, TRIAL_KEY_COLUMNS, TRIAL_METRIC_COLUMNS,
+};
 
-/// One statistic of `summary.csv` (every column after the varied parameters but `skipped`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[allow(missing_docs)] // each variant is the column of the same name
-pub enum Stat {
-    Trials,
-    Measured,
-    ConvergedRate,
-    ElectMean,
-    ElectP5,
-    ElectP50,
-    ElectP95,
-    ElectP99,
-    ElectMax,
-    MsgsMean,
-    MsgsP50,
-    MsgsP95,
-    MsgsP99,
-    MsgsMax,
-    SplitRate,
-    SplitCiLo,
-    SplitCiHi,
-    SplitMsMean,
-    MinorityMsMean,
-    UnavailableMean,
-    StrandedMean,
-    LeaderChangesMean,
-    DetectP50,
-    SameEpochMax,
-    FailoverP5,
-    FailoverP50,
-    FailoverP95,
-    FailoverP99,
-    PausedLeaderMean,
-    WritesOkMean,
-    WritesStaleMean,
-    WritesStaleMax,
-    StaleRate,
-    WritesFencedMean,
-    StaleWindowMean,
-    WriteUnavailableMean,
-    FaultsSkippedTrials,
-    BudgetExceeded,
-    OutcomeStable,
-    OutcomeRecoveredAfter,
-    OutcomeNoLeader,
-    OutcomeLivelock,
-    OutcomeMinorityOnly,
-    RecoveredTimeoutsMax,
-}
+/// What identifies a cell of the sweep as `summary.csv` names it: protocol spec, cluster size,
+/// scenario, network profile and the values of the varied parameters (aligned with
+/// [`Results::param_keys`]; empty text where a parameter does not apply). The runner's
+/// [`election_runner::results::SummaryKey`].
+pub use election_runner::results::SummaryKey as CellKey;
 
-impl Stat {
-    /// Every statistic, in column order.
-    pub const ALL: [Stat; 44] = [
-        Stat::Trials,
-        Stat::Measured,
-        Stat::ConvergedRate,
-        Stat::ElectMean,
-        Stat::ElectP5,
-        Stat::ElectP50,
-        Stat::ElectP95,
-        Stat::ElectP99,
-        Stat::ElectMax,
-        Stat::MsgsMean,
-        Stat::MsgsP50,
-        Stat::MsgsP95,
-        Stat::MsgsP99,
-        Stat::MsgsMax,
-        Stat::SplitRate,
-        Stat::SplitCiLo,
-        Stat::SplitCiHi,
-        Stat::SplitMsMean,
-        Stat::MinorityMsMean,
-        Stat::UnavailableMean,
-        Stat::StrandedMean,
-        Stat::LeaderChangesMean,
-        Stat::DetectP50,
-        Stat::SameEpochMax,
-        Stat::FailoverP5,
-        Stat::FailoverP50,
-        Stat::FailoverP95,
-        Stat::FailoverP99,
-        Stat::PausedLeaderMean,
-        Stat::WritesOkMean,
-        Stat::WritesStaleMean,
-        Stat::WritesStaleMax,
-        Stat::StaleRate,
-        Stat::WritesFencedMean,
-        Stat::StaleWindowMean,
-        Stat::WriteUnavailableMean,
-        Stat::FaultsSkippedTrials,
-        Stat::BudgetExceeded,
-        Stat::OutcomeStable,
-        Stat::OutcomeRecoveredAfter,
-        Stat::OutcomeNoLeader,
-        Stat::OutcomeLivelock,
-        Stat::OutcomeMinorityOnly,
-        Stat::RecoveredTimeoutsMax,
-    ];
-
-    /// The column name in `summary.csv`.
-    pub fn column(self) -> &'static str {
-        match self {
-            Stat::Trials => "trials",
-            Stat::Measured => "measured",
-            Stat::ConvergedRate => "converged_rate",
-            Stat::ElectMean => "elect_ms_mean",
-            Stat::ElectP5 => "elect_ms_p5",
-            Stat::ElectP50 => "elect_ms_p50",
-            Stat::ElectP95 => "elect_ms_p95",
-            Stat::ElectP99 => "elect_ms_p99",
-            Stat::ElectMax => "elect_ms_max",
-            Stat::MsgsMean => "msgs_election_mean",
-            Stat::MsgsP50 => "msgs_election_p50",
-            Stat::MsgsP95 => "msgs_election_p95",
-            Stat::MsgsP99 => "msgs_election_p99",
-            Stat::MsgsMax => "msgs_election_max",
-            Stat::SplitRate => "split_brain_rate",
-            Stat::SplitCiLo => "split_brain_ci_lo",
-            Stat::SplitCiHi => "split_brain_ci_hi",
-            Stat::SplitMsMean => "split_brain_ms_mean",
-            Stat::MinorityMsMean => "minority_leader_ms_mean",
-            Stat::UnavailableMean => "unavailable_ms_mean",
-            Stat::StrandedMean => "stranded_node_ms_mean",
-            Stat::LeaderChangesMean => "leader_changes_mean",
-            Stat::DetectP50 => "detect_ms_p50",
-            Stat::SameEpochMax => "same_epoch_leaders_max",
-            Stat::FailoverP5 => "failover_ms_p5",
-            Stat::FailoverP50 => "failover_ms_p50",
-            Stat::FailoverP95 => "failover_ms_p95",
-            Stat::FailoverP99 => "failover_ms_p99",
-            Stat::PausedLeaderMean => "paused_leader_ms_mean",
-            Stat::WritesOkMean => "writes_ok_mean",
-            Stat::WritesStaleMean => "writes_stale_mean",
-            Stat::WritesStaleMax => "writes_stale_max",
-            Stat::StaleRate => "stale_rate",
-            Stat::WritesFencedMean => "writes_fenced_mean",
-            Stat::StaleWindowMean => "stale_window_ms_mean",
-            Stat::WriteUnavailableMean => "write_unavailable_ms_mean",
-
-            Stat::FaultsSkippedTrials => "faults_skipped_trials",
-            Stat::BudgetExceeded => "budget_exceeded",
-            Stat::OutcomeStable => "outcome_stable",
-            Stat::OutcomeRecoveredAfter => "outcome_recovered_after",
-            Stat::OutcomeNoLeader => "outcome_no_leader",
-            Stat::OutcomeLivelock => "outcome_livelock",
-            Stat::OutcomeMinorityOnly => "outcome_minority_only",
-            Stat::RecoveredTimeoutsMax => "recovered_timeouts_max",
-        }
-    }
-
-    #[inline]
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// What identifies a cell of the sweep: protocol spec, cluster size, scenario, network profile
-/// and the values of the varied parameters (aligned with [`Results::param_keys`]; empty text
-/// where a parameter does not apply).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CellKey {
-    /// Protocol spec string (`bully+quorum`, `raft+pre_vote`, ...).
-    pub protocol: String,
-    /// Cluster size.
-    pub nodes: u32,
-    /// Scenario name.
-    pub scenario: String,
-    /// Network profile name.
-    pub net: String,
-    /// Varied parameter values, in [`Results::param_keys`] order.
-    pub params: Vec<String>,
-}
-
-/// One row of `summary.csv`.
+/// One row of `summary.csv`: the runner's typed row ([`election_runner::results::SummaryRow`],
+/// through `Deref`: `key`, `stats`, `skipped`, `get`), read by the runner's reader, with each
+/// statistic's text as the file prints it and the row's line for messages.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaryRow {
-    /// The cell.
-    pub key: CellKey,
-    /// Raw text of each statistic, by [`Stat`].
-    raw: Vec<String>,
-    /// Parsed value of each statistic (`None` for an empty cell).
-    val: Vec<Option<f64>>,
-    /// Empty, or why the cell was skipped.
-    pub skipped: String,
+    row: election_runner::results::SummaryRow,
+    /// Each statistic as printed, by [`Stat`] (the runner's formatting of the typed value).
+    text: Vec<String>,
     /// 1-based line in the file, for messages.
     pub line: u64,
 }
 
-impl SummaryRow {
-    /// The statistic's text exactly as the summary file has it.
-    pub fn raw(&self, s: Stat) -> &str {
-        &self.raw[s.index()]
+impl std::ops::Deref for SummaryRow {
+    type Target = election_runner::results::SummaryRow;
+    fn deref(&self) -> &Self::Target {
+        &self.row
     }
-    /// The statistic's value (`None` if the cell is empty).
-    pub fn get(&self, s: Stat) -> Option<f64> {
-        self.val[s.index()]
+}
+
+impl SummaryRow {
+    /// The report's row of the runner's `row`, read from `line`.
+    pub fn new(row: election_runner::results::SummaryRow, line: u64) -> SummaryRow {
+        let text = Stat::ALL.iter().map(|&s| row.text(s)).collect();
+        SummaryRow { row, text, line }
+    }
+    /// The statistic's text exactly as the summary file prints it.
+    pub fn raw(&self, s: Stat) -> &str {
+        &self.text[s as usize]
     }
     /// Number of trials in the cell.
     pub fn trials(&self) -> u64 {
-        self.get(Stat::Trials).unwrap_or(0.0) as u64
+        self.stats.trials
     }
     /// Number of trials that underwent the scenario as described (every statistic is over
     /// these).
     pub fn measured(&self) -> u64 {
-        self.get(Stat::Measured).unwrap_or(0.0) as u64
+        self.stats.measured
     }
     /// Number of trials in which some fault did not apply.
     pub fn faults_skipped_trials(&self) -> u64 {
-        self.get(Stat::FaultsSkippedTrials).unwrap_or(0.0) as u64
+        self.stats.faults_skipped_trials
     }
     /// Number of trials stopped by their work budget.
     pub fn budget_exceeded(&self) -> u64 {
-        self.get(Stat::BudgetExceeded).unwrap_or(0.0) as u64
+        self.stats.budget_exceeded
     }
     /// The statistic for prose ([`fmt_sig`]), or `–` if the cell is empty.
     pub fn prose(&self, s: Stat) -> String {
@@ -366,28 +208,8 @@ impl TrialRow {
     }
 }
 
-/// `manifest.json`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-pub struct Manifest {
-    /// Always `election-bench`.
-    pub tool: String,
-    /// The tool's version.
-    pub version: String,
-    /// The SHA-256 of the resolved configuration (absent from manifests written before it
-    /// replaced the git commit, which changed with every commit that held the results).
-    #[serde(default)]
-    pub config_sha256: Option<String>,
-    /// The sweep's name.
-    pub name: String,
-    /// The exact command line that reproduces the sweep.
-    pub command: String,
-    /// The full resolved configuration.
-    pub config: serde_json::Value,
-    /// Number of cells.
-    pub cells: u64,
-    /// Number of trials.
-    pub trials: u64,
-}
+/// `manifest.json`: the runner's typed manifest, written and read through one type.
+pub use election_runner::results::Manifest;
 
 /// A loaded results directory.
 #[derive(Clone, Debug)]
@@ -781,18 +603,10 @@ fn read_file(path: &Path) -> Result<String, ReportError> {
 }
 
 fn load_manifest(path: &Path) -> Result<Manifest, ReportError> {
-    let text = read_file(path)?;
-    let m: Manifest = serde_json::from_str(&text).map_err(|e| ReportError::Manifest {
+    Manifest::from_json(&read_file(path)?).map_err(|reason| ReportError::Manifest {
         path: path.to_path_buf(),
-        reason: format!("not an election-bench manifest: {e}"),
-    })?;
-    if m.tool != "election-bench" {
-        return Err(ReportError::Manifest {
-            path: path.to_path_buf(),
-            reason: format!("written by {:?}, not by election-bench", m.tool),
-        });
-    }
-    Ok(m)
+        reason,
+    })
 }
 
 /// A CSV file's header, with the varied-parameter columns located between the fixed key
@@ -812,6 +626,24 @@ impl Header {
                 column: col.to_string(),
                 header: self.names.join(","),
             })
+    }
+
+    /// Checks the header is exactly `want`: the runner's readers take fields by position.
+    fn exactly(&self, want: &[String]) -> Result<(), ReportError> {
+        let names = &self.names;
+        match (0..want.len().max(names.len())).find(|&i| want.get(i) != names.get(i)) {
+            None => Ok(()),
+            Some(i) => Err(ReportError::Csv {
+                path: self.path.clone(),
+                reason: format!(
+                    "header column {} is {:?}, expected {:?} (the columns, in order: {})",
+                    i + 1,
+                    names.get(i).map_or("nothing", String::as_str),
+                    want.get(i).map_or("nothing", String::as_str),
+                    want.join(",")
+                ),
+            }),
+        }
     }
 
     /// Checks every required column is present and returns the parameter columns (those
@@ -859,53 +691,6 @@ fn csv_reader(path: &Path) -> Result<(CsvReader, Header), ReportError> {
     ))
 }
 
-/// Reads cells of one record with errors that name the line, the column and the value.
-struct Cells<'a> {
-    path: &'a Path,
-    line: u64,
-    rec: &'a csv::StringRecord,
-    header: &'a Header,
-}
-
-impl Cells<'_> {
-    fn text(&self, col: &str) -> &str {
-        let i = self.header.names.iter().position(|c| c == col).unwrap_or(0);
-        self.rec.get(i).unwrap_or("").trim()
-    }
-    fn err(&self, col: &str, reason: &str) -> ReportError {
-        ReportError::Value {
-            path: self.path.to_path_buf(),
-            line: self.line,
-            column: col.to_string(),
-            value: self.text(col).to_string(),
-            reason: reason.to_string(),
-        }
-    }
-    fn string(&self, col: &str) -> Result<String, ReportError> {
-        let s = self.text(col);
-        if s.is_empty() {
-            Err(self.err(col, "must not be empty"))
-        } else {
-            Ok(s.to_string())
-        }
-    }
-    fn u32(&self, col: &str) -> Result<u32, ReportError> {
-        self.text(col)
-            .parse()
-            .map_err(|_| self.err(col, "expected a whole number"))
-    }
-    fn opt_f64(&self, col: &str) -> Result<Option<f64>, ReportError> {
-        let s = self.text(col);
-        if s.is_empty() {
-            return Ok(None);
-        }
-        match s.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(Some(v)),
-            _ => Err(self.err(col, "expected a finite number or an empty cell")),
-        }
-    }
-}
-
 fn records(rdr: &mut CsvReader, path: &Path) -> Result<Vec<(u64, csv::StringRecord)>, ReportError> {
     let mut out = Vec::new();
     for rec in rdr.records() {
@@ -925,99 +710,58 @@ fn records(rdr: &mut CsvReader, path: &Path) -> Result<Vec<(u64, csv::StringReco
 
 fn load_summary(path: &Path) -> Result<(Vec<String>, Vec<SummaryRow>), ReportError> {
     let (mut rdr, header) = csv_reader(path)?;
-    let mut metric_cols: Vec<&str> = Stat::ALL.iter().map(|s| s.column()).collect();
-    metric_cols.push("skipped");
-    let params = header.params(&SUMMARY_KEY_COLUMNS, &metric_cols)?;
+    let params = header.params(&SUMMARY_KEY_COLUMNS, &SUMMARY_STAT_COLUMNS)?;
+    let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+    header.exactly(&election_runner::results::summary_header(&names))?;
     let mut rows = Vec::new();
     for (line, rec) in records(&mut rdr, path)? {
-        let c = Cells {
-            path,
-            line,
-            rec: &rec,
-            header: &header,
-        };
-        let key = CellKey {
-            protocol: c.string("protocol")?,
-            nodes: c.u32("nodes")?,
-            scenario: c.string("scenario")?,
-            net: c.string("net")?,
-            params: params
-                .iter()
-                .map(|(name, _)| c.text(name).to_string())
-                .collect(),
-        };
-        let mut raw = Vec::with_capacity(Stat::ALL.len());
-        let mut val = Vec::with_capacity(Stat::ALL.len());
-        for s in Stat::ALL {
-            raw.push(c.text(s.column()).to_string());
-            val.push(c.opt_f64(s.column())?);
-        }
-        if val[Stat::Trials.index()].is_none() {
-            return Err(c.err("trials", "expected a whole number"));
-        }
-        rows.push(SummaryRow {
-            key,
-            raw,
-            val,
-            skipped: c.text("skipped").to_string(),
-            line,
-        });
+        let fields: Vec<&str> = rec.iter().collect();
+        let row = election_runner::results::SummaryRow::from_record(&fields, params.len())
+            .map_err(|e| field_error(path, line, e))?;
+        rows.push(SummaryRow::new(row, line));
     }
     Ok((params.into_iter().map(|(n, _)| n).collect(), rows))
+}
+
+/// A field the runner's reader refused, with the file and line.
+fn field_error(path: &Path, line: u64, e: election_runner::results::FieldError) -> ReportError {
+    if e.column.is_empty() {
+        ReportError::Csv {
+            path: path.to_path_buf(),
+            reason: format!("line {line}: {}", e.reason),
+        }
+    } else {
+        ReportError::Value {
+            path: path.to_path_buf(),
+            line,
+            column: e.column,
+            value: e.value,
+            reason: e.reason,
+        }
+    }
 }
 
 fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError> {
     let (mut rdr, header) = csv_reader(path)?;
     let params = header.params(&TRIAL_KEY_COLUMNS, &TRIAL_METRIC_COLUMNS)?;
-    // The runner's reader takes the fields by position: the header must be exactly its own.
     let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
-    let want = election_runner::results::trial_header(&names);
-    if let Some(i) =
-        (0..want.len().max(header.names.len())).find(|&i| want.get(i) != header.names.get(i))
-    {
-        return Err(ReportError::Csv {
-            path: path.to_path_buf(),
-            reason: format!(
-                "header column {} is {:?}, expected {:?} (the columns, in order: {})",
-                i + 1,
-                header.names.get(i).map_or("nothing", String::as_str),
-                want.get(i).map_or("nothing", String::as_str),
-                want.join(",")
-            ),
-        });
-    }
+    header.exactly(&election_runner::results::trial_header(&names))?;
     let mut rows = Vec::new();
     for (line, rec) in records(&mut rdr, path)? {
-        let c = Cells {
-            path,
-            line,
-            rec: &rec,
-            header: &header,
-        };
         let fields: Vec<&str> = rec.iter().collect();
-        let row = election_runner::results::TrialRow::from_record(&fields, params.len()).map_err(
-            |e| {
-                if e.column.is_empty() {
-                    ReportError::Csv {
-                        path: path.to_path_buf(),
-                        reason: format!("line {line}: {}", e.reason),
-                    }
-                } else {
-                    c.err(&e.column, &e.reason)
-                }
-            },
-        )?;
+        let row = election_runner::results::TrialRow::from_record(&fields, params.len())
+            .map_err(|e| field_error(path, line, e))?;
         if row.mode.is_empty() {
-            return Err(c.err("mode", "must not be empty"));
+            return Err(ReportError::Value {
+                path: path.to_path_buf(),
+                line,
+                column: "mode".into(),
+                value: String::new(),
+                reason: "must not be empty".into(),
+            });
         }
         rows.push(TrialRow {
-            key: CellKey {
-                protocol: row.protocol.clone(),
-                nodes: row.nodes,
-                scenario: row.scenario.clone(),
-                net: row.net.clone(),
-                params: row.params.clone(),
-            },
+            key: row.cell_key().summary_key(),
             row,
         });
     }

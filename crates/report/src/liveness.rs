@@ -493,6 +493,22 @@ pub fn render_explore(
         col(&sh, "livelock")?,
         col(&sh, "with_stranded")?,
     );
+    // One CSV policy for every reader: a count that is not a whole number is an error naming
+    // the file, line, column and value (never read as 0).
+    for (j, r) in summary.iter().enumerate() {
+        for c in [cn, cpat, cmaj, cseeds, cst, crec, cnl, cll, cstr] {
+            if r[c].parse::<u64>().is_err() {
+                return Err(ReportError::Value {
+                    path: results_dir.join("summary.csv"),
+                    // The header is line 1 and no field spans lines.
+                    line: j as u64 + 2,
+                    column: sh[c].clone(),
+                    value: r[c].clone(),
+                    reason: "expected a whole number".into(),
+                });
+            }
+        }
+    }
     for r in &summary {
         let num = |i: usize| r[i].parse::<f64>().unwrap_or(0.0);
         let fail = num(cnl) + num(cll);

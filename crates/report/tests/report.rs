@@ -348,7 +348,7 @@ fn an_empty_sweep_is_refused() {
 
     fs::write(
         results.join("summary.csv"),
-        format!("{}\n", common::SUMMARY_HEADER),
+        format!("{}\n", common::summary_header()),
     )
     .unwrap();
     let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
@@ -607,4 +607,24 @@ fn the_explore_report_draws_the_smallest_failing_patterns() {
     fs::write(&stale, "<svg/>").unwrap();
     election_report::render_explore(&results, &out, 3, true).unwrap();
     assert!(!stale.exists());
+    // A count that is not a number is refused by name, never read as 0.
+    let sp = results.join("summary.csv");
+    let text = fs::read_to_string(&sp).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "no_leader").unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut f: Vec<&str> = lines[1].split(',').collect();
+    f[col] = "many";
+    lines[1] = f.join(",");
+    fs::write(&sp, lines.join("\n") + "\n").unwrap();
+    let e = election_report::render_explore(&results, &out, 3, true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("summary.csv")
+            && e.contains("line 2")
+            && e.contains("`no_leader`")
+            && e.contains("\"many\""),
+        "{e}"
+    );
 }

@@ -229,7 +229,7 @@ pub fn trials_file(dir: &Path) -> PathBuf {
 /// same bytes), and returns what the manifest records about it: the file, its row count and
 /// the SHA-256 of the decompressed CSV, which a reader checks with
 /// `gunzip -k trials.csv.gz && sha256sum trials.csv`.
-pub fn gzip_trials(dir: &Path) -> Result<serde_json::Value> {
+pub fn gzip_trials(dir: &Path) -> Result<crate::results::TrialsCsv> {
     use sha2::Digest;
     let raw = dir.join("trials.csv");
     let gz = dir.join(TRIALS_GZ);
@@ -259,13 +259,13 @@ pub fn gzip_trials(dir: &Path) -> Result<serde_json::Value> {
         .map_err(|e| Error::io("cannot compress", &raw, e))?;
     write_atomic(&gz, &out)?;
     let sha: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Ok(serde_json::json!({
-        "file": TRIALS_GZ,
-        "of": "trials.csv",
-        "rows": lines.saturating_sub(1),
-        "bytes": bytes,
-        "sha256": sha,
-    }))
+    Ok(crate::results::TrialsCsv {
+        file: TRIALS_GZ.to_string(),
+        of: "trials.csv".to_string(),
+        rows: lines.saturating_sub(1),
+        bytes,
+        sha256: sha,
+    })
 }
 
 /// Check that the trials file of finished results directory `dir` (`trials.csv`, else
@@ -273,13 +273,15 @@ pub fn gzip_trials(dir: &Path) -> Result<serde_json::Value> {
 /// count and SHA-256. A file edited after the sweep, or a manifest without the record, is
 /// refused with both values, so that no reader certifies or publishes results the sweep did
 /// not write.
-pub fn verify_trials(dir: &Path, manifest: &serde_json::Value) -> Result<()> {
+pub fn verify_trials(dir: &Path, manifest: &crate::results::Manifest) -> Result<()> {
     use sha2::Digest;
     let mp = dir.join("manifest.json");
-    let rec = manifest.get("trials_csv");
-    let want_sha = rec.and_then(|r| r.get("sha256")).and_then(|v| v.as_str());
-    let want_bytes = rec.and_then(|r| r.get("bytes")).and_then(|v| v.as_u64());
-    let (Some(want_sha), Some(want_bytes)) = (want_sha, want_bytes) else {
+    let Some(crate::results::TrialsCsv {
+        sha256: want_sha,
+        bytes: want_bytes,
+        ..
+    }) = &manifest.trials_csv
+    else {
         return Err(Error::Results(format!(
             "{}: no trials_csv.sha256 and trials_csv.bytes: not the manifest of a finished sweep",
             mp.display()
@@ -306,7 +308,7 @@ pub fn verify_trials(dir: &Path, manifest: &serde_json::Value) -> Result<()> {
         bytes += k as u64;
     }
     let sha: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    if sha != want_sha || bytes != want_bytes {
+    if sha != *want_sha || bytes != *want_bytes {
         return Err(Error::Results(format!(
             "{} is not the file the sweep wrote: {bytes} bytes with SHA-256 {sha}, but {} \
              records {want_bytes} bytes with SHA-256 {want_sha} (results are generated, never \

@@ -14,7 +14,9 @@
 //! * [`plan`] — a checked sweep, [`SweepPlan`], its grid of [`Cell`]s and one trial of a cell;
 //! * [`sweep`] — running a sweep in parallel with resume and sharding, and merging shards;
 //! * [`shard`] — what a shard of a sweep, an exploration or a tuning is, and `--shard auto`;
-//! * [`results`] and [`stats`] — the CSV rows and the summary statistics;
+//! * [`results`] and [`stats`] — the typed results schema (trial rows, summary rows with their
+//!   column definitions, the manifest), written and read through the same types, and the
+//!   statistics;
 //! * [`validate`] — textbook results measured through the same path (`election-bench validate`).
 //!
 //! The files a sweep writes (`trials.csv`, `summary.csv`, `manifest.json`) follow

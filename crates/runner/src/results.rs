@@ -1,5 +1,8 @@
 //! The results files: `trials.csv` rows, `summary.csv` rows, their headers and their exact
-//! number formatting, as `results/README.md` defines them.
+//! number formatting, as `results/README.md` defines them, and `manifest.json`
+//! ([`Manifest`]). Each is one type that the writer and every reader use; the column tables of
+//! `results/README.md` are generated from the column definitions here (`trial_columns`,
+//! `summary`) and checked by `crates/runner/tests/readme_columns.rs`.
 //!
 //! Millisecond values are rounded to 3 decimals when a row is made (`{:.3}`, trailing zeros
 //! trimmed), and a row read back from a CSV is the same value: summaries are computed from
@@ -10,117 +13,39 @@ use election_core::MsgCategory;
 use election_sim::{Metrics, Outcome};
 use serde_json::{Map, Value};
 
-use crate::stats::{mean, percentile, wilson, Z95};
+mod manifest;
+mod summary;
+mod trial_columns;
+pub use manifest::*;
+pub use summary::*;
+pub use trial_columns::*;
 
-/// The leading columns of `trials.csv`, before the varied parameters.
-pub const TRIAL_KEY_COLUMNS: [&str; 6] = ["mode", "protocol", "nodes", "scenario", "net", "seed"];
+/// A results column: its name and its one-line definition (`results/README.md`'s text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// The name in the header.
+    pub name: &'static str,
+    /// What it holds.
+    pub definition: &'static str,
+}
 
-/// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 34] = [
-    "converged",
-    "leader",
-    "detect_ms",
-    "elect_ms",
-    "failover_ms",
-    "unavailable_ms",
-    "stranded_node_ms",
-    "stranded_nodes",
-    "msgs_election",
-    "msgs_total",
-    "bytes_total",
-    "split_brain",
-    "split_brain_ms",
-    "minority_leader_ms",
-    "paused_leader_ms",
-    "max_leaders",
-    "same_epoch_leaders",
-    "leader_changes",
-    "elections_started",
-    "writes_ok",
-    "writes_stale",
-    "writes_fenced",
-    "stale_window_ms",
-    "write_unavailable_ms",
-    "msgs_election_req",
-    "msgs_reply",
-    "msgs_leader",
-    "msgs_heartbeat",
-    "msgs_workload",
-    "faults_skipped",
-    "budget_exceeded",
-    "end_ms",
-    "outcome",
-    "recovered_timeouts",
-];
-
-/// The leading columns of `summary.csv`, before the varied parameters.
-pub const SUMMARY_KEY_COLUMNS: [&str; 4] = ["protocol", "nodes", "scenario", "net"];
-
-/// The statistic columns of `summary.csv`, after the varied parameters.
-pub const SUMMARY_STAT_COLUMNS: [&str; 45] = [
-    "trials",
-    "measured",
-    "converged_rate",
-    "elect_ms_mean",
-    "elect_ms_p5",
-    "elect_ms_p50",
-    "elect_ms_p95",
-    "elect_ms_p99",
-    "elect_ms_max",
-    "msgs_election_mean",
-    "msgs_election_p50",
-    "msgs_election_p95",
-    "msgs_election_p99",
-    "msgs_election_max",
-    "split_brain_rate",
-    "split_brain_ci_lo",
-    "split_brain_ci_hi",
-    "split_brain_ms_mean",
-    "minority_leader_ms_mean",
-    "unavailable_ms_mean",
-    "stranded_node_ms_mean",
-    "leader_changes_mean",
-    "detect_ms_p50",
-    "same_epoch_leaders_max",
-    "failover_ms_p5",
-    "failover_ms_p50",
-    "failover_ms_p95",
-    "failover_ms_p99",
-    "paused_leader_ms_mean",
-    "writes_ok_mean",
-    "writes_stale_mean",
-    "writes_stale_max",
-    "stale_rate",
-    "writes_fenced_mean",
-    "stale_window_ms_mean",
-    "write_unavailable_ms_mean",
-    "faults_skipped_trials",
-    "budget_exceeded",
-    "outcome_stable",
-    "outcome_recovered_after",
-    "outcome_no_leader",
-    "outcome_livelock",
-    "outcome_minority_only",
-    "recovered_timeouts_max",
-    "skipped",
-];
+impl Column {
+    /// The column as a line of a README table.
+    pub fn markdown_row(&self) -> String {
+        format!("| `{}` | {} |\n", self.name, self.definition)
+    }
+}
 
 /// The `trials.csv` header for a sweep varying `varied` (sorted keys).
 pub fn trial_header(varied: &[&str]) -> Vec<String> {
-    TRIAL_KEY_COLUMNS
-        .iter()
-        .chain(varied)
-        .chain(TRIAL_METRIC_COLUMNS.iter())
-        .map(|s| s.to_string())
-        .collect()
+    header(&TRIAL_KEY_COLUMNS, varied, &TRIAL_METRIC_COLUMNS)
 }
 
-/// The `summary.csv` header for a sweep varying `varied` (sorted keys).
-pub fn summary_header(varied: &[&str]) -> Vec<String> {
-    SUMMARY_KEY_COLUMNS
-        .iter()
+/// A CSV header: the key columns, the varied parameters, the metric columns.
+fn header(keys: &[&str], varied: &[&str], metrics: &[&str]) -> Vec<String> {
+    keys.iter()
         .chain(varied)
-        .chain(SUMMARY_STAT_COLUMNS.iter())
+        .chain(metrics)
         .map(|s| s.to_string())
         .collect()
 }
@@ -799,129 +724,6 @@ pub const ROW_RULES: &[RowRule] = &[
     },
 ];
 
-/// One `summary.csv` row: the statistics of one cell's trials (`rows`, in seed order), or
-/// a skipped cell with its reason. Every statistic is over the **measured** trials (see
-/// [`TrialRow::measured`]); `trials` counts them all and `faults_skipped_trials` those that did
-/// not undergo the scenario as described.
-pub fn summary_record(key: &CellKey, all: &[TrialRow], skipped: Option<&str>) -> Vec<String> {
-    let mut r = vec![
-        key.protocol.clone(),
-        key.nodes.to_string(),
-        key.scenario.clone(),
-        key.net.clone(),
-    ];
-    r.extend(key.params.iter().cloned());
-    let rows: Vec<&TrialRow> = all.iter().filter(|t| t.measured()).collect();
-    let rows = &rows[..];
-    let faults_skipped_trials = all.iter().filter(|t| t.faults_skipped > 0).count();
-    let n = rows.len();
-    let o = |x: Option<f64>, f: fn(f64) -> String| x.map(f).unwrap_or_default();
-    let elect: Vec<f64> = {
-        let mut v: Vec<f64> = rows.iter().filter_map(|t| t.elect_ms).collect();
-        v.sort_by(f64::total_cmp);
-        v
-    };
-    let msgs: Vec<f64> = {
-        let mut v: Vec<f64> = rows.iter().map(|t| t.msgs_election as f64).collect();
-        v.sort_by(f64::total_cmp);
-        v
-    };
-    let mut detect: Vec<f64> = rows.iter().filter_map(|t| t.detect_ms).collect();
-    detect.sort_by(f64::total_cmp);
-    let of = |f: fn(&TrialRow) -> f64| -> Vec<f64> { rows.iter().map(|t| f(t)).collect() };
-    let converged = rows.iter().filter(|t| t.converged).count();
-    let split = rows.iter().filter(|t| t.split_brain).count() as u64;
-    let ci = wilson(split, n as u64, Z95);
-    let rate = |k: usize| (n > 0).then(|| k as f64 / n as f64);
-    r.extend([
-        all.len().to_string(),
-        n.to_string(),
-        o(rate(converged), fmt_rate),
-        // The elect_ms statistics are over elect_ms values, i.e. converged trials only.
-        o(
-            mean(&rows.iter().filter_map(|t| t.elect_ms).collect::<Vec<_>>()),
-            fmt_ms,
-        ),
-        o(percentile(&elect, 0.05), fmt_ms),
-        o(percentile(&elect, 0.50), fmt_ms),
-        o(percentile(&elect, 0.95), fmt_ms),
-        o(percentile(&elect, 0.99), fmt_ms),
-        o(elect.last().copied(), fmt_ms),
-        o(mean(&of(|t| t.msgs_election as f64)), fmt_ms),
-        o(percentile(&msgs, 0.50), fmt_ms),
-        o(percentile(&msgs, 0.95), fmt_ms),
-        o(percentile(&msgs, 0.99), fmt_ms),
-        o(msgs.last().copied(), fmt_ms),
-        o(rate(split as usize), fmt_rate),
-        o(ci.map(|c| c.0), fmt_rate),
-        o(ci.map(|c| c.1), fmt_rate),
-        o(mean(&of(|t| t.split_brain_ms)), fmt_ms),
-        o(mean(&of(|t| t.minority_leader_ms)), fmt_ms),
-        o(mean(&of(|t| t.unavailable_ms)), fmt_ms),
-        o(mean(&of(|t| t.stranded_node_ms)), fmt_ms),
-        o(mean(&of(|t| t.leader_changes as f64)), fmt_ms),
-        o(percentile(&detect, 0.50), fmt_ms),
-        rows.iter()
-            .map(|t| t.same_epoch_leaders)
-            .max()
-            .map(|m| m.to_string())
-            .unwrap_or_default(),
-    ]);
-    let mut failover: Vec<f64> = rows.iter().filter_map(|t| t.failover_ms).collect();
-    failover.sort_by(f64::total_cmp);
-    let wrote: Vec<&&TrialRow> = rows.iter().filter(|t| t.writes_ok.is_some()).collect();
-    let of_w = |f: fn(&TrialRow) -> Option<f64>| -> Vec<f64> {
-        wrote.iter().filter_map(|t| f(t)).collect()
-    };
-    let stale_trials = wrote
-        .iter()
-        .filter(|t| t.writes_stale.unwrap_or(0) > 0)
-        .count();
-    r.extend([
-        o(percentile(&failover, 0.05), fmt_ms),
-        o(percentile(&failover, 0.50), fmt_ms),
-        o(percentile(&failover, 0.95), fmt_ms),
-        o(percentile(&failover, 0.99), fmt_ms),
-        o(mean(&of(|t| t.paused_leader_ms)), fmt_ms),
-        o(mean(&of_w(|t| t.writes_ok.map(|v| v as f64))), fmt_ms),
-        o(mean(&of_w(|t| t.writes_stale.map(|v| v as f64))), fmt_ms),
-        wrote
-            .iter()
-            .filter_map(|t| t.writes_stale)
-            .max()
-            .map(|m| m.to_string())
-            .unwrap_or_default(),
-        o(
-            (!wrote.is_empty()).then(|| stale_trials as f64 / wrote.len() as f64),
-            fmt_rate,
-        ),
-        o(mean(&of_w(|t| t.writes_fenced.map(|v| v as f64))), fmt_ms),
-        o(mean(&of_w(|t| t.stale_window_ms)), fmt_ms),
-        o(mean(&of_w(|t| t.write_unavailable_ms)), fmt_ms),
-        faults_skipped_trials.to_string(),
-        all.iter().filter(|t| t.budget_exceeded).count().to_string(),
-    ]);
-    // Outcome counts over the measured trials (none measured, or a skipped cell: empty, like
-    // every statistic).
-    let count = |o: Outcome| {
-        if rows.is_empty() {
-            String::new()
-        } else {
-            rows.iter().filter(|t| t.outcome == o).count().to_string()
-        }
-    };
-    r.extend(Outcome::ALL.map(count));
-    r.push(
-        rows.iter()
-            .filter_map(|t| t.recovered_timeouts)
-            .max()
-            .map(|m| m.to_string())
-            .unwrap_or_default(),
-    );
-    r.push(skipped.unwrap_or("").to_string());
-    r
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1104,22 +906,35 @@ mod tests {
 
     #[test]
     fn unparsable_fields_name_the_column_and_value() {
-        let r = valid_row();
-        let h = trial_header(&["net.loss"]);
-        for (col, bad) in [
-            ("elect_ms", "NaN"),
-            ("end_ms", "inf"),
-            ("unavailable_ms", "x"),
-            ("split_brain", "TRUE"),
-            ("converged", ""),
-            ("msgs_total", "-3"),
-            ("leader", "2.5"),
-        ] {
-            let mut rec = r.to_record();
-            rec[h.iter().position(|c| c == col).unwrap()] = bad.to_string();
+        assert_fields_named(
+            &valid_row().to_record(),
+            &trial_header(&["net.loss"]),
+            &[
+                ("elect_ms", "NaN"),
+                ("end_ms", "inf"),
+                ("unavailable_ms", "x"),
+                ("split_brain", "TRUE"),
+                ("converged", ""),
+                ("msgs_total", "-3"),
+                ("leader", "2.5"),
+            ],
+            |f| TrialRow::from_record(f, 1).map(|_| ()),
+        );
+    }
+
+    /// Each `(column, bad)` written into `good` makes `read` fail naming the column and value.
+    fn assert_fields_named(
+        good: &[String],
+        header: &[String],
+        cases: &[(&str, &str)],
+        read: impl Fn(&[&str]) -> Result<(), FieldError>,
+    ) {
+        for (col, bad) in cases {
+            let mut rec = good.to_vec();
+            rec[header.iter().position(|c| c == col).unwrap()] = bad.to_string();
             let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
-            let e = TrialRow::from_record(&fields, 1).unwrap_err().to_string();
-            assert!(e.contains(&format!("{col} = {bad:?}")), "{e}");
+            let e = read(&fields).unwrap_err().to_string();
+            assert!(e.contains(&format!("column {col} = {bad:?}")), "{e}");
         }
     }
 
@@ -1176,6 +991,94 @@ mod tests {
             skipped[h.iter().position(|c| c == "elect_ms_p50").unwrap()],
             ""
         );
+    }
+
+    /// Summary rows of a few cells, as the sweep writes them.
+    fn summary_rows() -> Vec<SummaryRow> {
+        let rows: Vec<TrialRow> = (1..=10u64)
+            .map(|i| row(i, (i < 9).then_some(i as f64 * 10.5), i, i <= 2))
+            .collect();
+        let key = rows[0].cell_key();
+        vec![
+            SummaryRow::compute(&key, &rows, None),
+            SummaryRow::compute(&key, &rows[..1], None),
+            SummaryRow::compute(&key, &[], Some("too small, \"quoted\"")),
+        ]
+    }
+
+    #[test]
+    fn summary_rows_round_trip_through_csv_fields() {
+        let h = summary_header(&["net.loss"]);
+        for r in summary_rows() {
+            let rec = r.to_record();
+            assert_eq!(rec.len(), h.len());
+            let fields: Vec<&str> = rec.iter().map(String::as_str).collect();
+            let back = SummaryRow::from_record(&fields, 1).unwrap();
+            assert_eq!(back, r);
+            assert_eq!(
+                back.to_record(),
+                rec,
+                "reading and writing again is the same text"
+            );
+            for s in Stat::ALL {
+                assert_eq!(
+                    rec[h.iter().position(|c| c == s.column()).unwrap()],
+                    r.text(s)
+                );
+            }
+        }
+        // Through a real CSV file: the header and the records, quoting included.
+        let rows = summary_rows();
+        let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+        w.write_record(&h).unwrap();
+        for r in &rows {
+            w.write_record(r.to_record()).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let mut rd = csv::Reader::from_reader(bytes.as_slice());
+        assert_eq!(rd.headers().unwrap().iter().collect::<Vec<_>>(), h);
+        let back: Vec<SummaryRow> = rd
+            .records()
+            .map(|rec| {
+                let rec = rec.unwrap();
+                SummaryRow::from_record(&rec.iter().collect::<Vec<_>>(), 1).unwrap()
+            })
+            .collect();
+        assert_eq!(back, rows);
+        // The statistic columns are the table's, in its order, then `skipped`.
+        assert_eq!(SUMMARY_STAT_COLUMNS.len(), Stat::ALL.len() + 1);
+        assert_eq!(SUMMARY_STAT_COLUMNS[0], "trials");
+        assert_eq!(SUMMARY_STAT_COLUMNS[Stat::ALL.len()], "skipped");
+        assert_eq!(
+            Stat::RecoveredTimeoutsMax.column(),
+            "recovered_timeouts_max"
+        );
+    }
+
+    #[test]
+    fn a_bad_summary_field_names_the_column_and_value() {
+        let good = summary_rows()[0].to_record();
+        assert_fields_named(
+            &good,
+            &summary_header(&["net.loss"]),
+            &[
+                ("nodes", "five"),
+                ("trials", ""),
+                ("trials", "2.5"),
+                ("measured", "-1"),
+                ("elect_ms_p50", "fast"),
+                ("split_brain_rate", "NaN"),
+                ("split_brain_ci_hi", "inf"),
+                ("outcome_stable", "1.5"),
+                ("same_epoch_leaders_max", "x"),
+            ],
+            |f| SummaryRow::from_record(f, 1).map(|_| ()),
+        );
+        let fields: Vec<&str> = good.iter().map(String::as_str).collect();
+        let e = SummaryRow::from_record(&fields[1..], 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fields, expected"), "{e}");
     }
 
     #[test]

@@ -33,7 +33,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{usage, Error, Result};
 use crate::files::{
@@ -42,7 +42,7 @@ use crate::files::{
 use crate::plan::{Cell, SweepPlan};
 use crate::progress::Progress;
 use crate::results::{
-    summary_header, summary_record, trial_header, CellKey, TrialRow, SUMMARY_KEY_COLUMNS,
+    summary_header, summary_record, trial_header, CellKey, Manifest, SeedsRun, SummaryRow, TrialRow,
 };
 use crate::shard::{seed_block, Shard, ShardBy};
 
@@ -87,31 +87,34 @@ pub struct SweepOutcome {
 }
 
 /// The manifest of a sweep (or shard) of `cells` cells and `trials` trials.
-pub fn manifest(plan: &SweepPlan, opts: &SweepOptions, cells: usize, trials: u64) -> Value {
-    let mut m = Map::new();
-    m.insert("tool".into(), "election-bench".into());
-    // Nothing here changes with the commit that holds the results (a committed manifest that
-    // named its commit would always be one behind): the version and a hash of the inputs.
-    m.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+pub fn manifest(plan: &SweepPlan, opts: &SweepOptions, cells: usize, trials: u64) -> Manifest {
     let config = plan.manifest_config();
-    m.insert("config_sha256".into(), config_sha256(&config).into());
-    m.insert("name".into(), plan.name.clone().into());
-    m.insert("command".into(), opts.command.clone().into());
-    m.insert("config".into(), config);
+    let (mut shard, mut shard_by, mut seeds_run) = (None, None, None);
     if let Some(s) = opts.shard {
-        m.insert("shard".into(), s.to_string().into());
+        shard = Some(s.to_string());
         if opts.shard_by == ShardBy::Seeds {
             let (first, count) = seed_block(plan.first_seed, plan.seeds, s);
-            m.insert("shard_by".into(), ShardBy::Seeds.name().into());
-            m.insert(
-                "seeds_run".into(),
-                serde_json::json!({ "first": first, "count": count }),
-            );
+            shard_by = Some(ShardBy::Seeds.name().to_string());
+            seeds_run = Some(SeedsRun { first, count });
         }
     }
-    m.insert("cells".into(), cells.into());
-    m.insert("trials".into(), trials.into());
-    Value::Object(m)
+    Manifest {
+        tool: "election-bench".into(),
+        // Nothing here changes with the commit that holds the results (a committed manifest
+        // that named its commit would always be one behind): the version and a hash of the
+        // inputs.
+        version: env!("CARGO_PKG_VERSION").into(),
+        config_sha256: Some(config_sha256(&config)),
+        name: plan.name.clone(),
+        command: opts.command.clone(),
+        config,
+        shard,
+        shard_by,
+        seeds_run,
+        cells: cells as u64,
+        trials,
+        trials_csv: None,
+    }
 }
 
 /// The SHA-256 (hex) of a resolved configuration as compact JSON, keys in the manifest's order:
@@ -328,7 +331,7 @@ pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
 
     let recorded = recorded_manifest(out)?;
     if let Some((path, old)) = &recorded {
-        if !same_sweep(old, &expected) && !opts.force {
+        if !same_sweep(old, &expected.to_value()) && !opts.force {
             let what = if opts.resume {
                 return Err(Error::Results(format!(
                     "{} was written by a different configuration than this one ({}); rerun \
@@ -359,7 +362,7 @@ pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
             // A finished sweep's trials are checked against the hash its manifest recorded
             // before they are kept: --resume would otherwise re-certify an edited file.
             if path.ends_with("manifest.json") {
-                crate::files::verify_trials(out, old)?;
+                crate::files::verify_trials(out, &Manifest::from_value(old, path)?)?;
             }
             crate::files::restore_trials_csv(out)?;
         }
@@ -384,7 +387,7 @@ pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
             fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
         }
     }
-    write_atomic(&marker, &json_bytes(&expected))?;
+    write_atomic(&marker, &expected.to_bytes())?;
     let mut written = 0;
     let r = run_cells(
         plan,
@@ -427,9 +430,11 @@ pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
         });
     }
     write_atomic(&out.join("summary.csv"), &csv_bytes(&summary))?;
-    let mut done = expected;
-    done["trials_csv"] = crate::files::gzip_trials(out)?;
-    write_atomic(&out.join("manifest.json"), &json_bytes(&done))?;
+    let done = Manifest {
+        trials_csv: Some(crate::files::gzip_trials(out)?),
+        ..expected
+    };
+    write_atomic(&out.join("manifest.json"), &done.to_bytes())?;
     fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e))?;
     Ok(SweepOutcome {
         out: out.clone(),
@@ -676,7 +681,6 @@ fn merge_pass(
         };
         streams.push(stream);
     }
-    let trials_col = SUMMARY_KEY_COLUMNS.len() + np;
     let total_cells: usize = match by {
         ShardBy::Cells => loaded.iter().map(|s| s.summary.len() - 1).sum(),
         ShardBy::Seeds => {
@@ -722,29 +726,18 @@ fn merge_pass(
                         .unwrap_or("")
                 ))
             };
-            if rec.len() != sum_header.len() {
-                return Err(Error::Results(format!(
-                    "{} line {line}: {} fields, expected {}",
-                    sp.display(),
-                    rec.len(),
-                    sum_header.len()
-                )));
-            }
-            let nodes: u32 = rec[1]
-                .parse()
-                .map_err(|_| bad("nodes", "not a whole number"))?;
+            let fields: Vec<&str> = rec.iter().collect();
+            let row = SummaryRow::from_record(&fields, np)
+                .map_err(|e| Error::Results(format!("{} line {line}: {e}", sp.display())))?;
             let key = CellKey {
                 mode: frame.mode.clone(),
-                protocol: rec[0].to_string(),
-                nodes,
-                scenario: rec[2].to_string(),
-                net: rec[3].to_string(),
-                params: rec.iter().skip(4).take(np).map(str::to_string).collect(),
+                protocol: row.key.protocol,
+                nodes: row.key.nodes,
+                scenario: row.key.scenario,
+                net: row.key.net,
+                params: row.key.params,
             };
-            let skipped = rec
-                .get(rec.len() - 1)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string);
+            let skipped = (!row.skipped.is_empty()).then_some(row.skipped);
             if let Some((k0, s0)) = &cell {
                 if *k0 != key || *s0 != skipped {
                     return Err(Error::Results(format!(
@@ -756,9 +749,7 @@ fn merge_pass(
                     )));
                 }
             }
-            let t: u64 = rec[trials_col]
-                .parse()
-                .map_err(|_| bad("trials", "not a whole number"))?;
+            let t = row.stats.trials;
             let want = if skipped.is_some() { 0 } else { shard.seeds };
             if t != want {
                 return Err(bad(
@@ -852,18 +843,16 @@ pub fn verify_finished(dir: &Path) -> Result<()> {
     let text = fs::read_to_string(&mp).map_err(|e| Error::io("cannot read", &mp, e))?;
     let manifest: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
-    crate::files::verify_trials(dir, &manifest)?;
+    let typed = Manifest::parse(&text, &mp)?;
+    crate::files::verify_trials(dir, &typed)?;
     let summary = read_summary(dir)?;
     let mut frame = MergeFrame::of(&manifest, &mp)?;
     let files = [ShardFiles::new(1, manifest, summary, dir)?];
     // A seed-block shard is checked as the sweep of its own seeds.
     (frame.first_seed, frame.seeds) = (files[0].first_seed, files[0].seeds);
     let (_, trials) = merge_pass(&files, &frame, ShardBy::Cells, |_| Ok(()))?;
-    let m = &files[0].manifest;
     let cells = files[0].summary.len() as u64 - 1;
-    if m.get("cells").and_then(Value::as_u64) != Some(cells)
-        || m.get("trials").and_then(Value::as_u64) != Some(trials)
-    {
+    if typed.cells != cells || typed.trials != trials {
         return Err(Error::Results(format!(
             "{}: the manifest's cells and trials counts are not summary.csv's {cells} cells \
              and {trials} trials",
@@ -895,19 +884,21 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
         ],
     )?;
     let mut loaded = Vec::new();
+    let mut typed = Vec::new();
     for (shard, dir, manifest) in set {
-        crate::files::verify_trials(&dir, &manifest)?;
+        let m = Manifest::from_value(&manifest, &dir.join("manifest.json"))?;
+        crate::files::verify_trials(&dir, &m)?;
         let summary = read_summary(&dir)?;
-        let cells = manifest.get("cells").and_then(Value::as_u64);
-        if cells != Some(summary.len() as u64 - 1) {
+        if m.cells != summary.len() as u64 - 1 {
             return Err(Error::Results(format!(
                 "{}: summary.csv has {} cells but the manifest says {}",
                 dir.display(),
                 summary.len() - 1,
-                cells.map_or("nothing".into(), |c| c.to_string())
+                m.cells
             )));
         }
         loaded.push(ShardFiles::new(shard.k, manifest, summary, &dir)?);
+        typed.push(m);
     }
     let base = &loaded[0];
     let strip = |m: &Value| {
@@ -940,13 +931,13 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
     let frame = MergeFrame::of(&base.manifest, &base.dir.join("manifest.json"))?;
     // Check everything before writing anything.
     let (summary_out, total_trials) = merge_pass(&loaded, &frame, by, |_| Ok(()))?;
-    for s in &loaded {
+    for (i, s) in loaded.iter().enumerate() {
         let mine = s.summary[1..]
             .iter()
             .filter(|r| r.get(r.len() - 1) == Some(""))
             .count() as u64
             * s.seeds;
-        if s.manifest.get("trials").and_then(Value::as_u64) != Some(mine) {
+        if typed[i].trials != mine {
             return Err(Error::Results(format!(
                 "{}: the manifest's trials count is not the {mine} trials of its cells",
                 s.dir.display()
@@ -954,21 +945,6 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
         }
     }
     let total_cells = summary_out.len() - 1;
-    let mut m = Map::new();
-    for (k, v) in base.manifest.as_object().into_iter().flatten() {
-        match k.as_str() {
-            "shard" | "shard_by" | "seeds_run" | "trials_csv" => {}
-            "cells" => {
-                m.insert(k.clone(), total_cells.into());
-            }
-            "trials" => {
-                m.insert(k.clone(), total_trials.into());
-            }
-            _ => {
-                m.insert(k.clone(), v.clone());
-            }
-        }
-    }
     prepare_dir(out)?;
     let _lock = DirLock::acquire(out)?;
     let varied: Vec<&str> = frame.varied.iter().map(String::as_str).collect();
@@ -979,8 +955,17 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<MergeOutcome
     })?;
     trials.commit()?;
     write_atomic(&out.join("summary.csv"), &csv_bytes(&summary_out))?;
-    m.insert("trials_csv".into(), crate::files::gzip_trials(out)?);
-    write_atomic(&out.join("manifest.json"), &json_bytes(&Value::Object(m)))?;
+    // The unsharded sweep's manifest: the shards' without what names a shard.
+    let merged = Manifest {
+        shard: None,
+        shard_by: None,
+        seeds_run: None,
+        cells: total_cells as u64,
+        trials: total_trials,
+        trials_csv: Some(crate::files::gzip_trials(out)?),
+        ..typed[0].clone()
+    };
+    write_atomic(&out.join("manifest.json"), &merged.to_bytes())?;
     Ok(MergeOutcome {
         cells: total_cells,
         trials: total_trials,

@@ -153,7 +153,11 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
 pub fn trial_header() -> String {
     election_runner::results::trial_header(&[]).join(",")
 }
-pub const SUMMARY_HEADER: &str = "protocol,nodes,scenario,net,trials,measured,converged_rate,elect_ms_mean,elect_ms_p5,elect_ms_p50,elect_ms_p95,elect_ms_p99,elect_ms_max,msgs_election_mean,msgs_election_p50,msgs_election_p95,msgs_election_p99,msgs_election_max,split_brain_rate,split_brain_ci_lo,split_brain_ci_hi,split_brain_ms_mean,minority_leader_ms_mean,unavailable_ms_mean,stranded_node_ms_mean,leader_changes_mean,detect_ms_p50,same_epoch_leaders_max,faults_skipped_trials,budget_exceeded,skipped,failover_ms_p5,failover_ms_p50,failover_ms_p95,failover_ms_p99,paused_leader_ms_mean,writes_ok_mean,writes_stale_mean,writes_stale_max,stale_rate,writes_fenced_mean,stale_window_ms_mean,write_unavailable_ms_mean,outcome_stable,outcome_recovered_after,outcome_no_leader,outcome_livelock,outcome_minority_only,recovered_timeouts_max";
+/// The `summary.csv` header of a sweep varying nothing: the runner's (one schema for the writer
+/// and every reader).
+pub fn summary_header() -> String {
+    election_runner::results::summary_header(&[]).join(",")
+}
 
 /// A CSV line with `header`'s columns, each from `values` by name (empty when not given).
 fn line(header: &str, values: &[(&str, String)]) -> String {
@@ -241,7 +245,7 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
     }
     std::fs::write(dir.join("trials.csv"), tcsv).unwrap();
 
-    let mut scsv = String::from(SUMMARY_HEADER);
+    let mut scsv = summary_header();
     scsv.push('\n');
     let mut cells: Vec<(String, u32, String)> = Vec::new();
     for t in trials {
@@ -282,7 +286,7 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
         d.sort_by(f64::total_cmp);
         let avg = |f: &dyn Fn(&Trial) -> f64| num(ts.iter().map(|t| f(t)).sum::<f64>() / k as f64);
         let row = line(
-            SUMMARY_HEADER,
+            &summary_header(),
             &[
                 ("protocol", p.clone()),
                 ("nodes", n.to_string()),
@@ -358,7 +362,7 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
     }
     // A skipped cell, as the runner writes them.
     let skipped = line(
-        SUMMARY_HEADER,
+        &summary_header(),
         &[
             ("protocol", "ring".into()),
             ("nodes", "2".into()),
