@@ -276,7 +276,7 @@ impl RaftRs {
     fn send_all(&self, io: &mut Io<'_, Self>, msgs: Vec<Message>) {
         for m in msgs {
             let to = m.to;
-            if to >= 1 && to <= u64::from(self.config.n) && to != u64::from(self.id.0) {
+            if (1..=u64::from(self.config.n)).contains(&to) && to != u64::from(self.id.0) {
                 io.send(NodeId(to as u32), RaftrsMsg(m));
             }
         }
