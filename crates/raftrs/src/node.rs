@@ -173,22 +173,22 @@ pub struct Stable {
 
 impl Stable {
     fn hard_state(&self) -> HardState {
-        let mut hs = HardState::default();
-        hs.term = self.term;
-        hs.vote = self.vote;
-        hs.commit = self.commit;
-        hs
+        HardState {
+            term: self.term,
+            vote: self.vote,
+            commit: self.commit,
+            ..HardState::default()
+        }
     }
 
     fn entries(&self) -> Vec<Entry> {
         self.terms
             .iter()
             .enumerate()
-            .map(|(i, &term)| {
-                let mut e = Entry::default();
-                e.term = term;
-                e.index = i as u64 + 1;
-                e
+            .map(|(i, &term)| Entry {
+                term,
+                index: i as u64 + 1,
+                ..Entry::default()
             })
             .collect()
     }
@@ -475,11 +475,10 @@ mod tests {
     #[test]
     fn the_record_keeps_the_log_and_overwrites_a_conflicting_tail() {
         let mut s = Stable::default();
-        let e = |index, term| {
-            let mut e = Entry::default();
-            e.index = index;
-            e.term = term;
-            e
+        let e = |index, term| Entry {
+            index,
+            term,
+            ..Entry::default()
         };
         s.append(&[e(1, 1), e(2, 1), e(3, 1)]);
         s.append(&[e(3, 2), e(4, 2)]);

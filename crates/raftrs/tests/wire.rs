@@ -17,10 +17,11 @@ fn msg(t: MessageType, term: u64, index: u64, reject: bool, entries: usize) -> R
     m.commit = index / 2;
     m.reject = reject;
     for i in 0..entries {
-        let mut e = Entry::default();
-        e.term = term;
-        e.index = index + 1 + i as u64;
-        m.entries.push(e);
+        m.entries.push(Entry {
+            term,
+            index: index + 1 + i as u64,
+            ..Entry::default()
+        });
     }
     RaftrsMsg(m)
 }
