@@ -16,6 +16,7 @@
 //! | bully | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `bully.t_elec_ms` 20, `bully.t_coord_ms` 2 × t_elec |
 //! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
 //! | raft | `heartbeat_ms` (50) | election timeout drawn from `raft.timeout_ms` = W by default (150–300 ms) | — |
+//! | raftrs | every `heartbeat_ms / raftrs.tick_ms` ticks (1 tick of 50 ms) | W in whole ticks: 3–6 ticks of 50 ms, counted from the last reset | `raftrs.tick_ms` = `heartbeat_ms` |
 //! | lease | the holder renews every `lease.retry_ms` (20) | a member's detector fires `lease.duration_ms` (150 = `detect_timeout_ms`) after it last saw the record change, and it takes the lease at its next read (every 20–44 ms): about 150–240 ms after the last renewal | `lease.renew_deadline_ms` 100 |
 //!
 //! Lease has no heartbeat of its own: its timing is client-go's three periods, and the
@@ -145,6 +146,9 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.pre_vote", Kind::Bool, "false", "raft: PreVote (thesis 9.6)"),
     p("raft.check_quorum", Kind::Bool, "false", "raft: CheckQuorum (thesis 6.2) and, with it as in etcd, leader stickiness (thesis 4.2.3): a node that heard its leader within the minimum election timeout ignores RequestVote"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
+    p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick] ticks (each rounded)"),
+    p("raftrs.pre_vote", Kind::Bool, "false", "raftrs: raft-rs's Config::pre_vote"),
+    p("raftrs.check_quorum", Kind::Bool, "false", "raftrs: raft-rs's Config::check_quorum (the leader checks every election_tick ticks; followers in its lease ignore RequestVote)"),
     p("lease.profile", Kind::Choice(&["scaled", "k8s"]), "scaled", "lease: timing defaults, scaled (Kubernetes' divided by 100: 150/100/20 ms, the lease duration = detect_timeout_ms) or k8s (kube-scheduler's 15 s/10 s/2 s)"),
     p("lease.duration_ms", Kind::PositiveMs, "scaled: detect_timeout_ms; k8s: 15000", "lease: LeaseDuration, how long a member waits, on its own clock, after it last saw the record change before it may take the lease"),
     p("lease.renew_deadline_ms", Kind::PositiveMs, "2/3 x lease.duration_ms", "lease: RenewDeadline, how long a renewal round may take before the holder stops leading"),
@@ -454,6 +458,17 @@ pub struct RaftParams {
     pub lagging: Vec<(u32, u64)>,
 }
 
+/// raft-rs's parameters (`raftrs.*`), resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaftrsParams {
+    /// `raftrs.tick_ms` (default `heartbeat_ms`).
+    pub tick_ms: f64,
+    /// `raftrs.pre_vote`.
+    pub pre_vote: bool,
+    /// `raftrs.check_quorum`.
+    pub check_quorum: bool,
+}
+
 /// The lease's parameters (`lease.*`), resolved (`lease.profile` only picks defaults).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeaseParams {
@@ -482,6 +497,8 @@ pub struct Resolved {
     pub ring: RingParams,
     /// Raft's own parameters (`raft.*`).
     pub raft: RaftParams,
+    /// raft-rs's own parameters (`raftrs.*`).
+    pub raftrs: RaftrsParams,
     /// The lease's own parameters (`lease.*`).
     pub lease: LeaseParams,
     /// The network: the profile with `net.*` overrides.
@@ -614,6 +631,11 @@ impl Resolved {
                 lagging: get("raft.lagging").map_or_else(Vec::new, |v| {
                     parse_node_lags("raft.lagging", v).expect("canonical")
                 }),
+            },
+            raftrs: RaftrsParams {
+                tick_ms: num("raftrs.tick_ms", heartbeat_ms),
+                pre_vote: flag("raftrs.pre_vote", false),
+                check_quorum: flag("raftrs.check_quorum", false),
             },
             lease: {
                 let duration_ms = num(

@@ -508,7 +508,9 @@ impl SweepPlan {
                                     l.to.0
                                 );
                             }
-                            let skipped = scenario.skip_reason(n, proto.kind.services());
+                            let skipped = scenario
+                                .skip_reason(n, proto.kind.services())
+                                .or_else(|| scenario.detector_skip_reason(proto.kind.detector()));
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {
                                     Error::Usage(format!(
@@ -561,7 +563,14 @@ impl SweepPlan {
     /// The `config` object of the manifest: everything needed to reproduce the sweep.
     pub fn manifest_config(&self) -> Value {
         let mut params = Map::new();
-        for d in PARAMS {
+        // A family's own parameters (and timing, below) are listed only when the sweep runs
+        // a spec of that family.
+        let runs = |family: &str| self.protocols.iter().any(|p| p.kind.name() == family);
+        let applies = |key: &str| match key.split_once('.') {
+            Some((fam, _)) if crate::protocol::family_names().any(|f| f == fam) => runs(fam),
+            _ => true,
+        };
+        for d in PARAMS.iter().filter(|d| applies(d.key)) {
             let value = self.fixed.get(d.key).cloned();
             params.insert(
                 d.key.to_string(),
@@ -578,7 +587,7 @@ impl SweepPlan {
             t.insert("heartbeat_ms".into(), json!(r.heartbeat_ms));
             t.insert("detect_timeout_ms".into(), json!(r.detect_timeout_ms));
             t.insert("detect_jitter_ms".into(), json!(r.detect_jitter_ms));
-            for f in &FAMILIES {
+            for f in FAMILIES.iter().filter(|f| runs(f.name)) {
                 t.insert(f.name.into(), json!((f.timing)(r)));
             }
             Value::Object(t)

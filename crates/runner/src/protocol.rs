@@ -23,6 +23,7 @@ use election_bully::{Bully, BullyConfig};
 use election_core::{NodeId, Protocol, Wire};
 use election_lease::{Lease, LeaseConfig};
 use election_raft::{Raft, RaftConfig};
+use election_raftrs::{RaftRs, RaftrsConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
 
@@ -43,6 +44,8 @@ pub enum ProtocolKind {
     Raft = 2,
     /// Lease-based election through a lock service (client-go's `leaderelection`).
     Lease = 3,
+    /// tikv's raft-rs, the production library, behind the same contract.
+    Raftrs = 4,
 }
 
 /// One protocol family: everything the runner, `tune`, the report and the live driver need to
@@ -60,6 +63,9 @@ pub struct Family {
     pub uses_ids: bool,
     /// How many service endpoints (ids after the members) it runs: the lease store.
     pub services: u32,
+    /// Does it have a failure detector a scenario can force (`on_suspect`) or switch off (a
+    /// failure-detector timer)? Scenarios that do either are skipped for a family without.
+    pub detector: bool,
     /// Build and validate its configuration for `n` nodes.
     pub build: fn(n: u32, r: &Resolved) -> Result<Built, String>,
     /// Its timing in one line, for the manifest's `config.timing`.
@@ -74,13 +80,14 @@ pub struct Family {
 }
 
 /// Every family, in catalog order (indexed by [`ProtocolKind`]).
-pub const FAMILIES: [Family; 4] = [
+pub const FAMILIES: [Family; 5] = [
     Family {
         kind: ProtocolKind::Bully,
         name: "bully",
         about: "Garcia-Molina's bully election: the highest live id wins",
         uses_ids: true,
         services: 0,
+        detector: true,
         build: |n, r| {
             let mut c = BullyConfig::new(n);
             c.timing = r.timing();
@@ -111,6 +118,7 @@ pub const FAMILIES: [Family; 4] = [
         about: "Chang-Roberts ring election: the highest id travels the ring",
         uses_ids: true,
         services: 0,
+        detector: true,
         build: |n, r| {
             let mut c = RingConfig::new(n);
             c.timing = r.timing();
@@ -141,6 +149,7 @@ pub const FAMILIES: [Family; 4] = [
         // A Raft leader is any id; ids only name the nodes.
         uses_ids: false,
         services: 0,
+        detector: true,
         build: |n, r| {
             let mut c = RaftConfig::with_timing(n, r.timing());
             c.timeout_min = Resolved::duration(r.raft.timeout_ms.0);
@@ -184,6 +193,7 @@ pub const FAMILIES: [Family; 4] = [
         // Members race for the store by compare-and-swap; ids only name them.
         uses_ids: false,
         services: election_lease::SERVICES,
+        detector: true,
         build: |n, r| {
             let mut c = LeaseConfig::new(n);
             c.duration = Resolved::duration(r.lease.duration_ms);
@@ -207,6 +217,30 @@ pub const FAMILIES: [Family; 4] = [
             ]
         },
         systems: |t, k| vec![mapping::client_go(t, crate::tune::period(t, k))],
+    },
+    Family {
+        kind: ProtocolKind::Raftrs,
+        name: "raftrs",
+        about: "tikv's raft-rs (the raft crate 0.7), driven by ticks on each node's clock",
+        uses_ids: false,
+        services: 0,
+        // A raft-rs follower campaigns only when its ticks count out; nothing can force it.
+        detector: false,
+        build: |n, r| {
+            let mut c = RaftrsConfig::with_timing(n, r.timing());
+            c.tick = Resolved::duration(r.raftrs.tick_ms);
+            c.pre_vote = r.raftrs.pre_vote;
+            c.check_quorum = r.raftrs.check_quorum;
+            c.validate()?;
+            Ok(Built::Raftrs(Arc::new(c)))
+        },
+        timing: |r| {
+            let mut c = RaftrsConfig::with_timing(0, r.timing());
+            c.tick = Resolved::duration(r.raftrs.tick_ms);
+            c.describe()
+        },
+        tune_knobs: |_, period| vec![("heartbeat_ms", num(period))],
+        systems: |t, k| vec![mapping::raft_rs(t, crate::tune::period(t, k))],
     },
 ];
 
@@ -236,6 +270,11 @@ impl ProtocolKind {
     /// See [`Family::services`].
     pub fn services(self) -> u32 {
         self.family().services
+    }
+
+    /// See [`Family::detector`].
+    pub fn detector(self) -> bool {
+        self.family().detector
     }
 
     /// The protocol named `s`, or an error listing the valid names.
@@ -372,6 +411,8 @@ pub enum Built {
     Raft(Arc<RaftConfig>),
     /// Lease.
     Lease(Arc<LeaseConfig>),
+    /// raft-rs.
+    Raftrs(Arc<RaftrsConfig>),
 }
 
 /// A driver that runs one trial of a family's nodes: the simulator ([`Built::simulate`]) or
@@ -403,6 +444,7 @@ impl Built {
             Built::Ring(..) => ProtocolKind::Ring,
             Built::Raft(_) => ProtocolKind::Raft,
             Built::Lease(_) => ProtocolKind::Lease,
+            Built::Raftrs(_) => ProtocolKind::Raftrs,
         }
     }
 
@@ -431,6 +473,10 @@ impl Built {
             Built::Lease(c) => {
                 let c = Arc::clone(c);
                 driver.drive(move |id| Lease::new(id, Arc::clone(&c)))
+            }
+            Built::Raftrs(c) => {
+                let c = Arc::clone(c);
+                driver.drive(move |id| RaftRs::new(id, Arc::clone(&c)))
             }
         }
     }
@@ -516,7 +562,7 @@ mod tests {
     #[test]
     fn bad_specs_list_the_valid_names() {
         let e = ProtocolSpec::parse("paxos").unwrap_err().to_string();
-        assert!(e.contains("bully, ring, raft, lease"), "{e}");
+        assert!(e.contains("bully, ring, raft, lease, raftrs"), "{e}");
         let e = ProtocolSpec::parse("bully+fast").unwrap_err().to_string();
         assert!(e.contains("quorum") && e.contains("epoch"), "{e}");
         let e = ProtocolSpec::parse("raft+timeout_ms")

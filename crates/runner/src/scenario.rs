@@ -288,6 +288,14 @@ impl Builtin {
         }
     }
 
+    /// Does the scenario force a node's failure detector or switch automatic detection?
+    pub fn forces_detection(self) -> bool {
+        matches!(
+            self,
+            Builtin::LeaderCrashLowestDetects | Builtin::CascadeCrash
+        )
+    }
+
     /// Does the scenario act on a service endpoint (the lease store)?
     pub fn needs_store(self) -> bool {
         matches!(
@@ -1049,6 +1057,25 @@ impl Scenario {
             Scenario::Builtin(_) => None,
             Scenario::Custom(c) => c.faults.iter().position(|f| f.reference),
         }
+    }
+
+    /// Why a protocol without a failure detector a scenario can force or switch
+    /// ([`crate::protocol::Family::detector`] false) cannot run this scenario, if it cannot:
+    /// the scenario has `suspect` or `detection` actions.
+    pub fn detector_skip_reason(&self, detector: bool) -> Option<String> {
+        let forces = match self {
+            Scenario::Builtin(b) => b.forces_detection(),
+            Scenario::Custom(c) => c
+                .faults
+                .iter()
+                .any(|f| matches!(f.action, Action::Suspect(_) | Action::Detection(..))),
+        };
+        (forces && !detector).then(|| {
+            format!(
+                "{} forces or switches failure detection, and this protocol has no failure detector to force (its timeouts are its own ticks)",
+                self.name()
+            )
+        })
     }
 
     /// Why an `n`-node cluster of a protocol with `services` service endpoints cannot run this

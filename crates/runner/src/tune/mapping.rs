@@ -278,3 +278,39 @@ pub fn client_go(timeout_ms: f64, period_ms: f64) -> Mapping {
         source: "kubernetes/client-go tools/leaderelection/leaderelection.go (NewLeaderElector, JitterFactor)",
     }
 }
+
+/// tikv's raft-rs (`raft::Config`): the application ticks `RawNode` every heartbeat period,
+/// `heartbeat_tick = 1`, and the election timeout `T` becomes `election_tick = round(T /
+/// period)` ticks (at least 2: raft-rs requires it above `heartbeat_tick`), the randomized
+/// timeout drawn in `[election_tick, 2 × election_tick]` as the tuned `T`–`2T` window.
+pub fn raft_rs(timeout_ms: f64, period_ms: f64) -> Mapping {
+    let tick = period_ms;
+    let election = (timeout_ms / tick).round().max(2.0);
+    let mut notes = vec![format!(
+        "the application calls RawNode::tick every {}; every raft-rs timeout is a whole number of ticks, counted from the last reset, so a timeout of k ticks is (k - 1) to k ticks of real time",
+        go_duration(tick)
+    )];
+    if election * tick != timeout_ms {
+        notes.push(format!(
+            "the election timeout is a whole number of ticks: {} ms becomes {} ticks of {} = {}",
+            crate::results::fmt_ms(timeout_ms),
+            election,
+            go_duration(tick),
+            go_duration(election * tick)
+        ));
+    }
+    notes.push("raft-rs draws the randomized timeout once per term or role change (not at every heartbeat), and its leader checks the quorum every election_tick ticks".into());
+    Mapping {
+        system: "tikv/raft-rs (raft::Config)",
+        settings: vec![
+            set("tick interval", go_duration(tick)),
+            set("heartbeat_tick", "1".into()),
+            set("election_tick", format!("{election}")),
+            set("min_election_tick", format!("{election}")),
+            set("max_election_tick", format!("{}", 2.0 * election + 1.0)),
+        ],
+        notes,
+        valid: Ok(()),
+        source: "tikv/raft-rs src/config.rs (Config::validate), src/raft.rs (reset_randomized_election_timeout, tick_heartbeat)",
+    }
+}
