@@ -130,11 +130,23 @@ impl Cell {
     }
 }
 
+/// How a column's cells are aligned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Align {
+    /// Text.
+    #[default]
+    Left,
+    /// Numbers.
+    Right,
+}
+
 /// A table: a header and rows of cells.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Table {
     /// Column headings.
     pub header: Vec<Vec<Inline>>,
+    /// Per column; missing columns are [`Align::Left`].
+    pub align: Vec<Align>,
     /// Rows, each as long as the header.
     pub rows: Vec<Vec<Cell>>,
 }
@@ -144,8 +156,17 @@ impl Table {
     pub fn new<S: Into<String>>(header: impl IntoIterator<Item = S>) -> Table {
         Table {
             header: header.into_iter().map(|h| vec![text(h)]).collect(),
+            align: Vec::new(),
             rows: Vec::new(),
         }
+    }
+    /// This table with its columns aligned so.
+    pub fn aligned(mut self, align: impl IntoIterator<Item = Align>) -> Table {
+        self.align = align.into_iter().collect();
+        self
+    }
+    fn align(&self, col: usize) -> Align {
+        self.align.get(col).copied().unwrap_or_default()
     }
 }
 
@@ -202,7 +223,7 @@ pub enum Block {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Document {
     /// The page's title (the level-1 heading).
-    pub title: String,
+    pub title: Vec<Inline>,
     /// Its content, in order.
     pub blocks: Vec<Block>,
 }
@@ -240,10 +261,14 @@ pub fn plain(spans: &[Inline]) -> String {
 }
 
 impl Document {
-    /// An empty page.
+    /// An empty page titled with plain text.
     pub fn new(title: impl Into<String>) -> Document {
+        Document::titled(vec![text(title)])
+    }
+    /// An empty page with a title of spans.
+    pub fn titled(title: Vec<Inline>) -> Document {
         Document {
-            title: title.into(),
+            title,
             blocks: Vec::new(),
         }
     }
@@ -267,7 +292,7 @@ impl Document {
 
     /// The page as Markdown (GitHub-flavoured: pipe tables).
     pub fn to_markdown(&self) -> String {
-        let mut out = format!("# {}\n", md_text(&self.title, Ctx::Flow));
+        let mut out = format!("# {}\n", markdown_spans(&self.title));
         for b in &self.blocks {
             out.push('\n');
             md_block(&mut out, b);
@@ -278,9 +303,10 @@ impl Document {
     /// The page as one HTML document: the title, the blocks, and `style` as its stylesheet.
     pub fn to_html(&self, style: &str) -> String {
         let mut out = format!(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{style}</style>\n</head>\n<body>\n<h1 id=\"{a}\">{t}</h1>\n",
-            t = html_esc(&self.title),
-            a = html_esc(&anchor(&self.title)),
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{style}</style>\n</head>\n<body>\n<h1 id=\"{a}\">{h}</h1>\n",
+            t = html_esc(&plain(&self.title)),
+            h = html_spans(&self.title),
+            a = html_esc(&anchor(&plain(&self.title))),
         );
         for b in &self.blocks {
             html_block(&mut out, b);
@@ -322,6 +348,11 @@ fn md_code(s: &str) -> String {
         ""
     };
     format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// Spans as Markdown outside a table (a title line that must match a file's first line).
+pub fn markdown_spans(spans: &[Inline]) -> String {
+    md_spans(spans, Ctx::Flow)
 }
 
 fn md_spans(spans: &[Inline], ctx: Ctx) -> String {
@@ -400,7 +431,14 @@ fn md_block(out: &mut String, b: &Block) {
         Block::Table(t) => {
             let head: Vec<String> = t.header.iter().map(|h| md_spans(h, Ctx::Cell)).collect();
             let _ = writeln!(out, "| {} |", head.join(" | "));
-            let _ = writeln!(out, "|{}", "---|".repeat(t.header.len()));
+            out.push('|');
+            for i in 0..t.header.len() {
+                out.push_str(match t.align(i) {
+                    Align::Left => "---|",
+                    Align::Right => "---:|",
+                });
+            }
+            out.push('\n');
             for r in &t.rows {
                 let cells: Vec<String> = r.iter().map(md_cell).collect();
                 let _ = writeln!(out, "| {} |", cells.join(" | "));
@@ -463,7 +501,14 @@ fn html_spans(spans: &[Inline]) -> String {
     s
 }
 
-fn html_cell(c: &Cell) -> String {
+fn html_align(a: Align) -> &'static str {
+    match a {
+        Align::Left => "",
+        Align::Right => " style=\"text-align: right\"",
+    }
+}
+
+fn html_cell(c: &Cell, align: Align) -> String {
     let inner = if c.content.is_empty() {
         "–".to_string()
     } else {
@@ -473,9 +518,10 @@ fn html_cell(c: &Cell) -> String {
         Some(h) => format!("<a href=\"{}\">{inner}</a>", html_esc(h)),
         None => inner,
     };
+    let a = html_align(align);
     match c.sort {
-        Some(k) => format!("<td data-sort=\"{k}\">{inner}</td>"),
-        None => format!("<td>{inner}</td>"),
+        Some(k) => format!("<td{a} data-sort=\"{k}\">{inner}</td>"),
+        None => format!("<td{a}>{inner}</td>"),
     }
 }
 
@@ -499,14 +545,14 @@ fn html_block(out: &mut String, b: &Block) {
         }
         Block::Table(t) => {
             out.push_str("<table>\n<thead>\n<tr>");
-            for h in &t.header {
-                let _ = write!(out, "<th>{}</th>", html_spans(h));
+            for (i, h) in t.header.iter().enumerate() {
+                let _ = write!(out, "<th{}>{}</th>", html_align(t.align(i)), html_spans(h));
             }
             out.push_str("</tr>\n</thead>\n<tbody>\n");
             for r in &t.rows {
                 out.push_str("<tr>");
-                for c in r {
-                    out.push_str(&html_cell(c));
+                for (i, c) in r.iter().enumerate() {
+                    out.push_str(&html_cell(c, t.align(i)));
                 }
                 out.push_str("</tr>\n");
             }
@@ -563,7 +609,7 @@ mod tests {
 
     fn doc(blocks: Vec<Block>) -> Document {
         Document {
-            title: "T".into(),
+            title: vec![text("T")],
             blocks,
         }
     }
@@ -686,6 +732,34 @@ mod tests {
         assert_eq!(html.matches("<tr>").count(), 5);
         assert_eq!(html.matches("<td>").count(), 12);
         assert!(html.contains("<tr><td>20</td><td>21</td><td>22</td></tr>"));
+    }
+
+    #[test]
+    fn right_aligned_columns_in_both_formats() {
+        let mut t = Table::new(["cell", "A"]).aligned([Align::Left, Align::Right]);
+        t.rows.push(vec![Cell::text("x"), Cell::text("1.5")]);
+        let d = doc(vec![Block::Table(t)]);
+        assert!(d
+            .to_markdown()
+            .contains("| cell | A |\n|---|---:|\n| x | 1.5 |\n"));
+        let html = d.to_html("");
+        assert!(html.contains("<th>cell</th><th style=\"text-align: right\">A</th>"));
+        assert!(html.contains("<td>x</td><td style=\"text-align: right\">1.5</td>"));
+    }
+
+    #[test]
+    fn a_title_of_spans() {
+        let d = Document::titled(vec![
+            text("Comparison: "),
+            code("a"),
+            text(" → "),
+            code("b"),
+        ]);
+        assert_eq!(d.to_markdown(), "# Comparison: `a` → `b`\n");
+        assert!(d.to_html("").contains("<title>Comparison: a → b</title>"));
+        assert!(d.to_html("").contains(
+            "<h1 id=\"comparison-a--b\">Comparison: <code>a</code> → <code>b</code></h1>"
+        ));
     }
 
     #[test]
