@@ -840,7 +840,7 @@ impl Comparison {
             ]);
             sides.push(item);
         }
-        d.push(Block::List(sides));
+        d.push(Block::list(sides));
         d.paragraph(vec![strong(format!("{}.", self.headline()))]);
         d.heading(2, vec![text("Method")]);
         d.paragraph(vec![
@@ -951,7 +951,7 @@ impl Comparison {
                 self.not_run
             ))]);
         }
-        d.push(Block::List(only));
+        d.push(Block::list(only));
         d
     }
 

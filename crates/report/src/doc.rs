@@ -13,35 +13,39 @@
 //!
 //! Markdown layout, kept byte-stable because committed pages are compared byte for byte: the
 //! title is a level-1 heading; every block ends with a newline and blocks are separated by one
-//! blank line; tables are GitHub pipe tables with a `|---|` separator row; an empty table cell
-//! renders as `–`; list items and findings are `- ` bullets.
+//! blank line; tables are GitHub pipe tables with a `|---|` separator row (`|---:|` for a
+//! right-aligned column) and an empty cell as `| |`; list items and findings are `- ` bullets,
+//! nested items indented by two spaces.
 
 use std::fmt::Write as _;
 
-/// How severe a finding is; findings are listed most severe first.
+/// How severe a finding is; findings are listed most severe first (the order of the variants).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
-    /// A safety violation or lost liveness.
-    Anomaly,
-    /// Damage: split brain, stale writes.
+    /// A safety violation: two leaders claimed the same epoch or term.
+    Safety,
+    /// Lost liveness: no quorum leader, or one still changing, at the end.
+    Liveness,
+    /// Damage: split brain, writes taken from deposed leaders.
     Damage,
     /// Failover time.
-    Latency,
+    Failover,
     /// Message cost and churn.
     Cost,
-    /// A clean bill or context.
-    Info,
+    /// A clean bill: what never happened.
+    Clean,
 }
 
 impl Severity {
-    /// The word a reader sees.
+    /// The word a reader sees (and the HTML's `data-severity`).
     pub fn label(self) -> &'static str {
         match self {
-            Severity::Anomaly => "anomaly",
+            Severity::Safety => "safety",
+            Severity::Liveness => "liveness",
             Severity::Damage => "damage",
-            Severity::Latency => "latency",
+            Severity::Failover => "failover",
             Severity::Cost => "cost",
-            Severity::Info => "info",
+            Severity::Clean => "clean",
         }
     }
 }
@@ -92,6 +96,64 @@ pub fn link(s: impl Into<String>, href: impl Into<String>) -> Inline {
         text: vec![text(s)],
         href: href.into(),
     }
+}
+
+/// Prose written with the three inline marks a page's sentences use — `` `code` ``,
+/// `**strong**` and `*emphasis*` — as typed spans; anything else (brackets, underscores, an
+/// unmatched mark) stays text. For sentences a page (or the runner, in its warnings and
+/// mapping notes) writes with code spans in them; [`Document::to_markdown`] renders the spans
+/// back to the same characters.
+pub fn spans(s: &str) -> Vec<Inline> {
+    let mut out = Vec::new();
+    let mut plain_text = String::new();
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        let span = match c {
+            '`' => {
+                let run = rest.len() - rest.trim_start_matches('`').len();
+                let fence = &rest[..run];
+                rest[run..].find(fence).and_then(|end| {
+                    let after = &rest[run + end + run..];
+                    // A longer backtick run does not close a shorter fence.
+                    (!after.starts_with('`')).then(|| {
+                        let inner = &rest[run..run + end];
+                        let inner = match inner.strip_prefix(' ').and_then(|x| x.strip_suffix(' '))
+                        {
+                            Some(x) if x.starts_with('`') || x.ends_with('`') => x,
+                            _ => inner,
+                        };
+                        (code(inner), run + end + run)
+                    })
+                })
+            }
+            '*' if rest.starts_with("**") => rest[2..]
+                .find("**")
+                .filter(|&end| end > 0)
+                .map(|end| (Inline::Strong(spans(&rest[2..2 + end])), 2 + end + 2)),
+            '*' => rest[1..]
+                .find('*')
+                .filter(|&end| end > 0 && !rest[1..].starts_with(' '))
+                .map(|end| (Inline::Emph(spans(&rest[1..1 + end])), 1 + end + 1)),
+            _ => None,
+        };
+        match span {
+            Some((inline, len)) => {
+                if !plain_text.is_empty() {
+                    out.push(Inline::Text(std::mem::take(&mut plain_text)));
+                }
+                out.push(inline);
+                rest = &rest[len..];
+            }
+            None => {
+                plain_text.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    if !plain_text.is_empty() {
+        out.push(Inline::Text(plain_text));
+    }
+    out
 }
 
 /// One table cell: its content, an optional numeric sort key (for the HTML page's sortable
@@ -181,6 +243,31 @@ pub struct Figure {
     pub caption: Option<Vec<Inline>>,
 }
 
+/// A list item and the items nested under it.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Item {
+    /// The item.
+    pub text: Vec<Inline>,
+    /// Nested items, one level.
+    pub items: Vec<Vec<Inline>>,
+}
+
+impl From<Vec<Inline>> for Item {
+    fn from(text: Vec<Inline>) -> Item {
+        Item {
+            text,
+            items: Vec::new(),
+        }
+    }
+}
+
+impl Block {
+    /// A list of items without nested ones.
+    pub fn list(items: Vec<Vec<Inline>>) -> Block {
+        Block::List(items.into_iter().map(Item::from).collect())
+    }
+}
+
 /// A finding: a severity, what was found, and links to the evidence it rests on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
@@ -212,7 +299,7 @@ pub enum Block {
     /// A figure.
     Figure(Figure),
     /// A bulleted list.
-    List(Vec<Vec<Inline>>),
+    List(Vec<Item>),
     /// Findings, in the order given (the page sorts them by severity).
     Findings(Vec<Finding>),
     /// An aside (a caveat, a pointer): a block quote.
@@ -391,11 +478,7 @@ fn md_href(href: &str) -> String {
 }
 
 fn md_cell(c: &Cell) -> String {
-    let inner = if c.content.is_empty() {
-        "–".to_string()
-    } else {
-        md_spans(&c.content, Ctx::Cell)
-    };
+    let inner = md_spans(&c.content, Ctx::Cell);
     match &c.link {
         Some(h) => format!("[{inner}]({})", md_href(h)),
         None => inner,
@@ -440,8 +523,16 @@ fn md_block(out: &mut String, b: &Block) {
             }
             out.push('\n');
             for r in &t.rows {
-                let cells: Vec<String> = r.iter().map(md_cell).collect();
-                let _ = writeln!(out, "| {} |", cells.join(" | "));
+                out.push('|');
+                for c in r {
+                    match md_cell(c) {
+                        e if e.is_empty() => out.push_str(" |"),
+                        c => {
+                            let _ = write!(out, " {c} |");
+                        }
+                    }
+                }
+                out.push('\n');
             }
         }
         Block::Figure(f) => {
@@ -457,7 +548,10 @@ fn md_block(out: &mut String, b: &Block) {
         }
         Block::List(items) => {
             for i in items {
-                let _ = writeln!(out, "- {}", md_spans(i, Ctx::Flow));
+                let _ = writeln!(out, "- {}", md_spans(&i.text, Ctx::Flow));
+                for sub in &i.items {
+                    let _ = writeln!(out, "  - {}", md_spans(sub, Ctx::Flow));
+                }
             }
         }
         Block::Findings(fs) => {
@@ -509,11 +603,7 @@ fn html_align(a: Align) -> &'static str {
 }
 
 fn html_cell(c: &Cell, align: Align) -> String {
-    let inner = if c.content.is_empty() {
-        "–".to_string()
-    } else {
-        html_spans(&c.content)
-    };
+    let inner = html_spans(&c.content);
     let inner = match &c.link {
         Some(h) => format!("<a href=\"{}\">{inner}</a>", html_esc(h)),
         None => inner,
@@ -573,7 +663,16 @@ fn html_block(out: &mut String, b: &Block) {
         Block::List(items) => {
             out.push_str("<ul>\n");
             for i in items {
-                let _ = writeln!(out, "<li>{}</li>", html_spans(i));
+                out.push_str("<li>");
+                out.push_str(&html_spans(&i.text));
+                if !i.items.is_empty() {
+                    out.push_str("<ul>");
+                    for sub in &i.items {
+                        let _ = write!(out, "<li>{}</li>", html_spans(sub));
+                    }
+                    out.push_str("</ul>");
+                }
+                out.push_str("</li>\n");
             }
             out.push_str("</ul>\n");
         }
@@ -640,17 +739,17 @@ mod tests {
         assert!(d.to_markdown().ends_with("\na \\<b\\> \\& c | d\n"));
         assert!(d.to_html("").contains("<p>a &lt;b&gt; &amp; c | d</p>"));
         // In a table cell the pipe would end the cell.
-        let mut t = Table::new(["h|h"]);
+        let mut t = Table::new(["h|h", "e"]);
         t.rows.push(vec![Cell::new(spans), Cell::default()]);
         let md = doc(vec![Block::Table(t.clone())]).to_markdown();
         assert!(
-            md.contains("| h\\|h |\n|---|\n| a \\<b\\> \\& c \\| d | – |\n"),
+            md.contains("| h\\|h | e |\n|---|---|\n| a \\<b\\> \\& c \\| d | |\n"),
             "{md}"
         );
         let html = doc(vec![Block::Table(t)]).to_html("");
         assert!(html.contains("<th>h|h</th>"), "{html}");
         assert!(
-            html.contains("<td>a &lt;b&gt; &amp; c | d</td><td>–</td>"),
+            html.contains("<td>a &lt;b&gt; &amp; c | d</td><td></td>"),
             "{html}"
         );
     }
@@ -748,6 +847,31 @@ mod tests {
     }
 
     #[test]
+    fn prose_marks_become_spans_and_render_back() {
+        assert_eq!(
+            spans("a `b` **c `d`** *e* [f] x_y 2 * 3"),
+            vec![
+                text("a "),
+                code("b"),
+                text(" "),
+                Inline::Strong(vec![text("c "), code("d")]),
+                text(" "),
+                emph("e"),
+                text(" [f] x_y 2 * 3"),
+            ]
+        );
+        for s in [
+            "the `busy` profile: set `noise.*` from **your** measurements",
+            "an unmatched ` stays, and so does **this",
+            "``a`b`` and `` `x ``",
+            "`lognormal:M:S` is a median of M ms (*heavy* tail)",
+        ] {
+            let d = doc(vec![Block::Paragraph(spans(s))]);
+            assert_eq!(d.to_markdown(), format!("# T\n\n{s}\n"));
+        }
+    }
+
+    #[test]
     fn a_title_of_spans() {
         let d = Document::titled(vec![
             text("Comparison: "),
@@ -765,7 +889,7 @@ mod tests {
     #[test]
     fn findings_carry_severity_and_evidence() {
         let f = Finding {
-            severity: Severity::Anomaly,
+            severity: Severity::Safety,
             text: vec![strong("Safety violation"), text(": two leaders")],
             evidence: vec![link("table", "#t"), link("trace", "traces/x.svg")],
         };
@@ -774,9 +898,9 @@ mod tests {
             "\n- **Safety violation**: two leaders ([table](#t); [trace](traces/x.svg))\n"
         ));
         assert!(d.to_html("").contains(
-            "<li class=\"finding\" data-severity=\"anomaly\"><strong>Safety violation</strong>: two leaders (<a href=\"#t\">table</a>; <a href=\"traces/x.svg\">trace</a>)</li>"
+            "<li class=\"finding\" data-severity=\"safety\"><strong>Safety violation</strong>: two leaders (<a href=\"#t\">table</a>; <a href=\"traces/x.svg\">trace</a>)</li>"
         ));
-        assert!(Severity::Anomaly < Severity::Damage && Severity::Cost < Severity::Info);
+        assert!(Severity::Safety < Severity::Liveness && Severity::Cost < Severity::Clean);
     }
 
     #[test]
@@ -787,19 +911,27 @@ mod tests {
                 alt: "failover <times>".into(),
                 caption: Some(vec![emph("sim vs live")]),
             }),
-            Block::List(vec![vec![text("one")], vec![code("two")]]),
+            Block::List(vec![
+                vec![text("one")].into(),
+                Item {
+                    text: vec![code("two")],
+                    items: vec![vec![text("2a")], vec![text("2b")]],
+                },
+            ]),
             Block::Note(vec![text("careful")]),
         ]);
         assert_eq!(
             d.to_markdown(),
-            "# T\n\n![failover \\<times\\>](failover.png)\n\n*sim vs live*\n\n- one\n- `two`\n\n> careful\n"
+            "# T\n\n![failover \\<times\\>](failover.png)\n\n*sim vs live*\n\n- one\n- `two`\n  - 2a\n  - 2b\n\n> careful\n"
         );
         let html = d.to_html("body{}");
         assert!(html.contains("<style>body{}</style>"));
         assert!(html.contains(
             "<figure><img src=\"failover.png\" alt=\"failover &lt;times&gt;\"><figcaption><em>sim vs live</em></figcaption></figure>"
         ));
-        assert!(html.contains("<ul>\n<li>one</li>\n<li><code>two</code></li>\n</ul>"));
+        assert!(html.contains(
+            "<ul>\n<li>one</li>\n<li><code>two</code><ul><li>2a</li><li>2b</li></ul></li>\n</ul>"
+        ));
         assert!(html.contains("<blockquote><p>careful</p></blockquote>"));
     }
 }

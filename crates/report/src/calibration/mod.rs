@@ -460,7 +460,7 @@ the ring; compare the Δ columns above.",
             Some(format!("{} [{lo:.3}, {hi:.3}] {verdict}", c.protocol))
         })
         .collect();
-    d.push(Block::List(vec![
+    d.push(Block::list(vec![
         timers,
         vec![
             strong("Scheduler noise."),
