@@ -5,6 +5,11 @@
 //! anything, so the two formats cannot say different things. This is the shape of
 //! [`crate::trace`] (one model, several renderers) applied to the pages.
 //!
+//! Built on it so far: the calibration page ([`crate::calibration`]), `COMPARE.md`
+//! ([`crate::compare`]) and `ADVICE.md` (`tune`). The sweep report (`REPORT.md`,
+//! `APPENDIX.md`, and `index.html` rendered from them) and the explore report still write
+//! their Markdown directly; their findings are already ranked by [`Severity`].
+//!
 //! Escaping lives here and only here: text spans from the results or the configuration (a
 //! scenario's `about`, a protocol spec) are [`Inline::Text`], which the Markdown renderer
 //! backslash-escapes where they would be read as markup (`<`, `>`, `&`, and `|` inside a
