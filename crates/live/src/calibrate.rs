@@ -14,30 +14,33 @@
 //!    firing, and the loopback latency.
 //!
 //! Everything goes into [`CalibrateArgs::out`] (`reports/calibration/` for the committed page;
-//! the CLI writes under the temporary directory unless `--out` says so): `trials.csv` and `summary.csv` (the results
-//! schema, `mode` = `sim` / `live`), `loopback.csv`, `calibration.csv`, `failover.svg` and
-//! `failover.png`, and `README.md`, which states the numbers and the explanation.
+//! the CLI writes under the temporary directory unless `--out` says so): the data this module
+//! measures — `trials.csv` and `summary.csv` (the results schema, `mode` = `sim` / `live`),
+//! `loopback.csv` and `calibration.csv` — and the page, `README.md` with `failover.svg` and
+//! `failover.png`, which [`election_report::calibration`] renders from a
+//! [`CalibrationPage`]. The measurement loop stays here because it needs the sockets and the
+//! live driver (the loopback ping-pong and the live trials are tokio code); what the numbers
+//! mean is the report's, which renders the same page from fixed results in its tests.
 
-use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use election_core::{Rng, RngExt, SeedableRng};
+use election_report::calibration::write_calibration_page;
+pub use election_report::calibration::{
+    CalibrationPage, Loopback, ProtocolCalibration, Sample, TARGET,
+};
 use election_runner::config::NetDef;
 use election_runner::net::format_latency;
-use election_runner::results::{fmt_ms, TrialRow};
+use election_runner::results::fmt_ms;
 use election_runner::stats::percentile;
 use election_sim::Latency;
 use tokio::net::UdpSocket;
 use tokio::time::{timeout, Instant};
 
-use crate::chart::{Chart, Panel};
 use crate::driver::LiveError;
 use crate::run::{live_trial, plan_cell, write_file, write_rows, RunError, LOOPBACK};
-
-/// The calibration target: simulated and live median failover within 15 % of each other.
-pub const TARGET: f64 = 0.15;
 
 /// The name of the simulator's network profile fitted to the loopback.
 pub const FITTED_NET: &str = "loopback-fit";
@@ -80,24 +83,6 @@ impl Default for CalibrateArgs {
             pings: 2000,
             params: Vec::new(),
         }
-    }
-}
-
-/// The loopback measurement.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Loopback {
-    /// One-way latencies (half round trips), ms, ascending.
-    pub one_way_ms: Vec<f64>,
-    /// Pings that got no answer within a second.
-    pub lost: usize,
-    /// The fitted distribution.
-    pub fit: Latency,
-}
-
-impl Loopback {
-    /// A quantile of the measured one-way latency, ms.
-    pub fn quantile(&self, p: f64) -> f64 {
-        percentile(&self.one_way_ms, p).unwrap_or(0.0)
     }
 }
 
@@ -191,73 +176,6 @@ fn round_sig(x: f64) -> f64 {
     }
     let p = 10f64.powi(3 - x.abs().log10().floor() as i32);
     (x * p).round() / p
-}
-
-/// One mode's failover times.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sample {
-    /// Trials run.
-    pub trials: usize,
-    /// `failover_ms` of the trials that had a quorum leader after the fault, ascending.
-    pub failover_ms: Vec<f64>,
-    /// `detect_ms` of those trials, ascending.
-    pub detect_ms: Vec<f64>,
-    /// `failover_ms − detect_ms` of those trials, ascending.
-    pub election_phase_ms: Vec<f64>,
-}
-
-impl Sample {
-    fn new(rows: &[TrialRow]) -> Sample {
-        let sorted = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v
-        };
-        let led = || rows.iter().filter(|r| r.failover_ms.is_some());
-        Sample {
-            trials: rows.len(),
-            failover_ms: sorted(led().filter_map(|r| r.failover_ms).collect()),
-            detect_ms: sorted(led().filter_map(|r| r.detect_ms).collect()),
-            election_phase_ms: sorted(
-                led()
-                    .filter_map(|r| Some(r.failover_ms? - r.detect_ms?))
-                    .collect(),
-            ),
-        }
-    }
-    /// The median failover time, ms.
-    pub fn p50(&self) -> Option<f64> {
-        percentile(&self.failover_ms, 0.5)
-    }
-    /// The 95th-percentile failover time, ms.
-    pub fn p95(&self) -> Option<f64> {
-        percentile(&self.failover_ms, 0.95)
-    }
-}
-
-/// One protocol's comparison.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProtocolCalibration {
-    /// The protocol spec.
-    pub protocol: String,
-    /// Simulated trials.
-    pub sim: Sample,
-    /// Live trials.
-    pub live: Sample,
-    /// Live median / simulated median.
-    pub p50_ratio: Option<f64>,
-    /// 95 % bootstrap interval of that ratio.
-    pub p50_ratio_ci: Option<(f64, f64)>,
-    /// Lateness of every live timer firing, ms, ascending.
-    pub timer_lateness_ms: Vec<f64>,
-    /// Datagrams rejected or socket errors in the live trials (zero on a healthy loopback).
-    pub live_anomalies: u64,
-}
-
-impl ProtocolCalibration {
-    /// `|live median / sim median − 1| <= TARGET`.
-    pub fn within_target(&self) -> bool {
-        self.p50_ratio.is_some_and(|r| (r - 1.0).abs() <= TARGET)
-    }
 }
 
 /// What [`calibrate`] measured and wrote.
@@ -437,33 +355,24 @@ pub fn calibrate(
     let mut files = write_rows(&args.out, &all_rows)?;
     files.push(write_loopback_csv(args, &loopback)?);
     files.push(write_calibration_csv(args, &results)?);
-    let chart = Chart {
-        title: format!(
-            "Failover time, simulated ({} trials) vs live ({} trials): {}, n = {}",
-            args.sim_trials, args.trials, args.scenario, args.nodes
-        ),
-        x_label: "failover_ms: fault to the first quorum leader (ms)".into(),
-        panels: results
-            .iter()
-            .map(|c| Panel {
-                title: format!(
-                    "{}: median sim {} / live {} ms",
-                    c.protocol,
-                    c.sim.p50().map_or("-".into(), |x| format!("{x:.0}")),
-                    c.live.p50().map_or("-".into(), |x| format!("{x:.0}"))
-                ),
-                sim: c.sim.failover_ms.clone(),
-                live: c.live.failover_ms.clone(),
-            })
-            .collect(),
+    let page = CalibrationPage {
+        scenario: args.scenario.clone(),
+        nodes: args.nodes,
+        trials: args.trials,
+        sim_trials: args.sim_trials,
+        first_seed: args.first_seed,
+        sim_net: FITTED_NET.into(),
+        live_net: LOOPBACK.into(),
+        loopback,
+        protocols: results,
+        node: node_time,
     };
-    files.extend(chart.write(&args.out, "failover")?);
-    let readme = args.out.join("README.md");
-    write_file(
-        &readme,
-        report_markdown(args, &loopback, &results, node_time.as_ref()).as_bytes(),
-    )?;
-    files.push(readme);
+    files.extend(write_calibration_page(&page, &args.out)?);
+    let CalibrationPage {
+        loopback,
+        protocols: results,
+        ..
+    } = page;
     Ok(CalibrationOutcome {
         loopback,
         protocols: results,
@@ -586,271 +495,6 @@ fn write_calibration_csv(
     }
     write_csv(&path, &header, &rows)?;
     Ok(path)
-}
-
-fn pct(ratio: f64) -> String {
-    format!("{:+.1} %", (ratio - 1.0) * 100.0)
-}
-
-fn report_markdown(
-    args: &CalibrateArgs,
-    l: &Loopback,
-    results: &[ProtocolCalibration],
-    node: Option<&election_sim::NodeTime>,
-) -> String {
-    let mut m = String::new();
-    let seeds = |k: u64| format!("{}..{}", args.first_seed, args.first_seed + k - 1);
-    let _ = writeln!(m, "# Calibration: simulated vs live failover\n");
-    let _ = writeln!(
-        m,
-        "Generated by `election-bench calibrate`: scenario `{}`, n = {}, per protocol {} live trials \
-(seeds {}) and {} simulated ones (seeds {}: simulation is cheap, so the simulated distribution \
-is pinned down far more precisely and the comparison's uncertainty is the live sample's), the \
-same protocol configurations, fault instants and fault timelines in both modes. A live run is not reproducible (the operating system schedules it): re-running \
-gives new numbers of the same kind. Files: `trials.csv` and `summary.csv` (the results \
-schema; `net` = `{FITTED_NET}` for simulated rows, `{LOOPBACK}` for live ones), \
-`calibration.csv`, `loopback.csv`, `failover.svg` / `failover.png`.\n",
-        args.scenario,
-        args.nodes,
-        args.trials,
-        seeds(args.trials),
-        args.sim_trials,
-        seeds(args.sim_trials)
-    );
-    let _ = writeln!(m, "## Loopback latency\n");
-    let us = |p| format!("{:.1} µs", l.quantile(p) * 1e3);
-    let _ = writeln!(
-        m,
-        "{} UDP round trips between two tokio tasks on 127.0.0.1 ({} lost); one way (half a round \
-trip): median {}, p95 {}, p99 {}, max {}. Fitted log-normal: `{}`, the simulator's network in \
-this comparison.\n",
-        l.one_way_ms.len(),
-        l.lost,
-        us(0.5),
-        us(0.95),
-        us(0.99),
-        us(1.0),
-        format_latency(&l.fit)
-    );
-    let _ = writeln!(
-        m,
-        "## Failover time (`failover_ms`: fault instant to the first quorum leader)\n"
-    );
-    let _ = writeln!(
-        m,
-        "| protocol | quorum leader after the fault, sim / live | median sim | median live | gap | 95 % interval of live/sim median | p95 sim | p95 live | gap | within {:.0} %? |",
-        TARGET * 100.0
-    );
-    let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|");
-    for c in results {
-        let ms = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.1} ms"));
-        let gap = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(s), Some(l)) if s > 0.0 => pct(l / s),
-            _ => "–".into(),
-        };
-        let _ = writeln!(
-            m,
-            "| {} | {}/{} / {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            c.protocol,
-            c.sim.failover_ms.len(),
-            c.sim.trials,
-            c.live.failover_ms.len(),
-            c.live.trials,
-            ms(c.sim.p50()),
-            ms(c.live.p50()),
-            gap(c.sim.p50(), c.live.p50()),
-            c.p50_ratio_ci
-                .map_or("–".into(), |(a, b)| format!("{a:.3} – {b:.3}")),
-            ms(c.sim.p95()),
-            ms(c.live.p95()),
-            gap(c.sim.p95(), c.live.p95()),
-            if c.within_target() { "yes" } else { "**no**" }
-        );
-    }
-    let _ = writeln!(m, "\n![failover time distributions](failover.png)\n");
-    let met: Vec<&str> = results
-        .iter()
-        .filter(|c| c.within_target())
-        .map(|c| c.protocol.as_str())
-        .collect();
-    let missed: Vec<&str> = results
-        .iter()
-        .filter(|c| !c.within_target())
-        .map(|c| c.protocol.as_str())
-        .collect();
-    let _ = writeln!(
-        m,
-        "Target (medians within {:.0} %): {}.\n",
-        TARGET * 100.0,
-        if missed.is_empty() {
-            format!("met for every protocol ({})", met.join(", "))
-        } else {
-            format!(
-                "met for {}; **missed** for {}",
-                if met.is_empty() {
-                    "none".to_string()
-                } else {
-                    met.join(", ")
-                },
-                missed.join(", ")
-            )
-        }
-    );
-
-    if let Some(n) = node {
-        let lat = |l: &Option<election_sim::Latency>, k: f64| {
-            l.as_ref().map_or("0".to_string(), |l| {
-                election_runner::net::format_latency(&l.scaled(k))
-            })
-        };
-        let _ = writeln!(m, "## Node time\n");
-        let _ = writeln!(
-            m,
-            "The simulated nodes' model of a server (the `node.*` and `clock.*` parameters, see \
-`crates/runner/README.md`), next to what the live nodes have.\n"
-        );
-        let _ = writeln!(m, "| parameter | simulated | live |\n|---|---|---|");
-        let _ = writeln!(
-            m,
-            "| `node.fsync_ms` | {} | no disk: live nodes keep their stable record in memory |",
-            lat(&n.fsync, 1.0)
-        );
-        let _ = writeln!(
-            m,
-            "| `node.cpu_us` | {} | this machine's CPU |",
-            lat(&n.cpu, 1e3)
-        );
-        let _ = writeln!(
-            m,
-            "| `node.timer_jitter_ms` | U[0, {}] | measured: timers fired {:.2} ms late on average (below) |",
-            n.timer_jitter_ms,
-            {
-                let all: Vec<f64> = results
-                    .iter()
-                    .flat_map(|c| c.timer_lateness_ms.iter().copied())
-                    .collect();
-                election_runner::stats::mean(&all).unwrap_or(0.0)
-            }
-        );
-        let _ = writeln!(
-            m,
-            "| `clock.drift_ppm` | ±{} | one machine clock for every node: no drift between them |\n",
-            n.drift_ppm
-        );
-    }
-    let _ = writeln!(m, "## Where the gap comes from\n");
-    let _ = writeln!(
-        m,
-        "A failover is a detection phase (`detect_ms`: the fault to the first node leaving the \
-follower role, set by the failure detector's timeout) followed by an election phase \
-(`failover_ms − detect_ms`: message exchanges and, for the bully, the `t_elec` wait). Medians per \
-phase:\n"
-    );
-    let _ = writeln!(
-        m,
-        "| protocol | detection sim | detection live | Δ | election phase sim | election phase live | Δ | live timer firings | lateness mean | p50 | p95 | max |"
-    );
-    let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let mut all_late = Vec::new();
-    for c in results {
-        let p = |v: &[f64]| percentile(v, 0.5);
-        let d = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => format!("{:+.2} ms", b - a),
-            _ => "–".into(),
-        };
-        let ms = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.2} ms"));
-        let late = &c.timer_lateness_ms;
-        all_late.extend_from_slice(late);
-        let _ = writeln!(
-            m,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            c.protocol,
-            ms(p(&c.sim.detect_ms)),
-            ms(p(&c.live.detect_ms)),
-            d(p(&c.sim.detect_ms), p(&c.live.detect_ms)),
-            ms(p(&c.sim.election_phase_ms)),
-            ms(p(&c.live.election_phase_ms)),
-            d(p(&c.sim.election_phase_ms), p(&c.live.election_phase_ms)),
-            late.len(),
-            ms(election_runner::stats::mean(late)),
-            ms(percentile(late, 0.5)),
-            ms(percentile(late, 0.95)),
-            ms(late.last().copied()),
-        );
-    }
-    all_late.sort_by(f64::total_cmp);
-    let late_mean = election_runner::stats::mean(&all_late).unwrap_or(0.0);
-    let late_p95 = percentile(&all_late, 0.95).unwrap_or(0.0);
-    let late_max = all_late.last().copied().unwrap_or(0.0);
-    let _ = writeln!(m);
-    let _ = writeln!(
-        m,
-        "* **Timer granularity.** Every live timer fired {late_mean:.2} ms after its deadline on \
-average (p95 {late_p95:.2} ms, over {} firings). tokio's timer wheel has a resolution of one \
-millisecond and rounds each deadline up to its next tick, and the runtime's thread must then be \
-woken by the kernel. {sim_timers} A failover waits on timers in \
-sequence: the follower's failure detector (whose deadline was itself set by a heartbeat that \
-left late by the same amount), then any wait inside the election — the bully's `t_elec` (its \
-election phase of about 20 ms above), the ring's `t_hop` once for ELECTION and once for ELECTED \
-while they skip the dead leader (about 40 ms), none for Raft; the lease's members notice the \
-expired lease at a read (their own jittered poll timer) and take it in one round trip to the \
-store. Each timer on the path adds about \
-{late_mean:.2} ms: roughly {late_mean:.1} ms for Raft, {:.1} ms for the bully and {:.1} ms for \
-the ring; compare the Δ columns above.",
-        all_late.len(),
-        2.0 * late_mean,
-        3.0 * late_mean,
-        sim_timers = match node.map_or(0.0, |n| n.timer_jitter_ms) {
-            j if j > 0.0 => format!(
-                "The simulator delays each timer by U[0, {j}] ms (`node.timer_jitter_ms`), \
-{:.2} ms on average.",
-                j / 2.0
-            ),
-            _ => "The simulator fires timers exactly (`node.timer_jitter_ms` = 0).".to_string(),
-        }
-    );
-    let _ = writeln!(
-        m,
-        "* **Scheduler noise.** The lateness tail (p95 {late_p95:.2} ms, max {late_max:.2} ms) is \
-the operating system and the other processes on this machine delaying the runtime's thread; \
-it widens the live distribution's upper tail more than it moves its median."
-    );
-    let _ = writeln!(
-        m,
-        "* **Network.** A loopback hop takes {:.0} µs (median), and a failover puts a handful of \
-hops in sequence: well under a millisecond of a failover lasting hundreds, and modelled by the \
-fitted profile anyway.",
-        l.quantile(0.5) * 1e3
-    );
-    let noise: Vec<String> = results
-        .iter()
-        .filter_map(|c| {
-            let (lo, hi) = c.p50_ratio_ci?;
-            let verdict = if lo <= 1.0 && 1.0 <= hi {
-                "contains 1: the medians are indistinguishable at this sample size"
-            } else {
-                "excludes 1: a real, systematic gap"
-            };
-            Some(format!("{} [{lo:.3}, {hi:.3}] {verdict}", c.protocol))
-        })
-        .collect();
-    let _ = writeln!(
-        m,
-        "* **Sampling noise.** Failover time is dominated by the randomized detection timeout \
-(`detect_timeout + U[0, detect_jitter]` per follower), drawn from different random streams in \
-the two modes, so a sample of {} live trials differs from the simulated distribution by chance. \
-The 95 % bootstrap interval of the ratio live/sim median: {}. Note that a live node draws \
-its timeouts from its own stream of the trial seed, so re-running with the same seeds repeats \
-most of the same draws (and the same luck): a fresh sample needs other seeds (`first_seed`).",
-        args.trials,
-        noise.join("; ")
-    );
-    let anomalies: u64 = results.iter().map(|c| c.live_anomalies).sum();
-    let _ = writeln!(
-        m,
-        "\nLive trials saw {anomalies} rejected datagrams or socket errors in total."
-    );
-    m
 }
 
 #[cfg(test)]

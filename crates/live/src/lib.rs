@@ -11,15 +11,15 @@
 //!   the runner's catalog and writes them as `trials.csv` / `summary.csv` rows with
 //!   `mode = live`.
 //! * [`calibrate()`] (`election-bench calibrate`) measures the loopback, runs the same scenario
-//!   live and simulated over a latency profile fitted to it, and writes the comparison to
+//!   live and simulated over a latency profile fitted to it, writes the measurements into
 //!   [`CalibrateArgs::out`] (the CLI's default is a temporary directory; `--out
-//!   reports/calibration` regenerates the committed page).
+//!   reports/calibration` regenerates the committed page) and has the report crate render the
+//!   comparison page from them (`election_report::calibration`).
 //!
 //! No protocol code changes for live mode: the protocols never knew what drives them.
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod calibrate;
-mod chart;
 pub mod datagram;
 mod delay;
 pub mod driver;

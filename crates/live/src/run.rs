@@ -52,14 +52,9 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
-    /// A chart could not be drawn.
-    #[error("drawing {}: {reason}", path.display())]
-    Chart {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        reason: String,
-    },
+    /// The calibration page (its chart or its Markdown) could not be written.
+    #[error(transparent)]
+    Report(#[from] election_report::ReportError),
 }
 
 impl RunError {

@@ -5,6 +5,7 @@
 //! changes when the results change. Each claim links the table row or chart that supports it.
 
 use crate::data::{fmt_count as count, fmt_sig, CellKey, Results, Stat, SummaryRow};
+use crate::doc::Severity;
 use crate::figures::{
     failover_scenarios, leader_change_scenarios, nearest_size, series_for, ChartInfo,
 };
@@ -477,14 +478,17 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
 /// violations), then damage and split brain, then failover time, then cost and churn, then
 /// clean bills — and the long per-protocol lists that belong in the appendix.
 pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
-    let mut out: Vec<(u8, String)> = damage(c).into_iter().map(|d| (2, d)).collect();
+    let mut out: Vec<(Severity, String)> = damage(c)
+        .into_iter()
+        .map(|d| (Severity::Damage, d))
+        .collect();
     let mut appendix: Vec<String> = Vec::new();
     // Lost liveness, right after a safety violation.
     if let Some(f) = crate::liveness::headline(c.results) {
-        out.push((1, f));
+        out.push((Severity::Liveness, f));
     }
     if let Some(f) = crate::liveness::by_shape(c.results) {
-        out.push((1, f));
+        out.push((Severity::Liveness, f));
     }
     let failover = failover_scenarios(c.results, c.opts);
 
@@ -501,7 +505,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         let hi = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         let lo = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         if lo.2 > 0.0 && hi.2 > lo.2 {
-            out.push((4, format!(
+            out.push((Severity::Cost, format!(
                 "At n = {} in `{sc}`, `{}` sent {} the election messages of `{}` per failover (mean {} vs {}; {}; {}){}.",
                 c.n_max,
                 hi.0,
@@ -534,7 +538,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             }
         }
         if !parts.is_empty() {
-            out.push((4, format!(
+            out.push((Severity::Cost, format!(
                 "How election messages grow with n in `{sc}`, as the least-squares slope of log messages on log n over n = {}…{} (1 is O(n), 2 is O(n²); {}):{}",
                 sizes.first().unwrap_or(&0),
                 c.n_max,
@@ -587,9 +591,9 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                     names(&flat)
                 )]));
             }
-            out.push((4, s));
+            out.push((Severity::Cost, s));
         } else if !flat.is_empty() {
-            out.push((4, format!(
+            out.push((Severity::Cost, format!(
                 "Which node detects the crash barely matters here: at n = {}, `{b}` costs within 25% of `{a}` for every protocol ({}).",
                 c.n_max,
                 c.chart(1)
@@ -607,7 +611,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         if with.len() >= 2 {
             let fast = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
             let slow = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
-            out.push((3, format!(
+            out.push((Severity::Failover, format!(
                 "At n = {} in `{sc}`, the fastest median failover is `{}`'s {} ms (p95 {} ms; {}) and the slowest `{}`'s {} ms (p95 {} ms; {}), {} apart ({}, {}).",
                 c.focus,
                 fast.0,
@@ -685,7 +689,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             (true, true) => String::new(),
         };
         if !sentence.is_empty() {
-            out.push((2, sentence));
+            out.push((Severity::Damage, sentence));
         }
         // Stranded leaders.
         let stranded: Vec<String> = cells
@@ -737,7 +741,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         }
     }
     if !stuck.is_empty() {
-        out.push((1, format!(
+        out.push((Severity::Liveness, format!(
             "Not every trial ended with a quorum leader at n = {} (share that converged). A majority protocol cut off from its majority should refuse to elect; anywhere else this is lost liveness; either way it counts as unavailability ({}):{}",
             c.focus,
             c.chart(5),
@@ -753,7 +757,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         .filter(|r| r.ran() && r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0))
         .collect();
     if violations.is_empty() {
-        out.push((5, "No trial of any protocol ever had two live leaders claiming the same epoch or term (`same_epoch_leaders_max` is 0 in every cell).".to_string()));
+        out.push((Severity::Clean, "No trial of any protocol ever had two live leaders claiming the same epoch or term (`same_epoch_leaders_max` is 0 in every cell).".to_string()));
     } else {
         let mut protos: Vec<String> = Vec::new();
         for r in &violations {
@@ -766,7 +770,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         let trace = crate::safety_trial(c.results)
             .map(|t| format!("; trace: [{0}](traces/{0})", crate::trace_file_name(t)))
             .unwrap_or_default();
-        out.push((0, format!(
+        out.push((Severity::Safety, format!(
             "**Safety violation**: two live leaders claimed the same epoch or term in {} cells, for {}. First: `{}` at n = {} in `{}`, in {} of {} trials (seeds {listed}; replay: `{}`{trace}; {}).",
             violations.len(),
             names(&protos),
@@ -808,7 +812,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                     names(&tied)
                 }
             };
-            out.push((4, format!(
+            out.push((Severity::Cost, format!(
                 "In `{sc}` at n = {}, leadership moved most often under {} (mean leader changes per trial {}; {}) and least under {} ({}; {}) ({}).",
                 c.focus,
                 at(most.2),

@@ -4,7 +4,7 @@
 //! parsed with `pulldown-cmark` and turned into HTML with four changes, so the page can never
 //! say something the Markdown does not:
 //!
-//! * headings get GitHub's anchors ([`crate::markdown::slug`]), and links between the two
+//! * headings get GitHub's anchors ([`crate::doc::anchor`]), and links between the two
 //!   documents (`REPORT.md#x`, `APPENDIX.md#x`) become links within the page;
 //! * every image (charts and message-sequence traces) is inlined as a `data:` URI, and links to
 //!   trace files point at the inlined trace, so nothing outside the file is needed;
@@ -24,6 +24,7 @@ use std::path::Path;
 use base64::Engine as _;
 use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 
+use crate::doc::html_esc as esc;
 use crate::error::ReportError;
 use crate::markdown::slug;
 
@@ -92,13 +93,6 @@ const SCRIPT: &str = r#"
   window.addEventListener('load', count);
 })();
 "#;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The anchor of an inlined trace (links to `traces/<file>` point at it).
 fn trace_anchor(file: &str) -> String {

@@ -12,6 +12,11 @@
 //!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one too.
 //! * [`compare()`] and [`write_comparison`] compare two results directories cell by cell,
 //!   with a seeded bootstrap interval on each difference (see [`compare`](mod@compare)).
+//! * [`calibration::write_calibration_page`] renders the sim-vs-live calibration page from
+//!   what `election-live` measured ([`calibration::CalibrationPage`]).
+//! * [`doc`] is the pages' document model: a [`doc::Document`] of headings, paragraphs,
+//!   typed tables, figures, lists, findings with a [`doc::Severity`] and notes, rendered to
+//!   Markdown and to HTML by two small renderers (escaping in one place).
 //! * [`render_trace`] draws one trial's event log as an SVG message-sequence chart, a Mermaid
 //!   `sequenceDiagram` or raw JSON lines (see [`trace`]).
 //!
@@ -32,9 +37,11 @@
 //! hash-map iteration anywhere an order reaches the output.
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod calibration;
 pub mod charts;
 pub mod compare;
 pub mod data;
+pub mod doc;
 mod error;
 mod figures;
 mod findings;

@@ -23,23 +23,7 @@ pub(crate) struct TraceDoc {
     pub caption: String,
 }
 
-/// GitHub's heading anchor: lowercase, spaces to hyphens, punctuation other than `-` and `_`
-/// dropped.
-pub(crate) fn slug(heading: &str) -> String {
-    heading
-        .chars()
-        .flat_map(|c| c.to_lowercase())
-        .filter_map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '_' {
-                Some(c)
-            } else if c == ' ' {
-                Some('-')
-            } else {
-                None
-            }
-        })
-        .collect()
-}
+pub(crate) use crate::doc::anchor as slug;
 
 pub(crate) fn chart_heading(c: &ChartInfo) -> String {
     format!("Chart {}: {}", c.number, c.title)

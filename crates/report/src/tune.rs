@@ -4,7 +4,6 @@
 //! frontier joined and whiskered with its 95 % intervals, the limits dashed, the recommended
 //! point ringed. Every number is read from the [`TuneOutcome`]; nothing is typed.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use election_runner::tune::{mapping, Advice, Agreement, Point, TuneOutcome, Verdict};
@@ -13,6 +12,7 @@ use plotters::prelude::*;
 
 use crate::charts::{draw_marker, rgb, text_style, title_style, write_chart, Chart, DrawResult};
 use crate::data::fmt_sig;
+use crate::doc::{code, spans, strong, text, Block, Cell, Document, Figure, Inline, Item, Table};
 use crate::palette::protocol_colour;
 use crate::ReportError;
 
@@ -250,183 +250,241 @@ fn contradicted(outcome: &TuneOutcome, a: &Advice) -> Option<Agreement> {
         .filter(|c| *c != Agreement::Consistent)
 }
 
-fn answer(s: &mut String, a: &Advice, outcome: &TuneOutcome) {
+/// The answer table's row for one protocol.
+fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Cell> {
     let o = &outcome.options;
     let lim = (o.max_false_per_hour(), o.max_p99_ms);
+    let row = |cells: Vec<Vec<Inline>>| cells.into_iter().map(Cell::new).collect();
     if let Some(c) = contradicted(outcome, a) {
-        let _ = writeln!(
-            s,
-            "| {} | **withheld**: at the cluster's current settings the model {} (see below) | | | | |",
-            a.protocol,
-            match c {
-                Agreement::ModelTooQuiet => "holds fewer elections than the cluster was seen to",
-                _ => "holds more elections than the cluster was seen to",
-            }
-        );
-        return;
+        return row(vec![
+            vec![text(&a.protocol)],
+            vec![
+                strong("withheld"),
+                text(format!(
+                    ": at the cluster's current settings the model {} (see below)",
+                    match c {
+                        Agreement::ModelTooQuiet =>
+                            "holds fewer elections than the cluster was seen to",
+                        _ => "holds more elections than the cluster was seen to",
+                    }
+                )),
+            ],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+        ]);
     }
     match a.chosen {
         Some(i) => {
             let p = &a.points[i];
             let v = p.verdict(lim.0, lim.1);
-            let _ = writeln!(
-                s,
-                "| {} | T = {} ms, ratio {} | {} | {} | {} | {} |",
-                a.protocol,
-                fmt_sig(p.timeout_ms),
-                fmt_sig(p.ratio),
-                p99(p),
-                day(p),
-                match v {
+            let mut real = Vec::new();
+            for (k, m) in mapping::map(p.kind, p.timeout_ms, p.ratio)
+                .iter()
+                .enumerate()
+            {
+                if k > 0 {
+                    real.push(text("; "));
+                }
+                real.push(text(format!("{}: ", m.system)));
+                for (j, x) in m.settings.iter().enumerate() {
+                    if j > 0 {
+                        real.push(text(", "));
+                    }
+                    real.extend([code(&x.name), text(format!(" {}", x.value))]);
+                }
+            }
+            row(vec![
+                vec![text(&a.protocol)],
+                vec![text(format!(
+                    "T = {} ms, ratio {}",
+                    fmt_sig(p.timeout_ms),
+                    fmt_sig(p.ratio)
+                ))],
+                vec![text(p99(p))],
+                vec![text(day(p))],
+                vec![text(match v {
                     Verdict::Meets => "meets both limits (95 % upper bounds)",
-                    Verdict::Likely =>
-                        "meets them on the estimates only: not shown with confidence",
+                    Verdict::Likely => {
+                        "meets them on the estimates only: not shown with confidence"
+                    }
                     Verdict::Fails => "fails",
-                },
-                mapping::map(p.kind, p.timeout_ms, p.ratio)
-                    .iter()
-                    .map(|m| format!(
-                        "{}: {}",
-                        m.system,
-                        m.settings
-                            .iter()
-                            .map(|x| format!("`{}` {}", x.name, x.value))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            );
+                })],
+                real,
+            ])
         }
-        None => {
-            let _ = writeln!(
-                s,
-                "| {} | **none**: no evaluated setting meets both limits | | | contradictory here | |",
-                a.protocol
-            );
-        }
+        None => row(vec![
+            vec![text(&a.protocol)],
+            vec![
+                strong("none"),
+                text(": no evaluated setting meets both limits"),
+            ],
+            vec![],
+            vec![],
+            vec![text("contradictory here")],
+            vec![],
+        ]),
     }
 }
 
 /// "Your cluster against the model": at the profiled cluster's current settings, the simulated
 /// false elections next to the leader changes it was seen to make, each with its 95 %
 /// interval, and what it means when they disagree. Nothing without a `--config` profile.
-fn cluster_section(s: &mut String, outcome: &TuneOutcome) {
+fn cluster_section(d: &mut Document, outcome: &TuneOutcome) {
     let o = &outcome.options;
     let Some(p) = o.profile() else {
         return;
     };
-    s.push_str("## Your cluster against the model\n\n");
+    d.heading(2, vec![text("Your cluster against the model")]);
     let Some((ob, olo, ohi)) = outcome.observed() else {
-        let _ = writeln!(
-            s,
-            "The profile observed no leader-change rate ({}), so the model cannot be checked against the cluster: the advice below assumes that the noise model (`{}`) describes it.\n",
+        d.paragraph(spans(&format!(
+            "The profile observed no leader-change rate ({}), so the model cannot be checked against the cluster: the advice below assumes that the noise model (`{}`) describes it.",
             p.no_rate.as_deref().unwrap_or("no time span"),
             outcome.noise
-        );
+        )));
         return;
     };
-    let _ = writeln!(
-        s,
-        "At the cluster's current settings (heartbeat {} ms, election timeout {} ms: T = {} ms, ratio {}), the simulation's false elections against the leader changes the cluster was seen to make ({} in {} h, `etcd_server_leader_changes_seen_total`), per hour, each with its exact 95 % Poisson interval:\n",
+    d.paragraph(spans(&format!(
+        "At the cluster's current settings (heartbeat {} ms, election timeout {} ms: T = {} ms, ratio {}), the simulation's false elections against the leader changes the cluster was seen to make ({} in {} h, `etcd_server_leader_changes_seen_total`), per hour, each with its exact 95 % Poisson interval:",
         fmt_sig(p.heartbeat_ms),
         fmt_sig(p.election_timeout_ms),
         fmt_sig(p.election_timeout_ms),
         fmt_sig(p.election_timeout_ms / p.heartbeat_ms),
         p.leader_changes,
         fmt_sig(p.span_s / 3600.0)
-    );
-    s.push_str("| protocol | simulated per hour (95 % interval) | steady hours simulated | observed per hour (95 % interval) | verdict |\n|---|---|---|---|---|\n");
+    )));
+    let mut t = Table::new([
+        "protocol",
+        "simulated per hour (95 % interval)",
+        "steady hours simulated",
+        "observed per hour (95 % interval)",
+        "verdict",
+    ]);
     for a in &outcome.advice {
         let Some((fe, lo, hi, c)) = outcome.agreement(a) else {
             continue;
         };
         let cur = &a.points[a.current.expect("an agreement has a current point")];
-        let _ = writeln!(
-            s,
-            "| {} | {} ({}–{}) | {} | {} ({}–{}) | {} |",
-            a.protocol,
-            fmt_sig(fe),
-            fmt_sig(lo),
-            fmt_sig(hi),
-            fmt_sig(cur.hours),
-            fmt_sig(ob),
-            fmt_sig(olo),
-            fmt_sig(ohi),
-            match c {
-                Agreement::Consistent => "consistent: the intervals overlap",
-                Agreement::ModelTooQuiet => "**disagree**: the cluster changes leader more often",
-                Agreement::ModelTooNoisy => "**disagree**: the model changes leader more often",
-            }
-        );
+        t.rows.push(vec![
+            Cell::text(&a.protocol),
+            Cell::text(format!("{} ({}–{})", fmt_sig(fe), fmt_sig(lo), fmt_sig(hi))).sorted_by(fe),
+            Cell::text(fmt_sig(cur.hours)).sorted_by(cur.hours),
+            Cell::text(format!(
+                "{} ({}–{})",
+                fmt_sig(ob),
+                fmt_sig(olo),
+                fmt_sig(ohi)
+            ))
+            .sorted_by(ob),
+            Cell::new(match c {
+                Agreement::Consistent => vec![text("consistent: the intervals overlap")],
+                Agreement::ModelTooQuiet => vec![
+                    strong("disagree"),
+                    text(": the cluster changes leader more often"),
+                ],
+                Agreement::ModelTooNoisy => vec![
+                    strong("disagree"),
+                    text(": the model changes leader more often"),
+                ],
+            }),
+        ]);
     }
-    s.push('\n');
+    d.push(Block::Table(t));
     let mut said = [false; 2];
     for a in &outcome.advice {
         match contradicted(outcome, a) {
             Some(Agreement::ModelTooQuiet) if !said[0] => {
                 said[0] = true;
-                let _ = writeln!(
-                    s,
-                    "**The noise model does not describe this cluster: it changes leader more often than the model does.** The measured network and disks (and the noise: {}) explain fewer elections than the cluster holds, so something the profile does not measure causes the rest: GC or stop-the-world pauses, CPU starvation or throttling, member restarts, network partitions or a leader moved on purpose (`etcdctl move-leader`). A recommendation from this model would promise a quiet cluster the real one is not, so none is given (the frontier below is what the model says, for reference). Find the cause, or add it as noise (`--set noise.pause_per_hour=... --set noise.pause_ms=empirical:FILE`), and tune again until the two agree.\n",
+                d.paragraph(spans(&format!(
+                    "**The noise model does not describe this cluster: it changes leader more often than the model does.** The measured network and disks (and the noise: {}) explain fewer elections than the cluster holds, so something the profile does not measure causes the rest: GC or stop-the-world pauses, CPU starvation or throttling, member restarts, network partitions or a leader moved on purpose (`etcdctl move-leader`). A recommendation from this model would promise a quiet cluster the real one is not, so none is given (the frontier below is what the model says, for reference). Find the cause, or add it as noise (`--set noise.pause_per_hour=... --set noise.pause_ms=empirical:FILE`), and tune again until the two agree.",
                     outcome.noise
-                );
+                )));
             }
             Some(Agreement::ModelTooNoisy) if !said[1] => {
                 said[1] = true;
-                let _ = writeln!(
-                    s,
-                    "**The noise model does not describe this cluster: the model changes leader more often than the cluster does.** Its noise ({}) or its distributions are heavier than what the cluster lives with, so its advice would be too cautious (longer timeouts than needed); none is given. Lower the noise (`--set noise.*`) until the two agree.\n",
+                d.paragraph(spans(&format!(
+                    "**The noise model does not describe this cluster: the model changes leader more often than the cluster does.** Its noise ({}) or its distributions are heavier than what the cluster lives with, so its advice would be too cautious (longer timeouts than needed); none is given. Lower the noise (`--set noise.*`) until the two agree.",
                     outcome.noise
-                );
+                )));
             }
             _ => {}
         }
     }
     if !said[0] && !said[1] {
-        s.push_str("The intervals overlap: these measurements cannot tell the model from the cluster, and the advice above rests on the model.\n\n");
+        d.paragraph(vec![text("The intervals overlap: these measurements cannot tell the model from the cluster, and the advice above rests on the model.")]);
     }
 }
 
 /// Writes `ADVICE.md` and `frontier.{svg,png}` into `dir`; returns the page's path.
 pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportError> {
     write_chart(&FrontierChart { outcome }, dir, "frontier", true)?;
+    let path = dir.join("ADVICE.md");
+    std::fs::write(&path, document(outcome).to_markdown())
+        .map_err(|e| ReportError::io(&path, e))?;
+    Ok(path)
+}
+
+/// The advice page as a document.
+pub(crate) fn document(outcome: &TuneOutcome) -> Document {
     let o = &outcome.options;
     let lim = (o.max_false_per_hour(), o.max_p99_ms);
-    let mut s = String::new();
-    let _ = writeln!(s, "# Timeout advice: {}\n", o.name);
-    let _ = writeln!(
-        s,
-        "Generated by `election-bench tune`; reproduce with `{}`. The limits: at most **{}** false elections a day and a p99 failover under **{} ms**, at {} nodes on the `{}` network. Every evaluated point is in [`points.csv`](points.csv); how it was searched is in [`manifest.json`](manifest.json).\n",
-        outcome.command(),
-        fmt_sig(o.max_false_per_day),
-        fmt_sig(o.max_p99_ms),
-        o.nodes,
-        o.net
-    );
-    s.push_str("## The answer\n\n| protocol | recommended timing | p99 failover (95 % interval) | false elections a day (95 % interval) | verdict | real settings |\n|---|---|---|---|---|---|\n");
+    let mut d = Document::new(format!("Timeout advice: {}", o.name));
+    d.paragraph(vec![
+        text("Generated by "),
+        code("election-bench tune"),
+        text("; reproduce with "),
+        code(outcome.command()),
+        text(". The limits: at most "),
+        strong(fmt_sig(o.max_false_per_day)),
+        text(" false elections a day and a p99 failover under "),
+        strong(format!("{} ms", fmt_sig(o.max_p99_ms))),
+        text(format!(", at {} nodes on the ", o.nodes)),
+        code(&o.net),
+        text(" network. Every evaluated point is in "),
+        Inline::Link {
+            text: vec![code("points.csv")],
+            href: "points.csv".into(),
+        },
+        text("; how it was searched is in "),
+        Inline::Link {
+            text: vec![code("manifest.json")],
+            href: "manifest.json".into(),
+        },
+        text("."),
+    ]);
+    d.heading(2, vec![text("The answer")]);
+    let mut t = Table::new([
+        "protocol",
+        "recommended timing",
+        "p99 failover (95 % interval)",
+        "false elections a day (95 % interval)",
+        "verdict",
+        "real settings",
+    ]);
     for a in &outcome.advice {
-        answer(&mut s, a, outcome);
+        t.rows.push(answer(a, outcome));
     }
-    s.push('\n');
-    cluster_section(&mut s, outcome);
+    d.push(Block::Table(t));
+    cluster_section(&mut d, outcome);
     for a in outcome
         .advice
         .iter()
         .filter(|a| a.chosen.is_none() && contradicted(outcome, a).is_none())
     {
-        let _ = writeln!(
-            s,
-            "**{}: no setting met both limits.** The closest evaluated points (the larger of each estimate over its limit, smallest first):\n",
-            a.protocol
-        );
-        for &i in &a.closest {
-            let _ = writeln!(s, "- {}", point_line(&a.points[i]));
-        }
+        d.paragraph(vec![
+            strong(format!("{}: no setting met both limits.", a.protocol)),
+            text(" The closest evaluated points (the larger of each estimate over its limit, smallest first):"),
+        ]);
+        d.push(Block::list(
+            a.closest
+                .iter()
+                .map(|&i| spans(&point_line(&a.points[i])))
+                .collect(),
+        ));
         let (fq, qf) = a.best_each;
-        let _ = writeln!(
-            s,
-            "\nThe two limits pull apart: {}; {}. Relax one limit, lower the noise, or look at another protocol.\n",
+        d.paragraph(spans(&format!(
+            "The two limits pull apart: {}; {}. Relax one limit, lower the noise, or look at another protocol.",
             fq.map_or(
                 "no evaluated point was shown (95 % upper bound) to meet the false-election limit".into(),
                 |i| format!(
@@ -441,50 +499,60 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
                     point_line(&a.points[i])
                 )
             )
-        );
+        )));
     }
     if !outcome.warnings.is_empty() {
-        s.push_str("**What this budget can and cannot show:**\n\n");
-        for w in &outcome.warnings {
-            let _ = writeln!(s, "- {w}");
-        }
-        s.push('\n');
+        d.paragraph(vec![strong("What this budget can and cannot show:")]);
+        d.push(Block::list(
+            outcome.warnings.iter().map(|w| spans(w)).collect(),
+        ));
     }
-    s.push_str("## What was measured, and under what\n\n");
+    d.heading(2, vec![text("What was measured, and under what")]);
+    let mut measured: Vec<Vec<Inline>> = Vec::new();
     if let Some(p) = o.profile() {
-        let _ = writeln!(
-            s,
-            "- **Cluster profile** (`--config {}`): {}. Written by `{}`.",
+        measured.push(spans(&format!(
+            "**Cluster profile** (`--config {}`): {}. Written by `{}`.",
             o.config
                 .as_ref()
                 .map_or(String::new(), |(c, _)| c.display().to_string()),
             p.describe(),
             p.command
-        );
+        )));
     } else if let Some((c, _)) = &o.config {
-        let _ = writeln!(s, "- **Configuration**: `--config {}`.", c.display());
+        measured.push(vec![
+            strong("Configuration"),
+            text(": "),
+            code(format!("--config {}", c.display())),
+            text("."),
+        ]);
     }
     for (k, e) in &outcome.empirical {
         let unit = if k == "node.cpu_us" { "µs" } else { "ms" };
-        let _ = writeln!(
-            s,
-            "- **Measured `{k}`**: `empirical:{}` (sha256 `{}`), a {} of {} observations, median {} {unit}, p99 {} {unit}, drawn by inverse CDF{}.",
-            e["source"].as_str().unwrap_or(""),
-            e["sha256"].as_str().unwrap_or(""),
-            e["kind"].as_str().unwrap_or(""),
-            fmt_sig(e["observations"].as_f64().unwrap_or(f64::NAN)),
-            fmt_sig(e["p50"].as_f64().unwrap_or(f64::NAN)),
-            fmt_sig(e["p99"].as_f64().unwrap_or(f64::NAN)),
-            match e["overflow"].as_f64() {
-                Some(x) if x > 0.0 => format!("; {x} observations above the largest bucket are drawn at it"),
-                _ => String::new(),
-            }
-        );
+        measured.push(vec![
+            Inline::Strong(vec![text("Measured "), code(k)]),
+            text(": "),
+            code(format!("empirical:{}", e["source"].as_str().unwrap_or(""))),
+            text(" (sha256 "),
+            code(e["sha256"].as_str().unwrap_or("")),
+            text(format!(
+                "), a {} of {} observations, median {} {unit}, p99 {} {unit}, drawn by inverse CDF{}.",
+                e["kind"].as_str().unwrap_or(""),
+                fmt_sig(e["observations"].as_f64().unwrap_or(f64::NAN)),
+                fmt_sig(e["p50"].as_f64().unwrap_or(f64::NAN)),
+                fmt_sig(e["p99"].as_f64().unwrap_or(f64::NAN)),
+                match e["overflow"].as_f64() {
+                    Some(x) if x > 0.0 =>
+                        format!("; {x} observations above the largest bucket are drawn at it"),
+                    _ => String::new(),
+                }
+            )),
+        ]);
     }
-    let _ = writeln!(
-        s,
-        "- **A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3.\n- **False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval.\n- **Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.\n- **Noise and node** (fixed for every point and protocol, the same instants for each): {}.\n- **Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours each and {} in all per protocol; when confirmation leaves no point within the limits, up to {} bisections between the largest timeout fast enough but too noisy and the smallest larger one quiet enough (phase `bisect-K` in `points.csv`, unless confirmed since). {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.\n",
-        o.crash_trials,
+    measured.push(spans("**A point** is a timeout `T` and a ratio `k` = `T` / the leader's heartbeat (the holder's renewal for lease), set as the protocol's own parameters (the *settings* column of `points.csv`; the rule is in `crates/runner/src/tune.rs`). Raft draws its election timeout in [T, 2T]; the bully and the ring suspect the leader after U[T, 2T]; a lease lasts T with a renew deadline of 2T/3."));
+    measured.push(spans("**False elections**: `steady-noise` trials, a healthy cluster for an hour each under the noise below; every entry into the leader role there is an election nobody needed. Rates carry the exact Poisson 95 % interval."));
+    measured.push(spans(&format!("**Failover**: `leader-crash` under the same noise, {} trials per point; p50/p95/p99 of `failover_ms` (results/README.md), with the distribution-free 95 % interval of the p99. A trial that never regained a leader counts as infinitely slow.", o.crash_trials)));
+    measured.push(spans(&format!(
+        "**Noise and node** (fixed for every point and protocol, the same instants for each): {}.",
         {
             let fixed = o.fixed_params();
             let v: Vec<String> = fixed.iter().map(|d| format!("`{d}`")).collect();
@@ -510,7 +578,10 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
                     format!(" ({})", notes.join("; "))
                 }
             )
-        },
+        }
+    )));
+    measured.push(spans(&format!(
+        "**Search**: timeouts {}–{} ms on a 9-value log grid × ratios {}, then {} refinement rounds around the frontier, {} steady hours per point, confirmed points up to {} hours each and {} in all per protocol; when confirmation leaves no point within the limits, up to {} bisections between the largest timeout fast enough but too noisy and the smallest larger one quiet enough (phase `bisect-K` in `points.csv`, unless confirmed since). {} trials in all. The budget is simulated work, so the same command gives the same bytes everywhere.",
         fmt_sig(o.timeouts.0),
         fmt_sig(o.timeouts.1),
         o.ratios.iter().map(|r| fmt_sig(*r)).collect::<Vec<_>>().join(", "),
@@ -520,41 +591,58 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         election_runner::tune::CONFIRM_BUDGET * o.max_hours,
         o.rounds,
         outcome.trials
-    );
-    s.push_str(
-        "## The frontier\n\n![p99 failover against false elections per day](frontier.png)\n\n",
-    );
-    s.push_str("The points no other point of the same protocol beats on both; faster first.\n\n| protocol | T | ratio | p50 | p95 | p99 (95 % interval) | false elections a day (95 % interval) | leaderless ms per hour | steady hours | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    )));
+    d.push(Block::list(measured));
+    d.heading(2, vec![text("The frontier")]);
+    d.push(Block::Figure(Figure {
+        path: "frontier.png".into(),
+        alt: "p99 failover against false elections per day".into(),
+        caption: None,
+    }));
+    d.paragraph(vec![text(
+        "The points no other point of the same protocol beats on both; faster first.",
+    )]);
+    let mut t = Table::new([
+        "protocol",
+        "T",
+        "ratio",
+        "p50",
+        "p95",
+        "p99 (95 % interval)",
+        "false elections a day (95 % interval)",
+        "leaderless ms per hour",
+        "steady hours",
+        "verdict",
+    ]);
     for a in &outcome.advice {
         for &i in &a.frontier {
             let p = &a.points[i];
-            let _ = writeln!(
-                s,
-                "| {} | {} ms | {} | {} | {} | {} | {} | {} | {} | {}{} |",
-                a.protocol,
-                fmt_sig(p.timeout_ms),
-                fmt_sig(p.ratio),
-                ms(p.failover(0.5)),
-                ms(p.failover(0.95)),
-                p99(p),
-                day(p),
-                if p.hours > 0.0 {
+            let mut verdict = vec![text(p.verdict(lim.0, lim.1).name())];
+            if a.chosen == Some(i) && contradicted(outcome, a).is_none() {
+                verdict.extend([text(", "), strong("recommended")]);
+            } else if a.current == Some(i) {
+                verdict.push(text(", the cluster's current settings"));
+            }
+            let key = |v: Option<f64>| v.unwrap_or(f64::NAN);
+            t.rows.push(vec![
+                Cell::text(&a.protocol),
+                Cell::text(format!("{} ms", fmt_sig(p.timeout_ms))).sorted_by(p.timeout_ms),
+                Cell::text(fmt_sig(p.ratio)).sorted_by(p.ratio),
+                Cell::text(ms(p.failover(0.5))).sorted_by(key(p.failover(0.5))),
+                Cell::text(ms(p.failover(0.95))).sorted_by(key(p.failover(0.95))),
+                Cell::text(p99(p)).sorted_by(key(p.failover(0.99))),
+                Cell::text(day(p)).sorted_by(key(per_day(p).map(|d| d.0))),
+                Cell::text(if p.hours > 0.0 {
                     fmt_sig(p.leaderless_ms / p.hours)
                 } else {
                     "-".into()
-                },
-                fmt_sig(p.hours),
-                p.verdict(lim.0, lim.1).name(),
-                if a.chosen == Some(i) && contradicted(outcome, a).is_none() {
-                    ", **recommended**"
-                } else if a.current == Some(i) {
-                    ", the cluster's current settings"
-                } else {
-                    ""
-                }
-            );
+                }),
+                Cell::text(fmt_sig(p.hours)).sorted_by(p.hours),
+                Cell::new(verdict),
+            ]);
         }
     }
+    d.push(Block::Table(t));
     let unmeasured: u64 = outcome
         .advice
         .iter()
@@ -562,12 +650,12 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
         .filter(|p| !p.measured())
         .count() as u64;
     if unmeasured > 0 {
-        let _ = writeln!(
-            s,
-            "\n{unmeasured} evaluated points are left off the frontier because some of their trials are not measurements (stopped by the work budget, or a fault that found no leader): see the `budget_exceeded` and `faults_skipped` columns of `points.csv`."
-        );
+        d.paragraph(spans(&format!(
+            "{unmeasured} evaluated points are left off the frontier because some of their trials are not measurements (stopped by the work budget, or a fault that found no leader): see the `budget_exceeded` and `faults_skipped` columns of `points.csv`."
+        )));
     }
-    s.push_str("\n## Real systems' settings\n\nThe recommended point of each protocol (or, when none meets the limits, its closest point) as each system spells it. The rules and their sources are in `crates/runner/src/tune/mapping.rs`.\n\n");
+    d.heading(2, vec![text("Real systems' settings")]);
+    d.paragraph(spans("The recommended point of each protocol (or, when none meets the limits, its closest point) as each system spells it. The rules and their sources are in `crates/runner/src/tune/mapping.rs`."));
     for a in &outcome.advice {
         if contradicted(outcome, a).is_some() {
             continue;
@@ -576,37 +664,39 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
             continue;
         };
         let p = &a.points[i];
-        let _ = writeln!(
-            s,
-            "### {} at T = {} ms, ratio {}\n",
-            a.protocol,
-            fmt_sig(p.timeout_ms),
-            fmt_sig(p.ratio)
+        d.heading(
+            3,
+            vec![text(format!(
+                "{} at T = {} ms, ratio {}",
+                a.protocol,
+                fmt_sig(p.timeout_ms),
+                fmt_sig(p.ratio)
+            ))],
         );
+        let mut items = Vec::new();
         for m in mapping::map(p.kind, p.timeout_ms, p.ratio) {
-            let _ = writeln!(
-                s,
-                "- **{}**: {}{}",
-                m.system,
-                m.settings
-                    .iter()
-                    .map(|x| format!("`{}` = `{}`", x.name, x.value))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                match &m.valid {
-                    Ok(()) => String::new(),
-                    Err(e) => format!(" — **not accepted as is**: {e}"),
+            let mut line = vec![strong(m.system), text(": ")];
+            for (j, x) in m.settings.iter().enumerate() {
+                if j > 0 {
+                    line.push(text(", "));
                 }
-            );
-            for n in &m.notes {
-                let _ = writeln!(s, "  - {n}");
+                line.extend([code(&x.name), text(" = "), code(&x.value)]);
             }
-            let _ = writeln!(s, "  - source: {}", m.source);
+            if let Err(e) = &m.valid {
+                line.push(text(" — "));
+                line.push(strong("not accepted as is"));
+                line.push(text(": "));
+                line.extend(spans(&e.to_string()));
+            }
+            let mut sub: Vec<Vec<Inline>> = m.notes.iter().map(|n| spans(n)).collect();
+            sub.push(vec![text(format!("source: {}", m.source))]);
+            items.push(Item {
+                text: line,
+                items: sub,
+            });
         }
-        s.push('\n');
+        d.push(Block::List(items));
     }
-    s.push_str("The simulated network and nodes set the scale: a point tuned on `lan` (0.25 ms one way) is not a point for a WAN. Tune on the profile your cluster has (`--net`, or a fitted one from `election-bench calibrate`), with the noise your nodes show.\n");
-    let path = dir.join("ADVICE.md");
-    std::fs::write(&path, s).map_err(|e| ReportError::io(&path, e))?;
-    Ok(path)
+    d.paragraph(spans("The simulated network and nodes set the scale: a point tuned on `lan` (0.25 ms one way) is not a point for a WAN. Tune on the profile your cluster has (`--net`, or a fitted one from `election-bench calibrate`), with the noise your nodes show."));
+    d
 }

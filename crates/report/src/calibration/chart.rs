@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use election_report::charts::{DrawResult, FONT};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::run::RunError;
+use crate::charts::{DrawResult, FONT};
+use crate::error::ReportError;
+
 const SIM: RGBColor = RGBColor(31, 119, 180);
 const LIVE: RGBColor = RGBColor(214, 39, 40);
 
@@ -42,15 +43,12 @@ fn ecdf(sorted: &[f64]) -> Vec<(f64, f64)> {
 
 impl Chart {
     /// Write `dir/stem.svg` and `dir/stem.png`, with the report's font and PNG setup.
-    pub(crate) fn write(&self, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, RunError> {
-        election_report::charts::write_chart(self, dir, stem, true).map_err(|e| RunError::Chart {
-            path: dir.join(format!("{stem}.svg")),
-            reason: e.to_string(),
-        })
+    pub(crate) fn write(&self, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, ReportError> {
+        crate::charts::write_chart(self, dir, stem, true)
     }
 }
 
-impl election_report::charts::Chart for Chart {
+impl crate::charts::Chart for Chart {
     fn size(&self) -> (u32, u32) {
         (420 * self.panels.len().max(1) as u32, 460)
     }
