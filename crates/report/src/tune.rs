@@ -601,6 +601,21 @@ pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportE
             for n in &m.notes {
                 let _ = writeln!(s, "  - {n}");
             }
+            if let Some(c) = m.rule_set.and_then(|spec| a.system(spec)) {
+                let q = &c.point;
+                let _ = writeln!(
+                    s,
+                    "  - under its rules (`{}`, the same timing and seeds): p50 failover {}, p99 {}, false elections a day {}; tuned as `{}`: p50 {}, p99 {}, {} a day",
+                    c.spec,
+                    ms(q.failover(0.5)),
+                    p99(q),
+                    day(q),
+                    a.protocol,
+                    ms(p.failover(0.5)),
+                    p99(p),
+                    day(p)
+                );
+            }
             let _ = writeln!(s, "  - source: {}", m.source);
         }
         s.push('\n');
