@@ -1,5 +1,6 @@
-//! The protocol's configuration: timing, the election-timeout range, the two options and the
-//! lagging replicas.
+//! The protocol's configuration: timing, the election-timeout range, the two options, the
+//! lagging replicas and the rule sets that real Raft libraries follow ([`Redraw`],
+//! [`CheckQuorumEvery`], [`FollowerRule`]).
 
 use std::time::Duration;
 
@@ -31,6 +32,100 @@ pub struct RaftConfig {
     pub lagging: Vec<(NodeId, u64)>,
     /// The size of the configured cluster (node ids `1..=n`); majorities are of this number.
     pub n: u32,
+    /// When a fresh election timeout is drawn (default: at every arming).
+    pub redraw: Redraw,
+    /// How often a CheckQuorum leader checks its majority (default: at the instant it lapses).
+    pub check_quorum_every: CheckQuorumEvery,
+    /// What a follower does with its election timer (default: reset on every heartbeat).
+    pub follower: FollowerRule,
+}
+
+/// Declares a rule enum with its option names, in one place: the runner's `raft.*` choices
+/// and the crate's docs use these names.
+macro_rules! rule {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $name {
+            /// Every option name, the default first.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
+            /// The option's name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            /// The option called `name`, if any.
+            pub fn from_name(name: &str) -> Option<$name> {
+                match name {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+rule! {
+    /// When a node draws a fresh election timeout from `[timeout_min, timeout_max]`
+    /// (`raft.redraw`).
+    Redraw {
+        /// At every arming: on boot, on every heartbeat from the leader, on granting a vote, at
+        /// every (pre-)candidacy. This crate's original rule.
+        #[default]
+        EveryRearm = "every_rearm",
+        /// Once per term and role: etcd-io/raft (`raft.go`: `resetRandomizedElectionTimeout` is
+        /// called only from `reset(term)`, which `becomeFollower`, `becomeCandidate` and
+        /// `becomeLeader` call; `becomePreCandidate` does not) and tikv/raft-rs (`src/raft.rs`,
+        /// `reset` → `reset_randomized_election_timeout`). A heartbeat or a granted vote only
+        /// restarts the count (`electionElapsed = 0`) towards the same drawn timeout; the next
+        /// draw comes when the node adopts a term or changes role.
+        PerTerm = "per_term",
+    }
+}
+
+rule! {
+    /// How a leader with `check_quorum` decides to step down (`raft.check_quorum_every`).
+    CheckQuorumEvery {
+        /// At the instant `timeout_min` has passed since it last had a majority heard from
+        /// (a timer re-armed for that instant). This crate's original rule.
+        #[default]
+        Rearm = "rearm",
+        /// Once per `timeout_min` since it took office: etcd-io/raft (`raft.go`:
+        /// `tickHeartbeat` steps `MsgCheckQuorum` whenever `electionElapsed >= electionTimeout`;
+        /// `stepLeader` steps down unless `trk.QuorumActive()` and then marks every other
+        /// node `RecentActive = false`; only `MsgAppResp`/`MsgHeartbeatResp` set it again) and
+        /// tikv/raft-rs (`src/raft.rs`, `tick_heartbeat` → `MsgCheckQuorum`). A leader cut off
+        /// just after a check is found out at the second check after: 1 to 2 `timeout_min`
+        /// after the cut.
+        Timeout = "timeout",
+    }
+}
+
+rule! {
+    /// What a follower's election timer does (`raft.follower`).
+    FollowerRule {
+        /// The timer restarts, with a fresh timeout, on every valid heartbeat and on granting a
+        /// vote (the paper's rule, §5.2). This crate's original rule.
+        #[default]
+        Reset = "reset",
+        /// hashicorp/raft (`raft.go`, `runFollower`): the timer is never reset; it fires every
+        /// `randomTimeout(HeartbeatTimeout)` (`util.go`: `HeartbeatTimeout + rand % HeartbeatTimeout`,
+        /// here `[timeout_min, timeout_max]`), and the follower campaigns only if its last
+        /// contact (a valid AppendEntries, or a vote it granted: `setLastContact` in
+        /// `appendEntries` and `requestVote`) is at least `timeout_min` old. And a node that
+        /// knows a leader other than the candidate rejects every vote and pre-vote, whatever
+        /// its term, without adopting the term (`requestVote`/`requestPreVote`: "rejecting vote
+        /// request since we have a leader", checked before the term); it forgets the leader
+        /// only when it campaigns.
+        Hashicorp = "hashicorp",
+    }
 }
 
 impl RaftConfig {
@@ -52,6 +147,9 @@ impl RaftConfig {
             check_quorum: false,
             lagging: Vec::new(),
             n,
+            redraw: Redraw::EveryRearm,
+            check_quorum_every: CheckQuorumEvery::Rearm,
+            follower: FollowerRule::Reset,
         }
     }
 

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use election_core::{all_nodes, majority, Io, NodeId, Protocol, Role, Status, Time};
 
-use crate::{LogPos, RaftConfig, RaftMsg, RaftTimer, MAX_TERM};
+use crate::{
+    CheckQuorumEvery, FollowerRule, LogPos, RaftConfig, RaftMsg, RaftTimer, Redraw, MAX_TERM,
+};
 
 /// What a Raft node keeps on stable storage (Figure 2 of the paper, with the log abstracted to
 /// the position of its last entry).
@@ -60,6 +62,15 @@ pub struct Raft {
     denied_count: u32,
     /// Leader only, with CheckQuorum: when each node was last heard from in this term.
     last_heard: Vec<Time>,
+    /// Leader only, with CheckQuorum every timeout: who answered an AppendEntries since the
+    /// last check (etcd's `RecentActive`), by node index.
+    recent_active: Vec<bool>,
+    /// With [`Redraw::PerTerm`]: the election timeout drawn for this term and role, `None`
+    /// until the next arming draws it.
+    term_timeout: Option<Duration>,
+    /// When this node last heard from a leader or granted a vote (hashicorp/raft's
+    /// `lastContact`, read by [`FollowerRule::Hashicorp`]).
+    last_contact: Option<Time>,
     /// `current_term`/`voted_for`/`last_log` changed since the last [`Io::persist`].
     dirty: bool,
 }
@@ -88,6 +99,9 @@ impl Raft {
             denied: Vec::new(),
             denied_count: 0,
             last_heard: Vec::new(),
+            recent_active: Vec::new(),
+            term_timeout: None,
+            last_contact: None,
             dirty: false,
         }
     }
@@ -137,12 +151,24 @@ impl Raft {
         all_nodes(self.config.n).filter(move |&p| p != me)
     }
 
-    /// A fresh election timeout, `U[timeout_min, timeout_max]`, redrawn at every reset.
-    fn draw_timeout(&self, io: &mut Io<'_, Self>) -> Duration {
-        io.uniform(self.config.timeout_min, self.config.timeout_max)
+    /// The election timeout to arm now, `U[timeout_min, timeout_max]`: a fresh draw at every
+    /// arming ([`Redraw::EveryRearm`]), or the one drawn for this term and role
+    /// ([`Redraw::PerTerm`], drawn at its first arming after [`Raft::redraw_point`]).
+    fn draw_timeout(&mut self, io: &mut Io<'_, Self>) -> Duration {
+        let (lo, hi) = (self.config.timeout_min, self.config.timeout_max);
+        match self.config.redraw {
+            Redraw::EveryRearm => io.uniform(lo, hi),
+            Redraw::PerTerm => *self.term_timeout.get_or_insert_with(|| io.uniform(lo, hi)),
+        }
     }
 
-    fn reset_election_timer(&self, io: &mut Io<'_, Self>) {
+    /// etcd's `reset(term)`: the node adopted a term or changed role, so under
+    /// [`Redraw::PerTerm`] its next arming draws a new timeout.
+    fn redraw_point(&mut self) {
+        self.term_timeout = None;
+    }
+
+    fn reset_election_timer(&mut self, io: &mut Io<'_, Self>) {
         let after = self.draw_timeout(io);
         io.set_timer(RaftTimer::Election, after);
     }
@@ -188,6 +214,7 @@ impl Raft {
         self.voted_for = None;
         self.leader = None;
         self.dirty = true;
+        self.redraw_point();
     }
 
     /// Becomes (or stays) a follower of `leader`, swapping the role's timers for the
@@ -196,6 +223,9 @@ impl Raft {
         let was = self.state;
         self.state = State::Follower;
         self.leader = leader;
+        if was != State::Follower {
+            self.redraw_point();
+        }
         match was {
             State::Follower => {}
             State::PreCandidate | State::Candidate => {
@@ -302,6 +332,7 @@ impl Raft {
             index: self.term_base.index + 1,
         };
         self.dirty = true;
+        self.redraw_point();
         io.cancel_timer(RaftTimer::ElectionRetry);
         io.cancel_timer(RaftTimer::Election);
         if self.config.check_quorum {
@@ -310,6 +341,10 @@ impl Raft {
             let now = io.now();
             self.last_heard.clear();
             self.last_heard.resize(self.config.n as usize, now);
+            // etcd's `reset` clears every `RecentActive`; `becomeLeader` sets its own.
+            self.recent_active.clear();
+            self.recent_active.resize(self.config.n as usize, false);
+            self.recent_active[self.id.index()] = true;
             io.set_timer(RaftTimer::CheckQuorum, self.config.timeout_min);
         }
         self.heartbeat(io);
@@ -351,6 +386,10 @@ impl Raft {
     /// CheckQuorum: step down once `timeout_min` has passed since the leader last had a
     /// majority (itself included) heard from; otherwise re-arm for the instant that happens.
     fn check_quorum(&mut self, io: &mut Io<'_, Self>) {
+        if self.config.check_quorum_every == CheckQuorumEvery::Timeout {
+            self.check_quorum_periodic(io);
+            return;
+        }
         let now = io.now();
         self.last_heard[self.id.index()] = now;
         let mut times = self.last_heard.clone();
@@ -363,6 +402,43 @@ impl Raft {
         } else {
             io.set_timer(RaftTimer::CheckQuorum, deadline - now);
         }
+    }
+
+    /// CheckQuorum every election timeout (etcd's `MsgCheckQuorum` in `stepLeader`): step down
+    /// unless a majority, itself included, answered an AppendEntries since the last check;
+    /// then forget who did and check again one `timeout_min` later.
+    fn check_quorum_periodic(&mut self, io: &mut Io<'_, Self>) {
+        let active = self.recent_active.iter().filter(|&&a| a).count() as u32;
+        if active < self.quorum() {
+            self.become_follower(io, None);
+            return;
+        }
+        for (i, a) in self.recent_active.iter_mut().enumerate() {
+            *a = i == self.id.index();
+        }
+        io.set_timer(RaftTimer::CheckQuorum, self.config.timeout_min);
+    }
+
+    /// [`FollowerRule::Hashicorp`]'s periodic wake-up (`runFollower`'s `heartbeatTimer`): a
+    /// contact less than `timeout_min` old means the leader is alive; sleep another
+    /// timeout. Otherwise campaign.
+    fn follower_wakes(&mut self, io: &mut Io<'_, Self>) {
+        let now = io.now();
+        let fresh = self
+            .last_contact
+            .is_some_and(|t| now.saturating_since(t) < self.config.timeout_min);
+        if fresh {
+            self.reset_election_timer(io);
+        } else {
+            self.election_timeout(io);
+        }
+    }
+
+    /// [`FollowerRule::Hashicorp`]: a node that knows a leader other than `from` rejects a
+    /// vote or pre-vote before looking at its term (hashicorp/raft `requestVote` and
+    /// `requestPreVote`: "rejecting vote request since we have a leader").
+    fn rejects_for_known_leader(&self, from: NodeId) -> bool {
+        self.config.follower == FollowerRule::Hashicorp && self.leader.is_some_and(|l| l != from)
     }
 
     fn on_request_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, log: LogPos) {
@@ -401,8 +477,11 @@ impl Raft {
             self.voted_for = Some(from);
             self.dirty = true;
         }
+        self.last_contact = Some(io.now());
         if self.state == State::Follower {
-            self.reset_election_timer(io);
+            if self.config.follower == FollowerRule::Reset {
+                self.reset_election_timer(io);
+            }
         } else {
             // Only a pre-candidate can get here (candidates and leaders voted for themselves).
             self.become_follower(io, None);
@@ -429,6 +508,7 @@ impl Raft {
                 }
             }
             State::Leader if self.config.check_quorum => {
+                // (etcd's RecentActive counts AppendEntries answers only.)
                 self.last_heard[from.index()] = io.now();
             }
             // A candidate that is denied by a majority cannot win, but like the paper it simply
@@ -498,11 +578,14 @@ impl Raft {
         }
         if self.state == State::Follower {
             self.leader = Some(from);
-            self.reset_election_timer(io);
+            if self.config.follower == FollowerRule::Reset {
+                self.reset_election_timer(io);
+            }
         } else {
             self.become_follower(io, Some(from));
         }
         self.leader_contact = Some(io.now());
+        self.last_contact = Some(io.now());
         // The follower's log becomes the shipped prefix of the leader's log (persisted before
         // the answer leaves). Entries of `term` come only from this leader, so a log already
         // ending in `term` is a prefix of the leader's: keep it if a reordered, older
@@ -525,6 +608,7 @@ impl Raft {
     fn on_append_resp(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
         if self.state == State::Leader && self.config.check_quorum && term == self.current_term {
             self.last_heard[from.index()] = io.now();
+            self.recent_active[from.index()] = true;
         }
     }
 }
@@ -550,6 +634,9 @@ impl Protocol for Raft {
         self.granted_count = 0;
         self.denied_count = 0;
         self.last_heard.clear();
+        self.recent_active.clear();
+        self.term_timeout = None;
+        self.last_contact = None;
         self.dirty = false;
         self.reset_election_timer(io);
     }
@@ -562,6 +649,19 @@ impl Protocol for Raft {
         match msg {
             // PreVote traffic is the one exception to "a higher term makes the receiver adopt
             // it": the request and its grant carry a term nobody has started yet.
+            // hashicorp/raft: no pre-vote, and (below) no vote, while a leader is known; the
+            // term is neither checked nor adopted.
+            RaftMsg::PreVote { .. } if self.rejects_for_known_leader(from) => {
+                let term = self.current_term;
+                self.send(
+                    io,
+                    from,
+                    RaftMsg::PreVoteResp {
+                        term,
+                        granted: false,
+                    },
+                );
+            }
             RaftMsg::PreVote { term, last_log } => self.on_pre_vote(io, from, term, last_log),
             RaftMsg::PreVoteResp {
                 term,
@@ -572,6 +672,17 @@ impl Protocol for Raft {
             // leader, it does not update its term or grant its vote" -- nor answer (etcd).
             RaftMsg::RequestVote { term, .. }
                 if term > self.current_term && self.in_lease(io.now()) => {}
+            RaftMsg::RequestVote { .. } if self.rejects_for_known_leader(from) => {
+                let term = self.current_term;
+                self.send(
+                    io,
+                    from,
+                    RaftMsg::Vote {
+                        term,
+                        granted: false,
+                    },
+                );
+            }
             _ => {
                 // §5.1: a newer term makes any node adopt it and become a follower.
                 if msg.term() > self.current_term {
@@ -597,7 +708,10 @@ impl Protocol for Raft {
 
     fn on_timer(&mut self, io: &mut Io<'_, Self>, timer: RaftTimer) {
         match (timer, self.state) {
-            (RaftTimer::Election, State::Follower) => self.election_timeout(io),
+            (RaftTimer::Election, State::Follower) => match self.config.follower {
+                FollowerRule::Reset => self.election_timeout(io),
+                FollowerRule::Hashicorp => self.follower_wakes(io),
+            },
             (RaftTimer::ElectionRetry, State::PreCandidate) => self.start_pre_vote(io),
             (RaftTimer::ElectionRetry, State::Candidate) => self.start_election(io),
             (RaftTimer::Heartbeat, State::Leader) => self.heartbeat(io),

@@ -689,6 +689,20 @@ pub(crate) fn document(outcome: &TuneOutcome) -> Document {
                 line.extend(spans(&e.to_string()));
             }
             let mut sub: Vec<Vec<Inline>> = m.notes.iter().map(|n| spans(n)).collect();
+            if let Some(c) = m.rule_set.and_then(|spec| a.system(spec)) {
+                let q = &c.point;
+                sub.push(spans(&format!(
+                    "under its rules (`{}`, the same timing and seeds): p50 failover {}, p99 {}, false elections a day {}; tuned as `{}`: p50 {}, p99 {}, {} a day",
+                    c.spec,
+                    ms(q.failover(0.5)),
+                    p99(q),
+                    day(q),
+                    a.protocol,
+                    ms(p.failover(0.5)),
+                    p99(p),
+                    day(p)
+                )));
+            }
             sub.push(vec![text(format!("source: {}", m.source))]);
             items.push(Item {
                 text: line,

@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use election_bully::Rejoin;
 use election_core::Timing;
+use election_raft::{CheckQuorumEvery, FollowerRule, Redraw};
 use election_sim::workload::{Commit, Fencing, Workload};
 use election_sim::{Bursts, Latency, NetConfig, NodeTime, Noise, Spikes};
 
@@ -145,6 +146,9 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.timeout_ms", Kind::MsRange, "detect_timeout_ms-(detect_timeout_ms+detect_jitter_ms)", "raft: election timeout range, drawn uniformly at every re-arm"),
     p("raft.pre_vote", Kind::Bool, "false", "raft: PreVote (thesis 9.6)"),
     p("raft.check_quorum", Kind::Bool, "false", "raft: CheckQuorum (thesis 6.2) and, with it as in etcd, leader stickiness (thesis 4.2.3): a node that heard its leader within the minimum election timeout ignores RequestVote"),
+    p("raft.redraw", Kind::Choice(Redraw::NAMES), "every_rearm", "raft: when the election timeout is drawn: at every arming (every_rearm), or once per term and role as etcd-io/raft and raft-rs do (per_term: reset(term))"),
+    p("raft.check_quorum_every", Kind::Choice(CheckQuorumEvery::NAMES), "rearm", "raft: with check_quorum, the leader steps down the instant it lacks a majority (rearm), or checks once per minimum election timeout as etcd-io/raft and raft-rs do (timeout: MsgCheckQuorum)"),
+    p("raft.follower", Kind::Choice(FollowerRule::NAMES), "reset", "raft: a follower's timer restarts on every heartbeat (reset), or, as hashicorp/raft's runFollower, wakes every timeout, campaigns only without contact for the minimum timeout, and a node rejects votes while it knows a leader (hashicorp)"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
     p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick] ticks (each rounded)"),
     p("raftrs.pre_vote", Kind::Bool, "false", "raftrs: raft-rs's Config::pre_vote"),
@@ -456,6 +460,12 @@ pub struct RaftParams {
     pub check_quorum: bool,
     /// `raft.lagging`: (node, entries behind), by node.
     pub lagging: Vec<(u32, u64)>,
+    /// `raft.redraw`.
+    pub redraw: Redraw,
+    /// `raft.check_quorum_every`.
+    pub check_quorum_every: CheckQuorumEvery,
+    /// `raft.follower`.
+    pub follower: FollowerRule,
 }
 
 /// raft-rs's parameters (`raftrs.*`), resolved.
@@ -630,6 +640,16 @@ impl Resolved {
                 check_quorum: flag("raft.check_quorum", false),
                 lagging: get("raft.lagging").map_or_else(Vec::new, |v| {
                     parse_node_lags("raft.lagging", v).expect("canonical")
+                }),
+                redraw: get("raft.redraw").map_or_else(Redraw::default, |v| {
+                    Redraw::from_name(v).expect("canonical")
+                }),
+                check_quorum_every: get("raft.check_quorum_every")
+                    .map_or_else(CheckQuorumEvery::default, |v| {
+                        CheckQuorumEvery::from_name(v).expect("canonical")
+                    }),
+                follower: get("raft.follower").map_or_else(FollowerRule::default, |v| {
+                    FollowerRule::from_name(v).expect("canonical")
                 }),
             },
             raftrs: RaftrsParams {

@@ -156,6 +156,9 @@ pub const FAMILIES: [Family; 5] = [
             c.timeout_max = Resolved::duration(r.raft.timeout_ms.1);
             c.pre_vote = r.raft.pre_vote;
             c.check_quorum = r.raft.check_quorum;
+            c.redraw = r.raft.redraw;
+            c.check_quorum_every = r.raft.check_quorum_every;
+            c.follower = r.raft.follower;
             c.lagging = r
                 .raft
                 .lagging

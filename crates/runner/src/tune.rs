@@ -58,6 +58,29 @@
 //!    1580 ms). Their geometric middle is evaluated at every ratio, then confirmed as above
 //!    within the same budget.
 //!
+//! # Real systems' rules
+//!
+//! The search runs each protocol spec as given (`raft`: this workbench's rules). A Raft point
+//! maps onto etcd, hashicorp/raft and Consul ([`mapping`]), whose election rules differ from
+//! ours in ways that move failover: etcd draws its randomized timeout once per term and checks
+//! its quorum once per election timeout; a hashicorp/raft follower does not reset its timer
+//! on heartbeats but wakes every `[T, 2T)` and campaigns only after `T` without contact, and
+//! its nodes refuse votes while they know a leader. So each system names its **rule set**
+//! ([`mapping::Mapping::rule_set`]: [`mapping::ETCD_RULES`], [`mapping::HASHICORP_RULES`]),
+//! and after the search the advised point (the recommendation, or the closest point) is run
+//! once more under each distinct rule set ([`SystemCheck`], phase `rule-set` in `points.csv`):
+//! the same timing, the same steady-noise seeds as the advised point ran (its base and
+//! confirmed hours) and the same crash trials, so the difference is the rules'. The page
+//! reports each system's predicted failover and false elections from that run, next to the
+//! tuned spec's.
+//!
+//! Why not a search per system: a full search costs as much as the protocol's own (tune takes
+//! 3 to 5 minutes on 2 cores and CI reruns it), and the question a reader asks of a system is
+//! "what will these settings do under its rules", which one evaluation on common seeds
+//! answers. The frontier and the recommendation remain the tuned spec's: tune
+//! `raft+pre_vote+check_quorum+follower=hashicorp` (or any rule set) as a protocol of its own
+//! to search a system's frontier.
+//!
 //! # Your cluster: `--config`
 //!
 //! With `--config FILE`, every point starts from that configuration (its parameters, network
@@ -519,6 +542,34 @@ pub struct Advice {
     pub unconfirmed: Option<String>,
     /// The point at the profiled cluster's current settings (`--config` with a profile).
     pub current: Option<usize>,
+    /// The advised point (the recommendation, or the closest point when there is none)
+    /// evaluated again under each real system's rule set ([`mapping::Mapping::rule_set`]), in
+    /// the order the family's mappings name them, one per distinct rule set.
+    pub systems: Vec<SystemCheck>,
+}
+
+/// The advised point of a protocol run under one real system's rules (see the module docs,
+/// "Real systems' rules").
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemCheck {
+    /// The spec of the system's rule set (`raft+pre_vote+check_quorum+follower=hashicorp`).
+    pub spec: String,
+    /// The advised point's timing under that spec (phase `rule-set`), on the seeds the
+    /// advised point ran.
+    pub point: Point,
+}
+
+impl Advice {
+    /// The point the page advises: the recommendation, or the closest point when none meets
+    /// the limits.
+    pub fn advised(&self) -> Option<usize> {
+        self.chosen.or(self.closest.first().copied())
+    }
+
+    /// The evaluation of the advised point under `spec`, a system's rule set.
+    pub fn system(&self, spec: &str) -> Option<&SystemCheck> {
+        self.systems.iter().find(|c| c.spec == spec)
+    }
 }
 
 /// The profiled cluster's observed leader changes against the simulated false elections at
@@ -1080,8 +1131,85 @@ impl Search<'_> {
             unconfirmed: None,
             current: self.current,
             points: self.points,
+            systems: Vec::new(),
         }
     }
+}
+
+/// The rule-set specs of the systems a point of `kind` maps onto, each once, in the order the
+/// mappings name them.
+pub fn rule_sets(kind: ProtocolKind, timeout_ms: f64, ratio: f64) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for m in mapping::map(kind, timeout_ms, ratio) {
+        if let Some(spec) = m.rule_set {
+            if !v.contains(&spec) {
+                v.push(spec);
+            }
+        }
+    }
+    v
+}
+
+/// Evaluate `a`'s advised point under every rule set of the systems it maps onto: the same
+/// timing, the seeds the point ran (its steady hours and its crash trials), so that a
+/// difference comes from the rules (common random numbers). Returns the checks and the trials.
+fn check_systems(o: &TuneOptions, a: &Advice) -> Result<(Vec<SystemCheck>, u64)> {
+    let Some(i) = a.advised() else {
+        return Ok((Vec::new(), 0));
+    };
+    let p = &a.points[i];
+    let specs = rule_sets(a.kind, p.timeout_ms, p.ratio);
+    if specs.is_empty() {
+        return Ok((Vec::new(), 0));
+    }
+    // The advised point's steady seeds: the base hours, and confirmed hours after them.
+    let hours = o.hours.max(p.hours.round() as u64 + p.budget_exceeded);
+    let mut cells = Vec::new();
+    let mut points = Vec::new();
+    let mut jobs = Vec::new();
+    for (j, spec) in specs.iter().enumerate() {
+        let spec = ProtocolSpec::parse(spec)?;
+        cells.push((
+            point_cell(o, &spec, p.timeout_ms, p.ratio, "steady-noise")?,
+            point_cell(o, &spec, p.timeout_ms, p.ratio, "leader-crash")?,
+        ));
+        points.push(Point {
+            protocol: spec.spec.clone(),
+            kind: spec.kind,
+            phase: "rule-set".into(),
+            hours: 0.0,
+            false_elections: 0,
+            elections_started: 0,
+            leaderless_ms: 0.0,
+            crash_trials: 0,
+            failover_ms: Vec::new(),
+            budget_exceeded: 0,
+            faults_skipped: 0,
+            unsettled_starts: 0,
+            ..p.clone()
+        });
+        jobs.extend((0..hours).map(|s| Job::Steady(j, o.first_seed + s)));
+        jobs.extend((0..o.crash_trials).map(|s| Job::Crash(j, o.first_seed + s)));
+    }
+    let mut progress = Progress::labelled(
+        o.progress,
+        "tune",
+        &format!("{} rule sets", a.protocol),
+        "steady-noise hours",
+        hours * specs.len() as u64,
+        rayon::current_num_threads(),
+    );
+    evaluate(&cells, &mut points, &jobs, &mut progress)?;
+    progress.finish();
+    let checks = specs
+        .iter()
+        .zip(points)
+        .map(|(spec, point)| SystemCheck {
+            spec: ProtocolSpec::parse(spec).map_or_else(|_| spec.to_string(), |s| s.spec),
+            point,
+        })
+        .collect();
+    Ok((checks, jobs.len() as u64))
 }
 
 fn tune_all(o: &TuneOptions, specs: &[ProtocolSpec]) -> Result<TuneOutcome> {
@@ -1198,6 +1326,9 @@ fn search(o: &TuneOptions, spec: &ProtocolSpec) -> Result<(Advice, Ran)> {
         s.confirm(&mut c)?;
     }
     let mut a = s.advice();
+    let (systems, trials) = check_systems(o, &a)?;
+    a.systems = systems;
+    a.trials += trials;
     let likely = |i: usize| a.points[i].verdict(limit_fe, o.max_p99_ms) == Verdict::Likely;
     if c.spent >= c.budget && a.chosen.is_some_and(likely) {
         a.unconfirmed = Some(format!(
@@ -1320,46 +1451,53 @@ impl TuneOutcome {
         let o = &self.options;
         let limit_fe = o.max_false_per_hour();
         let mut rows = Vec::new();
+        let row = |p: &Point, on_frontier: bool, chosen: bool| {
+            let ci = p.false_per_hour_ci();
+            let p99ci = p.p99_ci();
+            let settings = point_params(p.kind, p.timeout_ms, p.ratio)
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            vec![
+                p.protocol.clone(),
+                crate::results::fmt_ms(p.timeout_ms),
+                crate::results::fmt_ms(p.ratio),
+                settings,
+                p.phase.clone(),
+                rate(Some(p.hours)),
+                p.false_elections.to_string(),
+                rate(p.false_per_hour()),
+                rate(ci.map(|c| c.0)),
+                rate(ci.map(|c| c.1)),
+                rate(p.false_per_hour().map(|x| x * 24.0)),
+                rate((p.hours > 0.0).then(|| p.elections_started as f64 / p.hours)),
+                cell_num((p.hours > 0.0).then(|| p.leaderless_ms / p.hours)),
+                p.crash_trials.to_string(),
+                cell_num(p.failover(0.5)),
+                cell_num(p.failover(0.95)),
+                cell_num(p.failover(0.99)),
+                cell_num(p99ci.map(|c| c.0)),
+                cell_num(p99ci.map(|c| c.1)),
+                p99ci.is_some_and(|c| !c.2).to_string(),
+                p.never_recovered().to_string(),
+                p.budget_exceeded.to_string(),
+                p.faults_skipped.to_string(),
+                p.unsettled_starts.to_string(),
+                p.measured().to_string(),
+                on_frontier.to_string(),
+                p.verdict(limit_fe, o.max_p99_ms).name().into(),
+                chosen.to_string(),
+                format!("{}..", o.first_seed),
+            ]
+        };
         for a in &self.advice {
             for (i, p) in a.points.iter().enumerate() {
-                let ci = p.false_per_hour_ci();
-                let p99ci = p.p99_ci();
-                let settings = point_params(p.kind, p.timeout_ms, p.ratio)
-                    .into_iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                rows.push(vec![
-                    p.protocol.clone(),
-                    crate::results::fmt_ms(p.timeout_ms),
-                    crate::results::fmt_ms(p.ratio),
-                    settings,
-                    p.phase.clone(),
-                    rate(Some(p.hours)),
-                    p.false_elections.to_string(),
-                    rate(p.false_per_hour()),
-                    rate(ci.map(|c| c.0)),
-                    rate(ci.map(|c| c.1)),
-                    rate(p.false_per_hour().map(|x| x * 24.0)),
-                    rate((p.hours > 0.0).then(|| p.elections_started as f64 / p.hours)),
-                    cell_num((p.hours > 0.0).then(|| p.leaderless_ms / p.hours)),
-                    p.crash_trials.to_string(),
-                    cell_num(p.failover(0.5)),
-                    cell_num(p.failover(0.95)),
-                    cell_num(p.failover(0.99)),
-                    cell_num(p99ci.map(|c| c.0)),
-                    cell_num(p99ci.map(|c| c.1)),
-                    p99ci.is_some_and(|c| !c.2).to_string(),
-                    p.never_recovered().to_string(),
-                    p.budget_exceeded.to_string(),
-                    p.faults_skipped.to_string(),
-                    p.unsettled_starts.to_string(),
-                    p.measured().to_string(),
-                    a.frontier.contains(&i).to_string(),
-                    p.verdict(limit_fe, o.max_p99_ms).name().into(),
-                    (a.chosen == Some(i)).to_string(),
-                    format!("{}..", o.first_seed),
-                ]);
+                rows.push(row(p, a.frontier.contains(&i), a.chosen == Some(i)));
+            }
+            // The advised point under each real system's rules: off the search's frontier.
+            for c in &a.systems {
+                rows.push(row(&c.point, false, false));
             }
         }
         rows

@@ -94,6 +94,11 @@ pub enum Metric {
     /// 1 if the term of the first candidacy at or after the fault instant never had a leader
     /// (read from the trace), else 0; undefined if nobody became a candidate with a term.
     SplitVote,
+    /// `detect_ms`: the fault to the first node leaving the follower role, ms; undefined if
+    /// none did.
+    DetectMs,
+    /// `minority_leader_ms`: time with a leader-role member that is not quorum-connected, ms.
+    MinorityLeaderMs,
 }
 
 impl Metric {
@@ -114,6 +119,8 @@ impl Metric {
             Metric::Deposed => flag(r.leader_changes >= 1),
             Metric::SplitBrain => flag(r.split_brain),
             Metric::SplitVote => flag(split_vote(run)?),
+            Metric::DetectMs => r.detect_ms?,
+            Metric::MinorityLeaderMs => r.minority_leader_ms,
         })
     }
 }
@@ -450,6 +457,26 @@ pub fn split_vote_probability(latency_ms: f64, range_ms: f64) -> f64 {
     6.0 * x.powi(2) - 8.0 * x.powi(3) + 3.0 * x.powi(4)
 }
 
+/// The mean of the smallest of `k` independent stationary residual lives of a renewal process
+/// whose gaps are uniform on `[t, 2t]`: `∫ P(R > r)^k dr`, with `P(R > r) = ∫_r^∞ P(X > u) du /
+/// E[X]` = `(1.5t − r) / 1.5t` for `r ≤ t` and `(2t − r)² / 3t²` for `t ≤ r ≤ 2t`; the two
+/// pieces integrate to `1.5t/(k + 1) · (1 − 3^−(k+1))` and `t / (3^k (2k + 1))`.
+pub fn min_residual_uniform(t: f64, k: u32) -> f64 {
+    let k1 = f64::from(k + 1);
+    1.5 * t / k1 * (1.0 - 3f64.powf(-k1)) + t / (3f64.powi(k as i32) * f64::from(2 * k + 1))
+}
+
+/// hashicorp/raft's first campaign after a leader crash (`raft.go` `runFollower`): each of
+/// the `n − 1` followers wakes on its own renewal process with gaps `U[t, 2t]`
+/// (`randomTimeout(HeartbeatTimeout)`) and campaigns at its first wake at least `t` after its
+/// last contact, which is the last heartbeat's arrival, on average `h / 2 − latency` before
+/// the crash (heartbeats every `h`, the crash at a uniform phase of them). So the first
+/// candidacy comes `t + E[min of n − 1 residuals] − h/2 + latency` after the crash; under the
+/// paper's rule (timer reset on every heartbeat) it would be `t + t/n − h/2 + latency`.
+pub fn hashicorp_first_campaign_ms(t: f64, n: u32, h: f64, latency: f64) -> f64 {
+    t + min_residual_uniform(t, n - 1) - h / 2.0 + latency
+}
+
 /// etcd's failure-tolerance table (FAQ, "What is failure tolerance?"): cluster size, majority,
 /// failure tolerance.
 pub const ETCD_FAILURE_TOLERANCE: [(u32, u32, u32); 3] = [(3, 2, 1), (4, 3, 1), (5, 3, 2)];
@@ -475,6 +502,8 @@ const THESIS_PREVOTE: &str =
 const CLIENT_GO: &str = "kubernetes client-go, tools/leaderelection (package doc: tolerant to \
 clock skew but not to arbitrary skew rate; the tolerated ratio is set by LeaseDuration against \
 RenewDeadline)";
+const HASHICORP_FOLLOWER: &str = "hashicorp/raft raft.go runFollower (heartbeatTimer = randomTimeout(HeartbeatTimeout); campaign only if time.Since(lastContact) >= HeartbeatTimeout), util.go randomTimeout ([t, 2t))";
+const ETCD_CHECK_QUORUM: &str = "etcd-io/raft raft.go tickHeartbeat (MsgCheckQuorum every electionTimeout ticks) and stepLeader MsgCheckQuorum (step down unless QuorumActive, then RecentActive = false); tikv/raft-rs src/raft.rs tick_heartbeat";
 const ETCD_FAQ: &str =
     "etcd FAQ, What is failure tolerance? (etcd.io/docs/v3.5/faq), failure-tolerance table";
 
@@ -836,6 +865,53 @@ nets = ["lan"]
         metric: Metric::SplitBrain,
         stat: Stat::Every,
     },
+    Case {
+        name: "hashicorp-follower-campaign-delay",
+        claim: "a hashicorp/raft follower wakes every U[T, 2T] and campaigns only T after its last contact: the first candidacy after a crash comes T + E[min of n − 1 residual wakes] after the last heartbeat, later than the paper's timer reset",
+        citation: HASHICORP_FOLLOWER,
+        published: Published {
+            formula: "T + 1.5T/n (1 − 3^−n) + T/(3^(n−1)(2n − 1)) − h/2 + l, T = 150, n = 5, h = 5, l = 1 (the paper's rule: T + T/n − h/2 + l = 178.5)",
+            value: || hashicorp_first_campaign_ms(150.0, 5, 5.0, 1.0),
+        },
+        tolerance: 4.0,
+        quick_seeds: 400,
+        seeds: 4000,
+        config: r#"
+protocols = ["raft+follower=hashicorp"]
+nodes = [5]
+scenarios = ["leader-crash"]
+nets = ["ideal"]
+[params]
+"node.profile" = "ideal"
+heartbeat_ms = 5
+"#,
+        metric: Metric::DetectMs,
+        stat: Stat::Mean,
+    },
+    Case {
+        name: "check-quorum-every-timeout-window",
+        claim: "a leader that checks its quorum once per election timeout T steps down between T and 2T after it is cut off, 1.5T on average (the paper's rule: T)",
+        citation: ETCD_CHECK_QUORUM,
+        published: Published {
+            formula: "1.5T, T = 150: the checks every T from the election, the cut at a uniform phase of them",
+            value: || 1.5 * 150.0,
+        },
+        tolerance: 5.0,
+        quick_seeds: 200,
+        seeds: 2000,
+        config: r#"
+protocols = ["raft+check_quorum+check_quorum_every=timeout"]
+nodes = [5]
+scenarios = ["partition-leader-minority"]
+nets = ["ideal"]
+[params]
+"node.profile" = "ideal"
+heartbeat_ms = 5
+fault_jitter_ms = 150
+"#,
+        metric: Metric::MinorityLeaderMs,
+        stat: Stat::Mean,
+    },
 ];
 
 #[cfg(test)]
@@ -993,6 +1069,37 @@ mod tests {
         assert_eq!(select(&[]).unwrap().len(), CASES.len());
         let one = select(&["etcd-3-up".into()]).unwrap();
         assert_eq!(one.len(), 1);
+    }
+
+    /// The closed form against the integral it solves (midpoint rule), and against a direct
+    /// simulation of stationary renewal processes: the residual of a uniform phase in a
+    /// length-biased gap.
+    #[test]
+    fn min_residual_closed_form_is_the_integral() {
+        let t = 150.0;
+        let survive = |r: f64| {
+            if r <= t {
+                (1.5 * t - r) / (1.5 * t)
+            } else {
+                (2.0 * t - r).powi(2) / (3.0 * t * t)
+            }
+        };
+        for k in 1..=6 {
+            let n = 100_000;
+            let dr = 2.0 * t / n as f64;
+            let integral: f64 = (0..n)
+                .map(|i| survive((i as f64 + 0.5) * dr).powi(k as i32) * dr)
+                .sum();
+            let closed = min_residual_uniform(t, k);
+            assert!(
+                (integral - closed).abs() < 1e-3,
+                "k = {k}: {integral} vs {closed}"
+            );
+        }
+        // One follower: the mean residual life E[X²] / 2E[X] = (7/3 t²) / 3t = 7t/9.
+        assert!((min_residual_uniform(t, 1) - 7.0 * t / 9.0).abs() < 1e-9);
+        // More followers wake sooner, and never before the paper's rule would time out.
+        assert!(hashicorp_first_campaign_ms(t, 5, 5.0, 1.0) > t + t / 5.0 - 2.5 + 1.0);
     }
 
     #[test]

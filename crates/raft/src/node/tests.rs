@@ -1366,3 +1366,308 @@ fn a_node_at_the_last_term_stays_a_follower_and_ignores_larger_terms() {
         assert_eq!(n.raft.status().leader, Some(NodeId(3)));
     }
 }
+
+// ---- Rule sets of production libraries (config.rs: Redraw, CheckQuorumEvery, FollowerRule) ----
+
+/// The delay each arming of the follower's election timer asks for, over 20 heartbeats of
+/// the same leader and term.
+fn heartbeat_delays(cfg: RaftConfig) -> Vec<Duration> {
+    let mut n = Node::new(2, cfg);
+    n.start(None);
+    (1..=20)
+        .map(|i| {
+            let a = n.at(i * 10).msg(1, ae(1));
+            timer_set(&a, RaftTimer::Election).map_or(Duration::ZERO, |at| at - n.now)
+        })
+        .collect()
+}
+
+/// etcd-io/raft `raft.go` `reset(term)` (and raft-rs `src/raft.rs` `reset`) is the only caller
+/// of `resetRandomizedElectionTimeout`; a heartbeat only sets `electionElapsed = 0`. Under
+/// `per_term` every heartbeat of one term re-arms the same drawn delay; under `every_rearm`
+/// each draws anew; under `hashicorp` (`runFollower` never resets its timer on contact) a
+/// heartbeat arms nothing.
+#[test]
+fn redraw_rule_decides_what_a_heartbeat_re_arms() {
+    struct Row {
+        source: &'static str,
+        redraw: Redraw,
+        follower: FollowerRule,
+        /// How many distinct delays 20 heartbeats arm (0: none is armed).
+        distinct: fn(usize) -> bool,
+    }
+    let table = [
+        Row {
+            source: "this crate: redraw at every re-arm",
+            redraw: Redraw::EveryRearm,
+            follower: FollowerRule::Reset,
+            distinct: |d| d > 15,
+        },
+        Row {
+            source: "etcd-io/raft raft.go reset(term); raft-rs src/raft.rs reset",
+            redraw: Redraw::PerTerm,
+            follower: FollowerRule::Reset,
+            distinct: |d| d == 1,
+        },
+        Row {
+            source: "hashicorp/raft raft.go runFollower: contact does not reset the timer",
+            redraw: Redraw::EveryRearm,
+            follower: FollowerRule::Hashicorp,
+            distinct: |d| d == 0,
+        },
+    ];
+    for row in table {
+        let mut cfg = config(3);
+        cfg.redraw = row.redraw;
+        cfg.follower = row.follower;
+        let mut d: Vec<Duration> = heartbeat_delays(cfg)
+            .into_iter()
+            .filter(|d| !d.is_zero())
+            .collect();
+        d.sort();
+        d.dedup();
+        assert!((row.distinct)(d.len()), "{}: {d:?}", row.source);
+    }
+}
+
+/// etcd-io/raft: `becomeFollower`/`becomeCandidate` call `reset` (a new draw);
+/// `becomePreCandidate` does not (the pre-candidate retries after the same timeout); a vote
+/// granted in the same term only sets `electionElapsed = 0`.
+#[test]
+fn per_term_redraw_keeps_the_draw_within_a_term_and_role_and_draws_on_a_change() {
+    let mut changed_on_new_term = 0;
+    for seed in 1..=20 {
+        let mut cfg = config(3);
+        cfg.redraw = Redraw::PerTerm;
+        cfg.pre_vote = true;
+        let mut n = Node::new(seed % 3 + 1, cfg);
+        n.rng = Rng::seed_from_u64(u64::from(seed));
+        let a = n.start(None);
+        let drawn = timer_set(&a, RaftTimer::Election).unwrap() - n.now;
+        // A same-term vote grant (term 0, no leader): the same delay.
+        let from = if n.raft.id().0 == 1 { 2 } else { 1 };
+        let a = n.at(10).msg(from, rv(0));
+        assert_eq!(vote_reply(&a), Some(true), "seed {seed}");
+        assert_eq!(timer_set(&a, RaftTimer::Election).unwrap() - n.now, drawn);
+        // The pre-candidacy keeps it (becomePreCandidate does not reset).
+        let a = n.at(20).timer(RaftTimer::Election);
+        assert!(n.raft.is_pre_candidate());
+        assert_eq!(
+            timer_set(&a, RaftTimer::ElectionRetry).unwrap() - n.now,
+            drawn
+        );
+        // A leader of a new term: becomeFollower(term) draws again.
+        let leader = if n.raft.id().0 == 3 { 2 } else { 3 };
+        let a = n.at(30).msg(leader, ae(1));
+        let next = timer_set(&a, RaftTimer::Election).unwrap() - n.now;
+        assert!(next >= Duration::from_millis(150) && next <= Duration::from_millis(300));
+        changed_on_new_term += usize::from(next != drawn);
+        // ... and keeps that one for the term's heartbeats.
+        let a = n.at(80).msg(leader, ae(1));
+        assert_eq!(timer_set(&a, RaftTimer::Election).unwrap() - n.now, next);
+    }
+    assert!(changed_on_new_term >= 18, "{changed_on_new_term} of 20");
+}
+
+/// When a leader elected at t = 0 whose majority (nodes 2 and 3 of 5) answers every 10 ms
+/// until `cut` steps down. `rearm`: exactly `timeout_min` (150 ms) after the last answer.
+/// `timeout` (etcd-io/raft `tickHeartbeat` → `MsgCheckQuorum`, `stepLeader`: `QuorumActive`
+/// then every `RecentActive = false`): at the first check, on the 150 ms grid, that finds no
+/// answer since the previous one — between 1 and 2 timeouts after the cut.
+fn step_down_instant(every: CheckQuorumEvery, cut_ms: u64) -> Time {
+    let mut cfg = config(5);
+    cfg.check_quorum = true;
+    cfg.check_quorum_every = every;
+    let mut n = Node::new(1, cfg);
+    n.elect(&[2, 3]);
+    let mut check = Time::from_millis(150);
+    let mut t = 0;
+    loop {
+        t += 10;
+        while check <= Time::from_millis(t) {
+            n.now = check;
+            let a = n.timer(RaftTimer::CheckQuorum);
+            if n.role() != Role::Leader {
+                return check;
+            }
+            check = timer_set(&a, RaftTimer::CheckQuorum).unwrap();
+        }
+        if t <= cut_ms {
+            for from in [2, 3] {
+                n.at(t).msg(
+                    from,
+                    RaftMsg::AppendResp {
+                        term: 1,
+                        success: true,
+                    },
+                );
+            }
+        }
+        assert!(t < 10_000, "the leader never stepped down");
+    }
+}
+
+#[test]
+fn check_quorum_every_timeout_steps_down_one_to_two_timeouts_after_the_cut() {
+    // (rule, cut, step-down instant), all in ms.
+    let table = [
+        (CheckQuorumEvery::Rearm, 440, 590),
+        (CheckQuorumEvery::Rearm, 500, 650),
+        (CheckQuorumEvery::Rearm, 0, 150),
+        // Last answer at 440, before the check at 450: that check passes, 600 finds nothing.
+        (CheckQuorumEvery::Timeout, 440, 600),
+        // Last answer at 450, after the check at 450: 600 passes, 750 finds nothing.
+        (CheckQuorumEvery::Timeout, 450, 750),
+        (CheckQuorumEvery::Timeout, 500, 750),
+        // No answer at all: the first check, one timeout after taking office.
+        (CheckQuorumEvery::Timeout, 0, 150),
+    ];
+    for (every, cut, want) in table {
+        let got = step_down_instant(every, cut);
+        assert_eq!(got, Time::from_millis(want), "{every:?}, cut at {cut} ms");
+        if every == CheckQuorumEvery::Timeout && cut > 0 {
+            let after = got - Time::from_millis(cut);
+            assert!(
+                after >= Duration::from_millis(150) && after <= Duration::from_millis(300),
+                "{after:?}"
+            );
+        }
+    }
+}
+
+/// hashicorp/raft `runFollower`: on each `heartbeatTimer` wake-up the follower campaigns only
+/// if `time.Since(lastContact) >= HeartbeatTimeout` (here `timeout_min`, 150 ms), and re-arms
+/// `randomTimeout(HeartbeatTimeout)` otherwise; `lastContact` is set by `appendEntries` and by a
+/// granted `requestVote`.
+#[test]
+fn hashicorp_follower_campaigns_only_when_its_last_contact_is_a_timeout_old() {
+    // (last contact kind, its instant, wake-up instant, campaigns?)
+    let table = [
+        ("heartbeat", 100, 249, false),
+        ("heartbeat", 100, 250, true),
+        ("vote", 100, 249, false),
+        ("vote", 100, 250, true),
+        ("none", 0, 150, true),
+    ];
+    for (kind, contact, wake, campaigns) in table {
+        let mut cfg = config(3);
+        cfg.follower = FollowerRule::Hashicorp;
+        let mut n = Node::new(2, cfg);
+        n.start(None);
+        match kind {
+            "heartbeat" => {
+                let a = n.at(contact).msg(1, ae(1));
+                assert_eq!(
+                    timer_set(&a, RaftTimer::Election),
+                    None,
+                    "no reset on contact"
+                );
+            }
+            "vote" => {
+                let a = n.at(contact).msg(3, rv(1));
+                assert_eq!(vote_reply(&a), Some(true));
+            }
+            _ => {}
+        }
+        let term = n.raft.status().epoch.unwrap();
+        let a = n.at(wake).timer(RaftTimer::Election);
+        if campaigns {
+            assert_eq!(
+                n.role(),
+                Role::Candidate,
+                "{kind} at {contact}, wake at {wake}"
+            );
+            assert_eq!(n.raft.status().epoch, Some(term + 1));
+            assert_eq!(n.raft.status().leader, None);
+        } else {
+            assert_eq!(
+                n.role(),
+                Role::Follower,
+                "{kind} at {contact}, wake at {wake}"
+            );
+            let next = timer_set(&a, RaftTimer::Election).unwrap() - n.now;
+            assert!(next >= Duration::from_millis(150) && next <= Duration::from_millis(300));
+            assert!(sends(&a).is_empty());
+        }
+    }
+}
+
+/// hashicorp/raft `requestVote`/`requestPreVote`: "rejecting vote request since we have a
+/// leader" is checked before the term, so the voter neither grants nor adopts the term; the
+/// paper's rule (`reset`) adopts the higher term, forgets the leader and grants.
+#[test]
+fn hashicorp_voter_rejects_every_vote_while_it_knows_a_leader() {
+    for follower in [FollowerRule::Reset, FollowerRule::Hashicorp] {
+        for pre_vote in [false, true] {
+            let mut cfg = config(3);
+            cfg.follower = follower;
+            let mut n = Node::new(2, cfg);
+            n.start(None);
+            n.at(10).msg(1, ae(1));
+            let a = if pre_vote {
+                n.at(20).msg(3, pv(5))
+            } else {
+                n.at(20).msg(3, rv(5))
+            };
+            let reply = sends(&a);
+            assert_eq!(reply.len(), 1, "{follower:?}");
+            let (term, granted) = match reply[0].1 {
+                RaftMsg::Vote { term, granted } | RaftMsg::PreVoteResp { term, granted } => {
+                    (term, granted)
+                }
+                other => panic!("unexpected reply {other:?}"),
+            };
+            let hashicorp = follower == FollowerRule::Hashicorp;
+            // A pre-vote never changes the voter's term; PreVote's own rule (heard a leader
+            // within timeout_min) denies it here under both rules.
+            let want_granted = !hashicorp && !pre_vote;
+            assert_eq!(granted, want_granted, "{follower:?} pre_vote={pre_vote}");
+            let want_term = if hashicorp || pre_vote { 1 } else { 5 };
+            assert_eq!(term, want_term, "{follower:?} pre_vote={pre_vote}");
+            assert_eq!(n.raft.status().epoch, Some(want_term));
+            let leader = if hashicorp || pre_vote {
+                Some(NodeId(1))
+            } else {
+                None
+            };
+            assert_eq!(n.raft.status().leader, leader);
+        }
+    }
+    // The known leader itself may still ask (its own re-election): not rejected for that.
+    let mut cfg = config(3);
+    cfg.follower = FollowerRule::Hashicorp;
+    let mut n = Node::new(2, cfg);
+    n.start(None);
+    n.at(10).msg(1, ae(1));
+    let a = n.at(20).msg(1, rv(2));
+    assert_eq!(vote_reply(&a), Some(true));
+}
+
+#[test]
+fn rule_names_round_trip_and_default_to_this_crates_rules() {
+    assert_eq!(Redraw::NAMES, ["every_rearm", "per_term"]);
+    assert_eq!(CheckQuorumEvery::NAMES, ["rearm", "timeout"]);
+    assert_eq!(FollowerRule::NAMES, ["reset", "hashicorp"]);
+    for name in Redraw::NAMES {
+        assert_eq!(Redraw::from_name(name).unwrap().name(), *name);
+    }
+    for name in CheckQuorumEvery::NAMES {
+        assert_eq!(CheckQuorumEvery::from_name(name).unwrap().name(), *name);
+    }
+    for name in FollowerRule::NAMES {
+        assert_eq!(FollowerRule::from_name(name).unwrap().name(), *name);
+    }
+    assert_eq!(Redraw::from_name("sometimes"), None);
+    let c = config(3);
+    assert_eq!(
+        (c.redraw, c.check_quorum_every, c.follower),
+        (
+            Redraw::default(),
+            CheckQuorumEvery::default(),
+            FollowerRule::default()
+        )
+    );
+    assert_eq!(Redraw::default(), Redraw::EveryRearm);
+    assert_eq!(CheckQuorumEvery::default(), CheckQuorumEvery::Rearm);
+    assert_eq!(FollowerRule::default(), FollowerRule::Reset);
+}

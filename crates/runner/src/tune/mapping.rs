@@ -34,6 +34,12 @@
 //!   components' defaults are 15 s / 10 s / 2 s (`component-base/config/v1alpha1/defaults.go`).
 //!   Our lease crate follows client-go's rules, so the mapping is one to one.
 //!
+//! A Raft point is tuned with this crate's rules, which are not exactly any library's; each
+//! Raft system therefore names the **rule set** it runs ([`Mapping::rule_set`], a spec of our
+//! Raft's options, see `crates/raft/src/config.rs` for each rule's source), and `tune`
+//! evaluates the advised point again under it ([`crate::tune::SystemCheck`]): [`ETCD_RULES`]
+//! for etcd, [`HASHICORP_RULES`] for hashicorp/raft and Consul.
+//!
 //! The bully and the Chang–Roberts ring ship in no mainstream system as a configurable
 //! component; their "settings" are the workbench's own, for a hand-written implementation.
 
@@ -61,7 +67,27 @@ pub struct Mapping {
     pub valid: Result<(), String>,
     /// Where the rules come from.
     pub source: &'static str,
+    /// The spec of our Raft that runs the system's election rules, when the family is Raft
+    /// ([`ETCD_RULES`], [`HASHICORP_RULES`]); `None` when the family's own rules are the
+    /// system's (client-go's lease) or there is no system (the bully, the ring).
+    pub rule_set: Option<&'static str>,
 }
+
+/// etcd's election rules as our Raft's options: `CheckQuorum: true` always
+/// (`server/etcdserver/bootstrap.go`, `raftConfig`), PreVote on by default since 3.5 (`CHANGELOG-3.5.md`),
+/// etcd-io/raft's once-per-term draw of the randomized timeout (`raft.go` `reset` →
+/// `resetRandomizedElectionTimeout`) and its CheckQuorum once per election timeout
+/// (`tickHeartbeat` → `MsgCheckQuorum`).
+pub const ETCD_RULES: &str =
+    "raft+pre_vote+check_quorum+redraw=per_term+check_quorum_every=timeout";
+
+/// hashicorp/raft's election rules (and Consul's, which runs it) as our Raft's options: the
+/// follower's periodic `lastContact` check and the refusal of votes while a leader is known
+/// (`raft.go` `runFollower`, `requestVote`), PreVote on by default since v1.7.0 (`config.go`
+/// `PreVoteDisabled`, `raft.go` `requestPreVote`), and a leader that steps down without a
+/// quorum (`raft.go` `checkLeaderLease`, our `check_quorum`; its window here is the heartbeat
+/// timeout `T`, the library's `LeaderLeaseTimeout` is `T/2` in this mapping).
+pub const HASHICORP_RULES: &str = "raft+pre_vote+check_quorum+follower=hashicorp";
 
 fn set(name: &str, value: String) -> Setting {
     Setting {
@@ -109,6 +135,7 @@ pub fn hand_written(algorithm: &str, timeout_ms: f64, ratio: f64) -> Mapping {
         )],
         valid: Ok(()),
         source: "crates/runner/src/params.rs (the workbench's fair timing)",
+        rule_set: None,
     }
 }
 
@@ -150,7 +177,7 @@ pub fn etcd(timeout_ms: f64, period_ms: f64) -> Mapping {
         "etcd draws each election timeout in [E, 2E - 1 tick], as the tuned raft.timeout_ms = T-2T"
             .into(),
     );
-    notes.push("etcd always runs CheckQuorum and, since 3.5, PreVote: tune raft+pre_vote+check_quorum for an exact match".into());
+    notes.push(format!("etcd always runs CheckQuorum and, since 3.5, PreVote, draws its timeout once per term and checks its quorum once per election timeout: the predictions below come from this point run as `{ETCD_RULES}`"));
     let valid = if election > 50_000.0 {
         Err(format!(
             "--election-timeout {election} ms is above etcd's maximum of 50000 ms"
@@ -167,6 +194,7 @@ pub fn etcd(timeout_ms: f64, period_ms: f64) -> Mapping {
         notes,
         valid,
         source: "etcd-io/etcd server/embed/config.go (Config.Validate, ElectionTicks), etcd-io/raft raft.go (resetRandomizedElectionTimeout)",
+        rule_set: Some(ETCD_RULES),
     }
 }
 
@@ -176,6 +204,7 @@ pub fn hashicorp(timeout_ms: f64, ratio: f64) -> Mapping {
     let mut notes = vec![
         "followers draw their heartbeat timeout in [HeartbeatTimeout, 2 x HeartbeatTimeout), as the tuned raft.timeout_ms = T-2T".to_string(),
         "LeaderLeaseTimeout is set to half the heartbeat timeout, the library's default proportion (500 of 1000 ms); it must not exceed HeartbeatTimeout".to_string(),
+        format!("a follower does not reset its timer on heartbeats: it wakes every [HeartbeatTimeout, 2 x HeartbeatTimeout) and campaigns only if its last contact is a HeartbeatTimeout old, and nodes refuse votes while they know a leader: the predictions below come from this point run as `{HASHICORP_RULES}`"),
     ];
     if !(5.0..=10.0).contains(&ratio) {
         notes.push(format!(
@@ -211,7 +240,8 @@ pub fn hashicorp(timeout_ms: f64, ratio: f64) -> Mapping {
         ],
         notes,
         valid,
-        source: "hashicorp/raft config.go (Config, DefaultConfig, ValidateConfig), util.go (randomTimeout), replication.go (heartbeat)",
+        source: "hashicorp/raft config.go (Config, DefaultConfig, ValidateConfig), util.go (randomTimeout), replication.go (heartbeat), raft.go (runFollower, requestVote)",
+        rule_set: Some(HASHICORP_RULES),
     }
 }
 
@@ -243,6 +273,7 @@ pub fn consul(timeout_ms: f64) -> Mapping {
         notes,
         valid: Ok(()),
         source: "hashicorp/consul agent/consul/config.go (DefaultRaftMultiplier, MaxRaftMultiplier), agent/config/builder.go; Consul docs, Server Performance",
+        rule_set: Some(HASHICORP_RULES),
     }
 }
 
@@ -276,6 +307,7 @@ pub fn client_go(timeout_ms: f64, period_ms: f64) -> Mapping {
         ],
         valid,
         source: "kubernetes/client-go tools/leaderelection/leaderelection.go (NewLeaderElector, JitterFactor)",
+        rule_set: None,
     }
 }
 

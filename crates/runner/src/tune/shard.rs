@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{finish, Advice, Point, Ran, Search, TuneOptions, TuneOutcome};
+use super::{finish, Advice, Point, Ran, Search, SystemCheck, TuneOptions, TuneOutcome};
 use crate::error::{Error, Result};
 use crate::protocol::ProtocolSpec;
 use crate::shard::Shard;
@@ -103,6 +103,10 @@ pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Result<Value> {
                 "noise": outcome.noise,
                 "empirical": outcome.empirical,
                 "points": a.points.iter().map(point_json).collect::<Vec<_>>(),
+                "systems": a.systems.iter().map(|c| json!({
+                    "spec": c.spec,
+                    "point": point_json(&c.point),
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -317,6 +321,18 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
                 current,
             };
             let mut a = search.advice();
+            a.systems = r
+                .array(s, "systems")?
+                .iter()
+                .map(|c| {
+                    let spec = ProtocolSpec::parse(&r.text(c, "spec")?)
+                        .map_err(|_| r.bad("systems.spec", c))?;
+                    Ok(SystemCheck {
+                        point: r.point(r.get(c, "point")?, &spec)?,
+                        spec: spec.spec,
+                    })
+                })
+                .collect::<Result<_>>()?;
             a.unconfirmed = match r.get(s, "unconfirmed")? {
                 Value::Null => None,
                 v => Some(
