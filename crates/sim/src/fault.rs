@@ -26,6 +26,9 @@
 
 use election_core::NodeId;
 
+mod syntax;
+pub use syntax::{SyntaxError, ACTIONS, SELECTOR_SYNTAX, SET_SYNTAX};
+
 /// Picks one node when an action fires.
 ///
 /// Selectors pick among **live** (not crashed) nodes, except in [`FaultAction::Recover`],
