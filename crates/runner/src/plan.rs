@@ -290,9 +290,8 @@ impl SweepSpec {
                 // The gray scenarios are fixed-size topologies with their own sweep
                 // (`results/gray`), and `steady-noise` is an hour per trial for `tune`: not
                 // part of the default grid.
-                scenarios.extend(
-                    Builtin::part(Part::Default).map(|b| Arc::new(Scenario::Builtin(b))),
-                );
+                scenarios
+                    .extend(Builtin::part(Part::Default).map(|b| Arc::new(Scenario::Builtin(b))));
             } else if let Some(b) = Scenario::builtin(s) {
                 scenarios.push(Arc::new(b));
             } else if let Some(c) = custom.get(s) {

@@ -1,5 +1,14 @@
 //! The scenario catalog, and custom scenarios written in a TOML config.
 //!
+//! Every built-in scenario is one entry of [`CATALOG`]: its name, its line in `scenarios`, the
+//! sweep it belongs to ([`Part`]), the cluster sizes it is defined for, whether it needs the
+//! lease store, the parameters it overrides and the builder of its fault timeline. Everything
+//! else (the `all` list, `scenarios`, `--help`, skip reasons, the sweep's warnings, the
+//! report's [`ScenarioKind`]) reads the entry, so adding a scenario is adding an entry. A custom
+//! scenario's faults are the simulator's own [`FaultAction`]s, read straight from the config's
+//! tables (the syntax is [`election_sim::fault`]'s), each at an offset from the fault instant
+//! with its own jitter ([`CustomFault`]).
+//!
 //! Every scenario starts from a cold start (all nodes boot at 0 ms), lets a leader establish
 //! itself, and fires its first fault at the trial's **fault instant**: the drawn instant
 //! `fault_at_ms + U[0, fault_jitter_ms]` (drawn per trial from the trial seed, the same for
@@ -48,9 +57,9 @@
 
 use election_core::{Rng, RngExt};
 use election_sim::{Fault, FaultAction, NodeSet, Selector};
-use FaultAction::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use FaultAction::*;
 
 use crate::error::{usage, Result};
 use crate::params::Resolved;
@@ -78,7 +87,10 @@ pub enum Sizes {
 }
 
 /// The default [`Sizes`]: a scenario that takes the leader away needs another node to elect.
-const TWO: Sizes = Sizes::AtLeast(2, "it takes the leader away and needs another node to elect");
+const TWO: Sizes = Sizes::AtLeast(
+    2,
+    "it takes the leader away and needs another node to elect",
+);
 
 /// A parameter a scenario replaces during its trials.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +169,12 @@ const fn scenario(
 }
 
 /// A gray-failure scenario.
-const fn gray(name: &'static str, about: &'static str, sizes: Sizes, timeline: Timeline) -> Builtin {
+const fn gray(
+    name: &'static str,
+    about: &'static str,
+    sizes: Sizes,
+    timeline: Timeline,
+) -> Builtin {
     Builtin {
         part: Part::Gray,
         ..scenario(name, about, sizes, timeline)
@@ -483,7 +500,10 @@ const PARTITION: Sizes = Sizes::AtLeast(
 );
 
 /// The sizes of a scenario on a follower, besides the leader and one more node.
-const FOLLOWER: Sizes = Sizes::AtLeast(3, "it needs a follower besides the leader and one more node");
+const FOLLOWER: Sizes = Sizes::AtLeast(
+    3,
+    "it needs a follower besides the leader and one more node",
+);
 
 /// The lowest live node other than the leader when the fault fires.
 const LOWEST_FOLLOWER: Selector = Selector::KthLowestFollower(1);
@@ -622,8 +642,9 @@ impl Builtin {
     /// Why an `n`-node cluster cannot run it, if it cannot (besides the store).
     fn size_reason(&self, n: u32) -> Option<String> {
         match self.sizes {
-            Sizes::Exactly(k) => (n != k)
-                .then(|| format!("{} is defined for exactly {k} nodes, not {n}", self.name)),
+            Sizes::Exactly(k) => {
+                (n != k).then(|| format!("{} is defined for exactly {k} nodes, not {n}", self.name))
+            }
             Sizes::AtLeast(min, why) => {
                 (n < min).then(|| format!("{} needs at least {min} nodes: {why}", self.name))
             }
@@ -1072,7 +1093,10 @@ mod tests {
             .map(|p| Builtin::part(p).count())
             .sum();
         assert_eq!(parts, CATALOG.len());
-        assert_eq!(Builtin::part(Part::Steady).next().unwrap().name, "steady-noise");
+        assert_eq!(
+            Builtin::part(Part::Steady).next().unwrap().name,
+            "steady-noise"
+        );
     }
 
     #[test]

@@ -286,71 +286,70 @@ impl FaultAction {
         let set = |v: Option<NodeSet>, field: &str| v.ok_or_else(|| need(field));
         let ms = || t.ms.ok_or_else(|| need("ms"));
         let loss = || t.loss.ok_or_else(|| need("loss"));
-        let a = match action {
-            "crash" => Crash(node()?),
-            "recover" => Recover(node()?),
-            "isolate" => Isolate(node()?),
-            "suspect" => Suspect(node()?),
-            "amnesia" => Amnesia(node()?),
-            "pause" => Pause {
-                node: node()?,
-                ms: ms()?,
-            },
-            "heal" => Heal,
-            "set_loss" => SetLoss(loss()?),
-            "detection" => Detection {
-                nodes: set(t.nodes, "nodes")?,
-                enabled: t.enabled.ok_or_else(|| need("enabled"))?,
-            },
-            "cut_resource" => ResourceCut(set(t.nodes, "nodes")?),
-            "clock_jump" => ClockJump {
-                node: node()?,
-                ms: ms()?,
-            },
-            "clock_rate" => ClockRate {
-                node: node()?,
-                ppm: t.ppm.ok_or_else(|| need("ppm"))?,
-            },
-            "links" => Links {
-                pairs: (t.pairs.as_ref().ok_or_else(|| need("pairs"))?)
-                    .iter()
-                    .map(|&[a, b]| (a, b))
-                    .collect(),
-                up: t.up.ok_or_else(|| need("up"))?,
-            },
-            "link_loss" => LinkLoss {
-                from: set(t.from, "from")?,
-                to: set(t.to, "to")?,
-                loss: loss()?,
-            },
-            "link_delay" => LinkDelay {
-                from: set(t.from, "from")?,
-                to: set(t.to, "to")?,
-                ms: ms()?,
-            },
-            // A slow node's knob left out is neutral: factor 1, no extra time per input.
-            "slow" if t.factor.is_none() && t.ms.is_none() => {
-                return Err(SyntaxError(
+        let a =
+            match action {
+                "crash" => Crash(node()?),
+                "recover" => Recover(node()?),
+                "isolate" => Isolate(node()?),
+                "suspect" => Suspect(node()?),
+                "amnesia" => Amnesia(node()?),
+                "pause" => Pause {
+                    node: node()?,
+                    ms: ms()?,
+                },
+                "heal" => Heal,
+                "set_loss" => SetLoss(loss()?),
+                "detection" => Detection {
+                    nodes: set(t.nodes, "nodes")?,
+                    enabled: t.enabled.ok_or_else(|| need("enabled"))?,
+                },
+                "cut_resource" => ResourceCut(set(t.nodes, "nodes")?),
+                "clock_jump" => ClockJump {
+                    node: node()?,
+                    ms: ms()?,
+                },
+                "clock_rate" => ClockRate {
+                    node: node()?,
+                    ppm: t.ppm.ok_or_else(|| need("ppm"))?,
+                },
+                "links" => Links {
+                    pairs: (t.pairs.as_ref().ok_or_else(|| need("pairs"))?)
+                        .iter()
+                        .map(|&[a, b]| (a, b))
+                        .collect(),
+                    up: t.up.ok_or_else(|| need("up"))?,
+                },
+                "link_loss" => LinkLoss {
+                    from: set(t.from, "from")?,
+                    to: set(t.to, "to")?,
+                    loss: loss()?,
+                },
+                "link_delay" => LinkDelay {
+                    from: set(t.from, "from")?,
+                    to: set(t.to, "to")?,
+                    ms: ms()?,
+                },
+                // A slow node's knob left out is neutral: factor 1, no extra time per input.
+                "slow" if t.factor.is_none() && t.ms.is_none() => return Err(SyntaxError(
                     "action \"slow\" needs `factor` (in [1, 1e6]) or `ms` (in [0, 1e12]), or both"
                         .into(),
-                ))
-            }
-            "slow" => Slow {
-                node: node()?,
-                factor: t.factor.unwrap_or(1.0),
-                ms: t.ms.unwrap_or(0.0),
-            },
-            "cut_link" => CutLink {
-                from: set(t.from, "from")?,
-                to: set(t.to, "to")?,
-            },
-            "partition" => Partition(t.groups.clone().ok_or_else(|| need("groups"))?),
-            other => {
-                return Err(SyntaxError(format!(
-                    "unknown action {other:?}; valid: {ACTIONS}"
-                )))
-            }
-        };
+                )),
+                "slow" => Slow {
+                    node: node()?,
+                    factor: t.factor.unwrap_or(1.0),
+                    ms: t.ms.unwrap_or(0.0),
+                },
+                "cut_link" => CutLink {
+                    from: set(t.from, "from")?,
+                    to: set(t.to, "to")?,
+                },
+                "partition" => Partition(t.groups.clone().ok_or_else(|| need("groups"))?),
+                other => {
+                    return Err(SyntaxError(format!(
+                        "unknown action {other:?}; valid: {ACTIONS}"
+                    )))
+                }
+            };
         a.check_values().map_err(|e| {
             SyntaxError(format!(
                 "action {action:?}: `{}` = {}: {}",
@@ -405,5 +404,126 @@ impl<'de> Deserialize<'de> for FaultAction {
     /// and an out-of-range value are refused, the message naming the field and the value.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<FaultAction, D::Error> {
         FaultAction::from_table(Table::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every selector of [`SELECTOR_SYNTAX`] (`K` = 1, 3 and 40) reads into a selector that
+    /// writes back as the same selector, and every spelling's shortest form is what it writes.
+    #[test]
+    fn every_selector_and_set_of_the_syntax_round_trips() {
+        let mut selectors = Vec::new();
+        for written in SELECTOR_SYNTAX.split('|').map(str::trim) {
+            for k in ["1", "3", "40"] {
+                let text = written.replace('K', k);
+                let sel: Selector = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+                let shown = sel.to_string();
+                assert_eq!(shown.parse::<Selector>(), Ok(sel), "{text}");
+                // Only the k = 1 spellings of the follower selectors have a shorter name.
+                if !text.ends_with("_follower:1") {
+                    assert_eq!(shown, text);
+                }
+                selectors.push(sel);
+            }
+        }
+        assert_eq!(
+            "kth_lowest_follower:1".parse(),
+            Ok(Selector::KthLowestFollower(1))
+        );
+        assert_eq!(
+            Selector::KthLowestFollower(1).to_string(),
+            "lowest_follower"
+        );
+        assert_eq!(Selector::Service(1).to_string(), "store");
+        for written in SET_SYNTAX.split('|').map(str::trim) {
+            for sel in &selectors {
+                let text = written.replace("SELECTOR", &sel.to_string());
+                let set: NodeSet = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+                assert_eq!(set.to_string(), text);
+                assert_eq!(set.to_string().parse::<NodeSet>(), Ok(set));
+                if written == "all" {
+                    assert_eq!(set, NodeSet::All);
+                } else {
+                    assert_eq!(set.selector(), Some(*sel), "{text}");
+                }
+            }
+        }
+    }
+
+    /// What is not in the syntax is refused, and the message says what is.
+    #[test]
+    fn text_outside_the_syntax_is_refused_naming_the_valid_forms() {
+        for (text, says) in [
+            ("boss", "lowest_follower"),
+            ("kth_lowest:0", ">= 1"),
+            ("id:x", "whole number"),
+            ("kth_highest:-1", ">= 1"),
+            ("", "valid:"),
+        ] {
+            let e = text.parse::<Selector>().unwrap_err().to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+        let e = "some".parse::<NodeSet>().unwrap_err().to_string();
+        assert!(e.contains(SET_SYNTAX), "{e}");
+        let e = "above:boss".parse::<NodeSet>().unwrap_err().to_string();
+        assert!(e.contains("unknown node selector \"boss\""), "{e}");
+    }
+
+    fn action(fields: &str) -> Result<FaultAction, String> {
+        #[derive(Deserialize)]
+        struct One {
+            f: FaultAction,
+        }
+        toml::from_str::<One>(&format!("f = {{ {fields} }}"))
+            .map(|o| o.f)
+            .map_err(|e| e.to_string())
+    }
+
+    /// A fault action reads from its table, writes back to one that reads as the same action,
+    /// and the written table has every key (`null` where unused), in one order.
+    #[test]
+    fn actions_read_from_their_table_and_write_back() {
+        let a = action(r#"action = "link_loss", from = "all", to = "kth_lowest:2", loss = 0.5"#)
+            .unwrap();
+        assert_eq!(
+            a,
+            FaultAction::LinkLoss {
+                from: NodeSet::All,
+                to: NodeSet::One(Selector::KthLowest(2)),
+                loss: 0.5
+            }
+        );
+        #[derive(Serialize, Deserialize, Debug, PartialEq)]
+        struct One {
+            f: FaultAction,
+        }
+        let written = toml::to_string(&One { f: a.clone() }).unwrap();
+        assert_eq!(toml::from_str::<One>(&written).unwrap().f, a, "{written}");
+        let slow = action(r#"action = "slow", node = "store", ms = 5"#).unwrap();
+        assert_eq!(
+            slow,
+            FaultAction::Slow {
+                node: STORE,
+                factor: 1.0,
+                ms: 5.0
+            }
+        );
+        assert_eq!(slow.name(), "slow");
+        for (fields, says) in [
+            (r#"action = "crash""#, "action \"crash\" needs `node`"),
+            (r#"action = "pause", node = "leader", ms = -1"#, "`ms` = -1"),
+            (
+                r#"action = "clock_rate", node = "leader", ppm = 2e6"#,
+                "`ppm` = 2000000",
+            ),
+            (r#"action = "crash", node = "leader", bogus = 1"#, "bogus"),
+            (r#"action = "explode""#, ACTIONS),
+        ] {
+            let e = action(fields).unwrap_err();
+            assert!(e.contains(says), "{fields}: {e}");
+        }
     }
 }
