@@ -144,9 +144,18 @@ impl PartialEq for Builtin {
     }
 }
 
+/// The name in CamelCase (`LeaderCrash`): `explore`'s manifest hashes its cells' Debug form
+/// (`cells_sha256`), and this is the form it always hashed, so `--resume` keeps chunks written
+/// before the catalog was a table.
 impl std::fmt::Debug for Builtin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Builtin({})", self.name)
+        for word in self.name.split('-') {
+            let mut c = word.chars();
+            if let Some(first) = c.next() {
+                write!(f, "{}{}", first.to_ascii_uppercase(), c.as_str())?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1097,6 +1106,13 @@ mod tests {
             .map(|p| Builtin::part(p).count())
             .sum();
         assert_eq!(parts, CATALOG.len());
+        assert_eq!(
+            format!(
+                "{:?}",
+                Scenario::builtin("liveness-omission-leader-out").unwrap()
+            ),
+            "Builtin(LivenessOmissionLeaderOut)"
+        );
         assert_eq!(
             Builtin::part(Part::Steady).next().unwrap().name,
             "steady-noise"
