@@ -81,8 +81,8 @@ fn help_shows_examples_and_valid_values() {
             h.contains("+pre_vote") && h.contains("+quorum"),
             "{cmd}: {h}"
         );
-        for s in election_runner::scenario::BUILTINS {
-            assert!(h.contains(s.name()), "{cmd} --help lacks {}", s.name());
+        for s in election_runner::scenario::CATALOG {
+            assert!(h.contains(s.name), "{cmd} --help lacks {}", s.name);
         }
     }
     let h = ok(&bench(&["trace", "--help"], d.path()));

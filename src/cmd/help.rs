@@ -32,9 +32,9 @@ pub fn validate_help() -> String {
 
 /// The built-in scenarios, for `--scenario`'s help.
 pub fn scenario_help(list: bool) -> String {
-    let names: Vec<&str> = election_runner::scenario::BUILTINS
+    let names: Vec<&str> = election_runner::scenario::CATALOG
         .iter()
-        .map(|b| b.name())
+        .map(|b| b.name)
         .collect();
     format!(
         "{}: {}{}, or a custom scenario of --config (see `election-bench scenarios`)",

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use election_runner::scenario::Part;
 use election_runner::SweepSpec;
 
 use crate::error::CliError;
@@ -21,23 +22,23 @@ pub fn run(a: ScenariosArgs) -> Result<(), CliError> {
     spec.scenarios = Some(vec!["all".into()]);
     let plan = spec.plan()?;
     let all = plan.scenarios.iter().chain(&plan.custom_scenarios);
-    let gray = election_runner::scenario::GRAY;
+    let part = |p| election_runner::scenario::Builtin::part(p);
     let width = all
         .clone()
         .map(|s| s.name().len())
-        .chain(gray.iter().map(|b| b.name().len()))
+        .chain(part(Part::Gray).map(|b| b.name.len()))
         .max()
         .unwrap_or(0);
     for s in all {
         out!("{:width$}  {}", s.name(), s.about());
     }
     out!("\nGray failures (not part of `all`; swept into results/gray):\n");
-    for b in gray {
-        out!("{:width$}  {}", b.name(), b.about());
+    for b in part(Part::Gray) {
+        out!("{:width$}  {}", b.name, b.about);
     }
     out!("\nSteady state (not part of `all`; an hour per trial, run by `election-bench tune`):\n");
-    for b in election_runner::scenario::STEADY {
-        out!("{:width$}  {}", b.name(), b.about());
+    for b in part(Part::Steady) {
+        out!("{:width$}  {}", b.name, b.about);
     }
     Ok(())
 }

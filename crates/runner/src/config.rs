@@ -43,7 +43,7 @@ use serde::Deserialize;
 
 use crate::error::{usage, Error, Result};
 use crate::params::toml_scalar;
-use crate::scenario::{FaultDef, ScenarioDef};
+use crate::scenario::{CustomFault, ScenarioDef};
 
 /// A custom network profile as written.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -86,7 +86,7 @@ struct NamedScenario {
     name: String,
     #[serde(default)]
     about: String,
-    faults: Vec<FaultDef>,
+    faults: Vec<CustomFault>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -46,7 +46,7 @@ use crate::files::{csv_bytes, prepare_dir, read_csv, write_atomic, DirLock};
 use crate::plan::Cell;
 use crate::progress::Progress;
 use crate::replay::{Flags, Replay};
-use crate::scenario::{position, Action, Custom, CustomFault, Scenario};
+use crate::scenario::{position, Custom, CustomFault, Scenario};
 use crate::shard::Shard;
 
 /// A set of cut one-way links among the positions of an `n`-node cluster.
@@ -180,7 +180,7 @@ impl Pattern {
             faults: vec![CustomFault {
                 at_ms: 0.0,
                 jitter_ms: 0.0,
-                action: Action::Links(pairs, false),
+                action: election_sim::FaultAction::Links { pairs, up: false },
                 reference: false,
             }],
             source: serde_json::json!({ "pattern": self.name(), "cut": text }),

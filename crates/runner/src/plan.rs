@@ -26,7 +26,7 @@ use crate::net::{net_name, parse_latency, NetProfile, BUILTIN_NETS};
 use crate::params::{canonical, lookup, ParamMap, Resolved, PARAMS};
 use crate::protocol::{Built, ProtocolSpec, FAMILIES};
 use crate::results::{CellKey, TrialRow};
-use crate::scenario::{draw_ms, Custom, Scenario, BUILTINS, GRAY, STEADY};
+use crate::scenario::{draw_ms, Builtin, Custom, Part, Scenario, CATALOG};
 
 /// The protocol specs of the default sweep.
 pub const DEFAULT_PROTOCOLS: [&str; 8] = [
@@ -110,9 +110,9 @@ fn dedup_check<T: PartialEq + std::fmt::Debug>(what: &str, items: &[T]) -> Resul
 
 /// Every scenario name a spec may use, for error messages.
 fn scenario_names(custom: &BTreeMap<String, Arc<Scenario>>) -> String {
-    BUILTINS
+    CATALOG
         .iter()
-        .map(|b| b.name().to_string())
+        .map(|b| b.name.to_string())
         .chain(custom.keys().cloned())
         .collect::<Vec<_>>()
         .join(", ")
@@ -290,12 +290,8 @@ impl SweepSpec {
                 // The gray scenarios are fixed-size topologies with their own sweep
                 // (`results/gray`), and `steady-noise` is an hour per trial for `tune`: not
                 // part of the default grid.
-                scenarios.extend(
-                    BUILTINS
-                        .iter()
-                        .filter(|b| !GRAY.contains(b) && !STEADY.contains(b))
-                        .map(|&b| Arc::new(Scenario::Builtin(b))),
-                );
+                scenarios
+                    .extend(Builtin::part(Part::Default).map(|b| Arc::new(Scenario::Builtin(b))));
             } else if let Some(b) = Scenario::builtin(s) {
                 scenarios.push(Arc::new(b));
             } else if let Some(c) = custom.get(s) {
@@ -382,37 +378,32 @@ impl SweepPlan {
     /// parameter and scenario, naming both and what applies instead.
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
+        // A parameter's value as set for the sweep, fixed or varied.
+        let set = |key: &str| match self.fixed.get(key) {
+            Some(v) => Some(v.clone()),
+            None => self
+                .varied
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.join(",")),
+        };
         for scenario in &self.scenarios {
-            for (key, instead) in scenario.overrides() {
-                let given = match self.fixed.get(key) {
-                    Some(v) => Some(format!("{key}={v}")),
-                    None => self
-                        .varied
-                        .iter()
-                        .find(|(k, _)| *k == key)
-                        .map(|(k, v)| format!("{k}={}", v.join(","))),
-                };
-                if let Some(given) = given {
-                    let note = if key == "net.loss" && scenario.name() == "lossy-leader-crash" {
-                        format!(
-                            " (fault_loss = {}); to vary the loss under this scenario, vary \
-                             fault_loss",
-                            match (
-                                self.fixed.get("fault_loss"),
-                                self.varied.iter().find(|(k, _)| *k == "fault_loss"),
-                            ) {
-                                (Some(v), _) => v.clone(),
-                                (None, Some((_, v))) => v.join(","),
-                                (None, None) => "0.1, its default".into(),
-                            }
-                        )
-                    } else {
-                        String::new()
+            for o in scenario.overrides() {
+                let key = o.param;
+                if let Some(given) = set(key) {
+                    let note = match o.vary.map(|v| (v, crate::params::lookup(v))) {
+                        Some((vary, Ok(def))) => format!(
+                            " ({vary} = {}); to vary the {} under this scenario, vary {vary}",
+                            set(vary).unwrap_or_else(|| format!("{}, its default", def.default)),
+                            key.rsplit('.').next().unwrap_or(key),
+                        ),
+                        _ => String::new(),
                     };
                     out.push(format!(
-                        "{given} is overridden in scenario {}: it applies {instead}, so \
+                        "{key}={given} is overridden in scenario {}: it applies {}, so \
                          {key} holds only before the fault{note}",
-                        scenario.name()
+                        scenario.name(),
+                        o.instead
                     ));
                 }
             }
@@ -508,9 +499,14 @@ impl SweepPlan {
                                     l.to.0
                                 );
                             }
-                            let skipped = scenario
-                                .skip_reason(n, proto.kind.services())
-                                .or_else(|| scenario.detector_skip_reason(proto.kind.detector()));
+                            let skipped =
+                                scenario.skip_reason(n, proto.kind.services()).or_else(|| {
+                                    scenario.detector_skip_reason(
+                                        proto.kind.detector(),
+                                        n,
+                                        &resolved,
+                                    )
+                                });
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {
                                     Error::Usage(format!(

@@ -1,5 +1,14 @@
 //! The scenario catalog, and custom scenarios written in a TOML config.
 //!
+//! Every built-in scenario is one entry of [`CATALOG`]: its name, its line in `scenarios`, the
+//! sweep it belongs to ([`Part`]), the cluster sizes it is defined for, whether it needs the
+//! lease store, the parameters it overrides and the builder of its fault timeline. Everything
+//! else (the `all` list, `scenarios`, `--help`, skip reasons, the sweep's warnings, the
+//! report's [`ScenarioKind`]) reads the entry, so adding a scenario is adding an entry. A custom
+//! scenario's faults are the simulator's own [`FaultAction`]s, read straight from the config's
+//! tables (the syntax is [`election_sim::fault`]'s), each at an offset from the fault instant
+//! with its own jitter ([`CustomFault`]).
+//!
 //! Every scenario starts from a cold start (all nodes boot at 0 ms), lets a leader establish
 //! itself, and fires its first fault at the trial's **fault instant**: the drawn instant
 //! `fault_at_ms + U[0, fault_jitter_ms]` (drawn per trial from the trial seed, the same for
@@ -46,125 +55,542 @@
 //!   last renewal while a new holder took over by ~240 ms: two holders act at once, and only
 //!   fencing (the new holder's higher transitions count) keeps the old one's writes out.
 
-use election_core::NodeId;
 use election_core::{Rng, RngExt};
 use election_sim::{Fault, FaultAction, NodeSet, Selector};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use FaultAction::*;
 
 use crate::error::{usage, Result};
 use crate::params::Resolved;
 
-/// The built-in scenarios.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Builtin {
-    /// Everyone boots, no leader.
-    ColdStart,
-    /// The leader crashes; every follower's detector notices.
-    LeaderCrash,
-    /// The leader crashes; only the lowest id notices.
-    LeaderCrashLowestDetects,
-    /// The would-be successor dies mid-election.
-    CascadeCrash,
-    /// The old leader returns after a new one is elected.
-    LeaderRecovers,
-    /// Whoever leads crashes and recovers, cycle after cycle.
-    FlappingLeader,
-    /// The initial leader's node crashes and recovers repeatedly (a flaky NIC).
-    FlappingNode,
-    /// The leader ends up on the minority side of a partition.
-    PartitionLeaderMinority,
-    /// The leader stays on the majority side of a partition.
-    PartitionLeaderMajority,
-    /// The leader's outgoing links fail.
-    AsymmetricLeaderOut,
-    /// One follower cannot reach the higher ids.
-    AsymmetricFollower,
-    /// The leader pauses longer than the detection window.
-    LeaderPause,
-    /// A follower is isolated for several timeouts, then healed.
-    FollowerIsolationRejoin,
-    /// A leader crash under sustained loss.
-    LossyLeaderCrash,
-    /// The holder loses the lease store for a while.
-    StoreCutHolder,
-    /// The lease store serves requests slowly for a while.
-    StoreSlow,
-    /// The holder's clock runs slow, within the lease's tolerance, and it loses the store.
-    StoreCutSlowClockWithin,
-    /// The holder's clock runs slow, beyond the lease's tolerance, and it loses the store.
-    StoreCutSlowClockBeyond,
-    /// Gray: one follower reaches everyone; every other pair is cut (5 nodes).
-    QuorumLoss,
-    /// Gray: a lagging follower is the only link between the others (5 nodes).
-    ConstrainedElection,
-    /// Gray: the leader and one follower lose their link; the third reaches both (3 nodes).
-    Chained,
-    /// Gray: two halves joined only through one node (n >= 5).
-    Bridge,
-    /// Gray: Howard & Abraham's omission topology, the leader inside the clique (5 nodes).
-    LivenessOmission,
-    /// Gray: the same topology with the leader one of the poorly connected nodes (5 nodes).
-    LivenessOmissionLeaderOut,
-    /// Gray: the link between the leader and the lowest follower goes down and up at random.
-    FlakyLeaderLink,
-    /// Gray: the leader stays alive but answers slow_factor times late.
-    SlowLeader,
-    /// Gray: the leader crashes, loses its stable storage, and comes back.
-    AmnesiaRecover,
-    /// No fault: a healthy cluster under background noise for `steady_ms` (issue #17).
-    SteadyNoise,
+/// Which sweep a built-in scenario belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Part of `all`: the default sweep.
+    Default,
+    /// A gray failure (partial partitions, flaky links, slow and amnesiac nodes): not in `all`,
+    /// swept by `results/gray`.
+    Gray,
+    /// A steady state (no fault; an hour of a healthy cluster under noise): not in `all`, run
+    /// by `election-bench tune`.
+    Steady,
 }
 
-/// Every built-in scenario, in catalog order.
-pub const BUILTINS: [Builtin; 28] = [
-    Builtin::ColdStart,
-    Builtin::LeaderCrash,
-    Builtin::LeaderCrashLowestDetects,
-    Builtin::CascadeCrash,
-    Builtin::LeaderRecovers,
-    Builtin::FlappingLeader,
-    Builtin::FlappingNode,
-    Builtin::PartitionLeaderMinority,
-    Builtin::PartitionLeaderMajority,
-    Builtin::AsymmetricLeaderOut,
-    Builtin::AsymmetricFollower,
-    Builtin::LeaderPause,
-    Builtin::FollowerIsolationRejoin,
-    Builtin::LossyLeaderCrash,
-    Builtin::StoreCutHolder,
-    Builtin::StoreSlow,
-    Builtin::StoreCutSlowClockWithin,
-    Builtin::StoreCutSlowClockBeyond,
-    Builtin::QuorumLoss,
-    Builtin::ConstrainedElection,
-    Builtin::Chained,
-    Builtin::Bridge,
-    Builtin::LivenessOmission,
-    Builtin::LivenessOmissionLeaderOut,
-    Builtin::FlakyLeaderLink,
-    Builtin::SlowLeader,
-    Builtin::AmnesiaRecover,
-    Builtin::SteadyNoise,
+/// The cluster sizes a built-in scenario is defined for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sizes {
+    /// Exactly this many nodes (a fixed topology).
+    Exactly(u32),
+    /// At least this many, and why.
+    AtLeast(u32, &'static str),
+}
+
+/// The default [`Sizes`]: a scenario that takes the leader away needs another node to elect.
+const TWO: Sizes = Sizes::AtLeast(
+    2,
+    "it takes the leader away and needs another node to elect",
+);
+
+/// A parameter a scenario replaces during its trials.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Override<S = &'static str> {
+    /// The parameter replaced.
+    pub param: &'static str,
+    /// What applies instead.
+    pub instead: S,
+    /// The parameter to vary instead, if there is one.
+    pub vary: Option<&'static str>,
+}
+
+/// Where a built-in scenario's timeline is built: the cluster size, the resolved parameters
+/// and the trial's drawn fault instant (ms).
+pub struct At<'a> {
+    /// Nodes in the cluster.
+    pub n: u32,
+    /// The cell's parameters.
+    pub r: &'a Resolved,
+    /// The fault instant, ms.
+    pub t: f64,
+}
+
+/// Builds a scenario's fault timeline; `rng` is the trial's fault-time stream, already past
+/// the draw of the fault instant, for a scenario that draws per-trial times.
+pub type Timeline = fn(&At<'_>, &mut Rng) -> Vec<Fault>;
+
+/// One built-in scenario: everything the tool knows about it. Adding a scenario is one entry
+/// of [`CATALOG`].
+#[derive(Clone, Copy)]
+pub struct Builtin {
+    /// Its name.
+    pub name: &'static str,
+    /// One line on what it does and shows.
+    pub about: &'static str,
+    /// The sweep it belongs to.
+    pub part: Part,
+    /// The cluster sizes it is defined for.
+    pub sizes: Sizes,
+    /// It acts on a service endpoint (the lease store): protocols without one skip it.
+    pub store: bool,
+    /// The parameters whose value it replaces during a trial.
+    pub overrides: &'static [Override],
+    /// Its fault timeline.
+    pub timeline: Timeline,
+}
+
+impl PartialEq for Builtin {
+    fn eq(&self, other: &Builtin) -> bool {
+        self.name == other.name
+    }
+}
+
+/// The name in CamelCase (`LeaderCrash`): `explore`'s manifest hashes its cells' Debug form
+/// (`cells_sha256`), and this is the form it always hashed, so `--resume` keeps chunks written
+/// before the catalog was a table.
+impl std::fmt::Debug for Builtin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for word in self.name.split('-') {
+            let mut c = word.chars();
+            if let Some(first) = c.next() {
+                write!(f, "{}{}", first.to_ascii_uppercase(), c.as_str())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A default-sweep scenario defined for `sizes`.
+const fn scenario(
+    name: &'static str,
+    about: &'static str,
+    sizes: Sizes,
+    timeline: Timeline,
+) -> Builtin {
+    Builtin {
+        name,
+        about,
+        part: Part::Default,
+        sizes,
+        store: false,
+        overrides: &[],
+        timeline,
+    }
+}
+
+/// A scenario on the lease store.
+const fn store(name: &'static str, about: &'static str, timeline: Timeline) -> Builtin {
+    Builtin {
+        store: true,
+        ..scenario(name, about, TWO, timeline)
+    }
+}
+
+/// Every built-in scenario, in catalog order (the order of every list, the `scenarios`
+/// command and the report).
+pub const CATALOG: &[Builtin] = &[
+    scenario(
+        "cold-start",
+        "every node boots at 0 ms with no leader; time to the first quorum leader",
+        Sizes::AtLeast(1, ""),
+        |_, _| vec![],
+    ),
+    scenario(
+        "leader-crash",
+        "the leader crashes; every follower's own detector notices, with the configured jitter",
+        TWO,
+        |a, _| vec![at(a.t, Crash(Selector::Leader))],
+    ),
+    scenario(
+        "leader-crash-lowest-detects",
+        "the leader crashes and only the lowest id notices (every detector off; the lowest is made to suspect after detect_timeout_ms, then its own detector is back on for retries): the bully's worst case, a single initiator elsewhere",
+        TWO,
+        |a, _| lowest_detects(a),
+    ),
+    scenario(
+        "cascade-crash",
+        "as leader-crash-lowest-detects, then the highest live node (the would-be successor) crashes cascade_delay_ms into the election, after it answered",
+        Sizes::AtLeast(3, "it crashes two nodes and needs one left to elect"),
+        |a, _| {
+            let mut f = lowest_detects(a);
+            f.push(at(
+                a.t + a.r.detect_timeout_ms + a.r.cascade_delay_ms,
+                Crash(Selector::Highest),
+            ));
+            f
+        },
+    ),
+    scenario(
+        "leader-recovers",
+        "the leader crashes and comes back outage_ms later, after a new leader was elected: does it take over again?",
+        TWO,
+        |a, _| {
+            vec![
+                at(a.t, Crash(Selector::Leader)),
+                at(a.t + a.r.outage_ms, Recover(Selector::LastCrashed)),
+            ]
+        },
+    ),
+    scenario(
+        "flapping-leader",
+        "whoever leads at each cycle crashes and recovers, `flaps` times (down flap_down_ms, up flap_up_ms): the cost of losing the leader again and again",
+        TWO,
+        |a, _| flapping(a, Selector::Leader, Selector::LastCrashed),
+    ),
+    scenario(
+        "flapping-node",
+        "the node that led at the fault instant crashes and recovers `flaps` times (down flap_down_ms, up flap_up_ms), whatever it is doing: a flaky node, and the churn its returns cause",
+        TWO,
+        |a, _| flapping(a, Selector::InitialLeader, Selector::InitialLeader),
+    ),
+    scenario(
+        "partition-leader-minority",
+        "the leader and the lowest followers, floor((n-1)/2) nodes in all, are cut off from the majority; heals after outage_ms",
+        PARTITION,
+        |a, _| {
+            let side = std::iter::once(Selector::Leader)
+                .chain(lowest_followers((a.n - 1) / 2 - 1))
+                .collect();
+            partition_then_heal(a, side)
+        },
+    ),
+    scenario(
+        "partition-leader-majority",
+        "the floor((n-1)/2) lowest followers are cut off from the leader's majority; heals after outage_ms",
+        PARTITION,
+        |a, _| partition_then_heal(a, lowest_followers((a.n - 1) / 2).collect()),
+    ),
+    scenario(
+        "asymmetric-leader-out",
+        "the leader's outgoing links fail for good while it still receives: a half-dead leader",
+        TWO,
+        |a, _| {
+            vec![at(
+                a.t,
+                CutLink {
+                    from: NodeSet::One(Selector::Leader),
+                    to: NodeSet::AllExcept(Selector::Leader),
+                },
+            )]
+        },
+    ),
+    scenario(
+        "asymmetric-follower",
+        "the lowest follower can no longer reach any higher id while they still reach it, then the leader crashes",
+        FOLLOWER,
+        |a, _| {
+            vec![
+                at(
+                    a.t,
+                    CutLink {
+                        from: NodeSet::One(LOWEST_FOLLOWER),
+                        to: NodeSet::Above(LOWEST_FOLLOWER),
+                    },
+                ),
+                at(a.t, Crash(Selector::Leader)),
+            ]
+        },
+    ),
+    scenario(
+        "leader-pause",
+        "the leader stops the world for pause_ms (longer than the detection window), then resumes with its stale backlog",
+        TWO,
+        |a, _| {
+            vec![at(
+                a.t,
+                Pause {
+                    node: Selector::Leader,
+                    ms: a.r.pause_ms,
+                },
+            )]
+        },
+    ),
+    scenario(
+        "follower-isolation-rejoin",
+        "the lowest follower is cut off from everyone for outage_ms (several timeouts), then healed: does its return disturb the leader?",
+        FOLLOWER,
+        |a, _| {
+            vec![
+                at(a.t, Isolate(LOWEST_FOLLOWER)),
+                at(a.t + a.r.outage_ms, Heal),
+            ]
+        },
+    ),
+    Builtin {
+        overrides: &[Override {
+            param: "net.loss",
+            instead: "fault_loss from the fault instant to the end of the trial",
+            vary: Some("fault_loss"),
+        }],
+        ..scenario(
+            "lossy-leader-crash",
+            "message loss rises to fault_loss and the leader crashes; the loss lasts to the end of the trial",
+            TWO,
+            |a, _| {
+                vec![
+                    at(a.t, SetLoss(a.r.fault_loss)),
+                    at(a.t, Crash(Selector::Leader)),
+                ]
+            },
+        )
+    },
+    store(
+        "store-cut-holder",
+        "lease store only: the holder's links to and from the store fail for outage_ms, then heal; the holder must stop leading before anyone else may take the lease",
+        |a, _| {
+            let mut f = cut_store(a.t);
+            f.push(at(a.t + a.r.outage_ms, Heal));
+            f
+        },
+    ),
+    store(
+        "store-slow",
+        "lease store only: the store takes store_slow_ms more per request for outage_ms; requests queue, and past its capacity renewals miss the deadline",
+        |a, _| {
+            let slow = |ms| Slow {
+                node: STORE,
+                factor: 1.0,
+                ms,
+            };
+            vec![
+                at(a.t, slow(a.r.store_slow_ms)),
+                at(a.t + a.r.outage_ms, slow(0.0)),
+            ]
+        },
+    ),
+    store(
+        "store-cut-slow-clock-within",
+        "lease store only: the holder's clock slows to 0.9 of real time (within the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: no two holders",
+        |a, _| slow_clock_then_cut_store(a, CLOCK_RATE_WITHIN),
+    ),
+    store(
+        "store-cut-slow-clock-beyond",
+        "lease store only: the holder's clock slows to 0.4 of real time (beyond the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: two holders act at once, and fencing decides whether the old one's writes land",
+        |a, _| slow_clock_then_cut_store(a, CLOCK_RATE_BEYOND),
+    ),
+    scenario(
+        "quorum-loss",
+        "5 nodes, by position (1-4 the followers in id order, 5 the leader): follower 1 keeps its links to everyone, every other pair is cut both ways, to the end of the trial; only 1 can reach a majority",
+        Sizes::Exactly(5),
+        // Follower 1 is the hub.
+        |a, _| cut_for_good(a, &all_but(&(2..=a.n).map(|b| (1, b)).collect::<Vec<_>>(), a.n)),
+    )
+    .gray(),
+    scenario(
+        "constrained-election",
+        "5 nodes, by position (Omni-Paxos, EuroSys '23): follower 1's links to and from the leader (5) are delayed by half an election timeout (detect_timeout_ms / 2) for outage_ms, so it falls behind in the log (with workload.commit = majority) without ever suspecting the leader; then followers 2-4 keep only their link to 1 and the leader is cut from them too, to the end: only the lagging 1 reaches a majority",
+        Sizes::Exactly(5),
+        |a, _| {
+            let n = a.n;
+            let delay = |from: u32, to: u32| LinkDelay {
+                from: NodeSet::One(position(from, n)),
+                to: NodeSet::One(position(to, n)),
+                ms: a.r.detect_timeout_ms / 2.0,
+            };
+            let mut f = vec![at(a.t, delay(1, n)), at(a.t, delay(n, 1))];
+            let cut = all_but(&[(1, 2), (1, 3), (1, 4)], n);
+            f.extend(cut_for_good(&At { t: a.t + a.r.outage_ms, ..*a }, &cut));
+            f
+        },
+    )
+    .gray(),
+    scenario(
+        "chained",
+        "3 nodes, by position: the leader (3) and follower 1 lose their link both ways, to the end; follower 2 still reaches both",
+        Sizes::Exactly(3),
+        |a, _| cut_for_good(a, &[(1, a.n)]),
+    )
+    .gray(),
+    scenario(
+        "bridge",
+        "n >= 5, by position: follower 1 is the bridge; the leader with followers 2..=ceil((n-1)/2) and the other followers are cut from each other both ways, to the end; only the bridge reaches both halves",
+        Sizes::AtLeast(5, "two halves of at least two nodes each, plus the bridge"),
+        |a, _| {
+            let n = a.n;
+            let leader_half: Vec<u32> = std::iter::once(n).chain(2..=(n - 1).div_ceil(2)).collect();
+            let other: Vec<u32> = ((n - 1).div_ceil(2) + 1..n).collect();
+            let cut: Vec<(u32, u32)> = leader_half
+                .iter()
+                .flat_map(|&x| other.iter().map(move |&y| (x.min(y), x.max(y))))
+                .collect();
+            cut_for_good(a, &cut)
+        },
+    )
+    .gray(),
+    scenario(
+        "liveness-omission",
+        "5 nodes, by position (Howard & Abraham 2020): the leader (5), 1 and 2 fully connected; 3 reaches only 2; 4 reaches only the leader; every other pair cut both ways, to the end. The leader keeps a direct majority (1, 2, 4): plain Raft's 3 keeps deposing it, PreVote + CheckQuorum keeps it",
+        Sizes::Exactly(5),
+        |a, _| cut_for_good(a, &all_but(&[(1, 2), (1, 5), (2, 5), (2, 3), (4, 5)], a.n)),
+    )
+    .gray(),
+    scenario(
+        "liveness-omission-leader-out",
+        "5 nodes, by position: the same topology with the leader (5) as a poorly connected node: 1, 2, 3 fully connected; 4 reaches only 2; the leader reaches only 3; every other pair cut both ways, to the end. The leader has lost its majority and a new one must be elected inside the clique",
+        Sizes::Exactly(5),
+        |a, _| cut_for_good(a, &all_but(&[(1, 2), (1, 3), (2, 3), (2, 4), (3, 5)], a.n)),
+    )
+    .gray(),
+    scenario(
+        "flaky-leader-link",
+        "the link between the leader and the lowest follower goes down and up again, `flaps` times, both ways; each down time is U[0.5, 1.5] x flap_down_ms and each up time U[0.5, 1.5] x flap_up_ms, drawn per trial",
+        TWO,
+        |a, rng| {
+            let (r, pair) = (a.r, both_ways(&[(1, a.n)], a.n));
+            let links = |up| Links {
+                pairs: pair.clone(),
+                up,
+            };
+            let mut c = a.t;
+            let mut f = Vec::new();
+            for _ in 0..r.flaps {
+                let down = r.flap_down_ms * (0.5 + draw_ms(rng, 1.0));
+                let up = r.flap_up_ms * (0.5 + draw_ms(rng, 1.0));
+                f.push(at(c, links(false)));
+                f.push(at(c + down, links(true)));
+                c += down + up;
+            }
+            f
+        },
+    )
+    .gray(),
+    scenario(
+        "slow-leader",
+        "the leader stays alive but slow, to the end: its processing time and the latency of every message it sends are multiplied by slow_factor",
+        TWO,
+        |a, _| {
+            vec![at(
+                a.t,
+                Slow {
+                    node: Selector::Leader,
+                    factor: f64::from(a.r.slow_factor),
+                    ms: 0.0,
+                },
+            )]
+        },
+    )
+    .gray(),
+    scenario(
+        "amnesia-recover",
+        "the leader crashes, loses its stable storage (a replaced disk) and comes back outage_ms later as a blank node (on_start with nothing persisted)",
+        TWO,
+        |a, _| {
+            vec![
+                at(a.t, Crash(Selector::Leader)),
+                at(a.t, Amnesia(Selector::LastCrashed)),
+                at(a.t + a.r.outage_ms, Recover(Selector::LastCrashed)),
+            ]
+        },
+    )
+    .gray(),
+    Builtin {
+        part: Part::Steady,
+        ..scenario(
+            "steady-noise",
+            "no fault: a healthy cluster runs for steady_ms (an hour) after the fault instant under the noise.* background noise (GC pauses, disk stalls, latency spikes; none unless set); every entry into the leader role there (leader_changes) is an election nobody needed",
+            Sizes::AtLeast(1, ""),
+            |_, _| vec![],
+        )
+    },
 ];
 
-/// The gray-failure scenarios (partial partitions, flaky links, slow and amnesiac nodes), in
-/// catalog order: not in the default sweep, swept by `results/gray`.
-pub const GRAY: [Builtin; 9] = [
-    Builtin::QuorumLoss,
-    Builtin::ConstrainedElection,
-    Builtin::Chained,
-    Builtin::Bridge,
-    Builtin::LivenessOmission,
-    Builtin::LivenessOmissionLeaderOut,
-    Builtin::FlakyLeaderLink,
-    Builtin::SlowLeader,
-    Builtin::AmnesiaRecover,
-];
+/// `action` at `t` ms.
+fn at(t: f64, action: FaultAction) -> Fault {
+    Fault::at_ms(t, action)
+}
 
-/// The steady-state scenarios (no fault; an hour of a healthy cluster under noise): not part of
-/// `all`, run by `election-bench tune`.
-pub const STEADY: [Builtin; 1] = [Builtin::SteadyNoise];
+/// The sizes of a leader-minority or -majority partition.
+const PARTITION: Sizes = Sizes::AtLeast(
+    3,
+    "a partition with a minority side of floor((n-1)/2) >= 1 nodes needs at least 3",
+);
+
+/// The sizes of a scenario on a follower, besides the leader and one more node.
+const FOLLOWER: Sizes = Sizes::AtLeast(
+    3,
+    "it needs a follower besides the leader and one more node",
+);
+
+/// The lowest live node other than the leader when the fault fires.
+const LOWEST_FOLLOWER: Selector = Selector::KthLowestFollower(1);
+
+/// The k lowest followers (live nodes other than the leader when the fault fires).
+fn lowest_followers(k: u32) -> impl Iterator<Item = Selector> {
+    (1..=k).map(Selector::KthLowestFollower)
+}
+
+/// The leader crashes and only the lowest node's detector notices.
+fn lowest_detects(a: &At<'_>) -> Vec<Fault> {
+    let (t, suspect) = (a.t, a.t + a.r.detect_timeout_ms);
+    vec![
+        at(
+            t,
+            Detection {
+                nodes: NodeSet::All,
+                enabled: false,
+            },
+        ),
+        at(t, Crash(Selector::Leader)),
+        at(suspect, Suspect(Selector::Lowest)),
+        // From then on the lowest node's own detector works again, so an election it started
+        // but could not finish (a PreVote refused by followers that heard the leader moments
+        // before the crash) is retried as it would be in a real cluster.
+        at(
+            suspect,
+            Detection {
+                nodes: NodeSet::One(Selector::Lowest),
+                enabled: true,
+            },
+        ),
+    ]
+}
+
+/// `down` crashes and `up` recovers, `flaps` times.
+fn flapping(a: &At<'_>, down: Selector, up: Selector) -> Vec<Fault> {
+    let r = a.r;
+    let period = r.flap_down_ms + r.flap_up_ms;
+    (0..r.flaps)
+        .flat_map(|k| {
+            let c = a.t + k as f64 * period;
+            [at(c, Crash(down)), at(c + r.flap_down_ms, Recover(up))]
+        })
+        .collect()
+}
+
+/// `side` is cut off from the rest, healed after `outage_ms`.
+fn partition_then_heal(a: &At<'_>, side: Vec<Selector>) -> Vec<Fault> {
+    vec![
+        at(a.t, Partition(vec![side, vec![Selector::Rest]])),
+        at(a.t + a.r.outage_ms, Heal),
+    ]
+}
+
+/// The holder's clock runs at `rate`; after `detect_timeout_ms` it loses the store for
+/// `outage_ms`.
+fn slow_clock_then_cut_store(a: &At<'_>, rate: f64) -> Vec<Fault> {
+    let cut = a.t + a.r.detect_timeout_ms;
+    let mut f = vec![at(
+        a.t,
+        ClockRate {
+            node: Selector::Leader,
+            ppm: (rate - 1.0) * 1e6,
+        },
+    )];
+    f.extend(cut_store(cut));
+    f.push(at(cut + a.r.outage_ms, Heal));
+    f
+}
+
+/// Both directions of every pair of positions in `pairs` go down at the fault instant, to the
+/// end of the trial: a fixed partial partition.
+fn cut_for_good(a: &At<'_>, pairs: &[(u32, u32)]) -> Vec<Fault> {
+    vec![at(
+        a.t,
+        Links {
+            pairs: both_ways(pairs, a.n),
+            up: false,
+        },
+    )]
+}
 
 /// Node `k` of a topology given by position (1..=n): position n is the quorum leader at the
 /// reference instant (the first fault) and positions 1..n-1 the other nodes in id order, fixed
@@ -208,357 +634,33 @@ pub const CLOCK_RATE_WITHIN: f64 = 0.9;
 pub const CLOCK_RATE_BEYOND: f64 = 0.4;
 
 impl Builtin {
-    /// The scenario's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Builtin::ColdStart => "cold-start",
-            Builtin::LeaderCrash => "leader-crash",
-            Builtin::LeaderCrashLowestDetects => "leader-crash-lowest-detects",
-            Builtin::CascadeCrash => "cascade-crash",
-            Builtin::LeaderRecovers => "leader-recovers",
-            Builtin::FlappingLeader => "flapping-leader",
-            Builtin::FlappingNode => "flapping-node",
-            Builtin::PartitionLeaderMinority => "partition-leader-minority",
-            Builtin::PartitionLeaderMajority => "partition-leader-majority",
-            Builtin::AsymmetricLeaderOut => "asymmetric-leader-out",
-            Builtin::AsymmetricFollower => "asymmetric-follower",
-            Builtin::LeaderPause => "leader-pause",
-            Builtin::FollowerIsolationRejoin => "follower-isolation-rejoin",
-            Builtin::LossyLeaderCrash => "lossy-leader-crash",
-            Builtin::StoreCutHolder => "store-cut-holder",
-            Builtin::StoreSlow => "store-slow",
-            Builtin::StoreCutSlowClockWithin => "store-cut-slow-clock-within",
-            Builtin::StoreCutSlowClockBeyond => "store-cut-slow-clock-beyond",
-            Builtin::QuorumLoss => "quorum-loss",
-            Builtin::ConstrainedElection => "constrained-election",
-            Builtin::Chained => "chained",
-            Builtin::Bridge => "bridge",
-            Builtin::LivenessOmission => "liveness-omission",
-            Builtin::LivenessOmissionLeaderOut => "liveness-omission-leader-out",
-            Builtin::FlakyLeaderLink => "flaky-leader-link",
-            Builtin::SlowLeader => "slow-leader",
-            Builtin::AmnesiaRecover => "amnesia-recover",
-            Builtin::SteadyNoise => "steady-noise",
+    /// This scenario, as a gray failure.
+    const fn gray(self) -> Builtin {
+        Builtin {
+            part: Part::Gray,
+            ..self
         }
     }
 
-    /// One line on what the scenario does and shows.
-    pub fn about(self) -> &'static str {
-        match self {
-            Builtin::ColdStart => "every node boots at 0 ms with no leader; time to the first quorum leader",
-            Builtin::LeaderCrash => "the leader crashes; every follower's own detector notices, with the configured jitter",
-            Builtin::LeaderCrashLowestDetects => "the leader crashes and only the lowest id notices (every detector off; the lowest is made to suspect after detect_timeout_ms, then its own detector is back on for retries): the bully's worst case, a single initiator elsewhere",
-            Builtin::CascadeCrash => "as leader-crash-lowest-detects, then the highest live node (the would-be successor) crashes cascade_delay_ms into the election, after it answered",
-            Builtin::LeaderRecovers => "the leader crashes and comes back outage_ms later, after a new leader was elected: does it take over again?",
-            Builtin::FlappingLeader => "whoever leads at each cycle crashes and recovers, `flaps` times (down flap_down_ms, up flap_up_ms): the cost of losing the leader again and again",
-            Builtin::FlappingNode => "the node that led at the fault instant crashes and recovers `flaps` times (down flap_down_ms, up flap_up_ms), whatever it is doing: a flaky node, and the churn its returns cause",
-            Builtin::PartitionLeaderMinority => "the leader and the lowest followers, floor((n-1)/2) nodes in all, are cut off from the majority; heals after outage_ms",
-            Builtin::PartitionLeaderMajority => "the floor((n-1)/2) lowest followers are cut off from the leader's majority; heals after outage_ms",
-            Builtin::AsymmetricLeaderOut => "the leader's outgoing links fail for good while it still receives: a half-dead leader",
-            Builtin::AsymmetricFollower => "the lowest follower can no longer reach any higher id while they still reach it, then the leader crashes",
-            Builtin::LeaderPause => "the leader stops the world for pause_ms (longer than the detection window), then resumes with its stale backlog",
-            Builtin::FollowerIsolationRejoin => "the lowest follower is cut off from everyone for outage_ms (several timeouts), then healed: does its return disturb the leader?",
-            Builtin::LossyLeaderCrash => "message loss rises to fault_loss and the leader crashes; the loss lasts to the end of the trial",
-            Builtin::StoreCutHolder => "lease store only: the holder's links to and from the store fail for outage_ms, then heal; the holder must stop leading before anyone else may take the lease",
-            Builtin::StoreSlow => "lease store only: the store takes store_slow_ms more per request for outage_ms; requests queue, and past its capacity renewals miss the deadline",
-            Builtin::StoreCutSlowClockWithin => "lease store only: the holder's clock slows to 0.9 of real time (within the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: no two holders",
-            Builtin::StoreCutSlowClockBeyond => "lease store only: the holder's clock slows to 0.4 of real time (beyond the 0.8 a lease tolerates), then after detect_timeout_ms it loses the store for outage_ms: two holders act at once, and fencing decides whether the old one's writes land",
-            Builtin::QuorumLoss => "5 nodes, by position (1-4 the followers in id order, 5 the leader): follower 1 keeps its links to everyone, every other pair is cut both ways, to the end of the trial; only 1 can reach a majority",
-            Builtin::ConstrainedElection => "5 nodes, by position (Omni-Paxos, EuroSys '23): follower 1's links to and from the leader (5) are delayed by half an election timeout (detect_timeout_ms / 2) for outage_ms, so it falls behind in the log (with workload.commit = majority) without ever suspecting the leader; then followers 2-4 keep only their link to 1 and the leader is cut from them too, to the end: only the lagging 1 reaches a majority",
-            Builtin::Chained => "3 nodes, by position: the leader (3) and follower 1 lose their link both ways, to the end; follower 2 still reaches both",
-            Builtin::Bridge => "n >= 5, by position: follower 1 is the bridge; the leader with followers 2..=ceil((n-1)/2) and the other followers are cut from each other both ways, to the end; only the bridge reaches both halves",
-            Builtin::LivenessOmission => "5 nodes, by position (Howard & Abraham 2020): the leader (5), 1 and 2 fully connected; 3 reaches only 2; 4 reaches only the leader; every other pair cut both ways, to the end. The leader keeps a direct majority (1, 2, 4): plain Raft's 3 keeps deposing it, PreVote + CheckQuorum keeps it",
-            Builtin::LivenessOmissionLeaderOut => "5 nodes, by position: the same topology with the leader (5) as a poorly connected node: 1, 2, 3 fully connected; 4 reaches only 2; the leader reaches only 3; every other pair cut both ways, to the end. The leader has lost its majority and a new one must be elected inside the clique",
-            Builtin::FlakyLeaderLink => "the link between the leader and the lowest follower goes down and up again, `flaps` times, both ways; each down time is U[0.5, 1.5] x flap_down_ms and each up time U[0.5, 1.5] x flap_up_ms, drawn per trial",
-            Builtin::SlowLeader => "the leader stays alive but slow, to the end: its processing time and the latency of every message it sends are multiplied by slow_factor",
-            Builtin::AmnesiaRecover => "the leader crashes, loses its stable storage (a replaced disk) and comes back outage_ms later as a blank node (on_start with nothing persisted)",
-            Builtin::SteadyNoise => "no fault: a healthy cluster runs for steady_ms (an hour) after the fault instant under the noise.* background noise (GC pauses, disk stalls, latency spikes; none unless set); every entry into the leader role there (leader_changes) is an election nobody needed",
-        }
+    /// The built-in scenarios of one part of the catalog, in catalog order.
+    pub fn part(part: Part) -> impl Iterator<Item = &'static Builtin> {
+        CATALOG.iter().filter(move |b| b.part == part)
     }
 
-    /// The one cluster size a fixed topology is defined for, if it is.
-    pub fn exact_nodes(self) -> Option<u32> {
-        match self {
-            Builtin::QuorumLoss
-            | Builtin::ConstrainedElection
-            | Builtin::LivenessOmission
-            | Builtin::LivenessOmissionLeaderOut => Some(5),
-            Builtin::Chained => Some(3),
-            _ => None,
-        }
+    /// The built-in scenario named `name`.
+    pub fn named(name: &str) -> Option<&'static Builtin> {
+        CATALOG.iter().find(|b| b.name == name)
     }
 
-    /// Does the scenario force a node's failure detector or switch automatic detection?
-    pub fn forces_detection(self) -> bool {
-        matches!(
-            self,
-            Builtin::LeaderCrashLowestDetects | Builtin::CascadeCrash
-        )
-    }
-
-    /// Does the scenario act on a service endpoint (the lease store)?
-    pub fn needs_store(self) -> bool {
-        matches!(
-            self,
-            Builtin::StoreCutHolder
-                | Builtin::StoreSlow
-                | Builtin::StoreCutSlowClockWithin
-                | Builtin::StoreCutSlowClockBeyond
-        )
-    }
-
-    /// The smallest cluster the scenario makes sense for, and why.
-    pub fn min_nodes(self) -> (u32, &'static str) {
-        match self {
-            Builtin::Bridge => (5, "two halves of at least two nodes each, plus the bridge"),
-            Builtin::ColdStart | Builtin::SteadyNoise => (1, ""),
-            Builtin::CascadeCrash => (3, "it crashes two nodes and needs one left to elect"),
-            Builtin::PartitionLeaderMinority | Builtin::PartitionLeaderMajority => (
-                3,
-                "a partition with a minority side of floor((n-1)/2) >= 1 nodes needs at least 3",
-            ),
-            Builtin::AsymmetricFollower | Builtin::FollowerIsolationRejoin => (
-                3,
-                "it needs a follower besides the leader and one more node",
-            ),
-            _ => (
-                2,
-                "it takes the leader away and needs another node to elect",
-            ),
-        }
-    }
-
-    fn faults(self, n: u32, r: &Resolved, t: f64, rng: &mut Rng) -> Vec<Fault> {
-        use FaultAction::*;
-        let at = Fault::at_ms;
-        let minority = (n - 1) / 2;
-        // The k lowest followers (live nodes other than the leader when the fault fires).
-        let lowest_followers = |k: u32| (1..=k).map(Selector::KthLowestFollower);
-        let lowest_follower = Selector::KthLowestFollower(1);
-        match self {
-            Builtin::ColdStart | Builtin::SteadyNoise => vec![],
-            Builtin::LeaderCrash => vec![at(t, Crash(Selector::Leader))],
-            Builtin::LeaderCrashLowestDetects => vec![
-                at(
-                    t,
-                    Detection {
-                        nodes: NodeSet::All,
-                        enabled: false,
-                    },
-                ),
-                at(t, Crash(Selector::Leader)),
-                at(t + r.detect_timeout_ms, Suspect(Selector::Lowest)),
-                // From then on the lowest node's own detector works again, so an election it
-                // started but could not finish (a PreVote refused by followers that heard the
-                // leader moments before the crash) is retried as it would be in a real cluster.
-                at(
-                    t + r.detect_timeout_ms,
-                    Detection {
-                        nodes: NodeSet::One(Selector::Lowest),
-                        enabled: true,
-                    },
-                ),
-            ],
-            Builtin::CascadeCrash => {
-                let mut f = Builtin::LeaderCrashLowestDetects.faults(n, r, t, rng);
-                f.push(at(
-                    t + r.detect_timeout_ms + r.cascade_delay_ms,
-                    Crash(Selector::Highest),
-                ));
-                f
+    /// Why an `n`-node cluster cannot run it, if it cannot (besides the store).
+    fn size_reason(&self, n: u32) -> Option<String> {
+        match self.sizes {
+            Sizes::Exactly(k) => {
+                (n != k).then(|| format!("{} is defined for exactly {k} nodes, not {n}", self.name))
             }
-            Builtin::LeaderRecovers => vec![
-                at(t, Crash(Selector::Leader)),
-                at(t + r.outage_ms, Recover(Selector::LastCrashed)),
-            ],
-            Builtin::FlappingLeader | Builtin::FlappingNode => {
-                let (down, up) = if self == Builtin::FlappingLeader {
-                    (Selector::Leader, Selector::LastCrashed)
-                } else {
-                    (Selector::InitialLeader, Selector::InitialLeader)
-                };
-                let period = r.flap_down_ms + r.flap_up_ms;
-                (0..r.flaps)
-                    .flat_map(|k| {
-                        let c = t + k as f64 * period;
-                        [at(c, Crash(down)), at(c + r.flap_down_ms, Recover(up))]
-                    })
-                    .collect()
+            Sizes::AtLeast(min, why) => {
+                (n < min).then(|| format!("{} needs at least {min} nodes: {why}", self.name))
             }
-            Builtin::PartitionLeaderMinority | Builtin::PartitionLeaderMajority => {
-                let side: Vec<Selector> = if self == Builtin::PartitionLeaderMinority {
-                    std::iter::once(Selector::Leader)
-                        .chain(lowest_followers(minority - 1))
-                        .collect()
-                } else {
-                    lowest_followers(minority).collect()
-                };
-                vec![
-                    at(t, Partition(vec![side, vec![Selector::Rest]])),
-                    at(t + r.outage_ms, Heal),
-                ]
-            }
-            Builtin::AsymmetricLeaderOut => vec![at(
-                t,
-                CutLink {
-                    from: NodeSet::One(Selector::Leader),
-                    to: NodeSet::AllExcept(Selector::Leader),
-                },
-            )],
-            Builtin::AsymmetricFollower => vec![
-                at(
-                    t,
-                    CutLink {
-                        from: NodeSet::One(lowest_follower),
-                        to: NodeSet::Above(lowest_follower),
-                    },
-                ),
-                at(t, Crash(Selector::Leader)),
-            ],
-            Builtin::LeaderPause => vec![at(
-                t,
-                Pause {
-                    node: Selector::Leader,
-                    ms: r.pause_ms,
-                },
-            )],
-            Builtin::FollowerIsolationRejoin => {
-                vec![at(t, Isolate(lowest_follower)), at(t + r.outage_ms, Heal)]
-            }
-            Builtin::LossyLeaderCrash => {
-                vec![at(t, SetLoss(r.fault_loss)), at(t, Crash(Selector::Leader))]
-            }
-            Builtin::StoreCutHolder => {
-                let mut f = cut_store(t);
-                f.push(at(t + r.outage_ms, Heal));
-                f
-            }
-            Builtin::StoreSlow => vec![
-                at(
-                    t,
-                    Slow {
-                        node: STORE,
-                        factor: 1.0,
-                        ms: r.store_slow_ms,
-                    },
-                ),
-                at(
-                    t + r.outage_ms,
-                    Slow {
-                        node: STORE,
-                        factor: 1.0,
-                        ms: 0.0,
-                    },
-                ),
-            ],
-            Builtin::StoreCutSlowClockWithin | Builtin::StoreCutSlowClockBeyond => {
-                let rate = if self == Builtin::StoreCutSlowClockWithin {
-                    CLOCK_RATE_WITHIN
-                } else {
-                    CLOCK_RATE_BEYOND
-                };
-                let cut = t + r.detect_timeout_ms;
-                let mut f = vec![at(
-                    t,
-                    ClockRate {
-                        node: Selector::Leader,
-                        ppm: (rate - 1.0) * 1e6,
-                    },
-                )];
-                f.extend(cut_store(cut));
-                f.push(at(cut + r.outage_ms, Heal));
-                f
-            }
-            Builtin::QuorumLoss
-            | Builtin::Chained
-            | Builtin::Bridge
-            | Builtin::LivenessOmission
-            | Builtin::LivenessOmissionLeaderOut
-            | Builtin::ConstrainedElection => {
-                let cut = |pairs: Vec<(u32, u32)>| Links {
-                    pairs: both_ways(&pairs, n),
-                    up: false,
-                };
-                match self {
-                    Builtin::ConstrainedElection => {
-                        let delay = |from: u32, to: u32| LinkDelay {
-                            from: NodeSet::One(position(from, n)),
-                            to: NodeSet::One(position(to, n)),
-                            ms: r.detect_timeout_ms / 2.0,
-                        };
-                        vec![
-                            at(t, delay(1, n)),
-                            at(t, delay(n, 1)),
-                            at(t + r.outage_ms, cut(self.cut_pairs(n))),
-                        ]
-                    }
-                    _ => vec![at(t, cut(self.cut_pairs(n)))],
-                }
-            }
-            Builtin::FlakyLeaderLink => {
-                let pair = both_ways(&[(1, n)], n);
-                let mut c = t;
-                let mut f = Vec::new();
-                for _ in 0..r.flaps {
-                    let down = r.flap_down_ms * (0.5 + draw_ms(rng, 1.0));
-                    let up = r.flap_up_ms * (0.5 + draw_ms(rng, 1.0));
-                    f.push(at(
-                        c,
-                        Links {
-                            pairs: pair.clone(),
-                            up: false,
-                        },
-                    ));
-                    f.push(at(
-                        c + down,
-                        Links {
-                            pairs: pair.clone(),
-                            up: true,
-                        },
-                    ));
-                    c += down + up;
-                }
-                f
-            }
-            Builtin::SlowLeader => vec![at(
-                t,
-                Slow {
-                    node: Selector::Leader,
-                    factor: f64::from(r.slow_factor),
-                    ms: 0.0,
-                },
-            )],
-            Builtin::AmnesiaRecover => vec![
-                at(t, Crash(Selector::Leader)),
-                at(t, Amnesia(Selector::LastCrashed)),
-                at(t + r.outage_ms, Recover(Selector::LastCrashed)),
-            ],
-        }
-    }
-
-    /// The pairs of positions a fixed partial partition cuts (both ways), for the scenarios
-    /// that are one topology; empty for the others. With [`Builtin::ConstrainedElection`], the
-    /// final topology.
-    pub fn cut_pairs(self, n: u32) -> Vec<(u32, u32)> {
-        match self {
-            // Follower 1 is the hub.
-            Builtin::QuorumLoss => all_but(&(2..=n).map(|b| (1, b)).collect::<Vec<_>>(), n),
-            Builtin::ConstrainedElection => all_but(&[(1, 2), (1, 3), (1, 4)], n),
-            Builtin::Chained => vec![(1, n)],
-            Builtin::Bridge => {
-                let leader_half: Vec<u32> =
-                    std::iter::once(n).chain(2..=(n - 1).div_ceil(2)).collect();
-                let other: Vec<u32> = ((n - 1).div_ceil(2) + 1..n).collect();
-                leader_half
-                    .iter()
-                    .flat_map(|&a| other.iter().map(move |&b| (a.min(b), a.max(b))))
-                    .collect()
-            }
-            Builtin::LivenessOmission => all_but(&[(1, 2), (1, 5), (2, 5), (2, 3), (4, 5)], n),
-            Builtin::LivenessOmissionLeaderOut => {
-                all_but(&[(1, 2), (1, 3), (2, 3), (2, 4), (3, 5)], n)
-            }
-            _ => Vec::new(),
         }
     }
 }
@@ -569,16 +671,16 @@ const STORE: Selector = Selector::Service(1);
 /// The holder's links to and from the store fail at `t`.
 fn cut_store(t: f64) -> Vec<Fault> {
     vec![
-        Fault::at_ms(
+        at(
             t,
-            FaultAction::CutLink {
+            CutLink {
                 from: NodeSet::One(Selector::Leader),
                 to: NodeSet::One(STORE),
             },
         ),
-        Fault::at_ms(
+        at(
             t,
-            FaultAction::CutLink {
+            CutLink {
                 from: NodeSet::One(STORE),
                 to: NodeSet::One(Selector::Leader),
             },
@@ -586,76 +688,47 @@ fn cut_store(t: f64) -> Vec<Fault> {
     ]
 }
 
-/// A node selector of a custom scenario: the simulator's, resolved when the action fires.
-pub type Sel = Selector;
-
-/// A node set of a custom scenario.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SelSet {
-    /// One node.
-    One(Sel),
-    /// Every node.
-    All,
-    /// Every node but one.
-    AllExcept(Sel),
-    /// Every node above one.
-    Above(Sel),
-    /// Every node below one.
-    Below(Sel),
-}
-
-/// A custom fault action (the simulator's, with [`Sel`] selectors).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Action {
-    /// Crash.
-    Crash(Sel),
-    /// Recover.
-    Recover(Sel),
-    /// Pause for `ms`.
-    Pause(Sel, f64),
-    /// Partition into groups.
-    Partition(Vec<Vec<Sel>>),
-    /// Cut one-way links.
-    CutLink(SelSet, SelSet),
-    /// Isolate.
-    Isolate(Sel),
-    /// Heal every link.
-    Heal,
-    /// Set the loss probability.
-    SetLoss(f64),
-    /// Force suspicion.
-    Suspect(Sel),
-    /// Switch automatic detection.
-    Detection(SelSet, bool),
-    /// Cut nodes off the shared resource.
-    CutResource(SelSet),
-    /// A node's clock jumps by this many ms.
-    ClockJump(Sel, f64),
-    /// A node's clock runs at this rate error (ppm) from now on.
-    ClockRate(Sel, f64),
-    /// These one-way links go down (`false`) or up (`true`).
-    Links(Vec<(Sel, Sel)>, bool),
-    /// Loss probability on the one-way links from one set to another.
-    LinkLoss(SelSet, SelSet, f64),
-    /// Extra latency (ms) on the one-way links from one set to another.
-    LinkDelay(SelSet, SelSet, f64),
-    /// A slow node: its factor and its extra ms per input.
-    Slow(Sel, f64, f64),
-    /// A crashed node loses its stable storage.
-    Amnesia(Sel),
-}
-
-/// One fault of a custom scenario.
-#[derive(Clone, Debug, PartialEq)]
+/// One fault of a custom scenario: the simulator's action, at an offset from the fault
+/// instant. `at_ms`, `jitter_ms` and `reference` are the scenario's; the rest of the table is
+/// the action as the simulator reads it ([`FaultAction`]'s serde form).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "WrittenFault")]
 pub struct CustomFault {
     /// Offset from the fault instant, ms.
     pub at_ms: f64,
     /// A further random offset U[0, jitter_ms], drawn per trial.
     pub jitter_ms: f64,
     /// What happens.
-    pub action: Action,
+    #[serde(flatten)]
+    pub action: FaultAction,
     /// The reference instant is when this fault fires (at most one fault of a scenario).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reference: bool,
+}
+
+/// A custom fault's table: the scenario's keys, and the rest for [`FaultAction`].
+#[derive(Deserialize)]
+struct WrittenFault {
+    at_ms: f64,
+    #[serde(default)]
+    jitter_ms: f64,
+    #[serde(default)]
+    reference: bool,
+    #[serde(flatten)]
+    action: serde_json::Map<String, Value>,
+}
+
+impl TryFrom<WrittenFault> for CustomFault {
+    type Error = String;
+
+    fn try_from(w: WrittenFault) -> std::result::Result<CustomFault, String> {
+        Ok(CustomFault {
+            at_ms: w.at_ms,
+            jitter_ms: w.jitter_ms,
+            action: FaultAction::deserialize(Value::Object(w.action)).map_err(|e| e.to_string())?,
+            reference: w.reference,
+        })
+    }
 }
 
 /// A scenario written in a config file.
@@ -677,125 +750,23 @@ pub struct Custom {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scenario {
     /// From the catalog.
-    Builtin(Builtin),
+    Builtin(&'static Builtin),
     /// From a config file.
     Custom(Custom),
 }
 
-/// The selector syntax, for error messages.
-pub const SELECTOR_SYNTAX: &str =
-    "leader | initial_leader | highest | lowest | random | last_crashed | rest | store | \
-lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
-kth_highest_follower:K | initial_follower | kth_initial_follower:K | id:K";
-
-/// The node-set syntax, for error messages.
-pub const SET_SYNTAX: &str =
-    "all | SELECTOR | all_except:SELECTOR | above:SELECTOR | below:SELECTOR";
-
-fn parse_sel(s: &str) -> Result<Sel> {
-    let s = s.trim();
-    let num = |v: &str| -> Result<u32> {
-        match v.trim().parse::<u32>() {
-            Ok(k) if k >= 1 => Ok(k),
-            _ => usage!("selector {s:?}: {v:?} is not a whole number >= 1"),
-        }
-    };
-    Ok(match s {
-        "leader" => Selector::Leader,
-        "highest" => Selector::Highest,
-        "lowest" => Selector::Lowest,
-        "random" => Selector::Random,
-        "last_crashed" => Selector::LastCrashed,
-        "initial_leader" => Selector::InitialLeader,
-        "rest" => Selector::Rest,
-        "store" => STORE,
-        "lowest_follower" => Selector::KthLowestFollower(1),
-        "highest_follower" => Selector::KthHighestFollower(1),
-        "initial_follower" => Selector::KthInitialFollower(1),
-        _ => match s.split_once(':') {
-            Some(("kth_highest", k)) => Selector::KthHighest(num(k)?),
-            Some(("kth_lowest", k)) => Selector::KthLowest(num(k)?),
-            Some(("kth_lowest_follower", k)) => Selector::KthLowestFollower(num(k)?),
-            Some(("kth_highest_follower", k)) => Selector::KthHighestFollower(num(k)?),
-            Some(("kth_initial_follower", k)) => Selector::KthInitialFollower(num(k)?),
-            Some(("id", k)) => Selector::Id(NodeId(num(k)?)),
-            _ => return usage!("unknown node selector {s:?}; valid: {SELECTOR_SYNTAX}"),
-        },
-    })
-}
-
-fn parse_set(s: &str) -> Result<SelSet> {
-    let s = s.trim();
-    Ok(match s {
-        "all" => SelSet::All,
-        _ => match s.split_once(':') {
-            Some(("all_except", v)) => SelSet::AllExcept(parse_sel(v)?),
-            Some(("above", v)) => SelSet::Above(parse_sel(v)?),
-            Some(("below", v)) => SelSet::Below(parse_sel(v)?),
-            _ => match parse_sel(s) {
-                Ok(sel) => SelSet::One(sel),
-                Err(_) => return usage!("unknown node set {s:?}; valid: {SET_SYNTAX}"),
-            },
-        },
-    })
-}
+pub use election_sim::{ACTIONS, SELECTOR_SYNTAX, SET_SYNTAX};
 
 /// A custom scenario as written in TOML (`[scenarios.NAME]`).
-#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioDef {
     /// One line on what it shows.
     #[serde(default)]
     pub about: String,
     /// The faults.
-    pub faults: Vec<FaultDef>,
+    pub faults: Vec<CustomFault>,
 }
-
-/// One fault as written in TOML.
-#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct FaultDef {
-    /// Offset from the fault instant, ms.
-    pub at_ms: f64,
-    /// Extra random offset U[0, jitter_ms].
-    #[serde(default)]
-    pub jitter_ms: f64,
-    /// `crash`, `recover`, `pause`, `partition`, `cut_link`, `isolate`, `heal`, `set_loss`,
-    /// `suspect` or `detection`.
-    pub action: String,
-    /// The node (crash, recover, pause, isolate, suspect).
-    pub node: Option<String>,
-    /// The nodes (detection).
-    pub nodes: Option<String>,
-    /// Senders (cut_link).
-    pub from: Option<String>,
-    /// Receivers (cut_link).
-    pub to: Option<String>,
-    /// Groups (partition).
-    pub groups: Option<Vec<Vec<String>>>,
-    /// Pause length (pause).
-    pub ms: Option<f64>,
-    /// Loss probability (set_loss).
-    pub loss: Option<f64>,
-    /// On or off (detection).
-    pub enabled: Option<bool>,
-    /// Clock rate error in parts per million (clock_rate).
-    pub ppm: Option<f64>,
-    /// One-way links `[from, to]` (links).
-    pub pairs: Option<Vec<[String; 2]>>,
-    /// Up or down (links).
-    pub up: Option<bool>,
-    /// Slow-down factor (slow).
-    pub factor: Option<f64>,
-    /// Measure from the instant this fault fires instead of the first fault's (at most one
-    /// fault of a scenario).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub reference: bool,
-}
-
-/// The custom fault actions, for error messages.
-pub const ACTIONS: &str = "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, \
-suspect, detection, cut_resource, clock_jump, clock_rate, links, link_loss, link_delay, slow, amnesia";
 
 impl Custom {
     /// Check a TOML definition and build the scenario.
@@ -807,7 +778,6 @@ impl Custom {
         if def.faults.is_empty() {
             return usage!("scenario {name:?}: needs at least one fault");
         }
-        let mut faults = Vec::new();
         let mut reference: Option<usize> = None;
         for (i, f) in def.faults.iter().enumerate() {
             let ctx = format!("scenario {name:?} faults[{i}]");
@@ -820,12 +790,6 @@ impl Custom {
                 }
                 reference = Some(i);
             }
-            let need = |field: &Option<String>, fname: &str| -> Result<String> {
-                match field {
-                    Some(v) => Ok(v.clone()),
-                    None => usage!("{ctx}: action {:?} needs `{fname}`", f.action),
-                }
-            };
             if !(f.at_ms.is_finite() && f.at_ms >= 0.0 && f.at_ms <= crate::params::MAX_MS) {
                 return usage!(
                     "{ctx}: at_ms = {}: expected milliseconds >= 0 (at most 1e12) after the \
@@ -842,114 +806,6 @@ impl Custom {
                     f.jitter_ms
                 );
             }
-            let action = match f.action.as_str() {
-                "crash" => Action::Crash(parse_sel(&need(&f.node, "node")?)?),
-                "recover" => Action::Recover(parse_sel(&need(&f.node, "node")?)?),
-                "isolate" => Action::Isolate(parse_sel(&need(&f.node, "node")?)?),
-                "suspect" => Action::Suspect(parse_sel(&need(&f.node, "node")?)?),
-                "pause" => match f.ms {
-                    Some(ms) if ms.is_finite() && ms >= 0.0 => {
-                        Action::Pause(parse_sel(&need(&f.node, "node")?)?, ms)
-                    }
-                    _ => return usage!("{ctx}: pause needs `ms` >= 0"),
-                },
-                "heal" => Action::Heal,
-                "set_loss" => match f.loss {
-                    Some(p) if (0.0..=1.0).contains(&p) => Action::SetLoss(p),
-                    _ => return usage!("{ctx}: set_loss needs `loss` in [0, 1]"),
-                },
-                "detection" => match f.enabled {
-                    Some(e) => Action::Detection(parse_set(&need(&f.nodes, "nodes")?)?, e),
-                    None => return usage!("{ctx}: detection needs `enabled`"),
-                },
-                "cut_resource" => Action::CutResource(parse_set(&need(&f.nodes, "nodes")?)?),
-                "clock_jump" => match f.ms {
-                    Some(ms) if ms.is_finite() && ms.abs() <= 1e12 => {
-                        Action::ClockJump(parse_sel(&need(&f.node, "node")?)?, ms)
-                    }
-                    _ => {
-                        return usage!(
-                            "{ctx}: clock_jump needs `ms`, finite, at most 1e12 either way"
-                        )
-                    }
-                },
-                "clock_rate" => match f.ppm {
-                    Some(ppm) if ppm.is_finite() && ppm > -1e6 && ppm <= 1e6 => {
-                        Action::ClockRate(parse_sel(&need(&f.node, "node")?)?, ppm)
-                    }
-                    _ => {
-                        return usage!(
-                            "{ctx}: clock_rate needs `ppm` above -1000000 and at most 1000000"
-                        )
-                    }
-                },
-                "links" => {
-                    let (Some(pairs), Some(up)) = (&f.pairs, f.up) else {
-                        return usage!(
-                            "{ctx}: links needs `pairs` (a list of [from, to] selectors) and `up`"
-                        );
-                    };
-                    let pairs = pairs
-                        .iter()
-                        .map(|[a, b]| Ok((parse_sel(a)?, parse_sel(b)?)))
-                        .collect::<Result<Vec<_>>>()?;
-                    Action::Links(pairs, up)
-                }
-                "link_loss" => match f.loss {
-                    Some(p) if (0.0..=1.0).contains(&p) => Action::LinkLoss(
-                        parse_set(&need(&f.from, "from")?)?,
-                        parse_set(&need(&f.to, "to")?)?,
-                        p,
-                    ),
-                    _ => return usage!("{ctx}: link_loss needs `loss` in [0, 1]"),
-                },
-                "link_delay" => match f.ms {
-                    Some(ms) if ms.is_finite() && (0.0..=1e9).contains(&ms) => Action::LinkDelay(
-                        parse_set(&need(&f.from, "from")?)?,
-                        parse_set(&need(&f.to, "to")?)?,
-                        ms,
-                    ),
-                    _ => return usage!("{ctx}: link_delay needs `ms` in [0, 1e9]"),
-                },
-                "slow" => {
-                    let factor = f.factor.unwrap_or(1.0);
-                    let ms = f.ms.unwrap_or(0.0);
-                    if f.factor.is_none() && f.ms.is_none() {
-                        return usage!(
-                            "{ctx}: slow needs `factor` (in [1, 1e6]) or `ms` (in [0, 1e12]), or both"
-                        );
-                    }
-                    if !(factor.is_finite() && (1.0..=1e6).contains(&factor)) {
-                        return usage!("{ctx}: slow `factor` = {factor} must be in [1, 1e6]");
-                    }
-                    if !(ms.is_finite() && (0.0..=1e12).contains(&ms)) {
-                        return usage!("{ctx}: slow `ms` = {ms} must be in [0, 1e12]");
-                    }
-                    Action::Slow(parse_sel(&need(&f.node, "node")?)?, factor, ms)
-                }
-                "amnesia" => Action::Amnesia(parse_sel(&need(&f.node, "node")?)?),
-                "cut_link" => Action::CutLink(
-                    parse_set(&need(&f.from, "from")?)?,
-                    parse_set(&need(&f.to, "to")?)?,
-                ),
-                "partition" => {
-                    let Some(groups) = &f.groups else {
-                        return usage!("{ctx}: partition needs `groups`");
-                    };
-                    let groups = groups
-                        .iter()
-                        .map(|g| g.iter().map(|s| parse_sel(s)).collect::<Result<Vec<_>>>())
-                        .collect::<Result<Vec<_>>>()?;
-                    Action::Partition(groups)
-                }
-                other => return usage!("{ctx}: unknown action {other:?}; valid: {ACTIONS}"),
-            };
-            faults.push(CustomFault {
-                at_ms: f.at_ms,
-                jitter_ms: f.jitter_ms,
-                action,
-                reference: f.reference,
-            });
         }
         Ok(Custom {
             name: name.to_string(),
@@ -958,38 +814,14 @@ impl Custom {
             } else {
                 def.about.clone()
             },
-            faults,
+            faults: def.faults.clone(),
             source: serde_json::to_value(def).expect("serializable"),
             exact_nodes: None,
         })
     }
 
-    fn sels(&self) -> impl Iterator<Item = Sel> + '_ {
-        let set = |s: &SelSet| match *s {
-            SelSet::All => None,
-            SelSet::One(x) | SelSet::AllExcept(x) | SelSet::Above(x) | SelSet::Below(x) => Some(x),
-        };
-        self.faults.iter().flat_map(move |f| -> Vec<Sel> {
-            match &f.action {
-                Action::Crash(s)
-                | Action::Recover(s)
-                | Action::Pause(s, _)
-                | Action::ClockJump(s, _)
-                | Action::ClockRate(s, _)
-                | Action::Slow(s, _, _)
-                | Action::Isolate(s)
-                | Action::Amnesia(s)
-                | Action::Suspect(s) => vec![*s],
-                Action::Links(pairs, _) => pairs.iter().flat_map(|&(a, b)| [a, b]).collect(),
-                Action::LinkLoss(a, b, _) | Action::LinkDelay(a, b, _) => {
-                    set(a).into_iter().chain(set(b)).collect()
-                }
-                Action::Partition(g) => g.iter().flatten().copied().collect(),
-                Action::CutLink(a, b) => set(a).into_iter().chain(set(b)).collect(),
-                Action::Detection(a, _) | Action::CutResource(a) => set(a).into_iter().collect(),
-                Action::Heal | Action::SetLoss(_) => vec![],
-            }
-        })
+    fn sels(&self) -> impl Iterator<Item = Selector> + '_ {
+        self.faults.iter().flat_map(|f| f.action.selectors())
     }
 }
 
@@ -998,21 +830,26 @@ impl Scenario {
     /// applies instead: `lossy-leader-crash` sets the loss to `fault_loss` at the fault
     /// instant, so a `net.loss` set for the sweep holds only until then. The sweep warns when
     /// a parameter set for it is one of these ([`crate::SweepPlan::warnings`]).
-    pub fn overrides(&self) -> Vec<(&'static str, String)> {
+    pub fn overrides(&self) -> Vec<Override<String>> {
         match self {
-            Scenario::Builtin(Builtin::LossyLeaderCrash) => vec![(
-                "net.loss",
-                "fault_loss from the fault instant to the end of the trial".into(),
-            )],
-            Scenario::Builtin(_) => vec![],
+            Scenario::Builtin(b) => b
+                .overrides
+                .iter()
+                .map(|o| Override {
+                    param: o.param,
+                    instead: o.instead.to_string(),
+                    vary: o.vary,
+                })
+                .collect(),
             Scenario::Custom(c) => c
                 .faults
                 .iter()
-                .filter_map(|f| match &f.action {
-                    Action::SetLoss(p) => Some((
-                        "net.loss",
-                        format!("set_loss = {p} at fault instant + {} ms", f.at_ms),
-                    )),
+                .filter_map(|f| match f.action {
+                    SetLoss(p) => Some(Override {
+                        param: "net.loss",
+                        instead: format!("set_loss = {p} at fault instant + {} ms", f.at_ms),
+                        vary: None,
+                    }),
                     _ => None,
                 })
                 .collect(),
@@ -1021,16 +858,13 @@ impl Scenario {
 
     /// A built-in scenario by name.
     pub fn builtin(name: &str) -> Option<Scenario> {
-        BUILTINS
-            .iter()
-            .find(|b| b.name() == name)
-            .map(|&b| Scenario::Builtin(b))
+        Builtin::named(name).map(Scenario::Builtin)
     }
 
     /// The scenario's name.
     pub fn name(&self) -> &str {
         match self {
-            Scenario::Builtin(b) => b.name(),
+            Scenario::Builtin(b) => b.name,
             Scenario::Custom(c) => &c.name,
         }
     }
@@ -1038,7 +872,7 @@ impl Scenario {
     /// One line on what it shows.
     pub fn about(&self) -> &str {
         match self {
-            Scenario::Builtin(b) => b.about(),
+            Scenario::Builtin(b) => b.about,
             Scenario::Custom(c) => &c.about,
         }
     }
@@ -1047,7 +881,7 @@ impl Scenario {
     /// instant, its reference, for `steady_ms` and never ends early (see
     /// [`Resolved::for_scenario`](crate::params::Resolved::for_scenario)).
     pub fn steady(&self) -> bool {
-        matches!(self, Scenario::Builtin(Builtin::SteadyNoise))
+        matches!(self, Scenario::Builtin(b) if b.part == Part::Steady)
     }
 
     /// The fault (an index into [`Scenario::faults`]) whose instant is the reference, when it
@@ -1062,15 +896,18 @@ impl Scenario {
     /// Why a protocol without a failure detector a scenario can force or switch
     /// ([`crate::protocol::Family::detector`] false) cannot run this scenario, if it cannot:
     /// the scenario has `suspect` or `detection` actions.
-    pub fn detector_skip_reason(&self, detector: bool) -> Option<String> {
-        let forces = match self {
-            Scenario::Builtin(b) => b.forces_detection(),
-            Scenario::Custom(c) => c
-                .faults
-                .iter()
-                .any(|f| matches!(f.action, Action::Suspect(_) | Action::Detection(..))),
-        };
-        (forces && !detector).then(|| {
+    pub fn detector_skip_reason(&self, detector: bool, n: u32, r: &Resolved) -> Option<String> {
+        if detector {
+            return None;
+        }
+        // Read off the scenario's own timeline (its actions do not depend on the draw), so a
+        // catalog entry needs no flag of its own.
+        let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(0);
+        let forces = self
+            .faults(n, r, 0.0, &mut rng)
+            .iter()
+            .any(|f| matches!(f.action, Suspect(_) | Detection { .. }));
+        forces.then(|| {
             format!(
                 "{} forces or switches failure detection, and this protocol has no failure detector to force (its timeouts are its own ticks)",
                 self.name()
@@ -1082,7 +919,7 @@ impl Scenario {
     /// scenario, if it cannot.
     pub fn skip_reason(&self, n: u32, services: u32) -> Option<String> {
         let store = match self {
-            Scenario::Builtin(b) => b.needs_store(),
+            Scenario::Builtin(b) => b.store,
             Scenario::Custom(c) => c.sels().any(|s| matches!(s, Selector::Service(_))),
         };
         if store && services == 0 {
@@ -1092,15 +929,7 @@ impl Scenario {
             ));
         }
         match self {
-            Scenario::Builtin(b) => {
-                if let Some(k) = b.exact_nodes() {
-                    return (n != k).then(|| {
-                        format!("{} is defined for exactly {k} nodes, not {n}", b.name())
-                    });
-                }
-                let (min, why) = b.min_nodes();
-                (n < min).then(|| format!("{} needs at least {min} nodes: {why}", b.name()))
-            }
+            Scenario::Builtin(b) => b.size_reason(n),
             Scenario::Custom(c) if c.exact_nodes.is_some_and(|k| k != n) => Some(format!(
                 "{} is defined for exactly {} nodes, not {n}",
                 c.name,
@@ -1135,69 +964,15 @@ impl Scenario {
     /// trial's fault-time stream, already past the draw of `t_ms`, for custom per-fault jitter.
     pub fn faults(&self, n: u32, r: &Resolved, t_ms: f64, rng: &mut Rng) -> Vec<Fault> {
         match self {
-            Scenario::Builtin(b) => b.faults(n, r, t_ms, rng),
-            Scenario::Custom(c) => {
-                let set = |s: SelSet| match s {
-                    SelSet::All => NodeSet::All,
-                    SelSet::One(x) => NodeSet::One(x),
-                    SelSet::AllExcept(x) => NodeSet::AllExcept(x),
-                    SelSet::Above(x) => NodeSet::Above(x),
-                    SelSet::Below(x) => NodeSet::Below(x),
-                };
-                c.faults
-                    .iter()
-                    .map(|f| {
-                        let jitter = draw_ms(rng, f.jitter_ms);
-                        let action = match &f.action {
-                            Action::Crash(s) => FaultAction::Crash(*s),
-                            Action::Recover(s) => FaultAction::Recover(*s),
-                            Action::Pause(s, ms) => FaultAction::Pause { node: *s, ms: *ms },
-                            Action::Partition(g) => FaultAction::Partition(g.clone()),
-                            Action::CutLink(a, b) => FaultAction::CutLink {
-                                from: set(*a),
-                                to: set(*b),
-                            },
-                            Action::Isolate(s) => FaultAction::Isolate(*s),
-                            Action::Heal => FaultAction::Heal,
-                            Action::SetLoss(p) => FaultAction::SetLoss(*p),
-                            Action::Suspect(s) => FaultAction::Suspect(*s),
-                            Action::Detection(a, e) => FaultAction::Detection {
-                                nodes: set(*a),
-                                enabled: *e,
-                            },
-                            Action::CutResource(a) => FaultAction::ResourceCut(set(*a)),
-                            Action::ClockJump(s, ms) => {
-                                FaultAction::ClockJump { node: *s, ms: *ms }
-                            }
-                            Action::ClockRate(s, ppm) => FaultAction::ClockRate {
-                                node: *s,
-                                ppm: *ppm,
-                            },
-                            Action::Links(pairs, up) => FaultAction::Links {
-                                pairs: pairs.clone(),
-                                up: *up,
-                            },
-                            Action::LinkLoss(a, b, p) => FaultAction::LinkLoss {
-                                from: set(*a),
-                                to: set(*b),
-                                loss: *p,
-                            },
-                            Action::LinkDelay(a, b, ms) => FaultAction::LinkDelay {
-                                from: set(*a),
-                                to: set(*b),
-                                ms: *ms,
-                            },
-                            Action::Slow(s, k, ms) => FaultAction::Slow {
-                                node: *s,
-                                factor: *k,
-                                ms: *ms,
-                            },
-                            Action::Amnesia(s) => FaultAction::Amnesia(*s),
-                        };
-                        Fault::at_ms((t_ms + f.at_ms + jitter).max(0.0), action)
-                    })
-                    .collect()
-            }
+            Scenario::Builtin(b) => (b.timeline)(&At { n, r, t: t_ms }, rng),
+            Scenario::Custom(c) => c
+                .faults
+                .iter()
+                .map(|f| {
+                    let jitter = draw_ms(rng, f.jitter_ms);
+                    Fault::at_ms((t_ms + f.at_ms + jitter).max(0.0), f.action.clone())
+                })
+                .collect(),
         }
     }
 
@@ -1239,7 +1014,7 @@ impl Scenario {
     /// The scenario as the manifest records it.
     pub fn to_json(&self) -> Value {
         match self {
-            Scenario::Builtin(b) => json!({ "name": b.name(), "about": b.about() }),
+            Scenario::Builtin(b) => json!({ "name": b.name, "about": b.about }),
             Scenario::Custom(c) => json!({ "name": c.name, "about": c.about, "custom": c.source }),
         }
     }
@@ -1288,37 +1063,106 @@ pub fn draw_ms(rng: &mut Rng, max_ms: f64) -> f64 {
 mod tests {
     use super::*;
 
+    fn lan() -> Resolved {
+        let lan = crate::net::NetProfile::builtin("lan").unwrap();
+        Resolved::resolve(&lan, &Default::default()).unwrap()
+    }
+
+    /// The catalog: names unique and found by name; every entry builds its timeline at 3 and
+    /// 5 nodes (where it is defined for them), a timeline the simulator accepts, whose
+    /// selectors are all in the config syntax; the parameters it overrides are parameters.
     #[test]
-    fn names_are_unique() {
-        let mut names: Vec<_> = BUILTINS.iter().map(|b| b.name()).collect();
+    fn every_catalog_entry_is_found_by_name_and_builds_a_valid_timeline() {
+        let mut names: Vec<_> = CATALOG.iter().map(|b| b.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), BUILTINS.len());
-        for b in BUILTINS {
-            assert_eq!(Scenario::builtin(b.name()), Some(Scenario::Builtin(b)));
+        assert_eq!(names.len(), CATALOG.len());
+        let r = lan();
+        let mut built = 0;
+        for b in CATALOG {
+            let s = Scenario::builtin(b.name).unwrap();
+            assert_eq!(s, Scenario::Builtin(b));
+            assert!(!b.about.is_empty(), "{}", b.name);
+            for o in b.overrides {
+                crate::params::lookup(o.param).unwrap();
+                if let Some(v) = o.vary {
+                    crate::params::lookup(v).unwrap();
+                }
+            }
+            for n in [3, 5] {
+                let size = s.skip_reason(n, 1);
+                match b.sizes {
+                    Sizes::Exactly(k) => assert_eq!(size.is_none(), n == k, "{}", b.name),
+                    Sizes::AtLeast(min, _) => assert_eq!(size.is_none(), n >= min, "{}", b.name),
+                }
+                if size.is_some() {
+                    continue;
+                }
+                let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(7);
+                let faults = s.faults(n, &r, 1000.0, &mut rng);
+                // Only the steady state and the cold start have no fault.
+                assert_eq!(
+                    faults.is_empty(),
+                    b.part == Part::Steady || b.name == "cold-start",
+                    "{}",
+                    b.name
+                );
+                assert!(faults.iter().all(|f| f.at_ms >= 1000.0), "{}", b.name);
+                for f in &faults {
+                    for sel in f.action.selectors() {
+                        assert_eq!(sel.to_string().parse::<Selector>(), Ok(sel), "{}", b.name);
+                    }
+                }
+                let mut cfg = election_sim::SimConfig::new(n, 0);
+                cfg.services = 1;
+                cfg.faults = faults;
+                cfg.validate()
+                    .unwrap_or_else(|e| panic!("{} at {n} nodes: {e}", b.name));
+                built += 1;
+            }
         }
+        assert!(built >= CATALOG.len(), "{built}");
+        // The parts keep catalog order and cover the catalog.
+        let parts: usize = [Part::Default, Part::Gray, Part::Steady]
+            .into_iter()
+            .map(|p| Builtin::part(p).count())
+            .sum();
+        assert_eq!(parts, CATALOG.len());
+        assert_eq!(
+            format!(
+                "{:?}",
+                Scenario::builtin("liveness-omission-leader-out").unwrap()
+            ),
+            "Builtin(LivenessOmissionLeaderOut)"
+        );
+        assert_eq!(
+            Builtin::part(Part::Steady).next().unwrap().name,
+            "steady-noise"
+        );
     }
 
     #[test]
     fn partitions_name_the_leader_and_its_followers() {
-        let lan = crate::net::NetProfile::builtin("lan").unwrap();
-        let r = Resolved::resolve(&lan, &Default::default()).unwrap();
+        let r = lan();
         let mut rng = <election_core::Rng as election_core::SeedableRng>::seed_from_u64(0);
-        let mut groups = |b: Builtin, n| match &b.faults(n, &r, 1000.0, &mut rng)[0].action {
-            FaultAction::Partition(g) => g[0].clone(),
-            other => panic!("{other:?}"),
+        let mut groups = |name: &str, n| {
+            let s = Scenario::builtin(name).unwrap();
+            match &s.faults(n, &r, 1000.0, &mut rng)[0].action {
+                FaultAction::Partition(g) => g[0].clone(),
+                other => panic!("{other:?}"),
+            }
         };
         use Selector::{KthLowestFollower as F, Leader};
         // 7 nodes: minority of 3.
         assert_eq!(
-            groups(Builtin::PartitionLeaderMinority, 7),
+            groups("partition-leader-minority", 7),
             vec![Leader, F(1), F(2)]
         );
         assert_eq!(
-            groups(Builtin::PartitionLeaderMajority, 7),
+            groups("partition-leader-majority", 7),
             vec![F(1), F(2), F(3)]
         );
-        assert_eq!(groups(Builtin::PartitionLeaderMinority, 3), vec![Leader]);
+        assert_eq!(groups("partition-leader-minority", 3), vec![Leader]);
     }
 
     #[test]
@@ -1335,41 +1179,54 @@ faults = [
         let c = Custom::from_def("clocks", &def).unwrap();
         assert_eq!(
             c.faults[0].action,
-            Action::ClockJump(Selector::Leader, -250.0)
+            ClockJump {
+                node: Selector::Leader,
+                ms: -250.0
+            }
         );
         assert_eq!(
             c.faults[1].action,
-            Action::ClockRate(Selector::KthLowestFollower(1), 2000.0)
+            ClockRate {
+                node: Selector::KthLowestFollower(1),
+                ppm: 2000.0
+            }
         );
-        let bad: ScenarioDef = toml::from_str(
+        let e = toml::from_str::<ScenarioDef>(
             r#"faults = [{ at_ms = 0, action = "clock_rate", node = "leader", ppm = 2e6 }]"#,
         )
-        .unwrap();
-        let e = Custom::from_def("bad", &bad).unwrap_err().to_string();
-        assert!(e.contains("ppm") && e.contains("faults[0]"), "{e}");
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`ppm` = 2000000"), "{e}");
     }
 
+    /// A custom scenario's manifest record keeps the shape it always had: every key of every
+    /// fault, in the same order, `null` where the action has none, `reference` only when set.
     #[test]
-    fn selectors_parse() {
-        assert_eq!(parse_sel("kth_highest:2").unwrap(), Selector::KthHighest(2));
-        assert_eq!(parse_sel("id:3").unwrap(), Selector::Id(NodeId(3)));
+    fn the_manifest_records_a_custom_fault_with_every_key() {
+        let def: ScenarioDef = toml::from_str(
+            r#"
+about = "two"
+faults = [
+  { at_ms = 0, action = "crash", node = "leader" },
+  { at_ms = 400, jitter_ms = 50, action = "links", pairs = [["initial_leader", "id:2"]], up = false, reference = true },
+]
+"#,
+        )
+        .unwrap();
+        let c = Custom::from_def("two", &def).unwrap();
         assert_eq!(
-            parse_sel("lowest_follower").unwrap(),
-            Selector::KthLowestFollower(1)
+            c.source.to_string(),
+            r#"{"about":"two","faults":[{"at_ms":0.0,"jitter_ms":0.0,"action":"crash","node":"leader","nodes":null,"from":null,"to":null,"groups":null,"ms":null,"loss":null,"enabled":null,"ppm":null,"pairs":null,"up":null,"factor":null},{"at_ms":400.0,"jitter_ms":50.0,"action":"links","node":null,"nodes":null,"from":null,"to":null,"groups":null,"ms":null,"loss":null,"enabled":null,"ppm":null,"pairs":[["initial_leader","id:2"]],"up":false,"factor":null,"reference":true}]}"#
         );
-        assert_eq!(
-            parse_sel("kth_highest_follower:2").unwrap(),
-            Selector::KthHighestFollower(2)
-        );
-        assert!(parse_sel("boss")
-            .unwrap_err()
-            .to_string()
-            .contains("lowest_follower"));
-        assert_eq!(
-            parse_set("all_except:leader").unwrap(),
-            SelSet::AllExcept(Selector::Leader)
-        );
-        assert!(parse_set("some").is_err());
+        // And reads back as the same scenario (the report rebuilds it from the manifest).
+        let back: ScenarioDef = serde_json::from_value(c.source.clone()).unwrap();
+        assert_eq!(back, def);
+        let unknown = toml::from_str::<ScenarioDef>(
+            r#"faults = [{ at_ms = 0, action = "crash", nod = "leader" }]"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(unknown.contains("nod"), "{unknown}");
     }
 
     /// The faults a one-fault custom scenario written `fields` (a fault's inline table without
@@ -1384,38 +1241,11 @@ faults = [
         Ok(Scenario::Custom(c).faults(7, &r, 1000.0, &mut rng))
     }
 
-    /// Which fault action, by an exhaustive match: a new one does not compile until it is here,
-    /// and then fails [`every_documented_action_parses_into_the_fault_it_documents`] until the
-    /// table below writes it.
-    fn variant(a: &FaultAction) -> &'static str {
-        use FaultAction::*;
-        match a {
-            Crash(_) => "Crash",
-            Recover(_) => "Recover",
-            Pause { .. } => "Pause",
-            Partition(_) => "Partition",
-            CutLink { .. } => "CutLink",
-            Isolate(_) => "Isolate",
-            ResourceCut(_) => "ResourceCut",
-            Links { .. } => "Links",
-            LinkLoss { .. } => "LinkLoss",
-            LinkDelay { .. } => "LinkDelay",
-            Slow { .. } => "Slow",
-            Amnesia(_) => "Amnesia",
-            Heal => "Heal",
-            ClockJump { .. } => "ClockJump",
-            ClockRate { .. } => "ClockRate",
-            SetLoss(_) => "SetLoss",
-            Suspect(_) => "Suspect",
-            Detection { .. } => "Detection",
-        }
-    }
-
     /// Every custom-scenario action, written as the runner README documents it (its fields,
     /// the knobs a `slow` leaves out meaning their neutral values), parses into the simulator
-    /// fault the README says it is, at the fault instant plus its `at_ms`. The table names every
-    /// action of [`ACTIONS`] (the list the README and error messages give) and every
-    /// [`FaultAction`] variant.
+    /// fault the README says it is, at the fault instant plus its `at_ms`, under the name the
+    /// simulator gives that action ([`FaultAction::name`]). The table names every action of
+    /// [`ACTIONS`] (the list the README and error messages give).
     #[test]
     fn every_documented_action_parses_into_the_fault_it_documents() {
         use FaultAction as F;
@@ -1446,7 +1276,7 @@ faults = [
                 r#"action = "partition", groups = [["leader", "kth_lowest_follower:2"], ["id:1"], ["rest"]]"#,
                 F::Partition(vec![
                     vec![S::Leader, S::KthLowestFollower(2)],
-                    vec![S::Id(NodeId(1))],
+                    vec![S::Id(election_core::NodeId(1))],
                     vec![S::Rest],
                 ]),
             ),
@@ -1468,7 +1298,7 @@ faults = [
             ),
             (
                 r#"action = "cut_resource", nodes = "above:id:2""#,
-                F::ResourceCut(Set::Above(S::Id(NodeId(2)))),
+                F::ResourceCut(Set::Above(S::Id(election_core::NodeId(2)))),
             ),
             (
                 r#"action = "clock_jump", node = "highest", ms = -250"#,
@@ -1532,7 +1362,6 @@ faults = [
             ),
         ];
         let mut names = std::collections::BTreeSet::new();
-        let mut variants = std::collections::BTreeSet::new();
         for (fields, want) in &table {
             let faults = parsed(fields).unwrap_or_else(|e| panic!("{fields}: {e}"));
             assert_eq!(faults, [Fault::at_ms(1030.0, want.clone())], "{fields}");
@@ -1540,8 +1369,8 @@ faults = [
                 .strip_prefix("action = \"")
                 .and_then(|s| s.split('"').next())
                 .unwrap();
+            assert_eq!(name, want.name(), "{fields}");
             names.insert(name);
-            variants.insert(variant(want));
         }
         let documented: std::collections::BTreeSet<&str> = ACTIONS.split(", ").collect();
         assert_eq!(names, documented);
@@ -1549,7 +1378,6 @@ faults = [
         for name in &documented {
             assert!(readme.contains(&format!("`{name}`")), "README: {name}");
         }
-        assert_eq!(variants.len(), 18, "{variants:?}");
     }
 
     /// Every selector and node set of the documented syntax ([`SELECTOR_SYNTAX`],
@@ -1574,7 +1402,7 @@ faults = [
             ("kth_highest_follower:3", S::KthHighestFollower(3)),
             ("initial_follower", S::KthInitialFollower(1)),
             ("kth_initial_follower:3", S::KthInitialFollower(3)),
-            ("id:3", S::Id(NodeId(3))),
+            ("id:3", S::Id(election_core::NodeId(3))),
         ];
         let documented: Vec<String> = SELECTOR_SYNTAX
             .split('|')

@@ -695,121 +695,42 @@ fn check_set(field: &str, s: &NodeSet, n: u32, services: u32) -> Result<(), Conf
 }
 
 fn validate_action(field: &str, a: &FaultAction, n: u32, services: u32) -> Result<(), ConfigError> {
+    let node = |s: &Selector| check_selector(&format!("{field}.node"), s, n, services, false);
+    let sets = |from: &NodeSet, to: &NodeSet| {
+        check_set(&format!("{field}.from"), from, n, services)?;
+        check_set(&format!("{field}.to"), to, n, services)
+    };
     match a {
         FaultAction::Crash(s)
         | FaultAction::Recover(s)
         | FaultAction::Isolate(s)
-        | FaultAction::Suspect(s) => {
-            check_selector(&format!("{field}.node"), s, n, services, false)
-        }
-        FaultAction::Pause { node, ms } => {
-            check_selector(&format!("{field}.node"), node, n, services, false)?;
-            if !(ms.is_finite() && *ms >= 0.0) {
-                return Err(ConfigError::new(
-                    format!("{field}.ms"),
-                    ms,
-                    "a pause lasts a finite time >= 0",
-                ));
-            }
-            Ok(())
-        }
-        FaultAction::SetLoss(p) => {
-            if (0.0..=1.0).contains(p) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(
-                    format!("{field}.loss"),
-                    p,
-                    "must be a probability in [0, 1]",
-                ))
-            }
-        }
-        FaultAction::CutLink { from, to } => {
-            check_set(&format!("{field}.from"), from, n, services)?;
-            check_set(&format!("{field}.to"), to, n, services)
-        }
+        | FaultAction::Suspect(s)
+        | FaultAction::Amnesia(s)
+        | FaultAction::Pause { node: s, .. }
+        | FaultAction::Slow { node: s, .. }
+        | FaultAction::ClockJump { node: s, .. }
+        | FaultAction::ClockRate { node: s, .. } => node(s)?,
+        FaultAction::CutLink { from, to }
+        | FaultAction::LinkLoss { from, to, .. }
+        | FaultAction::LinkDelay { from, to, .. } => sets(from, to)?,
         FaultAction::Detection { nodes, .. } | FaultAction::ResourceCut(nodes) => {
-            check_set(&format!("{field}.nodes"), nodes, n, services)
+            check_set(&format!("{field}.nodes"), nodes, n, services)?
         }
-        FaultAction::Heal => Ok(()),
+        FaultAction::Heal | FaultAction::SetLoss(_) => {}
         FaultAction::Links { pairs, .. } => {
             for (k, (a, b)) in pairs.iter().enumerate() {
                 check_selector(&format!("{field}.pairs[{k}].from"), a, n, services, false)?;
                 check_selector(&format!("{field}.pairs[{k}].to"), b, n, services, false)?;
             }
-            Ok(())
-        }
-        FaultAction::LinkLoss { from, to, loss } => {
-            check_set(&format!("{field}.from"), from, n, services)?;
-            check_set(&format!("{field}.to"), to, n, services)?;
-            if (0.0..=1.0).contains(loss) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(
-                    format!("{field}.loss"),
-                    loss,
-                    "must be a probability in [0, 1]",
-                ))
-            }
-        }
-        FaultAction::LinkDelay { from, to, ms } => {
-            check_set(&format!("{field}.from"), from, n, services)?;
-            check_set(&format!("{field}.to"), to, n, services)?;
-            if ms.is_finite() && (0.0..=1e9).contains(ms) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(
-                    format!("{field}.ms"),
-                    ms,
-                    "an extra latency is a finite number of ms in [0, 1e9]",
-                ))
-            }
-        }
-        FaultAction::Slow { node, factor, ms } => {
-            check_selector(&format!("{field}.node"), node, n, services, false)?;
-            if !(factor.is_finite() && (1.0..=1e6).contains(factor)) {
-                return Err(ConfigError::new(
-                    format!("{field}.factor"),
-                    factor,
-                    "a slow-down factor is a finite number in [1, 1e6]",
-                ));
-            }
-            if !(ms.is_finite() && *ms >= 0.0 && *ms <= 1e12) {
-                return Err(ConfigError::new(
-                    format!("{field}.ms"),
-                    ms,
-                    "the extra time per input is a finite number of ms in [0, 1e12]",
-                ));
-            }
-            Ok(())
-        }
-        FaultAction::Amnesia(s) => check_selector(&format!("{field}.node"), s, n, services, false),
-        FaultAction::ClockJump { node, ms } => {
-            check_selector(&format!("{field}.node"), node, n, services, false)?;
-            if !(ms.is_finite() && ms.abs() <= 1e12) {
-                return Err(ConfigError::new(
-                    format!("{field}.ms"),
-                    ms,
-                    "a clock jump is a finite number of ms, at most 1e12 either way",
-                ));
-            }
-            Ok(())
-        }
-        FaultAction::ClockRate { node, ppm } => {
-            check_selector(&format!("{field}.node"), node, n, services, false)?;
-            if !(ppm.is_finite() && *ppm > -1_000_000.0 && *ppm <= 1_000_000.0) {
-                return Err(ConfigError::new(
-                    format!("{field}.ppm"),
-                    ppm,
-                    "a clock rate error is above -1000000 ppm and at most 1000000 ppm (the clock runs forward, at most twice as fast)",
-                ));
-            }
-            Ok(())
         }
         FaultAction::Partition(groups) => {
-            validate_partition(&format!("{field}.groups"), groups, n, services)
+            validate_partition(&format!("{field}.groups"), groups, n, services)?
         }
     }
+    a.check_values().map_err(|e| ConfigError {
+        field: format!("{field}.{}", e.field),
+        ..e
+    })
 }
 
 fn validate_partition(

@@ -1,5 +1,9 @@
 //! The fault model: a timeline of actions, each picking its nodes by selectors that are
 //! resolved when the action fires (so "crash the leader" crashes whoever leads *then*).
+//! Selectors, node sets and actions have one text form, the one config files write
+//! ([`SELECTOR_SYNTAX`], [`SET_SYNTAX`], [`ACTIONS`]): `FromStr`/`Display` and serde on these
+//! types, so a config deserializes straight into a [`FaultAction`] and a new action is one
+//! variant here with its name, its fields and its resolution.
 //!
 //! # When faults fire, and when they do not apply
 //!
@@ -25,6 +29,9 @@
 //!    not happen as described can never pass for one that did.
 
 use election_core::NodeId;
+
+mod syntax;
+pub use syntax::{SyntaxError, ACTIONS, SELECTOR_SYNTAX, SET_SYNTAX};
 
 /// Picks one node when an action fires.
 ///

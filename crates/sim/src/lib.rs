@@ -70,7 +70,10 @@ pub mod workload;
 pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
 pub use empirical::{Empirical, EmpiricalError, EmpiricalKind};
 pub use engine::{Sim, TrialReport};
-pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};
+pub use fault::{
+    group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector, SyntaxError, ACTIONS,
+    SELECTOR_SYNTAX, SET_SYNTAX,
+};
 pub use noise::{Bursts, Noise, Spikes};
 pub use observer::{
     quorum_possible, DropReason, Links, Metrics, MsgCounts, MsgInfo, Observer, Outcome, TraceEvent,
