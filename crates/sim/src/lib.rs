@@ -65,9 +65,10 @@ pub mod observer;
 pub mod pingpong;
 mod queue;
 pub mod stream;
+pub mod trial;
 pub mod workload;
 
-pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
+pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, Sampler, SimConfig};
 pub use empirical::{Empirical, EmpiricalError, EmpiricalKind};
 pub use engine::{Sim, TrialReport};
 pub use fault::{group_of, Applied, Fault, FaultAction, NodeSet, Resolver, Selector};

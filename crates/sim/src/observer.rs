@@ -444,6 +444,16 @@ pub struct Links {
 }
 
 impl Links {
+    /// How many endpoints the table covers.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// No endpoints at all.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
     /// All links up among `n` nodes.
     pub fn new(n: u32) -> Self {
         Links {
