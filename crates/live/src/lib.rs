@@ -21,7 +21,6 @@
 pub mod calibrate;
 mod chart;
 pub mod datagram;
-mod delay;
 pub mod driver;
 mod run;
 
@@ -29,4 +28,6 @@ pub use calibrate::{calibrate, CalibrateArgs, CalibrationOutcome};
 pub use driver::{
     run_trial, run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveReport, OnBound, Rejection,
 };
-pub use run::{live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError, LOOPBACK};
+pub use run::{
+    live_config, live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError, LOOPBACK,
+};

@@ -233,14 +233,15 @@ impl Timeline {
     fn start(&mut self, now: Time) -> Start {
         self.phase = Phase::Started;
         // With a reference fault, the reference is set when that fault fires.
-        let reference =
-            (!self.fixed_reference && self.reference_fault.is_none()).then_some(now);
+        let reference = (!self.fixed_reference && self.reference_fault.is_none()).then_some(now);
         let first = self.schedule.first().map_or(now, |f| f.0);
         let shift = now - first;
         for f in &mut self.schedule[self.fired..] {
             f.0 = f.0 + shift;
         }
-        self.last_fault_at = self.last_fault_at.max(self.schedule.iter().map(|f| f.0).max().unwrap_or(now));
+        self.last_fault_at = self
+            .last_fault_at
+            .max(self.schedule.iter().map(|f| f.0).max().unwrap_or(now));
         Start { shift, reference }
     }
 
@@ -266,9 +267,11 @@ impl Timeline {
     /// The next fault to fire at `now`, if one is due: `(its instant, its index)`.
     pub fn due(&self, now: Time) -> Option<(Time, usize)> {
         match self.phase {
-            Phase::Scheduled | Phase::Started => {
-                self.schedule.get(self.fired).copied().filter(|f| f.0 <= now)
-            }
+            Phase::Scheduled | Phase::Started => self
+                .schedule
+                .get(self.fired)
+                .copied()
+                .filter(|f| f.0 <= now),
             _ => None,
         }
     }
@@ -326,9 +329,7 @@ impl Timeline {
 
 /// The quorum leader's start, as [`Timeline::deadline`] takes it.
 pub fn quorum_since(observer: &Observer) -> Option<Time> {
-    observer
-        .quorum_leader()
-        .map(|_| observer.quorum_since())
+    observer.quorum_leader().map(|_| observer.quorum_since())
 }
 
 /// The observer a trial of `cfg` measures with, its reference instant `t0` (see
@@ -356,7 +357,9 @@ pub fn resolve(
     rng: &mut Rng,
 ) -> Applied {
     let (up, services) = up.split_at(members);
-    let leader = observer.quorum_leader().or_else(|| observer.highest_leader());
+    let leader = observer
+        .quorum_leader()
+        .or_else(|| observer.highest_leader());
     Resolver {
         up,
         services,
@@ -532,9 +535,7 @@ mod tests {
         assert_eq!(
             g.skipped,
             vec![
-                Applied::Skipped(
-                    "no quorum leader within the fault wait (50.000 ms)".to_string()
-                );
+                Applied::Skipped("no quorum leader within the fault wait (50.000 ms)".to_string());
                 2
             ]
         );
@@ -584,13 +585,31 @@ mod tests {
         let mut links = Links::new(4);
         let mut cut = Vec::new();
         let groups = vec![vec![NodeId(1)], vec![NodeId(2), NodeId(3)]];
-        assert!(apply_topology(&Applied::Partition(groups), 3, &mut links, &mut cut));
+        assert!(apply_topology(
+            &Applied::Partition(groups),
+            3,
+            &mut links,
+            &mut cut
+        ));
         assert!(!links.is_up(NodeId(1), NodeId(2)));
         assert!(links.is_up(NodeId(2), NodeId(3)));
-        assert!(links.is_up(NodeId(1), NodeId(4)), "the service endpoint stays reachable");
-        assert!(!apply_topology(&Applied::ResourceCut(vec![NodeId(2)]), 3, &mut links, &mut cut));
+        assert!(
+            links.is_up(NodeId(1), NodeId(4)),
+            "the service endpoint stays reachable"
+        );
+        assert!(!apply_topology(
+            &Applied::ResourceCut(vec![NodeId(2)]),
+            3,
+            &mut links,
+            &mut cut
+        ));
         assert_eq!(cut, vec![false, true, false, false]);
-        assert!(!apply_topology(&Applied::SetLoss(0.5), 3, &mut links, &mut cut));
+        assert!(!apply_topology(
+            &Applied::SetLoss(0.5),
+            3,
+            &mut links,
+            &mut cut
+        ));
         assert!(apply_topology(&Applied::Heal, 3, &mut links, &mut cut));
         assert!(links.is_up(NodeId(1), NodeId(2)));
         assert!(cut.is_empty());
