@@ -1408,6 +1408,7 @@ mod tests {
                 links: RwLock::new(Links::new(2)),
                 loss_bits: AtomicU64::new(0f64.to_bits()),
                 delay: None,
+                fifo: true,
                 detection: vec![AtomicBool::new(true), AtomicBool::new(true)],
                 events: tx,
                 trace: false,
