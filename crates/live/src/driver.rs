@@ -69,8 +69,8 @@ use election_core::{
 use election_sim::trial::{self, FirstInstant, Timeline};
 use election_sim::workload::{Commit, Resource, Workload, WriteTag};
 use election_sim::{
-    Applied, ConfigError, DropReason, FaultAction, Links, Metrics, MsgInfo, NetConfig, Observer,
-    Sampler, SimConfig, Stream, TraceEvent, TraceKind,
+    Applied, ConfigError, DropReason, FaultAction, Links, MsgInfo, NetConfig, Observer, Sampler,
+    SimConfig, Stream, TraceKind, TrialReport,
 };
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -323,17 +323,13 @@ impl Health {
     }
 }
 
-/// The outcome of one live trial.
+/// The outcome of one live trial: the trial's report as the simulator makes one (it
+/// dereferences to it: `report.metrics`), and what only sockets have.
 #[derive(Clone, Debug)]
 pub struct LiveReport {
-    /// The trial's metrics, computed by the simulator's own observer from real timestamps.
-    pub metrics: Metrics,
-    /// Each node's last status (`None` = crashed at the end), indexed by `id - 1`.
-    pub final_status: Vec<Option<Status>>,
-    /// Every event, if the configuration asked for a trace.
-    pub trace: Vec<TraceEvent>,
-    /// When the trial ended.
-    pub end: Time,
+    /// The metrics (computed by the simulator's own observer from real timestamps), each
+    /// node's last status, the trace, the end, and how many events the hub observed.
+    pub trial: TrialReport,
     /// The address each node's socket was bound to, indexed by `id - 1`.
     pub addresses: Vec<SocketAddr>,
     /// Rejected datagrams, socket errors and timer lateness.
@@ -362,6 +358,13 @@ pub struct Hooks {
     /// Called once every socket is bound, before any node boots, with the nodes' addresses
     /// (indexed by `id - 1`).
     pub on_bound: Option<OnBound>,
+}
+
+impl std::ops::Deref for LiveReport {
+    type Target = TrialReport;
+    fn deref(&self) -> &TrialReport {
+        &self.trial
+    }
 }
 
 impl std::fmt::Debug for Hooks {
@@ -808,6 +811,8 @@ struct Hub<P: Protocol, F> {
     /// Tasks that ended on their own, awaited by [`Hub::panicked`].
     ended: Vec<(NodeId, JoinHandle<()>)>,
     last_crashed: Option<NodeId>,
+    /// Events observed.
+    events: u64,
     /// Each fault's action, by index ([`SimConfig::faults`]).
     actions: Vec<FaultAction>,
     /// The fault timeline and the end-of-trial rule: the simulator's ([`Timeline`]).
@@ -899,6 +904,7 @@ where
             fault_rng: Stream::Faults.rng(cfg.seed),
             ended: Vec::new(),
             last_crashed: None,
+            events: 0,
             actions: cfg.faults.iter().map(|f| f.action.clone()).collect(),
             timeline,
             workload: cfg.workload,
@@ -1018,9 +1024,6 @@ where
         if let Some(err) = self.panicked().await {
             return Err(err);
         }
-        let final_status = (0..self.members)
-            .map(|i| self.observer.status(NodeId::from_index(i)))
-            .collect();
         for slot in &mut self.slots {
             slot.control = None;
             for task in [slot.task.take(), slot.tombstone.take()]
@@ -1031,12 +1034,9 @@ where
             }
         }
         let addresses = self.shared.peers.clone();
-        let (metrics, trace) = self.observer.finish(end);
+        let members = self.members as u32;
         Ok(LiveReport {
-            metrics,
-            final_status,
-            trace,
-            end,
+            trial: TrialReport::finish(self.observer, members, end, self.events),
             addresses,
             health: self.health,
         })
@@ -1132,6 +1132,7 @@ where
     }
 
     fn observe(&mut self, Stamped { at, ev }: Stamped) {
+        self.events += 1;
         self.advance(at);
         let at = self.last;
         match ev {

@@ -14,7 +14,7 @@ use crate::workload::{Commit, Resource, Workload, WriteTag};
 
 use crate::stream::Stream;
 
-/// The outcome of one trial.
+/// The outcome of one trial, simulated or live.
 #[derive(Clone, Debug)]
 pub struct TrialReport {
     /// The trial's metrics.
@@ -25,8 +25,27 @@ pub struct TrialReport {
     pub trace: Vec<TraceEvent>,
     /// When the trial ended.
     pub end: Time,
-    /// Events processed (deliveries, timer firings, faults, boots).
+    /// Events processed (deliveries, timer firings, faults, boots); live, the events the
+    /// driver observed.
     pub events: u64,
+}
+
+impl TrialReport {
+    /// The report of a trial that ended at `end`: the observer's metrics and trace, and the
+    /// last status of each of the `members`.
+    pub fn finish(observer: Observer, members: u32, end: Time, events: u64) -> TrialReport {
+        let final_status = (0..members as usize)
+            .map(|i| observer.status(NodeId::from_index(i)))
+            .collect();
+        let (metrics, trace) = observer.finish(end);
+        TrialReport {
+            metrics,
+            final_status,
+            trace,
+            end,
+            events,
+        }
+    }
 }
 
 enum Event<P: Protocol> {
@@ -440,18 +459,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.observer.on_fault(skipped);
             }
         }
-        let final_status = (0..self.cfg.nodes as usize)
-            .map(|i| self.observer.status(NodeId::from_index(i)))
-            .collect();
-        let events = self.events;
-        let (metrics, trace) = self.observer.finish(end);
-        TrialReport {
-            metrics,
-            final_status,
-            trace,
-            end,
-            events,
-        }
+        TrialReport::finish(self.observer, self.cfg.nodes, end, self.events)
     }
 
     /// A queue entry `(at, seq)` of a timer slot came up: the generation to fire with if it is
