@@ -9,7 +9,12 @@
 //!   the protocol's actions in order (sends go out on its socket at once; timers go into a
 //!   table with one slot per [`TimerKind`]; `Persist` writes the node's stable storage, an
 //!   `Arc<Mutex<..>>` owned by the hub so that it outlives the task) and reports its status.
-//! * The **hub** owns the [`Observer`], the link table and the fault timeline. Every node
+//! * The **hub** owns the [`Observer`], the link table and the fault timeline. The trial's
+//!   rules are the simulator's, from [`election_sim::trial`], fed the real time: the
+//!   [`Timeline`] decides when faults fire (after the wait for a quorum leader), the reference
+//!   instant and when the trial ends; [`trial::resolve`] resolves each fault's selectors and
+//!   [`trial::apply_topology`] updates the links; the hub only carries the decisions out over
+//!   tasks and sockets. Every node
 //!   reports what it does (status changes, sends, deliveries, drops, rejected datagrams,
 //!   socket errors) over one channel, stamped with the real time since the trial's start; the
 //!   hub observes those events in order. A fault fires at its scheduled instant (the hub sleeps
@@ -34,9 +39,13 @@
 //! * **Partition, one-way cuts, isolate, heal**: a shared link table. The sender drops a
 //!   datagram on a cut link; the receiver drops one whose link was cut while it was on the wire.
 //! * **Loss**: each sender draws from its own seeded generator.
-//! * **Added delay** ([`LiveConfig::delay`]): each datagram waits a drawn duration in a
-//!   spawned task before it is sent, FIFO per link (a datagram never overtakes an earlier one
-//!   on the same link). Datagrams already waiting when their sender crashes are still sent.
+//! * **Added delay** (`net.latency` of [`LiveConfig::trial`], drawn by the simulator's
+//!   [`Sampler`]): each datagram waits a drawn duration (at most a minute) in a spawned task
+//!   before it is sent, FIFO per link with `net.fifo` (a datagram never overtakes an earlier
+//!   one on the same link). Datagrams already waiting when their sender crashes are still sent.
+//! * **Not modelled live** (refused by [`LiveConfig::validate`] before the trial runs): per-link
+//!   loss and delay, slow nodes, amnesia, clock faults, duplication, per-link latencies, noise
+//!   and steady-state windows.
 //! * **Suspect** and **Detection** act on the node exactly as in the simulator.
 //!
 //! # Time
@@ -521,16 +530,6 @@ impl Shared {
     }
 }
 
-fn msg_info<M: Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
-    MsgInfo {
-        from,
-        to,
-        kind: msg.kind(),
-        category: msg.category(),
-        bytes: msg.wire_size() as u32,
-    }
-}
-
 /// One incarnation of one node: its protocol, timers and generators. Lives in its own task.
 struct Node<P: Protocol> {
     id: NodeId,
@@ -604,7 +603,7 @@ where
                         continue;
                     };
                     let now = self.shared.now();
-                    let info = msg_info(from, self.id, &msg);
+                    let info = MsgInfo::of(from, self.id, &msg);
                     if !self.shared.link_up(from, self.id) {
                         self.shared.emit(now, Ev::Drop(info, DropReason::LinkDown));
                         continue;
@@ -709,7 +708,7 @@ where
             );
             return;
         }
-        let info = msg_info(self.id, to, &msg);
+        let info = MsgInfo::of(self.id, to, &msg);
         shared.emit(now, Ev::Send(info));
         if !shared.link_up(self.id, to) {
             shared.emit(now, Ev::Drop(info, DropReason::LinkDown));
@@ -775,7 +774,7 @@ async fn tombstone<M: Wire>(id: NodeId, shared: Arc<Shared>, socket: Arc<UdpSock
         match socket.recv_from(&mut buf).await {
             Ok((len, addr)) => {
                 if let Some((from, msg)) = shared.accept::<M>(id, &buf[..len], addr) {
-                    let info = msg_info(from, id, &msg);
+                    let info = MsgInfo::of(from, id, &msg);
                     shared.emit(shared.now(), Ev::Drop(info, DropReason::Crashed));
                 }
             }

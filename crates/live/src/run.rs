@@ -2,7 +2,8 @@
 //! runner's catalog, each over real sockets, written as `trials.csv` and `summary.csv` rows
 //! with `mode = live`.
 //!
-//! A live trial is built exactly like a simulated one (the runner's [`Cell`]): the same
+//! A live trial is built exactly like a simulated one (the runner's [`Cell`], whose
+//! [`Cell::trial_config`] is the simulator's configuration; [`live_config`]): the same
 //! protocol configuration, the same fault instant `fault_at_ms + U[0, fault_jitter_ms]`
 //! drawn from the same stream of the trial seed, the same fault timeline, and the same rules for
 //! when it fires (it waits for a quorum leader, at most `fault_wait_ms`) and for selectors,

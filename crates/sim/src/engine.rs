@@ -680,7 +680,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         match event {
             Event::Boot(id) => self.boot(now, id),
             Event::Deliver { from, to, msg } => {
-                let info = msg_info(from, to, &msg);
+                let info = MsgInfo::of(from, to, &msg);
                 if !self.links.is_up(from, to) {
                     self.observer.on_drop(info, DropReason::LinkDown);
                     return;
@@ -930,7 +930,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             self.observer.on_invalid_destination(from, to.0, msg.kind());
             return;
         }
-        let info = msg_info(from, to, &msg);
+        let info = MsgInfo::of(from, to, &msg);
         self.work += 1;
         self.observer.on_send(info);
         if !self.links.is_up(from, to) {
@@ -1244,16 +1244,5 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             | Applied::Spike(..) => {}
         }
         self.observer.on_fault(applied);
-    }
-}
-
-#[inline]
-fn msg_info<M: Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
-    MsgInfo {
-        from,
-        to,
-        kind: msg.kind(),
-        category: msg.category(),
-        bytes: msg.wire_size() as u32,
     }
 }

@@ -175,6 +175,21 @@ pub struct MsgInfo {
     pub bytes: u32,
 }
 
+impl MsgInfo {
+    /// `msg` from `from` to `to`, as the observer sees it (both drivers describe every message
+    /// so).
+    #[inline]
+    pub fn of<M: election_core::Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
+        MsgInfo {
+            from,
+            to,
+            kind: msg.kind(),
+            category: msg.category(),
+            bytes: msg.wire_size() as u32,
+        }
+    }
+}
+
 /// What happened, for the full trace.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceKind {
