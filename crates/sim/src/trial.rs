@@ -214,12 +214,15 @@ impl Timeline {
         self.schedule.len() - self.fired
     }
 
-    /// The first fault's instant has come (`now`), with or without a quorum leader.
+    /// The first fault's instant has come (`now`, at or just after it), with or without a
+    /// quorum leader. The wait is measured from the scheduled instant, however late the driver
+    /// noticed it.
     pub fn at_first_instant(&mut self, now: Time, quorum_leader: bool) -> FirstInstant {
         if quorum_leader {
             FirstInstant::Start(self.start(now))
         } else {
-            let until = now + self.fault_wait;
+            let first = self.schedule.first().map_or(now, |f| f.0);
+            let until = first + self.fault_wait;
             self.phase = Phase::Waiting(until);
             FirstInstant::Wait(Wait { until })
         }
