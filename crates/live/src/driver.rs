@@ -9,7 +9,12 @@
 //!   the protocol's actions in order (sends go out on its socket at once; timers go into a
 //!   table with one slot per [`TimerKind`]; `Persist` writes the node's stable storage, an
 //!   `Arc<Mutex<..>>` owned by the hub so that it outlives the task) and reports its status.
-//! * The **hub** owns the [`Observer`], the link table and the fault timeline. Every node
+//! * The **hub** owns the [`Observer`], the link table and the fault timeline. The trial's
+//!   rules are the simulator's, from [`election_sim::trial`], fed the real time: the
+//!   [`Timeline`] decides when faults fire (after the wait for a quorum leader), the reference
+//!   instant and when the trial ends; [`trial::resolve`] resolves each fault's selectors and
+//!   [`trial::apply_topology`] updates the links; the hub only carries the decisions out over
+//!   tasks and sockets. Every node
 //!   reports what it does (status changes, sends, deliveries, drops, rejected datagrams,
 //!   socket errors) over one channel, stamped with the real time since the trial's start; the
 //!   hub observes those events in order. A fault fires at its scheduled instant (the hub sleeps
@@ -34,9 +39,13 @@
 //! * **Partition, one-way cuts, isolate, heal**: a shared link table. The sender drops a
 //!   datagram on a cut link; the receiver drops one whose link was cut while it was on the wire.
 //! * **Loss**: each sender draws from its own seeded generator.
-//! * **Added delay** ([`LiveConfig::delay`]): each datagram waits a drawn duration in a
-//!   spawned task before it is sent, FIFO per link (a datagram never overtakes an earlier one
-//!   on the same link). Datagrams already waiting when their sender crashes are still sent.
+//! * **Added delay** (`net.latency` of [`LiveConfig::trial`], drawn by the simulator's
+//!   [`Sampler`]): each datagram waits a drawn duration (at most a minute) in a spawned task
+//!   before it is sent, FIFO per link with `net.fifo` (a datagram never overtakes an earlier
+//!   one on the same link). Datagrams already waiting when their sender crashes are still sent.
+//! * **Not modelled live** (refused by [`LiveConfig::validate`] before the trial runs): per-link
+//!   loss and delay, slow nodes, amnesia, clock faults, duplication, per-link latencies, noise
+//!   and steady-state windows.
 //! * **Suspect** and **Detection** act on the node exactly as in the simulator.
 //!
 //! # Time
@@ -66,10 +75,11 @@ use std::time::Duration;
 use election_core::{
     Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, Status, Time, TimerKind, Wire,
 };
+use election_sim::trial::{self, FirstInstant, Timeline};
 use election_sim::workload::{Commit, Resource, Workload, WriteTag};
 use election_sim::{
-    Applied, ConfigError, DropReason, Fault, FaultAction, Latency, Links, Metrics, MsgInfo,
-    Observer, Resolver, SimConfig, Stream, TraceEvent, TraceKind,
+    Applied, ConfigError, DropReason, FaultAction, Links, MsgInfo, NetConfig, Observer, Sampler,
+    SimConfig, Stream, TraceKind, TrialReport,
 };
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -77,102 +87,57 @@ use tokio::task::JoinHandle;
 use tokio::time::{sleep, sleep_until, Instant};
 
 use crate::datagram::{self, FrameError, MAX_DATAGRAM};
-use crate::delay::Delay;
 
 /// The longest trial the driver accepts.
 pub const MAX_HORIZON: Duration = Duration::from_secs(600);
 
-/// Everything that defines one live trial.
+/// Everything that defines one live trial: the trial as the simulator defines it, plus what
+/// only sockets need.
+///
+/// The trial's rules are the simulator's own ([`election_sim::trial`]): the fault timeline,
+/// the wait for a quorum leader, the reference instant, the settle window and the horizon, the
+/// selectors, the topology after each fault, the workload's resource. What the simulator models
+/// and real sockets cannot is refused by [`LiveConfig::validate`], naming the parameter and its
+/// value; nothing is dropped silently. Two parts of [`SimConfig`] mean something else live:
+///
+/// * [`SimConfig::net`] is what the driver **adds** on top of the real network: `net.latency`
+///   is a delay drawn per datagram (constant 0: none), `net.loss` a loss probability, and
+///   `net.fifo` whether delayed datagrams keep their order per link. Duplication and per-link
+///   latencies are refused.
+/// * [`SimConfig::node`] (processing time, stable-storage latency, timer jitter, clocks) is the
+///   machine's own: live nodes run on it; [`SimConfig::budget`], the simulator's bound on
+///   its own work, does not apply (a live trial is bounded by its horizon, at most
+///   [`MAX_HORIZON`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveConfig {
-    /// Cluster size; node ids are `1..=nodes`.
-    pub nodes: u32,
-    /// Service endpoints after the members (the lease store), as in the simulator
-    /// ([`SimConfig::services`]): each is one more task with its own UDP socket, driven by the
-    /// same code, left out of every leadership metric and of partitions.
-    pub services: u32,
-    /// Seeds the protocols' generators, loss, added delay and `Selector::Random`. A live trial
-    /// is not reproducible (the operating system schedules it), but its random choices are.
-    pub seed: u64,
-    /// The fault timeline, in ms since the trial's start (the simulator's format).
-    pub faults: Vec<Fault>,
-    /// The trial never runs past this instant (at most [`MAX_HORIZON`]).
-    pub horizon: Duration,
-    /// The trial ends early once every fault has fired and the same quorum leader has led
-    /// for `settle` since both the start of its leadership and the last fault.
-    pub settle: Duration,
-    /// The reference instant of every duration metric, in ms (`None`: the instant the
-    /// reference fault, else the first fault, fired).
-    pub reference_ms: Option<f64>,
-    /// Measure from the instant this fault (an index into `faults`) fires, as in the simulator
-    /// ([`SimConfig::reference_fault`]).
-    pub reference_fault: Option<usize>,
-    /// Hold the fault timeline until the cluster has a quorum leader, at most this long (the
-    /// simulator's rule: [`SimConfig::fault_wait`]).
-    pub fault_wait: Option<Duration>,
-    /// The election timeout the `outcome`'s `recovered_timeouts` counts in, as in the
-    /// simulator ([`SimConfig::election_timeout`]): the trial's `detect_timeout_ms`.
-    pub election_timeout: Duration,
-    /// The leader's work (see `election_sim::workload`). Live, the hub plays the shared
-    /// resource: a leader's write takes effect (or is fenced) when the hub makes it, with no
-    /// network hop (loopback's ~0.05 ms is far below the write interval); only
-    /// `Commit::Resource` is supported.
-    pub workload: Workload,
+    /// The trial. Its [`SimConfig::seed`] seeds the protocols' generators, loss, added delay
+    /// and `Selector::Random`: a live trial is not reproducible (the operating system
+    /// schedules it), but its random choices are.
+    pub trial: SimConfig,
     /// The address every node binds (on an ephemeral port). Loopback unless the user passes
     /// another address explicitly.
     pub bind: IpAddr,
-    /// Loss probability at the start (a `SetLoss` fault changes it).
-    pub loss: f64,
-    /// Delay added to every datagram, on top of the real network's.
-    pub delay: Option<Latency>,
-    /// Record every event in [`LiveReport::trace`].
-    pub trace: bool,
 }
 
 impl LiveConfig {
-    /// `n` nodes on 127.0.0.1, the given seed, no faults, no loss or added delay, a 10 s
-    /// horizon and a 1 s settle window.
+    /// `n` nodes on 127.0.0.1, the given seed, no faults, nothing added to the real network, a
+    /// 10 s horizon and a 1 s settle window; everything else as [`SimConfig::new`].
     pub fn new(n: u32, seed: u64) -> Self {
+        let mut trial = SimConfig::new(n, seed);
+        trial.net = NetConfig::constant_ms(0.0);
+        trial.horizon = Duration::from_secs(10);
+        trial.settle = Duration::from_secs(1);
         LiveConfig {
-            nodes: n,
-            services: 0,
-            seed,
-            faults: Vec::new(),
-            horizon: Duration::from_secs(10),
-            settle: Duration::from_secs(1),
-            reference_ms: None,
-            reference_fault: None,
-            fault_wait: None,
-            election_timeout: SimConfig::new(n, seed).election_timeout,
-            workload: Workload::OFF,
+            trial,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
-            loss: 0.0,
-            delay: None,
-            trace: false,
         }
     }
 
-    /// The same trial as a simulator configuration (network left at its default), which is how
-    /// the configuration is validated and how the reference instant is defined.
-    pub fn sim_config(&self) -> SimConfig {
-        let mut s = SimConfig::new(self.nodes, self.seed);
-        s.services = self.services;
-        s.faults = self.faults.clone();
-        s.horizon = self.horizon;
-        s.settle = self.settle;
-        s.reference_ms = self.reference_ms;
-        s.reference_fault = self.reference_fault;
-        s.fault_wait = self.fault_wait;
-        s.election_timeout = self.election_timeout;
-        s.workload = self.workload;
-        s.trace = self.trace;
-        s.net.loss = self.loss;
-        s
-    }
-
-    /// Check every field; the error names the first bad one.
+    /// Check every field; the error names the first bad one, or the first thing the trial asks
+    /// for that live nodes cannot do.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.sim_config().validate()?;
+        let t = &self.trial;
+        t.validate()?;
         if self.bind.is_unspecified() || self.bind.is_multicast() {
             // Bound to 0.0.0.0, a node's address is 0.0.0.0:port while its datagrams arrive
             // from 127.0.0.1:port (or another interface): no source would match a member, and
@@ -184,24 +149,78 @@ impl LiveConfig {
                  an unspecified (0.0.0.0, ::) or multicast address is none (e.g. 127.0.0.1)",
             ));
         }
-        if self.horizon > MAX_HORIZON {
+        if t.horizon > MAX_HORIZON {
             return Err(ConfigError::new(
                 "horizon",
-                format!("{:?}", self.horizon),
+                format!("{:?}", t.horizon),
                 format!("a live trial runs at most {MAX_HORIZON:?}"),
             ));
         }
-        if let Some(d) = &self.delay {
-            Delay::new(d, "delay")?;
+        if t.run_to_horizon {
+            return Err(ConfigError::new(
+                "run_to_horizon",
+                true,
+                "a steady-state window under simulated noise has no live counterpart (the live \
+                 driver has no noise model); run it simulated",
+            ));
         }
-        if self.workload.on() && self.workload.commit == Commit::Majority {
+        if !t.noise.is_none() {
+            return Err(ConfigError::new(
+                "noise",
+                format!("{:?}", t.noise),
+                "GC pauses, disk stalls and latency spikes are simulated only; set every \
+                 noise.*_per_hour to 0 (noise.profile = none) for a live run",
+            ));
+        }
+        if t.net.duplicate > 0.0 {
+            return Err(ConfigError::new(
+                "net.duplicate",
+                t.net.duplicate,
+                "the live driver does not duplicate datagrams; set net.duplicate = 0",
+            ));
+        }
+        if let Some(l) = t.net.links.first() {
+            return Err(ConfigError::new(
+                "net.links",
+                format!("{} -> {}: {:?}", l.from, l.to, l.latency),
+                "the live driver adds one latency to every link; per-link latencies are \
+                 simulated only",
+            ));
+        }
+        if t.workload.on() && t.workload.commit == Commit::Majority {
             return Err(ConfigError::new(
                 "workload.commit",
                 "majority",
                 "live mode supports workload.commit = resource only",
             ));
         }
+        for (i, f) in t.faults.iter().enumerate() {
+            if let Some(why) = unsupported(&f.action) {
+                return Err(ConfigError::new(
+                    format!("faults[{i}].action"),
+                    format!("{:?}", f.action),
+                    why,
+                ));
+            }
+        }
         Ok(())
+    }
+}
+
+/// Why the live driver cannot carry out `action`, if it cannot.
+fn unsupported(action: &FaultAction) -> Option<&'static str> {
+    match action {
+        // Loss, delay and slowness per link or node would need the hub to hold each datagram
+        // per link, and live nodes keep their stable storage in the hub's memory for the trial.
+        FaultAction::LinkLoss { .. }
+        | FaultAction::LinkDelay { .. }
+        | FaultAction::Slow { .. }
+        | FaultAction::Amnesia(_) => Some("not supported by the live driver (simulated only)"),
+        // Live nodes read the machine's clock: it cannot be moved per node.
+        FaultAction::ClockJump { .. } | FaultAction::ClockRate { .. } => {
+            Some("live nodes read the machine's real clock, which cannot be moved per node")
+        }
+        _ => None,
     }
 }
 
@@ -313,17 +332,13 @@ impl Health {
     }
 }
 
-/// The outcome of one live trial.
+/// The outcome of one live trial: the trial's report as the simulator makes one (it
+/// dereferences to it: `report.metrics`), and what only sockets have.
 #[derive(Clone, Debug)]
 pub struct LiveReport {
-    /// The trial's metrics, computed by the simulator's own observer from real timestamps.
-    pub metrics: Metrics,
-    /// Each node's last status (`None` = crashed at the end), indexed by `id - 1`.
-    pub final_status: Vec<Option<Status>>,
-    /// Every event, if the configuration asked for a trace.
-    pub trace: Vec<TraceEvent>,
-    /// When the trial ended.
-    pub end: Time,
+    /// The metrics (computed by the simulator's own observer from real timestamps), each
+    /// node's last status, the trace, the end, and how many events the hub observed.
+    pub trial: TrialReport,
     /// The address each node's socket was bound to, indexed by `id - 1`.
     pub addresses: Vec<SocketAddr>,
     /// Rejected datagrams, socket errors and timer lateness.
@@ -354,6 +369,13 @@ pub struct Hooks {
     pub on_bound: Option<OnBound>,
 }
 
+impl std::ops::Deref for LiveReport {
+    type Target = TrialReport;
+    fn deref(&self) -> &TrialReport {
+        &self.trial
+    }
+}
+
 impl std::fmt::Debug for Hooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hooks")
@@ -381,7 +403,7 @@ where
         .build()
         .map_err(LiveError::Runtime)?;
     let grace = Duration::from_secs(5);
-    let limit = cfg.horizon + grace;
+    let limit = cfg.trial.horizon + grace;
     let result = rt.block_on(async {
         let mut hub = Hub::<P, F>::bind(cfg, factory).await?;
         if let Some(f) = hooks.on_bound {
@@ -450,7 +472,10 @@ struct Shared {
     peers: Vec<SocketAddr>,
     links: RwLock<Links>,
     loss_bits: AtomicU64,
-    delay: Option<Delay>,
+    /// The delay added to every datagram (`None`: none).
+    delay: Option<Sampler>,
+    /// Delayed datagrams keep their order per link.
+    fifo: bool,
     detection: Vec<AtomicBool>,
     events: UnboundedSender<Stamped>,
     trace: bool,
@@ -502,16 +527,6 @@ impl Shared {
             }
             Ok(ok) => Some(ok),
         }
-    }
-}
-
-fn msg_info<M: Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
-    MsgInfo {
-        from,
-        to,
-        kind: msg.kind(),
-        category: msg.category(),
-        bytes: msg.wire_size() as u32,
     }
 }
 
@@ -588,7 +603,7 @@ where
                         continue;
                     };
                     let now = self.shared.now();
-                    let info = msg_info(from, self.id, &msg);
+                    let info = MsgInfo::of(from, self.id, &msg);
                     if !self.shared.link_up(from, self.id) {
                         self.shared.emit(now, Ev::Drop(info, DropReason::LinkDown));
                         continue;
@@ -693,7 +708,7 @@ where
             );
             return;
         }
-        let info = msg_info(self.id, to, &msg);
+        let info = MsgInfo::of(self.id, to, &msg);
         shared.emit(now, Ev::Send(info));
         if !shared.link_up(self.id, to) {
             shared.emit(now, Ev::Drop(info, DropReason::LinkDown));
@@ -721,9 +736,14 @@ where
                 }
             }
             Some(delay) => {
-                let due = (Instant::now() + delay.sample(&mut self.net_rng))
-                    .max(self.fifo_due[to.index()]);
-                self.fifo_due[to.index()] = due;
+                // A heavy tail can draw absurd values; no datagram waits longer than a minute.
+                let wait = Duration::from_nanos(delay.sample_ns(&mut self.net_rng))
+                    .min(Duration::from_secs(60));
+                let mut due = Instant::now() + wait;
+                if shared.fifo {
+                    due = due.max(self.fifo_due[to.index()]);
+                    self.fifo_due[to.index()] = due;
+                }
                 let socket = Arc::clone(&self.socket);
                 let shared = Arc::clone(shared);
                 let bytes = self.send_buf.clone();
@@ -754,7 +774,7 @@ async fn tombstone<M: Wire>(id: NodeId, shared: Arc<Shared>, socket: Arc<UdpSock
         match socket.recv_from(&mut buf).await {
             Ok((len, addr)) => {
                 if let Some((from, msg)) = shared.accept::<M>(id, &buf[..len], addr) {
-                    let info = msg_info(from, id, &msg);
+                    let info = MsgInfo::of(from, id, &msg);
                     shared.emit(shared.now(), Ev::Drop(info, DropReason::Crashed));
                 }
             }
@@ -790,30 +810,21 @@ struct Hub<P: Protocol, F> {
     /// Tasks that ended on their own, awaited by [`Hub::panicked`].
     ended: Vec<(NodeId, JoinHandle<()>)>,
     last_crashed: Option<NodeId>,
-    faults: Vec<(Time, FaultAction)>,
-    next_fault: usize,
-    last_fault_at: Time,
-    /// The longest wait for a leader before the fault timeline starts (`None`: no wait).
-    fault_wait: Option<Duration>,
-    /// The fault timeline has started (or there is no wait).
-    timeline_started: bool,
-    /// Waiting for a leader until this instant.
-    waiting_until: Option<Time>,
-    /// An explicit reference instant was configured.
-    fixed_reference: bool,
-    /// The reference fault's position in `faults` (sorted), if the reference is a fault other
-    /// than the first: the reference is set when it fires.
-    reference_fault: Option<usize>,
+    /// Events observed.
+    events: u64,
+    /// Each fault's action, by index ([`SimConfig::faults`]).
+    actions: Vec<FaultAction>,
+    /// The fault timeline and the end-of-trial rule: the simulator's ([`Timeline`]).
+    timeline: Timeline,
     workload: Workload,
     resource: Resource,
-    /// Nodes cut off the shared resource.
+    /// Nodes cut off the shared resource (by index; empty: none), as
+    /// [`trial::apply_topology`] keeps it.
     resource_cut: Vec<bool>,
     /// Each node's next write, while it leads (after the reference instant).
     next_write: Vec<Option<Time>>,
     /// A write that fell due while the node was paused: it is made when the node resumes.
     due_on_resume: Vec<Option<WriteTag>>,
-    horizon: Time,
-    settle: Duration,
     health: Health,
 }
 
@@ -825,12 +836,13 @@ where
     P::Persist: Send + Sync + 'static,
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
-    async fn bind(cfg: &LiveConfig, factory: F) -> Result<Self, LiveError> {
+    async fn bind(live: &LiveConfig, factory: F) -> Result<Self, LiveError> {
+        let cfg = &live.trial;
         // Every endpoint: the members, then the service endpoints.
         let n = cfg.nodes + cfg.services;
         let mut sockets = Vec::with_capacity(n as usize);
         for id in election_core::all_nodes(n) {
-            let addr = SocketAddr::new(cfg.bind, 0);
+            let addr = SocketAddr::new(live.bind, 0);
             let socket = UdpSocket::bind(addr)
                 .await
                 .map_err(|source| LiveError::Bind {
@@ -844,16 +856,16 @@ where
         for (i, s) in sockets.iter().enumerate() {
             let addr = s.local_addr().map_err(|source| LiveError::Bind {
                 node: NodeId::from_index(i),
-                addr: SocketAddr::new(cfg.bind, 0),
+                addr: SocketAddr::new(live.bind, 0),
                 source,
             })?;
             peers.push(addr);
         }
-        let delay = cfg
-            .delay
-            .as_ref()
-            .map(|d| Delay::new(d, "delay"))
-            .transpose()?;
+        let delay = if cfg.net.latency.is_zero() {
+            None
+        } else {
+            Some(cfg.net.latency.sampler("net.latency")?)
+        };
         let (tx, rx) = unbounded_channel();
         let shared = Arc::new(Shared {
             epoch: Instant::now(),
@@ -861,38 +873,16 @@ where
             members: cfg.nodes,
             peers,
             links: RwLock::new(Links::new(n)),
-            loss_bits: AtomicU64::new(cfg.loss.to_bits()),
+            loss_bits: AtomicU64::new(cfg.net.loss.to_bits()),
             delay,
+            fifo: cfg.net.fifo,
             detection: (0..n).map(|_| AtomicBool::new(true)).collect(),
             events: tx,
             trace: cfg.trace,
             seed: cfg.seed,
         });
-        let mut faults: Vec<(Time, FaultAction, usize)> = cfg
-            .faults
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (Time((f.at_ms * 1e6).round() as u64), f.action.clone(), i))
-            .collect();
-        // Stable: faults at the same instant keep list order.
-        faults.sort_by_key(|f| f.0);
-        let reference_fault = cfg
-            .reference_fault
-            .and_then(|r| faults.iter().position(|f| f.2 == r));
-        let faults: Vec<(Time, FaultAction)> = faults.into_iter().map(|f| (f.0, f.1)).collect();
-        let waits = cfg.fault_wait.is_some() && !faults.is_empty();
-        let reference = if waits && cfg.reference_ms.is_none() {
-            Time(u64::MAX) // known when the timeline starts
-        } else {
-            cfg.sim_config().reference()
-        };
-        let fault_rng = Stream::Faults.rng(cfg.seed);
-        let mut observer = Observer::new(cfg.nodes, reference, cfg.trace);
-        observer.set_services(cfg.services);
-        observer.set_verdict_window(cfg.sim_config().election_timeout, cfg.settle);
-        if cfg.workload.on() {
-            observer.set_workload(cfg.workload.interval.unwrap_or_default());
-        }
+        let timeline = Timeline::new(cfg);
+        let observer = trial::observer(cfg, timeline.initial_reference());
         Ok(Hub {
             members: cfg.nodes as usize,
             slots: sockets
@@ -910,24 +900,17 @@ where
             observer,
             rx,
             last: Time::ZERO,
-            fault_rng,
+            fault_rng: Stream::Faults.rng(cfg.seed),
             ended: Vec::new(),
             last_crashed: None,
-            last_fault_at: faults.last().map_or(Time::ZERO, |f| f.0),
-            faults,
-            next_fault: 0,
-            fault_wait: cfg.fault_wait,
-            timeline_started: !waits,
-            waiting_until: None,
-            fixed_reference: cfg.reference_ms.is_some(),
-            reference_fault,
+            events: 0,
+            actions: cfg.faults.iter().map(|f| f.action.clone()).collect(),
+            timeline,
             workload: cfg.workload,
             resource: Resource::default(),
-            resource_cut: vec![false; n as usize],
+            resource_cut: Vec::new(),
             next_write: vec![None; n as usize],
             due_on_resume: vec![None; n as usize],
-            horizon: Time::ZERO + cfg.horizon,
-            settle: cfg.settle,
             health: Health::default(),
             factory,
             shared,
@@ -947,12 +930,9 @@ where
 
     /// When the trial ends given what is known now (the simulator's rule).
     fn deadline(&self) -> Time {
-        if self.next_fault == self.faults.len() && self.observer.quorum_leader().is_some() {
-            let since = self.observer.quorum_since().max(self.last_fault_at);
-            (since + self.settle).min(self.horizon)
-        } else {
-            self.horizon
-        }
+        self.timeline
+            .deadline(trial::quorum_since(&self.observer))
+            .at
     }
 
     /// Sleep until `at`: on the timer wheel to within 1.5 ms, then yielding to the nodes
@@ -974,13 +954,10 @@ where
         }
         let end = loop {
             let deadline = self.deadline();
-            let mut wake = match self.faults.get(self.next_fault) {
-                Some(&(at, _)) => at.min(deadline),
-                None => deadline,
-            };
-            if let Some(until) = self.waiting_until {
-                wake = until.min(deadline);
-            }
+            let mut wake = self
+                .timeline
+                .next_wake()
+                .map_or(deadline, |w| w.min(deadline));
             if let Some(w) = self.next_write.iter().flatten().min() {
                 wake = wake.min(*w);
             }
@@ -996,10 +973,12 @@ where
             if let Some(ev) = event {
                 self.observe(ev);
                 self.workload_tick();
-                if self.waiting_until.is_some() && self.observer.quorum_leader().is_some() {
+                if self.timeline.is_waiting() && self.observer.quorum_leader().is_some() {
                     let now = self.now();
                     self.advance(now);
-                    self.start_timeline(now);
+                    if let Some(start) = self.timeline.leader_found(now) {
+                        self.start_timeline(start);
+                    }
                     self.fire_due_faults();
                 }
                 continue;
@@ -1007,43 +986,43 @@ where
             // `wake` has come: observe everything already reported, then act.
             self.drain();
             self.workload_tick();
-            if let Some(&(at, _)) = self.faults.get(self.next_fault) {
-                if !self.timeline_started && at <= self.now() {
-                    let now = self.now();
-                    self.advance(now);
-                    match self.waiting_until {
-                        _ if self.observer.quorum_leader().is_some() => self.start_timeline(now),
-                        None => {
-                            let wait = self.fault_wait.unwrap_or_default();
-                            self.waiting_until = Some(at + wait);
-                        }
-                        Some(until) if now >= until => self.abandon_timeline(now),
-                        Some(_) => {}
+            let now = self.now();
+            if self.timeline.first_instant().is_some_and(|at| at <= now) {
+                self.advance(now);
+                let leader = self.observer.quorum_leader().is_some();
+                if let FirstInstant::Start(start) = self.timeline.at_first_instant(now, leader) {
+                    self.start_timeline(start);
+                }
+            }
+            if self
+                .timeline
+                .waiting_until()
+                .is_some_and(|until| until <= now)
+            {
+                self.advance(now);
+                if let Some(give_up) = self.timeline.give_up(now) {
+                    if let Some(t0) = give_up.reference {
+                        self.observer.set_reference(t0);
                     }
-                    if !self.timeline_started {
-                        continue;
+                    for skipped in give_up.skipped {
+                        self.observer.on_fault(skipped);
                     }
                 }
-                if self.fire_due_faults() {
-                    continue;
-                }
+            }
+            if self.fire_due_faults() {
+                continue;
             }
             let deadline = self.deadline();
             if self.now() >= deadline {
                 break deadline.max(self.last);
             }
         };
-        for _ in self.next_fault..self.faults.len() {
-            self.observer.on_fault(Applied::Skipped(
-                "still pending when the trial ended".to_string(),
-            ));
+        for skipped in self.timeline.end() {
+            self.observer.on_fault(skipped);
         }
         if let Some(err) = self.panicked().await {
             return Err(err);
         }
-        let final_status = (0..self.members)
-            .map(|i| self.observer.status(NodeId::from_index(i)))
-            .collect();
         for slot in &mut self.slots {
             slot.control = None;
             for task in [slot.task.take(), slot.tombstone.take()]
@@ -1054,12 +1033,9 @@ where
             }
         }
         let addresses = self.shared.peers.clone();
-        let (metrics, trace) = self.observer.finish(end);
+        let members = self.members as u32;
         Ok(LiveReport {
-            metrics,
-            final_status,
-            trace,
-            end,
+            trial: TrialReport::finish(self.observer, members, end, self.events),
             addresses,
             health: self.health,
         })
@@ -1106,14 +1082,13 @@ where
     /// A write reaches the hub's resource.
     fn offer_write(&mut self, tag: WriteTag) {
         self.observer.on_workload_msg();
-        if self.resource_cut[tag.writer.index()] {
-            return;
-        }
-        if self.resource.offer(self.workload.fencing, tag.token) {
-            self.observer.on_write_taken(tag);
-        } else {
-            self.observer.on_write_fenced(tag);
-        }
+        trial::offer_write(
+            &mut self.resource,
+            self.workload.fencing,
+            tag,
+            &self.resource_cut,
+            &mut self.observer,
+        );
     }
 
     /// Fire every fault now due, at once, with nothing observed in between (`true` if any
@@ -1123,55 +1098,25 @@ where
     /// simulator.
     fn fire_due_faults(&mut self) -> bool {
         let mut fired = false;
-        while let Some(&(at, _)) = self.faults.get(self.next_fault) {
-            if !self.timeline_started || at > self.now() {
-                break;
-            }
-            let (at, action) = self.faults[self.next_fault].clone();
-            let measured = self.reference_fault == Some(self.next_fault);
-            self.next_fault += 1;
+        while let Some((at, i)) = self.timeline.due(self.now()) {
             self.advance(at);
-            if measured && !self.observer.past_reference() {
+            let past = self.observer.past_reference();
+            if let Some(t0) = self.timeline.fire(i, self.last, past) {
                 // The reference fault: the reference instant is now, before it acts.
-                self.observer.set_reference(self.last);
+                self.observer.set_reference(t0);
             }
+            let action = self.actions[i].clone();
             self.apply_fault(at, &action);
             fired = true;
         }
         fired
     }
 
-    /// Start the fault timeline at `now`: every fault shifts by the time waited for a leader.
-    fn start_timeline(&mut self, now: Time) {
-        self.timeline_started = true;
-        self.waiting_until = None;
-        // With a reference fault, the reference is set when that fault fires.
-        if !self.fixed_reference && self.reference_fault.is_none() {
-            self.observer.set_reference(now);
+    /// The fault timeline starts now (every fault shifted by the wait, in the timeline).
+    fn start_timeline(&mut self, start: trial::Start) {
+        if let Some(t0) = start.reference {
+            self.observer.set_reference(t0);
         }
-        let first = self.faults.get(self.next_fault).map_or(now, |f| f.0);
-        let delay = now - first;
-        for f in &mut self.faults[self.next_fault..] {
-            f.0 = f.0 + delay;
-        }
-        self.last_fault_at = self.faults.last().map_or(Time::ZERO, |f| f.0);
-    }
-
-    /// No leader within the wait: no fault fires, and every one counts as skipped.
-    fn abandon_timeline(&mut self, now: Time) {
-        self.timeline_started = true;
-        self.waiting_until = None;
-        if !self.fixed_reference {
-            self.observer.set_reference(now);
-        }
-        let wait = self.fault_wait.unwrap_or_default();
-        for _ in self.next_fault..self.faults.len() {
-            self.observer.on_fault(Applied::Skipped(format!(
-                "no quorum leader within the fault wait ({:.3} ms)",
-                wait.as_secs_f64() * 1e3
-            )));
-        }
-        self.next_fault = self.faults.len();
     }
 
     fn drain(&mut self) {
@@ -1186,6 +1131,7 @@ where
     }
 
     fn observe(&mut self, Stamped { at, ev }: Stamped) {
+        self.events += 1;
         self.advance(at);
         let at = self.last;
         match ev {
@@ -1348,38 +1294,28 @@ where
         self.observer.topology_changed(&links);
     }
 
-    fn set_link(&self, from: NodeId, to: NodeId, up: bool) {
-        self.shared
-            .links
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .set(from, to, up);
-    }
-
     fn is_live(&self, i: usize) -> bool {
         self.slots[i].task.is_some()
     }
 
-    /// The simulator's selector rules ([`Resolver`]) over this cluster's current state.
-    fn resolver<T>(&mut self, f: impl FnOnce(&mut Resolver<'_>) -> T) -> T {
-        let up: Vec<bool> = (0..self.slots.len()).map(|i| self.is_live(i)).collect();
-        let (up, services) = up.split_at(self.members);
-        let leader = self
-            .observer
-            .quorum_leader()
-            .or_else(|| self.observer.highest_leader());
-        f(&mut Resolver {
-            up,
-            services,
-            leader,
-            last_crashed: self.last_crashed,
-            initial_leader: self.observer.leader_at_reference(),
-            rng: &mut self.fault_rng,
-        })
-    }
-
     fn apply_fault(&mut self, now: Time, action: &FaultAction) {
-        let applied = self.resolver(|r| r.action(now, action));
+        let up: Vec<bool> = (0..self.slots.len()).map(|i| self.is_live(i)).collect();
+        let applied = trial::resolve(
+            now,
+            action,
+            &up,
+            self.members,
+            &self.observer,
+            self.last_crashed,
+            &mut self.fault_rng,
+        );
+        let changed = {
+            let mut links = self.shared.links.write().unwrap_or_else(|e| e.into_inner());
+            trial::apply_topology(&applied, self.members, &mut links, &mut self.resource_cut)
+        };
+        if changed {
+            self.topology_changed();
+        }
         match applied {
             Applied::Crash(id) => {
                 self.observer.on_fault(applied);
@@ -1398,43 +1334,6 @@ where
                     let _ = c.send(Control::Pause(self.shared.instant(until)));
                 }
             }
-            Applied::Partition(ref groups) => {
-                // Members only: a service endpoint sits outside the cluster's network split.
-                let n = self.members;
-                let group_of = election_sim::group_of(n, groups);
-                for a in 0..n {
-                    for b in 0..n {
-                        if group_of[a] != group_of[b] {
-                            self.set_link(NodeId::from_index(a), NodeId::from_index(b), false);
-                        }
-                    }
-                }
-                self.topology_changed();
-            }
-            Applied::CutLink { ref from, ref to } => {
-                for &a in from {
-                    for &b in to {
-                        self.set_link(a, b, false);
-                    }
-                }
-                self.topology_changed();
-            }
-            Applied::Isolate(id) => {
-                for other in election_core::all_nodes(self.slots.len() as u32) {
-                    self.set_link(id, other, false);
-                    self.set_link(other, id, false);
-                }
-                self.topology_changed();
-            }
-            Applied::Heal => {
-                self.resource_cut.iter_mut().for_each(|c| *c = false);
-                self.shared
-                    .links
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .heal();
-                self.topology_changed();
-            }
             Applied::SetLoss(p) => {
                 self.shared.loss_bits.store(p.to_bits(), Ordering::Relaxed);
             }
@@ -1452,38 +1351,29 @@ where
                     self.shared.detection[id.index()].store(enabled, Ordering::Relaxed);
                 }
             }
-            Applied::ResourceCut(ref nodes) => {
-                for id in nodes {
-                    self.resource_cut[id.index()] = true;
-                }
-            }
-            Applied::Links { ref pairs, up } => {
-                for &(a, b) in pairs {
-                    self.set_link(a, b, up);
-                }
-                self.topology_changed();
-            }
             Applied::LinkLoss { .. }
             | Applied::LinkDelay { .. }
             | Applied::Spike(..)
             | Applied::Slow(..)
-            | Applied::Amnesia(_) => {
-                // Loss, delay and slowness per link or node would need the hub to hold each
-                // datagram per link, and live nodes keep their stable storage in the hub's memory
-                // for the trial: not modelled live, so counted as skipped like a clock fault.
+            | Applied::Amnesia(_)
+            | Applied::ClockJump(..)
+            | Applied::ClockRate(..) => {
+                // Refused by `LiveConfig::validate` (a spike comes from noise, refused too):
+                // never carried out as something else, counted as skipped if it ever came.
                 self.observer.on_fault(Applied::Skipped(format!(
                     "{applied:?}: not supported by the live driver"
                 )));
                 return;
             }
-            Applied::ClockJump(..) | Applied::ClockRate(..) => {
-                // Live nodes read the machine's clock: it cannot be moved per node.
-                self.observer.on_fault(Applied::Skipped(format!(
-                    "{applied:?}: live nodes read the machine's real clock"
-                )));
-                return;
-            }
-            Applied::Resume(_) | Applied::Skipped(_) => {}
+            // Topology, carried out above.
+            Applied::Partition(_)
+            | Applied::CutLink { .. }
+            | Applied::Isolate(_)
+            | Applied::Heal
+            | Applied::Links { .. }
+            | Applied::ResourceCut(_)
+            | Applied::Resume(_)
+            | Applied::Skipped(_) => {}
         }
         self.observer.on_fault(applied);
     }
@@ -1518,6 +1408,7 @@ mod tests {
                 links: RwLock::new(Links::new(2)),
                 loss_bits: AtomicU64::new(0f64.to_bits()),
                 delay: None,
+                fifo: true,
                 detection: vec![AtomicBool::new(true), AtomicBool::new(true)],
                 events: tx,
                 trace: false,

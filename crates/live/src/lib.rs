@@ -4,7 +4,11 @@
 //! * [`run_trial`] runs one trial of any protocol whose messages implement
 //!   [`election_core::Wire`]: one task per node with its own socket, the scenario's fault
 //!   timeline applied in the driver (crash, recover, pause, partitions, one-way cuts, loss,
-//!   added delay), metrics from real timestamps. See the [`driver`] module for how.
+//!   added delay), metrics from real timestamps. See the [`driver`] module for how. Its
+//!   configuration ([`LiveConfig`]) is the simulator's `SimConfig` plus the bind address, and
+//!   the trial's rules (the fault timeline, the reference instant, the end of the trial, the
+//!   selectors, the topology) are the simulator's own `election_sim::trial`, so a live trial
+//!   decides what a simulated one does (`tests/conformance.rs` checks it).
 //! * [`datagram`] is the framing around each message: a version byte, the sender's id and a
 //!   length, all checked before the protocol's decoder runs.
 //! * [`run_live`] (`election-bench live`) runs trials of a protocol spec and a scenario from
@@ -21,7 +25,6 @@
 
 pub mod calibrate;
 pub mod datagram;
-mod delay;
 pub mod driver;
 mod run;
 
@@ -29,4 +32,6 @@ pub use calibrate::{calibrate, CalibrateArgs, CalibrationOutcome};
 pub use driver::{
     run_trial, run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveReport, OnBound, Rejection,
 };
-pub use run::{live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError, LOOPBACK};
+pub use run::{
+    live_config, live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError, LOOPBACK,
+};

@@ -2,7 +2,8 @@
 //! runner's catalog, each over real sockets, written as `trials.csv` and `summary.csv` rows
 //! with `mode = live`.
 //!
-//! A live trial is built exactly like a simulated one (the runner's [`Cell`]): the same
+//! A live trial is built exactly like a simulated one (the runner's [`Cell`], whose
+//! [`Cell::trial_config`] is the simulator's configuration; [`live_config`]): the same
 //! protocol configuration, the same fault instant `fault_at_ms + U[0, fault_jitter_ms]`
 //! drawn from the same stream of the trial seed, the same fault timeline, and the same rules for
 //! when it fires (it waits for a quorum leader, at most `fault_wait_ms`) and for selectors,
@@ -18,7 +19,6 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
 use election_core::{NodeId, Protocol, Wire};
-use election_runner::params::Resolved;
 use election_runner::protocol::{Built, Drive};
 use election_runner::results::{summary_header, summary_record, trial_header, CellKey, TrialRow};
 use election_runner::{Cell, SweepSpec};
@@ -165,18 +165,14 @@ pub(crate) fn plan_cell(
             cell.protocol.spec
         )
     })?;
-    // What the simulator models and real sockets cannot: refused here rather than run as
-    // something else (a steady hour would measure a cold start, noise would be dropped).
-    if cell.scenario.steady() {
+    // What the simulator models and real sockets cannot: refused here, before any trial,
+    // rather than run as something else (a steady hour would measure a cold start, noise
+    // would be dropped).
+    if let Err(e) = live_config(&cell, 0, true, IpAddr::V4(Ipv4Addr::LOCALHOST)).validate() {
         return Err(election_runner::Error::Usage(format!(
-            "live cannot run {scenario}: a steady-state window of steady_ms under simulated noise has no live counterpart (the live driver has no noise model); run it simulated (`run` or `tune`)"
+            "live cannot run {} with {nodes} nodes on {scenario}: {e}",
+            cell.protocol.spec
         ))
-        .into());
-    }
-    if !cell.resolved.noise.is_none() {
-        return Err(election_runner::Error::Usage(
-            "live cannot apply noise.*: GC pauses, disk stalls and latency spikes are simulated only; set every noise.*_per_hour to 0 (noise.profile = none) for a live run".to_string(),
-        )
         .into());
     }
     Ok(cell)
@@ -195,23 +191,7 @@ pub fn live_trial(
         .built
         .as_ref()
         .expect("planned cells that run are built");
-    let r = &cell.resolved;
-    let n = cell.nodes;
-    let (_, faults) = cell.timeline(seed);
-    let mut cfg = LiveConfig::new(n, seed);
-    cfg.horizon = Resolved::duration(r.horizon_ms).min(crate::driver::MAX_HORIZON);
-    cfg.settle = Resolved::duration(r.settle_ms);
-    // Verdicts count recoveries in the trial's own election timeout, as the simulator does.
-    cfg.election_timeout = Resolved::duration(r.detect_timeout_ms);
-    cfg.bind = bind;
-    if emulate {
-        cfg.loss = r.net.loss;
-        cfg.delay = Some(r.net.latency.clone());
-    }
-    cfg.faults = faults;
-    cfg.reference_fault = cell.scenario.reference_fault();
-    cfg.fault_wait = (r.fault_wait_ms > 0.0).then(|| Resolved::duration(r.fault_wait_ms));
-    cfg.workload = r.workload();
+    let cfg = live_config(cell, seed, emulate, bind);
     let hooks = Hooks::default();
     let key = CellKey {
         mode: "live".into(),
@@ -229,6 +209,18 @@ pub fn live_trial(
     })?;
     let row = TrialRow::from_metrics(&key, seed, &report.metrics);
     Ok((row, report))
+}
+
+/// The live trial of `cell` with `seed`: the simulator's configuration of the same trial
+/// ([`Cell::trial_config`]), its horizon capped at [`MAX_HORIZON`](crate::driver::MAX_HORIZON),
+/// its network model added on top of the real one if `emulate` (else nothing is added).
+pub fn live_config(cell: &Cell, seed: u64, emulate: bool, bind: IpAddr) -> LiveConfig {
+    let mut trial = cell.trial_config(seed, false);
+    trial.horizon = trial.horizon.min(crate::driver::MAX_HORIZON);
+    if !emulate {
+        trial.net = election_sim::NetConfig::constant_ms(0.0);
+    }
+    LiveConfig { trial, bind }
 }
 
 /// Run a built protocol configuration live (the family's service endpoints, the lease store,
@@ -249,8 +241,8 @@ pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveRe
         }
     }
     let mut cfg = cfg.clone();
-    cfg.services = built.kind().services();
-    built.drive(cfg.seed, Live(&cfg, hooks))
+    cfg.trial.services = built.kind().services();
+    built.drive(cfg.trial.seed, Live(&cfg, hooks))
 }
 
 /// Run `args.trials` live trials one after the other (each stops itself and closes its

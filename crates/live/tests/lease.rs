@@ -13,11 +13,11 @@ use election_sim::{Applied, Fault, FaultAction, Selector, TraceKind};
 fn lease_holder_crash_a_member_takes_the_lease_live() {
     let n = 5;
     let mut cfg = LiveConfig::new(n, 7);
-    cfg.services = SERVICES;
-    cfg.faults = vec![Fault::at_ms(800.0, FaultAction::Crash(Selector::Leader))];
-    cfg.horizon = Duration::from_secs(6);
-    cfg.settle = Duration::from_millis(700);
-    cfg.trace = true;
+    cfg.trial.services = SERVICES;
+    cfg.trial.faults = vec![Fault::at_ms(800.0, FaultAction::Crash(Selector::Leader))];
+    cfg.trial.horizon = Duration::from_secs(6);
+    cfg.trial.settle = Duration::from_millis(700);
+    cfg.trial.trace = true;
     let c = Arc::new(LeaseConfig::new(n));
     let r = run_trial(&cfg, move |id| Lease::new(id, c.clone())).unwrap();
     let h = &r.health;

@@ -18,10 +18,10 @@ const FAULT_MS: f64 = 800.0;
 
 fn live(n: u32, seed: u64, faults: Vec<Fault>) -> LiveConfig {
     let mut c = LiveConfig::new(n, seed);
-    c.faults = faults;
-    c.horizon = Duration::from_secs(6);
-    c.settle = Duration::from_millis(700);
-    c.trace = true;
+    c.trial.faults = faults;
+    c.trial.horizon = Duration::from_secs(6);
+    c.trial.settle = Duration::from_millis(700);
+    c.trial.trace = true;
     c
 }
 
@@ -129,8 +129,8 @@ fn a_reference_fault_is_measured_from_live_as_in_simulation() {
             Fault::at_ms(FAULT_MS + 1200.0, FaultAction::Crash(Selector::Leader)),
         ],
     );
-    cfg.fault_wait = Some(Duration::from_secs(2));
-    cfg.reference_fault = Some(1);
+    cfg.trial.fault_wait = Some(Duration::from_secs(2));
+    cfg.trial.reference_fault = Some(1);
     let r = run_trial(&cfg, bully(5)).unwrap();
     let m = &r.metrics;
     assert_eq!(m.faults_skipped, 0, "{:?}", m.fault_log);
@@ -252,9 +252,9 @@ fn bully_partition_shows_two_leaders_live_as_in_simulation() {
     healthy(&r);
 
     let mut sim = SimConfig::new(5, 4);
-    sim.faults = cfg.faults.clone();
-    sim.horizon = cfg.horizon;
-    sim.settle = cfg.settle;
+    sim.faults = cfg.trial.faults.clone();
+    sim.horizon = cfg.trial.horizon;
+    sim.settle = cfg.trial.settle;
     let c = Arc::new(BullyConfig::new(5));
     let s = Sim::new(sim, |id| Bully::new(id, c.clone())).unwrap().run();
     assert_eq!(leaders(&s.final_status), leaders(&r.final_status));
@@ -285,7 +285,7 @@ fn raft_partition_minority_never_elects_live_as_in_simulation() {
     };
     for (seed, check_quorum) in [(5, false), (6, true)] {
         let mut cfg = live(5, seed, faults.clone());
-        cfg.fault_wait = Some(Duration::from_secs(2));
+        cfg.trial.fault_wait = Some(Duration::from_secs(2));
         let r = run_trial_with(&cfg, raft(5, check_quorum), Hooks::default()).unwrap();
         let leader = r
             .metrics
@@ -412,7 +412,7 @@ fn added_delay_and_loss_are_applied() {
         9,
         vec![Fault::at_ms(FAULT_MS, FaultAction::Crash(Selector::Leader))],
     );
-    cfg.delay = Some(election_sim::Latency::Constant { ms: 10.0 });
+    cfg.trial.net.latency = election_sim::Latency::Constant { ms: 10.0 };
     let r = run_trial(&cfg, bully(5)).unwrap();
     converged_on(&r, NodeId(4));
     let m = &r.metrics;
@@ -420,7 +420,7 @@ fn added_delay_and_loss_are_applied() {
     assert!(phase >= 30.0, "t_elec 20 ms + a 10 ms hop, got {phase} ms");
 
     let mut cfg = live(5, 10, vec![]);
-    cfg.loss = 0.1;
+    cfg.trial.net.loss = 0.1;
     let r = run_trial(&cfg, raft(5, false)).unwrap();
     assert!(r.metrics.converged, "{:?}", r.metrics);
     let lost = r
@@ -432,54 +432,64 @@ fn added_delay_and_loss_are_applied() {
 }
 
 /// Gray faults live: `links` is carried out over the sockets (here the `chained` topology: the
-/// leader, node 3, and node 1 lose their link both ways); per-link loss and delay, slow nodes and
-/// amnesia are not modelled live and are skipped and counted, like clock faults. The trial gets
-/// an outcome like a simulated one.
+/// leader, node 3, and node 1 lose their link both ways); per-link loss and delay, slow nodes,
+/// amnesia and clock faults are not modelled live and are refused before the trial runs, naming
+/// the fault, never run as something else. The trial gets an outcome like a simulated one.
 #[test]
-fn gray_links_apply_live_and_the_rest_is_skipped_and_counted() {
+fn gray_links_apply_live_and_the_rest_is_refused() {
     let (one, three) = (Selector::Id(NodeId(1)), Selector::Id(NodeId(3)));
-    let r = run_trial(
-        &live(
+    let links = Fault::at_ms(
+        FAULT_MS,
+        FaultAction::Links {
+            pairs: vec![(one, three), (three, one)],
+            up: false,
+        },
+    );
+    for (unsupported, why) in [
+        (
+            FaultAction::Slow {
+                node: Selector::Leader,
+                factor: 10.0,
+                ms: 0.0,
+            },
+            "not supported by the live driver",
+        ),
+        (
+            FaultAction::LinkDelay {
+                from: election_sim::NodeSet::All,
+                to: election_sim::NodeSet::All,
+                ms: 5.0,
+            },
+            "not supported by the live driver",
+        ),
+        (
+            FaultAction::ClockJump {
+                node: Selector::Leader,
+                ms: 100.0,
+            },
+            "real clock",
+        ),
+    ] {
+        let cfg = live(
             3,
             1,
-            vec![
-                Fault::at_ms(
-                    FAULT_MS,
-                    FaultAction::Links {
-                        pairs: vec![(one, three), (three, one)],
-                        up: false,
-                    },
-                ),
-                Fault::at_ms(
-                    FAULT_MS,
-                    FaultAction::Slow {
-                        node: Selector::Leader,
-                        factor: 10.0,
-                        ms: 0.0,
-                    },
-                ),
-                Fault::at_ms(
-                    FAULT_MS,
-                    FaultAction::LinkDelay {
-                        from: election_sim::NodeSet::All,
-                        to: election_sim::NodeSet::All,
-                        ms: 5.0,
-                    },
-                ),
-            ],
-        ),
-        bully(3),
-    )
-    .unwrap();
+            vec![links.clone(), Fault::at_ms(FAULT_MS, unsupported)],
+        );
+        let e = cfg.validate().unwrap_err();
+        assert_eq!(e.field, "faults[1].action", "{e}");
+        assert!(e.to_string().contains(why), "{e}");
+        assert!(matches!(
+            run_trial(&cfg, bully(3)),
+            Err(election_live::LiveError::Config(_))
+        ));
+    }
+    let r = run_trial(&live(3, 1, vec![links]), bully(3)).unwrap();
     let log: Vec<&Applied> = r.metrics.fault_log.iter().map(|(_, a)| a).collect();
     assert!(
         matches!(log[0], Applied::Links { pairs, up: false } if pairs == &[(NodeId(1), NodeId(3)), (NodeId(3), NodeId(1))]),
         "{log:?}"
     );
-    assert_eq!(r.metrics.faults_skipped, 2, "{log:?}");
-    assert!(log[1..].iter().all(
-        |a| matches!(a, Applied::Skipped(why) if why.contains("not supported by the live driver"))
-    ));
+    assert_eq!(r.metrics.faults_skipped, 0, "{log:?}");
     // Node 2 still joins both: a connected majority remains, whatever the bully makes of it.
     assert_ne!(r.metrics.outcome, election_sim::Outcome::MinorityOnly);
 }

@@ -722,6 +722,13 @@ impl Cell {
         s
     }
 
+    /// The trial of this cell with `seed` as the simulator runs it: [`Cell::timeline`]'s faults
+    /// and every resolved parameter (the live driver runs the same configuration).
+    pub fn trial_config(&self, seed: u64, trace: bool) -> SimConfig {
+        let (t_f, faults) = self.timeline(seed);
+        self.sim_config(seed, faults, t_f, trace)
+    }
+
     fn sim_config(&self, seed: u64, faults: Vec<Fault>, t_f: f64, trace: bool) -> SimConfig {
         let r = &self.resolved;
         SimConfig {

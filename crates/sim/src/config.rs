@@ -132,7 +132,8 @@ impl Latency {
         }
     }
 
-    pub(crate) fn sampler(&self, field: &str) -> Result<Sampler, ConfigError> {
+    /// Validate this distribution and make its sampler (the error names `field`).
+    pub fn sampler(&self, field: &str) -> Result<Sampler, ConfigError> {
         fn finite_nonneg(field: &str, name: &str, v: f64) -> Result<(), ConfigError> {
             if v.is_finite() && v >= 0.0 {
                 Ok(())
@@ -244,15 +245,23 @@ pub(crate) fn ceil_to_u64(x: f64) -> u64 {
     }
 }
 
-/// A validated latency distribution, ready to draw nanoseconds from.
+/// A validated latency distribution, ready to draw nanoseconds from ([`Latency::sampler`]):
+/// the simulator's per-message latency and the live driver's added delay.
 #[derive(Clone, Debug)]
-pub(crate) enum Sampler {
+pub enum Sampler {
+    /// Always this many ns.
     Constant(u64),
+    /// Uniform over `[lo, hi]` ns.
     Uniform(u64, u64),
+    /// Normal in ms, truncated at zero.
     Normal(Normal<f64>),
+    /// Exponential in ms.
     Exponential(Exp<f64>),
+    /// Log-normal in ms.
     LogNormal(LogNormal<f64>),
+    /// Pareto in ms.
     Pareto(Pareto<f64>),
+    /// A measured distribution, by its inverse CDF.
     Empirical(crate::empirical::SharedEmpirical),
 }
 
@@ -264,7 +273,7 @@ impl Sampler {
 
     /// One draw, in nanoseconds.
     #[inline]
-    pub(crate) fn sample_ns(&self, rng: &mut election_core::Rng) -> u64 {
+    pub fn sample_ns(&self, rng: &mut election_core::Rng) -> u64 {
         match self {
             Sampler::Constant(ns) => *ns,
             Sampler::Uniform(lo, hi) => {

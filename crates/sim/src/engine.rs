@@ -6,14 +6,15 @@ use election_core::{
 };
 
 use crate::config::{ConfigError, Latency, Sampler, SimConfig};
-use crate::fault::{Applied, FaultAction, Resolver};
+use crate::fault::{Applied, FaultAction};
 use crate::observer::{DropReason, Links, Metrics, MsgInfo, Observer, TraceEvent};
 use crate::queue::EventQueue;
+use crate::trial::{self, FirstInstant, Timeline};
 use crate::workload::{Commit, Resource, Workload, WriteTag};
 
 use crate::stream::Stream;
 
-/// The outcome of one trial.
+/// The outcome of one trial, simulated or live.
 #[derive(Clone, Debug)]
 pub struct TrialReport {
     /// The trial's metrics.
@@ -24,8 +25,27 @@ pub struct TrialReport {
     pub trace: Vec<TraceEvent>,
     /// When the trial ended.
     pub end: Time,
-    /// Events processed (deliveries, timer firings, faults, boots).
+    /// Events processed (deliveries, timer firings, faults, boots); live, the events the
+    /// driver observed.
     pub events: u64,
+}
+
+impl TrialReport {
+    /// The report of a trial that ended at `end`: the observer's metrics and trace, and the
+    /// last status of each of the `members`.
+    pub fn finish(observer: Observer, members: u32, end: Time, events: u64) -> TrialReport {
+        let final_status = (0..members as usize)
+            .map(|i| observer.status(NodeId::from_index(i)))
+            .collect();
+        let (metrics, trace) = observer.finish(end);
+        TrialReport {
+            metrics,
+            final_status,
+            trace,
+            end,
+            events,
+        }
+    }
 }
 
 enum Event<P: Protocol> {
@@ -179,13 +199,11 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     observer: Observer,
     actions: Vec<Action<P>>,
     last_crashed: Option<NodeId>,
-    faults_pending: usize,
-    last_fault_at: Time,
+    /// The fault timeline and the end-of-trial rule ([`trial::Timeline`]).
+    timeline: Timeline,
     /// The queue key reserved for each fault (by index), so that a timeline started late keeps
     /// the order its faults would have had if queued at the start.
     fault_keys: Vec<(Time, u64)>,
-    /// Waiting for a quorum leader before starting the fault timeline.
-    waiting_for_leader: bool,
     workload: Workload,
     workload_rng: Rng,
     workload_started: bool,
@@ -249,19 +267,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 slow_ns: 0,
             })
             .collect();
-        // With a wait for a leader and no explicit reference, the reference instant is known
-        // only when the timeline starts; until then it is "never".
-        let waits = cfg.fault_wait.is_some() && !cfg.faults.is_empty();
-        let t0 = if waits && cfg.reference_ms.is_none() {
-            Time(u64::MAX)
-        } else {
-            cfg.reference()
-        };
+        let timeline = Timeline::new(&cfg);
         // A constant latency delivers messages in the order they are sent (see `EventQueue`).
         let ordered = matches!(latency, Sampler::Constant(_)) && link_latency.is_empty();
-        let mut observer = Observer::new(cfg.nodes, t0, cfg.trace);
-        observer.set_services(cfg.services);
-        observer.set_verdict_window(cfg.election_timeout, cfg.settle);
+        let observer = trial::observer(&cfg, timeline.initial_reference());
         let mut sim = Sim {
             net_rng: stream(Stream::Net),
             proto_rng: stream(Stream::Protocol),
@@ -282,10 +291,8 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             observer,
             actions: Vec::with_capacity(2 * n + 8),
             last_crashed: None,
-            faults_pending: cfg.faults.len(),
-            last_fault_at: Time::ZERO,
+            timeline,
             fault_keys: vec![(Time::ZERO, 0); cfg.faults.len()],
-            waiting_for_leader: false,
             workload: cfg.workload,
             workload_rng: stream(Stream::Workload),
             workload_started: false,
@@ -345,32 +352,24 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             let at = first.at;
             sim.push(at, Event::Noise);
         }
-        // Stable sort by time keeps list order for faults at the same instant.
-        let mut order: Vec<usize> = (0..sim.cfg.faults.len()).collect();
-        order.sort_by(|&a, &b| sim.cfg.faults[a].at_ms.total_cmp(&sim.cfg.faults[b].at_ms));
-        if waits {
+        let schedule = sim.timeline.schedule().to_vec();
+        if let Some(first) = sim.timeline.first_instant() {
             sim.seq += 1;
-            let first = fault_time(sim.cfg.faults[order[0]].at_ms);
             let key = (first, sim.seq);
-            for &i in &order {
+            for &(at, i) in &schedule {
                 sim.seq += 1;
-                sim.fault_keys[i] = (fault_time(sim.cfg.faults[i].at_ms), sim.seq);
+                sim.fault_keys[i] = (at, sim.seq);
             }
             sim.queue.push(key.0, key.1, Event::TimelineStart);
         } else {
-            for i in order {
-                let at = fault_time(sim.cfg.faults[i].at_ms);
-                sim.last_fault_at = sim.last_fault_at.max(at);
+            for (at, i) in schedule {
                 sim.push(at, Event::Fault(i));
             }
         }
         if sim.workload.on() {
-            sim.observer
-                .set_workload(sim.workload.interval.unwrap_or_default());
-            if !(waits && sim.cfg.reference_ms.is_none()) {
+            if let Some(t0) = sim.timeline.reference() {
                 // The reference instant is known: the workload starts there, after the faults
                 // of that instant (as when a timeline that waited for a leader starts).
-                let t0 = sim.cfg.reference();
                 sim.push(t0, Event::WorkloadStart);
             }
         }
@@ -393,15 +392,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// When the trial will end given what is known now: the horizon, or the end of the settle
     /// window once every fault has fired and there is a quorum leader.
     fn deadline(&self) -> Time {
-        if self.faults_pending == 0
-            && self.observer.quorum_leader().is_some()
-            && !self.cfg.run_to_horizon
-        {
-            let since = self.observer.quorum_since().max(self.last_fault_at);
-            (since + self.cfg.settle).min(self.horizon)
-        } else {
-            self.horizon
-        }
+        self.timeline
+            .deadline(trial::quorum_since(&self.observer))
+            .at
     }
 
     /// Hand every trace record to `sink` as it is made (see [`Observer::stream_trace`]); with
@@ -453,32 +446,20 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 other => other,
             };
             self.dispatch(at, event);
-            if self.waiting_for_leader && self.observer.quorum_leader().is_some() {
-                self.start_timeline(at);
+            if self.timeline.is_waiting() && self.observer.quorum_leader().is_some() {
+                if let Some(start) = self.timeline.leader_found(at) {
+                    self.start_timeline(at, start);
+                }
             }
         };
-        if self.faults_pending > 0 {
+        if self.timeline.pending() > 0 {
             // Faults scheduled (or pushed by the wait for a leader) past the end never fired.
-            let n = std::mem::take(&mut self.faults_pending);
             self.observer.advance(end);
-            for _ in 0..n {
-                self.observer.on_fault(Applied::Skipped(
-                    "still pending when the trial ended".to_string(),
-                ));
+            for skipped in self.timeline.end() {
+                self.observer.on_fault(skipped);
             }
         }
-        let final_status = (0..self.cfg.nodes as usize)
-            .map(|i| self.observer.status(NodeId::from_index(i)))
-            .collect();
-        let events = self.events;
-        let (metrics, trace) = self.observer.finish(end);
-        TrialReport {
-            metrics,
-            final_status,
-            trace,
-            end,
-            events,
-        }
+        TrialReport::finish(self.observer, self.cfg.nodes, end, self.events)
     }
 
     /// A queue entry `(at, seq)` of a timer slot came up: the generation to fire with if it is
@@ -515,43 +496,30 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     fn dispatch(&mut self, now: Time, event: Event<P>) {
         match event {
             Event::Fault(i) => {
-                self.faults_pending -= 1;
-                if self.cfg.reference_fault == Some(i) && !self.observer.past_reference() {
+                let past = self.observer.past_reference();
+                if let Some(t0) = self.timeline.fire(i, now, past) {
                     // The measured fault: the reference instant is now, just before it acts.
-                    self.observer.set_reference(now);
-                    if self.workload.on() {
-                        self.push(now, Event::WorkloadStart);
-                    }
+                    self.set_reference(t0);
                 }
                 let action = self.cfg.faults[i].action.clone();
                 self.apply_fault(now, &action);
             }
             Event::TimelineStart => {
-                if self.observer.quorum_leader().is_some() {
-                    self.start_timeline(now);
-                } else {
-                    self.waiting_for_leader = true;
-                    let wait = self.cfg.fault_wait.unwrap_or_default();
-                    self.push(now + wait, Event::TimelineGiveUp);
+                let leader = self.observer.quorum_leader().is_some();
+                match self.timeline.at_first_instant(now, leader) {
+                    FirstInstant::Start(start) => self.start_timeline(now, start),
+                    FirstInstant::Wait(wait) => self.push(wait.until, Event::TimelineGiveUp),
                 }
             }
             Event::TimelineGiveUp => {
-                if !self.waiting_for_leader {
+                let Some(give_up) = self.timeline.give_up(now) else {
                     return;
+                };
+                if let Some(t0) = give_up.reference {
+                    self.set_reference(t0);
                 }
-                self.waiting_for_leader = false;
-                if self.cfg.reference_ms.is_none() {
-                    self.observer.set_reference(now);
-                    if self.workload.on() {
-                        self.push(now, Event::WorkloadStart);
-                    }
-                }
-                let wait = self.cfg.fault_wait.unwrap_or_default();
-                for _ in 0..std::mem::take(&mut self.faults_pending) {
-                    self.observer.on_fault(Applied::Skipped(format!(
-                        "no quorum leader within the fault wait ({:.3} ms)",
-                        wait.as_secs_f64() * 1e3
-                    )));
+                for skipped in give_up.skipped {
+                    self.observer.on_fault(skipped);
                 }
             }
             Event::Resume { node, pause } => {
@@ -592,16 +560,14 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 }
                 self.write(now, node, generation, None);
             }
-            Event::WriteArrive(tag) => {
-                if self.resource_cut.get(tag.writer.index()) == Some(&true) {
-                    return; // cut while in flight
-                }
-                if self.resource.offer(self.workload.fencing, tag.token) {
-                    self.observer.on_write_taken(tag);
-                } else {
-                    self.observer.on_write_fenced(tag);
-                }
-            }
+            // Nothing if the writer was cut off the resource while the write was in flight.
+            Event::WriteArrive(tag) => trial::offer_write(
+                &mut self.resource,
+                self.workload.fencing,
+                tag,
+                &self.resource_cut,
+                &mut self.observer,
+            ),
             Event::AckRequest { write, to } => {
                 let writer = self.pending_writes[write].tag.writer;
                 let st = &self.nodes[to.index()];
@@ -714,7 +680,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         match event {
             Event::Boot(id) => self.boot(now, id),
             Event::Deliver { from, to, msg } => {
-                let info = msg_info(from, to, &msg);
+                let info = MsgInfo::of(from, to, &msg);
                 if !self.links.is_up(from, to) {
                     self.observer.on_drop(info, DropReason::LinkDown);
                     return;
@@ -964,7 +930,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             self.observer.on_invalid_destination(from, to.0, msg.kind());
             return;
         }
-        let info = msg_info(from, to, &msg);
+        let info = MsgInfo::of(from, to, &msg);
         self.work += 1;
         self.observer.on_send(info);
         if !self.links.is_up(from, to) {
@@ -1086,22 +1052,24 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         }
     }
 
-    /// Start the fault timeline at `now`, shifting every fault by the time waited for a leader.
-    fn start_timeline(&mut self, now: Time) {
-        self.waiting_for_leader = false;
-        // With a reference fault, the reference is set when that fault fires.
-        if self.cfg.reference_ms.is_none() && self.cfg.reference_fault.is_none() {
-            self.observer.set_reference(now);
-            if self.workload.on() {
-                self.push(now, Event::WorkloadStart);
-            }
+    /// The reference instant is now: the observer measures from it and the workload starts.
+    fn set_reference(&mut self, t0: Time) {
+        self.observer.set_reference(t0);
+        if self.workload.on() {
+            self.push(t0, Event::WorkloadStart);
         }
-        let first = self.fault_keys.iter().map(|k| k.0).min().unwrap_or(now);
-        let delay = now - first;
+    }
+
+    /// Start the fault timeline at `now`: queue every fault under its reserved key, shifted by
+    /// the time waited for a leader.
+    fn start_timeline(&mut self, now: Time, start: trial::Start) {
+        if let Some(t0) = start.reference {
+            self.set_reference(t0);
+        }
         for i in 0..self.fault_keys.len() {
             let (at, seq) = self.fault_keys[i];
-            let at = at + delay;
-            self.last_fault_at = self.last_fault_at.max(at);
+            let at = at + start.shift;
+            debug_assert!(at >= now);
             if !self.queue.fits(seq) {
                 // As in `push`: the trial ends as over budget rather than panic.
                 self.queue_full = true;
@@ -1111,26 +1079,21 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         }
     }
 
-    /// A selector resolver over the current state (see [`Resolver`]).
-    fn resolver<T>(&mut self, f: impl FnOnce(&mut Resolver<'_>) -> T) -> T {
-        let up: Vec<bool> = self.nodes.iter().map(|n| n.proto.is_some()).collect();
-        let (up, services) = up.split_at(self.cfg.nodes as usize);
-        let leader = self
-            .observer
-            .quorum_leader()
-            .or_else(|| self.observer.highest_leader());
-        f(&mut Resolver {
-            up,
-            services,
-            leader,
-            last_crashed: self.last_crashed,
-            initial_leader: self.observer.leader_at_reference(),
-            rng: &mut self.fault_rng,
-        })
-    }
-
     fn apply_fault(&mut self, now: Time, action: &FaultAction) {
-        let applied = self.resolver(|r| r.action(now, action));
+        let up: Vec<bool> = self.nodes.iter().map(|n| n.proto.is_some()).collect();
+        let applied = trial::resolve(
+            now,
+            action,
+            &up,
+            self.cfg.nodes as usize,
+            &self.observer,
+            self.last_crashed,
+            &mut self.fault_rng,
+        );
+        let members = self.cfg.nodes as usize;
+        if trial::apply_topology(&applied, members, &mut self.links, &mut self.resource_cut) {
+            self.observer.topology_changed(&self.links);
+        }
         match applied {
             Applied::Crash(id) => {
                 self.observer.on_fault(applied);
@@ -1164,48 +1127,10 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 let pause = st.pause_id;
                 self.push(until, Event::Resume { node: id, pause });
             }
-            Applied::Partition(ref groups) => {
-                // Members only: a service endpoint sits outside the cluster's network split.
-                let n = self.cfg.nodes as usize;
-                let group_of = crate::fault::group_of(n, groups);
-                for a in 0..n {
-                    for b in 0..n {
-                        if group_of[a] != group_of[b] {
-                            self.links
-                                .set(NodeId::from_index(a), NodeId::from_index(b), false);
-                        }
-                    }
-                }
-                self.observer.topology_changed(&self.links);
-            }
-            Applied::CutLink { ref from, ref to } => {
-                for &a in from {
-                    for &b in to {
-                        self.links.set(a, b, false);
-                    }
-                }
-                self.observer.topology_changed(&self.links);
-            }
-            Applied::Isolate(id) => {
-                for i in 0..self.nodes.len() {
-                    let other = NodeId::from_index(i);
-                    self.links.set(id, other, false);
-                    self.links.set(other, id, false);
-                }
-                self.observer.topology_changed(&self.links);
-            }
             Applied::Heal => {
-                self.links.heal();
-                self.resource_cut.clear();
+                // Links and the resource were healed above; so are per-link loss and delay.
                 self.link_loss.clear();
                 self.link_delay.clear();
-                self.observer.topology_changed(&self.links);
-            }
-            Applied::Links { ref pairs, up } => {
-                for &(a, b) in pairs {
-                    self.links.set(a, b, up);
-                }
-                self.observer.topology_changed(&self.links);
             }
             Applied::LinkLoss {
                 ref from,
@@ -1249,14 +1174,6 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.nodes[id.index()].slow_ns = crate::config::ms_to_ns(ms);
             }
             Applied::Amnesia(id) => self.nodes[id.index()].persisted = None,
-            Applied::ResourceCut(ref nodes) => {
-                if self.resource_cut.is_empty() {
-                    self.resource_cut = vec![false; self.nodes.len()];
-                }
-                for id in nodes {
-                    self.resource_cut[id.index()] = true;
-                }
-            }
             Applied::SetLoss(p) => self.loss = p,
             Applied::ClockJump(id, ms) => {
                 self.clocks = true;
@@ -1315,25 +1232,17 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 }
                 return;
             }
-            // A spike comes from the noise schedule only, never from a fault action.
-            Applied::Resume(_) | Applied::Skipped(_) | Applied::Spike(..) => {}
+            // Topology, carried out above; a spike comes from the noise schedule only, never
+            // from a fault action.
+            Applied::Partition(_)
+            | Applied::CutLink { .. }
+            | Applied::Isolate(_)
+            | Applied::Links { .. }
+            | Applied::ResourceCut(_)
+            | Applied::Resume(_)
+            | Applied::Skipped(_)
+            | Applied::Spike(..) => {}
         }
         self.observer.on_fault(applied);
-    }
-}
-
-/// A fault's scheduled instant (validated finite and >= 0; saturating).
-fn fault_time(at_ms: f64) -> Time {
-    Time((at_ms * 1e6).round().clamp(0.0, u64::MAX as f64) as u64)
-}
-
-#[inline]
-fn msg_info<M: Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
-    MsgInfo {
-        from,
-        to,
-        kind: msg.kind(),
-        category: msg.category(),
-        bytes: msg.wire_size() as u32,
     }
 }

@@ -53,6 +53,10 @@
 //! (see the observer) has led for `settle` since the later of the start of its leadership and
 //! the last fault:
 //! a trial costs what its election costs, not what an arbitrary horizon costs.
+//!
+//! These rules (the fault timeline, the wait for a leader, the reference instant, the end of a
+//! trial, selector resolution, the topology after a fault) are written once, sans IO, in
+//! [`trial`]; the engine and the live driver both call them.
 #![warn(missing_docs, unreachable_pub)]
 
 mod config;
@@ -65,9 +69,10 @@ pub mod observer;
 pub mod pingpong;
 mod queue;
 pub mod stream;
+pub mod trial;
 pub mod workload;
 
-pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, SimConfig};
+pub use config::{ConfigError, Latency, LinkLatency, NetConfig, NodeTime, Sampler, SimConfig};
 pub use empirical::{Empirical, EmpiricalError, EmpiricalKind};
 pub use engine::{Sim, TrialReport};
 pub use fault::{

@@ -175,6 +175,21 @@ pub struct MsgInfo {
     pub bytes: u32,
 }
 
+impl MsgInfo {
+    /// `msg` from `from` to `to`, as the observer sees it (both drivers describe every message
+    /// so).
+    #[inline]
+    pub fn of<M: election_core::Message>(from: NodeId, to: NodeId, msg: &M) -> MsgInfo {
+        MsgInfo {
+            from,
+            to,
+            kind: msg.kind(),
+            category: msg.category(),
+            bytes: msg.wire_size() as u32,
+        }
+    }
+}
+
 /// What happened, for the full trace.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceKind {
@@ -444,6 +459,16 @@ pub struct Links {
 }
 
 impl Links {
+    /// How many endpoints the table covers.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// No endpoints at all.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
     /// All links up among `n` nodes.
     pub fn new(n: u32) -> Self {
         Links {
