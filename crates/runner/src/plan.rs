@@ -508,7 +508,12 @@ impl SweepPlan {
                                     l.to.0
                                 );
                             }
-                            let skipped = scenario.skip_reason(n, proto.kind.services());
+                            let family = proto.kind.family();
+                            let skipped = scenario.skip_reason(n, family.services).or_else(|| {
+                                (!family.detector)
+                                    .then(|| scenario.detector_skip_reason(family.name))
+                                    .flatten()
+                            });
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {
                                     Error::Usage(format!(
@@ -559,9 +564,19 @@ impl SweepPlan {
     }
 
     /// The `config` object of the manifest: everything needed to reproduce the sweep.
+    ///
+    /// It lists the shared parameters and the timing and parameters of the families the sweep
+    /// runs: a family it does not run has nothing to reproduce, and adding a family to the
+    /// catalog must not change the manifest (and configuration hash) of a sweep without it.
     pub fn manifest_config(&self) -> Value {
+        let runs = |family: &str| self.protocols.iter().any(|p| p.kind.name() == family);
+        let listed = |key: &str| {
+            key.split_once('.')
+                .filter(|(prefix, _)| FAMILIES.iter().any(|f| f.name == *prefix))
+                .is_none_or(|(prefix, _)| runs(prefix))
+        };
         let mut params = Map::new();
-        for d in PARAMS {
+        for d in PARAMS.iter().filter(|d| listed(d.key)) {
             let value = self.fixed.get(d.key).cloned();
             params.insert(
                 d.key.to_string(),
@@ -578,7 +593,7 @@ impl SweepPlan {
             t.insert("heartbeat_ms".into(), json!(r.heartbeat_ms));
             t.insert("detect_timeout_ms".into(), json!(r.detect_timeout_ms));
             t.insert("detect_jitter_ms".into(), json!(r.detect_jitter_ms));
-            for f in &FAMILIES {
+            for f in FAMILIES.iter().filter(|f| runs(f.name)) {
                 t.insert(f.name.into(), json!((f.timing)(r)));
             }
             Value::Object(t)

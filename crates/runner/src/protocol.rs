@@ -22,6 +22,7 @@ use std::sync::Arc;
 use election_bully::{Bully, BullyConfig};
 use election_core::{NodeId, Protocol, Wire};
 use election_lease::{Lease, LeaseConfig};
+use election_omnipaxos::{OmniConfig, OmniPaxos};
 use election_raft::{Raft, RaftConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
@@ -43,6 +44,8 @@ pub enum ProtocolKind {
     Raft = 2,
     /// Lease-based election through a lock service (client-go's `leaderelection`).
     Lease = 3,
+    /// Omni-Paxos (the `omnipaxos` crate): Ballot Leader Election and Sequence Paxos.
+    OmniPaxos = 4,
 }
 
 /// One protocol family: everything the runner, `tune`, the report and the live driver need to
@@ -60,6 +63,9 @@ pub struct Family {
     pub uses_ids: bool,
     /// How many service endpoints (ids after the members) it runs: the lease store.
     pub services: u32,
+    /// Does it have a failure detector a scenario can force (`suspect`) or switch off
+    /// (`detection`)? If not, such scenarios are skipped for it, and their cells say why.
+    pub detector: bool,
     /// Build and validate its configuration for `n` nodes.
     pub build: fn(n: u32, r: &Resolved) -> Result<Built, String>,
     /// Its timing in one line, for the manifest's `config.timing`.
@@ -74,13 +80,14 @@ pub struct Family {
 }
 
 /// Every family, in catalog order (indexed by [`ProtocolKind`]).
-pub const FAMILIES: [Family; 4] = [
+pub const FAMILIES: [Family; 5] = [
     Family {
         kind: ProtocolKind::Bully,
         name: "bully",
         about: "Garcia-Molina's bully election: the highest live id wins",
         uses_ids: true,
         services: 0,
+        detector: true,
         build: |n, r| {
             let mut c = BullyConfig::new(n);
             c.timing = r.timing();
@@ -111,6 +118,7 @@ pub const FAMILIES: [Family; 4] = [
         about: "Chang-Roberts ring election: the highest id travels the ring",
         uses_ids: true,
         services: 0,
+        detector: true,
         build: |n, r| {
             let mut c = RingConfig::new(n);
             c.timing = r.timing();
@@ -141,6 +149,7 @@ pub const FAMILIES: [Family; 4] = [
         // A Raft leader is any id; ids only name the nodes.
         uses_ids: false,
         services: 0,
+        detector: true,
         build: |n, r| {
             let mut c = RaftConfig::with_timing(n, r.timing());
             c.timeout_min = Resolved::duration(r.raft.timeout_ms.0);
@@ -184,6 +193,7 @@ pub const FAMILIES: [Family; 4] = [
         // Members race for the store by compare-and-swap; ids only name them.
         uses_ids: false,
         services: election_lease::SERVICES,
+        detector: true,
         build: |n, r| {
             let mut c = LeaseConfig::new(n);
             c.duration = Resolved::duration(r.lease.duration_ms);
@@ -208,7 +218,34 @@ pub const FAMILIES: [Family; 4] = [
         },
         systems: |t, k| vec![mapping::client_go(t, crate::tune::period(t, k))],
     },
+    Family {
+        kind: ProtocolKind::OmniPaxos,
+        name: "omnipaxos",
+        about: "Omni-Paxos (EuroSys '23): the omnipaxos crate's Ballot Leader Election and Sequence Paxos",
+        // Ballots tie-break by pid: the highest id wins the first election.
+        uses_ids: true,
+        services: 0,
+        // BLE's heartbeat rounds are its detector, on the same tick as replication.
+        detector: false,
+        build: |n, r| {
+            let c = omni_config(n, r);
+            c.validate()?;
+            Ok(Built::OmniPaxos(Arc::new(c)))
+        },
+        timing: |r| omni_config(2, r).describe(),
+        tune_knobs: |_, period| vec![("heartbeat_ms", num(period))],
+        systems: |t, k| vec![mapping::omnipaxos(t, k)],
+    },
 ];
+
+/// Omni-Paxos' tick and round from the resolved parameters (`election_omnipaxos` docs).
+fn omni_config(n: u32, r: &Resolved) -> OmniConfig {
+    OmniConfig::derive(
+        n,
+        Resolved::duration(r.omnipaxos.tick_ms),
+        Resolved::duration(r.detect_timeout_ms),
+    )
+}
 
 /// Every family name, in catalog order.
 pub fn family_names() -> impl Iterator<Item = &'static str> {
@@ -372,6 +409,8 @@ pub enum Built {
     Raft(Arc<RaftConfig>),
     /// Lease.
     Lease(Arc<LeaseConfig>),
+    /// Omni-Paxos.
+    OmniPaxos(Arc<OmniConfig>),
 }
 
 /// A driver that runs one trial of a family's nodes: the simulator ([`Built::simulate`]) or
@@ -403,6 +442,7 @@ impl Built {
             Built::Ring(..) => ProtocolKind::Ring,
             Built::Raft(_) => ProtocolKind::Raft,
             Built::Lease(_) => ProtocolKind::Lease,
+            Built::OmniPaxos(_) => ProtocolKind::OmniPaxos,
         }
     }
 
@@ -431,6 +471,10 @@ impl Built {
             Built::Lease(c) => {
                 let c = Arc::clone(c);
                 driver.drive(move |id| Lease::new(id, Arc::clone(&c)))
+            }
+            Built::OmniPaxos(c) => {
+                let c = Arc::clone(c);
+                driver.drive(move |id| OmniPaxos::new(id, Arc::clone(&c)))
             }
         }
     }
@@ -511,6 +555,7 @@ mod tests {
             assert!(FAMILIES[..i].iter().all(|g| g.name != f.name));
         }
         assert_eq!(ProtocolKind::Lease.services(), election_lease::SERVICES);
+        assert!(!ProtocolKind::OmniPaxos.family().detector);
     }
 
     #[test]

@@ -1051,6 +1051,30 @@ impl Scenario {
         }
     }
 
+    /// Does the scenario force a node's failure detector (`suspect`) or switch detection off
+    /// (`detection`)? A family without such a detector cannot run it
+    /// ([`crate::protocol::Family::detector`]).
+    pub fn needs_detector(&self) -> bool {
+        match self {
+            Scenario::Builtin(b) => matches!(b, Builtin::LeaderCrashLowestDetects),
+            Scenario::Custom(c) => c
+                .faults
+                .iter()
+                .any(|f| matches!(f.action, Action::Suspect(_) | Action::Detection(..))),
+        }
+    }
+
+    /// Why a family without a failure detector a scenario can drive cannot run this scenario,
+    /// if it cannot.
+    pub fn detector_skip_reason(&self, family: &str) -> Option<String> {
+        self.needs_detector().then(|| {
+            format!(
+                "{} forces or switches off the failure detector, and {family} has none apart from its protocol (an external failure detector is needed)",
+                self.name()
+            )
+        })
+    }
+
     /// Why an `n`-node cluster of a protocol with `services` service endpoints cannot run this
     /// scenario, if it cannot.
     pub fn skip_reason(&self, n: u32, services: u32) -> Option<String> {

@@ -169,6 +169,7 @@ fn quorum_rule(built: &Built) -> QuorumRule {
         Built::Ring(c, _) => election_ring::Ring::new(id, c.clone()).quorum_rule(),
         Built::Raft(c) => election_raft::Raft::new(id, c.clone()).quorum_rule(),
         Built::Lease(c) => election_lease::Lease::new(id, c.clone()).quorum_rule(),
+        Built::OmniPaxos(c) => election_omnipaxos::OmniPaxos::new(id, c.clone()).quorum_rule(),
     }
 }
 
