@@ -78,14 +78,14 @@ fn main() {
         ],
         ref other => panic!("the SimPy model has no {other:?} latency"),
     };
-    let t_coord = r.bully_t_coord_ms.unwrap_or(2.0 * r.bully_t_elec_ms);
+    let t_coord = r.bully.t_coord_ms.unwrap_or(2.0 * r.bully.t_elec_ms);
     let mut simpy_args: Vec<String> = vec!["--n".into(), n.to_string()];
     simpy_args.extend(latency);
     for (flag, v) in [
         ("--heartbeat-ms", r.heartbeat_ms),
         ("--detect-ms", r.detect_timeout_ms),
         ("--jitter-ms", r.detect_jitter_ms),
-        ("--t-elec-ms", r.bully_t_elec_ms),
+        ("--t-elec-ms", r.bully.t_elec_ms),
         ("--t-coord-ms", t_coord),
         ("--fault-ms", r.fault_at_ms),
         ("--fault-jitter-ms", r.fault_jitter_ms),

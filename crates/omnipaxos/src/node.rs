@@ -87,7 +87,7 @@ impl OmniConfig {
     pub fn describe(&self) -> String {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         format!(
-            "tick {} ms; heartbeat round {} ticks = {} ms; notices a silent leader after {}-{} ms (1-2 rounds)",
+            "tick {} ms; heartbeat round {} ticks = {} ms; a silent leader is noticed after {}-{} ms (1-2 rounds) and replaced one round later",
             ms(self.tick),
             self.election_ticks,
             ms(self.round()),

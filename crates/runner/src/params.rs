@@ -16,7 +16,7 @@
 //! | bully | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `bully.t_elec_ms` 20, `bully.t_coord_ms` 2 × t_elec |
 //! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
 //! | raft | `heartbeat_ms` (50) | election timeout drawn from `raft.timeout_ms` = W by default (150–300 ms) | — |
-//! | omnipaxos | a BLE heartbeat round every `round(detect_timeout_ms / omnipaxos.tick_ms)` ticks of `omnipaxos.tick_ms` (= `heartbeat_ms`): 3 × 50 = 150 ms | 1-2 rounds after the leader's last reply (150–300 ms), no jitter of its own | — |
+//! | omnipaxos | a BLE heartbeat round every `round(detect_timeout_ms / omnipaxos.tick_ms)` ticks of `omnipaxos.tick_ms` (= `heartbeat_ms`): 3 × 50 = 150 ms | 1-2 rounds after the leader's last reply (150–300 ms), no jitter of its own; it takes over one round later | — |
 //! | lease | the holder renews every `lease.retry_ms` (20) | a member's detector fires `lease.duration_ms` (150 = `detect_timeout_ms`) after it last saw the record change, and it takes the lease at its next read (every 20–44 ms): about 150–240 ms after the last renewal | `lease.renew_deadline_ms` 100 |
 //!
 //! Lease has no heartbeat of its own: its timing is client-go's three periods, and the
