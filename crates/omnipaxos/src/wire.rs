@@ -61,8 +61,8 @@ impl Wire for OmniMsg {
         }
     }
 
-    /// The sender field (the library's messages name their sender; the transport's `from`
-    /// must match it, which the node checks).
+    /// The sender the library's message names in its own `from` field (the transport's
+    /// sender must match it, which the node checks along with every ballot's pid).
     fn named_node(&self) -> Option<NodeId> {
         let (from, _) = self.ends();
         Some(NodeId(from as u32))

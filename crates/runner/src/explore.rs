@@ -539,8 +539,22 @@ pub fn manifest(opts: &ExploreOptions) -> serde_json::Value {
             nodes.push(c.nodes);
         }
     }
-    // The cells' Debug form holds every resolved parameter, in a fixed order (no maps).
-    let cells: String = sha2::Sha256::digest(format!("{:?}", opts.cells).as_bytes())
+    // The cells' Debug form holds every resolved parameter, in a fixed order (no maps). A
+    // family's own parameters count only in that family's cells: Omni-Paxos' are left out of
+    // the others', so adding the family to the catalog kept every existing hash.
+    let forms: Vec<String> = opts
+        .cells
+        .iter()
+        .map(|c| {
+            let form = format!("{c:?}");
+            if c.protocol.kind == crate::protocol::ProtocolKind::OmniPaxos {
+                form
+            } else {
+                form.replacen(&format!("omnipaxos: {:?}, ", c.resolved.omnipaxos), "", 1)
+            }
+        })
+        .collect();
+    let cells: String = sha2::Sha256::digest(format!("[{}]", forms.join(", ")).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
