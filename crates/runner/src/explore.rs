@@ -539,7 +539,9 @@ pub fn manifest(opts: &ExploreOptions) -> serde_json::Value {
             nodes.push(c.nodes);
         }
     }
-    // The cells' Debug form holds every resolved parameter, in a fixed order (no maps).
+    // The cells' Debug form holds every resolved parameter, in a fixed order (no maps). The
+    // hash is a cache key for `--resume`: it moves whenever a cell's configuration or its
+    // types change (a parameter added to any family), which costs only a rerun of the chunks.
     let cells: String = sha2::Sha256::digest(format!("{:?}", opts.cells).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))

@@ -17,6 +17,7 @@
 //! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
 //! | raft | `heartbeat_ms` (50) | election timeout drawn from `raft.timeout_ms` = W by default (150–300 ms) | — |
 //! | raftrs | every `heartbeat_ms / raftrs.tick_ms` ticks (1 tick of 50 ms) | W in whole ticks: 3–6 ticks of 50 ms, counted from the last reset | `raftrs.tick_ms` = `heartbeat_ms` |
+//! | omnipaxos | a BLE heartbeat round every `round(detect_timeout_ms / omnipaxos.tick_ms)` ticks of `omnipaxos.tick_ms` (= `heartbeat_ms`): 3 × 50 = 150 ms | 1-2 rounds after the leader's last reply (150–300 ms), no jitter of its own; it takes over one round later | — |
 //! | lease | the holder renews every `lease.retry_ms` (20) | a member's detector fires `lease.duration_ms` (150 = `detect_timeout_ms`) after it last saw the record change, and it takes the lease at its next read (every 20–44 ms): about 150–240 ms after the last renewal | `lease.renew_deadline_ms` 100 |
 //!
 //! Lease has no heartbeat of its own: its timing is client-go's three periods, and the
@@ -158,6 +159,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("lease.renew_deadline_ms", Kind::PositiveMs, "2/3 x lease.duration_ms", "lease: RenewDeadline, how long a renewal round may take before the holder stops leading"),
     p("lease.retry_ms", Kind::PositiveMs, "2/15 x lease.duration_ms", "lease: RetryPeriod, the holder's renewal period; members read the record every retry x U[1, 2.2]"),
     p("lease.release_on_cancel", Kind::Bool, "false", "lease: ReleaseOnCancel, a holder that stops leading hands the lease back at once"),
+    p("omnipaxos.tick_ms", Kind::PositiveMs, "heartbeat_ms", "omnipaxos: the tick period; a BLE heartbeat round is detect_timeout_ms rounded to whole ticks"),
     p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
     p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
@@ -492,6 +494,13 @@ pub struct LeaseParams {
     pub release_on_cancel: bool,
 }
 
+/// Omni-Paxos' parameters (`omnipaxos.*`), resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OmniPaxosParams {
+    /// `omnipaxos.tick_ms`.
+    pub tick_ms: f64,
+}
+
 /// Every parameter of one grid cell, typed, with derived defaults filled in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resolved {
@@ -511,6 +520,8 @@ pub struct Resolved {
     pub raftrs: RaftrsParams,
     /// The lease's own parameters (`lease.*`).
     pub lease: LeaseParams,
+    /// Omni-Paxos' own parameters (`omnipaxos.*`).
+    pub omnipaxos: OmniPaxosParams,
     /// The network: the profile with `net.*` overrides.
     pub net: NetConfig,
     /// `fault_at_ms`.
@@ -672,6 +683,9 @@ impl Resolved {
                     retry_ms: num("lease.retry_ms", duration_ms * 2.0 / 15.0),
                     release_on_cancel: flag("lease.release_on_cancel", false),
                 }
+            },
+            omnipaxos: OmniPaxosParams {
+                tick_ms: num("omnipaxos.tick_ms", heartbeat_ms),
             },
             net,
             fault_at_ms: num("fault_at_ms", 1000.0),

@@ -557,16 +557,19 @@ impl SweepPlan {
     }
 
     /// The `config` object of the manifest: everything needed to reproduce the sweep.
+    ///
+    /// It lists the shared parameters and the timing and parameters of the families the sweep
+    /// runs: a family it does not run has nothing to reproduce, and adding a family to the
+    /// catalog must not change the manifest (and configuration hash) of a sweep without it.
     pub fn manifest_config(&self) -> Value {
-        let mut params = Map::new();
-        // A family's own parameters (and timing, below) are listed only when the sweep runs
-        // a spec of that family.
         let runs = |family: &str| self.protocols.iter().any(|p| p.kind.name() == family);
-        let applies = |key: &str| match key.split_once('.') {
-            Some((fam, _)) if crate::protocol::family_names().any(|f| f == fam) => runs(fam),
-            _ => true,
+        let listed = |key: &str| {
+            key.split_once('.')
+                .filter(|(prefix, _)| FAMILIES.iter().any(|f| f.name == *prefix))
+                .is_none_or(|(prefix, _)| runs(prefix))
         };
-        for d in PARAMS.iter().filter(|d| applies(d.key)) {
+        let mut params = Map::new();
+        for d in PARAMS.iter().filter(|d| listed(d.key)) {
             let value = self.fixed.get(d.key).cloned();
             params.insert(
                 d.key.to_string(),
@@ -856,6 +859,58 @@ mod tests {
             })
             .count();
         assert_eq!(store_skips, 7 * 7 * 4);
+    }
+
+    /// Omni-Paxos has no failure detector a scenario can force or switch off: such cells are
+    /// skipped with the reason, the others run.
+    #[test]
+    fn detector_scenarios_are_skipped_for_a_family_without_one() {
+        let p = spec(
+            r#"
+protocols = ["omnipaxos", "raft"]
+nodes = [5]
+scenarios = ["leader-crash-lowest-detects", "leader-crash"]
+"#,
+        )
+        .plan()
+        .unwrap();
+        let cells = p.cells().unwrap();
+        let skipped: Vec<(&str, &str)> = cells
+            .iter()
+            .filter(|c| c.skipped.is_some())
+            .map(|c| (c.protocol.spec.as_str(), c.scenario.name()))
+            .collect();
+        assert_eq!(skipped, [("omnipaxos", "leader-crash-lowest-detects")]);
+        let why = cells.iter().find_map(|c| c.skipped.as_deref()).unwrap();
+        assert!(why.contains("failure detector"), "{why}");
+    }
+
+    /// The manifest names the timing and parameters of the families the sweep runs only, so a
+    /// family added to the catalog leaves the manifest of a sweep without it unchanged.
+    #[test]
+    fn the_manifest_lists_the_families_it_runs() {
+        let config = |protocols: &str| {
+            spec(&format!(
+                "protocols = [{protocols}]\nnodes = [3]\nscenarios = [\"leader-crash\"]\n"
+            ))
+            .plan()
+            .unwrap()
+            .manifest_config()
+        };
+        let raft = config(r#""raft""#);
+        assert!(raft["timing"].get("omnipaxos").is_none());
+        assert!(raft["timing"].get("bully").is_none());
+        assert!(raft["timing"].get("raft").is_some());
+        assert!(raft["params"].get("omnipaxos.tick_ms").is_none());
+        assert!(raft["params"].get("raft.pre_vote").is_some());
+        assert!(raft["params"].get("heartbeat_ms").is_some());
+        let both = config(r#""raft", "omnipaxos""#);
+        let timing = both["timing"]["omnipaxos"].as_str().unwrap();
+        assert!(
+            timing.contains("heartbeat round 3 ticks = 150 ms"),
+            "{timing}"
+        );
+        assert!(both["params"].get("omnipaxos.tick_ms").is_some());
     }
 
     #[test]

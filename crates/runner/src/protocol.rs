@@ -22,6 +22,7 @@ use std::sync::Arc;
 use election_bully::{Bully, BullyConfig};
 use election_core::{NodeId, Protocol, Wire};
 use election_lease::{Lease, LeaseConfig};
+use election_omnipaxos::{OmniConfig, OmniPaxos};
 use election_raft::{Raft, RaftConfig};
 use election_raftrs::{RaftRs, RaftrsConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
@@ -46,6 +47,8 @@ pub enum ProtocolKind {
     Lease = 3,
     /// tikv's raft-rs, the production library, behind the same contract.
     Raftrs = 4,
+    /// Omni-Paxos (the `omnipaxos` crate): Ballot Leader Election and Sequence Paxos.
+    OmniPaxos = 5,
 }
 
 /// One protocol family: everything the runner, `tune`, the report and the live driver need to
@@ -80,7 +83,7 @@ pub struct Family {
 }
 
 /// Every family, in catalog order (indexed by [`ProtocolKind`]).
-pub const FAMILIES: [Family; 5] = [
+pub const FAMILIES: [Family; 6] = [
     Family {
         kind: ProtocolKind::Bully,
         name: "bully",
@@ -245,7 +248,34 @@ pub const FAMILIES: [Family; 5] = [
         tune_knobs: |_, period| vec![("heartbeat_ms", num(period))],
         systems: |t, k| vec![mapping::raft_rs(t, crate::tune::period(t, k))],
     },
+    Family {
+        kind: ProtocolKind::OmniPaxos,
+        name: "omnipaxos",
+        about: "Omni-Paxos (EuroSys '23): the omnipaxos crate's Ballot Leader Election and Sequence Paxos",
+        // Ballots tie-break by pid: the highest id wins the first election.
+        uses_ids: true,
+        services: 0,
+        // BLE's heartbeat rounds are its detector, on the same tick as replication.
+        detector: false,
+        build: |n, r| {
+            let c = omni_config(n, r);
+            c.validate()?;
+            Ok(Built::OmniPaxos(Arc::new(c)))
+        },
+        timing: |r| omni_config(2, r).describe(),
+        tune_knobs: |_, period| vec![("heartbeat_ms", num(period))],
+        systems: |t, k| vec![mapping::omnipaxos(t, k)],
+    },
 ];
+
+/// Omni-Paxos' tick and round from the resolved parameters (`election_omnipaxos` docs).
+fn omni_config(n: u32, r: &Resolved) -> OmniConfig {
+    OmniConfig::derive(
+        n,
+        Resolved::duration(r.omnipaxos.tick_ms),
+        Resolved::duration(r.detect_timeout_ms),
+    )
+}
 
 /// Every family name, in catalog order.
 pub fn family_names() -> impl Iterator<Item = &'static str> {
@@ -416,6 +446,8 @@ pub enum Built {
     Lease(Arc<LeaseConfig>),
     /// raft-rs.
     Raftrs(Arc<RaftrsConfig>),
+    /// Omni-Paxos.
+    OmniPaxos(Arc<OmniConfig>),
 }
 
 /// A driver that runs one trial of a family's nodes: the simulator ([`Built::simulate`]) or
@@ -448,6 +480,7 @@ impl Built {
             Built::Raft(_) => ProtocolKind::Raft,
             Built::Lease(_) => ProtocolKind::Lease,
             Built::Raftrs(_) => ProtocolKind::Raftrs,
+            Built::OmniPaxos(_) => ProtocolKind::OmniPaxos,
         }
     }
 
@@ -480,6 +513,10 @@ impl Built {
             Built::Raftrs(c) => {
                 let c = Arc::clone(c);
                 driver.drive(move |id| RaftRs::new(id, Arc::clone(&c)))
+            }
+            Built::OmniPaxos(c) => {
+                let c = Arc::clone(c);
+                driver.drive(move |id| OmniPaxos::new(id, Arc::clone(&c)))
             }
         }
     }
@@ -560,6 +597,7 @@ mod tests {
             assert!(FAMILIES[..i].iter().all(|g| g.name != f.name));
         }
         assert_eq!(ProtocolKind::Lease.services(), election_lease::SERVICES);
+        assert!(!ProtocolKind::OmniPaxos.family().detector);
     }
 
     #[test]

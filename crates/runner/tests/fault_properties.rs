@@ -170,6 +170,7 @@ fn quorum_rule(built: &Built) -> QuorumRule {
         Built::Raft(c) => election_raft::Raft::new(id, c.clone()).quorum_rule(),
         Built::Lease(c) => election_lease::Lease::new(id, c.clone()).quorum_rule(),
         Built::Raftrs(c) => election_raftrs::RaftRs::new(id, c.clone()).quorum_rule(),
+        Built::OmniPaxos(c) => election_omnipaxos::OmniPaxos::new(id, c.clone()).quorum_rule(),
     }
 }
 

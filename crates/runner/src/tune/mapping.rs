@@ -34,6 +34,12 @@
 //!   components' defaults are 15 s / 10 s / 2 s (`component-base/config/v1alpha1/defaults.go`).
 //!   Our lease crate follows client-go's rules, so the mapping is one to one.
 //!
+//! * **omnipaxos** (0.2.4) — `src/omni_paxos.rs`: `ServerConfig::election_tick_timeout` (the
+//!   ticks per Ballot Leader Election heartbeat round) and the period at which the user calls
+//!   `tick()`, which is not a setting of the library; `ServerConfig::validate` refuses
+//!   `election_tick_timeout = 0`. A round of the tuned timeout notices a silent leader after 1-2
+//!   rounds, our `[T, 2T]` (`election_omnipaxos` docs).
+//!
 //! A Raft point is tuned with this crate's rules, which are not exactly any library's; each
 //! Raft system therefore names the **rule set** it runs ([`Mapping::rule_set`], a spec of our
 //! Raft's options, see `crates/raft/src/config.rs` for each rule's source), and `tune`
@@ -135,6 +141,33 @@ pub fn hand_written(algorithm: &str, timeout_ms: f64, ratio: f64) -> Mapping {
         )],
         valid: Ok(()),
         source: "crates/runner/src/params.rs (the workbench's fair timing)",
+        rule_set: None,
+    }
+}
+
+/// Omni-Paxos: call `tick()` every heartbeat period; a BLE round is the timeout in whole ticks.
+pub fn omnipaxos(timeout_ms: f64, ratio: f64) -> Mapping {
+    let period = super::period(timeout_ms, ratio);
+    let ticks = (timeout_ms / period).round().max(1.0);
+    let mut notes = Vec::new();
+    if ticks * period != timeout_ms {
+        notes.push(format!(
+            "a round is a whole number of ticks: {} ms becomes {} x {} ms",
+            crate::results::fmt_ms(timeout_ms),
+            ticks,
+            crate::results::fmt_ms(period)
+        ));
+    }
+    Mapping {
+        system: "omnipaxos (Rust crate)",
+        settings: vec![
+            set("tick() period (the caller's timer)", go_duration(period)),
+            set("ServerConfig::election_tick_timeout", format!("{ticks}")),
+        ],
+        notes,
+        valid: Ok(()),
+        source: "omnipaxos 0.2.4, src/omni_paxos.rs (ServerConfig, tick)",
+        // An omnipaxos point is a run of the library itself.
         rule_set: None,
     }
 }
