@@ -535,6 +535,29 @@ pub trait Protocol: Sized {
     }
 }
 
+/// A protocol a multi-threaded driver can run (the live driver gives each node its own task):
+/// the node, its messages with their wire encoding, its timers and its stable record can move
+/// between threads. Every protocol that qualifies has it; drivers name this one bound instead
+/// of the list.
+pub trait ThreadedProtocol:
+    Protocol<
+        Msg: Wire + Send + Sync + 'static,
+        Timer: Send + Sync + 'static,
+        Persist: Send + Sync + 'static,
+    > + Send
+    + 'static
+{
+}
+
+impl<P> ThreadedProtocol for P
+where
+    P: Protocol + Send + 'static,
+    P::Msg: Wire + Send + Sync + 'static,
+    P::Timer: Send + Sync + 'static,
+    P::Persist: Send + Sync + 'static,
+{
+}
+
 /// Timing every protocol shares, so that comparisons are fair: the same heartbeat interval
 /// and the same failure-detection window.
 ///

@@ -73,7 +73,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use election_core::{
-    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, Status, Time, TimerKind, Wire,
+    Action, Io, Message, NodeId, Protocol, Rng, RngExt, Role, Status, ThreadedProtocol, Time,
+    TimerKind, Wire,
 };
 use election_sim::trial::{self, FirstInstant, Timeline};
 use election_sim::workload::{Commit, Resource, Workload, WriteTag};
@@ -350,10 +351,7 @@ pub struct LiveReport {
 /// seconds of grace), then closes every socket.
 pub fn run_trial<P, F>(cfg: &LiveConfig, factory: F) -> Result<LiveReport, LiveError>
 where
-    P: Protocol + Send + 'static,
-    P::Msg: Wire + Send + Sync + 'static,
-    P::Timer: Send + Sync + 'static,
-    P::Persist: Send + Sync + 'static,
+    P: ThreadedProtocol,
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
     run_trial_with(cfg, factory, Hooks::default())
@@ -391,10 +389,7 @@ pub fn run_trial_with<P, F>(
     hooks: Hooks,
 ) -> Result<LiveReport, LiveError>
 where
-    P: Protocol + Send + 'static,
-    P::Msg: Wire + Send + Sync + 'static,
-    P::Timer: Send + Sync + 'static,
-    P::Persist: Send + Sync + 'static,
+    P: ThreadedProtocol,
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
     cfg.validate()?;
@@ -556,10 +551,7 @@ enum Step {
 
 impl<P> Node<P>
 where
-    P: Protocol + Send + 'static,
-    P::Msg: Wire + Send + Sync + 'static,
-    P::Timer: Send + Sync + 'static,
-    P::Persist: Send + Sync + 'static,
+    P: ThreadedProtocol,
 {
     async fn run(mut self) {
         let stored = self
@@ -830,10 +822,7 @@ struct Hub<P: Protocol, F> {
 
 impl<P, F> Hub<P, F>
 where
-    P: Protocol + Send + 'static,
-    P::Msg: Wire + Send + Sync + 'static,
-    P::Timer: Send + Sync + 'static,
-    P::Persist: Send + Sync + 'static,
+    P: ThreadedProtocol,
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
     async fn bind(live: &LiveConfig, factory: F) -> Result<Self, LiveError> {

@@ -18,7 +18,7 @@ use std::fs;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
-use election_core::{NodeId, Protocol, Wire};
+use election_core::{NodeId, ThreadedProtocol};
 use election_runner::protocol::{Built, Drive};
 use election_runner::results::{summary_header, summary_record, trial_header, CellKey, TrialRow};
 use election_runner::{Cell, SweepSpec};
@@ -231,10 +231,7 @@ pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveRe
         type Out = Result<LiveReport, LiveError>;
         fn drive<P, F>(self, new: F) -> Self::Out
         where
-            P: Protocol + Send + 'static,
-            P::Msg: Wire + Send + Sync + 'static,
-            P::Timer: Send + Sync + 'static,
-            P::Persist: Send + Sync + 'static,
+            P: ThreadedProtocol,
             F: Fn(NodeId) -> P + Send + Sync + 'static,
         {
             run_trial_with(self.0, new, self.1)

@@ -20,7 +20,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use election_bully::{Bully, BullyConfig};
-use election_core::{NodeId, Protocol, Wire};
+use election_core::{NodeId, ThreadedProtocol};
 use election_lease::{Lease, LeaseConfig};
 use election_omnipaxos::{OmniConfig, OmniPaxos};
 use election_raft::{Raft, RaftConfig};
@@ -459,10 +459,7 @@ pub trait Drive {
     /// Run a trial whose nodes `new` builds.
     fn drive<P, F>(self, new: F) -> Self::Out
     where
-        P: Protocol + Send + 'static,
-        P::Msg: Wire + Send + Sync + 'static,
-        P::Timer: Send + Sync + 'static,
-        P::Persist: Send + Sync + 'static,
+        P: ThreadedProtocol,
         F: Fn(NodeId) -> P + Send + Sync + 'static;
 }
 
@@ -538,10 +535,7 @@ impl Built {
             type Out = Result<TrialReport, ConfigError>;
             fn drive<P, F>(self, new: F) -> Self::Out
             where
-                P: Protocol + Send + 'static,
-                P::Msg: Wire + Send + Sync + 'static,
-                P::Timer: Send + Sync + 'static,
-                P::Persist: Send + Sync + 'static,
+                P: ThreadedProtocol,
                 F: Fn(NodeId) -> P + Send + Sync + 'static,
             {
                 let mut sim = Sim::new(self.0, new)?;
