@@ -6,9 +6,10 @@
 //! [`crate::trace`] (one model, several renderers) applied to the pages.
 //!
 //! Built on it so far: the calibration page ([`crate::calibration`]), `COMPARE.md`
-//! ([`crate::compare`]) and `ADVICE.md` (`tune`). The sweep report (`REPORT.md`,
-//! `APPENDIX.md`, and `index.html` rendered from them) and the explore report still write
-//! their Markdown directly; their findings are already ranked by [`Severity`].
+//! ([`crate::compare`]), `ADVICE.md` (`tune`) and the sweep's `APPENDIX.md`
+//! ([`crate::markdown`]). The sweep's `REPORT.md` (and `index.html`, rendered from both
+//! pages' Markdown) and the explore report still write their Markdown directly; their
+//! findings are already ranked by [`Severity`].
 //!
 //! Escaping lives here and only here: text spans from the results or the configuration (a
 //! scenario's `about`, a protocol spec) are [`Inline::Text`], which the Markdown renderer
@@ -103,9 +104,9 @@ pub fn link(s: impl Into<String>, href: impl Into<String>) -> Inline {
     }
 }
 
-/// Prose written with the three inline marks a page's sentences use — `` `code` ``,
-/// `**strong**` and `*emphasis*` — as typed spans; anything else (brackets, underscores, an
-/// unmatched mark) stays text. For sentences a page (or the runner, in its warnings and
+/// Prose written with the inline marks a page's sentences use — `` `code` ``, `**strong**`,
+/// `*emphasis*` and `[links](target)` (a target without spaces or parentheses) — as typed
+/// spans; anything else (other brackets, underscores, an unmatched mark) stays text. For sentences a page (or the runner, in its warnings and
 /// mapping notes) writes with code spans in them; [`Document::to_markdown`] renders the spans
 /// back to the same characters.
 pub fn spans(s: &str) -> Vec<Inline> {
@@ -139,6 +140,20 @@ pub fn spans(s: &str) -> Vec<Inline> {
                 .find('*')
                 .filter(|&end| end > 0 && !rest[1..].starts_with(' '))
                 .map(|end| (Inline::Emph(spans(&rest[1..1 + end])), 1 + end + 1)),
+            '[' => rest.find(']').and_then(|close| {
+                let target = rest[close + 1..].strip_prefix('(')?;
+                let end = target.find(')')?;
+                let href = &target[..end];
+                (close > 1 && !href.is_empty() && !href.contains([' ', '(', '['])).then(|| {
+                    (
+                        Inline::Link {
+                            text: spans(&rest[1..close]),
+                            href: href.to_string(),
+                        },
+                        close + 2 + end + 1,
+                    )
+                })
+            }),
             _ => None,
         };
         match span {
@@ -870,6 +885,28 @@ mod tests {
             "an unmatched ` stays, and so does **this",
             "``a`b`` and `` `x ``",
             "`lognormal:M:S` is a median of M ms (*heavy* tail)",
+        ] {
+            let d = doc(vec![Block::Paragraph(spans(s))]);
+            assert_eq!(d.to_markdown(), format!("# T\n\n{s}\n"));
+        }
+    }
+
+    #[test]
+    fn links_become_spans_and_render_back() {
+        assert_eq!(
+            spans("see [the `x` table](APPENDIX.md#table-x) and U[0, j] (ms)"),
+            vec![
+                text("see "),
+                Inline::Link {
+                    text: vec![text("the "), code("x"), text(" table")],
+                    href: "APPENDIX.md#table-x".into(),
+                },
+                text(" and U[0, j] (ms)"),
+            ]
+        );
+        for s in [
+            "a finding ([table](APPENDIX.md#table-leader-crash); [chart 4](REPORT.md#chart-4))",
+            "`[w, w + interval)` stays code, [] and [a](b c) stay text",
         ] {
             let d = doc(vec![Block::Paragraph(spans(s))]);
             assert_eq!(d.to_markdown(), format!("# T\n\n{s}\n"));
