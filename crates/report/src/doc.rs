@@ -6,10 +6,12 @@
 //! [`crate::trace`] (one model, several renderers) applied to the pages.
 //!
 //! Built on it so far: the calibration page ([`crate::calibration`]), `COMPARE.md`
-//! ([`crate::compare`]) and `ADVICE.md` (`tune`). The sweep report (`REPORT.md`,
-//! `APPENDIX.md`, and `index.html` rendered from them) and the explore report still write
-//! their Markdown directly; their findings are already ranked by [`Severity`].
-//!
+//! ([`crate::compare`]), `ADVICE.md` (`tune`) and the sweep's `REPORT.md` and `APPENDIX.md`
+//! ([`crate::markdown`]). Still outside it: `index.html`, which renders those two pages'
+//! Markdown (pulldown-cmark) rather than their documents, the explore report, and the sweep's
+//! findings, which [`crate::findings`] still writes as Markdown sentences (ranked by
+//! [`Severity`]) that the page reads into spans with [`spans`].
+
 //! Escaping lives here and only here: text spans from the results or the configuration (a
 //! scenario's `about`, a protocol spec) are [`Inline::Text`], which the Markdown renderer
 //! backslash-escapes where they would be read as markup (`<`, `>`, `&`, and `|` inside a
@@ -19,7 +21,8 @@
 //! Markdown layout, kept byte-stable because committed pages are compared byte for byte: the
 //! title is a level-1 heading; every block ends with a newline and blocks are separated by one
 //! blank line; tables are GitHub pipe tables with a `|---|` separator row (`|---:|` for a
-//! right-aligned column) and an empty cell as `| |`; list items and findings are `- ` bullets,
+//! right-aligned column) and an empty cell as `| |` (an empty heading as `|  |`, a table without headings as `| | |`); a code block is a
+//! backtick fence with its language; list items and findings are `- ` bullets,
 //! nested items indented by two spaces.
 
 use std::fmt::Write as _;
@@ -103,9 +106,9 @@ pub fn link(s: impl Into<String>, href: impl Into<String>) -> Inline {
     }
 }
 
-/// Prose written with the three inline marks a page's sentences use — `` `code` ``,
-/// `**strong**` and `*emphasis*` — as typed spans; anything else (brackets, underscores, an
-/// unmatched mark) stays text. For sentences a page (or the runner, in its warnings and
+/// Prose written with the inline marks a page's sentences use — `` `code` ``, `**strong**`,
+/// `*emphasis*` and `[links](target)` (a target without spaces or parentheses) — as typed
+/// spans; anything else (other brackets, underscores, an unmatched mark) stays text. For sentences a page (or the runner, in its warnings and
 /// mapping notes) writes with code spans in them; [`Document::to_markdown`] renders the spans
 /// back to the same characters.
 pub fn spans(s: &str) -> Vec<Inline> {
@@ -139,6 +142,20 @@ pub fn spans(s: &str) -> Vec<Inline> {
                 .find('*')
                 .filter(|&end| end > 0 && !rest[1..].starts_with(' '))
                 .map(|end| (Inline::Emph(spans(&rest[1..1 + end])), 1 + end + 1)),
+            '[' => rest.find(']').and_then(|close| {
+                let target = rest[close + 1..].strip_prefix('(')?;
+                let end = target.find(')')?;
+                let href = &target[..end];
+                (close > 1 && !href.is_empty() && !href.contains([' ', '(', '['])).then(|| {
+                    (
+                        Inline::Link {
+                            text: spans(&rest[1..close]),
+                            href: href.to_string(),
+                        },
+                        close + 2 + end + 1,
+                    )
+                })
+            }),
             _ => None,
         };
         match span {
@@ -309,6 +326,13 @@ pub enum Block {
     Findings(Vec<Finding>),
     /// An aside (a caveat, a pointer): a block quote.
     Note(Vec<Inline>),
+    /// Lines to copy as they are (commands to reproduce a run), in a language (`sh`).
+    Code {
+        /// The fence's language tag.
+        lang: String,
+        /// The lines, without a final newline.
+        text: String,
+    },
 }
 
 /// A page: its title and blocks.
@@ -415,13 +439,17 @@ enum Ctx {
     Cell,
 }
 
-/// Plain text as Markdown: `<`, `>` and `&` (and `|` in a table cell) backslash-escaped, so
-/// text from the data is never read as HTML, an entity or a cell boundary (CommonMark
+/// Plain text as Markdown: `<` (unless a space or the end follows it), `>` and `&` (and `|`
+/// in a table cell) backslash-escaped, so text from the data is never read as HTML, an entity
+/// or a cell boundary (CommonMark
 /// renders `\<` as `<`).
 fn md_text(s: &str, ctx: Ctx) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '<' | '>' | '&') || (c == '|' && ctx == Ctx::Cell) {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        // `<` before a space or at the end can open no tag or autolink (`rare: < 1`).
+        let open = c == '<' && chars.peek().is_some_and(|n| !n.is_whitespace());
+        if open || matches!(c, '>' | '&') || (c == '|' && ctx == Ctx::Cell) {
             out.push('\\');
         }
         out.push(c);
@@ -518,7 +546,12 @@ fn md_block(out: &mut String, b: &Block) {
         }
         Block::Table(t) => {
             let head: Vec<String> = t.header.iter().map(|h| md_spans(h, Ctx::Cell)).collect();
-            let _ = writeln!(out, "| {} |", head.join(" | "));
+            if head.iter().all(String::is_empty) {
+                // A table without headings (a key-value list): Markdown still needs the line.
+                let _ = writeln!(out, "|{}", " |".repeat(head.len()));
+            } else {
+                let _ = writeln!(out, "| {} |", head.join(" | "));
+            }
             out.push('|');
             for i in 0..t.header.len() {
                 out.push_str(match t.align(i) {
@@ -566,6 +599,16 @@ fn md_block(out: &mut String, b: &Block) {
         }
         Block::Note(spans) => {
             let _ = writeln!(out, "> {}", md_spans(spans, Ctx::Flow));
+        }
+        Block::Code { lang, text } => {
+            // A fence longer than any backtick run at a line start inside.
+            let longest = text
+                .lines()
+                .map(|l| l.len() - l.trim_start_matches('`').len())
+                .max()
+                .unwrap_or(0);
+            let fence = "`".repeat(longest.max(2) + 1);
+            let _ = writeln!(out, "{fence}{lang}\n{text}\n{fence}");
         }
     }
 }
@@ -703,6 +746,14 @@ fn html_block(out: &mut String, b: &Block) {
         }
         Block::Note(spans) => {
             let _ = writeln!(out, "<blockquote><p>{}</p></blockquote>", html_spans(spans));
+        }
+        Block::Code { lang, text } => {
+            let _ = writeln!(
+                out,
+                "<pre><code class=\"language-{}\">{}</code></pre>",
+                html_esc(lang),
+                html_esc(text)
+            );
         }
     }
 }
@@ -870,6 +921,48 @@ mod tests {
             "an unmatched ` stays, and so does **this",
             "``a`b`` and `` `x ``",
             "`lognormal:M:S` is a median of M ms (*heavy* tail)",
+        ] {
+            let d = doc(vec![Block::Paragraph(spans(s))]);
+            assert_eq!(d.to_markdown(), format!("# T\n\n{s}\n"));
+        }
+    }
+
+    #[test]
+    fn code_blocks_headerless_tables_and_a_lone_less_than() {
+        let mut t = Table::new(["", ""]);
+        t.rows.push(vec![Cell::text("trials"), Cell::text("3")]);
+        let d = doc(vec![
+            Block::Paragraph(vec![text("rare: < 1, but <b> and a<")]),
+            Block::Table(t),
+            Block::Code {
+                lang: "sh".into(),
+                text: "a 'b' <c>\n```".into(),
+            },
+        ]);
+        assert_eq!(
+            d.to_markdown(),
+            "# T\n\nrare: < 1, but \\<b\\> and a<\n\n| | |\n|---|---|\n| trials | 3 |\n\n````sh\na 'b' <c>\n```\n````\n"
+        );
+        let html = d.to_html("");
+        assert!(html.contains("<pre><code class=\"language-sh\">a 'b' &lt;c&gt;\n```</code></pre>"));
+    }
+
+    #[test]
+    fn links_become_spans_and_render_back() {
+        assert_eq!(
+            spans("see [the `x` table](APPENDIX.md#table-x) and U[0, j] (ms)"),
+            vec![
+                text("see "),
+                Inline::Link {
+                    text: vec![text("the "), code("x"), text(" table")],
+                    href: "APPENDIX.md#table-x".into(),
+                },
+                text(" and U[0, j] (ms)"),
+            ]
+        );
+        for s in [
+            "a finding ([table](APPENDIX.md#table-leader-crash); [chart 4](REPORT.md#chart-4))",
+            "`[w, w + interval)` stays code, [] and [a](b c) stay text",
         ] {
             let d = doc(vec![Block::Paragraph(spans(s))]);
             assert_eq!(d.to_markdown(), format!("# T\n\n{s}\n"));

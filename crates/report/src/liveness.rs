@@ -12,6 +12,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::charts::{write_chart, Chart, DrawResult, FONT};
 use crate::data::{Results, Stat, SummaryRow};
+use crate::doc::{code, link, spans, strong, text, Block, Cell, Document, Table};
 use crate::error::ReportError;
 use election_runner::explore::Pattern;
 use election_runner::replay::Flags;
@@ -129,88 +130,104 @@ pub(crate) fn by_shape(results: &Results) -> Option<String> {
 
 /// The sweep report's liveness section: headline findings for every cell that had a liveness
 /// failure (with a seed, a replay command and a trace command), then outcome counts per cell.
-pub(crate) fn section(results: &Results) -> String {
-    let mut s = String::new();
+pub(crate) fn section(d: &mut Document, results: &Results) {
     let rows: Vec<&SummaryRow> = results.summary.iter().filter(|r| r.ran()).collect();
     let failing: Vec<&&SummaryRow> = rows
         .iter()
         .filter(|r| count(r, Stat::OutcomeNoLeader) + count(r, Stat::OutcomeLivelock) > 0)
         .collect();
     if failing.is_empty() {
-        s.push_str("No measured trial ended without a settled quorum leader while one was possible (`outcome` `no-leader` or `livelock`).\n\n");
+        d.paragraph(spans("No measured trial ended without a settled quorum leader while one was possible (`outcome` `no-leader` or `livelock`)."));
     } else {
-        let _ = writeln!(
-            s,
-            "**{} of {} cells had a liveness failure**: some trial ended without a quorum leader although one was possible (`no-leader`) or with quorum leadership still changing (`livelock`). Each with its first such seed; the sweep's first `livelock` and first `no-leader` trial are drawn in [the report's traces](REPORT.md#5-message-sequence-traces):\n",
+        let mut head = vec![strong(format!(
+            "{} of {} cells had a liveness failure",
             failing.len(),
             rows.len()
-        );
+        ))];
+        head.extend(spans(": some trial ended without a quorum leader although one was possible (`no-leader`) or with quorum leadership still changing (`livelock`). Each with its first such seed; the sweep's first `livelock` and first `no-leader` trial are drawn in "));
+        head.push(link(
+            "the report's traces",
+            "REPORT.md#5-message-sequence-traces",
+        ));
+        head.push(text(":"));
+        d.paragraph(head);
+        let mut items = Vec::new();
         for r in &failing {
             let k = &r.key;
+            let mut line = vec![
+                strong(k.protocol.as_str()),
+                text(format!(", n = {}, ", k.nodes)),
+                code(k.scenario.as_str()),
+                text(format!(
+                    ": {} no-leader and {} livelock of {} trials; ",
+                    count(r, Stat::OutcomeNoLeader),
+                    count(r, Stat::OutcomeLivelock),
+                    r.measured()
+                )),
+            ];
             let seed = results
                 .trials_of(k)
                 .into_iter()
                 .find(|t| t.outcome.is_failure());
-            let (seed_txt, cmd) = match seed {
-                Some(t) => (format!("seed {} ({})", t.seed, t.outcome.name()), {
-                    // The sweep's fixed and varied parameters, as a replay needs them.
-                    let sets = crate::findings::replay_params(results, r, None);
-                    let replay = |command| {
-                        crate::findings::replay(results, k, command, Flags::Short, t.seed)
-                            .sets(sets.iter().map(|(key, value)| (key, value)))
-                    };
-                    let svg = format!(
-                        "{}-{}-{}.svg",
-                        k.scenario,
-                        k.protocol.replace('+', "_"),
-                        t.seed
-                    );
-                    format!(
-                        " — `{}`, trace: `{}`",
-                        replay("run"),
-                        replay("trace").arg("--out", svg)
-                    )
-                }),
-                None => (String::new(), String::new()),
-            };
-            let _ = writeln!(
-                s,
-                "- **{}**, n = {}, `{}`: {} no-leader and {} livelock of {} trials; {seed_txt}{cmd}",
-                k.protocol,
-                k.nodes,
-                k.scenario,
-                count(r, Stat::OutcomeNoLeader),
-                count(r, Stat::OutcomeLivelock),
-                r.measured()
-            );
+            if let Some(t) = seed {
+                // The sweep's fixed and varied parameters, as a replay needs them.
+                let sets = crate::findings::replay_params(results, r, None);
+                let replay = |command| {
+                    crate::findings::replay(results, k, command, Flags::Short, t.seed)
+                        .sets(sets.iter().map(|(key, value)| (key, value)))
+                };
+                let svg = format!(
+                    "{}-{}-{}.svg",
+                    k.scenario,
+                    k.protocol.replace('+', "_"),
+                    t.seed
+                );
+                line.extend([
+                    text(format!("seed {} ({}) — ", t.seed, t.outcome.name())),
+                    code(replay("run").to_string()),
+                    text(", trace: "),
+                    code(replay("trace").arg("--out", svg).to_string()),
+                ]);
+            }
+            items.push(line);
         }
-        s.push('\n');
+        d.push(Block::list(items));
     }
-    s.push_str("| protocol | n | scenario | net | measured | stable | recovered-after | no-leader | livelock | minority-only | most timeouts to recover |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut t = Table::new([
+        "protocol",
+        "n",
+        "scenario",
+        "net",
+        "measured",
+        "stable",
+        "recovered-after",
+        "no-leader",
+        "livelock",
+        "minority-only",
+        "most timeouts to recover",
+    ]);
     for r in &rows {
         let k = &r.key;
-        let _ = write!(
-            s,
-            "| {} | {} | {} | {} | {} |",
-            k.protocol,
-            k.nodes,
-            k.scenario,
-            k.net,
-            r.measured()
-        );
+        let mut row = vec![
+            Cell::text(k.protocol.as_str()),
+            Cell::text(k.nodes.to_string()),
+            Cell::text(k.scenario.as_str()),
+            Cell::text(k.net.as_str()),
+            Cell::text(r.measured().to_string()),
+        ];
         for (stat, _) in OUTCOMES {
-            let v = count(r, stat);
+            let v = count(r, stat).to_string();
             let failure = matches!(stat, Stat::OutcomeNoLeader | Stat::OutcomeLivelock);
-            if failure && v > 0 {
-                let _ = write!(s, " **{v}** |");
+            row.push(if failure && v != "0" {
+                Cell::new(vec![strong(v)])
             } else {
-                let _ = write!(s, " {v} |");
-            }
+                Cell::text(v)
+            });
         }
-        let _ = writeln!(s, " {} |", r.raw(Stat::RecoveredTimeoutsMax));
+        row.push(Cell::text(r.raw(Stat::RecoveredTimeoutsMax)));
+        t.rows.push(row);
     }
-    s.push('\n');
-    s
+    d.push(Block::Table(t));
 }
 
 /// One failing pattern to draw.

@@ -1,14 +1,19 @@
 //! `REPORT.md` and `APPENDIX.md`. The report opens with the decision matrix (protocol by
 //! concern, [`crate::matrix`]) and the guide, then the findings most severe first, the charts,
 //! the traces and a short method; the appendix holds the configuration, the metric definitions
-//! and the summary tables, so the report itself reads in one screen. The output is a pure function of the results directory (no clock,
+//! and the summary tables, so the report itself reads in one screen. Both pages are built as
+//! [`Document`]s and rendered by its Markdown renderer; the appendix's glossary is generated
+//! from the results' definitions (`election_runner::results`), never retyped. Findings and the
+//! guide come from [`crate::findings`] as Markdown sentences, read into spans (links included)
+//! by [`crate::doc::spans`]. The output is a pure function of the results directory (no clock,
 //! no absolute paths, no hash-map order), so identical results give a byte-identical report.
 //!
 //! Numbers in the tables are the summary file's own text, never reformatted.
 
-use std::fmt::Write as _;
-
 use crate::data::{CellKey, Results, Stat, SummaryRow};
+use crate::doc::{
+    code, link, spans, strong, text, Align, Block, Cell, Document, Figure, Inline, Item, Table,
+};
 use crate::figures::{series_for, ChartInfo};
 use crate::findings::{self, Ctx};
 use crate::matrix;
@@ -72,53 +77,66 @@ pub(crate) fn table_link(results: &Results, r: &SummaryRow) -> String {
     )
 }
 
-/// A table cell holding text from the results or the configuration (a scenario's `about`, a
-/// skip reason): a `|` would cut the row, and `<`, `>` and `&` would be read as HTML or an
-/// entity, so each is backslash-escaped (CommonMark renders `\<` as `<`).
-fn cell(s: &str) -> String {
-    if s.is_empty() {
-        return "–".to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '|' | '<' | '>' | '&') {
-            out.push('\\');
+/// Appendix B: the glossary, generated from the results' definitions
+/// (`election_runner::results`: the terms, the `trials.csv` metric columns, the `summary.csv`
+/// statistics), which follow the simulator's observer.
+fn glossary(d: &mut Document) {
+    use election_runner::results::{Stat as SummaryStat, TERMS, TRIAL_METRIC_DEFS};
+    let table = |head: &str, rows: Vec<(Vec<Inline>, &str)>| {
+        let mut t = Table::new([head, "definition"]);
+        t.rows = rows
+            .into_iter()
+            .map(|(name, def)| vec![Cell::new(name), Cell::new(spans(def))])
+            .collect();
+        Block::Table(t)
+    };
+    d.heading(2, vec![text("B. Metrics")]);
+    d.paragraph(spans("Defined once, in the simulator's observer, and computed identically for every protocol; the definitions below are those of `results/README.md`, generated from the same source."));
+    d.heading(4, vec![text("Terms")]);
+    d.push(table(
+        "term",
+        TERMS
+            .iter()
+            .map(|t| (spans(t.name), t.definition))
+            .collect(),
+    ));
+    d.heading(4, vec![code("trials.csv"), text(": one row per trial")]);
+    d.push(table(
+        "column",
+        TRIAL_METRIC_DEFS
+            .iter()
+            .map(|c| (vec![code(c.name)], c.definition))
+            .collect(),
+    ));
+    d.heading(4, vec![code("summary.csv"), text(": one row per cell")]);
+    d.push(table(
+        "column",
+        SummaryStat::groups()
+            .into_iter()
+            .map(|(group, def)| {
+                let names = group.iter().map(|c| vec![code(c.column())]);
+                (joined(names, ", "), def)
+            })
+            .collect(),
+    ));
+}
+
+/// Span runs joined by a separator.
+fn joined(parts: impl IntoIterator<Item = Vec<Inline>>, sep: &str) -> Vec<Inline> {
+    let mut out = Vec::new();
+    for (i, p) in parts.into_iter().enumerate() {
+        if i > 0 {
+            out.push(text(sep));
         }
-        out.push(c);
+        out.extend(p);
     }
     out
 }
 
-const METRICS: [(&str, &str); 28] = [
-    ("reference instant (t0)", "The instant the scenario's first fault fired, or zero for a cold start. A fault drawn for an instant with no quorum leader waits for one (at most `fault_wait_ms`), and the whole fault timeline shifts with it. Every duration is measured from t0 and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)."),
-    ("`faults_skipped`", "Fault actions of the scenario that did not apply in a trial: a selector found no node when the action fired (no leader to crash), the timeline gave up waiting for a leader, or the trial ended first. Such a trial did not undergo the scenario as described."),
-    ("`measured`, `faults_skipped_trials`", "Per cell: the trials in which every fault applied, over which every statistic is computed, and the trials in which some fault did not apply, which no statistic includes."),
-    ("reach, quorum-connected", "A member reaches another when the links between them are up both ways (for the lease, whose members talk only to the store: when both reach a live store). A member is quorum-connected when it reaches a majority of the n members, itself included (the lease: when it reaches the store)."),
-    ("quorum leader", "A live, unpaused member L in the leader role that more than n/2 members (L included) name as their leader, each reaching L; for the lease, the holder the store's record names, while it reaches the store (it can renew). At most one at a time: the cluster's working leader, which commits and serves even while members that cannot reach it are stranded."),
-    ("stranded member, `stranded_node_ms`, `stranded_nodes`", "A live member that does not name-and-reach the quorum leader (every live member when there is none): its clients have no leader to reach through it. `stranded_node_ms` sums, over members, the time each was stranded after t0 (node-milliseconds); `stranded_nodes` counts them at the end."),
-    ("`converged`", "Whether there is a quorum leader at the end of the trial. For a majority protocol whose majority is gone, not converging is the right answer."),
-    ("`detect_ms`", "t0 to the first moment any node leaves the follower role."),
-    ("`elect_ms`", "t0 to the start of the final interval in which the same quorum leader is followed by every live member that reaches it (zero if it began before t0); empty when there is none at the end. It includes the time the last reachable members take to hear of the leader; failover is `failover_ms`."),
-    ("`unavailable_ms`", "Total time from t0 to the end of the trial without a quorum leader."),
-    ("`split_brain`, `split_brain_ms`, `max_leaders`", "Whether, and for how long in total, two or more acting leaders (live nodes in the leader role that are not paused) existed at the same instant after t0; the most at once."),
-    ("`paused_leader_ms`", "Total time after t0 during which a paused node still believed it led (apart from `split_brain_ms`: a frozen node cannot act on its belief until it resumes)."),
-    ("`failover_ms`", "t0 to the first instant at or after t0 with a quorum leader (0 when there was one right after the fault; empty if there never was one). The one meaning of failover in every table, chart and sentence."),
-    ("`writes_ok`, `writes_stale`, `writes_fenced`", "The workload: every node that believes it leads, and is not paused, writes to a shared resource outside the cluster every `workload.interval_ms`, carrying its epoch as a fencing token. A write taken after t0 is *stale* if its writer had been deposed (another node elected after it, with a higher epoch or, without epochs, later); *fenced* if the resource refused it for a token lower than the highest it took. Fencing changes no node's behaviour, so stale + fenced is what an unfenced resource would have taken from deposed leaders."),
-    ("`stale_window_ms`, `write_unavailable_ms`", "The time during which a deposed leader's writes were being taken, and the time from t0 during which no write was taken at all, each at the workload interval's resolution (the union of one interval after each taken write)."),
-    ("`minority_leader_ms`", "Total time after t0 during which a live member in the leader role is not quorum-connected: a stranded leader that still believes it leads. Part of `split_brain_ms` whenever there is also a quorum leader."),
-    ("`outcome`", "The trial's liveness verdict, from what holds at the end: `minority-only` (no member quorum-connected: none is the right answer), `stable` (the quorum leader at t0 is the one at the end, held through the settle window, and no other member led a quorum in between), `recovered-after` (quorum leadership moved and held through the settle window; `recovered_timeouts` says after how many election timeouts), `livelock` (not settled, and a quorum leader was won during the last settle window: still changing), `no-leader` (none won during the last settle window although one was possible)."),
-    ("`same_epoch_leaders`", "How many times a node took (or kept, under a new epoch) the leader role while another live leader claimed the same epoch or term: a safety violation for protocols with terms."),
-    ("`leader_changes`", "Entries into the leader role at or after t0."),
-    ("`elections_started`", "Entries into the candidate role at or after t0, plus epoch increases of a node that stays a candidate (a Raft candidate retrying after a split vote)."),
-    ("`msgs_election`", "Election traffic (every message category but heartbeats: election requests, replies, leader announcements) sent from t0 to the instant `elect_ms` ends (to the end of the trial if there is no such instant)."),
-    ("`msgs_total`, `bytes_total`", "Every message (and its encoded payload size) sent over the whole trial, heartbeats included."),
-    ("`msgs_election_req`, `msgs_reply`, `msgs_leader`, `msgs_heartbeat`", "Messages sent in the election window, by category: election requests (bully ELECTION, ring ELECTION, Raft RequestVote and PreVote), replies (bully OK, votes, ring acks), leader announcements (COORDINATOR, ELECTED), heartbeats and their acknowledgements."),
-    ("`*_mean`, `*_p5` … `*_p99`, `*_max`", "Per cell over its trials; `elect_ms` statistics over the trials that have one only. Percentiles by linear interpolation between closest ranks (R type 7, numpy's default)."),
-    ("`converged_rate`, `split_brain_rate`", "Share of the cell's trials (0 to 1)."),
-    ("`split_brain_ci_lo`, `split_brain_ci_hi`", "95% Wilson score interval of the split-brain rate (z = 1.959964)."),
-    ("`same_epoch_leaders_max`", "The largest `same_epoch_leaders` of any trial in the cell."),
-    ("`budget_exceeded`", "A trial that used up its work budget (`work_budget`: events processed plus messages sent, 100000 × nodes, at most 20 million, by default) was stopped there and never counts as converged; in `summary.csv`, how many of the cell's trials were."),
-];
+/// A table cell of text from the results or the configuration; an empty one shows `–`.
+fn text_cell(s: &str) -> Cell {
+    Cell::text(if s.is_empty() { "–" } else { s })
+}
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
     use serde_json::Value;
@@ -231,11 +249,20 @@ pub(crate) struct Documents {
     pub appendix: String,
 }
 
-fn code_list(v: &[String]) -> String {
-    v.iter()
-        .map(|p| format!("`{p}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// A chart or trace: its heading, its caption (Markdown prose), then the image.
+fn figure(d: &mut Document, heading: &str, caption: &str, path: &str, alt: &str) {
+    d.heading(3, vec![text(heading)]);
+    d.paragraph(spans(caption));
+    d.push(Block::Figure(Figure {
+        path: path.to_string(),
+        alt: alt.to_string(),
+        caption: None,
+    }));
+}
+
+/// Names as code spans, comma-separated.
+fn code_list(v: &[String]) -> Vec<Inline> {
+    joined(v.iter().map(|p| vec![code(p.as_str())]), ", ")
 }
 
 pub(crate) fn write_report(
@@ -248,11 +275,12 @@ pub(crate) fn write_report(
     let m = &results.manifest;
     let ctx = Ctx::new(results, opts, charts);
     let nets = results.nets();
-    let mut s = String::new();
-    let _ = writeln!(s, "# Leader-election design review: `{}`\n", m.name);
-    let _ = writeln!(
-        s,
-        "Generated by `election-bench report` from `results/{}/` ({} {}{}): {} trials in {} cells. Every number and sentence is computed from those files; regenerate rather than edit. Numbers are rounded to what their 95% interval supports.\n",
+    let mut d = Document::titled(vec![
+        text("Leader-election design review: "),
+        code(m.name.as_str()),
+    ]);
+    d.paragraph(spans(&format!(
+        "Generated by `election-bench report` from `results/{}/` ({} {}{}): {} trials in {} cells. Every number and sentence is computed from those files; regenerate rather than edit. Numbers are rounded to what their 95% interval supports.",
         m.name,
         m.tool,
         m.version,
@@ -262,148 +290,149 @@ pub(crate) fn write_report(
             .unwrap_or_default(),
         results.trials.len(),
         results.summary.len(),
-    );
-    s.push_str("**Contents:** [Decision matrix](#1-decision-matrix) · [Guide](#2-protocol-choice-guide) · [Findings](#3-findings) · [Charts](#4-charts) · [Traces](#5-message-sequence-traces) · [Method](#6-method) · [Appendix: configuration, metrics, tables](APPENDIX.md) · [HTML page](index.html)\n\n");
+    )));
+    d.paragraph(spans("**Contents:** [Decision matrix](#1-decision-matrix) · [Guide](#2-protocol-choice-guide) · [Findings](#3-findings) · [Charts](#4-charts) · [Traces](#5-message-sequence-traces) · [Method](#6-method) · [Appendix: configuration, metrics, tables](APPENDIX.md) · [HTML page](index.html)"));
 
     // 1. The decision matrix.
-    s.push_str("## 1. Decision matrix\n\n");
+    d.heading(2, vec![text("1. Decision matrix")]);
     let mx = matrix::matrix(&ctx);
     if mx.columns.is_empty() {
-        s.push_str("The sweep has none of the scenarios the matrix compares (a leader crash, a partition, a recovery).\n\n");
+        d.paragraph(vec![text("The sweep has none of the scenarios the matrix compares (a leader crash, a partition, a recovery).")]);
     } else {
-        let _ = writeln!(
-            s,
-            "Protocol by concern{}; each number links its evidence. Verdicts compare the protocols of this sweep with each other.\n",
+        d.paragraph(spans(&format!(
+            "Protocol by concern{}; each number links its evidence. Verdicts compare the protocols of this sweep with each other.",
             if nets.len() > 1 {
                 format!(", network `{}`", ctx.net)
             } else {
                 String::new()
             }
+        )));
+        let mut t = Table::new(
+            std::iter::once("protocol").chain(mx.columns.iter().map(|c| c.title.as_str())),
         );
-        s.push_str("| protocol |");
-        for c in &mx.columns {
-            let _ = write!(s, " {} |", c.title);
-        }
-        s.push_str("\n|---|");
-        for _ in &mx.columns {
-            s.push_str("---|");
-        }
-        s.push('\n');
+        t.header = std::iter::once(vec![text("protocol")])
+            .chain(mx.columns.iter().map(|c| spans(&c.title)))
+            .collect();
         for (label, cells) in &mx.rows {
-            let _ = write!(s, "| `{label}` |");
-            for c in cells {
-                match c {
-                    Some(c) => {
-                        let _ = write!(s, " [{}]({}) **{}** |", c.text, c.link, c.verdict);
-                    }
-                    None => s.push_str(" – |"),
-                }
-            }
-            s.push('\n');
+            let mut row = vec![Cell::new(vec![code(label.as_str())])];
+            row.extend(cells.iter().map(|c| match c {
+                Some(c) => Cell::new(vec![
+                    link(c.text.as_str(), c.link.as_str()),
+                    text(" "),
+                    strong(c.verdict),
+                ]),
+                None => Cell::text("–"),
+            }));
+            t.rows.push(row);
         }
-        s.push('\n');
-        for c in &mx.columns {
-            let _ = writeln!(s, "- *{}*: {}.", c.title, c.about);
-        }
-        s.push('\n');
+        d.push(Block::Table(t));
+        d.push(Block::list(
+            mx.columns
+                .iter()
+                .map(|c| {
+                    let mut line = vec![Inline::Emph(spans(&c.title)), text(": ")];
+                    line.extend(spans(&c.about));
+                    line.push(text("."));
+                    line
+                })
+                .collect(),
+        ));
     }
 
     // 2. Guide.
-    s.push_str("## 2. Protocol-choice guide\n\nWhich protocol under which constraint, according to this sweep:\n\n");
+    d.heading(2, vec![text("2. Protocol-choice guide")]);
+    d.paragraph(vec![text(
+        "Which protocol under which constraint, according to this sweep:",
+    )]);
     let guide = findings::guide(&ctx);
     if guide.is_empty() {
-        s.push_str("The sweep does not contain the scenarios the guide compares (leader crashes, partitions, recoveries).\n");
+        d.paragraph(vec![text("The sweep does not contain the scenarios the guide compares (leader crashes, partitions, recoveries).")]);
+    } else {
+        d.push(Block::List(guide.iter().map(|g| item(g)).collect()));
     }
-    for g in guide {
-        let _ = writeln!(s, "- {g}");
-    }
-    s.push('\n');
 
     // 3. Findings, most severe first.
-    s.push_str("## 3. Findings\n\n");
-    let _ = writeln!(
-        s,
-        "Most severe first: anomalies (with seeds and replay commands), then damage and split brain, failover time, cost and churn{}. Each points at the table or chart it rests on.\n",
+    d.heading(2, vec![text("3. Findings")]);
+    d.paragraph(spans(&format!(
+        "Most severe first: anomalies (with seeds and replay commands), then damage and split brain, failover time, cost and churn{}. Each points at the table or chart it rests on.",
         if nets.len() > 1 {
             format!("; network profile `{}`", ctx.net)
         } else {
             String::new()
         }
-    );
+    )));
     let (main, appendix_findings) = findings::findings(&ctx);
-    for f in findings::skipped_faults(&ctx) {
-        let _ = writeln!(s, "- {f}");
+    let listed: Vec<Item> = findings::skipped_faults(&ctx)
+        .iter()
+        .chain(&main)
+        .map(|f| item(f))
+        .collect();
+    if !listed.is_empty() {
+        d.push(Block::List(listed));
     }
-    for f in main {
-        let _ = writeln!(s, "- {f}");
-    }
-    s.push('\n');
 
     // 4. Charts.
-    s.push_str("## 4. Charts\n\nEach protocol keeps one colour in every chart; PNG copies sit next to the SVGs.\n\n");
+    d.heading(2, vec![text("4. Charts")]);
+    d.paragraph(vec![text(
+        "Each protocol keeps one colour in every chart; PNG copies sit next to the SVGs.",
+    )]);
     for c in charts {
-        let _ = writeln!(s, "### {}\n", chart_heading(c));
-        let _ = writeln!(s, "{}\n", c.caption);
-        let _ = writeln!(s, "![{}]({})\n", c.title, c.svg);
+        figure(&mut d, &chart_heading(c), &c.caption, &c.svg, &c.title);
     }
 
     // 5. Traces.
-    s.push_str("## 5. Message-sequence traces\n\n");
-    s.push_str("A lifeline per node (time runs down; idle stretches compressed), an arrow per message coloured by category, ✕ for lost messages, marks for role changes and crashes, walls for partitions, a red line at the fault and a green one at convergence.\n\n");
+    d.heading(2, vec![text("5. Message-sequence traces")]);
+    d.paragraph(vec![text("A lifeline per node (time runs down; idle stretches compressed), an arrow per message coloured by category, ✕ for lost messages, marks for role changes and crashes, walls for partitions, a red line at the fault and a green one at convergence.")]);
     if !trace_note.is_empty() {
-        let _ = writeln!(s, "{trace_note}\n");
+        d.paragraph(spans(trace_note));
     }
     for t in traces {
-        let _ = writeln!(
-            s,
-            "### {}\n\n{}\n\n![{}]({})\n",
-            t.heading, t.caption, t.heading, t.file
-        );
+        figure(&mut d, &t.heading, &t.caption, &t.file, &t.heading);
     }
 
     // 6. Method.
-    s.push_str("## 6. Method\n\n");
+    d.heading(2, vec![text("6. Method")]);
     let ran = results.summary.iter().filter(|r| r.ran()).count();
     let skipped: Vec<&SummaryRow> = results.summary.iter().filter(|r| !r.ran()).collect();
-    let _ = writeln!(
-        s,
-        "Each trial runs one protocol on an n-node cluster in the deterministic simulator, applies one scenario's faults, and measures the outcome with the simulator's observer, the same code for every protocol. A cell is one (protocol, n, scenario, network{}) combination, run over many seeds.\n",
+    d.paragraph(vec![text(format!(
+        "Each trial runs one protocol on an n-node cluster in the deterministic simulator, applies one scenario's faults, and measures the outcome with the simulator's observer, the same code for every protocol. A cell is one (protocol, n, scenario, network{}) combination, run over many seeds.",
         if results.param_keys.is_empty() {
             String::new()
         } else {
             format!(", {}", results.param_keys.join(", "))
         }
-    );
-    let _ = writeln!(s, "| | |\n|---|---|");
-    let _ = writeln!(s, "| protocols | {} |", code_list(&results.protocols()));
+    ))]);
+    let mut t = Table::new(["", ""]);
+    let mut row =
+        |what: &str, value: Vec<Inline>| t.rows.push(vec![Cell::text(what), Cell::new(value)]);
+    row("protocols", code_list(&results.protocols()));
     let sizes: Vec<String> = results.sizes().iter().map(u32::to_string).collect();
-    let _ = writeln!(s, "| cluster sizes n | {} |", sizes.join(", "));
-    let _ = writeln!(s, "| scenarios | {} |", code_list(&results.scenarios()));
-    let _ = writeln!(s, "| network profiles | {} |", code_list(&nets));
+    row("cluster sizes n", vec![text(sizes.join(", "))]);
+    row("scenarios", code_list(&results.scenarios()));
+    row("network profiles", code_list(&nets));
     if !results.param_keys.is_empty() {
-        let _ = writeln!(
-            s,
-            "| varied parameters | {} |",
-            code_list(&results.param_keys)
-        );
+        row("varied parameters", code_list(&results.param_keys));
     }
-    let _ = writeln!(
-        s,
-        "| cells | {} ({} ran, {} skipped) |",
-        results.summary.len(),
-        ran,
-        skipped.len()
+    row(
+        "cells",
+        vec![text(format!(
+            "{} ({} ran, {} skipped)",
+            results.summary.len(),
+            ran,
+            skipped.len()
+        ))],
     );
-    let _ = writeln!(s, "| trials | {} |", results.trials.len());
-    for (what, text) in measured_sources(&results.manifest.config) {
-        let _ = writeln!(s, "| {what} | {text} |");
+    row("trials", vec![text(results.trials.len().to_string())]);
+    for (what, value) in measured_sources(&results.manifest.config) {
+        row(&what, spans(&value));
     }
-    let _ = writeln!(s, "| focus size | n = {} |\n", ctx.focus);
+    row("focus size", vec![text(format!("n = {}", ctx.focus))]);
+    d.push(Block::Table(t));
     if !skipped.is_empty() {
         // One line per reason, with the sizes and protocols it covers.
         let mut reasons: Vec<(String, Vec<u32>, Vec<String>)> = Vec::new();
         for r in &skipped {
-            let why = cell(&r.skipped);
+            let why = r.skipped.clone();
             let at = match reasons.iter().position(|(w, _, _)| *w == why) {
                 Some(i) => i,
                 None => {
@@ -420,7 +449,7 @@ pub(crate) fn write_report(
             }
         }
         let all_sizes = results.sizes();
-        let lines: Vec<String> = reasons
+        let lines: Vec<Vec<Inline>> = reasons
             .iter_mut()
             .map(|(why, sizes, protos)| {
                 sizes.sort_unstable();
@@ -430,103 +459,169 @@ pub(crate) fn write_report(
                     let v: Vec<String> = sizes.iter().map(u32::to_string).collect();
                     format!("n = {}", v.join(", "))
                 };
-                let who = if protos.len() > 3 {
-                    format!("{} protocols", protos.len())
+                let mut line = vec![text(format!("{why} ({at}; "))];
+                if protos.len() > 3 {
+                    line.push(text(format!("{} protocols", protos.len())));
                 } else {
-                    code_list(protos)
-                };
-                format!("{why} ({at}; {who})")
+                    line.extend(code_list(protos));
+                }
+                line.push(text(")"));
+                line
             })
             .collect();
-        let _ = writeln!(s, "Skipped cells: {}.\n", lines.join("; "));
+        let mut p = vec![text("Skipped cells: ")];
+        p.extend(joined(lines, "; "));
+        p.push(text("."));
+        d.paragraph(p);
     }
-    s.push_str("Reproduce (the simulator is deterministic: the same commands give byte-identical results and report):\n\n```sh\n");
-    let _ = writeln!(s, "{}", m.command);
-    let _ = writeln!(
-        s,
-        "election-bench report --results results/{0} --out reports/{0}",
-        m.name
-    );
-    s.push_str("```\n\nThe resolved configuration, the definition of every metric and every summary table are in the [appendix](APPENDIX.md).\n");
+    d.paragraph(vec![text("Reproduce (the simulator is deterministic: the same commands give byte-identical results and report):")]);
+    d.push(Block::Code {
+        lang: "sh".into(),
+        text: format!(
+            "{}\nelection-bench report --results results/{1} --out reports/{1}",
+            m.command, m.name
+        ),
+    });
+    d.paragraph(vec![
+        text("The resolved configuration, the definition of every metric and every summary table are in the "),
+        link("appendix", "APPENDIX.md"),
+        text("."),
+    ]);
 
     Documents {
-        report: s,
-        appendix: appendix(results, &ctx, &appendix_findings),
+        report: d.to_markdown(),
+        // Every section of the old writer ended with a blank line, the last one too: the page
+        // keeps it, so a regenerated appendix is byte-identical.
+        appendix: appendix(results, &ctx, &appendix_findings).to_markdown() + "\n",
     }
 }
 
-fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> String {
+/// `APPENDIX.md` as a document: the configuration, the glossary, the at-a-glance table, the
+/// split-brain lists (`split_lists`, findings with their evidence links), the summary tables
+/// and the liveness section.
+fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
     let m = &results.manifest;
-    let mut s = String::new();
-    let _ = writeln!(s, "# Appendix to the design review: `{}`\n", m.name);
-    s.push_str("The evidence behind [REPORT.md](REPORT.md): the resolved configuration, the metric definitions, the at-a-glance table, where split brain happened, and one summary table per scenario, straight from `summary.csv`.\n\n");
-    s.push_str("**Contents:** [Configuration](#a-configuration) · [Metrics](#b-metrics) · [At a glance](#c-at-a-glance) · [Split brain by scenario](#d-split-brain-by-scenario-and-stranded-leaders) · [Summary tables](#e-summary-tables) · [Liveness](#f-liveness)\n\n");
-    s.push_str("## A. Configuration\n\nAs resolved by the sweep (`manifest.json`): network profiles with their latency distributions, the timing table, seeds, and every parameter.\n\n");
-    if let serde_json::Value::Object(map) = &m.config {
-        let mut general = Vec::new();
-        for (k, v) in map {
-            if let Some((cols, rows)) = records(v) {
-                let _ = writeln!(s, "#### `{k}`\n");
-                let _ = writeln!(s, "| {} |", cols.join(" | "));
-                let _ = writeln!(s, "|{}", "---|".repeat(cols.len()));
-                for r in rows {
-                    let _ = writeln!(
-                        s,
-                        "| {} |",
-                        r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-                    );
+    let mut d = Document::titled(vec![
+        text("Appendix to the design review: "),
+        code(m.name.as_str()),
+    ]);
+    d.paragraph(vec![
+        text("The evidence behind "),
+        link("REPORT.md", "REPORT.md"),
+        text(": the resolved configuration, the metric definitions, the at-a-glance table, where split brain happened, and one summary table per scenario, straight from "),
+        code("summary.csv"),
+        text("."),
+    ]);
+    let contents = [
+        ("Configuration", "#a-configuration"),
+        ("Metrics", "#b-metrics"),
+        ("At a glance", "#c-at-a-glance"),
+        (
+            "Split brain by scenario",
+            "#d-split-brain-by-scenario-and-stranded-leaders",
+        ),
+        ("Summary tables", "#e-summary-tables"),
+        ("Liveness", "#f-liveness"),
+    ];
+    let mut line = vec![strong("Contents:"), text(" ")];
+    line.extend(joined(
+        contents.iter().map(|(t, h)| vec![link(*t, *h)]),
+        " · ",
+    ));
+    d.paragraph(line);
+    d.heading(2, vec![text("A. Configuration")]);
+    d.paragraph(spans("As resolved by the sweep (`manifest.json`): network profiles with their latency distributions, the timing table, seeds, and every parameter."));
+    let key_value = |rows: Vec<(String, String)>| {
+        let mut t = Table::new(["key", "value"]);
+        t.rows = rows
+            .into_iter()
+            .map(|(a, b)| vec![Cell::new(vec![code(a)]), text_cell(&b)])
+            .collect();
+        Block::Table(t)
+    };
+    let mut general = Vec::new();
+    match &m.config {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                if let Some((cols, rows)) = records(v) {
+                    d.heading(4, vec![code(k.as_str())]);
+                    let mut t = Table::new(cols);
+                    t.rows = rows
+                        .iter()
+                        .map(|r| r.iter().map(|c| text_cell(c)).collect())
+                        .collect();
+                    d.push(Block::Table(t));
+                } else if v.is_object() && v.as_object().is_some_and(|o| !o.is_empty()) {
+                    let mut rows = Vec::new();
+                    flatten("", v, &mut rows);
+                    d.heading(4, vec![code(k.as_str())]);
+                    d.push(key_value(rows));
+                } else {
+                    flatten(k, v, &mut general);
                 }
-                s.push('\n');
-            } else if v.is_object() && v.as_object().is_some_and(|o| !o.is_empty()) {
-                let mut rows = Vec::new();
-                flatten("", v, &mut rows);
-                let _ = writeln!(s, "#### `{k}`\n\n| key | value |\n|---|---|");
-                for (a, b) in rows {
-                    let _ = writeln!(s, "| `{a}` | {} |", cell(&b));
-                }
-                s.push('\n');
-            } else {
-                flatten(k, v, &mut general);
             }
         }
-        if !general.is_empty() {
-            s.push_str("#### Other settings\n\n| key | value |\n|---|---|\n");
-            for (a, b) in general {
-                let _ = writeln!(s, "| `{a}` | {} |", cell(&b));
-            }
-            s.push('\n');
-        }
-    } else {
-        let _ = writeln!(s, "```json\n{}\n```\n", m.config);
+        // A manifest's configuration is an object; anything else is listed as one setting.
+        other => flatten("config", other, &mut general),
     }
-    s.push_str("## B. Metrics\n\nDefined once, in the simulator's observer, and computed identically for every protocol:\n\n| metric | definition |\n|---|---|\n");
-    for (k, v) in METRICS {
-        let _ = writeln!(s, "| {k} | {v} |");
+    if !general.is_empty() {
+        d.heading(4, vec![text("Other settings")]);
+        d.push(key_value(general));
     }
-    s.push('\n');
-    s.push_str("## C. At a glance\n\n");
-    at_a_glance(&mut s, ctx);
-    s.push_str("## D. Split brain by scenario, and stranded leaders\n\n");
+    glossary(&mut d);
+    d.heading(2, vec![text("C. At a glance")]);
+    at_a_glance(&mut d, ctx);
+    d.heading(
+        2,
+        vec![text("D. Split brain by scenario, and stranded leaders")],
+    );
     if split_lists.is_empty() {
-        let _ = writeln!(s, "No scenario had split brain at n = {}.\n", ctx.focus);
+        d.paragraph(vec![text(format!(
+            "No scenario had split brain at n = {}.",
+            ctx.focus
+        ))]);
+    } else {
+        d.push(Block::List(split_lists.iter().map(|f| item(f)).collect()));
     }
-    for f in split_lists {
-        let _ = writeln!(s, "- {f}");
-    }
-    s.push('\n');
-    s.push_str("## E. Summary tables\n\nOne table per scenario, straight from `summary.csv` (values as written there; – is an empty cell). Times in ms, rates as shares of trials.\n\n");
+    d.heading(2, vec![text("E. Summary tables")]);
+    d.paragraph(spans("One table per scenario, straight from `summary.csv` (values as written there; – is an empty cell). Times in ms, rates as shares of trials."));
     for net in &results.nets() {
         for sc in &results.scenarios() {
-            table(&mut s, results, sc, net);
+            table(&mut d, results, sc, net);
         }
     }
-
-    s.push_str("## F. Liveness\n\nEach trial's `outcome` (defined in `results/README.md`): `stable` (the quorum leader held throughout), `recovered-after` (quorum leadership moved and settled again), `no-leader` (no quorum leader at the end although one was possible), `livelock` (quorum leadership still changing at the end), `minority-only` (no member reaches a majority: no quorum leader possible). Counts of measured trials per cell.\n\n");
-    s.push_str(&crate::liveness::section(results));
-    s
+    d.heading(2, vec![text("F. Liveness")]);
+    d.paragraph(vec![
+        text("Each trial's "),
+        code("outcome"),
+        text(", as "),
+        link("B. Metrics", "#b-metrics"),
+        text(" defines it: "),
+        code("stable"),
+        text(", "),
+        code("recovered-after"),
+        text(", "),
+        code("no-leader"),
+        text(", "),
+        code("livelock"),
+        text(" (these two are liveness failures) or "),
+        code("minority-only"),
+        text(". Counts of measured trials per cell."),
+    ]);
+    crate::liveness::section(&mut d, results);
+    d
 }
 
-fn at_a_glance(s: &mut String, ctx: &Ctx) {
+/// A list item from a finding's Markdown: its sentence, then its nested `  - ` lines.
+fn item(f: &str) -> Item {
+    let mut lines = f.split("\n  - ");
+    Item {
+        text: spans(lines.next().unwrap_or_default()),
+        items: lines.map(spans).collect(),
+    }
+}
+
+fn at_a_glance(d: &mut Document, ctx: &Ctx) {
     let results = ctx.results;
     let series = series_for(results, &ctx.net);
     let mut rows = Vec::new();
@@ -544,54 +639,69 @@ fn at_a_glance(s: &mut String, ctx: &Ctx) {
         if cells.is_empty() {
             continue;
         }
-        let best = |stat: Stat| -> String {
+        let best = |stat: Stat| -> Cell {
             cells
                 .iter()
                 .filter_map(|(l, r)| r.get(stat).map(|v| (l, r, v)))
                 .min_by(|a, b| a.2.total_cmp(&b.2))
-                .map(|(l, r, _)| format!("`{l}` {}", r.raw(stat)))
-                .unwrap_or_else(|| "–".into())
+                .map(|(l, r, _)| {
+                    Cell::new(vec![code(l.as_str()), text(format!(" {}", r.raw(stat)))])
+                })
+                .unwrap_or_else(|| Cell::text("–"))
         };
-        let no_split: Vec<String> = cells
+        let no_split: Vec<Vec<Inline>> = cells
             .iter()
             .filter(|(_, r)| r.get(Stat::SplitRate) == Some(0.0))
-            .map(|(l, _)| format!("`{l}`"))
+            .map(|(l, _)| vec![code(l.as_str())])
             .collect();
         // A failover only where a fault takes the leader; an outage is not a failover.
         let kind = results.scenario_kind(&sc).unwrap_or_default();
         let failover = if kind.takes_leader {
             best(Stat::FailoverP50)
         } else if kind.cuts_links {
-            "no failover: an outage".to_string()
+            Cell::text("no failover: an outage")
         } else {
-            "no failover".to_string()
+            Cell::text("no failover")
         };
-        rows.push(format!(
-            "| `{sc}` | {} | {} | {} | {} |",
+        let never_split = if no_split.is_empty() {
+            Cell::text("none")
+        } else if no_split.len() == cells.len() {
+            Cell::text("all")
+        } else {
+            Cell::new(joined(no_split, ", "))
+        };
+        rows.push(vec![
+            Cell::new(vec![code(sc.as_str())]),
             failover,
             best(Stat::MsgsMean),
-            if no_split.is_empty() {
-                "none".to_string()
-            } else if no_split.len() == cells.len() {
-                "all".to_string()
-            } else {
-                no_split.join(", ")
-            },
-            best(Stat::UnavailableMean)
-        ));
+            never_split,
+            best(Stat::UnavailableMean),
+        ]);
     }
     if rows.is_empty() {
         return;
     }
-    let _ = writeln!(
-        s,
-        "At n = {}, the best protocol per scenario on each measure (lowest value, as written in `summary.csv`). Failover time is shown only where a fault crashes or pauses the leader.\n\n| scenario | fastest median failover (`failover_ms_p50`, ms) | fewest election messages (`msgs_election_mean`) | never split-brained | least unavailable (`unavailable_ms_mean`, ms) |\n|---|---|---|---|---|",
+    d.paragraph(vec![
+        text(format!(
+        "At n = {}, the best protocol per scenario on each measure (lowest value, as written in ",
         ctx.focus
-    );
-    for r in rows {
-        let _ = writeln!(s, "{r}");
-    }
-    s.push('\n');
+    )),
+        code("summary.csv"),
+        text("). Failover time is shown only where a fault crashes or pauses the leader."),
+    ]);
+    let mut t = Table::new(Vec::<String>::new());
+    t.header = [
+        "scenario",
+        "fastest median failover (`failover_ms_p50`, ms)",
+        "fewest election messages (`msgs_election_mean`)",
+        "never split-brained",
+        "least unavailable (`unavailable_ms_mean`, ms)",
+    ]
+    .into_iter()
+    .map(spans)
+    .collect();
+    t.rows = rows;
+    d.push(Block::Table(t));
 }
 
 /// Columns of the summary tables: header and statistic.
@@ -618,7 +728,7 @@ const TABLE_COLS: [(&str, Stat); 20] = [
     ("fenced mean", Stat::WritesFencedMean),
 ];
 
-fn table(s: &mut String, results: &Results, scenario: &str, net: &str) {
+fn table(d: &mut Document, results: &Results, scenario: &str, net: &str) {
     // Every row of the scenario, protocols in legend order, then parameter combinations in
     // the sweep's order, then cluster size.
     let protocols = results.protocols();
@@ -643,46 +753,42 @@ fn table(s: &mut String, results: &Results, scenario: &str, net: &str) {
     if rows.is_empty() {
         return;
     }
-    let _ = writeln!(s, "#### {}\n", table_heading(results, scenario, net));
-    s.push_str("| protocol | n |");
-    for (h, _) in TABLE_COLS {
-        let _ = write!(s, " {h} |");
-    }
-    s.push_str("\n|---|---:|");
-    for _ in TABLE_COLS {
-        s.push_str("---:|");
-    }
-    s.push('\n');
+    d.heading(4, vec![text(table_heading(results, scenario, net))]);
+    let mut t = Table::new(
+        ["protocol", "n"]
+            .into_iter()
+            .chain(TABLE_COLS.iter().map(|(h, _)| *h)),
+    )
+    .aligned(
+        std::iter::once(Align::Left).chain(std::iter::repeat_n(Align::Right, TABLE_COLS.len() + 1)),
+    );
     for r in rows {
-        let _ = write!(s, "| `{}` | {} |", row_label(results, &r.key), r.key.nodes);
+        let mut row = vec![
+            Cell::new(vec![code(row_label(results, &r.key))]),
+            Cell::text(r.key.nodes.to_string()),
+        ];
         if !r.skipped.is_empty() {
-            let _ = write!(
-                s,
-                " {} | skipped: {} |",
-                r.raw(Stat::Trials),
-                cell(&r.skipped)
-            );
-            for _ in 2..TABLE_COLS.len() {
-                s.push_str(" |");
-            }
-            s.push('\n');
-            continue;
-        }
-        for (_, st) in TABLE_COLS {
-            if st == Stat::SplitCiLo {
-                let (lo, hi) = (r.raw(Stat::SplitCiLo), r.raw(Stat::SplitCiHi));
-                if lo.is_empty() && hi.is_empty() {
-                    s.push_str(" – |");
+            row.push(Cell::text(r.raw(Stat::Trials)));
+            row.push(Cell::text(format!("skipped: {}", r.skipped)));
+            row.extend((2..TABLE_COLS.len()).map(|_| Cell::text("")));
+        } else {
+            for (_, st) in TABLE_COLS {
+                row.push(if st == Stat::SplitCiLo {
+                    let (lo, hi) = (r.raw(Stat::SplitCiLo), r.raw(Stat::SplitCiHi));
+                    if lo.is_empty() && hi.is_empty() {
+                        Cell::text("–")
+                    } else {
+                        let dash = |v: &str| if v.is_empty() { "–" } else { v }.to_string();
+                        Cell::text(format!("{}–{}", dash(lo), dash(hi)))
+                    }
                 } else {
-                    let _ = write!(s, " {}–{} |", cell(lo), cell(hi));
-                }
-            } else {
-                let _ = write!(s, " {} |", cell(r.raw(st)));
+                    text_cell(r.raw(st))
+                });
             }
         }
-        s.push('\n');
+        t.rows.push(row);
     }
-    s.push('\n');
+    d.push(Block::Table(t));
 }
 
 /// The method table's rows on where the configuration's measurements came from: a profile's
@@ -759,5 +865,27 @@ mod tests {
             "chart-4-split-brain-by-scenario-at-n--5"
         );
         assert_eq!(slug("1. Method"), "1-method");
+    }
+
+    /// The glossary is the results' definitions, every one of them, each rendered back to
+    /// its own text (nothing in a definition is read as markup it is not).
+    #[test]
+    fn the_glossary_is_every_definition_of_the_results() {
+        use election_runner::results::{Stat as SummaryStat, TERMS, TRIAL_METRIC_DEFS};
+        let mut d = Document::new("T");
+        glossary(&mut d);
+        let md = d.to_markdown();
+        for t in TERMS {
+            assert!(md.contains(&format!("| {} | {} |\n", t.name, t.definition)));
+        }
+        for c in TRIAL_METRIC_DEFS {
+            assert!(md.contains(&format!("| `{}` | {} |\n", c.name, c.definition)));
+        }
+        for s in SummaryStat::ALL {
+            let row = md
+                .lines()
+                .find(|l| l.contains(&format!("`{}`", s.column())) && l.contains(s.definition()));
+            assert!(row.is_some(), "{} is not in the glossary", s.column());
+        }
     }
 }

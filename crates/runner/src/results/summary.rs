@@ -182,7 +182,7 @@ summary_stats! {
     [ConvergedRate converged_rate]: Rate = "fraction of measured trials with `converged = true`";
     [ElectMean elect_ms_mean, ElectP5 elect_ms_p5, ElectP50 elect_ms_p50, ElectP95 elect_ms_p95,
      ElectP99 elect_ms_p99, ElectMax elect_ms_max]: Ms =
-        "statistics of `elect_ms` over the trials where it is given only (empty if none)";
+        "statistics of `elect_ms` over the trials where it is given only (empty if none); percentiles here and in every `_p` column interpolate linearly between closest ranks (R's type 7, numpy's default)";
     [MsgsMean msgs_election_mean, MsgsP50 msgs_election_p50, MsgsP95 msgs_election_p95,
      MsgsP99 msgs_election_p99, MsgsMax msgs_election_max]: Ms =
         "statistics of `msgs_election` over all trials";
@@ -220,6 +220,22 @@ summary_stats! {
         "how many measured trials ended in each `outcome`; empty when the cell has no measured trial (or was skipped). A cell with `outcome_no_leader` or `outcome_livelock` above 0 had a trial that ended without a settled quorum leader although one was possible: a liveness failure";
     [RecoveredTimeoutsMax recovered_timeouts_max]: OptCount =
         "the largest `recovered_timeouts` of any measured trial";
+}
+
+impl Stat {
+    /// The statistics in column order, in runs of neighbouring columns that share one
+    /// definition (`elect_ms_mean` … `elect_ms_max`), each with that definition: the lines of
+    /// `results/README.md`'s table and of the report's glossary.
+    pub fn groups() -> Vec<(Vec<Stat>, &'static str)> {
+        let mut out: Vec<(Vec<Stat>, &'static str)> = Vec::new();
+        for s in Stat::ALL {
+            match out.last_mut() {
+                Some((group, def)) if *def == s.definition() => group.push(s),
+                _ => out.push((vec![s], s.definition())),
+            }
+        }
+        out
+    }
 }
 
 /// The leading columns of `summary.csv`, before the varied parameters.
@@ -468,16 +484,9 @@ pub fn summary_columns_markdown() -> String {
     };
     s.push_str(&format!("| {} | the cell |\n", names(&SUMMARY_KEY_COLUMNS)));
     s.push_str("| *varied parameters* | as in `trials.csv` |\n");
-    let mut i = 0;
-    while i < Stat::ALL.len() {
-        let def = Stat::ALL[i].definition();
-        let mut group = vec![Stat::ALL[i].column()];
-        while i + 1 < Stat::ALL.len() && Stat::ALL[i + 1].definition() == def {
-            i += 1;
-            group.push(Stat::ALL[i].column());
-        }
-        s.push_str(&format!("| {} | {def} |\n", names(&group)));
-        i += 1;
+    for (group, def) in Stat::groups() {
+        let cols: Vec<&str> = group.iter().map(|s| s.column()).collect();
+        s.push_str(&format!("| {} | {def} |\n", names(&cols)));
     }
     s.push_str(&SKIPPED.markdown_row());
     s

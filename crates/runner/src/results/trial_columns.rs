@@ -1,9 +1,41 @@
 //! The columns of `trials.csv` with their definitions, `results/README.md`'s table: the
 //! header ([`TRIAL_KEY_COLUMNS`], [`TRIAL_METRIC_COLUMNS`]) and the README's table
 //! ([`trial_columns_markdown`]) both come from here. The metric definitions follow the
-//! simulator's observer (`crates/sim/src/observer.rs`), where every metric is computed.
+//! simulator's observer (`crates/sim/src/observer.rs`), where every metric is computed; the
+//! terms they use ([`TERMS`]: the reference instant, reach, the quorum leader, a stranded member)
+//! are defined here too, and the report's glossary is generated from both.
 
 use super::Column;
+
+/// A term the column definitions use, with its definition (the report's glossary).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// The term, as the glossary names it (Markdown).
+    pub name: &'static str,
+    /// What it means.
+    pub definition: &'static str,
+}
+
+/// The terms of the column definitions, in the order a reader needs them (each uses only
+/// the ones before it), following the simulator's observer.
+pub const TERMS: [Term; 4] = [
+    Term {
+        name: "reference instant (`t0`)",
+        definition: "the instant the scenario's first fault fired (in a custom scenario, the fault marked `reference = true`), or 0 for `cold-start`. A fault drawn for an instant with no quorum leader waits for one (at most `fault_wait_ms`), and the whole fault timeline shifts with it. Every duration is measured from `t0` and only what happens at or after it counts (except `same_epoch_leaders`, checked over the whole trial)",
+    },
+    Term {
+        name: "reach, quorum-connected",
+        definition: "a member reaches another when the links between them are up both ways (for `lease`, whose members talk only to the store: when both reach a live store). A member is quorum-connected when it reaches a majority of the `nodes` members, itself included (`lease`: when it reaches the store)",
+    },
+    Term {
+        name: "quorum leader",
+        definition: "a live, unpaused member in the leader role that more than `nodes/2` members (itself included) name as their leader, each reaching it; for `lease`, the holder the store's record names, while it reaches the store (it can renew). At most one at a time: the cluster's working leader, which commits at a majority and serves even while members that cannot reach it are stranded",
+    },
+    Term {
+        name: "stranded member",
+        definition: "a live member that does not name-and-reach the quorum leader (every live member when there is none): its clients have no leader to reach through it",
+    },
+];
 
 /// The leading columns of `trials.csv`, before the varied parameters, with their definitions.
 pub const TRIAL_KEY_DEFS: [Column; 6] = [
