@@ -597,6 +597,49 @@ impl Default for Timing {
     }
 }
 
+/// A fixed-rate tick on the node's clock, for the adapters of tick-driven libraries (raft-rs,
+/// Omni-Paxos): the `k`-th tick is due `k × period` after the start, whenever the previous
+/// one actually fired, so a late firing (timer jitter, CPU time, a stop-the-world pause) does
+/// not push every later tick back. This is Go's `time.Ticker`, which etcd's `raftNode` uses
+/// to drive `Node.Tick` (etcd `server/etcdserver/raft.go`): a receiver that falls behind
+/// loses the missed ticks ("the ticker will adjust the time interval or drop ticks to make
+/// up for slow receivers", Go's `time.NewTicker` docs). A timer re-armed a whole period
+/// after each firing would instead add each firing's lateness to every later tick, so a
+/// 30-tick timeout would collect 30 timer jitters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ticker {
+    period: Duration,
+    next: Time,
+}
+
+impl Ticker {
+    /// A ticker started at `now` (local time); the first tick is due one period later. Arm
+    /// the tick timer with the returned delay.
+    pub fn start(now: Time, period: Duration) -> (Ticker, Duration) {
+        let period = period.max(Duration::from_nanos(1));
+        (
+            Ticker {
+                period,
+                next: now + period,
+            },
+            period,
+        )
+    }
+
+    /// The tick due at `self.next` fired at `now`: the delay until the next one still ahead
+    /// (ticks already past are dropped, as Go's ticker drops them).
+    pub fn fired(&mut self, now: Time) -> Duration {
+        let period = self.period.as_nanos().min(u64::MAX as u128) as u64;
+        let mut next = self.next.0.saturating_add(period);
+        if next <= now.0 {
+            let missed = (now.0 - next) / period + 1;
+            next = next.saturating_add(missed.saturating_mul(period));
+        }
+        self.next = Time(next);
+        self.next.saturating_since(now)
+    }
+}
+
 /// Every id of an `n`-node cluster, ascending.
 pub fn all_nodes(n: u32) -> impl DoubleEndedIterator<Item = NodeId> + Clone {
     (1..=n).map(NodeId)
@@ -611,6 +654,22 @@ pub fn majority(n: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticker_keeps_a_fixed_rate_and_drops_missed_ticks() {
+        let ms = Duration::from_millis;
+        let (mut t, first) = Ticker::start(Time::from_millis(3), ms(5));
+        assert_eq!(first, ms(5)); // due at 8
+                                  // Fired 0.7 ms late: the next is still due at 13, not 13.7.
+        assert_eq!(t.fired(Time(8_700_000)), Duration::from_micros(4_300));
+        assert_eq!(t.fired(Time::from_millis(13)), ms(5)); // due at 18
+                                                           // A 12 ms pause: the ticks due at 23 and 28 are dropped; the next is due at 33.
+        assert_eq!(t.fired(Time::from_millis(30)), ms(3));
+        // A zero period is one nanosecond, never a loop.
+        let (mut z, d) = Ticker::start(Time::ZERO, Duration::ZERO);
+        assert_eq!(d, Duration::from_nanos(1));
+        assert_eq!(z.fired(Time(10)), Duration::from_nanos(1));
+    }
 
     #[test]
     fn majority_is_strict() {

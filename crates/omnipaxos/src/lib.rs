@@ -12,8 +12,10 @@
 //! # Time: one tick timer per node
 //!
 //! Each node arms one [`OmniTimer::Tick`] timer on its own clock and calls `tick()` when it
-//! fires, then re-arms it `tick` later, so clock drift, timer jitter and CPU time apply to the
-//! library exactly as to any other family. Omni-Paxos' Ballot Leader Election (BLE) works in
+//! fires, at a fixed rate of one per `tick` ([`election_core::Ticker`], Go's `time.Ticker`
+//! rule: a late tick does not delay the later ones; ticks missed in a pause are dropped), so
+//! clock drift, timer jitter and CPU time apply to the library exactly as to any other
+//! family. Omni-Paxos' Ballot Leader Election (BLE) works in
 //! **heartbeat rounds**: every `election_tick_timeout` ticks a node ends its round
 //! (`hb_timeout`: take the highest ballot among the replies, decide whether it is *happy* —
 //! it sees a leader that is quorum-connected — and, if it is unhappy, every reply it got is

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use election_core::{
-    Io, Message, MsgCategory, NodeId, Protocol, QuorumRule, Role, Status, Time, TimerKind,
+    Io, Message, MsgCategory, NodeId, Protocol, QuorumRule, Role, Status, Ticker, Time, TimerKind,
 };
 use omnipaxos::ballot_leader_election::Ballot;
 use omnipaxos::messages::ballot_leader_election::HeartbeatMsg;
@@ -361,6 +361,8 @@ pub struct OmniPaxos {
     appended: u64,
     /// Reused buffer for the library's outgoing messages.
     outgoing: Vec<LibMessage<OmniEntry>>,
+    /// The fixed-rate tick on the node's clock (`None` before the first start).
+    ticker: Option<Ticker>,
 }
 
 impl OmniPaxos {
@@ -377,6 +379,7 @@ impl OmniPaxos {
             })),
             appended: 0,
             outgoing: Vec::new(),
+            ticker: None,
         }
     }
 
@@ -444,7 +447,9 @@ impl Protocol for OmniPaxos {
         let lib = self.build(stored);
         self.lib = Some(lib);
         self.last_heard.iter_mut().for_each(|t| *t = None);
-        io.set_timer(OmniTimer::Tick, self.config.tick);
+        let (ticker, first) = Ticker::start(io.now(), self.config.tick);
+        self.ticker = Some(ticker);
+        io.set_timer(OmniTimer::Tick, first);
         self.flush(io);
     }
 
@@ -473,7 +478,12 @@ impl Protocol for OmniPaxos {
                 if let Some(lib) = self.lib.as_mut() {
                     lib.tick();
                 }
-                io.set_timer(OmniTimer::Tick, self.config.tick);
+                let now = io.now();
+                let next = match self.ticker.as_mut() {
+                    Some(t) => t.fired(now),
+                    None => self.config.tick,
+                };
+                io.set_timer(OmniTimer::Tick, next);
             }
         }
         self.flush(io);

@@ -7,9 +7,12 @@
 //!
 //! # Time: one tick timer
 //!
-//! Every node arms one timer, [`RaftrsTimer::Tick`], every [`RaftrsConfig::tick`] on its own
-//! clock (so clock drift, timer jitter and CPU time apply) and calls `RawNode::tick` when it
-//! fires. Every raft-rs timeout is a whole number of ticks, counted by the library:
+//! Every node arms one timer, [`RaftrsTimer::Tick`], at a fixed rate of one per
+//! [`RaftrsConfig::tick`] on its own clock ([`election_core::Ticker`]: Go's `time.Ticker`,
+//! which etcd uses to drive the same tick-counting rules; so clock drift, timer jitter and CPU
+//! time apply to each tick, but one late tick does not delay the later ones, and ticks missed
+//! during a pause are dropped) and calls `RawNode::tick` when it fires. Every raft-rs timeout
+//! is a whole number of ticks, counted by the library:
 //!
 //! - `heartbeat_tick = max(1, round(heartbeat / tick))`: a leader broadcasts a heartbeat every
 //!   that many ticks;

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use election_core::{Io, NodeId, Protocol, QuorumRule, RngExt, Role, Status, TimerKind, Timing};
+use election_core::{
+    Io, NodeId, Protocol, QuorumRule, RngExt, Role, Status, Ticker, TimerKind, Timing,
+};
 use raft::eraftpb::{ConfState, Entry, HardState, Message};
 use raft::storage::MemStorage;
 use raft::{RawNode, StateRole};
@@ -210,6 +212,8 @@ pub struct RaftRs {
     ticks: Ticks,
     node: Option<RawNode<MemStorage>>,
     stable: Stable,
+    /// The fixed-rate tick on the node's clock (`None` before the first start).
+    ticker: Option<Ticker>,
     logger: slog::Logger,
 }
 
@@ -234,6 +238,7 @@ impl RaftRs {
             ticks,
             node: None,
             stable: Stable::default(),
+            ticker: None,
             logger: slog::Logger::root(slog::Discard, slog::o!()),
         }
     }
@@ -355,7 +360,9 @@ impl Protocol for RaftRs {
         // stays down (no node object) rather than panic.
         self.node = RawNode::new(&cfg, storage, &self.logger).ok();
         self.reseed(io, None);
-        io.set_timer(RaftrsTimer::Tick, self.config.tick);
+        let (ticker, first) = Ticker::start(io.now(), self.config.tick);
+        self.ticker = Some(ticker);
+        io.set_timer(RaftrsTimer::Tick, first);
         self.drain_ready(io);
     }
 
@@ -376,7 +383,12 @@ impl Protocol for RaftRs {
     fn on_timer(&mut self, io: &mut Io<'_, Self>, timer: RaftrsTimer) {
         match timer {
             RaftrsTimer::Tick => {
-                io.set_timer(RaftrsTimer::Tick, self.config.tick);
+                let now = io.now();
+                let next = match self.ticker.as_mut() {
+                    Some(t) => t.fired(now),
+                    None => self.config.tick,
+                };
+                io.set_timer(RaftrsTimer::Tick, next);
                 self.with_node(io, |n| {
                     n.tick();
                 });
