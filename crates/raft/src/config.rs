@@ -1,6 +1,6 @@
 //! The protocol's configuration: timing, the election-timeout range, the two options, the
 //! lagging replicas and the rule sets that real Raft libraries follow ([`Redraw`],
-//! [`CheckQuorumEvery`], [`FollowerRule`]).
+//! [`CheckQuorumEvery`], [`FollowerRule`], [`AppendRule`], [`RepliesRule`]).
 
 use std::time::Duration;
 
@@ -38,6 +38,10 @@ pub struct RaftConfig {
     pub check_quorum_every: CheckQuorumEvery,
     /// What a follower does with its election timer (default: reset on every heartbeat).
     pub follower: FollowerRule,
+    /// When a leader ships a client entry (default: with the next heartbeat).
+    pub append: AppendRule,
+    /// Which requests are answered (default: every one, the paper's rule).
+    pub replies: RepliesRule,
 }
 
 /// Declares a rule enum with its option names, in one place: the runner's `raft.*` choices
@@ -85,7 +89,9 @@ rule! {
         /// `becomeLeader` call; `becomePreCandidate` does not) and tikv/raft-rs (`src/raft.rs`,
         /// `reset` → `reset_randomized_election_timeout`). A heartbeat or a granted vote only
         /// restarts the count (`electionElapsed = 0`) towards the same drawn timeout; the next
-        /// draw comes when the node adopts a term or changes role.
+        /// draw comes when the node adopts a term or changes role, and `reset(term)` restarts
+        /// the count then too: a follower that adopts a higher term (from a RequestVote it may
+        /// refuse) waits a whole fresh timeout, where the paper's follower keeps its timer.
         PerTerm = "per_term",
     }
 }
@@ -128,6 +134,49 @@ rule! {
     }
 }
 
+rule! {
+    /// When a leader sends a new client entry to its followers (`raft.append`).
+    AppendRule {
+        /// With the next heartbeat: the leader's AppendEntries go out every `heartbeat` and
+        /// carry whatever the log holds, so followers hear from the leader exactly as often
+        /// as every other family's members hear a heartbeat, whatever the workload's rate.
+        /// This crate's original rule.
+        #[default]
+        Heartbeat = "heartbeat",
+        /// At once: on every client entry the leader also sends an AppendEntries to every
+        /// follower: etcd-io/raft (`raft.go`: `stepLeader` on `MsgProp` → `appendEntry` then
+        /// `bcastAppend`) and tikv/raft-rs (`src/raft.rs`, `step_leader` on `MsgPropose` →
+        /// `append_entry`, `bcast_append`). The libraries send them before the leader's own
+        /// write is durable (a leader's `Ready::messages`, the thesis' §10.2.1); this model
+        /// persists first, as before every send, which delays them by one fsync. A follower restarts its election count on each of them, as on a
+        /// heartbeat, so under a steady workload it last heard from a crashed leader one
+        /// write interval before the crash rather than up to one heartbeat period.
+        Immediate = "immediate",
+    }
+}
+
+rule! {
+    /// Which requests a node answers (`raft.replies`).
+    RepliesRule {
+        /// Every request gets an answer: one of a stale term is refused with the receiver's
+        /// term, so the sender adopts it (a stale leader steps down at once; the paper, §5.1:
+        /// "if a server receives a request with a stale term number, it rejects the
+        /// request"), and with `check_quorum` a pre-vote within the leader lease is refused.
+        /// This crate's original rule.
+        #[default]
+        Paper = "paper",
+        /// etcd-io/raft (`raft.go`, `Step`) and tikv/raft-rs (`src/raft.rs`, `step`) stay
+        /// silent instead: a message of a stale term is ignored ("ignored a message with lower
+        /// term"), except that an append is answered (an empty response of the current term)
+        /// when `check_quorum` or `pre_vote` is on; and with `check_quorum` a vote or pre-vote
+        /// of a higher term that arrives within the leader lease (`inLease`) is ignored, not
+        /// refused. A leader deposed by a term it never hears keeps its role until a
+        /// RequestVote of that term reaches it, and a pre-candidate refused by silence asks
+        /// again only when its timeout fires.
+        Etcd = "etcd",
+    }
+}
+
 impl RaftConfig {
     /// The fair defaults for an `n`-node cluster: [`Timing::default()`] (50 ms heartbeats),
     /// election timeouts drawn from `[detect_timeout, detect_timeout + detect_jitter]` =
@@ -150,6 +199,8 @@ impl RaftConfig {
             redraw: Redraw::EveryRearm,
             check_quorum_every: CheckQuorumEvery::Rearm,
             follower: FollowerRule::Reset,
+            append: AppendRule::Heartbeat,
+            replies: RepliesRule::Paper,
         }
     }
 

@@ -114,7 +114,7 @@
 //! `REQUEST_VOTE` of a higher term: no reply, no change of term, no vote ("if a server
 //! receives a RequestVote request within the minimum election timeout of hearing from a
 //! current leader, it does not update its term or grant its vote"). A `PRE_VOTE` in that
-//! window is answered negatively (PreVote's own rule, above; etcd ignores it instead). etcd's
+//! window is answered negatively (PreVote's own rule, above; etcd ignores it instead: `replies=etcd`). etcd's
 //! forced leadership transfer, the exception, does not exist here. Stickiness does not stop a
 //! rejoining node whose term rose while it was cut off (without PreVote) from deposing the
 //! leader: the leader's next heartbeat reaches it, its answer carries the higher term, and
@@ -126,7 +126,7 @@
 //!
 //! # Rule sets
 //!
-//! Three more options follow the rules of the Raft libraries in production, so that a
+//! Five more options follow the rules of the Raft libraries in production, so that a
 //! difference between this model and a library can be traced to one rule. Each defaults to
 //! this crate's original rule; each variant's docs cite the source function it follows.
 //!
@@ -148,6 +148,16 @@
 //!   peer that has not woken since: after a leader crash (5 nodes, `lan`, 500 seeds) the
 //!   median failover was 2.5 times `reset`'s without PreVote and 1.7 times with PreVote and
 //!   CheckQuorum (their candidates do not raise the term while refused, so fewer split votes).
+//! - **`append`** ([`AppendRule`]): `heartbeat` (default: a client entry rides on the next
+//!   heartbeat) or `immediate` — etcd and raft-rs send an AppendEntries to every follower as
+//!   soon as the leader appends an entry, so under a workload followers hear from the leader
+//!   at the write rate and notice its crash sooner (about half a heartbeat period sooner with
+//!   the default 10 ms writes and 50 ms heartbeats).
+//! - **`replies`** ([`RepliesRule`]): `paper` (default: every request is answered, a stale
+//!   one with the receiver's term so a stale leader steps down at once) or `etcd` — etcd and
+//!   raft-rs ignore a stale message (a stale append is answered only with `check_quorum` or
+//!   `pre_vote` on), and with `check_quorum` ignore a vote or pre-vote within the leader
+//!   lease instead of refusing it.
 //!
 //! # Stable storage
 //!
@@ -181,7 +191,7 @@ mod message;
 mod node;
 mod wire;
 
-pub use config::{CheckQuorumEvery, FollowerRule, RaftConfig, Redraw};
+pub use config::{AppendRule, CheckQuorumEvery, FollowerRule, RaftConfig, Redraw, RepliesRule};
 pub use message::{LogPos, RaftMsg, RaftTimer};
 pub use node::{Raft, Stable};
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 use election_core::{all_nodes, majority, Io, NodeId, Protocol, Role, Status, Time};
 
 use crate::{
-    CheckQuorumEvery, FollowerRule, LogPos, RaftConfig, RaftMsg, RaftTimer, Redraw, MAX_TERM,
+    AppendRule, CheckQuorumEvery, FollowerRule, LogPos, RaftConfig, RaftMsg, RaftTimer, Redraw,
+    RepliesRule, MAX_TERM,
 };
 
 /// What a Raft node keeps on stable storage (Figure 2 of the paper, with the log abstracted to
@@ -354,6 +355,12 @@ impl Raft {
     /// schedules the next. Each ships the leader's log up to its last entry, or for a lagging
     /// node up to [`Raft::shipped_to`].
     fn heartbeat(&mut self, io: &mut Io<'_, Self>) {
+        self.ship(io);
+        io.set_timer(RaftTimer::Heartbeat, self.config.timing.heartbeat);
+    }
+
+    /// Sends the AppendEntries of [`Raft::heartbeat`] without scheduling the next.
+    fn ship(&mut self, io: &mut Io<'_, Self>) {
         let term = self.current_term;
         if self.config.lagging.is_empty() {
             let log = self.last_log;
@@ -364,7 +371,6 @@ impl Raft {
                 self.send(io, to, RaftMsg::AppendEntries { term, log });
             }
         }
-        io.set_timer(RaftTimer::Heartbeat, self.config.timing.heartbeat);
     }
 
     /// Leader only: where `to`'s log ends once it takes this leader's entries. A node lagging
@@ -444,6 +450,9 @@ impl Raft {
     fn on_request_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, log: LogPos) {
         let current = self.current_term;
         if term < current {
+            if self.config.replies == RepliesRule::Etcd {
+                return;
+            }
             self.send(
                 io,
                 from,
@@ -525,6 +534,10 @@ impl Raft {
                 .is_some_and(|t| io.now().saturating_since(t) < self.config.timeout_min);
         // Thesis §9.6: a pre-vote is granted only if the real vote could be, so the
         // pre-candidate's log must be at least as up-to-date as this node's (§5.4.1).
+        if self.config.replies == RepliesRule::Etcd && term > current && self.in_lease(io.now()) {
+            // etcd's `inLease`: silence, not a refusal.
+            return;
+        }
         let grant = term > current && !heard_leader && log >= self.last_log;
         let term = if grant { term } else { current };
         self.send(
@@ -560,6 +573,11 @@ impl Raft {
     fn on_append_entries(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, log: LogPos) {
         let current = self.current_term;
         if term < current {
+            if self.config.replies == RepliesRule::Etcd
+                && !(self.config.check_quorum || self.config.pre_vote)
+            {
+                return;
+            }
             // Tell the stale leader about the newer term (it steps down on it).
             self.send(
                 io,
@@ -686,8 +704,15 @@ impl Protocol for Raft {
             _ => {
                 // §5.1: a newer term makes any node adopt it and become a follower.
                 if msg.term() > self.current_term {
+                    let was_follower = self.state == State::Follower;
                     self.adopt_term(msg.term());
                     self.become_follower(io, None);
+                    // etcd's and raft-rs's `reset(term)` also restarts a follower's count
+                    // (`electionElapsed = 0`) with the new draw; the paper's follower keeps
+                    // its timer (only a heartbeat or a granted vote restarts it).
+                    if was_follower && self.config.redraw == Redraw::PerTerm {
+                        self.reset_election_timer(io);
+                    }
                 }
                 match msg {
                     RaftMsg::RequestVote { term, last_log } => {
@@ -741,6 +766,10 @@ impl Protocol for Raft {
             index,
         };
         self.dirty = true;
+        if self.config.append == AppendRule::Immediate {
+            // `send` persists the new entry first (see `AppendRule::Immediate`).
+            self.ship(io);
+        }
         self.flush(io);
     }
 

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use election_bully::Rejoin;
 use election_core::Timing;
-use election_raft::{CheckQuorumEvery, FollowerRule, Redraw};
+use election_raft::{AppendRule, CheckQuorumEvery, FollowerRule, Redraw, RepliesRule};
 use election_sim::workload::{Commit, Fencing, Workload};
 use election_sim::{Bursts, Latency, NetConfig, NodeTime, Noise, Spikes};
 
@@ -150,6 +150,8 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.redraw", Kind::Choice(Redraw::NAMES), "every_rearm", "raft: when the election timeout is drawn: at every arming (every_rearm), or once per term and role as etcd-io/raft and raft-rs do (per_term: reset(term))"),
     p("raft.check_quorum_every", Kind::Choice(CheckQuorumEvery::NAMES), "rearm", "raft: with check_quorum, the leader steps down the instant it lacks a majority (rearm), or checks once per minimum election timeout as etcd-io/raft and raft-rs do (timeout: MsgCheckQuorum)"),
     p("raft.follower", Kind::Choice(FollowerRule::NAMES), "reset", "raft: a follower's timer restarts on every heartbeat (reset), or, as hashicorp/raft's runFollower, wakes every timeout, campaigns only without contact for the minimum timeout, and a node rejects votes while it knows a leader (hashicorp)"),
+    p("raft.append", Kind::Choice(AppendRule::NAMES), "heartbeat", "raft: a leader ships a client entry with its next heartbeat (heartbeat), or sends an AppendEntries to every follower at once, as etcd-io/raft and raft-rs do (immediate: stepLeader on MsgProp → bcastAppend)"),
+    p("raft.replies", Kind::Choice(RepliesRule::NAMES), "paper", "raft: every request is answered, a stale one with the receiver's term (paper), or etcd-io/raft's and raft-rs's silences (etcd: a stale message is ignored, a stale append answered only with pre_vote or check_quorum; with check_quorum a vote or pre-vote within the leader lease is ignored)"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
     p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick] ticks (each rounded)"),
     p("raftrs.pre_vote", Kind::Bool, "false", "raftrs: raft-rs's Config::pre_vote"),
@@ -468,6 +470,10 @@ pub struct RaftParams {
     pub check_quorum_every: CheckQuorumEvery,
     /// `raft.follower`.
     pub follower: FollowerRule,
+    /// `raft.append`.
+    pub append: AppendRule,
+    /// `raft.replies`.
+    pub replies: RepliesRule,
 }
 
 /// raft-rs's parameters (`raftrs.*`), resolved.
@@ -661,6 +667,12 @@ impl Resolved {
                     }),
                 follower: get("raft.follower").map_or_else(FollowerRule::default, |v| {
                     FollowerRule::from_name(v).expect("canonical")
+                }),
+                append: get("raft.append").map_or_else(AppendRule::default, |v| {
+                    AppendRule::from_name(v).expect("canonical")
+                }),
+                replies: get("raft.replies").map_or_else(RepliesRule::default, |v| {
+                    RepliesRule::from_name(v).expect("canonical")
                 }),
             },
             raftrs: RaftrsParams {

@@ -162,6 +162,8 @@ pub const FAMILIES: [Family; 6] = [
             c.redraw = r.raft.redraw;
             c.check_quorum_every = r.raft.check_quorum_every;
             c.follower = r.raft.follower;
+            c.append = r.raft.append;
+            c.replies = r.raft.replies;
             c.lagging = r
                 .raft
                 .lagging

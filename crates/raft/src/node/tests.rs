@@ -1671,3 +1671,93 @@ fn rule_names_round_trip_and_default_to_this_crates_rules() {
     assert_eq!(CheckQuorumEvery::default(), CheckQuorumEvery::Rearm);
     assert_eq!(FollowerRule::default(), FollowerRule::Reset);
 }
+
+/// etcd-io/raft `raft.go` `Step`, `case m.Term < r.Term`: without CheckQuorum or PreVote a
+/// stale message is ignored; with either, a stale append is answered (so the stale leader
+/// learns the term) but a stale RequestVote still is not. And with CheckQuorum, `inLease`
+/// makes a node ignore (not refuse) a higher-term pre-vote.
+#[test]
+fn etcd_replies_stay_silent_where_the_paper_answers() {
+    let stale = |pre_vote: bool, check_quorum: bool| {
+        let mut cfg = config(3);
+        cfg.replies = RepliesRule::Etcd;
+        cfg.pre_vote = pre_vote;
+        cfg.check_quorum = check_quorum;
+        let mut n = Node::new(2, cfg);
+        n.start(Some(Stable {
+            current_term: 5,
+            voted_for: None,
+            ..Stable::default()
+        }));
+        (sends(&n.msg(1, rv(4))).len(), sends(&n.msg(1, ae(4))).len())
+    };
+    assert_eq!(stale(false, false), (0, 0));
+    assert_eq!(stale(true, false), (0, 1));
+    assert_eq!(stale(false, true), (0, 1));
+
+    for (replies, answered) in [(RepliesRule::Paper, 1), (RepliesRule::Etcd, 0)] {
+        let mut cfg = config(3);
+        cfg.check_quorum = true;
+        cfg.replies = replies;
+        let mut n = Node::new(2, cfg);
+        n.start(None);
+        n.at(10).msg(1, ae(1)); // follows leader 1 of term 1: in its lease
+        let a = n.at(20).msg(3, pv(2));
+        assert_eq!(sends(&a).len(), answered, "{replies:?}: {a:?}");
+    }
+}
+
+/// etcd-io/raft `becomeFollower` → `reset(term)`: `electionElapsed = 0` and a new draw, also
+/// for a follower that adopts a higher term from a RequestVote it refuses. The paper's
+/// follower keeps its timer then.
+#[test]
+fn per_term_restarts_a_followers_count_when_it_adopts_a_higher_term() {
+    for (redraw, restarts) in [(Redraw::EveryRearm, false), (Redraw::PerTerm, true)] {
+        let mut cfg = config(3);
+        cfg.redraw = redraw;
+        let mut n = with_log(2, cfg, 1, pos(1, 5));
+        n.start(Some(Stable {
+            current_term: 1,
+            voted_for: None,
+            last_log: pos(1, 5),
+        }));
+        // A candidate of term 2 whose log is behind: refused, but its term is adopted.
+        let a = n.at(40).msg(3, rv(2));
+        assert_eq!(vote_reply(&a), Some(false), "{redraw:?}");
+        assert_eq!(
+            timer_set(&a, RaftTimer::Election).is_some(),
+            restarts,
+            "{redraw:?}: {a:?}"
+        );
+    }
+}
+
+/// etcd-io/raft `stepLeader` on `MsgProp`: `appendEntry` then `bcastAppend`; the
+/// paper-shaped default waits for the next heartbeat. (This model persists the leader's entry
+/// before the appends leave, as before every send.)
+#[test]
+fn immediate_append_ships_a_client_entry_at_once_before_the_leaders_persist() {
+    for (append, shipped) in [
+        (AppendRule::Heartbeat, false),
+        (AppendRule::Immediate, true),
+    ] {
+        let mut cfg = config(3);
+        cfg.append = append;
+        let mut n = Node::new(1, cfg);
+        n.elect(&[2]);
+        let mut a = Vec::new();
+        let mut io = Io::new(n.now, &mut n.rng, &mut a);
+        n.raft.on_client_entry(&mut io);
+        let s = sends(&a);
+        assert_eq!(!s.is_empty(), shipped, "{append:?}: {a:?}");
+        if shipped {
+            assert_eq!(s.len(), 2);
+            assert!(matches!(s[0].1, RaftMsg::AppendEntries { log, .. } if log.index == 2));
+            assert!(
+                persist_precedes_sends(&a),
+                "nothing leaves ahead of its state"
+            );
+            assert_eq!(persists(&a).len(), 1);
+        }
+    }
+}
