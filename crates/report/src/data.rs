@@ -415,13 +415,24 @@ impl Results {
                 Stat::ElectP99,
                 Stat::ElectMax,
             ];
-            if let Some(&s) = elect.iter().find(|&&s| r.get(s).is_some() != converged) {
+            // `elect_ms` needs a leader followed by every member that reaches it, which needs
+            // a quorum leader: elect columns only where some trial converged (a converged
+            // cell may still have none, e.g. under partial connectivity).
+            if let Some(&s) = elect.iter().find(|&&s| r.get(s).is_some() && !converged) {
                 return Err(bad(
                     s,
                     format!(
-                        "must be given exactly when some trial converged (converged_rate {})",
+                        "is given but no trial converged (converged_rate {})",
                         r.raw(Stat::ConvergedRate)
                     ),
+                ));
+            }
+            if elect.iter().any(|&s| r.get(s).is_some())
+                != elect.iter().all(|&s| r.get(s).is_some())
+            {
+                return Err(bad(
+                    Stat::ElectMean,
+                    "the elect_ms columns must be all given or all empty".to_string(),
                 ));
             }
             let msgs = [
