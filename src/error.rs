@@ -17,6 +17,8 @@ pub enum CliError {
     Live(#[from] election_live::RunError),
     #[error("{0} validate case(s) failed")]
     Validate(usize),
+    #[error("{0} difference(s) between our Raft and the libraries are unexplained (reports/reference/REFERENCE.md)")]
+    Reference(usize),
 }
 
 impl CliError {
@@ -30,7 +32,7 @@ impl CliError {
                 ReportError::Io { .. } | ReportError::Chart { .. } | ReportError::Trace(_)
             ),
             CliError::Live(e) => e.is_usage(),
-            CliError::Validate(_) | CliError::Stdout(_) => false,
+            CliError::Validate(_) | CliError::Reference(_) | CliError::Stdout(_) => false,
         };
         if usage {
             2

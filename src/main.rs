@@ -150,6 +150,13 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
     },
     /// Run the catalog of textbook results; one line per case; exit 1 if any fails.
     Validate(cmd::validate::ValidateArgs),
+    /// Our Raft against tikv's raft-rs and Omni-Paxos in the same simulator: the differential
+    /// sweep into results/reference/ and its page reports/reference/REFERENCE.md; exit 1 if a
+    /// difference is unexplained.
+    #[command(after_help = "Examples:
+  election-bench reference                 # the sweep (about a minute on 2 cores) and the page
+  election-bench reference --no-run        # the page again from results/reference")]
+    Reference(cmd::reference::ReferenceArgs),
 }
 
 /// The command line, with help that lists the valid values of `--protocol`, `--scenario`
@@ -232,6 +239,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Live(a) => cmd::live::run(a),
         Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Validate(a) => cmd::validate::run(a),
+        Command::Reference(a) => cmd::reference::run(a),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut cli_command(), "election-bench", &mut script);

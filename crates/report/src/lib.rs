@@ -50,6 +50,7 @@ mod liveness;
 mod markdown;
 mod matrix;
 pub mod palette;
+pub mod reference;
 mod runner;
 pub mod trace;
 mod tune;

@@ -17,6 +17,7 @@
 //! * [`results`] and [`stats`] — the typed results schema (trial rows, summary rows with their
 //!   column definitions, the manifest), written and read through the same types, and the
 //!   statistics;
+//! * [`reference`] — the differential sweep of our Raft against the production libraries;
 //! * [`validate`] — textbook results measured through the same path (`election-bench validate`).
 //!
 //! The files a sweep writes (`trials.csv`, `summary.csv`, `manifest.json`) follow
@@ -35,6 +36,7 @@ pub mod plan;
 pub mod profile;
 mod progress;
 pub mod protocol;
+pub mod reference;
 pub mod replay;
 pub mod results;
 pub mod scenario;

@@ -1,0 +1,89 @@
+//! `reference`: the differential sweep of our Raft against the production libraries
+//! (`results/reference/`) and its page (`reports/reference/`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use election_runner::reference;
+use election_runner::SweepOptions;
+
+use super::check_jobs;
+use crate::error::CliError;
+
+#[derive(Args, Debug)]
+pub struct ReferenceArgs {
+    /// Only render the page from the results already in --results (no trials).
+    #[arg(long)]
+    pub no_run: bool,
+    /// Results directory [default: results/reference].
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Page directory [default: reports/reference].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Worker threads [default: one per core].
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// No progress output.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `reference`: the sweep (unless `--no-run`), then the page; exit 1 when a difference is
+/// unexplained.
+pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
+    check_jobs(a.jobs)?;
+    let results = a
+        .results
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(reference::NAME));
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("reports").join(reference::NAME));
+    if !a.no_run {
+        let plan = reference::sweep_spec().plan()?;
+        let opts = SweepOptions {
+            out: results.clone(),
+            jobs: a.jobs,
+            shard: None,
+            shard_by: election_runner::ShardBy::Cells,
+            resume: false,
+            // The reference sweep's configuration is the code's: results of an older one are
+            // replaced, never kept.
+            force: true,
+            progress: !a.quiet,
+            command: "election-bench reference".to_string(),
+        };
+        let o = election_runner::run_sweep(&plan, &opts)?;
+        if !a.quiet {
+            out!(
+                "reference sweep: {} cells ({} skipped), {} trials -> {}",
+                o.cells,
+                o.skipped,
+                o.trials,
+                o.out.display()
+            );
+        }
+    }
+    let (analysis, files) = election_report::reference::write(&results, &out)?;
+    for p in analysis.pairings.iter() {
+        out!(
+            "{} vs {}: {} tests, {} differences as shipped, {}, {} unexplained",
+            p.pairing.model,
+            p.pairing.library,
+            p.tests(),
+            p.shipped(),
+            p.matched()
+                .map_or("no matched rule set".to_string(), |m| format!(
+                    "{m} with the rules matched"
+                )),
+            p.unexplained()
+        );
+    }
+    out!("page: {}", files[0].display());
+    match analysis.unexplained() {
+        0 => Ok(()),
+        n => Err(CliError::Reference(n)),
+    }
+}
