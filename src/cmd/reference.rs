@@ -21,6 +21,13 @@ pub struct ReferenceArgs {
     /// Page directory [default: reports/reference].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Seeds per cell [default: the reference sweep's, 100]; fewer give a quick, coarser page
+    /// (the committed one uses the default).
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// Cluster sizes [default: 3, 5, 7].
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pub nodes: Option<Vec<u32>>,
     /// Worker threads [default: one per core].
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
@@ -42,7 +49,18 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join(reference::NAME));
     if !a.no_run {
-        let plan = reference::sweep_spec().plan()?;
+        let mut spec = reference::sweep_spec();
+        let mut command = "election-bench reference".to_string();
+        if let Some(k) = a.seeds {
+            spec.seeds = Some(k);
+            command.push_str(&format!(" --seeds {k}"));
+        }
+        if let Some(n) = &a.nodes {
+            spec.nodes = Some(n.clone());
+            let sizes: Vec<String> = n.iter().map(u32::to_string).collect();
+            command.push_str(&format!(" --nodes {}", sizes.join(",")));
+        }
+        let plan = spec.plan()?;
         let opts = SweepOptions {
             out: results.clone(),
             jobs: a.jobs,
@@ -53,7 +71,7 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
             // replaced, never kept.
             force: true,
             progress: !a.quiet,
-            command: "election-bench reference".to_string(),
+            command,
         };
         let o = election_runner::run_sweep(&plan, &opts)?;
         if !a.quiet {
