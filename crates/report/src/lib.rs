@@ -76,6 +76,7 @@ use data::{fmt_num, CellKey, TrialRow};
 use election_runner::replay::Flags;
 use figures::{nearest_size, series_for};
 use markdown::TraceDoc;
+use trace::timeline::{Timeline, TimelineChart};
 
 /// What the report looks at. [`ReportOptions::default`] matches the issue: n = 5 for the
 /// per-scenario charts and the traces, the two leader-crash scenarios for the scaling charts,
@@ -434,6 +435,8 @@ fn traces(
             ));
         }
     }
+    // Every trace after these is of a worst or failing trial, drawn over time as well.
+    let representatives = wanted.len();
     // The worst split-brain trial of the partition scenario, among legible sizes.
     let sbs = &opts.split_brain_scenario;
     let protocols = results.protocols();
@@ -546,7 +549,7 @@ fn traces(
         }
     }
     let mut docs = Vec::new();
-    for (heading, caption, t) in wanted {
+    for (k, (heading, caption, t)) in wanted.into_iter().enumerate() {
         let id = trial_id(results, t);
         let traced = match tracer.trace_trial(&id) {
             Ok(x) => x,
@@ -587,9 +590,34 @@ fn traces(
         let path = dir.join(&name);
         fs::write(&path, svg).map_err(|e| ReportError::io(&path, e))?;
         files.push(path);
+        let timeline = if k >= representatives {
+            let tl = Timeline::build(&traced.events, t.key.nodes, &meta, traced.metrics.end_ms);
+            // The quorum row is the observer's own record: its gaps must be the trial's
+            // unavailability.
+            if fmt_num(tl.unavailable_ms()) != fmt_num(traced.metrics.unavailable_ms) {
+                warnings.push(format!(
+                    "the timeline of {id} shows {} ms without a quorum leader, its metrics {} ms",
+                    fmt_num(tl.unavailable_ms()),
+                    fmt_num(traced.metrics.unavailable_ms)
+                ));
+            }
+            let stem = format!("{}-timeline", name.trim_end_matches(".svg"));
+            let chart = TimelineChart {
+                timeline: &tl,
+                title: format!(
+                    "{}, {}, n = {}, seed {}",
+                    t.key.protocol, t.key.scenario, t.key.nodes, t.seed
+                ),
+            };
+            files.extend(charts::write_chart(&chart, &dir, &stem, opts.png)?);
+            Some(format!("traces/{stem}.svg"))
+        } else {
+            None
+        };
         docs.push(TraceDoc {
             heading,
             file: format!("traces/{name}"),
+            timeline,
             caption: format!(
                 "{caption} Reproduce: `{}`.",
                 // The sweep's fixed parameters and the cell's varied ones: the same trial.

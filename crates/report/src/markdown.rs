@@ -25,6 +25,9 @@ pub(crate) struct TraceDoc {
     pub heading: String,
     /// Relative path of the SVG.
     pub file: String,
+    /// Relative path of the trial's timeline (leaders, quorum, writes over time), drawn for
+    /// the worst and the failing trials.
+    pub timeline: Option<String>,
     pub caption: String,
 }
 
@@ -388,6 +391,14 @@ pub(crate) fn write_report(
     }
     for t in traces {
         figure(&mut d, &t.heading, &t.caption, &t.file, &t.heading);
+        if let Some(tl) = &t.timeline {
+            d.paragraph(spans("The same trial over time: which node leads and with which epoch, when the cluster has a quorum leader (its gaps after the fault add up to the trial's `unavailable_ms`), and each write of the workload (ok, stale, fenced), with crashes, pauses and link faults shaded."));
+            d.push(Block::Figure(Figure {
+                path: tl.clone(),
+                alt: format!("Timeline: {}", t.heading),
+                caption: None,
+            }));
+        }
     }
 
     // 6. Method.
