@@ -99,6 +99,12 @@ pub struct ReportOptions {
     pub leader_change_scenarios: Vec<String>,
     /// Trials larger than this are not traced (a sequence chart stops being legible).
     pub max_trace_nodes: u32,
+    /// A results directory to compare against (`report --baseline DIR`): the report then
+    /// opens with what changed from it in every common cell, each change with its bootstrap
+    /// interval (the [`compare()`] of the baseline and the results, default options), and
+    /// draws the changes as `charts/baseline_changes`. `None`: no comparison, and the report
+    /// is exactly what it is without one.
+    pub baseline: Option<PathBuf>,
 }
 
 impl Default for ReportOptions {
@@ -113,6 +119,7 @@ impl Default for ReportOptions {
             split_brain_scenario: "partition-leader-minority".to_string(),
             leader_change_scenarios: Vec::new(),
             max_trace_nodes: 12,
+            baseline: None,
         }
     }
 }
@@ -219,6 +226,25 @@ pub fn render_report(
             files.push(out_dir.join(p));
         }
     }
+    let baseline = match &opts.baseline {
+        Some(dir) => {
+            let copts = CompareOptions {
+                png: opts.png,
+                ..CompareOptions::default()
+            };
+            let cmp = compare(dir, results_dir, &copts)?;
+            let stem = "baseline_changes";
+            let chart = compare::ChangeChart::new(&cmp);
+            files.extend(charts::write_chart(
+                &chart,
+                &out_dir.join("charts"),
+                stem,
+                opts.png,
+            )?);
+            Some((cmp, format!("charts/{stem}.svg")))
+        }
+        None => None,
+    };
     let mut warnings = Vec::new();
     let (docs, note) = match tracer {
         Some(t) => traces(&results, opts, out_dir, t, &mut files, &mut warnings)?,
@@ -228,7 +254,14 @@ pub fn render_report(
                 .to_string(),
         ),
     };
-    let md = markdown::write_report(&results, opts, &charts, &docs, &note);
+    let md = markdown::write_report(
+        &results,
+        opts,
+        &charts,
+        &docs,
+        &note,
+        baseline.as_ref().map(|(c, f)| (c, f.as_str())),
+    );
     let report = out_dir.join("REPORT.md");
     fs::write(&report, &md.report).map_err(|e| ReportError::io(&report, e))?;
     let appendix = out_dir.join("APPENDIX.md");

@@ -274,6 +274,7 @@ pub(crate) fn write_report(
     charts: &[ChartInfo],
     traces: &[TraceDoc],
     trace_note: &str,
+    baseline: Option<(&crate::compare::Comparison, &str)>,
 ) -> Documents {
     let m = &results.manifest;
     let ctx = Ctx::new(results, opts, charts);
@@ -295,6 +296,11 @@ pub(crate) fn write_report(
         results.summary.len(),
     )));
     d.paragraph(spans("**Contents:** [Decision matrix](#1-decision-matrix) · [Guide](#2-protocol-choice-guide) · [Findings](#3-findings) · [Charts](#4-charts) · [Traces](#5-message-sequence-traces) · [Method](#6-method) · [Appendix: configuration, metrics, tables](APPENDIX.md) · [HTML page](index.html)"));
+
+    // What changed since the baseline, first, as criterion shows a run against the last one.
+    if let Some((cmp, chart)) = baseline {
+        cmp.baseline_section(&mut d, chart);
+    }
 
     // 1. The decision matrix.
     d.heading(2, vec![text("1. Decision matrix")]);
@@ -503,7 +509,13 @@ pub(crate) fn write_report(
         report: d.to_markdown(),
         // Every section of the old writer ended with a blank line, the last one too: the page
         // keeps it, so a regenerated appendix is byte-identical.
-        appendix: appendix(results, &ctx, &appendix_findings).to_markdown() + "\n",
+        appendix: {
+            let mut a = appendix(results, &ctx, &appendix_findings);
+            if let Some((cmp, _)) = baseline {
+                cmp.baseline_appendix(&mut a);
+            }
+            a.to_markdown() + "\n"
+        },
     }
 }
 

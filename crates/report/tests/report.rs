@@ -628,3 +628,102 @@ fn the_explore_report_draws_the_smallest_failing_patterns() {
         "{e}"
     );
 }
+
+/// `report --baseline DIR`: the report opens with what changed from the baseline, each change
+/// with its bootstrap interval, in REPORT.md and index.html, and lists the rest in the
+/// appendix; against itself nothing changed.
+#[test]
+fn a_baseline_puts_the_changes_in_the_page() {
+    let base = common::scratch("baseline");
+    let before = common::write_results(&base.join("before"), &common::trials());
+    let mut slower = common::trials();
+    for t in &mut slower {
+        if t.protocol == "raft" && t.scenario == "leader-crash" {
+            t.elect_ms += 150.0;
+            t.unavailable_ms = t.elect_ms;
+        }
+    }
+    let after = common::write_results(&base.join("after"), &slower);
+    let out = base.join("report");
+    let opts = ReportOptions {
+        baseline: Some(before.clone()),
+        ..text_only()
+    };
+    let o = render_report(&after, &out, &opts, None).unwrap();
+    assert!(o.files.contains(&out.join("charts/baseline_changes.svg")));
+    let md = report_text(&out);
+    let section = md
+        .split("## Changes against the baseline")
+        .nth(1)
+        .expect("REPORT.md has no baseline section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    assert!(
+        md.find("## Changes against the baseline") < md.find("## 1. Decision matrix"),
+        "the changes come first"
+    );
+    // The three raft leader-crash cells got 150 ms slower: failover and unavailability, each
+    // with its interval, and nothing else changed.
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), 6, "{section}");
+    for n in common::SIZES {
+        for metric in ["failover_ms_p50", "unavailable_ms_mean"] {
+            let row = rows
+                .iter()
+                .find(|r| r.contains(&format!("n={n} ")) && r.contains(metric))
+                .unwrap_or_else(|| panic!("no {metric} row for n = {n}: {section}"));
+            assert!(
+                row.contains("`raft ") && row.contains("leader-crash"),
+                "{row}"
+            );
+            assert!(row.contains("| +150 |"), "{row}");
+            assert!(row.contains("[+"), "the interval excludes 0: {row}");
+        }
+    }
+    assert!(section.contains("baseline_changes.svg"));
+    let page = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("Changes against the baseline"));
+    assert!(page.contains("failover_ms_p50"));
+    let appendix = appendix_text(&out);
+    assert!(appendix.contains("## Changes against the baseline: no significant change"));
+    assert!(section.contains("(APPENDIX.md#changes-against-the-baseline-no-significant-change)"));
+
+    // Against itself: no change, and the same report otherwise.
+    let same = base.join("same");
+    let opts = ReportOptions {
+        baseline: Some(after.clone()),
+        ..text_only()
+    };
+    render_report(&after, &same, &opts, None).unwrap();
+    let md = report_text(&same);
+    assert!(md.contains("No cell changed significantly"));
+    // Without a baseline the report has no trace of one.
+    let plain = base.join("plain");
+    render_report(&after, &plain, &text_only(), None).unwrap();
+    let md = report_text(&plain);
+    assert!(!md.contains("baseline"));
+    assert!(!plain.join("charts/baseline_changes.svg").exists());
+    assert_eq!(
+        md,
+        report_text(&same).replace(
+            &report_text(&same)
+                .split("## 1. Decision matrix")
+                .next()
+                .unwrap()
+                .split("## Changes against the baseline")
+                .nth(1)
+                .map(|s| format!("## Changes against the baseline{s}"))
+                .unwrap(),
+            ""
+        ),
+        "the baseline section is the only difference"
+    );
+    // A missing baseline is refused with its path.
+    let opts = ReportOptions {
+        baseline: Some(base.join("nowhere")),
+        ..text_only()
+    };
+    let e = render_report(&after, &base.join("x"), &opts, None).unwrap_err();
+    assert!(e.to_string().contains("nowhere"), "{e}");
+}
