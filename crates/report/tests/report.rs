@@ -51,10 +51,21 @@ fn every_chart_is_written_and_embedded() {
         assert!(svg.contains(&c.title), "{} lacks its title", c.svg);
     }
     // Axis descriptions carry units; legends name every protocol.
+    let svg = fs::read_to_string(out.join("charts/messages_vs_nodes.svg")).unwrap();
+    for p in common::PROTOCOLS {
+        assert!(svg.contains(&format!("\n{p}\n")), "legend lacks {p}");
+    }
+    // Failover against size: small multiples, a panel per protocol and scenario, no overlaid
+    // bands, the axis named after its column.
     let svg = fs::read_to_string(out.join("charts/failover_vs_nodes.svg")).unwrap();
     assert!(svg.contains("failover_ms (ms)"));
     for p in common::PROTOCOLS {
-        assert!(svg.contains(&format!("\n{p}\n")), "legend lacks {p}");
+        for sc in ["lc", "lcld"] {
+            assert!(
+                svg.contains(&format!("\n{p} · {sc}\n")),
+                "no small panel of {p} in {sc}"
+            );
+        }
     }
     // The same colour for the same protocol in two charts.
     let raft = election_report::palette::protocol_colour("raft")
@@ -726,4 +737,25 @@ fn a_baseline_puts_the_changes_in_the_page() {
     };
     let e = render_report(&after, &base.join("x"), &opts, None).unwrap_err();
     assert!(e.to_string().contains("nowhere"), "{e}");
+}
+
+/// A sweep that ran each scenario at one size (a different one per scenario) has nothing to
+/// draw against cluster size: no scaling charts, though the sweep as a whole has three sizes.
+#[test]
+fn one_size_per_scenario_draws_no_chart_against_size() {
+    let base = common::scratch("one-size");
+    let trials: Vec<common::Trial> = common::trials()
+        .into_iter()
+        .filter(|t| match t.scenario.as_str() {
+            "leader-crash" => t.nodes == 3,
+            "leader-crash-lowest-detects" => t.nodes == 5,
+            _ => t.nodes == 7,
+        })
+        .collect();
+    let results = common::write_results(&base.join("results"), &trials);
+    let out = base.join("report");
+    let o = render_report(&results, &out, &text_only(), None).unwrap();
+    let names: Vec<&str> = o.charts.iter().map(|c| c.svg.as_str()).collect();
+    assert!(!names.iter().any(|n| n.contains("_vs_nodes")), "{names:?}");
+    assert!(!names.is_empty());
 }
