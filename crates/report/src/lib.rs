@@ -6,7 +6,11 @@
 //!
 //! * [`render_report`] reads `results/<name>/{trials.csv, summary.csv, manifest.json}` (the
 //!   schema in `results/README.md`) and writes `REPORT.md`, `charts/*.svg` and
-//!   `charts/*.png`, and `traces/*.svg` into an output directory. Traces need a trial re-run
+//!   `charts/*.png`, and `traces/*.svg` into an output directory (with `--baseline`, it opens
+//!   with the [`compare()`] of a baseline and the results: [`ReportOptions::baseline`]). Traces
+//!   of the worst and the failing trials come with a timeline of the same run
+//!   (`traces/*-timeline.{svg,png}`: leaders per epoch, the quorum leader, writes, fault
+//!   windows; see [`trace::timeline`]). Traces need a trial re-run
 //!   with tracing on; the caller supplies that as a [`TrialTracer`]: [`RunnerTracer`] runs it
 //!   through `election-runner` (from the sweep's spec, or from its `manifest.json`), and any
 //!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one too.
@@ -23,7 +27,9 @@
 //! # Charts
 //!
 //! 1. Election messages vs cluster size, log-log, with O(n), O(n log n) and O(n²) guides, for
-//!    the leader-crash scenarios. 2. Failover time vs cluster size (median, p5–p95 band).
+//!    the leader-crash scenarios. 2. Failover time vs cluster size as small multiples, a panel
+//!    per protocol and scenario on one y scale (median, p5–p95 band); charts 1 and 2 only when
+//!    a scaling scenario ran at more than one size.
 //!    3. Cumulative distribution of failover time at one size. 4. Split-brain rate (Wilson
 //!    95% whiskers) and mean duration per scenario. 5. Unavailability per scenario. 6. Leader
 //!    changes in recovery and flapping scenarios. Every chart is SVG (text kept as text) and

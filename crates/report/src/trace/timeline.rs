@@ -22,7 +22,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{fault_note, TraceMeta};
-use crate::charts::{frame, text_style, title_style, Chart, DrawResult, Swatch};
+use crate::charts::{frame, rgb, text_style, title_style, Chart, DrawResult, Swatch};
+use crate::palette;
 
 /// A span of simulated time, `[from, to)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,16 +313,6 @@ const ROW_H: i32 = 30;
 const MARKS_H: i32 = 46;
 const AXIS_H: i32 = 62;
 
-const EPOCH_COLOURS: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(148, 103, 189),
-    RGBColor(23, 190, 207),
-    RGBColor(140, 86, 75),
-    RGBColor(188, 189, 34),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(255, 127, 14),
-];
 const QUORUM: RGBColor = RGBColor(44, 160, 44);
 const NO_QUORUM: RGBColor = RGBColor(250, 200, 200);
 const CRASHED: RGBColor = RGBColor(90, 90, 90);
@@ -332,12 +323,6 @@ const CONVERGED: RGBColor = RGBColor(44, 160, 44);
 const WRITE_OK: RGBColor = RGBColor(44, 160, 44);
 const WRITE_STALE: RGBColor = RGBColor(214, 39, 40);
 const WRITE_FENCED: RGBColor = RGBColor(255, 127, 14);
-
-fn epoch_colour(epoch: Option<u64>) -> RGBColor {
-    epoch.map_or(EPOCH_COLOURS[0], |e| {
-        EPOCH_COLOURS[(e % EPOCH_COLOURS.len() as u64) as usize]
-    })
-}
 
 /// A tick step of 1, 2 or 5 times a power of ten giving at most `max` ticks over `range`.
 fn tick_step(range: f64, max: f64) -> f64 {
@@ -376,7 +361,10 @@ impl Chart for TimelineChart<'_> {
     {
         let t = self.timeline;
         let legend = [
-            ("leader (colour: epoch)".to_string(), EPOCH_COLOURS[0]),
+            (
+                "leader (colour: epoch)".to_string(),
+                rgb(palette::epoch_colour(None)),
+            ),
             ("quorum leader".to_string(), QUORUM),
             ("no quorum leader".to_string(), NO_QUORUM),
             ("crashed".to_string(), CRASHED),
@@ -462,7 +450,7 @@ impl Chart for TimelineChart<'_> {
             let (a, b) = (px(l.span.from), px(l.span.to).max(px(l.span.from) + 2));
             panel.draw(&Rectangle::new(
                 [(a, y + 6), (b, y + ROW_H - 6)],
-                epoch_colour(l.epoch).filled(),
+                rgb(palette::epoch_colour(l.epoch)).filled(),
             ))?;
             let s = l
                 .epoch
