@@ -976,7 +976,11 @@ impl Comparison {
             code("election-bench compare"),
             text(" computes it: "),
             strong(format!("{}.", self.headline())),
-            text(format!(" The rule: {}.", self.rule())),
+            text(format!(
+                " {}.",
+                self.rule()
+                    .replacen("significant: ", "Significant when ", 1)
+            )),
         ]);
         let sig: Vec<&Change> = self.significant().collect();
         if sig.is_empty() {

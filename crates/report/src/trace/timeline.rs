@@ -135,20 +135,18 @@ impl Timeline {
                         _ => end_lead(&mut leading, &mut open[i], *node, e.at),
                     }
                 }
-                TraceKind::QuorumLeader(l) => {
-                    if *l != q_now {
-                        if e.at > q_since {
-                            quorum.push((
-                                Span {
-                                    from: q_since,
-                                    to: e.at,
-                                },
-                                q_now,
-                            ));
-                        }
-                        q_since = e.at;
-                        q_now = *l;
+                TraceKind::QuorumLeader(l) if *l != q_now => {
+                    if e.at > q_since {
+                        quorum.push((
+                            Span {
+                                from: q_since,
+                                to: e.at,
+                            },
+                            q_now,
+                        ));
                     }
+                    q_since = e.at;
+                    q_now = *l;
                 }
                 TraceKind::Boot(id) if member(*id) => {
                     if let Some(from) = down[id.index()].take() {
