@@ -506,16 +506,20 @@ impl Chart for TimelineChart<'_> {
         let mut lines: [i32; 2] = [i32::MIN, i32::MIN];
         let mut label_top = |at: Time, s: &str, colour: RGBColor| -> Result<(), Box<dyn Error>> {
             let x = px(at);
-            let (tw, _) = panel.estimate_text_size(s, &tiny)?;
-            if let Some(k) = (0..2).find(|&k| x > lines[k] + 6) {
+            let tw = panel.estimate_text_size(s, &tiny)?.0 as i32;
+            // Right of its line, or left of it where the right edge would cut it.
+            let (left, anchor, hpos) = if x + 3 + tw > w as i32 - 2 {
+                (x - 3 - tw, x - 3, HPos::Right)
+            } else {
+                (x + 3, x + 3, HPos::Left)
+            };
+            if let Some(k) = (0..2).find(|&k| left > lines[k] + 6) {
                 panel.draw(&Text::new(
                     s.to_string(),
-                    (x + 3, 4 + k as i32 * 18),
-                    tiny.clone()
-                        .color(&colour)
-                        .pos(Pos::new(HPos::Left, VPos::Top)),
+                    (anchor, 4 + k as i32 * 18),
+                    tiny.clone().color(&colour).pos(Pos::new(hpos, VPos::Top)),
                 ))?;
-                lines[k] = x + 3 + tw as i32;
+                lines[k] = left + tw;
             }
             Ok(())
         };
