@@ -259,15 +259,26 @@ fn traces_are_embedded_when_a_tracer_is_given() {
     let tracer = common::tracer;
     let o = render_report(&results, &out, &text_only(), Some(&tracer)).unwrap();
     let md = report_text(&out);
-    let traces: Vec<_> = o
+    let (timelines, traces): (Vec<_>, Vec<_>) = o
         .files
         .iter()
         .filter(|f| f.strip_prefix(&out).unwrap().starts_with("traces"))
-        .collect();
+        .partition(|f| f.to_string_lossy().ends_with("-timeline.svg"));
     // One representative leader-crash trial per protocol, the worst split brain, and the first
     // liveness failure (the fixture's trials that do not converge are `no-leader`; none is a
     // livelock).
     assert_eq!(traces.len(), common::PROTOCOLS.len() + 2, "{traces:?}");
+    // The worst and the failing ones are also drawn over time, next to their traces.
+    assert_eq!(timelines.len(), 2, "{timelines:?}");
+    for t in &timelines {
+        let rel = t.strip_prefix(&out).unwrap().to_string_lossy().to_string();
+        let trace = rel.replace("-timeline.svg", ".svg");
+        let (at_trace, at_timeline) = (md.find(&trace), md.find(&rel));
+        assert!(
+            at_trace.is_some() && at_trace < at_timeline,
+            "{rel} is not embedded after its trace"
+        );
+    }
     let no_leader = common::trials()
         .into_iter()
         .find(|t| !t.converged && t.nodes <= text_only().max_trace_nodes)
