@@ -21,6 +21,11 @@ pub struct ReportArgs {
     /// sweep's sizes [default: 5, or the sweep's size nearest to it].
     #[arg(long)]
     pub focus_nodes: Option<u32>,
+    /// A sweep's results directory to compare against, criterion-style: REPORT.md and
+    /// index.html open with what changed from it in every common cell, each change with its
+    /// bootstrap interval (as `compare BASELINE RESULTS` computes it).
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// `report`: the exploration's page, or the sweep's report once its results are checked.
@@ -31,6 +36,14 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
     });
     // An exploration's results (explore, or the merge of its shards) have their own page.
     if explore_results(&a.results) {
+        if let Some(b) = &a.baseline {
+            return Err(Error::Usage(format!(
+                "--baseline {}: {} holds an exploration, whose page has no comparison; compare two sweeps",
+                b.display(),
+                a.results.display()
+            ))
+            .into());
+        }
         let r = election_report::render_explore(&a.results, &out, 8, true)?;
         out!("report: {}", r.report.display());
         return Ok(());
@@ -45,6 +58,10 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
     if let Some(n) = a.focus_nodes {
         check_focus_nodes(&a.results, n)?;
         opts.focus_nodes = n;
+    }
+    if let Some(b) = &a.baseline {
+        verify_results(b)?;
+        opts.baseline = Some(b.clone());
     }
     let tracer = RunnerTracer::from_manifest(&a.results)?;
     render(&a.results, &out, &opts, &tracer)

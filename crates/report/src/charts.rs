@@ -349,6 +349,9 @@ pub(crate) struct LinePanel {
     pub guides: Vec<Guide>,
     pub x_keys: Vec<f64>,
     pub empty_note: String,
+    /// `Some(max)`: the (linear) y axis ends there, the same in every panel of a set of small
+    /// multiples; `None`: at the panel's own largest value.
+    pub y_max: Option<f64>,
 }
 
 impl LinePanel {
@@ -437,6 +440,7 @@ impl LinePanel {
                 }
             }
         } else {
+            let ymax = self.y_max.unwrap_or(ymax);
             let hi = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
             let mut c = chart.build_cartesian_2d(x_range, 0f64..hi)?;
             c.configure_mesh()
@@ -904,6 +908,8 @@ pub(crate) struct PanelChart<P> {
     pub swatch: Swatch,
     pub panels: Vec<P>,
     pub size: (u32, u32),
+    /// Panels side by side, at most; more wrap into rows.
+    pub cols: usize,
 }
 
 /// Something a [`PanelChart`] can lay out.
@@ -947,8 +953,7 @@ impl<P: Panel> Chart for PanelChart<P> {
         DB::ErrorType: 'static,
     {
         let body = frame(root, &self.title, &self.subtitle, &self.legend, self.swatch)?;
-        // Up to three panels side by side; more wrap into rows.
-        let cols = self.panels.len().clamp(1, 3);
+        let cols = self.panels.len().clamp(1, self.cols.max(1));
         let rows = self.panels.len().div_ceil(cols).max(1);
         let areas = body.split_evenly((rows, cols));
         for (p, a) in self.panels.iter().zip(areas.iter()) {

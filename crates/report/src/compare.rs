@@ -955,6 +955,78 @@ impl Comparison {
         d
     }
 
+    /// The heading of the appendix section [`Comparison::baseline_appendix`] writes.
+    const UNCHANGED: &'static str = "Changes against the baseline: no significant change";
+
+    /// The report's section on its baseline (`report --baseline DIR`, A = the baseline, B =
+    /// the report's results), criterion-style: what changed in which cell, each change with
+    /// its bootstrap interval, the forest plot `chart` when a change has a finite relative
+    /// size, and a pointer to the rest in the appendix.
+    pub(crate) fn baseline_section(&self, d: &mut Document, chart: &str) {
+        d.heading(2, vec![text("Changes against the baseline")]);
+        d.paragraph(vec![
+            text("Against "),
+            code(self.a.dir.display().to_string()),
+            text(" (sweep "),
+            code(&self.a.name),
+            text(format!(
+                ", {} cells, {} trials), as ",
+                self.a.cells, self.a.trials
+            )),
+            code("election-bench compare"),
+            text(" computes it: "),
+            strong(format!("{}.", self.headline())),
+            text(format!(
+                " {}.",
+                self.rule()
+                    .replacen("significant: ", "Significant when ", 1)
+            )),
+        ]);
+        let sig: Vec<&Change> = self.significant().collect();
+        if sig.is_empty() {
+            d.paragraph(vec![text(
+                "No cell changed significantly: every difference is within its interval's reach of 0 or smaller than the threshold.",
+            )]);
+        } else {
+            if sig.iter().any(|c| c.a != 0.0) {
+                d.push(Block::Figure(Figure {
+                    path: chart.to_string(),
+                    alt: "Significant changes relative to the baseline, with their intervals"
+                        .into(),
+                    caption: None,
+                }));
+            }
+            d.paragraph(vec![text(
+                "Significant changes, largest relative change first (A: the baseline, B: this sweep):",
+            )]);
+            d.push(Block::Table(table(&sig)));
+        }
+        let rest = self.changes.iter().filter(|c| !c.significant).count();
+        if rest > 0 {
+            d.paragraph(vec![
+                text(format!(
+                    "The {rest} comparisons without a significant change, with their intervals: "
+                )),
+                doc::link(
+                    "the appendix",
+                    format!("APPENDIX.md#{}", doc::anchor(Self::UNCHANGED)),
+                ),
+                text("."),
+            ]);
+        }
+    }
+
+    /// The appendix's part of [`Comparison::baseline_section`]: every comparison without a
+    /// significant change, in cell order (nothing when there is none).
+    pub(crate) fn baseline_appendix(&self, d: &mut Document) {
+        let rest: Vec<&Change> = self.changes.iter().filter(|c| !c.significant).collect();
+        if rest.is_empty() {
+            return;
+        }
+        d.heading(2, vec![text(Self::UNCHANGED)]);
+        d.push(Block::Table(table(&rest)));
+    }
+
     fn csv(&self) -> Result<Vec<u8>, csv::Error> {
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut header: Vec<String> = ["protocol", "nodes", "scenario", "net"]
@@ -1118,7 +1190,7 @@ pub fn write_comparison(
 
 /// The significant changes with a finite relative size, largest first, as a forest plot: one
 /// row per change, the point at (B − A) / A and the bootstrap interval as a whisker.
-struct ChangeChart {
+pub(crate) struct ChangeChart {
     title: String,
     subtitle: String,
     /// (label, protocol colour, relative change, relative interval), top to bottom.
@@ -1128,7 +1200,7 @@ struct ChangeChart {
 }
 
 impl ChangeChart {
-    fn new(cmp: &Comparison) -> ChangeChart {
+    pub(crate) fn new(cmp: &Comparison) -> ChangeChart {
         let sig: Vec<&Change> = cmp.significant().collect();
         let finite: Vec<&Change> = sig.iter().copied().filter(|c| c.a != 0.0).collect();
         let rows: Vec<(String, RGBColor, f64, f64, f64)> = finite

@@ -176,8 +176,19 @@ pub(crate) fn render_charts(
             suffix,
             multi_net: nets.len() > 1,
         };
-        // Sizes on the x axis only when sizes vary.
-        if results.sizes().len() > 1 {
+        // Sizes on the x axis only when some scaling scenario ran at more than one size.
+        let scales = scaling_scenarios(results, opts).iter().any(|sc| {
+            let mut sizes: Vec<u32> = results
+                .summary
+                .iter()
+                .filter(|r| &r.key.scenario == sc && &r.key.net == net)
+                .map(|r| r.key.nodes)
+                .collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            sizes.len() > 1
+        });
+        if scales {
             infos.extend(ctx.messages_vs_nodes()?);
             infos.extend(ctx.failover_vs_nodes()?);
         }
@@ -217,6 +228,17 @@ pub(crate) fn scaling_scenarios(results: &Results, opts: &ReportOptions) -> Vec<
         })
         .take(3)
         .collect()
+}
+
+/// A scenario's name for a small panel's title: its initials when it has more than one word
+/// (`leader-crash-lowest-detects` → `lcld`), else itself; the chart's subtitle spells them out.
+fn short_scenario(sc: &str) -> String {
+    let words: Vec<&str> = sc.split('-').filter(|w| !w.is_empty()).collect();
+    if words.len() > 1 {
+        words.iter().filter_map(|w| w.chars().next()).collect()
+    } else {
+        sc.to_string()
+    }
 }
 
 /// Mean and a 95% interval of the mean (normal approximation, `mean ± Z95·s/√k`,
@@ -311,6 +333,7 @@ impl Ctx<'_> {
                 guides,
                 x_keys: sizes.clone(),
                 empty_note: format!("no trials of {sc} in this sweep"),
+                y_max: None,
             });
         }
         if panels.is_empty() {
@@ -323,6 +346,7 @@ impl Ctx<'_> {
             swatch: Swatch::Line,
             size: (760 * shown.len().max(1) as u32 + 40, 760),
             panels,
+            cols: 3,
         };
         let caption = format!(
             "Mean election messages per trial (`msgs_election_mean`: every category but heartbeats, sent from the reference instant to convergence) against cluster size, both axes logarithmic, in {}. On log-log axes a cost of O(n^k) is a straight line of slope k; the dashed guides have slopes 1 (O(n)), ~1.1–1.3 (O(n log n)) and 2 (O(n²)), anchored at the geometric mean of the protocols' values at the smallest size.",
@@ -331,12 +355,15 @@ impl Ctx<'_> {
         self.write(1, "messages_vs_nodes", chart, caption).map(Some)
     }
 
+    /// Small multiples: one panel per protocol series (and scenario), each with its own median
+    /// line and 5th–95th percentile band, all on the same axes, so no band hides another.
     fn failover_vs_nodes(&self) -> Result<Option<ChartInfo>, ReportError> {
         let sizes: Vec<f64> = self.results.sizes().iter().map(|&n| n as f64).collect();
+        let scenarios = scaling_scenarios(self.results, self.opts);
         let mut panels = Vec::new();
         let mut shown = Vec::new();
-        for sc in &scaling_scenarios(self.results, self.opts) {
-            let lines: Vec<Line> = self
+        for sc in &scenarios {
+            let lines: Vec<(String, Line)> = self
                 .series
                 .iter()
                 .enumerate()
@@ -350,41 +377,80 @@ impl Ctx<'_> {
                             p95.iter().find(|q| q.0 == n).map(|&(_, hi)| (n, lo, hi))
                         })
                         .collect();
-                    Line {
+                    let line = Line {
                         k,
                         colour: rgb(s.colour),
                         points: p50,
                         band,
-                    }
+                    };
+                    (s.label.clone(), line)
                 })
                 .collect();
-            if lines.iter().all(|l| l.points.is_empty()) {
+            if lines.iter().all(|(_, l)| l.points.is_empty()) {
                 continue;
             }
             shown.push(sc.clone());
-            panels.push(LinePanel {
-                title: format!("scenario {sc}"),
-                x_desc: "cluster size n (nodes, log scale)".into(),
-                y_desc: "failover_ms (ms)".into(),
-                log_y: false,
-                lines,
-                guides: Vec::new(),
-                x_keys: sizes.clone(),
-                empty_note: format!("no converged trials of {sc}"),
-            });
+            for (label, line) in lines {
+                panels.push(LinePanel {
+                    title: if scenarios.len() > 1 {
+                        format!("{label} · {}", short_scenario(sc))
+                    } else {
+                        label
+                    },
+                    x_desc: "n (nodes, log scale)".into(),
+                    y_desc: "failover_ms (ms)".into(),
+                    log_y: false,
+                    lines: vec![line],
+                    guides: Vec::new(),
+                    x_keys: sizes.clone(),
+                    empty_note: format!("no converged trials of {sc}"),
+                    y_max: None,
+                });
+            }
         }
         if panels.is_empty() {
             return Ok(None);
         }
+        // One y scale for every panel: small multiples compare by position.
+        let top = panels
+            .iter()
+            .flat_map(|p| p.lines.iter())
+            .flat_map(|l| {
+                l.points
+                    .iter()
+                    .map(|p| p.1)
+                    .chain(l.band.iter().map(|b| b.2))
+            })
+            .fold(0.0, f64::max);
+        for p in &mut panels {
+            p.y_max = Some(top);
+        }
+        let cols = 4;
+        let rows = panels.len().div_ceil(cols) as u32;
         let chart = PanelChart {
             title: format!("Failover time vs cluster size{}", self.net_note()),
-            subtitle: "line: median failover_ms; band: 5th to 95th percentile".into(),
-            legend: legend(&self.series),
+            subtitle: format!(
+                "one panel per protocol{}, same axes; line: median failover_ms; band: 5th to 95th percentile",
+                if shown.len() > 1 {
+                    format!(
+                        " and scenario ({})",
+                        shown
+                            .iter()
+                            .map(|s| format!("{}: {s}", short_scenario(s)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                } else {
+                    format!(", scenario {}", shown[0])
+                }
+            ),
+            legend: Vec::new(),
             swatch: Swatch::Line,
-            size: (760 * shown.len().max(1) as u32 + 40, 760),
+            size: (1800, 150 + 380 * rows),
             panels,
+            cols,
         };
-        let caption = "Failover time (`failover_ms`: from the fault to the first instant with a quorum leader) against cluster size: the line is the median (`failover_ms_p50`), the shaded band runs from `failover_ms_p5` to `failover_ms_p95`. Only trials that had a quorum leader after the fault count; see `unavailable_ms` and the liveness table for the others.".to_string();
+        let caption = "Failover time (`failover_ms`: from the fault to the first instant with a quorum leader) against cluster size, one small panel per protocol on the same axes: the line is the median (`failover_ms_p50`), the shaded band runs from `failover_ms_p5` to `failover_ms_p95`. Only trials that had a quorum leader after the fault count; see `unavailable_ms` and the liveness table for the others.".to_string();
         self.write(2, "failover_vs_nodes", chart, caption).map(Some)
     }
 
@@ -422,6 +488,7 @@ impl Ctx<'_> {
             swatch: Swatch::Plain,
             size: (1200, 780),
             panels: vec![panel],
+            cols: 3,
         };
         let caption = format!(
             "Empirical cumulative distribution of `failover_ms` over every trial of `{sc}` at n = {n}, from `trials.csv`. The denominator is every trial, so a curve that stops below 100% shows the share that never had a quorum leader after the fault. When the sweep varies a parameter (a Raft timeout range, say), each value is its own curve, a shade of its protocol's colour."
@@ -568,6 +635,7 @@ impl Ctx<'_> {
             swatch: Swatch::Bar,
             size: (width, h + 150),
             panels,
+            cols: 3,
         };
         let never =
             if clean.is_empty() {
@@ -617,6 +685,7 @@ impl Ctx<'_> {
             swatch: Swatch::Bar,
             size: (1300, h + 120),
             panels: vec![panel],
+            cols: 3,
         };
         let caption = format!("Per scenario at n = {n}: `unavailable_ms_mean`, the mean total time per trial, from the reference instant to the end of the trial, without a quorum leader (a leader that a majority of the members name over links up both ways; for the lease, the holder the store names while it reaches the store). A trial that never converges is unavailable until its horizon.");
         self.write(5, "unavailability", chart, caption).map(Some)
@@ -671,6 +740,7 @@ impl Ctx<'_> {
             swatch: Swatch::Bar,
             size: (1300, h + 120),
             panels: vec![panel],
+            cols: 3,
         };
         let caption = format!("Per recovery or flapping scenario at n = {n}: bars are `leader_changes_mean` (entries into the leader role at or after the reference instant, per trial); whiskers run from the 5th to the 95th percentile of `leader_changes` over the cell's trials in `trials.csv`. A protocol that hands leadership back to a recovered higher-id node (the bully's rejoin) pays one extra change per recovery; a flapping node can make it pay many.");
         self.write(6, "leader_changes", chart, caption).map(Some)
@@ -954,6 +1024,7 @@ impl Ctx<'_> {
             swatch: Swatch::Line,
             size: (700 * cols + 40, 640 * rows + 150),
             panels: c.panels,
+            cols: 3,
         };
         let caption = format!(
             "Scenario `{}` at n = {}, against `{}` (the values the sweep varied, in its order; one line per protocol spec, a shade of its colour per combination of the other varied parameters). Panels: {}. Failover is `failover_ms_p50` with a band from `failover_ms_p5` to `failover_ms_p95`; means are over the trials kept in the statistics (`trials.csv`, faults applied, budget not exceeded) with a band of ±1.96 standard errors (z = 1.959964); the split-brain band is `split_brain_ci_lo` to `split_brain_ci_hi`. Split brain, stale writes and non-converged trials are drawn only when some cell has any.{unaffected}",

@@ -6,7 +6,11 @@
 //!
 //! * [`render_report`] reads `results/<name>/{trials.csv, summary.csv, manifest.json}` (the
 //!   schema in `results/README.md`) and writes `REPORT.md`, `charts/*.svg` and
-//!   `charts/*.png`, and `traces/*.svg` into an output directory. Traces need a trial re-run
+//!   `charts/*.png`, and `traces/*.svg` into an output directory (with `--baseline`, it opens
+//!   with the [`compare()`] of a baseline and the results: [`ReportOptions::baseline`]). Traces
+//!   of the worst and the failing trials come with a timeline of the same run
+//!   (`traces/*-timeline.{svg,png}`: leaders per epoch, the quorum leader, writes, fault
+//!   windows; see [`trace::timeline`]). Traces need a trial re-run
 //!   with tracing on; the caller supplies that as a [`TrialTracer`]: [`RunnerTracer`] runs it
 //!   through `election-runner` (from the sweep's spec, or from its `manifest.json`), and any
 //!   `Fn(&TrialId) -> Result<TracedTrial, E>` is one too.
@@ -23,7 +27,9 @@
 //! # Charts
 //!
 //! 1. Election messages vs cluster size, log-log, with O(n), O(n log n) and O(n²) guides, for
-//!    the leader-crash scenarios. 2. Failover time vs cluster size (median, p5–p95 band).
+//!    the leader-crash scenarios. 2. Failover time vs cluster size as small multiples, a panel
+//!    per protocol and scenario on one y scale (median, p5–p95 band); charts 1 and 2 only when
+//!    a scaling scenario ran at more than one size.
 //!    3. Cumulative distribution of failover time at one size. 4. Split-brain rate (Wilson
 //!    95% whiskers) and mean duration per scenario. 5. Unavailability per scenario. 6. Leader
 //!    changes in recovery and flapping scenarios. Every chart is SVG (text kept as text) and
@@ -77,6 +83,7 @@ use data::{fmt_num, CellKey, TrialRow};
 use election_runner::replay::Flags;
 use figures::{nearest_size, series_for};
 use markdown::TraceDoc;
+use trace::timeline::{Timeline, TimelineChart};
 
 /// What the report looks at. [`ReportOptions::default`] matches the issue: n = 5 for the
 /// per-scenario charts and the traces, the two leader-crash scenarios for the scaling charts,
@@ -99,6 +106,12 @@ pub struct ReportOptions {
     pub leader_change_scenarios: Vec<String>,
     /// Trials larger than this are not traced (a sequence chart stops being legible).
     pub max_trace_nodes: u32,
+    /// A results directory to compare against (`report --baseline DIR`): the report then
+    /// opens with what changed from it in every common cell, each change with its bootstrap
+    /// interval (the [`compare()`] of the baseline and the results, default options), and
+    /// draws the changes as `charts/baseline_changes`. `None`: no comparison, and the report
+    /// is exactly what it is without one.
+    pub baseline: Option<PathBuf>,
 }
 
 impl Default for ReportOptions {
@@ -113,6 +126,7 @@ impl Default for ReportOptions {
             split_brain_scenario: "partition-leader-minority".to_string(),
             leader_change_scenarios: Vec::new(),
             max_trace_nodes: 12,
+            baseline: None,
         }
     }
 }
@@ -219,6 +233,25 @@ pub fn render_report(
             files.push(out_dir.join(p));
         }
     }
+    let baseline = match &opts.baseline {
+        Some(dir) => {
+            let copts = CompareOptions {
+                png: opts.png,
+                ..CompareOptions::default()
+            };
+            let cmp = compare(dir, results_dir, &copts)?;
+            let stem = "baseline_changes";
+            let chart = compare::ChangeChart::new(&cmp);
+            files.extend(charts::write_chart(
+                &chart,
+                &out_dir.join("charts"),
+                stem,
+                opts.png,
+            )?);
+            Some((cmp, format!("charts/{stem}.svg")))
+        }
+        None => None,
+    };
     let mut warnings = Vec::new();
     let (docs, note) = match tracer {
         Some(t) => traces(&results, opts, out_dir, t, &mut files, &mut warnings)?,
@@ -228,7 +261,14 @@ pub fn render_report(
                 .to_string(),
         ),
     };
-    let md = markdown::write_report(&results, opts, &charts, &docs, &note);
+    let md = markdown::write_report(
+        &results,
+        opts,
+        &charts,
+        &docs,
+        &note,
+        baseline.as_ref().map(|(c, f)| (c, f.as_str())),
+    );
     let report = out_dir.join("REPORT.md");
     fs::write(&report, &md.report).map_err(|e| ReportError::io(&report, e))?;
     let appendix = out_dir.join("APPENDIX.md");
@@ -435,6 +475,8 @@ fn traces(
             ));
         }
     }
+    // Every trace after these is of a worst or failing trial, drawn over time as well.
+    let representatives = wanted.len();
     // The worst split-brain trial of the partition scenario, among legible sizes.
     let sbs = &opts.split_brain_scenario;
     let protocols = results.protocols();
@@ -547,7 +589,7 @@ fn traces(
         }
     }
     let mut docs = Vec::new();
-    for (heading, caption, t) in wanted {
+    for (k, (heading, caption, t)) in wanted.into_iter().enumerate() {
         let id = trial_id(results, t);
         let traced = match tracer.trace_trial(&id) {
             Ok(x) => x,
@@ -588,9 +630,34 @@ fn traces(
         let path = dir.join(&name);
         fs::write(&path, svg).map_err(|e| ReportError::io(&path, e))?;
         files.push(path);
+        let timeline = if k >= representatives {
+            let tl = Timeline::build(&traced.events, t.key.nodes, &meta, traced.metrics.end_ms);
+            // The quorum row is the observer's own record: its gaps must be the trial's
+            // unavailability.
+            if fmt_num(tl.unavailable_ms()) != fmt_num(traced.metrics.unavailable_ms) {
+                warnings.push(format!(
+                    "the timeline of {id} shows {} ms without a quorum leader, its metrics {} ms",
+                    fmt_num(tl.unavailable_ms()),
+                    fmt_num(traced.metrics.unavailable_ms)
+                ));
+            }
+            let stem = format!("{}-timeline", name.trim_end_matches(".svg"));
+            let chart = TimelineChart {
+                timeline: &tl,
+                title: format!(
+                    "{}, {}, n = {}, seed {}",
+                    t.key.protocol, t.key.scenario, t.key.nodes, t.seed
+                ),
+            };
+            files.extend(charts::write_chart(&chart, &dir, &stem, opts.png)?);
+            Some(format!("traces/{stem}.svg"))
+        } else {
+            None
+        };
         docs.push(TraceDoc {
             heading,
             file: format!("traces/{name}"),
+            timeline,
             caption: format!(
                 "{caption} Reproduce: `{}`.",
                 // The sweep's fixed parameters and the cell's varied ones: the same trial.

@@ -25,6 +25,9 @@ pub(crate) struct TraceDoc {
     pub heading: String,
     /// Relative path of the SVG.
     pub file: String,
+    /// Relative path of the trial's timeline (leaders, quorum, writes over time), drawn for
+    /// the worst and the failing trials.
+    pub timeline: Option<String>,
     pub caption: String,
 }
 
@@ -271,6 +274,7 @@ pub(crate) fn write_report(
     charts: &[ChartInfo],
     traces: &[TraceDoc],
     trace_note: &str,
+    baseline: Option<(&crate::compare::Comparison, &str)>,
 ) -> Documents {
     let m = &results.manifest;
     let ctx = Ctx::new(results, opts, charts);
@@ -292,6 +296,11 @@ pub(crate) fn write_report(
         results.summary.len(),
     )));
     d.paragraph(spans("**Contents:** [Decision matrix](#1-decision-matrix) · [Guide](#2-protocol-choice-guide) · [Findings](#3-findings) · [Charts](#4-charts) · [Traces](#5-message-sequence-traces) · [Method](#6-method) · [Appendix: configuration, metrics, tables](APPENDIX.md) · [HTML page](index.html)"));
+
+    // What changed since the baseline, first, as criterion shows a run against the last one.
+    if let Some((cmp, chart)) = baseline {
+        cmp.baseline_section(&mut d, chart);
+    }
 
     // 1. The decision matrix.
     d.heading(2, vec![text("1. Decision matrix")]);
@@ -388,6 +397,14 @@ pub(crate) fn write_report(
     }
     for t in traces {
         figure(&mut d, &t.heading, &t.caption, &t.file, &t.heading);
+        if let Some(tl) = &t.timeline {
+            d.paragraph(spans("The same trial over time: which node leads and with which epoch, when the cluster has a quorum leader (its gaps after the fault add up to the trial's `unavailable_ms`), and each write of the workload (ok, stale, fenced), with crashes, pauses and link faults shaded."));
+            d.push(Block::Figure(Figure {
+                path: tl.clone(),
+                alt: format!("Timeline: {}", t.heading),
+                caption: None,
+            }));
+        }
     }
 
     // 6. Method.
@@ -492,7 +509,13 @@ pub(crate) fn write_report(
         report: d.to_markdown(),
         // Every section of the old writer ended with a blank line, the last one too: the page
         // keeps it, so a regenerated appendix is byte-identical.
-        appendix: appendix(results, &ctx, &appendix_findings).to_markdown() + "\n",
+        appendix: {
+            let mut a = appendix(results, &ctx, &appendix_findings);
+            if let Some((cmp, _)) = baseline {
+                cmp.baseline_appendix(&mut a);
+            }
+            a.to_markdown() + "\n"
+        },
     }
 }
 

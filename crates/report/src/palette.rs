@@ -54,6 +54,23 @@ const EXTRA: [Rgb; 8] = [
     Rgb(0x7b, 0x41, 0x73),
 ];
 
+/// Epoch colours of a timeline: dark enough for white text, none of them grey (a crashed
+/// node's colour there).
+const EPOCHS: [Rgb; 6] = [
+    Rgb(0x1f, 0x77, 0xb4),
+    Rgb(0x94, 0x67, 0xbd),
+    Rgb(0x0e, 0x7c, 0x86),
+    Rgb(0x8c, 0x56, 0x4b),
+    Rgb(0xc2, 0x18, 0x5b),
+    Rgb(0x39, 0x3b, 0x79),
+];
+
+/// The colour of a leader's epoch (term) in a timeline, the same for the same epoch, so two
+/// leaders of one epoch (a safety violation) share a colour and consecutive epochs differ.
+pub fn epoch_colour(epoch: Option<u64>) -> Rgb {
+    EPOCHS[epoch.map_or(0, |e| (e % EPOCHS.len() as u64) as usize)]
+}
+
 /// FNV-1a of `s`: a hash that is the same on every machine and in every version.
 pub(crate) fn fnv1a(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -51,10 +51,21 @@ fn every_chart_is_written_and_embedded() {
         assert!(svg.contains(&c.title), "{} lacks its title", c.svg);
     }
     // Axis descriptions carry units; legends name every protocol.
+    let svg = fs::read_to_string(out.join("charts/messages_vs_nodes.svg")).unwrap();
+    for p in common::PROTOCOLS {
+        assert!(svg.contains(&format!("\n{p}\n")), "legend lacks {p}");
+    }
+    // Failover against size: small multiples, a panel per protocol and scenario, no overlaid
+    // bands, the axis named after its column.
     let svg = fs::read_to_string(out.join("charts/failover_vs_nodes.svg")).unwrap();
     assert!(svg.contains("failover_ms (ms)"));
     for p in common::PROTOCOLS {
-        assert!(svg.contains(&format!("\n{p}\n")), "legend lacks {p}");
+        for sc in ["lc", "lcld"] {
+            assert!(
+                svg.contains(&format!("\n{p} · {sc}\n")),
+                "no small panel of {p} in {sc}"
+            );
+        }
     }
     // The same colour for the same protocol in two charts.
     let raft = election_report::palette::protocol_colour("raft")
@@ -248,15 +259,26 @@ fn traces_are_embedded_when_a_tracer_is_given() {
     let tracer = common::tracer;
     let o = render_report(&results, &out, &text_only(), Some(&tracer)).unwrap();
     let md = report_text(&out);
-    let traces: Vec<_> = o
+    let (timelines, traces): (Vec<_>, Vec<_>) = o
         .files
         .iter()
         .filter(|f| f.strip_prefix(&out).unwrap().starts_with("traces"))
-        .collect();
+        .partition(|f| f.to_string_lossy().ends_with("-timeline.svg"));
     // One representative leader-crash trial per protocol, the worst split brain, and the first
     // liveness failure (the fixture's trials that do not converge are `no-leader`; none is a
     // livelock).
     assert_eq!(traces.len(), common::PROTOCOLS.len() + 2, "{traces:?}");
+    // The worst and the failing ones are also drawn over time, next to their traces.
+    assert_eq!(timelines.len(), 2, "{timelines:?}");
+    for t in &timelines {
+        let rel = t.strip_prefix(&out).unwrap().to_string_lossy().to_string();
+        let trace = rel.replace("-timeline.svg", ".svg");
+        let (at_trace, at_timeline) = (md.find(&trace), md.find(&rel));
+        assert!(
+            at_trace.is_some() && at_trace < at_timeline,
+            "{rel} is not embedded after its trace"
+        );
+    }
     let no_leader = common::trials()
         .into_iter()
         .find(|t| !t.converged && t.nodes <= text_only().max_trace_nodes)
@@ -627,4 +649,124 @@ fn the_explore_report_draws_the_smallest_failing_patterns() {
             && e.contains("\"many\""),
         "{e}"
     );
+}
+
+/// `report --baseline DIR`: the report opens with what changed from the baseline, each change
+/// with its bootstrap interval, in REPORT.md and index.html, and lists the rest in the
+/// appendix; against itself nothing changed.
+#[test]
+fn a_baseline_puts_the_changes_in_the_page() {
+    let base = common::scratch("baseline");
+    let before = common::write_results(&base.join("before"), &common::trials());
+    let mut slower = common::trials();
+    for t in &mut slower {
+        if t.protocol == "raft" && t.scenario == "leader-crash" {
+            t.elect_ms += 150.0;
+            t.unavailable_ms = t.elect_ms;
+        }
+    }
+    let after = common::write_results(&base.join("after"), &slower);
+    let out = base.join("report");
+    let opts = ReportOptions {
+        baseline: Some(before.clone()),
+        ..text_only()
+    };
+    let o = render_report(&after, &out, &opts, None).unwrap();
+    assert!(o.files.contains(&out.join("charts/baseline_changes.svg")));
+    let md = report_text(&out);
+    let section = md
+        .split("## Changes against the baseline")
+        .nth(1)
+        .expect("REPORT.md has no baseline section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    assert!(
+        md.find("## Changes against the baseline") < md.find("## 1. Decision matrix"),
+        "the changes come first"
+    );
+    // The three raft leader-crash cells got 150 ms slower: failover and unavailability, each
+    // with its interval, and nothing else changed.
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), 6, "{section}");
+    for n in common::SIZES {
+        for metric in ["failover_ms_p50", "unavailable_ms_mean"] {
+            let row = rows
+                .iter()
+                .find(|r| r.contains(&format!("n={n} ")) && r.contains(metric))
+                .unwrap_or_else(|| panic!("no {metric} row for n = {n}: {section}"));
+            assert!(
+                row.contains("`raft ") && row.contains("leader-crash"),
+                "{row}"
+            );
+            assert!(row.contains("| +150 |"), "{row}");
+            assert!(row.contains("[+"), "the interval excludes 0: {row}");
+        }
+    }
+    assert!(section.contains("baseline_changes.svg"));
+    let page = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("Changes against the baseline"));
+    assert!(page.contains("failover_ms_p50"));
+    let appendix = appendix_text(&out);
+    assert!(appendix.contains("## Changes against the baseline: no significant change"));
+    assert!(section.contains("(APPENDIX.md#changes-against-the-baseline-no-significant-change)"));
+
+    // Against itself: no change, and the same report otherwise.
+    let same = base.join("same");
+    let opts = ReportOptions {
+        baseline: Some(after.clone()),
+        ..text_only()
+    };
+    render_report(&after, &same, &opts, None).unwrap();
+    let md = report_text(&same);
+    assert!(md.contains("No cell changed significantly"));
+    // Without a baseline the report has no trace of one.
+    let plain = base.join("plain");
+    render_report(&after, &plain, &text_only(), None).unwrap();
+    let md = report_text(&plain);
+    assert!(!md.contains("baseline"));
+    assert!(!plain.join("charts/baseline_changes.svg").exists());
+    assert_eq!(
+        md,
+        report_text(&same).replace(
+            &report_text(&same)
+                .split("## 1. Decision matrix")
+                .next()
+                .unwrap()
+                .split("## Changes against the baseline")
+                .nth(1)
+                .map(|s| format!("## Changes against the baseline{s}"))
+                .unwrap(),
+            ""
+        ),
+        "the baseline section is the only difference"
+    );
+    // A missing baseline is refused with its path.
+    let opts = ReportOptions {
+        baseline: Some(base.join("nowhere")),
+        ..text_only()
+    };
+    let e = render_report(&after, &base.join("x"), &opts, None).unwrap_err();
+    assert!(e.to_string().contains("nowhere"), "{e}");
+}
+
+/// A sweep that ran each scenario at one size (a different one per scenario) has nothing to
+/// draw against cluster size: no scaling charts, though the sweep as a whole has three sizes.
+#[test]
+fn one_size_per_scenario_draws_no_chart_against_size() {
+    let base = common::scratch("one-size");
+    let trials: Vec<common::Trial> = common::trials()
+        .into_iter()
+        .filter(|t| match t.scenario.as_str() {
+            "leader-crash" => t.nodes == 3,
+            "leader-crash-lowest-detects" => t.nodes == 5,
+            _ => t.nodes == 7,
+        })
+        .collect();
+    let results = common::write_results(&base.join("results"), &trials);
+    let out = base.join("report");
+    let o = render_report(&results, &out, &text_only(), None).unwrap();
+    let names: Vec<&str> = o.charts.iter().map(|c| c.svg.as_str()).collect();
+    assert!(!names.iter().any(|n| n.contains("_vs_nodes")), "{names:?}");
+    assert!(!names.is_empty());
 }

@@ -228,6 +228,11 @@ pub enum TraceKind {
     },
     /// A fault action fired.
     Fault(Applied),
+    /// The quorum leader (see the module docs) changed: who it is now, or `None` when the
+    /// cluster has none. Recorded by the observer itself, from the same incremental state
+    /// `failover_ms` and `unavailable_ms` are measured with, so a timeline drawn from the trace
+    /// shows exactly the availability the metrics count.
+    QuorumLeader(Option<NodeId>),
     /// A write of the workload took effect or was fenced (at the resource, or by a majority).
     Write {
         /// Who sent it.
@@ -1210,6 +1215,7 @@ impl Observer {
             self.quorum = q;
             self.quorum_since = self.now;
             self.quorum_fault_at = self.last_fault_at;
+            self.record(|| TraceKind::QuorumLeader(q));
         }
         let followed = q.filter(|l| self.naming[l.index()] == self.reach_quorum);
         if followed != self.followed {

@@ -103,6 +103,10 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                 None => put("role", json!("crashed")),
             }
         }
+        TraceKind::QuorumLeader(l) => {
+            put("event", json!("quorum_leader"));
+            put("node", json!(l.map(|l| l.0)));
+        }
         TraceKind::Write {
             writer,
             token,

@@ -24,6 +24,7 @@ mod jsonl;
 mod mermaid;
 mod svg;
 mod text;
+pub mod timeline;
 
 use std::fmt;
 use std::str::FromStr;
@@ -231,7 +232,14 @@ pub fn render_trace(
     if format == TraceFormat::Jsonl {
         return Ok(jsonl::render(events, nodes, meta));
     }
-    let model = Model::build(events, nodes, meta);
+    // The sequence chart draws what the nodes did; the observer's quorum-leader verdicts are
+    // drawn by the timeline ([`timeline`]), so they neither add rows nor move the window.
+    let drawn: Vec<TraceEvent> = events
+        .iter()
+        .filter(|e| !matches!(e.what, TraceKind::QuorumLeader(_)))
+        .cloned()
+        .collect();
+    let model = Model::build(&drawn, nodes, meta);
     Ok(match format {
         TraceFormat::Svg => svg::render(&model, meta),
         TraceFormat::Mermaid => mermaid::render(&model, meta),
@@ -271,6 +279,7 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             Applied::Heal | Applied::SetLoss(_) | Applied::Skipped(_) => Vec::new(),
         },
         TraceKind::Write { writer, .. } => vec![writer.0],
+        TraceKind::QuorumLeader(l) => l.iter().map(|l| l.0).collect(),
     }
 }
 

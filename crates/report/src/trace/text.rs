@@ -114,6 +114,12 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                 None => format!("node {}  crashed", node.0),
             },
         ),
+        TraceKind::QuorumLeader(l) => (
+            "quorum",
+            l.map_or("no quorum leader".to_string(), |l| {
+                format!("node {} is the quorum leader", l.0)
+            }),
+        ),
         TraceKind::Write {
             writer,
             token,
