@@ -10,9 +10,12 @@
 //! Arguments: protocol spec, nodes, scenario, repetitions (default 1), then any number of
 //! `key=value` parameters as `--set` takes them. Every repetition runs seed 1, the benches'
 //! seed; the program prints the trial's messages (heartbeats included), so instructions per
-//! message = callgrind's total / (messages × repetitions).
+//! message = callgrind's total / (messages × repetitions), and, outside callgrind, the median
+//! wall-clock time of a repetition and the messages per second at that median (a rough figure
+//! on a shared machine; the benches' criterion runs are the measurement).
 
 use std::process::ExitCode;
+use std::time::Instant;
 
 use election_runner::SweepSpec;
 
@@ -55,7 +58,9 @@ fn main() -> ExitCode {
         }
     };
     let mut messages = 0;
+    let mut times = Vec::with_capacity(reps as usize);
     for _ in 0..reps {
+        let start = Instant::now();
         match cell.run(1, false) {
             Ok(run) => messages = run.row.msgs_total,
             Err(e) => {
@@ -63,7 +68,14 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         }
+        times.push(start.elapsed().as_secs_f64());
     }
-    println!("{messages} messages per trial, {reps} trial(s)");
+    times.sort_by(f64::total_cmp);
+    let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    println!(
+        "{messages} messages per trial, {reps} trial(s); median {:.3} ms per trial, {:.2} M messages/s",
+        median * 1e3,
+        messages as f64 / median.max(f64::MIN_POSITIVE) / 1e6
+    );
     ExitCode::SUCCESS
 }
