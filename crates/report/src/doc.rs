@@ -69,6 +69,9 @@ pub enum Inline {
     Emph(Vec<Inline>),
     /// Strong emphasis (`**x**`, `<strong>`).
     Strong(Vec<Inline>),
+    /// A verdict word (`pass`, `good`, `fails`): strong in Markdown, so the plain text still
+    /// reads, and coloured by its [`Tone`] in HTML.
+    Verdict(Tone, String),
     /// A link: its text and target (a relative path, `#anchor` or URL).
     Link {
         /// What the reader sees.
@@ -76,6 +79,33 @@ pub enum Inline {
         /// Where it goes.
         href: String,
     },
+}
+
+/// How a verdict reads: its colour on the HTML page (class `verdict-<tone>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Passes, best, good, none.
+    Good,
+    /// Fair, rare, brief: worth a look.
+    Fair,
+    /// Fails, poor, damaging, lasting.
+    Bad,
+}
+
+impl Tone {
+    /// The CSS class suffix.
+    pub fn class(self) -> &'static str {
+        match self {
+            Tone::Good => "good",
+            Tone::Fair => "fair",
+            Tone::Bad => "bad",
+        }
+    }
+}
+
+/// A verdict word with its tone.
+pub fn verdict(tone: Tone, s: impl Into<String>) -> Inline {
+    Inline::Verdict(tone, s.into())
 }
 
 /// Plain text.
@@ -367,7 +397,7 @@ pub fn plain(spans: &[Inline]) -> String {
     let mut s = String::new();
     for i in spans {
         match i {
-            Inline::Text(t) | Inline::Code(t) => s.push_str(t),
+            Inline::Text(t) | Inline::Code(t) | Inline::Verdict(_, t) => s.push_str(t),
             Inline::Emph(v) | Inline::Strong(v) | Inline::Link { text: v, .. } => {
                 s.push_str(&plain(v))
             }
@@ -493,6 +523,9 @@ fn md_spans(spans: &[Inline], ctx: Ctx) -> String {
             }
             Inline::Strong(v) => {
                 let _ = write!(s, "**{}**", md_spans(v, ctx));
+            }
+            Inline::Verdict(_, t) => {
+                let _ = write!(s, "**{}**", md_spans(&[text(t.as_str())], ctx));
             }
             Inline::Link { text, href } => {
                 let _ = write!(s, "[{}]({})", md_spans(text, ctx), md_href(href));
@@ -634,6 +667,14 @@ fn html_spans(spans: &[Inline]) -> String {
             }
             Inline::Strong(v) => {
                 let _ = write!(s, "<strong>{}</strong>", html_spans(v));
+            }
+            Inline::Verdict(tone, t) => {
+                let _ = write!(
+                    s,
+                    "<strong class=\"verdict verdict-{}\">{}</strong>",
+                    tone.class(),
+                    html_esc(t)
+                );
             }
             Inline::Link { text, href } => {
                 let _ = write!(s, "<a href=\"{}\">{}</a>", html_esc(href), html_spans(text));

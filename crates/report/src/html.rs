@@ -31,6 +31,7 @@ use crate::markdown::slug;
 const STYLE: &str = r#"
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 1.5em 4em; color: #1b1f24; }
 h1, h2, h3, h4 { line-height: 1.2; } h2 { border-bottom: 1px solid #d0d7de; padding-bottom: .2em; margin-top: 2em; }
+.verdict { padding: 0 .3em; border-radius: 3px; white-space: nowrap; } .verdict-good { background: #dafbe1; color: #116329; } .verdict-fair { background: #fff8c5; color: #7d4e00; } .verdict-bad { background: #ffebe9; color: #a40e26; }
 code { background: #f2f4f6; padding: 0 .25em; border-radius: 3px; font-size: 90%; }
 pre { background: #f6f8fa; padding: .8em; overflow-x: auto; }
 table { border-collapse: collapse; margin: .4em 0 1.2em; font-size: 13px; }

@@ -50,6 +50,7 @@ mod liveness;
 mod markdown;
 mod matrix;
 pub mod palette;
+mod quote;
 mod runner;
 pub mod trace;
 mod tune;

@@ -300,7 +300,7 @@ pub(crate) fn write_report(
         d.paragraph(vec![text("The sweep has none of the scenarios the matrix compares (a leader crash, a partition, a recovery).")]);
     } else {
         d.paragraph(spans(&format!(
-            "Protocol by concern{}; each number links its evidence. Verdicts compare the protocols of this sweep with each other.",
+            "Protocol by concern{}; each number links the table that holds it. Safety and liveness columns are properties (pass, or fails with the first failing seed); the other verdicts are absolute where the legend gives a threshold, else relative to the protocols of this sweep.",
             if nets.len() > 1 {
                 format!(", network `{}`", ctx.net)
             } else {
@@ -316,11 +316,7 @@ pub(crate) fn write_report(
         for (label, cells) in &mx.rows {
             let mut row = vec![Cell::new(vec![code(label.as_str())])];
             row.extend(cells.iter().map(|c| match c {
-                Some(c) => Cell::new(vec![
-                    link(c.text.as_str(), c.link.as_str()),
-                    text(" "),
-                    strong(c.verdict),
-                ]),
+                Some(c) => Cell::new(c.spans.clone()),
                 None => Cell::text("–"),
             }));
             t.rows.push(row);
@@ -571,6 +567,7 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
     glossary(&mut d);
     d.heading(2, vec![text("C. At a glance")]);
     at_a_glance(&mut d, ctx);
+    by_protocol(&mut d, ctx);
     d.heading(
         2,
         vec![text("D. Split brain by scenario, and stranded leaders")],
@@ -704,8 +701,83 @@ fn at_a_glance(d: &mut Document, ctx: &Ctx) {
     d.push(Block::Table(t));
 }
 
+/// The numbers of the matrix and the guide that sum or count over several cells, one row per
+/// protocol series, each as the matrix reads it (its link target,
+/// [`findings::by_protocol_target`]).
+fn by_protocol(d: &mut Document, ctx: &Ctx) {
+    let results = ctx.results;
+    let series = series_for(results, &ctx.net);
+    let churn = crate::figures::leader_change_scenarios(results, ctx.opts);
+    let failover = crate::figures::failover_scenarios(results, ctx.opts);
+    d.heading(4, vec![text(findings::BY_PROTOCOL)]);
+    let mut about = vec![text(format!(
+        "Per protocol on `{}`: measured trials over every cell and those whose ",
+        ctx.net
+    ))];
+    about.extend([
+        code("outcome"),
+        text(" is a liveness failure; the cells where two live leaders claimed one epoch ("),
+        code("same_epoch_leaders_max"),
+        text(" > 0)"),
+    ]);
+    if let Some(sc) = failover.first() {
+        about.push(text(format!(
+            "; the mean messages per second (`msgs_total / end_ms`) in `{sc}` at n = {}",
+            ctx.n_max
+        )));
+    }
+    if !churn.is_empty() {
+        about.push(text(format!(
+            "; the mean leader changes summed over {} at n = {}",
+            churn.join(", "),
+            ctx.focus
+        )));
+    }
+    about.push(text(". Values unrounded, as in the summary tables."));
+    d.paragraph(about);
+    let mut t = Table::new([
+        "protocol",
+        "trials",
+        "liveness failures",
+        "cells with same-epoch leaders",
+        "messages per second",
+        "leader changes, summed",
+    ]);
+    for s in &series {
+        let (total, bad, _) = matrix::liveness_of(ctx, s);
+        let same_epoch = results
+            .summary
+            .iter()
+            .filter(|r| {
+                r.ran()
+                    && r.key.protocol == s.protocol
+                    && r.key.params == s.params
+                    && r.key.net == ctx.net
+                    && r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0)
+            })
+            .count();
+        let per_second = failover
+            .first()
+            .and_then(|sc| results.cell(&crate::figures::key_of(s, ctx.n_max, sc, &ctx.net)))
+            .filter(|r| r.ran())
+            .and_then(|r| crate::quote::msgs_per_second(results, r))
+            .map_or("–".to_string(), |(m, _)| crate::data::fmt_num(m));
+        let churn_sum = findings::churn_total(ctx, s)
+            .map_or("–".to_string(), |(v, _)| crate::data::fmt_num(v));
+        t.rows.push(vec![
+            Cell::new(vec![code(s.label.as_str())]),
+            Cell::text(total.to_string()),
+            Cell::text(bad.to_string()),
+            Cell::text(same_epoch.to_string()),
+            Cell::text(per_second),
+            Cell::text(churn_sum),
+        ]);
+    }
+    d.push(Block::Table(t));
+}
+
 /// Columns of the summary tables: header and statistic.
-const TABLE_COLS: [(&str, Stat); 20] = [
+const TABLE_COLS: [(&str, Stat); 23] = [
     ("trials", Stat::Trials),
     ("measured", Stat::Measured),
     ("converged", Stat::ConvergedRate),
@@ -724,7 +796,10 @@ const TABLE_COLS: [(&str, Stat); 20] = [
     ("detect p50", Stat::DetectP50),
     ("same-epoch max", Stat::SameEpochMax),
     ("failover p50", Stat::FailoverP50),
+    ("failover p95", Stat::FailoverP95),
     ("stale writes mean", Stat::WritesStaleMean),
+    ("stale rate", Stat::StaleRate),
+    ("stale window ms mean", Stat::StaleWindowMean),
     ("fenced mean", Stat::WritesFencedMean),
 ];
 

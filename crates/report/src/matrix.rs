@@ -1,29 +1,35 @@
 //! The decision matrix: protocol by concern, the first thing `REPORT.md` shows.
 //!
-//! Each cell is one rounded number and a plain verdict, linked to the table or chart it rests
-//! on. A concern appears only when the sweep has the scenarios that measure it; the failover
-//! scenario is read off the scenarios' faults ([`ScenarioKind`], recorded in the manifest):
+//! Each cell is one number (or a pass/fail) and a plain verdict, linked to the table that
+//! holds the number; the verdicts are [`Tone`]d words, coloured on the HTML page and bold in
+//! Markdown. A concern appears only when the sweep has the scenarios that measure it; the
+//! failover scenario is read off the scenarios' faults ([`ScenarioKind`], recorded in the
+//! manifest). Numbers are quoted by [`crate::quote::shown`]: the same rounding the guide and
+//! the findings use for the same quantity.
 //!
 //! | concern | scenarios | number | verdict |
 //! |---|---|---|---|
-//! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` | on p95, against the best protocol: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
-//! | election messages | the same scenario at the largest size | mean `msgs_election` | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
-//! | messages per second | the same | mean `msgs_total / end_ms`: the whole bill, steady traffic included (a lease's elections are one compare-and-swap, but its members poll the store all the time) | as above |
-//! | failover, unrecovered trials | the same | the share of trials with no failover time at all, appended | such a cell ranks as infinitely slow: `poor` |
-//! | damage, unfenced | every scenario (the worst is named); focus size | worst mean `writes_stale + writes_fenced` per trial: what a resource without fencing takes from deposed leaders | `none` (0), `rare` (< 1 write per trial), `damaging` |
-//! | damage, fenced | the same | worst mean `writes_stale` | as above |
-//! | split brain (only without a workload) | the same | worst `split_brain_rate`, with the mean overlap of the trials that split | `none`, `brief` (< 1 ms), `lasting` |
-//! | liveness failures | every scenario and size | share of trials whose `outcome` is `no-leader` or `livelock`, and the worst scenario | `none` (0), `rare` (< 1 %), `poor` |
-//! | churn | the recovery and flapping scenarios (the same as the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
+//! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` (and the share of trials with none) | absolute: p95 in detection windows (`detect_timeout_ms + detect_jitter_ms`, the longest a detector waits): `≤ 1 window`, `≤ 2 windows`, `> 2 windows`; relative, on p95 against the best: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
+//! | election messages | the same scenario at the largest size, and over every size | mean `msgs_election`; the least-squares exponent of its growth with n | the growth class: `O(1)`, `O(n)`, `O(n log n)`, `O(n²)` |
+//! | messages per second | the same scenario at the largest size | mean `msgs_total / end_ms`: the whole bill, boot and steady traffic included | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
+//! | one leader per epoch | every cell | cells where two live leaders claimed one epoch (`same_epoch_leaders_max > 0`), the first failing seed | `pass`, `fails` |
+//! | fenced writes | every scenario; focus size | worst mean `writes_stale`: a deposed leader's writes accepted despite fencing tokens, the first failing seed | `pass`, `fails` |
+//! | damage, unfenced | the same | worst mean `writes_stale` + `writes_fenced`: what a resource without fencing takes | `none`, `rare` (< 1 per trial), `damaging` |
+//! | split brain under partition | the scenarios that cut links and reach the protocol; focus size | the worst: `split_brain_rate`, mean `split_brain_ms`, and its writes taken and refused | `none`, `brief` (< 1 ms), `lasting` |
+//! | liveness | every cell | measured trials whose `outcome` is `no-leader` or `livelock` (no settled quorum leader although a connected majority existed), the first failing seed | `pass`, `fails` |
+//! | churn | the recovery and flapping scenarios (the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
+//! | depends on | the protocol's family | service endpoints (a lease's store) | `a store: single point of failure`, or `members only` |
 //!
-//! Numbers are rounded to what their 95% interval supports ([`fmt_ci`]): distribution-free
-//! order-statistic intervals for percentiles, normal intervals for means. A cell with no
-//! measured trial reads `–` and has no verdict.
+//! A number summed or counted over several cells is in the appendix's by-protocol table
+//! ([`crate::findings::BY_PROTOCOL`]) and links there. A cell with no measured trial reads `–`.
 
 use crate::charts::Series;
-use crate::data::{fmt_ci, fmt_sig, mean_ci, percentile, quantile_ci, CellKey, TrialRow, Z95};
+use crate::data::{fmt_ci, CellKey, SummaryRow, TrialRow};
+use crate::doc::{code, link, text, verdict, Inline, Tone};
 use crate::figures::{failover_scenarios, key_of, series_for};
-use crate::findings::Ctx;
+use crate::findings::{by_protocol_target, churn_total, exercises, loglog_slope, Ctx};
+use crate::quote::{msgs_per_second, shown};
+use election_runner::results::Stat;
 
 /// A concern of the matrix.
 pub(crate) struct Column {
@@ -33,11 +39,9 @@ pub(crate) struct Column {
     pub about: String,
 }
 
-/// One cell: the number and the verdict, and the link target of its evidence.
+/// One cell: its spans (linked number, then verdict words).
 pub(crate) struct Cell {
-    pub text: String,
-    pub verdict: &'static str,
-    pub link: String,
+    pub spans: Vec<Inline>,
 }
 
 /// The matrix: columns, then one row per protocol series.
@@ -46,24 +50,38 @@ pub(crate) struct Matrix {
     pub rows: Vec<(String, Vec<Option<Cell>>)>,
 }
 
-fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> &'static str {
+fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> (Tone, &'static str) {
     if v.is_infinite() {
-        "poor" // e.g. a failover that some trials never completed
+        (Tone::Bad, "poor") // e.g. a failover that some trials never completed
     } else if v <= best {
-        "best"
+        (Tone::Good, "best")
     } else if best > 0.0 && v <= best * good {
-        "good"
+        (Tone::Good, "good")
     } else if best > 0.0 && v <= best * fair {
-        "fair"
+        (Tone::Fair, "fair")
     } else {
-        "poor"
+        (Tone::Bad, "poor")
     }
 }
 
-fn sorted(v: impl Iterator<Item = f64>) -> Vec<f64> {
-    let mut v: Vec<f64> = v.collect();
-    v.sort_by(f64::total_cmp);
-    v
+/// The growth class of an exponent of n, as the matrix grades election cost.
+pub(crate) fn growth_verdict(slope: f64) -> (Tone, &'static str) {
+    if slope < 0.5 {
+        (Tone::Good, "O(1)")
+    } else if slope < 1.25 {
+        (Tone::Good, "O(n)")
+    } else if slope < 1.6 {
+        (Tone::Fair, "O(n log n)")
+    } else {
+        (Tone::Bad, "O(n²)")
+    }
+}
+
+/// The detection window of the sweep: `detect_timeout_ms + detect_jitter_ms` as resolved
+/// (`manifest.json`'s `timing`), the longest a failure detector waits.
+fn detection_window(c: &Ctx) -> Option<f64> {
+    let t = &c.results.manifest.config["timing"];
+    Some(t["detect_timeout_ms"].as_f64()? + t["detect_jitter_ms"].as_f64()?)
 }
 
 /// The scenario the failover column reads.
@@ -79,6 +97,11 @@ fn failover_scenario(c: &Ctx) -> Option<String> {
         })
 }
 
+/// A cell's spans: a linked number, then more.
+fn linked(number: String, target: String) -> Vec<Inline> {
+    vec![link(number.as_str(), target.as_str())]
+}
+
 struct Builder<'a, 'b> {
     c: &'b Ctx<'a>,
     series: Vec<Series>,
@@ -86,40 +109,23 @@ struct Builder<'a, 'b> {
 }
 
 impl<'a> Builder<'a, '_> {
-    fn trials(&self, s: &Series, n: u32, sc: &str) -> Vec<&'a TrialRow> {
+    fn row(&self, s: &Series, n: u32, sc: &str) -> Option<&'a SummaryRow> {
         let key: CellKey = key_of(s, n, sc, &self.c.net);
-        self.c.results.measured_trials_of(&key)
-    }
-
-    /// The mean of `metric` over a cell's measured trials (those where it is defined) and the
-    /// half-width of its 95 % interval.
-    fn mean_of(
-        &self,
-        s: &Series,
-        n: u32,
-        sc: &str,
-        metric: impl Fn(&TrialRow) -> Option<f64>,
-    ) -> Option<(f64, f64)> {
-        let v: Vec<f64> = self
-            .trials(s, n, sc)
-            .iter()
-            .filter_map(|t| metric(t))
-            .collect();
-        mean_ci(&v)
+        self.c.results.cell(&key).filter(|r| r.ran())
     }
 
     fn link(&self, sc: &str) -> String {
         crate::markdown::table_target(self.c.results, sc, &self.c.net)
     }
 
-    /// Adds a column whose cells are `(value to rank, text, link)` per series, with verdicts
-    /// from `verdict(value, best)`.
+    /// Adds a column whose cells are `(value to rank, spans)` per series, each followed by the
+    /// verdict `verdict(value, best)` gives (the best is the lowest value of the column).
     fn column(
         &mut self,
         title: String,
         about: String,
-        cells: Vec<Option<(f64, String, String)>>,
-        verdict: impl Fn(f64, f64) -> &'static str,
+        cells: Vec<Option<(f64, Vec<Inline>)>>,
+        verdict_of: impl Fn(f64, f64) -> Option<(Tone, &'static str)>,
     ) {
         if cells.iter().all(Option::is_none) {
             return;
@@ -131,10 +137,12 @@ impl<'a> Builder<'a, '_> {
             .fold(f64::INFINITY, f64::min);
         self.m.columns.push(Column { title, about });
         for (row, cell) in self.m.rows.iter_mut().zip(cells) {
-            row.1.push(cell.map(|(v, text, link)| Cell {
-                text,
-                verdict: verdict(v, best),
-                link,
+            row.1.push(cell.map(|(v, mut spans)| {
+                if let Some((tone, word)) = verdict_of(v, best) {
+                    spans.push(text(" "));
+                    spans.push(verdict(tone, word));
+                }
+                Cell { spans }
             }));
         }
     }
@@ -144,46 +152,55 @@ impl<'a> Builder<'a, '_> {
             return;
         };
         let n = self.c.focus;
+        let window = detection_window(self.c);
         let cells = self
             .series
             .iter()
             .map(|s| {
-                let all = self.trials(s, n, &sc);
-                let f = sorted(all.iter().filter_map(|t| t.failover_ms));
-                if f.is_empty() {
-                    return None;
-                }
-                // Trials that never had a quorum leader again have no failover time: say how
-                // many, and never call such a cell good.
-                let never = all.len() - f.len();
-                let p50 = percentile(&f, 0.5);
-                let p95 = percentile(&f, 0.95);
-                let half = |q: f64, v: f64| {
-                    quantile_ci(&f, q)
-                        .map(|(lo, hi)| (hi - v).max(v - lo))
-                        .unwrap_or(0.0)
-                };
-                let mut text = format!(
-                    "{} / {} ms",
-                    fmt_ci(p50, half(0.5, p50)),
-                    fmt_ci(p95, half(0.95, p95))
+                let r = self.row(s, n, &sc)?;
+                let p95 = r.get(Stat::FailoverP95)?;
+                let all = self.c.results.measured_trials_of(&r.key);
+                let never = all.iter().filter(|t| t.failover_ms.is_none()).count();
+                let mut spans = linked(
+                    format!(
+                        "{} / {} ms",
+                        shown(self.c.results, r, Stat::FailoverP50),
+                        shown(self.c.results, r, Stat::FailoverP95)
+                    ),
+                    self.link(&sc),
                 );
                 if never > 0 {
-                    text.push_str(&format!(
-                        "; {}% never recovered",
-                        fmt_sig(100.0 * never as f64 / all.len() as f64)
-                    ));
+                    spans.push(text(format!(
+                        "; {} of {} trials never recovered",
+                        never,
+                        all.len()
+                    )));
+                }
+                if let Some(w) = window {
+                    let k = p95 / w;
+                    let (tone, word) = if never > 0 {
+                        (Tone::Bad, "unrecovered")
+                    } else if k <= 1.0 {
+                        (Tone::Good, "≤ 1 window")
+                    } else if k <= 2.0 {
+                        (Tone::Fair, "≤ 2 windows")
+                    } else {
+                        (Tone::Bad, "> 2 windows")
+                    };
+                    spans.push(text(" "));
+                    spans.push(verdict(tone, word));
                 }
                 // Unrecovered trials rank as infinitely slow.
                 let rank = if never > 0 { f64::INFINITY } else { p95 };
-                Some((rank, text, self.link(&sc)))
+                Some((rank, spans))
             })
             .collect();
+        let abs = window.map_or(String::new(), |w| format!("absolute: p95 in detection windows of {} ms (`detect_timeout_ms + detect_jitter_ms`, the longest a detector waits before it suspects); ", crate::data::fmt_sig(w)));
         self.column(
             format!("failover p50 / p95, n = {n}"),
-            format!("`failover_ms` in `{sc}`: time from the fault to the first instant with a quorum leader; p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
+            format!("`failover_ms` in `{sc}`: time from the fault to the first instant with a quorum leader; {abs}relative: p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
             cells,
-            |v, best| by_ratio(v, best, 1.25, 2.0),
+            |v, best| Some(by_ratio(v, best, 1.25, 2.0)),
         );
     }
 
@@ -192,49 +209,157 @@ impl<'a> Builder<'a, '_> {
             return;
         };
         let n = self.c.n_max;
+        let sizes = self.c.results.sizes();
+        let chart = self
+            .c
+            .charts
+            .iter()
+            .find(|ch| ch.number == 1 && ch.net == self.c.net)
+            .map(|ch| {
+                format!(
+                    "REPORT.md#{}",
+                    crate::markdown::slug(&crate::markdown::chart_heading(ch))
+                )
+            });
         let cells = self
             .series
             .iter()
             .map(|s| {
-                let (mean, half) = self.mean_of(s, n, &sc, |t| Some(t.msgs_election as f64))?;
-                Some((mean, fmt_ci(mean, half), self.link(&sc)))
+                let r = self.row(s, n, &sc)?;
+                r.get(Stat::MsgsMean)?;
+                let mut spans = linked(shown(self.c.results, r, Stat::MsgsMean), self.link(&sc));
+                let pts: Vec<(f64, f64)> = sizes
+                    .iter()
+                    .filter_map(|&k| Some((k as f64, self.row(s, k, &sc)?.get(Stat::MsgsMean)?)))
+                    .collect();
+                let slope = loglog_slope(&pts);
+                if let Some(k) = slope {
+                    let exp = format!("∝ n^{k:.2}");
+                    spans.push(text(", "));
+                    match &chart {
+                        Some(t) => spans.push(link(exp.as_str(), t.as_str())),
+                        None => spans.push(text(exp)),
+                    }
+                    let (tone, word) = growth_verdict(k);
+                    spans.push(text(" "));
+                    spans.push(verdict(tone, word));
+                }
+                Some((0.0, spans))
             })
             .collect();
         self.column(
             format!("election messages, n = {n}"),
-            format!("mean `msgs_election` per failover in `{sc}` (good ≤ 2× the fewest, fair ≤ 10×); read it with the next column: a cheap election can sit on costly steady traffic (a lease's members poll the store)"),
+            format!("mean `msgs_election` per failover in `{sc}`, and the least-squares exponent of its growth over n = {}…{n} (chart 1), graded by growth: O(1) (exponent < 0.5), O(n) (< 1.25), O(n log n) (< 1.6), O(n²); read it with the next column: a cheap election can sit on costly steady traffic (a lease's members poll the store)", sizes.first().copied().unwrap_or(n)),
             cells,
-            |v, best| by_ratio(v, best, 2.0, 10.0),
+            |_, _| None,
         );
         // The other side of the message bill: everything a cluster sends per second.
+        let target = by_protocol_target();
         let cells = self
             .series
             .iter()
             .map(|s| {
-                let (mean, half) = self.mean_of(s, n, &sc, TrialRow::msgs_per_second)?;
-                Some((mean, fmt_ci(mean, half), self.link(&sc)))
+                let r = self.row(s, n, &sc)?;
+                let (mean, half) = msgs_per_second(self.c.results, r)?;
+                Some((mean, linked(fmt_ci(mean, half), target.clone())))
             })
             .collect();
         self.column(
             format!("messages per second, n = {n}"),
-            format!("mean `msgs_total` / `end_ms` in `{sc}`: every protocol message of the trial (boot, election, heartbeats, polling; not the workload) per simulated second (good ≤ 2× the fewest, fair ≤ 10×)"),
+            format!("mean `msgs_total` / `end_ms` in `{sc}`: every protocol message of the trial (boot, election, heartbeats, polling; not the workload) per simulated second, boot election included (good ≤ 2× the fewest, fair ≤ 10×)"),
             cells,
-            |v, best| by_ratio(v, best, 2.0, 10.0),
+            |v, best| Some(by_ratio(v, best, 2.0, 10.0)),
         );
     }
 
-    /// The worst scenario among `scenarios` at the focus size by the per-trial `metric`.
+    /// The first seed of the cell `r` whose trial `bad` selects.
+    fn first_seed(&self, r: &SummaryRow, bad: impl Fn(&TrialRow) -> bool) -> Option<u64> {
+        self.c
+            .results
+            .measured_trials_of(&r.key)
+            .into_iter()
+            .find(|t| bad(t))
+            .map(|t| t.seed)
+    }
+
+    /// Safety: at most one leader per epoch, over every cell of the series.
+    fn one_leader_per_epoch(&mut self) {
+        let cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let mine: Vec<&SummaryRow> = self
+                    .c
+                    .results
+                    .summary
+                    .iter()
+                    .filter(|r| {
+                        r.ran()
+                            && r.key.protocol == s.protocol
+                            && r.key.params == s.params
+                            && r.key.net == self.c.net
+                    })
+                    .collect();
+                if mine.is_empty() {
+                    return None;
+                }
+                let bad: Vec<&&SummaryRow> = mine
+                    .iter()
+                    .filter(|r| r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0))
+                    .collect();
+                Some(match bad.first() {
+                    None => (
+                        0.0,
+                        vec![
+                            link("0 cells", by_protocol_target().as_str()),
+                            text(" "),
+                            verdict(Tone::Good, "pass"),
+                        ],
+                    ),
+                    Some(r) => {
+                        let seed = self
+                            .first_seed(r, |t| t.same_epoch_leaders > 0)
+                            .unwrap_or(0);
+                        let mut spans = vec![verdict(Tone::Bad, "fails"), text(": ")];
+                        spans.push(link(
+                            format!("{} cells", bad.len()).as_str(),
+                            by_protocol_target().as_str(),
+                        ));
+                        spans.push(text("; first "));
+                        spans.push(link(
+                            format!("`{}` n = {}", r.key.scenario, r.key.nodes).as_str(),
+                            self.link(&r.key.scenario).as_str(),
+                        ));
+                        spans.push(text(" seed "));
+                        spans.push(code(seed.to_string()));
+                        (bad.len() as f64, spans)
+                    }
+                })
+            })
+            .collect();
+        self.column(
+            "one leader per epoch".to_string(),
+            "safety, over every cell of the sweep: at most one live leader claims any epoch or term (`same_epoch_leaders_max` = 0); fails with the number of cells that broke it and the first one's first seed (replay it with `election-bench trace`)".to_string(),
+            cells,
+            |_, _| None,
+        );
+    }
+
+    /// The worst scenario among `scenarios` at the focus size by `metric` of its row.
     fn worst(
         &self,
         s: &Series,
         scenarios: &[String],
-        metric: impl Fn(&TrialRow) -> Option<f64>,
-    ) -> Option<(f64, f64, String)> {
-        let mut worst: Option<(f64, f64, String)> = None;
+        metric: impl Fn(&SummaryRow) -> Option<f64>,
+    ) -> Option<(f64, &'a SummaryRow)> {
+        let mut worst: Option<(f64, &'a SummaryRow)> = None;
         for sc in scenarios {
-            if let Some((mean, half)) = self.mean_of(s, self.c.focus, sc, &metric) {
-                if worst.as_ref().is_none_or(|w| mean > w.0) {
-                    worst = Some((mean, half, sc.clone()));
+            let Some(r) = self.row(s, self.c.focus, sc) else {
+                continue;
+            };
+            if let Some(v) = metric(r) {
+                if worst.as_ref().is_none_or(|w| v > w.0) {
+                    worst = Some((v, r));
                 }
             }
         }
@@ -242,12 +367,7 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn damage(&mut self) {
-        // Every scenario of the sweep: a pause or a slow leader deposes a leader as surely as a
-        // partition, and the guide and findings speak of every scenario too.
-        let parts = self.c.results.scenarios();
-        if parts.is_empty() {
-            return;
-        }
+        let all = self.c.results.scenarios();
         let n = self.c.focus;
         let has_workload = self
             .c
@@ -255,186 +375,210 @@ impl<'a> Builder<'a, '_> {
             .trials
             .iter()
             .any(|t| t.writes_stale.is_some());
-        let damage_verdict = |v: f64, _best: f64| {
-            if v == 0.0 {
-                "none"
-            } else if v < 1.0 {
-                "rare"
-            } else {
-                "damaging"
-            }
-        };
         if has_workload {
-            for (fenced, title) in [
-                (false, format!("damage, unfenced, n = {n}")),
-                (true, format!("damage, fenced, n = {n}")),
-            ] {
-                let metric = move |t: &TrialRow| {
-                    let stale = t.writes_stale? as f64;
-                    let refused = t.writes_fenced.unwrap_or(0) as f64;
-                    Some(if fenced { stale } else { stale + refused })
-                };
-                let cells = self
-                    .series
-                    .iter()
-                    .map(|s| {
-                        let (mean, half, sc) = self.worst(s, &parts, metric)?;
-                        let text = if mean == 0.0 {
-                            "0 writes".to_string()
-                        } else {
-                            let v = fmt_ci(mean, half);
-                            let unit = if v == "1" { "write" } else { "writes" };
-                            format!("{v} {unit} (`{sc}`)")
-                        };
-                        Some((mean, text, self.link(&sc)))
-                    })
-                    .collect();
-                let about = if fenced {
-                    "worst mean `writes_stale` per trial over every scenario (named): writes taken from a deposed leader despite fencing tokens (rare: < 1 per trial)".to_string()
-                } else {
-                    "worst mean `writes_stale + writes_fenced` per trial over every scenario (named): what a resource without fencing would take from deposed leaders".to_string()
-                };
-                self.column(title, about, cells, damage_verdict);
-            }
-        } else {
+            // Safety with fencing: no deposed leader's write accepted.
             let cells = self
                 .series
                 .iter()
                 .map(|s| {
-                    let (rate, _, sc) =
-                        self.worst(s, &parts, |t| Some(if t.split_brain { 1.0 } else { 0.0 }))?;
-                    // The overlap of the trials that split, not diluted by those that did not.
-                    let ms: Vec<f64> = self
-                        .trials(s, n, &sc)
-                        .iter()
-                        .filter(|t| t.split_brain)
-                        .map(|t| t.split_brain_ms)
-                        .collect();
-                    let mean_ms = mean_ci(&ms).map_or(0.0, |m| m.0);
-                    let text = if rate == 0.0 {
-                        "never".to_string()
+                    let (v, r) = self.worst(s, &all, |r| r.get(Stat::WritesStaleMean))?;
+                    Some(if v == 0.0 {
+                        (0.0, vec![verdict(Tone::Good, "pass")])
                     } else {
-                        format!(
-                            "{}% of trials, {} ms each (`{sc}`)",
-                            fmt_sig(rate * 100.0),
-                            fmt_sig(mean_ms)
-                        )
-                    };
-                    // Ranked by rate; a split of any length is never "none".
-                    let rank = if rate == 0.0 {
-                        0.0
-                    } else {
-                        mean_ms.max(f64::MIN_POSITIVE)
-                    };
-                    Some((rank, text, self.link(&sc)))
+                        let seed = self
+                            .first_seed(r, |t| t.writes_stale.unwrap_or(0) > 0)
+                            .unwrap_or(0);
+                        let mut spans = vec![verdict(Tone::Bad, "fails"), text(": ")];
+                        spans.push(link(
+                            format!(
+                                "{} per trial",
+                                shown(self.c.results, r, Stat::WritesStaleMean)
+                            )
+                            .as_str(),
+                            self.link(&r.key.scenario).as_str(),
+                        ));
+                        spans.push(text(format!(" in `{}`, seed ", r.key.scenario)));
+                        spans.push(code(seed.to_string()));
+                        (v, spans)
+                    })
                 })
                 .collect();
             self.column(
-                format!("split brain, n = {n}"),
-                "the worst `split_brain_rate` over every scenario (named), with the mean overlap of acting leaders in the trials that split (brief: < 1 ms; lasting: more)".to_string(),
+                format!("fenced writes, n = {n}"),
+                "safety with fencing tokens, over every scenario: no write of a deposed leader is accepted (`writes_stale` = 0 in every trial); fails with the worst scenario's mean `writes_stale` per trial and its first failing seed".to_string(),
+                cells,
+                |_, _| None,
+            );
+            let cells = self
+                .series
+                .iter()
+                .map(|s| {
+                    let (v, r) = self.worst(s, &all, |r| {
+                        Some(
+                            r.get(Stat::WritesStaleMean)?
+                                + r.get(Stat::WritesFencedMean).unwrap_or(0.0),
+                        )
+                    })?;
+                    if v == 0.0 {
+                        return Some((0.0, linked("0 writes".into(), self.link(&r.key.scenario))));
+                    }
+                    let text_ = format!(
+                        "{} stale + {} fenced writes",
+                        shown(self.c.results, r, Stat::WritesStaleMean),
+                        shown(self.c.results, r, Stat::WritesFencedMean)
+                    );
+                    let mut spans = linked(text_, self.link(&r.key.scenario));
+                    spans.push(text(format!(" (`{}`)", r.key.scenario)));
+                    Some((v, spans))
+                })
+                .collect();
+            self.column(
+                format!("damage, unfenced, n = {n}"),
+                "worst mean `writes_stale` + `writes_fenced` per trial over every scenario (named): what a resource without fencing would take from deposed leaders (rare: < 1 per trial)".to_string(),
                 cells,
                 |v, _| {
-                    if v == 0.0 {
-                        "none"
+                    Some(if v == 0.0 {
+                        (Tone::Good, "none")
                     } else if v < 1.0 {
-                        "brief"
+                        (Tone::Fair, "rare")
                     } else {
-                        "lasting"
-                    }
+                        (Tone::Bad, "damaging")
+                    })
                 },
             );
         }
-    }
-
-    /// Lost liveness anywhere in the sweep: trials that ended with a connected majority and no
-    /// settled leader (`no-leader`) or with leadership still changing (`livelock`).
-    fn liveness(&mut self) {
-        let failing = |o: &election_sim::Outcome| o.is_failure();
+        // Split brain under partition: rate, duration and damage of the worst.
+        let parts: Vec<String> = all
+            .iter()
+            .filter(|sc| {
+                self.c
+                    .results
+                    .scenario_kind(sc)
+                    .is_some_and(|k| k.cuts_links)
+            })
+            .cloned()
+            .collect();
+        if parts.is_empty() {
+            return;
+        }
         let cells = self
             .series
             .iter()
             .map(|s| {
-                let mut total = 0u64;
-                let mut bad = 0u64;
-                // (failing share, scenario) of the worst scenario.
-                let mut worst: Option<(f64, String)> = None;
-                for sc in self.c.results.scenarios() {
-                    let (mut t_sc, mut b_sc) = (0u64, 0u64);
-                    for n in self.c.results.sizes() {
-                        for t in self.trials(s, n, &sc) {
-                            t_sc += 1;
-                            b_sc += u64::from(failing(&t.outcome));
-                        }
-                    }
-                    total += t_sc;
-                    bad += b_sc;
-                    if b_sc > 0 {
-                        let share = b_sc as f64 / t_sc as f64;
-                        if worst.as_ref().is_none_or(|w| share > w.0) {
-                            worst = Some((share, sc));
-                        }
-                    }
+                let reached: Vec<String> = parts
+                    .iter()
+                    .filter(|sc| exercises(self.c, &s.protocol, sc))
+                    .cloned()
+                    .collect();
+                // Worst by rate, then by overlap.
+                let (_, r) = self.worst(s, &reached, |r| {
+                    Some(r.get(Stat::SplitRate)? * 1e9 + r.get(Stat::SplitMsMean).unwrap_or(0.0))
+                })?;
+                let rate = r.get(Stat::SplitRate)?;
+                if rate == 0.0 {
+                    return Some((
+                        0.0,
+                        linked("0% of trials".into(), self.link(&r.key.scenario)),
+                    ));
                 }
+                let ms = r.get(Stat::SplitMsMean).unwrap_or(0.0);
+                let mut t = format!(
+                    "{} of trials, {} ms",
+                    shown(self.c.results, r, Stat::SplitRate),
+                    shown(self.c.results, r, Stat::SplitMsMean)
+                );
+                if r.get(Stat::WritesStaleMean).is_some() {
+                    t.push_str(&format!(
+                        ", {} stale + {} fenced writes",
+                        shown(self.c.results, r, Stat::WritesStaleMean),
+                        shown(self.c.results, r, Stat::WritesFencedMean)
+                    ));
+                }
+                let mut spans = linked(t, self.link(&r.key.scenario));
+                spans.push(text(format!(" (`{}`)", r.key.scenario)));
+                Some((ms.max(f64::MIN_POSITIVE), spans))
+            })
+            .collect();
+        self.column(
+            format!("split brain under partition, n = {n}"),
+            "the partition scenarios that reach the protocol (a lease's members talk only to its store), the worst by `split_brain_rate` then mean `split_brain_ms`: the rate, the mean overlap of two acting leaders, and the writes a deposed leader had taken and refused (brief: < 1 ms; lasting: more)".to_string(),
+            cells,
+            |v, _| {
+                Some(if v == 0.0 {
+                    (Tone::Good, "none")
+                } else if v < 1.0 {
+                    (Tone::Fair, "brief")
+                } else {
+                    (Tone::Bad, "lasting")
+                })
+            },
+        );
+    }
+
+    /// Liveness under every connected-majority scenario: trials that ended with a connected
+    /// majority and no settled leader (`no-leader`) or with leadership still changing
+    /// (`livelock`).
+    fn liveness(&mut self) {
+        let target = by_protocol_target();
+        let cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let (total, bad, first) = liveness_of(self.c, s);
                 if total == 0 {
                     return None;
                 }
-                let share = bad as f64 / total as f64;
-                Some(match worst {
+                Some(match first {
                     None => (
                         0.0,
-                        format!("0 of {total} trials"),
-                        self.link(&self.c.results.scenarios()[0]),
+                        vec![
+                            link(format!("0 of {total} trials").as_str(), target.as_str()),
+                            text(" "),
+                            verdict(Tone::Good, "pass"),
+                        ],
                     ),
-                    Some((w, sc)) => (
-                        share,
-                        format!(
-                            "{}% of trials; worst `{sc}` {}%",
-                            fmt_sig(share * 100.0),
-                            fmt_sig(w * 100.0)
-                        ),
-                        self.link(&sc),
+                    Some((key, seed)) => (
+                        bad as f64,
+                        vec![
+                            verdict(Tone::Bad, "fails"),
+                            text(": "),
+                            link(format!("{bad} of {total} trials").as_str(), target.as_str()),
+                            text("; first "),
+                            link(
+                                format!("`{}` n = {}", key.scenario, key.nodes).as_str(),
+                                self.link(&key.scenario).as_str(),
+                            ),
+                            text(" seed "),
+                            code(seed.to_string()),
+                        ],
                     ),
                 })
             })
             .collect();
         self.column(
-            "liveness failures, all cells".to_string(),
-            "share of all measured trials whose `outcome` is `no-leader` or `livelock` (no settled quorum leader although one was possible), and the worst scenario; cells, seeds and replay commands in the appendix (rare: < 1 %)".to_string(),
+            "liveness".to_string(),
+            "over every cell: no measured trial ends with a connected majority and no settled quorum leader (`outcome` `no-leader` or `livelock`); fails with the count and the first failing cell and seed (the appendix's liveness section lists them all)".to_string(),
             cells,
-            |v, _| {
-                if v == 0.0 {
-                    "none"
-                } else if v < 0.01 {
-                    "rare"
-                } else {
-                    "poor"
-                }
-            },
+            |_, _| None,
         );
     }
 
     fn churn(&mut self) {
-        // The same scenarios as the guide and chart 6.
         let back = crate::figures::leader_change_scenarios(self.c.results, self.c.opts);
         if back.is_empty() {
             return;
         }
         let n = self.c.focus;
+        let target = by_protocol_target();
         let cells = self
             .series
             .iter()
             .map(|s| {
-                let mut total = 0.0;
-                let mut var = 0.0;
-                let mut first = None;
-                for sc in &back {
-                    let (mean, half) = self.mean_of(s, n, sc, |t| Some(t.leader_changes as f64))?;
-                    total += mean;
-                    var += (half / Z95).powi(2);
-                    first.get_or_insert_with(|| sc.clone());
-                }
-                let link = self.link(first.as_deref()?);
-                Some((total, fmt_ci(total, Z95 * var.sqrt()), link))
+                let (total, half) = churn_total(self.c, s)?;
+                Some((
+                    total,
+                    linked(crate::findings::churn_text(total, half), target.clone()),
+                ))
             })
             .collect();
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();
@@ -442,9 +586,59 @@ impl<'a> Builder<'a, '_> {
             format!("leader changes in recovery and flapping scenarios, n = {n}"),
             format!("mean `leader_changes` per trial (every entry into the leader role after the first fault, failovers included), summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×)", names.join(", ")),
             cells,
-            |v, best| by_ratio(v, best, 1.5, 3.0),
+            |v, best| Some(by_ratio(v, best, 1.5, 3.0)),
         );
     }
+
+    /// What the protocol needs besides its members: a lease's store is one endpoint whose
+    /// loss stops every election.
+    fn depends_on(&mut self) {
+        let cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let services = election_runner::protocol::ProtocolSpec::parse(&s.protocol)
+                    .map_or(0, |p| p.kind.services());
+                Some(if services > 0 {
+                    (
+                        1.0,
+                        vec![
+                            text("a lock store: "),
+                            verdict(Tone::Bad, "single point of failure"),
+                        ],
+                    )
+                } else {
+                    (0.0, vec![verdict(Tone::Good, "members only")])
+                })
+            })
+            .collect();
+        self.column(
+            "depends on".to_string(),
+            "what leadership needs besides the members: a lease is granted by a store (etcd, the Kubernetes API server) that this sweep models as one endpoint that never crashes; while it is unreachable no member can acquire or renew (`store-*` scenarios), and in production it is a cluster of its own to run".to_string(),
+            cells,
+            |_, _| None,
+        );
+    }
+}
+
+/// A series' liveness over every cell of the report's network: measured trials, those that
+/// failed, and the first failing cell and seed.
+pub(crate) fn liveness_of(c: &Ctx, s: &Series) -> (u64, u64, Option<(CellKey, u64)>) {
+    let (mut total, mut bad) = (0u64, 0u64);
+    let mut first = None;
+    for sc in c.results.scenarios() {
+        for n in c.results.sizes() {
+            let key = key_of(s, n, &sc, &c.net);
+            for t in c.results.measured_trials_of(&key) {
+                total += 1;
+                if t.outcome.is_failure() {
+                    bad += 1;
+                    first.get_or_insert_with(|| (key.clone(), t.seed));
+                }
+            }
+        }
+    }
+    (total, bad, first)
 }
 
 /// The decision matrix of the report's network at its focus size.
@@ -464,9 +658,11 @@ pub(crate) fn matrix(c: &Ctx) -> Matrix {
     };
     b.failover();
     b.messages();
+    b.one_leader_per_epoch();
     b.damage();
     b.liveness();
     b.churn();
+    b.depends_on();
     b.m
 }
 
@@ -476,11 +672,19 @@ mod tests {
 
     #[test]
     fn verdicts_by_ratio() {
-        assert_eq!(by_ratio(10.0, 10.0, 1.25, 2.0), "best");
-        assert_eq!(by_ratio(12.0, 10.0, 1.25, 2.0), "good");
-        assert_eq!(by_ratio(19.0, 10.0, 1.25, 2.0), "fair");
-        assert_eq!(by_ratio(21.0, 10.0, 1.25, 2.0), "poor");
+        assert_eq!(by_ratio(10.0, 10.0, 1.25, 2.0).1, "best");
+        assert_eq!(by_ratio(12.0, 10.0, 1.25, 2.0).1, "good");
+        assert_eq!(by_ratio(19.0, 10.0, 1.25, 2.0).1, "fair");
+        assert_eq!(by_ratio(21.0, 10.0, 1.25, 2.0).1, "poor");
         // A best of zero makes every other value poor, never good.
-        assert_eq!(by_ratio(1.0, 0.0, 1.25, 2.0), "poor");
+        assert_eq!(by_ratio(1.0, 0.0, 1.25, 2.0).1, "poor");
+    }
+
+    #[test]
+    fn growth_separates_linear_from_quadratic() {
+        assert_eq!(growth_verdict(0.04).1, "O(1)");
+        assert_eq!(growth_verdict(1.17).1, "O(n)");
+        assert_eq!(growth_verdict(1.42).1, "O(n log n)");
+        assert_eq!(growth_verdict(2.26).1, "O(n²)");
     }
 }
