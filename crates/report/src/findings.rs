@@ -138,18 +138,9 @@ pub(crate) fn loglog_slope(pts: &[(f64, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-fn growth_class(slope: f64) -> &'static str {
-    if slope < 0.5 {
-        "roughly flat"
-    } else if slope < 1.2 {
-        "≈ O(n)"
-    } else if slope < 1.6 {
-        "between O(n) and O(n²), ≈ O(n log n)"
-    } else if slope < 2.4 {
-        "≈ O(n²)"
-    } else {
-        "faster than O(n²)"
-    }
+/// The growth class of an exponent, as the matrix grades it ([`crate::matrix::growth_verdict`]).
+fn growth_class(slope: f64) -> String {
+    format!("≈ {}", crate::matrix::growth_verdict(slope).1)
 }
 
 /// One warning per cell (of every network) in which some trial's fault did not apply, first
@@ -539,11 +530,12 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             let r = vb / va;
             if !(1.0 / 1.25..=1.25).contains(&r) {
                 sensitive.push(format!(
-                    "`{label}` {} ({} vs {} messages; {})",
+                    "`{label}` {} ([{}]({}) vs [{}]({}) messages)",
                     ratio(vb, va),
-                    rb.prose(Stat::MsgsMean),
-                    ra.prose(Stat::MsgsMean),
-                    c.row(rb)
+                    shown(c.results, rb, Stat::MsgsMean),
+                    anchor(&c.row(rb)),
+                    shown(c.results, ra, Stat::MsgsMean),
+                    anchor(&c.row(ra))
                 ));
             } else {
                 flat.push(label.clone());
@@ -580,16 +572,16 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         if v.len() >= 2 && !overlaps(&fast, &slow) {
             let (f, s) = (fast[0], slow[0]);
             out.push((Severity::Failover, format!(
-                "At n = {} in `{sc}`, the fastest median failover is {}'s [{} ms (p95 {} ms)]({}) and the slowest {}'s [{} ms (p95 {} ms)]({}), {} apart ({}, {}).",
+                "At n = {} in `{sc}`, the fastest median failover is [{} ms (p95 {} ms)]({}), under {}, and the slowest [{} ms (p95 {} ms)]({}), under {}, {} apart ({}, {}).",
                 c.focus,
-                tie_names(&fast),
                 shown(c.results, f.item, Stat::FailoverP50),
                 shown(c.results, f.item, Stat::FailoverP95),
                 anchor(&c.row(f.item)),
-                tie_names(&slow),
+                tie_names(&fast),
                 shown(c.results, s.item, Stat::FailoverP50),
                 shown(c.results, s.item, Stat::FailoverP95),
                 anchor(&c.row(s.item)),
+                tie_names(&slow),
                 ratio(s.value, f.value),
                 c.chart(2),
                 c.chart(3)
@@ -1218,6 +1210,7 @@ mod tests {
             .collect();
         assert!((loglog_slope(&pts).unwrap() - 2.0).abs() < 1e-9);
         assert_eq!(growth_class(2.0), "≈ O(n²)");
+        assert_eq!(growth_class(0.04), "≈ O(1)");
         assert_eq!(growth_class(1.0), "≈ O(n)");
     }
 
