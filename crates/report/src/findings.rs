@@ -457,8 +457,9 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
     }
     let failover = failover_scenarios(c.results, c.opts);
 
-    // Message cost at the largest size: most vs least, ties as ties.
-    for sc in &failover {
+    // Message cost at the largest size: most vs least, ties as ties (the first failover
+    // scenario in the report, the matrix's; the others in the appendix).
+    for (k, sc) in failover.iter().enumerate() {
         let cells = c.cells(sc, c.n_max);
         let v = ranked(c.results, &cells, Stat::MsgsMean);
         if v.len() < 2 {
@@ -467,7 +468,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         let (hi, lo) = (Ranked::highest(&v), Ranked::lowest(&v));
         let (h, l) = (hi[0], lo[0]);
         if l.value > 0.0 && h.value > l.value && !overlaps(&hi, &lo) {
-            out.push((Severity::Cost, format!(
+            let line = format!(
                 "At n = {} in `{sc}`, {} sent {} the election messages of {} per failover ([mean {} vs {}]({}); {}){}.",
                 c.n_max,
                 tie_names(&hi),
@@ -477,8 +478,18 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                 shown(c.results, l.item, Stat::MsgsMean),
                 anchor(&c.row(h.item)),
                 c.chart(1),
-                steady_caveat(c, (&l.label, l.item), &cells)
-            )));
+                // The whole bill per second is the matrix's column (and the guide's caveat).
+                if k == 0 {
+                    String::new()
+                } else {
+                    steady_caveat(c, (&l.label, l.item), &cells)
+                }
+            );
+            if k == 0 {
+                out.push((Severity::Cost, line));
+            } else {
+                appendix.push(line);
+            }
         }
     }
 
@@ -500,13 +511,14 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             }
         }
         if !parts.is_empty() {
-            out.push((Severity::Cost, format!(
+            // The matrix grades each protocol by this exponent; the list is the appendix's.
+            appendix.push(format!(
                 "How election messages grow with n in `{sc}`, as the least-squares slope of log messages on log n over n = {}…{} (1 is O(n), 2 is O(n²); {}):{}",
                 sizes.first().unwrap_or(&0),
                 c.n_max,
                 c.chart(1),
                 items(&parts)
-            )));
+            ));
         }
     }
 
@@ -554,7 +566,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                     names(&flat)
                 )]));
             }
-            out.push((Severity::Cost, s));
+            appendix.push(s);
         } else if !flat.is_empty() {
             out.push((Severity::Cost, format!(
                 "Which node detects the crash barely matters here: at n = {}, `{b}` costs within 25% of `{a}` for every protocol ({}).",
@@ -657,8 +669,10 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             ),
             (true, true) => String::new(),
         };
+        // The matrix's split-brain column and the guide carry the worst case of every
+        // protocol; the per-protocol list of this one scenario is evidence for the appendix.
         if !sentence.is_empty() {
-            out.push((Severity::Damage, sentence));
+            appendix.push(sentence);
         }
         // Stranded leaders.
         let stranded: Vec<String> = cells
@@ -836,18 +850,10 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         }
         if !damaging.is_empty() {
             damaging.sort_by(|a, b| b.1.total_cmp(&a.1));
+            // Their numbers, worst scenario and first failing seed are the matrix's.
             text.push_str(&format!(
-                " these had writes taken from a deposed leader (worst mean per failure): {}.",
-                damaging
-                    .iter()
-                    .map(|(l, _, r)| format!(
-                        "`{l}` [{} in `{}`]({})",
-                        shown(c.results, r, Stat::WritesStaleMean),
-                        r.key.scenario,
-                        anchor(&c.row(r))
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                " {} had writes taken from a deposed leader despite fencing, most first (the matrix's fenced-writes column).",
+                names(&damaging.iter().map(|d| d.0.clone()).collect::<Vec<_>>())
             ));
         } else if text.ends_with(';') {
             text.pop();
@@ -912,12 +918,10 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
             if !worst.is_empty() {
                 let mut w: Vec<&(String, f64, &SummaryRow)> = worst.iter().collect();
                 w.sort_by(|a, b| b.1.total_cmp(&a.1));
+                // Their rate, overlap and damage are the matrix's split-brain column.
                 s.push_str(&format!(
-                    " The others split in some partition scenario (worst rate, with its overlap and damage): {}.",
-                    w.iter()
-                        .map(|(l, _, r)| format!("`{l}` [{}]({})", split_of(c, r), anchor(&c.row(r))))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    " {} split in some partition scenario, most often first (rate, overlap and damage: the matrix's split-brain column).",
+                    names(&w.iter().map(|x| x.0.clone()).collect::<Vec<_>>())
                 ));
             }
             out.push(s);
@@ -1048,8 +1052,9 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                     );
                     match r.get(Stat::SplitRate) {
                         Some(v) if v > 0.0 => t.push_str(&format!(
-                            ", at the price of split brain in [{}]({})",
-                            split_of(c, r),
+                            ", at the price of split brain in [{} of trials, {} ms on average]({})",
+                            shown(c.results, r, Stat::SplitRate),
+                            shown(c.results, r, Stat::SplitMsMean),
                             anchor(&c.row(r))
                         )),
                         Some(_) => t.push_str(", without split brain"),

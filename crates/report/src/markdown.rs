@@ -321,6 +321,14 @@ pub(crate) fn write_report(
             }));
             t.rows.push(row);
         }
+        let answers = matrix::answers(&ctx, &mx);
+        if !answers.is_empty() {
+            d.paragraph(vec![
+                strong("Which protocol?"),
+                text(" From this sweep, each claim linked to the table that holds its number:"),
+            ]);
+            d.push(Block::List(answers.iter().map(|a| item(a)).collect()));
+        }
         d.push(Block::Table(t));
         d.push(Block::list(
             mx.columns
@@ -512,10 +520,7 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
         ("Configuration", "#a-configuration"),
         ("Metrics", "#b-metrics"),
         ("At a glance", "#c-at-a-glance"),
-        (
-            "Split brain by scenario",
-            "#d-split-brain-by-scenario-and-stranded-leaders",
-        ),
+        ("More findings", "#d-more-findings"),
         ("Summary tables", "#e-summary-tables"),
         ("Liveness", "#f-liveness"),
     ];
@@ -568,15 +573,9 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
     d.heading(2, vec![text("C. At a glance")]);
     at_a_glance(&mut d, ctx);
     by_protocol(&mut d, ctx);
-    d.heading(
-        2,
-        vec![text("D. Split brain by scenario, and stranded leaders")],
-    );
+    d.heading(2, vec![text("D. More findings")]);
     if split_lists.is_empty() {
-        d.paragraph(vec![text(format!(
-            "No scenario had split brain at n = {}.",
-            ctx.focus
-        ))]);
+        d.paragraph(vec![text("None beyond the report's.")]);
     } else {
         d.push(Block::List(split_lists.iter().map(|f| item(f)).collect()));
     }

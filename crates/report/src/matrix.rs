@@ -39,15 +39,60 @@ pub(crate) struct Column {
     pub about: String,
 }
 
+/// A column's cells before their verdicts: per series, the value ranked and the spans.
+type Cells = Vec<Option<(f64, Vec<Inline>)>>;
+
 /// One cell: its spans (linked number, then verdict words).
 pub(crate) struct Cell {
     pub spans: Vec<Inline>,
 }
 
-/// The matrix: columns, then one row per protocol series.
+/// The matrix: columns, then one row per protocol series, and what each row established
+/// (for the answers above the matrix).
 pub(crate) struct Matrix {
     pub columns: Vec<Column>,
     pub rows: Vec<(String, Vec<Option<Cell>>)>,
+    pub facts: Vec<Facts>,
+}
+
+/// What the matrix found for one protocol series: each property `Some(true)` if it passed,
+/// `Some(false)` if it failed, `None` if the sweep does not measure it.
+#[derive(Default)]
+pub(crate) struct Facts {
+    /// At most one leader per epoch in every cell.
+    pub one_leader_per_epoch: Option<bool>,
+    /// No deposed leader's write accepted despite fencing, in any scenario at the focus size.
+    pub fenced_writes: Option<bool>,
+    /// No split brain in any partition scenario that reaches it, at the focus size.
+    pub no_split_brain: Option<bool>,
+    /// No liveness failure in any cell.
+    pub liveness: Option<bool>,
+    /// Leadership comes from a store (a service endpoint), not from the members alone.
+    pub store: bool,
+    /// The failover cell at the focus size and its link target.
+    pub failover: Option<(f64, String, String)>,
+    /// The election-message cell at the largest size: (mean, quoted, link), and the growth.
+    pub messages: Option<(f64, String, String)>,
+    /// The growth exponent of election messages and its class.
+    pub growth: Option<(f64, &'static str)>,
+    /// Messages per second at the largest size, quoted.
+    pub per_second: Option<String>,
+    /// The fenced-writes failure: quoted mean, scenario, link.
+    pub fenced_failure: Option<(String, String, String)>,
+}
+
+impl Facts {
+    /// Every safety and liveness property measured passed.
+    pub(crate) fn safe(&self) -> bool {
+        [
+            self.one_leader_per_epoch,
+            self.fenced_writes,
+            self.no_split_brain,
+            self.liveness,
+        ]
+        .iter()
+        .all(|p| *p != Some(false))
+    }
 }
 
 fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> (Tone, &'static str) {
@@ -124,7 +169,7 @@ impl<'a> Builder<'a, '_> {
         &mut self,
         title: String,
         about: String,
-        cells: Vec<Option<(f64, Vec<Inline>)>>,
+        cells: Cells,
         verdict_of: impl Fn(f64, f64) -> Option<(Tone, &'static str)>,
     ) {
         if cells.iter().all(Option::is_none) {
@@ -153,7 +198,7 @@ impl<'a> Builder<'a, '_> {
         };
         let n = self.c.focus;
         let window = detection_window(self.c);
-        let cells = self
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
@@ -194,11 +239,26 @@ impl<'a> Builder<'a, '_> {
                 let rank = if never > 0 { f64::INFINITY } else { p95 };
                 Some((rank, spans))
             })
-            .collect();
-        let abs = window.map_or(String::new(), |w| format!("absolute: p95 in detection windows of {} ms (`detect_timeout_ms + detect_jitter_ms`, the longest a detector waits before it suspects); ", crate::data::fmt_sig(w)));
+            .collect::<Cells>();
+        for (i, s) in self.series.iter().enumerate() {
+            if let Some(r) = self.row(s, n, &sc) {
+                if let Some(p95) = r.get(Stat::FailoverP95) {
+                    self.m.facts[i].failover = Some((
+                        p95,
+                        format!(
+                            "{} / {} ms",
+                            shown(self.c.results, r, Stat::FailoverP50),
+                            shown(self.c.results, r, Stat::FailoverP95)
+                        ),
+                        self.link(&sc),
+                    ));
+                }
+            }
+        }
+        let abs = window.map_or(String::new(), |w| format!("absolute: p95 in detection windows of {} ms (`detect_timeout_ms + detect_jitter_ms`); ", crate::data::fmt_sig(w)));
         self.column(
             format!("failover p50 / p95, n = {n}"),
-            format!("`failover_ms` in `{sc}`: time from the fault to the first instant with a quorum leader; {abs}relative: p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
+            format!("`failover_ms` in `{sc}`; {abs}relative: p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
             cells,
             |v, best| Some(by_ratio(v, best, 1.25, 2.0)),
         );
@@ -221,10 +281,12 @@ impl<'a> Builder<'a, '_> {
                     crate::markdown::slug(&crate::markdown::chart_heading(ch))
                 )
             });
-        let cells = self
+        let mut facts = Vec::new();
+        let cells: Cells = self
             .series
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 let r = self.row(s, n, &sc)?;
                 r.get(Stat::MsgsMean)?;
                 let mut spans = linked(shown(self.c.results, r, Stat::MsgsMean), self.link(&sc));
@@ -233,6 +295,15 @@ impl<'a> Builder<'a, '_> {
                     .filter_map(|&k| Some((k as f64, self.row(s, k, &sc)?.get(Stat::MsgsMean)?)))
                     .collect();
                 let slope = loglog_slope(&pts);
+                facts.push((
+                    i,
+                    (
+                        r.get(Stat::MsgsMean)?,
+                        shown(self.c.results, r, Stat::MsgsMean),
+                        self.link(&sc),
+                    ),
+                    slope.map(|k| (k, growth_verdict(k).1)),
+                ));
                 if let Some(k) = slope {
                     let exp = format!("∝ n^{k:.2}");
                     spans.push(text(", "));
@@ -249,13 +320,17 @@ impl<'a> Builder<'a, '_> {
             .collect();
         self.column(
             format!("election messages, n = {n}"),
-            format!("mean `msgs_election` per failover in `{sc}`, and the least-squares exponent of its growth over n = {}…{n} (chart 1), graded by growth: O(1) (exponent < 0.5), O(n) (< 1.25), O(n log n) (< 1.6), O(n²); read it with the next column: a cheap election can sit on costly steady traffic (a lease's members poll the store)", sizes.first().copied().unwrap_or(n)),
+            format!("mean `msgs_election` per failover in `{sc}`, and the least-squares exponent of its growth over n = {}…{n}, graded O(1) (< 0.5), O(n) (< 1.25), O(n log n) (< 1.6) or O(n²)", sizes.first().copied().unwrap_or(n)),
             cells,
             |_, _| None,
         );
+        for (i, m, g) in facts {
+            self.m.facts[i].messages = Some(m);
+            self.m.facts[i].growth = g;
+        }
         // The other side of the message bill: everything a cluster sends per second.
         let target = by_protocol_target();
-        let cells = self
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
@@ -263,10 +338,16 @@ impl<'a> Builder<'a, '_> {
                 let (mean, half) = msgs_per_second(self.c.results, r)?;
                 Some((mean, linked(fmt_ci(mean, half), target.clone())))
             })
-            .collect();
+            .collect::<Cells>();
+        for (f, cell) in self.m.facts.iter_mut().zip(&cells) {
+            f.per_second = cell.as_ref().and_then(|(_, spans)| match spans.first() {
+                Some(Inline::Link { text, .. }) => Some(crate::doc::plain(text)),
+                _ => None,
+            });
+        }
         self.column(
             format!("messages per second, n = {n}"),
-            format!("mean `msgs_total` / `end_ms` in `{sc}`: every protocol message of the trial (boot, election, heartbeats, polling; not the workload) per simulated second, boot election included (good ≤ 2× the fewest, fair ≤ 10×)"),
+            format!("mean `msgs_total` / `end_ms` in `{sc}`: every protocol message of the trial, boot election, heartbeats and polling included (good ≤ 2× the fewest, fair ≤ 10×)"),
             cells,
             |v, best| Some(by_ratio(v, best, 2.0, 10.0)),
         );
@@ -284,7 +365,7 @@ impl<'a> Builder<'a, '_> {
 
     /// Safety: at most one leader per epoch, over every cell of the series.
     fn one_leader_per_epoch(&mut self) {
-        let cells = self
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
@@ -337,9 +418,12 @@ impl<'a> Builder<'a, '_> {
                 })
             })
             .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.one_leader_per_epoch = c.as_ref().map(|c| c.0 == 0.0);
+        }
         self.column(
             "one leader per epoch".to_string(),
-            "safety, over every cell of the sweep: at most one live leader claims any epoch or term (`same_epoch_leaders_max` = 0); fails with the number of cells that broke it and the first one's first seed (replay it with `election-bench trace`)".to_string(),
+            "every cell: `same_epoch_leaders_max` = 0; else the cells that broke it, the first one and its first seed".to_string(),
             cells,
             |_, _| None,
         );
@@ -377,7 +461,15 @@ impl<'a> Builder<'a, '_> {
             .any(|t| t.writes_stale.is_some());
         if has_workload {
             // Safety with fencing: no deposed leader's write accepted.
-            let cells = self
+            let worst_stale: Vec<(String, f64, &SummaryRow)> = self
+                .series
+                .iter()
+                .filter_map(|s| {
+                    let (v, r) = self.worst(s, &all, |r| r.get(Stat::WritesStaleMean))?;
+                    Some((s.label.clone(), v, r))
+                })
+                .collect();
+            let cells: Cells = self
                 .series
                 .iter()
                 .map(|s| {
@@ -403,13 +495,32 @@ impl<'a> Builder<'a, '_> {
                     })
                 })
                 .collect();
+            for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+                f.fenced_writes = c.as_ref().map(|c| c.0 == 0.0);
+            }
+            for (f, s) in self.m.facts.iter_mut().zip(&self.series) {
+                let Some((v, r)) = worst_stale
+                    .iter()
+                    .find(|w| w.0 == s.label)
+                    .map(|w| (w.1, w.2))
+                else {
+                    continue;
+                };
+                if v > 0.0 {
+                    f.fenced_failure = Some((
+                        shown(self.c.results, r, Stat::WritesStaleMean),
+                        r.key.scenario.clone(),
+                        crate::markdown::table_target(self.c.results, &r.key.scenario, &self.c.net),
+                    ));
+                }
+            }
             self.column(
                 format!("fenced writes, n = {n}"),
-                "safety with fencing tokens, over every scenario: no write of a deposed leader is accepted (`writes_stale` = 0 in every trial); fails with the worst scenario's mean `writes_stale` per trial and its first failing seed".to_string(),
+                "every scenario: `writes_stale` = 0 in every trial; else the worst mean and its first failing seed".to_string(),
                 cells,
                 |_, _| None,
             );
-            let cells = self
+            let cells: Cells = self
                 .series
                 .iter()
                 .map(|s| {
@@ -423,7 +534,7 @@ impl<'a> Builder<'a, '_> {
                         return Some((0.0, linked("0 writes".into(), self.link(&r.key.scenario))));
                     }
                     let text_ = format!(
-                        "{} stale + {} fenced writes",
+                        "{} + {} writes",
                         shown(self.c.results, r, Stat::WritesStaleMean),
                         shown(self.c.results, r, Stat::WritesFencedMean)
                     );
@@ -434,7 +545,7 @@ impl<'a> Builder<'a, '_> {
                 .collect();
             self.column(
                 format!("damage, unfenced, n = {n}"),
-                "worst mean `writes_stale` + `writes_fenced` per trial over every scenario (named): what a resource without fencing would take from deposed leaders (rare: < 1 per trial)".to_string(),
+                "worst mean `writes_stale` + `writes_fenced` per trial over every scenario: what a resource without fencing takes from deposed leaders (rare: < 1)".to_string(),
                 cells,
                 |v, _| {
                     Some(if v == 0.0 {
@@ -461,7 +572,7 @@ impl<'a> Builder<'a, '_> {
         if parts.is_empty() {
             return;
         }
-        let cells = self
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
@@ -483,13 +594,13 @@ impl<'a> Builder<'a, '_> {
                 }
                 let ms = r.get(Stat::SplitMsMean).unwrap_or(0.0);
                 let mut t = format!(
-                    "{} of trials, {} ms",
+                    "{}, {} ms",
                     shown(self.c.results, r, Stat::SplitRate),
                     shown(self.c.results, r, Stat::SplitMsMean)
                 );
                 if r.get(Stat::WritesStaleMean).is_some() {
                     t.push_str(&format!(
-                        ", {} stale + {} fenced writes",
+                        ", {} + {} writes",
                         shown(self.c.results, r, Stat::WritesStaleMean),
                         shown(self.c.results, r, Stat::WritesFencedMean)
                     ));
@@ -499,9 +610,12 @@ impl<'a> Builder<'a, '_> {
                 Some((ms.max(f64::MIN_POSITIVE), spans))
             })
             .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.no_split_brain = c.as_ref().map(|c| c.0 == 0.0);
+        }
         self.column(
             format!("split brain under partition, n = {n}"),
-            "the partition scenarios that reach the protocol (a lease's members talk only to its store), the worst by `split_brain_rate` then mean `split_brain_ms`: the rate, the mean overlap of two acting leaders, and the writes a deposed leader had taken and refused (brief: < 1 ms; lasting: more)".to_string(),
+            "the worst partition scenario that reaches the protocol: `split_brain_rate`, mean `split_brain_ms`, and mean `writes_stale` + `writes_fenced` (brief: < 1 ms)".to_string(),
             cells,
             |v, _| {
                 Some(if v == 0.0 {
@@ -520,7 +634,7 @@ impl<'a> Builder<'a, '_> {
     /// (`livelock`).
     fn liveness(&mut self) {
         let target = by_protocol_target();
-        let cells = self
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
@@ -555,9 +669,12 @@ impl<'a> Builder<'a, '_> {
                 })
             })
             .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.liveness = c.as_ref().map(|c| c.0 == 0.0);
+        }
         self.column(
             "liveness".to_string(),
-            "over every cell: no measured trial ends with a connected majority and no settled quorum leader (`outcome` `no-leader` or `livelock`); fails with the count and the first failing cell and seed (the appendix's liveness section lists them all)".to_string(),
+            "every cell: no trial's `outcome` is `no-leader` or `livelock` (a connected majority without a settled leader); else the count and the first failing cell and seed".to_string(),
             cells,
             |_, _| None,
         );
@@ -570,7 +687,7 @@ impl<'a> Builder<'a, '_> {
         }
         let n = self.c.focus;
         let target = by_protocol_target();
-        let cells = self
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
@@ -584,7 +701,10 @@ impl<'a> Builder<'a, '_> {
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();
         self.column(
             format!("leader changes in recovery and flapping scenarios, n = {n}"),
-            format!("mean `leader_changes` per trial (every entry into the leader role after the first fault, failovers included), summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×)", names.join(", ")),
+            format!(
+                "mean `leader_changes` summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×)",
+                names.join(", ")
+            ),
             cells,
             |v, best| Some(by_ratio(v, best, 1.5, 3.0)),
         );
@@ -593,7 +713,7 @@ impl<'a> Builder<'a, '_> {
     /// What the protocol needs besides its members: a lease's store is one endpoint whose
     /// loss stops every election.
     fn depends_on(&mut self) {
-        let cells = self
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
@@ -612,13 +732,158 @@ impl<'a> Builder<'a, '_> {
                 })
             })
             .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.store = c.as_ref().is_some_and(|c| c.0 > 0.0);
+        }
         self.column(
             "depends on".to_string(),
-            "what leadership needs besides the members: a lease is granted by a store (etcd, the Kubernetes API server) that this sweep models as one endpoint that never crashes; while it is unreachable no member can acquire or renew (`store-*` scenarios), and in production it is a cluster of its own to run".to_string(),
+            "a lease is granted by a store (etcd, the Kubernetes API server), modelled as one endpoint that never crashes: while it is unreachable nobody can acquire or renew".to_string(),
             cells,
             |_, _| None,
         );
     }
+}
+
+/// The three questions a design review brings, answered from the matrix's facts, as Markdown
+/// bullets (each claim linked to the table that holds its number): a small control plane on
+/// the report's network at the focus size, a cluster of the largest size, and a service that
+/// already runs a lock store (etcd, Kubernetes). Empty without a failover column.
+pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
+    let labels: Vec<&String> = m.rows.iter().map(|r| &r.0).collect();
+    let rows: Vec<(&String, &Facts)> = labels.into_iter().zip(&m.facts).collect();
+    let names = |v: &[&(&String, &Facts)]| {
+        crate::findings::names(&v.iter().map(|r| r.0.to_string()).collect::<Vec<_>>())
+    };
+    let failover = |f: &Facts| {
+        f.failover
+            .as_ref()
+            .map(|(_, t, l)| format!("failover p50 / p95 [{t}]({l})"))
+            .unwrap_or_default()
+    };
+    // Sorted by p95, fastest first.
+    let mut out = Vec::new();
+    if rows.iter().all(|r| r.1.failover.is_none()) {
+        return out;
+    }
+    // Safe without a store, fastest p95 first (ties: every one within the best's 1.25×, the
+    // matrix's "good").
+    let mut safe: Vec<&(&String, &Facts)> = rows
+        .iter()
+        .filter(|r| r.1.safe() && !r.1.store && r.1.failover.is_some())
+        .collect();
+    safe.sort_by(|a, b| {
+        let p = |f: &Facts| f.failover.as_ref().map_or(f64::INFINITY, |x| x.0);
+        p(a.1).total_cmp(&p(b.1))
+    });
+    let properties = "one leader per epoch, fenced writes, split brain under partition, liveness";
+    let small = if !safe.is_empty() {
+        let failovers: Vec<String> = safe
+            .iter()
+            .map(|r| {
+                let (_, t, l) = r.1.failover.as_ref().expect("filtered");
+                if safe.len() == 1 {
+                    format!("[{t}]({l})")
+                } else {
+                    format!("`{}` [{t}]({l})", r.0)
+                }
+            })
+            .collect();
+        format!(
+            "**A {}-node control plane on `{}`**: {} — {} every property column ({properties}) without a store; failover p50 / p95 {}.",
+            c.focus,
+            c.net,
+            names(&safe),
+            if safe.len() == 1 { "the only protocol that passes" } else { "the protocols that pass" },
+            failovers.join(", ")
+        )
+    } else {
+        format!(
+            "**A {}-node control plane on `{}`**: no protocol of this sweep passes every property column ({properties}) without a store: read the failing seeds in the matrix before choosing.",
+            c.focus, c.net
+        )
+    };
+    out.push(small);
+    // The largest size: of the safe ones, the cheapest election.
+    let mut cheap: Vec<&(&String, &Facts)> = safe
+        .iter()
+        .copied()
+        .filter(|r| r.1.messages.is_some())
+        .collect();
+    cheap.sort_by(|a, b| {
+        let v = |f: &Facts| f.messages.as_ref().map_or(f64::INFINITY, |x| x.0);
+        v(a.1).total_cmp(&v(b.1))
+    });
+    if let Some(best) = cheap.first() {
+        let (_, q, l) = best.1.messages.as_ref().expect("filtered");
+        let growth = best
+            .1
+            .growth
+            .map(|(k, class)| format!(", growing ∝ n^{k:.2} ({class})"))
+            .unwrap_or_default();
+        let per_second = best
+            .1
+            .per_second
+            .as_ref()
+            .map(|p| {
+                format!(
+                    ", [{p} messages per second]({}) in all",
+                    by_protocol_target()
+                )
+            })
+            .unwrap_or_default();
+        let mut text = format!(
+            "**A {}-node cluster**: of those, `{}` elects with the fewest messages at n = {}: [{q} per failover]({l}){growth}{per_second}.",
+            c.n_max, best.0, c.n_max
+        );
+        let cheapest = rows
+            .iter()
+            .filter(|r| r.1.messages.is_some())
+            .min_by(|a, b| {
+                let v = |f: &Facts| f.messages.as_ref().map_or(f64::INFINITY, |x| x.0);
+                v(a.1).total_cmp(&v(b.1))
+            });
+        if let Some(ch) = cheapest.filter(|ch| ch.0 != best.0) {
+            let (_, q, l) = ch.1.messages.as_ref().expect("filtered");
+            text.push_str(&format!(
+                " `{}` elects with fewer ([{q}]({l})){}.",
+                ch.0,
+                if ch.1.store {
+                    " but needs a store"
+                } else {
+                    " but fails a safety or liveness column"
+                }
+            ));
+        }
+        text.push_str(" Every member here is a voter: a few voters with many non-voting observers is not modelled.");
+        out.push(text);
+    }
+    // A store already run: the store protocols.
+    let stores: Vec<&(&String, &Facts)> = rows.iter().filter(|r| r.1.store).collect();
+    if !stores.is_empty() {
+        let parts: Vec<String> = stores
+            .iter()
+            .map(|r| {
+                let fenced = match (&r.1.fenced_failure, r.1.fenced_writes) {
+                    (Some((q, sc, l)), _) => format!(
+                        "; keep fencing at the resource: a deposed holder's writes got through in `{sc}` ([{q} per trial]({l}))"
+                    ),
+                    (None, Some(true)) => "; no deposed holder's write got through fencing".to_string(),
+                    _ => String::new(),
+                };
+                format!("`{}`: {}{fenced}", r.0, failover(r.1))
+            })
+            .collect();
+        out.push(format!(
+            "**A service that already runs etcd or Kubernetes**: {}, whose store is already run and whose election is one compare-and-swap. {}. The store is its single point of failure{}.",
+            names(&stores),
+            parts.join("; "),
+            c.results.manifest.config["timing"]["lease"]
+                .as_str()
+                .map(|t| format!("; timings here: {t}; client-go's defaults are 15 s / 10 s / 2 s (`lease+profile=k8s`), and failover scales with them"))
+                .unwrap_or_default()
+        ));
+    }
+    out
 }
 
 /// A series' liveness over every cell of the report's network: measured trials, those that
@@ -648,12 +913,14 @@ pub(crate) fn matrix(c: &Ctx) -> Matrix {
         .iter()
         .map(|s| (s.label.clone(), Vec::new()))
         .collect();
+    let facts = series.iter().map(|_| Facts::default()).collect();
     let mut b = Builder {
         c,
         series,
         m: Matrix {
             columns: Vec::new(),
             rows,
+            facts,
         },
     };
     b.failover();
