@@ -84,23 +84,25 @@ fn ratio(a: f64, b: f64) -> String {
     }
 }
 
-/// ", but counting every message ..." when the protocol with the fewest election messages is
-/// not also the one with the least traffic per second in the same cells (by more than 25 %).
+/// ", but in steady state ..." when the protocol with the fewest election messages is not also
+/// the one with the least steady traffic in the same cells (by more than 25 %): the other side
+/// of the message bill, `msgs_steady_per_s_mean`, linked to its table.
 fn steady_caveat(c: &Ctx, best: (&String, &SummaryRow), cells: &[(String, &SummaryRow)]) -> String {
-    let per_second = |r: &SummaryRow| crate::quote::msgs_per_second(c.results, r);
-    let Some(mine) = per_second(best.1) else {
+    let Some(mine) = best.1.get(Stat::SteadyRateMean) else {
         return String::new();
     };
     let least = cells
         .iter()
-        .filter_map(|(l, r)| per_second(r).map(|v| (l, v)))
-        .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+        .filter_map(|(l, r)| r.get(Stat::SteadyRateMean).map(|v| (l, *r, v)))
+        .min_by(|a, b| a.2.total_cmp(&b.2));
     match least {
-        Some((l, v)) if l != best.0 && mine.0 > 1.25 * v.0 => format!(
-            "; but counting every message, steady traffic included, `{}` sends {} per second against {} for `{l}` in the same cells",
+        Some((l, r, v)) if l != best.0 && mine > 1.25 * v => format!(
+            "; but in steady state (no fault, no election) `{}` sends [{} messages per second]({}) against [{}]({}) for `{l}`",
             best.0,
-            crate::data::fmt_ci(mine.0, mine.1),
-            crate::data::fmt_ci(v.0, v.1)
+            shown(c.results, best.1, Stat::SteadyRateMean),
+            anchor(&c.row(best.1)),
+            shown(c.results, r, Stat::SteadyRateMean),
+            anchor(&c.row(r))
         ),
         _ => String::new(),
     }

@@ -707,7 +707,6 @@ fn by_protocol(d: &mut Document, ctx: &Ctx) {
     let results = ctx.results;
     let series = series_for(results, &ctx.net);
     let churn = crate::figures::leader_change_scenarios(results, ctx.opts);
-    let failover = crate::figures::failover_scenarios(results, ctx.opts);
     d.heading(4, vec![text(findings::BY_PROTOCOL)]);
     let mut about = vec![text(format!(
         "Per protocol on `{}`: measured trials over every cell and those whose ",
@@ -719,12 +718,6 @@ fn by_protocol(d: &mut Document, ctx: &Ctx) {
         code("same_epoch_leaders_max"),
         text(" > 0)"),
     ]);
-    if let Some(sc) = failover.first() {
-        about.push(text(format!(
-            "; the mean messages per second (`msgs_total / end_ms`) in `{sc}` at n = {}",
-            ctx.n_max
-        )));
-    }
     if !churn.is_empty() {
         about.push(text(format!(
             "; the mean leader changes summed over {} at n = {}",
@@ -739,7 +732,6 @@ fn by_protocol(d: &mut Document, ctx: &Ctx) {
         "trials",
         "liveness failures",
         "cells with same-epoch leaders",
-        "messages per second",
         "leader changes, summed",
     ]);
     for s in &series {
@@ -755,12 +747,6 @@ fn by_protocol(d: &mut Document, ctx: &Ctx) {
                     && r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0)
             })
             .count();
-        let per_second = failover
-            .first()
-            .and_then(|sc| results.cell(&crate::figures::key_of(s, ctx.n_max, sc, &ctx.net)))
-            .filter(|r| r.ran())
-            .and_then(|r| crate::quote::msgs_per_second(results, r))
-            .map_or("–".to_string(), |(m, _)| crate::data::fmt_num(m));
         let churn_sum = findings::churn_total(ctx, s)
             .map_or("–".to_string(), |(v, _)| crate::data::fmt_num(v));
         t.rows.push(vec![
@@ -768,7 +754,6 @@ fn by_protocol(d: &mut Document, ctx: &Ctx) {
             Cell::text(total.to_string()),
             Cell::text(bad.to_string()),
             Cell::text(same_epoch.to_string()),
-            Cell::text(per_second),
             Cell::text(churn_sum),
         ]);
     }
@@ -776,7 +761,7 @@ fn by_protocol(d: &mut Document, ctx: &Ctx) {
 }
 
 /// Columns of the summary tables: header and statistic.
-const TABLE_COLS: [(&str, Stat); 23] = [
+const TABLE_COLS: [(&str, Stat); 25] = [
     ("trials", Stat::Trials),
     ("measured", Stat::Measured),
     ("converged", Stat::ConvergedRate),
@@ -796,6 +781,8 @@ const TABLE_COLS: [(&str, Stat); 23] = [
     ("same-epoch max", Stat::SameEpochMax),
     ("failover p50", Stat::FailoverP50),
     ("failover p95", Stat::FailoverP95),
+    ("msgs total mean", Stat::MsgsTotalMean),
+    ("steady msgs/s", Stat::SteadyRateMean),
     ("stale writes mean", Stat::WritesStaleMean),
     ("stale rate", Stat::StaleRate),
     ("stale window ms mean", Stat::StaleWindowMean),

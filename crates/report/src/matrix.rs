@@ -11,7 +11,7 @@
 //! |---|---|---|---|
 //! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` (and the share of trials with none) | absolute: p95 in detection windows (`detect_timeout_ms + detect_jitter_ms`, the longest a detector waits): `≤ 1 window`, `≤ 2 windows`, `> 2 windows`; relative, on p95 against the best: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
 //! | election messages | the same scenario at the largest size, and over every size | mean `msgs_election`; the least-squares exponent of its growth with n | the growth class: `O(1)`, `O(n)`, `O(n log n)`, `O(n²)` |
-//! | messages per second | the same scenario at the largest size | mean `msgs_total / end_ms`: the whole bill, boot and steady traffic included | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
+//! | steady messages per second | the same scenario at the largest size | `msgs_steady_per_s_mean`: what the cluster sends with no fault and no election (the steady window, defined in the observer) | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
 //! | one leader per epoch | every cell | cells where two live leaders claimed one epoch (`same_epoch_leaders_max > 0`), the first failing seed | `pass`, `fails` |
 //! | fenced writes | every scenario; focus size | worst mean `writes_stale`: a deposed leader's writes accepted despite fencing tokens, the first failing seed | `pass`, `fails` |
 //! | damage, unfenced | the same | worst mean `writes_stale` + `writes_fenced`: what a resource without fencing takes | `none`, `rare` (< 1 per trial), `damaging` |
@@ -24,11 +24,11 @@
 //! ([`crate::findings::BY_PROTOCOL`]) and links there. A cell with no measured trial reads `–`.
 
 use crate::charts::Series;
-use crate::data::{fmt_ci, CellKey, SummaryRow, TrialRow};
+use crate::data::{CellKey, SummaryRow, TrialRow};
 use crate::doc::{code, link, text, verdict, Inline, Tone};
 use crate::figures::{failover_scenarios, key_of, series_for};
 use crate::findings::{by_protocol_target, churn_total, exercises, loglog_slope, Ctx};
-use crate::quote::{msgs_per_second, shown};
+use crate::quote::shown;
 use election_runner::results::Stat;
 
 /// A concern of the matrix.
@@ -328,15 +328,20 @@ impl<'a> Builder<'a, '_> {
             self.m.facts[i].messages = Some(m);
             self.m.facts[i].growth = g;
         }
-        // The other side of the message bill: everything a cluster sends per second.
-        let target = by_protocol_target();
+        // The other side of the message bill: what the cluster sends in steady state.
         let cells: Cells = self
             .series
             .iter()
             .map(|s| {
                 let r = self.row(s, n, &sc)?;
-                let (mean, half) = msgs_per_second(self.c.results, r)?;
-                Some((mean, linked(fmt_ci(mean, half), target.clone())))
+                let v = r.get(Stat::SteadyRateMean)?;
+                Some((
+                    v,
+                    linked(
+                        shown(self.c.results, r, Stat::SteadyRateMean),
+                        self.link(&sc),
+                    ),
+                ))
             })
             .collect::<Cells>();
         for (f, cell) in self.m.facts.iter_mut().zip(&cells) {
@@ -346,8 +351,8 @@ impl<'a> Builder<'a, '_> {
             });
         }
         self.column(
-            format!("messages per second, n = {n}"),
-            format!("mean `msgs_total` / `end_ms` in `{sc}`: every protocol message of the trial, boot election, heartbeats and polling included (good ≤ 2× the fewest, fair ≤ 10×)"),
+            format!("steady messages per second, n = {n}"),
+            format!("`msgs_steady_per_s_mean` in `{sc}`: messages per second with no fault and no election (heartbeats, a lease's renewals and polls; `msgs_steady` in the window before the fault; good ≤ 2× the fewest, fair ≤ 10×)"),
             cells,
             |v, best| Some(by_ratio(v, best, 2.0, 10.0)),
         );
@@ -824,12 +829,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
             .1
             .per_second
             .as_ref()
-            .map(|p| {
-                format!(
-                    ", [{p} messages per second]({}) in all",
-                    by_protocol_target()
-                )
-            })
+            .map(|p| format!(", [{p} messages per second]({l}) in steady state"))
             .unwrap_or_default();
         let mut text = format!(
             "**A {}-node cluster**: of those, `{}` elects with the fewest messages at n = {}: [{q} per failover]({l}){growth}{per_second}.",

@@ -51,6 +51,8 @@ pub(crate) fn interval(results: &Results, r: &SummaryRow, stat: Stat) -> Option<
         Stat::WritesStaleMean => mean(&|t| t.writes_stale.map(|v| v as f64)),
         Stat::WritesFencedMean => mean(&|t| t.writes_fenced.map(|v| v as f64)),
         Stat::StaleWindowMean => mean(&|t| t.stale_window_ms),
+        Stat::MsgsTotalMean => mean(&|t| Some(t.msgs_total as f64)),
+        Stat::SteadyRateMean => mean(&|t| t.steady_per_second()),
         Stat::SplitRate => Some((r.get(Stat::SplitCiLo)?, r.get(Stat::SplitCiHi)?)),
         Stat::StaleRate | Stat::ConvergedRate => {
             let n = trials.len() as u64;
@@ -77,18 +79,6 @@ pub(crate) fn shown(results: &Results, r: &SummaryRow, stat: Stat) -> String {
         Some((lo, hi)) => fmt_ci(v, (hi - v).max(v - lo).max(0.0)),
         None => fmt_sig(v),
     }
-}
-
-/// Every protocol message of a cell's measured trials per second of simulated time (mean of
-/// `msgs_total / end_ms`, [`TrialRow::msgs_per_second`]) and the half-width of its 95 %
-/// interval: the matrix's and the prose's one reading of it.
-pub(crate) fn msgs_per_second(results: &Results, r: &SummaryRow) -> Option<(f64, f64)> {
-    let v: Vec<f64> = results
-        .measured_trials_of(&r.key)
-        .iter()
-        .filter_map(|t| t.msgs_per_second())
-        .collect();
-    mean_ci(&v)
 }
 
 /// Candidates for an extreme: a label, the value ranked and its 95 % interval.
