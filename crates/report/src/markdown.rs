@@ -736,17 +736,7 @@ fn by_protocol(d: &mut Document, ctx: &Ctx) {
     ]);
     for s in &series {
         let (total, bad, _) = matrix::liveness_of(ctx, s);
-        let same_epoch = results
-            .summary
-            .iter()
-            .filter(|r| {
-                r.ran()
-                    && r.key.protocol == s.protocol
-                    && r.key.params == s.params
-                    && r.key.net == ctx.net
-                    && r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0)
-            })
-            .count();
+        let same_epoch = matrix::same_epoch_cells(ctx, s).1.len();
         let churn_sum = findings::churn_total(ctx, s)
             .map_or("–".to_string(), |(v, _)| crate::data::fmt_num(v));
         t.rows.push(vec![

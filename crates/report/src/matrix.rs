@@ -374,25 +374,10 @@ impl<'a> Builder<'a, '_> {
             .series
             .iter()
             .map(|s| {
-                let mine: Vec<&SummaryRow> = self
-                    .c
-                    .results
-                    .summary
-                    .iter()
-                    .filter(|r| {
-                        r.ran()
-                            && r.key.protocol == s.protocol
-                            && r.key.params == s.params
-                            && r.key.net == self.c.net
-                    })
-                    .collect();
-                if mine.is_empty() {
+                let (ran, bad) = same_epoch_cells(self.c, s);
+                if ran == 0 {
                     return None;
                 }
-                let bad: Vec<&&SummaryRow> = mine
-                    .iter()
-                    .filter(|r| r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0))
-                    .collect();
                 Some(match bad.first() {
                     None => (
                         0.0,
@@ -884,6 +869,28 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
         ));
     }
     out
+}
+
+/// How many cells of series `s` ran on the report's network, and those where two live
+/// leaders claimed one epoch (`same_epoch_leaders_max` > 0), in file order.
+pub(crate) fn same_epoch_cells<'a>(c: &Ctx<'a>, s: &Series) -> (usize, Vec<&'a SummaryRow>) {
+    let mine: Vec<&SummaryRow> = c
+        .results
+        .summary
+        .iter()
+        .filter(|r| {
+            r.ran()
+                && r.key.protocol == s.protocol
+                && r.key.params == s.params
+                && r.key.net == c.net
+        })
+        .collect();
+    let bad = mine
+        .iter()
+        .copied()
+        .filter(|r| r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0))
+        .collect();
+    (mine.len(), bad)
 }
 
 /// A series' liveness over every cell of the report's network: measured trials, those that

@@ -11,25 +11,9 @@ mod common;
 use std::fs;
 use std::path::Path;
 
+use election_report::doc::anchor as slug;
 use election_report::{render_report, ReportOptions};
-use election_runner::{run_sweep, SweepOptions, SweepSpec};
-
-/// GitHub's heading anchor, as the report writes it.
-fn slug(heading: &str) -> String {
-    heading
-        .chars()
-        .flat_map(char::to_lowercase)
-        .filter_map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '_' {
-                Some(c)
-            } else if c == ' ' {
-                Some('-')
-            } else {
-                None
-            }
-        })
-        .collect()
-}
+use election_runner::SweepSpec;
 
 /// The numbers of each `#### Table: ...` of the appendix, by anchor: every cell, interval
 /// cells (`0–0.018845`) split into their bounds.
@@ -200,21 +184,7 @@ fn every_quoted_number_is_in_the_table_it_links() {
         seeds: Some(12),
         ..SweepSpec::default()
     };
-    let plan = spec.plan().unwrap();
-    run_sweep(
-        &plan,
-        &SweepOptions {
-            out: results.clone(),
-            jobs: Some(1),
-            shard: None,
-            shard_by: Default::default(),
-            resume: false,
-            force: false,
-            progress: false,
-            command: "election-bench sweep --name quoted".into(),
-        },
-    )
-    .unwrap();
+    common::run_small_sweep(&spec, &results, "election-bench sweep --name quoted");
     let out = base.join("report");
     let opts = ReportOptions {
         png: false,
