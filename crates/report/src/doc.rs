@@ -103,9 +103,42 @@ impl Tone {
     }
 }
 
-/// A verdict word with its tone.
-pub fn verdict(tone: Tone, s: impl Into<String>) -> Inline {
-    Inline::Verdict(tone, s.into())
+/// Every verdict word the report uses and its tone: the one list the matrix takes its words
+/// from ([`verdict`]) and the HTML page colours them by ([`tone_of`]).
+pub const VERDICTS: [(&str, Tone); 21] = [
+    ("pass", Tone::Good),
+    ("fails", Tone::Bad),
+    ("best", Tone::Good),
+    ("good", Tone::Good),
+    ("fair", Tone::Fair),
+    ("poor", Tone::Bad),
+    ("none", Tone::Good),
+    ("rare", Tone::Fair),
+    ("damaging", Tone::Bad),
+    ("brief", Tone::Fair),
+    ("lasting", Tone::Bad),
+    ("≤ 1 window", Tone::Good),
+    ("≤ 2 windows", Tone::Fair),
+    ("> 2 windows", Tone::Bad),
+    ("unrecovered", Tone::Bad),
+    ("O(1)", Tone::Good),
+    ("O(n)", Tone::Good),
+    ("O(n log n)", Tone::Fair),
+    ("O(n²)", Tone::Bad),
+    ("members only", Tone::Good),
+    ("single point of failure", Tone::Bad),
+];
+
+/// The tone of a verdict word of [`VERDICTS`].
+pub fn tone_of(word: &str) -> Option<Tone> {
+    VERDICTS.iter().find(|v| v.0 == word).map(|v| v.1)
+}
+
+/// A verdict word of [`VERDICTS`], with its tone (a word not in the list is a bug: it reads
+/// as fair).
+pub fn verdict(word: &str) -> Inline {
+    debug_assert!(tone_of(word).is_some(), "{word} is not in VERDICTS");
+    Inline::Verdict(tone_of(word).unwrap_or(Tone::Fair), word.to_string())
 }
 
 /// Plain text.

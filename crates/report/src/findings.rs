@@ -142,7 +142,7 @@ pub(crate) fn loglog_slope(pts: &[(f64, f64)]) -> Option<f64> {
 
 /// The growth class of an exponent, as the matrix grades it ([`crate::matrix::growth_verdict`]).
 fn growth_class(slope: f64) -> String {
-    format!("≈ {}", crate::matrix::growth_verdict(slope).1)
+    format!("≈ {}", crate::matrix::growth_verdict(slope))
 }
 
 /// One warning per cell (of every network) in which some trial's fault did not apply, first

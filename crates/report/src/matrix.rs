@@ -1,7 +1,8 @@
 //! The decision matrix: protocol by concern, the first thing `REPORT.md` shows.
 //!
 //! Each cell is one number (or a pass/fail) and a plain verdict, linked to the table that
-//! holds the number; the verdicts are [`Tone`]d words, coloured on the HTML page and bold in
+//! holds the number; the verdicts are words of [`crate::doc::VERDICTS`], coloured by their tone on
+//! the HTML page and bold in
 //! Markdown. A concern appears only when the sweep has the scenarios that measure it; the
 //! failover scenario is read off the scenarios' faults ([`ScenarioKind`], recorded in the
 //! manifest). Numbers are quoted by [`crate::quote::shown`]: the same rounding the guide and
@@ -25,7 +26,7 @@
 
 use crate::charts::Series;
 use crate::data::{CellKey, SummaryRow, TrialRow};
-use crate::doc::{code, link, text, verdict, Inline, Tone};
+use crate::doc::{code, link, text, verdict, Inline};
 use crate::figures::{failover_scenarios, key_of, series_for};
 use crate::findings::{by_protocol_target, churn_total, exercises, loglog_slope, Ctx};
 use crate::quote::shown;
@@ -95,30 +96,30 @@ impl Facts {
     }
 }
 
-fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> (Tone, &'static str) {
+fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> &'static str {
     if v.is_infinite() {
-        (Tone::Bad, "poor") // e.g. a failover that some trials never completed
+        "poor" // e.g. a failover that some trials never completed
     } else if v <= best {
-        (Tone::Good, "best")
+        "best"
     } else if best > 0.0 && v <= best * good {
-        (Tone::Good, "good")
+        "good"
     } else if best > 0.0 && v <= best * fair {
-        (Tone::Fair, "fair")
+        "fair"
     } else {
-        (Tone::Bad, "poor")
+        "poor"
     }
 }
 
 /// The growth class of an exponent of n, as the matrix grades election cost.
-pub(crate) fn growth_verdict(slope: f64) -> (Tone, &'static str) {
+pub(crate) fn growth_verdict(slope: f64) -> &'static str {
     if slope < 0.5 {
-        (Tone::Good, "O(1)")
+        "O(1)"
     } else if slope < 1.25 {
-        (Tone::Good, "O(n)")
+        "O(n)"
     } else if slope < 1.6 {
-        (Tone::Fair, "O(n log n)")
+        "O(n log n)"
     } else {
-        (Tone::Bad, "O(n²)")
+        "O(n²)"
     }
 }
 
@@ -170,7 +171,7 @@ impl<'a> Builder<'a, '_> {
         title: String,
         about: String,
         cells: Cells,
-        verdict_of: impl Fn(f64, f64) -> Option<(Tone, &'static str)>,
+        verdict_of: impl Fn(f64, f64) -> Option<&'static str>,
     ) {
         if cells.iter().all(Option::is_none) {
             return;
@@ -183,9 +184,9 @@ impl<'a> Builder<'a, '_> {
         self.m.columns.push(Column { title, about });
         for (row, cell) in self.m.rows.iter_mut().zip(cells) {
             row.1.push(cell.map(|(v, mut spans)| {
-                if let Some((tone, word)) = verdict_of(v, best) {
+                if let Some(word) = verdict_of(v, best) {
                     spans.push(text(" "));
-                    spans.push(verdict(tone, word));
+                    spans.push(verdict(word));
                 }
                 Cell { spans }
             }));
@@ -223,17 +224,17 @@ impl<'a> Builder<'a, '_> {
                 }
                 if let Some(w) = window {
                     let k = p95 / w;
-                    let (tone, word) = if never > 0 {
-                        (Tone::Bad, "unrecovered")
+                    let word = if never > 0 {
+                        "unrecovered"
                     } else if k <= 1.0 {
-                        (Tone::Good, "≤ 1 window")
+                        "≤ 1 window"
                     } else if k <= 2.0 {
-                        (Tone::Fair, "≤ 2 windows")
+                        "≤ 2 windows"
                     } else {
-                        (Tone::Bad, "> 2 windows")
+                        "> 2 windows"
                     };
                     spans.push(text(" "));
-                    spans.push(verdict(tone, word));
+                    spans.push(verdict(word));
                 }
                 // Unrecovered trials rank as infinitely slow.
                 let rank = if never > 0 { f64::INFINITY } else { p95 };
@@ -302,7 +303,7 @@ impl<'a> Builder<'a, '_> {
                         shown(self.c.results, r, Stat::MsgsMean),
                         self.link(&sc),
                     ),
-                    slope.map(|k| (k, growth_verdict(k).1)),
+                    slope.map(|k| (k, growth_verdict(k))),
                 ));
                 if let Some(k) = slope {
                     let exp = format!("∝ n^{k:.2}");
@@ -311,9 +312,8 @@ impl<'a> Builder<'a, '_> {
                         Some(t) => spans.push(link(exp.as_str(), t.as_str())),
                         None => spans.push(text(exp)),
                     }
-                    let (tone, word) = growth_verdict(k);
                     spans.push(text(" "));
-                    spans.push(verdict(tone, word));
+                    spans.push(verdict(growth_verdict(k)));
                 }
                 Some((0.0, spans))
             })
@@ -384,14 +384,14 @@ impl<'a> Builder<'a, '_> {
                         vec![
                             link("0 cells", by_protocol_target().as_str()),
                             text(" "),
-                            verdict(Tone::Good, "pass"),
+                            verdict("pass"),
                         ],
                     ),
                     Some(r) => {
                         let seed = self
                             .first_seed(r, |t| t.same_epoch_leaders > 0)
                             .unwrap_or(0);
-                        let mut spans = vec![verdict(Tone::Bad, "fails"), text(": ")];
+                        let mut spans = vec![verdict("fails"), text(": ")];
                         spans.push(link(
                             format!("{} cells", bad.len()).as_str(),
                             by_protocol_target().as_str(),
@@ -465,12 +465,12 @@ impl<'a> Builder<'a, '_> {
                 .map(|s| {
                     let (v, r) = self.worst(s, &all, |r| r.get(Stat::WritesStaleMean))?;
                     Some(if v == 0.0 {
-                        (0.0, vec![verdict(Tone::Good, "pass")])
+                        (0.0, vec![verdict("pass")])
                     } else {
                         let seed = self
                             .first_seed(r, |t| t.writes_stale.unwrap_or(0) > 0)
                             .unwrap_or(0);
-                        let mut spans = vec![verdict(Tone::Bad, "fails"), text(": ")];
+                        let mut spans = vec![verdict("fails"), text(": ")];
                         spans.push(link(
                             format!(
                                 "{} per trial",
@@ -539,11 +539,11 @@ impl<'a> Builder<'a, '_> {
                 cells,
                 |v, _| {
                     Some(if v == 0.0 {
-                        (Tone::Good, "none")
+                        "none"
                     } else if v < 1.0 {
-                        (Tone::Fair, "rare")
+                        "rare"
                     } else {
-                        (Tone::Bad, "damaging")
+                        "damaging"
                     })
                 },
             );
@@ -609,11 +609,11 @@ impl<'a> Builder<'a, '_> {
             cells,
             |v, _| {
                 Some(if v == 0.0 {
-                    (Tone::Good, "none")
+                    "none"
                 } else if v < 1.0 {
-                    (Tone::Fair, "brief")
+                    "brief"
                 } else {
-                    (Tone::Bad, "lasting")
+                    "lasting"
                 })
             },
         );
@@ -638,13 +638,13 @@ impl<'a> Builder<'a, '_> {
                         vec![
                             link(format!("0 of {total} trials").as_str(), target.as_str()),
                             text(" "),
-                            verdict(Tone::Good, "pass"),
+                            verdict("pass"),
                         ],
                     ),
                     Some((key, seed)) => (
                         bad as f64,
                         vec![
-                            verdict(Tone::Bad, "fails"),
+                            verdict("fails"),
                             text(": "),
                             link(format!("{bad} of {total} trials").as_str(), target.as_str()),
                             text("; first "),
@@ -712,13 +712,10 @@ impl<'a> Builder<'a, '_> {
                 Some(if services > 0 {
                     (
                         1.0,
-                        vec![
-                            text("a lock store: "),
-                            verdict(Tone::Bad, "single point of failure"),
-                        ],
+                        vec![text("a lock store: "), verdict("single point of failure")],
                     )
                 } else {
-                    (0.0, vec![verdict(Tone::Good, "members only")])
+                    (0.0, vec![verdict("members only")])
                 })
             })
             .collect();
@@ -946,19 +943,19 @@ mod tests {
 
     #[test]
     fn verdicts_by_ratio() {
-        assert_eq!(by_ratio(10.0, 10.0, 1.25, 2.0).1, "best");
-        assert_eq!(by_ratio(12.0, 10.0, 1.25, 2.0).1, "good");
-        assert_eq!(by_ratio(19.0, 10.0, 1.25, 2.0).1, "fair");
-        assert_eq!(by_ratio(21.0, 10.0, 1.25, 2.0).1, "poor");
+        assert_eq!(by_ratio(10.0, 10.0, 1.25, 2.0), "best");
+        assert_eq!(by_ratio(12.0, 10.0, 1.25, 2.0), "good");
+        assert_eq!(by_ratio(19.0, 10.0, 1.25, 2.0), "fair");
+        assert_eq!(by_ratio(21.0, 10.0, 1.25, 2.0), "poor");
         // A best of zero makes every other value poor, never good.
-        assert_eq!(by_ratio(1.0, 0.0, 1.25, 2.0).1, "poor");
+        assert_eq!(by_ratio(1.0, 0.0, 1.25, 2.0), "poor");
     }
 
     #[test]
     fn growth_separates_linear_from_quadratic() {
-        assert_eq!(growth_verdict(0.04).1, "O(1)");
-        assert_eq!(growth_verdict(1.17).1, "O(n)");
-        assert_eq!(growth_verdict(1.42).1, "O(n log n)");
-        assert_eq!(growth_verdict(2.26).1, "O(n²)");
+        assert_eq!(growth_verdict(0.04), "O(1)");
+        assert_eq!(growth_verdict(1.17), "O(n)");
+        assert_eq!(growth_verdict(1.42), "O(n log n)");
+        assert_eq!(growth_verdict(2.26), "O(n²)");
     }
 }
