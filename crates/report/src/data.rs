@@ -199,13 +199,6 @@ impl TrialRow {
     pub fn measured(&self) -> bool {
         election_runner::results::measured(self.faults_skipped, self.budget_exceeded)
     }
-
-    /// Every protocol message of the trial per second of simulated time (`msgs_total / end_ms`):
-    /// the whole message bill, steady traffic included, next to an election-message count.
-    /// `None` for a trial that ended at 0.
-    pub fn msgs_per_second(&self) -> Option<f64> {
-        (self.end_ms > 0.0).then(|| self.msgs_total as f64 * 1000.0 / self.end_ms)
-    }
 }
 
 /// `manifest.json`: the runner's typed manifest, written and read through one type.

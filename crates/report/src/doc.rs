@@ -69,6 +69,9 @@ pub enum Inline {
     Emph(Vec<Inline>),
     /// Strong emphasis (`**x**`, `<strong>`).
     Strong(Vec<Inline>),
+    /// A verdict word (`pass`, `good`, `fails`): strong in Markdown, so the plain text still
+    /// reads, and coloured by its [`Tone`] in HTML.
+    Verdict(Tone, String),
     /// A link: its text and target (a relative path, `#anchor` or URL).
     Link {
         /// What the reader sees.
@@ -76,6 +79,66 @@ pub enum Inline {
         /// Where it goes.
         href: String,
     },
+}
+
+/// How a verdict reads: its colour on the HTML page (class `verdict-<tone>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Passes, best, good, none.
+    Good,
+    /// Fair, rare, brief: worth a look.
+    Fair,
+    /// Fails, poor, damaging, lasting.
+    Bad,
+}
+
+impl Tone {
+    /// The CSS class suffix.
+    pub fn class(self) -> &'static str {
+        match self {
+            Tone::Good => "good",
+            Tone::Fair => "fair",
+            Tone::Bad => "bad",
+        }
+    }
+}
+
+/// Every verdict word the report uses and its tone: the one list the matrix takes its words
+/// from ([`verdict`]) and the HTML page colours them by ([`tone_of`]).
+pub const VERDICTS: [(&str, Tone); 21] = [
+    ("pass", Tone::Good),
+    ("fails", Tone::Bad),
+    ("best", Tone::Good),
+    ("good", Tone::Good),
+    ("fair", Tone::Fair),
+    ("poor", Tone::Bad),
+    ("none", Tone::Good),
+    ("rare", Tone::Fair),
+    ("damaging", Tone::Bad),
+    ("brief", Tone::Fair),
+    ("lasting", Tone::Bad),
+    ("≤ 1 window", Tone::Good),
+    ("≤ 2 windows", Tone::Fair),
+    ("> 2 windows", Tone::Bad),
+    ("unrecovered", Tone::Bad),
+    ("O(1)", Tone::Good),
+    ("O(n)", Tone::Good),
+    ("O(n log n)", Tone::Fair),
+    ("O(n²)", Tone::Bad),
+    ("members only", Tone::Good),
+    ("single point of failure", Tone::Bad),
+];
+
+/// The tone of a verdict word of [`VERDICTS`].
+pub fn tone_of(word: &str) -> Option<Tone> {
+    VERDICTS.iter().find(|v| v.0 == word).map(|v| v.1)
+}
+
+/// A verdict word of [`VERDICTS`], with its tone (a word not in the list is a bug: it reads
+/// as fair).
+pub fn verdict(word: &str) -> Inline {
+    debug_assert!(tone_of(word).is_some(), "{word} is not in VERDICTS");
+    Inline::Verdict(tone_of(word).unwrap_or(Tone::Fair), word.to_string())
 }
 
 /// Plain text.
@@ -367,7 +430,7 @@ pub fn plain(spans: &[Inline]) -> String {
     let mut s = String::new();
     for i in spans {
         match i {
-            Inline::Text(t) | Inline::Code(t) => s.push_str(t),
+            Inline::Text(t) | Inline::Code(t) | Inline::Verdict(_, t) => s.push_str(t),
             Inline::Emph(v) | Inline::Strong(v) | Inline::Link { text: v, .. } => {
                 s.push_str(&plain(v))
             }
@@ -493,6 +556,9 @@ fn md_spans(spans: &[Inline], ctx: Ctx) -> String {
             }
             Inline::Strong(v) => {
                 let _ = write!(s, "**{}**", md_spans(v, ctx));
+            }
+            Inline::Verdict(_, t) => {
+                let _ = write!(s, "**{}**", md_spans(&[text(t.as_str())], ctx));
             }
             Inline::Link { text, href } => {
                 let _ = write!(s, "[{}]({})", md_spans(text, ctx), md_href(href));
@@ -634,6 +700,14 @@ fn html_spans(spans: &[Inline]) -> String {
             }
             Inline::Strong(v) => {
                 let _ = write!(s, "<strong>{}</strong>", html_spans(v));
+            }
+            Inline::Verdict(tone, t) => {
+                let _ = write!(
+                    s,
+                    "<strong class=\"verdict verdict-{}\">{}</strong>",
+                    tone.class(),
+                    html_esc(t)
+                );
             }
             Inline::Link { text, href } => {
                 let _ = write!(s, "<a href=\"{}\">{}</a>", html_esc(href), html_spans(text));

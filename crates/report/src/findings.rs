@@ -4,12 +4,13 @@
 //! number in it is read from `summary.csv` (or computed from it: ratios, slopes), so the prose
 //! changes when the results change. Each claim links the table row or chart that supports it.
 
-use crate::data::{fmt_count as count, fmt_sig, CellKey, Results, Stat, SummaryRow};
+use crate::data::{CellKey, Results, Stat, SummaryRow};
 use crate::doc::Severity;
 use crate::figures::{
     failover_scenarios, leader_change_scenarios, nearest_size, series_for, ChartInfo,
 };
 use crate::markdown::{chart_link, table_link};
+use crate::quote::{pct, ranked, shown, tie_names, Ranked};
 use crate::ReportOptions;
 use election_runner::replay::{Flags, Replay};
 
@@ -74,10 +75,6 @@ impl<'a> Ctx<'a> {
     }
 }
 
-fn pct(v: f64) -> String {
-    format!("{}%", fmt_sig((v * 1000.0).round() / 10.0))
-}
-
 fn ratio(a: f64, b: f64) -> String {
     let r = a / b;
     if r >= 100.0 {
@@ -87,34 +84,25 @@ fn ratio(a: f64, b: f64) -> String {
     }
 }
 
-/// Every protocol message of a cell's measured trials per second of simulated time (mean of
-/// `msgs_total / end_ms`): the other side of an election-message count, steady traffic included.
-fn per_second(c: &Ctx, r: &SummaryRow) -> Option<f64> {
-    let v: Vec<f64> = c
-        .results
-        .measured_trials_of(&r.key)
-        .iter()
-        .filter_map(|t| t.msgs_per_second())
-        .collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
-/// ", but counting every message ..." when the protocol with the fewest election messages is
-/// not also the one with the least traffic per second in the same cells (by more than 25 %).
+/// ", but in steady state ..." when the protocol with the fewest election messages is not also
+/// the one with the least steady traffic in the same cells (by more than 25 %): the other side
+/// of the message bill, `msgs_steady_per_s_mean`, linked to its table.
 fn steady_caveat(c: &Ctx, best: (&String, &SummaryRow), cells: &[(String, &SummaryRow)]) -> String {
-    let Some(mine) = per_second(c, best.1) else {
+    let Some(mine) = best.1.get(Stat::SteadyRateMean) else {
         return String::new();
     };
     let least = cells
         .iter()
-        .filter_map(|(l, r)| per_second(c, r).map(|v| (l, v)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+        .filter_map(|(l, r)| r.get(Stat::SteadyRateMean).map(|v| (l, *r, v)))
+        .min_by(|a, b| a.2.total_cmp(&b.2));
     match least {
-        Some((l, v)) if l != best.0 && mine > 1.25 * v => format!(
-            "; but counting every message, steady traffic included, `{}` sends {} per second against {} for `{l}` in the same cells",
+        Some((l, r, v)) if l != best.0 && mine > 1.25 * v => format!(
+            "; but in steady state (no fault, no election) `{}` sends [{} messages per second]({}) against [{}]({}) for `{l}`",
             best.0,
-            fmt_sig(mine),
-            fmt_sig(v)
+            shown(c.results, best.1, Stat::SteadyRateMean),
+            anchor(&c.row(best.1)),
+            shown(c.results, r, Stat::SteadyRateMean),
+            anchor(&c.row(r))
         ),
         _ => String::new(),
     }
@@ -125,7 +113,7 @@ fn items(v: &[String]) -> String {
     v.iter().map(|i| format!("\n  - {i}")).collect()
 }
 
-fn names(v: &[String]) -> String {
+pub(crate) fn names(v: &[String]) -> String {
     let q: Vec<String> = v.iter().map(|s| format!("`{s}`")).collect();
     match q.len() {
         0 => String::new(),
@@ -152,18 +140,9 @@ pub(crate) fn loglog_slope(pts: &[(f64, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-fn growth_class(slope: f64) -> &'static str {
-    if slope < 0.5 {
-        "roughly flat"
-    } else if slope < 1.2 {
-        "≈ O(n)"
-    } else if slope < 1.6 {
-        "between O(n) and O(n²), ≈ O(n log n)"
-    } else if slope < 2.4 {
-        "≈ O(n²)"
-    } else {
-        "faster than O(n²)"
-    }
+/// The growth class of an exponent, as the matrix grades it ([`crate::matrix::growth_verdict`]).
+fn growth_class(slope: f64) -> String {
+    format!("≈ {}", crate::matrix::growth_verdict(slope))
 }
 
 /// One warning per cell (of every network) in which some trial's fault did not apply, first
@@ -333,35 +312,24 @@ pub(crate) fn fixed_params(results: &crate::data::Results) -> Vec<(String, Strin
         .collect()
 }
 
-/// A duration in ms for prose: whole milliseconds from 10 ms up, seconds from 10 s up.
-fn dur(ms: f64) -> String {
-    if ms >= 10_000.0 {
-        format!("{:.1} s", ms / 1000.0)
-    } else if ms >= 10.0 {
-        format!("{ms:.0} ms")
-    } else {
-        format!("{ms:.2} ms")
-    }
-}
-
 /// The damage a cell's splits did, for prose next to a split-brain rate: stale writes per
 /// failure and what fencing stopped ("" without a workload).
-fn damage_of(r: &SummaryRow) -> String {
+fn damage_of(c: &Ctx, r: &SummaryRow) -> String {
     let Some(stale) = r.get(Stat::WritesStaleMean) else {
         return String::new();
     };
     let fenced = r.get(Stat::WritesFencedMean).unwrap_or(0.0);
+    let fenced_text = shown(c.results, r, Stat::WritesFencedMean);
     match (stale > 0.0, fenced > 0.0) {
         (false, false) => ", no write taken from a deposed leader".into(),
         (false, true) => format!(
-            ", no write taken from a deposed leader ({} per failure refused by fencing tokens)",
-            count(fenced)
+            ", no write taken from a deposed leader ({fenced_text} per failure refused by fencing tokens)"
         ),
         (true, _) => format!(
             ", {} writes per failure taken from a deposed leader{}",
-            count(stale),
+            shown(c.results, r, Stat::WritesStaleMean),
             if fenced > 0.0 {
-                format!(" ({} more refused by fencing tokens)", count(fenced))
+                format!(" ({fenced_text} more refused by fencing tokens)")
             } else {
                 String::new()
             }
@@ -370,12 +338,12 @@ fn damage_of(r: &SummaryRow) -> String {
 }
 
 /// A split-brain rate with its duration and its damage: "12% of trials, 3.4 ms on average, ...".
-fn split_of(r: &SummaryRow) -> String {
+fn split_of(c: &Ctx, r: &SummaryRow) -> String {
     format!(
-        "{} of trials, {} on average{}",
-        pct(r.get(Stat::SplitRate).unwrap_or(0.0)),
-        dur(r.get(Stat::SplitMsMean).unwrap_or(0.0)),
-        damage_of(r)
+        "{} of trials, {} ms on average{}",
+        shown(c.results, r, Stat::SplitRate),
+        shown(c.results, r, Stat::SplitMsMean),
+        damage_of(c, r)
     )
 }
 
@@ -412,18 +380,17 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
         let rate = r.get(Stat::SplitRate).unwrap_or(0.0);
         let stale = r.get(Stat::WritesStaleMean).unwrap_or(0.0);
         let fenced = r.get(Stat::WritesFencedMean).unwrap_or(0.0);
-        let window = r.get(Stat::StaleWindowMean).unwrap_or(0.0);
-        let stale_rate = r.get(Stat::StaleRate).unwrap_or(0.0);
+        let q = |stat: Stat| shown(c.results, r, stat);
         let split_text = if rate > 0.0 && split > 0.0 {
             format!(
-                "two leaders acted at once in {} of trials, for {} on average",
-                pct(rate),
-                dur(split)
+                "two leaders acted at once in {} of trials, for {} ms on average",
+                q(Stat::SplitRate),
+                q(Stat::SplitMsMean)
             )
         } else if rate > 0.0 {
             format!(
                 "two leaders acted at once in {} of trials, for a single instant",
-                pct(rate)
+                q(Stat::SplitRate)
             )
         } else {
             "two leaders never acted at once".to_string()
@@ -437,22 +404,22 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
         } else if stale == 0.0 {
             format!(
                 "**harmless with fencing tokens, damaging without**: the tokens refused every write a deposed leader sent ({} per failure), which a resource without fencing would have taken",
-                count(fenced)
+                q(Stat::WritesFencedMean)
             )
         } else {
             let fencing = if fenced > 0.0 {
                 format!(
                     "; fencing tokens refused {} more per failure, the rest arrived before the new leader's first write raised the resource's token",
-                    count(fenced)
+                    q(Stat::WritesFencedMean)
                 )
             } else {
                 "; no fencing token refused any of them".to_string()
             };
             format!(
-                "**damaging in {} of trials**: {} writes per failure on average were taken from a deposed leader, over {}{fencing}",
-                pct(stale_rate),
-                count(stale),
-                dur(window)
+                "**damaging in {} of trials**: {} writes per failure on average were taken from a deposed leader, over {} ms{fencing}",
+                q(Stat::StaleRate),
+                q(Stat::WritesStaleMean),
+                q(Stat::StaleWindowMean)
             )
         };
         lines.push(format!(
@@ -492,31 +459,39 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
     }
     let failover = failover_scenarios(c.results, c.opts);
 
-    // Message cost at the largest size: most vs least.
-    for sc in &failover {
+    // Message cost at the largest size: most vs least, ties as ties (the first failover
+    // scenario in the report, the matrix's; the others in the appendix).
+    for (k, sc) in failover.iter().enumerate() {
         let cells = c.cells(sc, c.n_max);
-        let with: Vec<(&String, &SummaryRow, f64)> = cells
-            .iter()
-            .filter_map(|(l, r)| r.get(Stat::MsgsMean).map(|v| (l, *r, v)))
-            .collect();
-        if with.len() < 2 {
+        let v = ranked(c.results, &cells, Stat::MsgsMean);
+        if v.len() < 2 {
             continue;
         }
-        let hi = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
-        let lo = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
-        if lo.2 > 0.0 && hi.2 > lo.2 {
-            out.push((Severity::Cost, format!(
-                "At n = {} in `{sc}`, `{}` sent {} the election messages of `{}` per failover (mean {} vs {}; {}; {}){}.",
+        let (hi, lo) = (Ranked::highest(&v), Ranked::lowest(&v));
+        let (h, l) = (hi[0], lo[0]);
+        if l.value > 0.0 && h.value > l.value && !overlaps(&hi, &lo) {
+            let line = format!(
+                "At n = {} in `{sc}`, {} sent {} the election messages of {} per failover ([mean {} vs {}]({}); {}){}.",
                 c.n_max,
-                hi.0,
-                ratio(hi.2, lo.2),
-                lo.0,
-                hi.1.prose(Stat::MsgsMean),
-                lo.1.prose(Stat::MsgsMean),
-                c.row(hi.1),
+                tie_names(&hi),
+                ratio(h.value, l.value),
+                tie_names(&lo),
+                shown(c.results, h.item, Stat::MsgsMean),
+                shown(c.results, l.item, Stat::MsgsMean),
+                anchor(&c.row(h.item)),
                 c.chart(1),
-                steady_caveat(c, (lo.0, lo.1), &cells)
-            )));
+                // The whole bill per second is the matrix's column (and the guide's caveat).
+                if k == 0 {
+                    String::new()
+                } else {
+                    steady_caveat(c, (&l.label, l.item), &cells)
+                }
+            );
+            if k == 0 {
+                out.push((Severity::Cost, line));
+            } else {
+                appendix.push(line);
+            }
         }
     }
 
@@ -538,13 +513,14 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             }
         }
         if !parts.is_empty() {
-            out.push((Severity::Cost, format!(
+            // The matrix grades each protocol by this exponent; the list is the appendix's.
+            appendix.push(format!(
                 "How election messages grow with n in `{sc}`, as the least-squares slope of log messages on log n over n = {}…{} (1 is O(n), 2 is O(n²); {}):{}",
                 sizes.first().unwrap_or(&0),
                 c.n_max,
                 c.chart(1),
                 items(&parts)
-            )));
+            ));
         }
     }
 
@@ -568,11 +544,12 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             let r = vb / va;
             if !(1.0 / 1.25..=1.25).contains(&r) {
                 sensitive.push(format!(
-                    "`{label}` {} ({} vs {} messages; {})",
+                    "`{label}` {} ([{}]({}) vs [{}]({}) messages)",
                     ratio(vb, va),
-                    rb.prose(Stat::MsgsMean),
-                    ra.prose(Stat::MsgsMean),
-                    c.row(rb)
+                    shown(c.results, rb, Stat::MsgsMean),
+                    anchor(&c.row(rb)),
+                    shown(c.results, ra, Stat::MsgsMean),
+                    anchor(&c.row(ra))
                 ));
             } else {
                 flat.push(label.clone());
@@ -591,7 +568,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                     names(&flat)
                 )]));
             }
-            out.push((Severity::Cost, s));
+            appendix.push(s);
         } else if !flat.is_empty() {
             out.push((Severity::Cost, format!(
                 "Which node detects the crash barely matters here: at n = {}, `{b}` costs within 25% of `{a}` for every protocol ({}).",
@@ -601,28 +578,34 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         }
     }
 
-    // Failover time at the focus size.
+    // Failover time at the focus size: fastest and slowest median, ties as ties.
     if let Some(sc) = failover.first() {
         let cells = c.cells(sc, c.focus);
-        let with: Vec<(&String, &SummaryRow, f64)> = cells
-            .iter()
-            .filter_map(|(l, r)| r.get(Stat::FailoverP50).map(|v| (l, *r, v)))
-            .collect();
-        if with.len() >= 2 {
-            let fast = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
-            let slow = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        let v = ranked(c.results, &cells, Stat::FailoverP50);
+        let (fast, slow) = (Ranked::lowest(&v), Ranked::highest(&v));
+        if v.len() >= 2 && !overlaps(&fast, &slow) {
+            let (f, s) = (fast[0], slow[0]);
             out.push((Severity::Failover, format!(
-                "At n = {} in `{sc}`, the fastest median failover is `{}`'s {} ms (p95 {} ms; {}) and the slowest `{}`'s {} ms (p95 {} ms; {}), {} apart ({}, {}).",
+                "At n = {} in `{sc}`, the fastest median failover is [{} ms (p95 {} ms)]({}), under {}, and the slowest [{} ms (p95 {} ms)]({}), under {}, {} apart ({}, {}).",
                 c.focus,
-                fast.0,
-                fast.1.prose(Stat::FailoverP50),
-                fast.1.prose(Stat::FailoverP95),
-                c.row(fast.1),
-                slow.0,
-                slow.1.prose(Stat::FailoverP50),
-                slow.1.prose(Stat::FailoverP95),
-                c.row(slow.1),
-                ratio(slow.2, fast.2),
+                shown(c.results, f.item, Stat::FailoverP50),
+                shown(c.results, f.item, Stat::FailoverP95),
+                anchor(&c.row(f.item)),
+                tie_names(&fast),
+                shown(c.results, s.item, Stat::FailoverP50),
+                shown(c.results, s.item, Stat::FailoverP95),
+                anchor(&c.row(s.item)),
+                tie_names(&slow),
+                ratio(s.value, f.value),
+                c.chart(2),
+                c.chart(3)
+            )));
+        } else if v.len() >= 2 {
+            out.push((Severity::Failover, format!(
+                "At n = {} in `{sc}`, the 95 % intervals of the median failover do not separate the protocols ({} ms to {} ms; {}, {}).",
+                c.focus,
+                shown(c.results, fast[0].item, Stat::FailoverP50),
+                shown(c.results, slow[0].item, Stat::FailoverP50),
                 c.chart(2),
                 c.chart(3)
             )));
@@ -650,7 +633,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                 .map(|(l, r)| {
                     format!(
                         "`{l}` in {} (95% CI of the rate {}–{}; {})",
-                        split_of(r),
+                        split_of(c, r),
                         pct(r.get(Stat::SplitCiLo).unwrap_or(0.0)),
                         pct(r.get(Stat::SplitCiHi).unwrap_or(0.0)),
                         c.row(r)
@@ -688,8 +671,10 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             ),
             (true, true) => String::new(),
         };
+        // The matrix's split-brain column and the guide carry the worst case of every
+        // protocol; the per-protocol list of this one scenario is evidence for the appendix.
         if !sentence.is_empty() {
-            out.push((Severity::Damage, sentence));
+            appendix.push(sentence);
         }
         // Stranded leaders.
         let stranded: Vec<String> = cells
@@ -714,7 +699,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
             let key = crate::figures::key_of(&s, c.focus, &sc, &c.net);
             if let Some(r) = c.results.cell(&key).filter(|r| r.ran()) {
                 if r.get(Stat::SplitRate).is_some_and(|v| v > 0.0) {
-                    hits.push(format!("`{sc}` {}", split_of(r)));
+                    hits.push(format!("`{sc}` {}", split_of(c, r)));
                 }
             }
         }
@@ -789,38 +774,21 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
     // Leader changes.
     for sc in leader_change_scenarios(c.results, c.opts) {
         let cells = c.cells(&sc, c.focus);
-        let with: Vec<(&String, &SummaryRow, f64)> = cells
-            .iter()
-            .filter_map(|(l, r)| r.get(Stat::LeaderChangesMean).map(|v| (l, *r, v)))
-            .collect();
-        if with.len() < 2 {
+        let v = ranked(c.results, &cells, Stat::LeaderChangesMean);
+        if v.len() < 2 {
             continue;
         }
-        let most = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
-        let least = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
-        if most.2 > least.2 {
-            // Every protocol at the extreme is named: a tie is not a unique "most".
-            let at = |v: f64| -> String {
-                let tied: Vec<String> = with
-                    .iter()
-                    .filter(|w| w.2 == v)
-                    .map(|w| w.0.to_string())
-                    .collect();
-                if tied.len() > 1 {
-                    format!("{} (tied)", names(&tied))
-                } else {
-                    names(&tied)
-                }
-            };
+        let (most, least) = (Ranked::highest(&v), Ranked::lowest(&v));
+        if most[0].value > least[0].value && !overlaps(&most, &least) {
             out.push((Severity::Cost, format!(
-                "In `{sc}` at n = {}, leadership moved most often under {} (mean leader changes per trial {}; {}) and least under {} ({}; {}) ({}).",
+                "In `{sc}` at n = {}, leadership moved most often under {} ([mean leader changes per trial {}]({})) and least under {} ([{}]({})) ({}).",
                 c.focus,
-                at(most.2),
-                most.1.prose(Stat::LeaderChangesMean),
-                c.row(most.1),
-                at(least.2),
-                least.1.prose(Stat::LeaderChangesMean),
-                c.row(least.1),
+                tie_names(&most),
+                shown(c.results, most[0].item, Stat::LeaderChangesMean),
+                anchor(&c.row(most[0].item)),
+                tie_names(&least),
+                shown(c.results, least[0].item, Stat::LeaderChangesMean),
+                anchor(&c.row(least[0].item)),
                 c.chart(6)
             )));
         }
@@ -884,18 +852,10 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         }
         if !damaging.is_empty() {
             damaging.sort_by(|a, b| b.1.total_cmp(&a.1));
+            // Their numbers, worst scenario and first failing seed are the matrix's.
             text.push_str(&format!(
-                " these had writes taken from a deposed leader (worst mean per failure): {}.",
-                damaging
-                    .iter()
-                    .map(|(l, v, r)| format!(
-                        "`{l}` [{} in `{}`]({})",
-                        count(*v),
-                        r.key.scenario,
-                        anchor(&c.row(r))
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                " {} had writes taken from a deposed leader despite fencing, most first (the matrix's fenced-writes column).",
+                names(&damaging.iter().map(|d| d.0.clone()).collect::<Vec<_>>())
             ));
         } else if text.ends_with(';') {
             text.pop();
@@ -960,12 +920,10 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
             if !worst.is_empty() {
                 let mut w: Vec<&(String, f64, &SummaryRow)> = worst.iter().collect();
                 w.sort_by(|a, b| b.1.total_cmp(&a.1));
+                // Their rate, overlap and damage are the matrix's split-brain column.
                 s.push_str(&format!(
-                    " The others split in some partition scenario (worst rate, with its overlap and damage): {}.",
-                    w.iter()
-                        .map(|(l, _, r)| format!("`{l}` [{}]({})", split_of(r), anchor(&c.row(r))))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    " {} split in some partition scenario, most often first (rate, overlap and damage: the matrix's split-brain column).",
+                    names(&w.iter().map(|x| x.0.clone()).collect::<Vec<_>>())
                 ));
             }
             out.push(s);
@@ -975,185 +933,191 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
                 "**The network can partition**: no protocol of this sweep avoided split brain in every partition scenario at n = {}; the lowest worst case is `{}` ({}; {}). Pair it with fencing (epochs or lease checks on every write) ({}).",
                 c.focus,
                 best.0,
-                split_of(best.2),
+                split_of(c, best.2),
                 c.row(best.2),
                 c.chart(4)
             ));
         }
     }
 
-    // 2. Fast failover on crash-only networks.
+    // 2. Fast failover on crash-only networks: the lowest p95, ties as ties.
     let failover = failover_scenarios(c.results, c.opts);
     if let Some(sc) = failover.first() {
         let cells = c.cells(sc, c.focus);
-        if let Some((l, r, _)) = cells
-            .iter()
-            .filter_map(|(l, r)| r.get(Stat::FailoverP95).map(|v| (l, *r, v)))
-            .min_by(|a, b| a.2.total_cmp(&b.2))
-        {
-            // Those whose p95 is not told apart from the lowest by the 95 % order-statistic
-            // intervals of the two: a tie, said as one.
-            let interval = |row: &SummaryRow| {
-                let mut e: Vec<f64> = c
-                    .results
-                    .measured_trials_of(&row.key)
-                    .iter()
-                    .filter_map(|t| t.failover_ms)
-                    .collect();
-                e.sort_by(f64::total_cmp);
-                crate::data::quantile_ci(&e, 0.95)
-            };
-            let mine = interval(r);
-            let tied: Vec<String> = cells
-                .iter()
-                .filter(|(other, o)| {
-                    other != l
-                        && match (mine, interval(o)) {
-                            (Some((_, hi)), Some((lo, _))) => lo <= hi,
-                            _ => false,
-                        }
-                })
-                .map(|(other, _)| other.clone())
-                .collect();
-            let ties = if tied.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; the 95 % intervals of the p95 do not separate it from {}",
-                    names(&tied)
-                )
-            };
+        let v = ranked(c.results, &cells, Stat::FailoverP95);
+        let best = Ranked::lowest(&v);
+        if let Some(b) = best.first() {
             out.push(format!(
-                "**Crash-stop failures on a reliable network, and failover time is what matters**: `{l}` has the lowest 95th-percentile failover at n = {} in `{sc}`: p95 {} ms, median {} ms ({}; {}, {}){ties}.",
+                "**Crash-stop failures on a reliable network, and failover time is what matters**: {} {} the lowest 95th-percentile failover at n = {} in `{sc}`: [p95 {} ms, median {} ms]({}) ({}, {}).",
+                tie_names(&best),
+                if best.len() == 1 { "has" } else { "have" },
                 c.focus,
-                r.prose(Stat::FailoverP95),
-                r.prose(Stat::FailoverP50),
-                c.row(r),
+                shown(c.results, b.item, Stat::FailoverP95),
+                shown(c.results, b.item, Stat::FailoverP50),
+                anchor(&c.row(b.item)),
                 c.chart(2),
                 c.chart(3)
             ));
         }
     }
 
-    // 3. Large clusters and message budgets.
-    let worst_case = failover.get(1).or(failover.first());
-    if let Some(sc) = worst_case {
+    // 3. Large clusters and message budgets: the matrix's scenario and size.
+    if let Some(sc) = failover.first() {
         let cells = c.cells(sc, c.n_max);
-        let with: Vec<(&String, &SummaryRow, f64)> = cells
-            .iter()
-            .filter_map(|(l, r)| r.get(Stat::MsgsMean).map(|v| (l, *r, v)))
-            .collect();
-        if let Some(best) = with.iter().min_by(|a, b| a.2.total_cmp(&b.2)) {
-            let worst = with.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        let v = ranked(c.results, &cells, Stat::MsgsMean);
+        let (best, worst) = (Ranked::lowest(&v), Ranked::highest(&v));
+        if let (Some(b), Some(w)) = (best.first(), worst.first()) {
             let mut s = format!(
-                "**Large clusters, or election traffic is expensive**: `{}` sends the fewest election messages at n = {} in `{sc}` ({} per failover; {})",
-                best.0,
+                "**Large clusters, or election traffic is expensive**: {} {} the fewest election messages at n = {} in `{sc}` ([{} per failover]({}))",
+                tie_names(&best),
+                if best.len() == 1 { "sends" } else { "send" },
                 c.n_max,
-                best.1.prose(Stat::MsgsMean),
-                c.row(best.1)
+                shown(c.results, b.item, Stat::MsgsMean),
+                anchor(&c.row(b.item))
             );
-            if worst.2 > best.2 && best.2 > 0.0 {
+            if w.value > b.value && b.value > 0.0 && !overlaps(&best, &worst) {
                 s.push_str(&format!(
-                    ", {} fewer than `{}` ({})",
-                    ratio(worst.2, best.2),
-                    worst.0,
-                    worst.1.prose(Stat::MsgsMean)
+                    ", {} fewer than {} ([{}]({}))",
+                    ratio(w.value, b.value),
+                    tie_names(&worst),
+                    shown(c.results, w.item, Stat::MsgsMean),
+                    anchor(&c.row(w.item))
                 ));
             }
-            s.push_str(&steady_caveat(c, (best.0, best.1), &cells));
+            s.push_str(&steady_caveat(c, (&b.label, b.item), &cells));
             s.push_str(&format!(" ({}).", c.chart(1)));
             out.push(s);
         }
     }
 
-    // 4. Recovering or flapping nodes.
+    // 4. Recovering or flapping nodes: the summed leader changes of the by-protocol table.
     let lc = leader_change_scenarios(c.results, c.opts);
     if !lc.is_empty() {
-        let mut totals: Vec<(String, f64, usize)> = Vec::new();
-        for s in &series {
-            let mut sum = 0.0;
-            let mut k = 0;
-            for sc in &lc {
-                let key = crate::figures::key_of(s, c.focus, sc, &c.net);
-                if let Some(v) = c
-                    .results
-                    .cell(&key)
-                    .filter(|r| r.ran())
-                    .and_then(|r| r.get(Stat::LeaderChangesMean))
-                {
-                    sum += v;
-                    k += 1;
-                }
-            }
-            if k == lc.len() {
-                totals.push((s.label.clone(), sum, k));
-            }
-        }
-        if let Some(best) = totals.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
-            let worst = totals.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
-            // Every protocol that ties for the least, as printed.
-            let tied: Vec<String> = totals
-                .iter()
-                .filter(|t| fmt_sig(t.1) == fmt_sig(best.1))
-                .map(|t| t.0.clone())
-                .collect();
-            out.push(format!(
-                "**Nodes crash and come back, or flap**: {} {} leadership least — {} leader changes per trial summed over {} at n = {}, against {} for `{}` ({}).",
-                names(&tied),
-                if tied.len() == 1 { "moves" } else { "move" },
-                fmt_sig(best.1),
+        let totals: Vec<Ranked<()>> = series
+            .iter()
+            .filter_map(|s| {
+                let (v, half) = churn_total(c, s)?;
+                Some(Ranked::new(
+                    s.label.clone(),
+                    v,
+                    Some((v - half, v + half)),
+                    (),
+                ))
+            })
+            .collect();
+        let (best, worst) = (Ranked::lowest(&totals), Ranked::highest(&totals));
+        if let (Some(b), Some(w)) = (best.first(), worst.first()) {
+            let link = by_protocol_target();
+            let mut text = format!(
+                "**Nodes crash and come back, or flap**: {} {} leadership least — [{} leader changes per trial]({link}) summed over {} at n = {}",
+                tie_names(&best),
+                if best.len() == 1 { "moves" } else { "move" },
+                churn_text(b.value, b.hi - b.value),
                 names(&lc),
                 c.focus,
-                fmt_sig(worst.1),
-                worst.0,
-                c.chart(6)
-            ));
+            );
+            if !overlaps(&best, &worst) {
+                text.push_str(&format!(
+                    ", against [{}]({link}) for {}",
+                    churn_text(w.value, w.hi - w.value),
+                    tie_names(&worst)
+                ));
+            }
+            text.push_str(&format!(" ({}).", c.chart(6)));
+            out.push(text);
         }
     }
 
-    // 5. Availability during partitions.
+    // 5. Availability during partitions: every protocol that ran the scenario, ties as ties;
+    // then, if a protocol the partition does not reach (a lease whose store sits outside it)
+    // is the least unavailable, the least unavailable of those it does reach.
     let sbs = &c.opts.split_brain_scenario;
     let cells = c.cells(sbs, c.focus);
-    if let Some((l, r, _)) = cells
-        .iter()
-        .filter(|(_, r)| exercises(c, &r.key.protocol, sbs))
-        .filter_map(|(l, r)| r.get(Stat::UnavailableMean).map(|v| (l, *r, v)))
-        .min_by(|a, b| a.2.total_cmp(&b.2))
-    {
+    let all = ranked(c.results, &cells, Stat::UnavailableMean);
+    let least = Ranked::lowest(&all);
+    if !least.is_empty() {
+        let describe = |group: &[&Ranked<&SummaryRow>]| -> String {
+            group
+                .iter()
+                .map(|g| {
+                    let r = g.item;
+                    let mut t = format!(
+                        "`{}` ([{} ms on average]({}){})",
+                        g.label,
+                        shown(c.results, r, Stat::UnavailableMean),
+                        anchor(&c.row(r)),
+                        if exercises(c, &r.key.protocol, sbs) {
+                            ""
+                        } else {
+                            ": the partition does not reach it"
+                        }
+                    );
+                    match r.get(Stat::SplitRate) {
+                        Some(v) if v > 0.0 => t.push_str(&format!(
+                            ", at the price of split brain in [{} of trials, {} ms on average]({})",
+                            shown(c.results, r, Stat::SplitRate),
+                            shown(c.results, r, Stat::SplitMsMean),
+                            anchor(&c.row(r))
+                        )),
+                        Some(_) => t.push_str(", without split brain"),
+                        None => {}
+                    }
+                    // Its worst partition elsewhere: a protocol spared by this partition may
+                    // not be spared by another.
+                    let worst = partition_scenarios
+                        .iter()
+                        .filter(|sc| *sc != sbs && exercises(c, &r.key.protocol, sc))
+                        .filter_map(|sc| {
+                            let key = CellKey {
+                                scenario: sc.clone(),
+                                ..r.key.clone()
+                            };
+                            let w = c.results.cell(&key).filter(|w| w.ran())?;
+                            Some((w.get(Stat::UnavailableMean)?, w))
+                        })
+                        .max_by(|a, b| a.0.total_cmp(&b.0));
+                    if let Some((v, w)) = worst {
+                        if v > 2.0 * g.value.max(1.0) {
+                            t.push_str(&format!(
+                                "; its worst partition scenario, `{}`, left it without a quorum leader (`unavailable_ms`) for [{} ms on average]({})",
+                                w.key.scenario,
+                                shown(c.results, w, Stat::UnavailableMean),
+                                anchor(&c.row(w))
+                            ));
+                        }
+                    }
+                    t
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
         let mut s = format!(
-            "**Availability through a partition matters more than a single leader**: `{l}` is unavailable least in `{sbs}` at n = {} ({} ms on average; {})",
+            "**Availability through a partition matters more than a single leader**: in `{sbs}` at n = {}, {} {} unavailable least: {}",
             c.focus,
-            r.prose(Stat::UnavailableMean),
-            c.row(r)
+            tie_names(&least),
+            if least.len() == 1 { "is" } else { "are" },
+            describe(&least)
         );
-        match r.get(Stat::SplitRate) {
-            Some(v) if v > 0.0 => s.push_str(&format!(
-                ", but at the price of split brain in {}",
-                split_of(r)
-            )),
-            _ => {}
-        }
-        // Its worst partition elsewhere: a protocol spared by this partition (a lease whose
-        // store sits outside it) may not be spared by another.
-        let worst = partition_scenarios
+        if least
             .iter()
-            .filter(|sc| *sc != sbs && exercises(c, &r.key.protocol, sc))
-            .filter_map(|sc| {
-                let key = CellKey {
-                    scenario: sc.clone(),
-                    ..r.key.clone()
-                };
-                let w = c.results.cell(&key).filter(|w| w.ran())?;
-                Some((w.get(Stat::UnavailableMean)?, w))
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        if let Some((v, w)) = worst {
-            if v > 2.0 * r.get(Stat::UnavailableMean).unwrap_or(0.0).max(1.0) {
+            .any(|g| !exercises(c, &g.item.key.protocol, sbs))
+        {
+            let reached: Vec<Ranked<&SummaryRow>> = ranked(
+                c.results,
+                &cells
+                    .iter()
+                    .filter(|(_, r)| exercises(c, &r.key.protocol, sbs))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+                Stat::UnavailableMean,
+            );
+            let low = Ranked::lowest(&reached);
+            if !low.is_empty() {
                 s.push_str(&format!(
-                    "; its worst partition scenario, `{}`, left it without a quorum leader (`unavailable_ms`) for {} ms on average ({})",
-                    w.key.scenario,
-                    w.prose(Stat::UnavailableMean),
-                    c.row(w)
+                    ". Of the protocols the partition reaches, {} {} least: {}",
+                    tie_names(&low),
+                    if low.len() == 1 { "is" } else { "are" },
+                    describe(&low)
                 ));
             }
         }
@@ -1178,6 +1142,47 @@ pub(crate) fn guide(c: &Ctx) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The mean leader changes of series `s` summed over the recovery and flapping scenarios at
+/// the focus size (the matrix's churn column, the guide's and the by-protocol table's), and
+/// the half-width of its 95 % interval (the cells' intervals combined as independent);
+/// `None` unless every one of those scenarios ran.
+pub(crate) fn churn_total(c: &Ctx, s: &crate::charts::Series) -> Option<(f64, f64)> {
+    let scenarios = leader_change_scenarios(c.results, c.opts);
+    if scenarios.is_empty() {
+        return None;
+    }
+    let (mut sum, mut var) = (0.0, 0.0);
+    for sc in &scenarios {
+        let key = crate::figures::key_of(s, c.focus, sc, &c.net);
+        let r = c.results.cell(&key).filter(|r| r.ran())?;
+        let v = r.get(Stat::LeaderChangesMean)?;
+        let half = crate::quote::interval(c.results, r, Stat::LeaderChangesMean)
+            .map_or(0.0, |(lo, hi)| (hi - v).max(v - lo));
+        sum += v;
+        var += (half / crate::data::Z95).powi(2);
+    }
+    Some((sum, crate::data::Z95 * var.sqrt()))
+}
+
+/// A summed leader-change count as quoted: rounded to its interval, like every other number.
+pub(crate) fn churn_text(v: f64, half: f64) -> String {
+    crate::data::fmt_ci(v, half)
+}
+
+/// The link target of the appendix's by-protocol table (the numbers that sum or count over
+/// scenarios: churn, liveness, safety).
+pub(crate) fn by_protocol_target() -> String {
+    format!("APPENDIX.md#{}", crate::markdown::slug(BY_PROTOCOL))
+}
+
+/// The heading of the appendix's by-protocol table.
+pub(crate) const BY_PROTOCOL: &str = "Table: by protocol";
+
+/// True if two tie groups share a candidate: then nothing separates the extremes.
+fn overlaps<T>(a: &[&Ranked<T>], b: &[&Ranked<T>]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| std::ptr::eq(*x, *y)))
 }
 
 /// The link target of a markdown link `[text](target)`.
@@ -1212,18 +1217,19 @@ mod tests {
             .collect();
         assert!((loglog_slope(&pts).unwrap() - 2.0).abs() < 1e-9);
         assert_eq!(growth_class(2.0), "≈ O(n²)");
+        assert_eq!(growth_class(0.04), "≈ O(1)");
         assert_eq!(growth_class(1.0), "≈ O(n)");
     }
 
     #[test]
     fn counts_keep_two_significant_digits_below_one_tenth() {
-        assert_eq!(count(0.0), "0");
-        assert_eq!(count(0.035), "0.035");
-        assert_eq!(count(0.04), "0.04");
-        assert_eq!(count(0.005), "0.005");
-        assert_eq!(count(0.6), "0.6");
-        assert_eq!(count(1.0), "1");
-        assert_eq!(count(134.4), "134");
+        assert_eq!(crate::data::fmt_count(0.0), "0");
+        assert_eq!(crate::data::fmt_count(0.035), "0.035");
+        assert_eq!(crate::data::fmt_count(0.04), "0.04");
+        assert_eq!(crate::data::fmt_count(0.005), "0.005");
+        assert_eq!(crate::data::fmt_count(0.6), "0.6");
+        assert_eq!(crate::data::fmt_count(1.0), "1");
+        assert_eq!(crate::data::fmt_count(134.4), "134");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `index.html`: the report and its appendix as one self-contained page that works offline.
 //!
 //! The page is a *rendering* of the two Markdown documents, not a third writer: the Markdown is
-//! parsed with `pulldown-cmark` and turned into HTML with four changes, so the page can never
+//! parsed with `pulldown-cmark` and turned into HTML with five changes, so the page can never
 //! say something the Markdown does not:
 //!
 //! * headings get GitHub's anchors ([`crate::doc::anchor`]), and links between the two
@@ -10,6 +10,8 @@
 //!   trace files point at the inlined trace, so nothing outside the file is needed;
 //! * raw HTML in the Markdown (which the report never writes, so it can only come from the
 //!   data, such as a custom scenario's `about`) is escaped and shown as text;
+//! * a verdict word of the matrix (`**pass**`, `**poor**`; [`crate::doc::VERDICTS`]) gets its
+//!   tone's class, so the page colours it;
 //! * a small script makes every table sortable (click a header) and filterable (type in the
 //!   box above it), and records on `<body>` how many images decoded and how many tables it
 //!   enhanced (`data-images-loaded`, `data-images-total`, `data-tables`), which the browser
@@ -31,6 +33,7 @@ use crate::markdown::slug;
 const STYLE: &str = r#"
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 1.5em 4em; color: #1b1f24; }
 h1, h2, h3, h4 { line-height: 1.2; } h2 { border-bottom: 1px solid #d0d7de; padding-bottom: .2em; margin-top: 2em; }
+.verdict { padding: 0 .3em; border-radius: 3px; white-space: nowrap; } .verdict-good { background: #dafbe1; color: #116329; } .verdict-fair { background: #fff8c5; color: #7d4e00; } .verdict-bad { background: #ffebe9; color: #a40e26; }
 code { background: #f2f4f6; padding: 0 .25em; border-radius: 3px; font-size: 90%; }
 pre { background: #f6f8fa; padding: .8em; overflow-x: auto; }
 table { border-collapse: collapse; margin: .4em 0 1.2em; font-size: 13px; }
@@ -165,6 +168,26 @@ fn render(md: &str, out_dir: &Path) -> Result<String, ReportError> {
                     attrs: attrs.clone(),
                 }));
             }
+            // A verdict word (`**pass**`, `**poor**`) is coloured by its tone.
+            Event::Start(Tag::Strong)
+                if matches!(
+                    (events.get(i + 1), events.get(i + 2)),
+                    (Some(Event::Text(t)), Some(Event::End(TagEnd::Strong)))
+                        if crate::doc::tone_of(t).is_some()
+                ) =>
+            {
+                let Some(Event::Text(t)) = events.get(i + 1) else {
+                    unreachable!("matched above")
+                };
+                let tone = crate::doc::tone_of(t).expect("matched above");
+                out.push(Event::Html(CowStr::from(format!(
+                    "<strong class=\"verdict verdict-{}\">{}</strong>",
+                    tone.class(),
+                    esc(t)
+                ))));
+                i += 3;
+                continue;
+            }
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
@@ -232,6 +255,24 @@ pub(crate) fn write_page(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verdict_words_are_coloured_by_their_tone() {
+        let h = render(
+            "**pass** and **poor**, but **a finding**",
+            &std::env::temp_dir(),
+        )
+        .unwrap();
+        assert!(
+            h.contains(r#"<strong class="verdict verdict-good">pass</strong>"#),
+            "{h}"
+        );
+        assert!(
+            h.contains(r#"<strong class="verdict verdict-bad">poor</strong>"#),
+            "{h}"
+        );
+        assert!(h.contains("<strong>a finding</strong>"), "{h}");
+    }
 
     #[test]
     fn links_between_documents_become_page_anchors() {

@@ -56,6 +56,7 @@ mod liveness;
 mod markdown;
 mod matrix;
 pub mod palette;
+mod quote;
 pub mod reference;
 mod runner;
 pub mod trace;

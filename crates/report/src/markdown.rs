@@ -309,7 +309,7 @@ pub(crate) fn write_report(
         d.paragraph(vec![text("The sweep has none of the scenarios the matrix compares (a leader crash, a partition, a recovery).")]);
     } else {
         d.paragraph(spans(&format!(
-            "Protocol by concern{}; each number links its evidence. Verdicts compare the protocols of this sweep with each other.",
+            "Protocol by concern{}; each number links the table that holds it. Safety and liveness columns are properties (pass, or fails with the first failing seed); the other verdicts are absolute where the legend gives a threshold, else relative to the protocols of this sweep.",
             if nets.len() > 1 {
                 format!(", network `{}`", ctx.net)
             } else {
@@ -325,14 +325,18 @@ pub(crate) fn write_report(
         for (label, cells) in &mx.rows {
             let mut row = vec![Cell::new(vec![code(label.as_str())])];
             row.extend(cells.iter().map(|c| match c {
-                Some(c) => Cell::new(vec![
-                    link(c.text.as_str(), c.link.as_str()),
-                    text(" "),
-                    strong(c.verdict),
-                ]),
+                Some(c) => Cell::new(c.spans.clone()),
                 None => Cell::text("–"),
             }));
             t.rows.push(row);
+        }
+        let answers = matrix::answers(&ctx, &mx);
+        if !answers.is_empty() {
+            d.paragraph(vec![
+                strong("Which protocol?"),
+                text(" From this sweep, each claim linked to the table that holds its number:"),
+            ]);
+            d.push(Block::List(answers.iter().map(|a| item(a)).collect()));
         }
         d.push(Block::Table(t));
         d.push(Block::list(
@@ -539,10 +543,7 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
         ("Configuration", "#a-configuration"),
         ("Metrics", "#b-metrics"),
         ("At a glance", "#c-at-a-glance"),
-        (
-            "Split brain by scenario",
-            "#d-split-brain-by-scenario-and-stranded-leaders",
-        ),
+        ("More findings", "#d-more-findings"),
         ("Summary tables", "#e-summary-tables"),
         ("Liveness", "#f-liveness"),
     ];
@@ -594,15 +595,10 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
     glossary(&mut d);
     d.heading(2, vec![text("C. At a glance")]);
     at_a_glance(&mut d, ctx);
-    d.heading(
-        2,
-        vec![text("D. Split brain by scenario, and stranded leaders")],
-    );
+    by_protocol(&mut d, ctx);
+    d.heading(2, vec![text("D. More findings")]);
     if split_lists.is_empty() {
-        d.paragraph(vec![text(format!(
-            "No scenario had split brain at n = {}.",
-            ctx.focus
-        ))]);
+        d.paragraph(vec![text("None beyond the report's.")]);
     } else {
         d.push(Block::List(split_lists.iter().map(|f| item(f)).collect()));
     }
@@ -727,8 +723,58 @@ fn at_a_glance(d: &mut Document, ctx: &Ctx) {
     d.push(Block::Table(t));
 }
 
+/// The numbers of the matrix and the guide that sum or count over several cells, one row per
+/// protocol series, each as the matrix reads it (its link target,
+/// [`findings::by_protocol_target`]).
+fn by_protocol(d: &mut Document, ctx: &Ctx) {
+    let results = ctx.results;
+    let series = series_for(results, &ctx.net);
+    let churn = crate::figures::leader_change_scenarios(results, ctx.opts);
+    d.heading(4, vec![text(findings::BY_PROTOCOL)]);
+    let mut about = vec![text(format!(
+        "Per protocol on `{}`: measured trials over every cell and those whose ",
+        ctx.net
+    ))];
+    about.extend([
+        code("outcome"),
+        text(" is a liveness failure; the cells where two live leaders claimed one epoch ("),
+        code("same_epoch_leaders_max"),
+        text(" > 0)"),
+    ]);
+    if !churn.is_empty() {
+        about.push(text(format!(
+            "; the mean leader changes summed over {} at n = {}",
+            churn.join(", "),
+            ctx.focus
+        )));
+    }
+    about.push(text(". Values unrounded, as in the summary tables."));
+    d.paragraph(about);
+    let mut t = Table::new([
+        "protocol",
+        "trials",
+        "liveness failures",
+        "cells with same-epoch leaders",
+        "leader changes, summed",
+    ]);
+    for s in &series {
+        let (total, bad, _) = matrix::liveness_of(ctx, s);
+        let same_epoch = matrix::same_epoch_cells(ctx, s).1.len();
+        let churn_sum = findings::churn_total(ctx, s)
+            .map_or("–".to_string(), |(v, _)| crate::data::fmt_num(v));
+        t.rows.push(vec![
+            Cell::new(vec![code(s.label.as_str())]),
+            Cell::text(total.to_string()),
+            Cell::text(bad.to_string()),
+            Cell::text(same_epoch.to_string()),
+            Cell::text(churn_sum),
+        ]);
+    }
+    d.push(Block::Table(t));
+}
+
 /// Columns of the summary tables: header and statistic.
-const TABLE_COLS: [(&str, Stat); 20] = [
+const TABLE_COLS: [(&str, Stat); 25] = [
     ("trials", Stat::Trials),
     ("measured", Stat::Measured),
     ("converged", Stat::ConvergedRate),
@@ -747,7 +793,12 @@ const TABLE_COLS: [(&str, Stat); 20] = [
     ("detect p50", Stat::DetectP50),
     ("same-epoch max", Stat::SameEpochMax),
     ("failover p50", Stat::FailoverP50),
+    ("failover p95", Stat::FailoverP95),
+    ("msgs total mean", Stat::MsgsTotalMean),
+    ("steady msgs/s", Stat::SteadyRateMean),
     ("stale writes mean", Stat::WritesStaleMean),
+    ("stale rate", Stat::StaleRate),
+    ("stale window ms mean", Stat::StaleWindowMean),
     ("fenced mean", Stat::WritesFencedMean),
 ];
 

@@ -1,29 +1,36 @@
 //! The decision matrix: protocol by concern, the first thing `REPORT.md` shows.
 //!
-//! Each cell is one rounded number and a plain verdict, linked to the table or chart it rests
-//! on. A concern appears only when the sweep has the scenarios that measure it; the failover
-//! scenario is read off the scenarios' faults ([`ScenarioKind`], recorded in the manifest):
+//! Each cell is one number (or a pass/fail) and a plain verdict, linked to the table that
+//! holds the number; the verdicts are words of [`crate::doc::VERDICTS`], coloured by their tone on
+//! the HTML page and bold in
+//! Markdown. A concern appears only when the sweep has the scenarios that measure it; the
+//! failover scenario is read off the scenarios' faults ([`ScenarioKind`], recorded in the
+//! manifest). Numbers are quoted by [`crate::quote::shown`]: the same rounding the guide and
+//! the findings use for the same quantity.
 //!
 //! | concern | scenarios | number | verdict |
 //! |---|---|---|---|
-//! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` | on p95, against the best protocol: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
-//! | election messages | the same scenario at the largest size | mean `msgs_election` | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
-//! | messages per second | the same | mean `msgs_total / end_ms`: the whole bill, steady traffic included (a lease's elections are one compare-and-swap, but its members poll the store all the time) | as above |
-//! | failover, unrecovered trials | the same | the share of trials with no failover time at all, appended | such a cell ranks as infinitely slow: `poor` |
-//! | damage, unfenced | every scenario (the worst is named); focus size | worst mean `writes_stale + writes_fenced` per trial: what a resource without fencing takes from deposed leaders | `none` (0), `rare` (< 1 write per trial), `damaging` |
-//! | damage, fenced | the same | worst mean `writes_stale` | as above |
-//! | split brain (only without a workload) | the same | worst `split_brain_rate`, with the mean overlap of the trials that split | `none`, `brief` (< 1 ms), `lasting` |
-//! | liveness failures | every scenario and size | share of trials whose `outcome` is `no-leader` or `livelock`, and the worst scenario | `none` (0), `rare` (< 1 %), `poor` |
-//! | churn | the recovery and flapping scenarios (the same as the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
+//! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` (and the share of trials with none) | absolute: p95 in detection windows (`detect_timeout_ms + detect_jitter_ms`, the longest a detector waits): `≤ 1 window`, `≤ 2 windows`, `> 2 windows`; relative, on p95 against the best: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
+//! | election messages | the same scenario at the largest size, and over every size | mean `msgs_election`; the least-squares exponent of its growth with n | the growth class: `O(1)`, `O(n)`, `O(n log n)`, `O(n²)` |
+//! | steady messages per second | the same scenario at the largest size | `msgs_steady_per_s_mean`: what the cluster sends with no fault and no election (the steady window, defined in the observer) | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
+//! | one leader per epoch | every cell | cells where two live leaders claimed one epoch (`same_epoch_leaders_max > 0`), the first failing seed | `pass`, `fails` |
+//! | fenced writes | every scenario; focus size | worst mean `writes_stale`: a deposed leader's writes accepted despite fencing tokens, the first failing seed | `pass`, `fails` |
+//! | damage, unfenced | the same | worst mean `writes_stale` + `writes_fenced`: what a resource without fencing takes | `none`, `rare` (< 1 per trial), `damaging` |
+//! | split brain under partition | the scenarios that cut links and reach the protocol; focus size | the worst: `split_brain_rate`, mean `split_brain_ms`, and its writes taken and refused | `none`, `brief` (< 1 ms), `lasting` |
+//! | liveness | every cell | measured trials whose `outcome` is `no-leader` or `livelock` (no settled quorum leader although a connected majority existed), the first failing seed | `pass`, `fails` |
+//! | churn | the recovery and flapping scenarios (the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
+//! | depends on | the protocol's family | service endpoints (a lease's store) | `a store: single point of failure`, or `members only` |
 //!
-//! Numbers are rounded to what their 95% interval supports ([`fmt_ci`]): distribution-free
-//! order-statistic intervals for percentiles, normal intervals for means. A cell with no
-//! measured trial reads `–` and has no verdict.
+//! A number summed or counted over several cells is in the appendix's by-protocol table
+//! ([`crate::findings::BY_PROTOCOL`]) and links there. A cell with no measured trial reads `–`.
 
 use crate::charts::Series;
-use crate::data::{fmt_ci, fmt_sig, mean_ci, percentile, quantile_ci, CellKey, TrialRow, Z95};
+use crate::data::{CellKey, SummaryRow, TrialRow};
+use crate::doc::{code, link, text, verdict, Inline};
 use crate::figures::{failover_scenarios, key_of, series_for};
-use crate::findings::Ctx;
+use crate::findings::{by_protocol_target, churn_total, exercises, loglog_slope, Ctx};
+use crate::quote::shown;
+use election_runner::results::Stat;
 
 /// A concern of the matrix.
 pub(crate) struct Column {
@@ -33,17 +40,60 @@ pub(crate) struct Column {
     pub about: String,
 }
 
-/// One cell: the number and the verdict, and the link target of its evidence.
+/// A column's cells before their verdicts: per series, the value ranked and the spans.
+type Cells = Vec<Option<(f64, Vec<Inline>)>>;
+
+/// One cell: its spans (linked number, then verdict words).
 pub(crate) struct Cell {
-    pub text: String,
-    pub verdict: &'static str,
-    pub link: String,
+    pub spans: Vec<Inline>,
 }
 
-/// The matrix: columns, then one row per protocol series.
+/// The matrix: columns, then one row per protocol series, and what each row established
+/// (for the answers above the matrix).
 pub(crate) struct Matrix {
     pub columns: Vec<Column>,
     pub rows: Vec<(String, Vec<Option<Cell>>)>,
+    pub facts: Vec<Facts>,
+}
+
+/// What the matrix found for one protocol series: each property `Some(true)` if it passed,
+/// `Some(false)` if it failed, `None` if the sweep does not measure it.
+#[derive(Default)]
+pub(crate) struct Facts {
+    /// At most one leader per epoch in every cell.
+    pub one_leader_per_epoch: Option<bool>,
+    /// No deposed leader's write accepted despite fencing, in any scenario at the focus size.
+    pub fenced_writes: Option<bool>,
+    /// No split brain in any partition scenario that reaches it, at the focus size.
+    pub no_split_brain: Option<bool>,
+    /// No liveness failure in any cell.
+    pub liveness: Option<bool>,
+    /// Leadership comes from a store (a service endpoint), not from the members alone.
+    pub store: bool,
+    /// The failover cell at the focus size and its link target.
+    pub failover: Option<(f64, String, String)>,
+    /// The election-message cell at the largest size: (mean, quoted, link), and the growth.
+    pub messages: Option<(f64, String, String)>,
+    /// The growth exponent of election messages and its class.
+    pub growth: Option<(f64, &'static str)>,
+    /// Messages per second at the largest size, quoted.
+    pub per_second: Option<String>,
+    /// The fenced-writes failure: quoted mean, scenario, link.
+    pub fenced_failure: Option<(String, String, String)>,
+}
+
+impl Facts {
+    /// Every safety and liveness property measured passed.
+    pub(crate) fn safe(&self) -> bool {
+        [
+            self.one_leader_per_epoch,
+            self.fenced_writes,
+            self.no_split_brain,
+            self.liveness,
+        ]
+        .iter()
+        .all(|p| *p != Some(false))
+    }
 }
 
 fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> &'static str {
@@ -60,10 +110,24 @@ fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> &'static str {
     }
 }
 
-fn sorted(v: impl Iterator<Item = f64>) -> Vec<f64> {
-    let mut v: Vec<f64> = v.collect();
-    v.sort_by(f64::total_cmp);
-    v
+/// The growth class of an exponent of n, as the matrix grades election cost.
+pub(crate) fn growth_verdict(slope: f64) -> &'static str {
+    if slope < 0.5 {
+        "O(1)"
+    } else if slope < 1.25 {
+        "O(n)"
+    } else if slope < 1.6 {
+        "O(n log n)"
+    } else {
+        "O(n²)"
+    }
+}
+
+/// The detection window of the sweep: `detect_timeout_ms + detect_jitter_ms` as resolved
+/// (`manifest.json`'s `timing`), the longest a failure detector waits.
+fn detection_window(c: &Ctx) -> Option<f64> {
+    let t = &c.results.manifest.config["timing"];
+    Some(t["detect_timeout_ms"].as_f64()? + t["detect_jitter_ms"].as_f64()?)
 }
 
 /// The scenario the failover column reads.
@@ -79,6 +143,11 @@ fn failover_scenario(c: &Ctx) -> Option<String> {
         })
 }
 
+/// A cell's spans: a linked number, then more.
+fn linked(number: String, target: String) -> Vec<Inline> {
+    vec![link(number.as_str(), target.as_str())]
+}
+
 struct Builder<'a, 'b> {
     c: &'b Ctx<'a>,
     series: Vec<Series>,
@@ -86,40 +155,23 @@ struct Builder<'a, 'b> {
 }
 
 impl<'a> Builder<'a, '_> {
-    fn trials(&self, s: &Series, n: u32, sc: &str) -> Vec<&'a TrialRow> {
+    fn row(&self, s: &Series, n: u32, sc: &str) -> Option<&'a SummaryRow> {
         let key: CellKey = key_of(s, n, sc, &self.c.net);
-        self.c.results.measured_trials_of(&key)
-    }
-
-    /// The mean of `metric` over a cell's measured trials (those where it is defined) and the
-    /// half-width of its 95 % interval.
-    fn mean_of(
-        &self,
-        s: &Series,
-        n: u32,
-        sc: &str,
-        metric: impl Fn(&TrialRow) -> Option<f64>,
-    ) -> Option<(f64, f64)> {
-        let v: Vec<f64> = self
-            .trials(s, n, sc)
-            .iter()
-            .filter_map(|t| metric(t))
-            .collect();
-        mean_ci(&v)
+        self.c.results.cell(&key).filter(|r| r.ran())
     }
 
     fn link(&self, sc: &str) -> String {
         crate::markdown::table_target(self.c.results, sc, &self.c.net)
     }
 
-    /// Adds a column whose cells are `(value to rank, text, link)` per series, with verdicts
-    /// from `verdict(value, best)`.
+    /// Adds a column whose cells are `(value to rank, spans)` per series, each followed by the
+    /// verdict `verdict(value, best)` gives (the best is the lowest value of the column).
     fn column(
         &mut self,
         title: String,
         about: String,
-        cells: Vec<Option<(f64, String, String)>>,
-        verdict: impl Fn(f64, f64) -> &'static str,
+        cells: Cells,
+        verdict_of: impl Fn(f64, f64) -> Option<&'static str>,
     ) {
         if cells.iter().all(Option::is_none) {
             return;
@@ -131,10 +183,12 @@ impl<'a> Builder<'a, '_> {
             .fold(f64::INFINITY, f64::min);
         self.m.columns.push(Column { title, about });
         for (row, cell) in self.m.rows.iter_mut().zip(cells) {
-            row.1.push(cell.map(|(v, text, link)| Cell {
-                text,
-                verdict: verdict(v, best),
-                link,
+            row.1.push(cell.map(|(v, mut spans)| {
+                if let Some(word) = verdict_of(v, best) {
+                    spans.push(text(" "));
+                    spans.push(verdict(word));
+                }
+                Cell { spans }
             }));
         }
     }
@@ -144,46 +198,70 @@ impl<'a> Builder<'a, '_> {
             return;
         };
         let n = self.c.focus;
-        let cells = self
+        let window = detection_window(self.c);
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
-                let all = self.trials(s, n, &sc);
-                let f = sorted(all.iter().filter_map(|t| t.failover_ms));
-                if f.is_empty() {
-                    return None;
-                }
-                // Trials that never had a quorum leader again have no failover time: say how
-                // many, and never call such a cell good.
-                let never = all.len() - f.len();
-                let p50 = percentile(&f, 0.5);
-                let p95 = percentile(&f, 0.95);
-                let half = |q: f64, v: f64| {
-                    quantile_ci(&f, q)
-                        .map(|(lo, hi)| (hi - v).max(v - lo))
-                        .unwrap_or(0.0)
-                };
-                let mut text = format!(
-                    "{} / {} ms",
-                    fmt_ci(p50, half(0.5, p50)),
-                    fmt_ci(p95, half(0.95, p95))
+                let r = self.row(s, n, &sc)?;
+                let p95 = r.get(Stat::FailoverP95)?;
+                let all = self.c.results.measured_trials_of(&r.key);
+                let never = all.iter().filter(|t| t.failover_ms.is_none()).count();
+                let mut spans = linked(
+                    format!(
+                        "{} / {} ms",
+                        shown(self.c.results, r, Stat::FailoverP50),
+                        shown(self.c.results, r, Stat::FailoverP95)
+                    ),
+                    self.link(&sc),
                 );
                 if never > 0 {
-                    text.push_str(&format!(
-                        "; {}% never recovered",
-                        fmt_sig(100.0 * never as f64 / all.len() as f64)
-                    ));
+                    spans.push(text(format!(
+                        "; {} of {} trials never recovered",
+                        never,
+                        all.len()
+                    )));
+                }
+                if let Some(w) = window {
+                    let k = p95 / w;
+                    let word = if never > 0 {
+                        "unrecovered"
+                    } else if k <= 1.0 {
+                        "≤ 1 window"
+                    } else if k <= 2.0 {
+                        "≤ 2 windows"
+                    } else {
+                        "> 2 windows"
+                    };
+                    spans.push(text(" "));
+                    spans.push(verdict(word));
                 }
                 // Unrecovered trials rank as infinitely slow.
                 let rank = if never > 0 { f64::INFINITY } else { p95 };
-                Some((rank, text, self.link(&sc)))
+                Some((rank, spans))
             })
-            .collect();
+            .collect::<Cells>();
+        for (i, s) in self.series.iter().enumerate() {
+            if let Some(r) = self.row(s, n, &sc) {
+                if let Some(p95) = r.get(Stat::FailoverP95) {
+                    self.m.facts[i].failover = Some((
+                        p95,
+                        format!(
+                            "{} / {} ms",
+                            shown(self.c.results, r, Stat::FailoverP50),
+                            shown(self.c.results, r, Stat::FailoverP95)
+                        ),
+                        self.link(&sc),
+                    ));
+                }
+            }
+        }
+        let abs = window.map_or(String::new(), |w| format!("absolute: p95 in detection windows of {} ms (`detect_timeout_ms + detect_jitter_ms`); ", crate::data::fmt_sig(w)));
         self.column(
             format!("failover p50 / p95, n = {n}"),
-            format!("`failover_ms` in `{sc}`: time from the fault to the first instant with a quorum leader; p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
+            format!("`failover_ms` in `{sc}`; {abs}relative: p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
             cells,
-            |v, best| by_ratio(v, best, 1.25, 2.0),
+            |v, best| Some(by_ratio(v, best, 1.25, 2.0)),
         );
     }
 
@@ -192,49 +270,170 @@ impl<'a> Builder<'a, '_> {
             return;
         };
         let n = self.c.n_max;
-        let cells = self
+        let sizes = self.c.results.sizes();
+        let chart = self
+            .c
+            .charts
+            .iter()
+            .find(|ch| ch.number == 1 && ch.net == self.c.net)
+            .map(|ch| {
+                format!(
+                    "REPORT.md#{}",
+                    crate::markdown::slug(&crate::markdown::chart_heading(ch))
+                )
+            });
+        let mut facts = Vec::new();
+        let cells: Cells = self
             .series
             .iter()
-            .map(|s| {
-                let (mean, half) = self.mean_of(s, n, &sc, |t| Some(t.msgs_election as f64))?;
-                Some((mean, fmt_ci(mean, half), self.link(&sc)))
+            .enumerate()
+            .map(|(i, s)| {
+                let r = self.row(s, n, &sc)?;
+                r.get(Stat::MsgsMean)?;
+                let mut spans = linked(shown(self.c.results, r, Stat::MsgsMean), self.link(&sc));
+                let pts: Vec<(f64, f64)> = sizes
+                    .iter()
+                    .filter_map(|&k| Some((k as f64, self.row(s, k, &sc)?.get(Stat::MsgsMean)?)))
+                    .collect();
+                let slope = loglog_slope(&pts);
+                facts.push((
+                    i,
+                    (
+                        r.get(Stat::MsgsMean)?,
+                        shown(self.c.results, r, Stat::MsgsMean),
+                        self.link(&sc),
+                    ),
+                    slope.map(|k| (k, growth_verdict(k))),
+                ));
+                if let Some(k) = slope {
+                    let exp = format!("∝ n^{k:.2}");
+                    spans.push(text(", "));
+                    match &chart {
+                        Some(t) => spans.push(link(exp.as_str(), t.as_str())),
+                        None => spans.push(text(exp)),
+                    }
+                    spans.push(text(" "));
+                    spans.push(verdict(growth_verdict(k)));
+                }
+                Some((0.0, spans))
             })
             .collect();
         self.column(
             format!("election messages, n = {n}"),
-            format!("mean `msgs_election` per failover in `{sc}` (good ≤ 2× the fewest, fair ≤ 10×); read it with the next column: a cheap election can sit on costly steady traffic (a lease's members poll the store)"),
+            format!("mean `msgs_election` per failover in `{sc}`, and the least-squares exponent of its growth over n = {}…{n}, graded O(1) (< 0.5), O(n) (< 1.25), O(n log n) (< 1.6) or O(n²)", sizes.first().copied().unwrap_or(n)),
             cells,
-            |v, best| by_ratio(v, best, 2.0, 10.0),
+            |_, _| None,
         );
-        // The other side of the message bill: everything a cluster sends per second.
-        let cells = self
+        for (i, m, g) in facts {
+            self.m.facts[i].messages = Some(m);
+            self.m.facts[i].growth = g;
+        }
+        // The other side of the message bill: what the cluster sends in steady state.
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
-                let (mean, half) = self.mean_of(s, n, &sc, TrialRow::msgs_per_second)?;
-                Some((mean, fmt_ci(mean, half), self.link(&sc)))
+                let r = self.row(s, n, &sc)?;
+                let v = r.get(Stat::SteadyRateMean)?;
+                Some((
+                    v,
+                    linked(
+                        shown(self.c.results, r, Stat::SteadyRateMean),
+                        self.link(&sc),
+                    ),
+                ))
             })
-            .collect();
+            .collect::<Cells>();
+        for (f, cell) in self.m.facts.iter_mut().zip(&cells) {
+            f.per_second = cell.as_ref().and_then(|(_, spans)| match spans.first() {
+                Some(Inline::Link { text, .. }) => Some(crate::doc::plain(text)),
+                _ => None,
+            });
+        }
         self.column(
-            format!("messages per second, n = {n}"),
-            format!("mean `msgs_total` / `end_ms` in `{sc}`: every protocol message of the trial (boot, election, heartbeats, polling; not the workload) per simulated second (good ≤ 2× the fewest, fair ≤ 10×)"),
+            format!("steady messages per second, n = {n}"),
+            format!("`msgs_steady_per_s_mean` in `{sc}`: messages per second with no fault and no election (heartbeats, a lease's renewals and polls; `msgs_steady` in the window before the fault; good ≤ 2× the fewest, fair ≤ 10×)"),
             cells,
-            |v, best| by_ratio(v, best, 2.0, 10.0),
+            |v, best| Some(by_ratio(v, best, 2.0, 10.0)),
         );
     }
 
-    /// The worst scenario among `scenarios` at the focus size by the per-trial `metric`.
+    /// The first seed of the cell `r` whose trial `bad` selects.
+    fn first_seed(&self, r: &SummaryRow, bad: impl Fn(&TrialRow) -> bool) -> Option<u64> {
+        self.c
+            .results
+            .measured_trials_of(&r.key)
+            .into_iter()
+            .find(|t| bad(t))
+            .map(|t| t.seed)
+    }
+
+    /// Safety: at most one leader per epoch, over every cell of the series.
+    fn one_leader_per_epoch(&mut self) {
+        let cells: Cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let (ran, bad) = same_epoch_cells(self.c, s);
+                if ran == 0 {
+                    return None;
+                }
+                Some(match bad.first() {
+                    None => (
+                        0.0,
+                        vec![
+                            link("0 cells", by_protocol_target().as_str()),
+                            text(" "),
+                            verdict("pass"),
+                        ],
+                    ),
+                    Some(r) => {
+                        let seed = self
+                            .first_seed(r, |t| t.same_epoch_leaders > 0)
+                            .unwrap_or(0);
+                        let mut spans = vec![verdict("fails"), text(": ")];
+                        spans.push(link(
+                            format!("{} cells", bad.len()).as_str(),
+                            by_protocol_target().as_str(),
+                        ));
+                        spans.push(text("; first "));
+                        spans.push(link(
+                            format!("`{}` n = {}", r.key.scenario, r.key.nodes).as_str(),
+                            self.link(&r.key.scenario).as_str(),
+                        ));
+                        spans.push(text(" seed "));
+                        spans.push(code(seed.to_string()));
+                        (bad.len() as f64, spans)
+                    }
+                })
+            })
+            .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.one_leader_per_epoch = c.as_ref().map(|c| c.0 == 0.0);
+        }
+        self.column(
+            "one leader per epoch".to_string(),
+            "every cell: `same_epoch_leaders_max` = 0; else the cells that broke it, the first one and its first seed".to_string(),
+            cells,
+            |_, _| None,
+        );
+    }
+
+    /// The worst scenario among `scenarios` at the focus size by `metric` of its row.
     fn worst(
         &self,
         s: &Series,
         scenarios: &[String],
-        metric: impl Fn(&TrialRow) -> Option<f64>,
-    ) -> Option<(f64, f64, String)> {
-        let mut worst: Option<(f64, f64, String)> = None;
+        metric: impl Fn(&SummaryRow) -> Option<f64>,
+    ) -> Option<(f64, &'a SummaryRow)> {
+        let mut worst: Option<(f64, &'a SummaryRow)> = None;
         for sc in scenarios {
-            if let Some((mean, half)) = self.mean_of(s, self.c.focus, sc, &metric) {
-                if worst.as_ref().is_none_or(|w| mean > w.0) {
-                    worst = Some((mean, half, sc.clone()));
+            let Some(r) = self.row(s, self.c.focus, sc) else {
+                continue;
+            };
+            if let Some(v) = metric(r) {
+                if worst.as_ref().is_none_or(|w| v > w.0) {
+                    worst = Some((v, r));
                 }
             }
         }
@@ -242,12 +441,7 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn damage(&mut self) {
-        // Every scenario of the sweep: a pause or a slow leader deposes a leader as surely as a
-        // partition, and the guide and findings speak of every scenario too.
-        let parts = self.c.results.scenarios();
-        if parts.is_empty() {
-            return;
-        }
+        let all = self.c.results.scenarios();
         let n = self.c.focus;
         let has_workload = self
             .c
@@ -255,196 +449,465 @@ impl<'a> Builder<'a, '_> {
             .trials
             .iter()
             .any(|t| t.writes_stale.is_some());
-        let damage_verdict = |v: f64, _best: f64| {
-            if v == 0.0 {
-                "none"
-            } else if v < 1.0 {
-                "rare"
-            } else {
-                "damaging"
-            }
-        };
         if has_workload {
-            for (fenced, title) in [
-                (false, format!("damage, unfenced, n = {n}")),
-                (true, format!("damage, fenced, n = {n}")),
-            ] {
-                let metric = move |t: &TrialRow| {
-                    let stale = t.writes_stale? as f64;
-                    let refused = t.writes_fenced.unwrap_or(0) as f64;
-                    Some(if fenced { stale } else { stale + refused })
-                };
-                let cells = self
-                    .series
-                    .iter()
-                    .map(|s| {
-                        let (mean, half, sc) = self.worst(s, &parts, metric)?;
-                        let text = if mean == 0.0 {
-                            "0 writes".to_string()
-                        } else {
-                            let v = fmt_ci(mean, half);
-                            let unit = if v == "1" { "write" } else { "writes" };
-                            format!("{v} {unit} (`{sc}`)")
-                        };
-                        Some((mean, text, self.link(&sc)))
-                    })
-                    .collect();
-                let about = if fenced {
-                    "worst mean `writes_stale` per trial over every scenario (named): writes taken from a deposed leader despite fencing tokens (rare: < 1 per trial)".to_string()
-                } else {
-                    "worst mean `writes_stale + writes_fenced` per trial over every scenario (named): what a resource without fencing would take from deposed leaders".to_string()
-                };
-                self.column(title, about, cells, damage_verdict);
-            }
-        } else {
-            let cells = self
+            // Safety with fencing: no deposed leader's write accepted.
+            let worst_stale: Vec<(String, f64, &SummaryRow)> = self
+                .series
+                .iter()
+                .filter_map(|s| {
+                    let (v, r) = self.worst(s, &all, |r| r.get(Stat::WritesStaleMean))?;
+                    Some((s.label.clone(), v, r))
+                })
+                .collect();
+            let cells: Cells = self
                 .series
                 .iter()
                 .map(|s| {
-                    let (rate, _, sc) =
-                        self.worst(s, &parts, |t| Some(if t.split_brain { 1.0 } else { 0.0 }))?;
-                    // The overlap of the trials that split, not diluted by those that did not.
-                    let ms: Vec<f64> = self
-                        .trials(s, n, &sc)
-                        .iter()
-                        .filter(|t| t.split_brain)
-                        .map(|t| t.split_brain_ms)
-                        .collect();
-                    let mean_ms = mean_ci(&ms).map_or(0.0, |m| m.0);
-                    let text = if rate == 0.0 {
-                        "never".to_string()
+                    let (v, r) = self.worst(s, &all, |r| r.get(Stat::WritesStaleMean))?;
+                    Some(if v == 0.0 {
+                        (0.0, vec![verdict("pass")])
                     } else {
-                        format!(
-                            "{}% of trials, {} ms each (`{sc}`)",
-                            fmt_sig(rate * 100.0),
-                            fmt_sig(mean_ms)
+                        let seed = self
+                            .first_seed(r, |t| t.writes_stale.unwrap_or(0) > 0)
+                            .unwrap_or(0);
+                        let mut spans = vec![verdict("fails"), text(": ")];
+                        spans.push(link(
+                            format!(
+                                "{} per trial",
+                                shown(self.c.results, r, Stat::WritesStaleMean)
+                            )
+                            .as_str(),
+                            self.link(&r.key.scenario).as_str(),
+                        ));
+                        spans.push(text(format!(" in `{}`, seed ", r.key.scenario)));
+                        spans.push(code(seed.to_string()));
+                        (v, spans)
+                    })
+                })
+                .collect();
+            for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+                f.fenced_writes = c.as_ref().map(|c| c.0 == 0.0);
+            }
+            for (f, s) in self.m.facts.iter_mut().zip(&self.series) {
+                let Some((v, r)) = worst_stale
+                    .iter()
+                    .find(|w| w.0 == s.label)
+                    .map(|w| (w.1, w.2))
+                else {
+                    continue;
+                };
+                if v > 0.0 {
+                    f.fenced_failure = Some((
+                        shown(self.c.results, r, Stat::WritesStaleMean),
+                        r.key.scenario.clone(),
+                        crate::markdown::table_target(self.c.results, &r.key.scenario, &self.c.net),
+                    ));
+                }
+            }
+            self.column(
+                format!("fenced writes, n = {n}"),
+                "every scenario: `writes_stale` = 0 in every trial; else the worst mean and its first failing seed".to_string(),
+                cells,
+                |_, _| None,
+            );
+            let cells: Cells = self
+                .series
+                .iter()
+                .map(|s| {
+                    let (v, r) = self.worst(s, &all, |r| {
+                        Some(
+                            r.get(Stat::WritesStaleMean)?
+                                + r.get(Stat::WritesFencedMean).unwrap_or(0.0),
                         )
-                    };
-                    // Ranked by rate; a split of any length is never "none".
-                    let rank = if rate == 0.0 {
-                        0.0
-                    } else {
-                        mean_ms.max(f64::MIN_POSITIVE)
-                    };
-                    Some((rank, text, self.link(&sc)))
+                    })?;
+                    if v == 0.0 {
+                        return Some((0.0, linked("0 writes".into(), self.link(&r.key.scenario))));
+                    }
+                    let text_ = format!(
+                        "{} + {} writes",
+                        shown(self.c.results, r, Stat::WritesStaleMean),
+                        shown(self.c.results, r, Stat::WritesFencedMean)
+                    );
+                    let mut spans = linked(text_, self.link(&r.key.scenario));
+                    spans.push(text(format!(" (`{}`)", r.key.scenario)));
+                    Some((v, spans))
                 })
                 .collect();
             self.column(
-                format!("split brain, n = {n}"),
-                "the worst `split_brain_rate` over every scenario (named), with the mean overlap of acting leaders in the trials that split (brief: < 1 ms; lasting: more)".to_string(),
+                format!("damage, unfenced, n = {n}"),
+                "worst mean `writes_stale` + `writes_fenced` per trial over every scenario: what a resource without fencing takes from deposed leaders (rare: < 1)".to_string(),
                 cells,
                 |v, _| {
-                    if v == 0.0 {
+                    Some(if v == 0.0 {
                         "none"
                     } else if v < 1.0 {
-                        "brief"
+                        "rare"
                     } else {
-                        "lasting"
-                    }
+                        "damaging"
+                    })
                 },
             );
         }
-    }
-
-    /// Lost liveness anywhere in the sweep: trials that ended with a connected majority and no
-    /// settled leader (`no-leader`) or with leadership still changing (`livelock`).
-    fn liveness(&mut self) {
-        let failing = |o: &election_sim::Outcome| o.is_failure();
-        let cells = self
+        // Split brain under partition: rate, duration and damage of the worst.
+        let parts: Vec<String> = all
+            .iter()
+            .filter(|sc| {
+                self.c
+                    .results
+                    .scenario_kind(sc)
+                    .is_some_and(|k| k.cuts_links)
+            })
+            .cloned()
+            .collect();
+        if parts.is_empty() {
+            return;
+        }
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
-                let mut total = 0u64;
-                let mut bad = 0u64;
-                // (failing share, scenario) of the worst scenario.
-                let mut worst: Option<(f64, String)> = None;
-                for sc in self.c.results.scenarios() {
-                    let (mut t_sc, mut b_sc) = (0u64, 0u64);
-                    for n in self.c.results.sizes() {
-                        for t in self.trials(s, n, &sc) {
-                            t_sc += 1;
-                            b_sc += u64::from(failing(&t.outcome));
-                        }
-                    }
-                    total += t_sc;
-                    bad += b_sc;
-                    if b_sc > 0 {
-                        let share = b_sc as f64 / t_sc as f64;
-                        if worst.as_ref().is_none_or(|w| share > w.0) {
-                            worst = Some((share, sc));
-                        }
-                    }
-                }
-                if total == 0 {
-                    return None;
-                }
-                let share = bad as f64 / total as f64;
-                Some(match worst {
-                    None => (
+                let reached: Vec<String> = parts
+                    .iter()
+                    .filter(|sc| exercises(self.c, &s.protocol, sc))
+                    .cloned()
+                    .collect();
+                // Worst by rate, then by overlap.
+                let (_, r) = self.worst(s, &reached, |r| {
+                    Some(r.get(Stat::SplitRate)? * 1e9 + r.get(Stat::SplitMsMean).unwrap_or(0.0))
+                })?;
+                let rate = r.get(Stat::SplitRate)?;
+                if rate == 0.0 {
+                    return Some((
                         0.0,
-                        format!("0 of {total} trials"),
-                        self.link(&self.c.results.scenarios()[0]),
-                    ),
-                    Some((w, sc)) => (
-                        share,
-                        format!(
-                            "{}% of trials; worst `{sc}` {}%",
-                            fmt_sig(share * 100.0),
-                            fmt_sig(w * 100.0)
-                        ),
-                        self.link(&sc),
-                    ),
-                })
+                        linked("0% of trials".into(), self.link(&r.key.scenario)),
+                    ));
+                }
+                let ms = r.get(Stat::SplitMsMean).unwrap_or(0.0);
+                let mut t = format!(
+                    "{}, {} ms",
+                    shown(self.c.results, r, Stat::SplitRate),
+                    shown(self.c.results, r, Stat::SplitMsMean)
+                );
+                if r.get(Stat::WritesStaleMean).is_some() {
+                    t.push_str(&format!(
+                        ", {} + {} writes",
+                        shown(self.c.results, r, Stat::WritesStaleMean),
+                        shown(self.c.results, r, Stat::WritesFencedMean)
+                    ));
+                }
+                let mut spans = linked(t, self.link(&r.key.scenario));
+                spans.push(text(format!(" (`{}`)", r.key.scenario)));
+                Some((ms.max(f64::MIN_POSITIVE), spans))
             })
             .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.no_split_brain = c.as_ref().map(|c| c.0 == 0.0);
+        }
         self.column(
-            "liveness failures, all cells".to_string(),
-            "share of all measured trials whose `outcome` is `no-leader` or `livelock` (no settled quorum leader although one was possible), and the worst scenario; cells, seeds and replay commands in the appendix (rare: < 1 %)".to_string(),
+            format!("split brain under partition, n = {n}"),
+            "the worst partition scenario that reaches the protocol: `split_brain_rate`, mean `split_brain_ms`, and mean `writes_stale` + `writes_fenced` (brief: < 1 ms)".to_string(),
             cells,
             |v, _| {
-                if v == 0.0 {
+                Some(if v == 0.0 {
                     "none"
-                } else if v < 0.01 {
-                    "rare"
+                } else if v < 1.0 {
+                    "brief"
                 } else {
-                    "poor"
-                }
+                    "lasting"
+                })
             },
         );
     }
 
+    /// Liveness under every connected-majority scenario: trials that ended with a connected
+    /// majority and no settled leader (`no-leader`) or with leadership still changing
+    /// (`livelock`).
+    fn liveness(&mut self) {
+        let target = by_protocol_target();
+        let cells: Cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let (total, bad, first) = liveness_of(self.c, s);
+                if total == 0 {
+                    return None;
+                }
+                Some(match first {
+                    None => (
+                        0.0,
+                        vec![
+                            link(format!("0 of {total} trials").as_str(), target.as_str()),
+                            text(" "),
+                            verdict("pass"),
+                        ],
+                    ),
+                    Some((key, seed)) => (
+                        bad as f64,
+                        vec![
+                            verdict("fails"),
+                            text(": "),
+                            link(format!("{bad} of {total} trials").as_str(), target.as_str()),
+                            text("; first "),
+                            link(
+                                format!("`{}` n = {}", key.scenario, key.nodes).as_str(),
+                                self.link(&key.scenario).as_str(),
+                            ),
+                            text(" seed "),
+                            code(seed.to_string()),
+                        ],
+                    ),
+                })
+            })
+            .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.liveness = c.as_ref().map(|c| c.0 == 0.0);
+        }
+        self.column(
+            "liveness".to_string(),
+            "every cell: no trial's `outcome` is `no-leader` or `livelock` (a connected majority without a settled leader); else the count and the first failing cell and seed".to_string(),
+            cells,
+            |_, _| None,
+        );
+    }
+
     fn churn(&mut self) {
-        // The same scenarios as the guide and chart 6.
         let back = crate::figures::leader_change_scenarios(self.c.results, self.c.opts);
         if back.is_empty() {
             return;
         }
         let n = self.c.focus;
-        let cells = self
+        let target = by_protocol_target();
+        let cells: Cells = self
             .series
             .iter()
             .map(|s| {
-                let mut total = 0.0;
-                let mut var = 0.0;
-                let mut first = None;
-                for sc in &back {
-                    let (mean, half) = self.mean_of(s, n, sc, |t| Some(t.leader_changes as f64))?;
-                    total += mean;
-                    var += (half / Z95).powi(2);
-                    first.get_or_insert_with(|| sc.clone());
-                }
-                let link = self.link(first.as_deref()?);
-                Some((total, fmt_ci(total, Z95 * var.sqrt()), link))
+                let (total, half) = churn_total(self.c, s)?;
+                Some((
+                    total,
+                    linked(crate::findings::churn_text(total, half), target.clone()),
+                ))
             })
             .collect();
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();
         self.column(
             format!("leader changes in recovery and flapping scenarios, n = {n}"),
-            format!("mean `leader_changes` per trial (every entry into the leader role after the first fault, failovers included), summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×)", names.join(", ")),
+            format!(
+                "mean `leader_changes` summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×)",
+                names.join(", ")
+            ),
             cells,
-            |v, best| by_ratio(v, best, 1.5, 3.0),
+            |v, best| Some(by_ratio(v, best, 1.5, 3.0)),
         );
     }
+
+    /// What the protocol needs besides its members: a lease's store is one endpoint whose
+    /// loss stops every election.
+    fn depends_on(&mut self) {
+        let cells: Cells = self
+            .series
+            .iter()
+            .map(|s| {
+                let services = election_runner::protocol::ProtocolSpec::parse(&s.protocol)
+                    .map_or(0, |p| p.kind.services());
+                Some(if services > 0 {
+                    (
+                        1.0,
+                        vec![text("a lock store: "), verdict("single point of failure")],
+                    )
+                } else {
+                    (0.0, vec![verdict("members only")])
+                })
+            })
+            .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+            f.store = c.as_ref().is_some_and(|c| c.0 > 0.0);
+        }
+        self.column(
+            "depends on".to_string(),
+            "a lease is granted by a store (etcd, the Kubernetes API server), modelled as one endpoint that never crashes: while it is unreachable nobody can acquire or renew".to_string(),
+            cells,
+            |_, _| None,
+        );
+    }
+}
+
+/// The three questions a design review brings, answered from the matrix's facts, as Markdown
+/// bullets (each claim linked to the table that holds its number): a small control plane on
+/// the report's network at the focus size, a cluster of the largest size, and a service that
+/// already runs a lock store (etcd, Kubernetes). Empty without a failover column.
+pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
+    let labels: Vec<&String> = m.rows.iter().map(|r| &r.0).collect();
+    let rows: Vec<(&String, &Facts)> = labels.into_iter().zip(&m.facts).collect();
+    let names = |v: &[&(&String, &Facts)]| {
+        crate::findings::names(&v.iter().map(|r| r.0.to_string()).collect::<Vec<_>>())
+    };
+    let failover = |f: &Facts| {
+        f.failover
+            .as_ref()
+            .map(|(_, t, l)| format!("failover p50 / p95 [{t}]({l})"))
+            .unwrap_or_default()
+    };
+    // Sorted by p95, fastest first.
+    let mut out = Vec::new();
+    if rows.iter().all(|r| r.1.failover.is_none()) {
+        return out;
+    }
+    // Safe without a store, fastest p95 first (ties: every one within the best's 1.25×, the
+    // matrix's "good").
+    let mut safe: Vec<&(&String, &Facts)> = rows
+        .iter()
+        .filter(|r| r.1.safe() && !r.1.store && r.1.failover.is_some())
+        .collect();
+    safe.sort_by(|a, b| {
+        let p = |f: &Facts| f.failover.as_ref().map_or(f64::INFINITY, |x| x.0);
+        p(a.1).total_cmp(&p(b.1))
+    });
+    let properties = "one leader per epoch, fenced writes, split brain under partition, liveness";
+    let small = if !safe.is_empty() {
+        let failovers: Vec<String> = safe
+            .iter()
+            .map(|r| {
+                let (_, t, l) = r.1.failover.as_ref().expect("filtered");
+                if safe.len() == 1 {
+                    format!("[{t}]({l})")
+                } else {
+                    format!("`{}` [{t}]({l})", r.0)
+                }
+            })
+            .collect();
+        format!(
+            "**A {}-node control plane on `{}`**: {} — {} every property column ({properties}) without a store; failover p50 / p95 {}.",
+            c.focus,
+            c.net,
+            names(&safe),
+            if safe.len() == 1 { "the only protocol that passes" } else { "the protocols that pass" },
+            failovers.join(", ")
+        )
+    } else {
+        format!(
+            "**A {}-node control plane on `{}`**: no protocol of this sweep passes every property column ({properties}) without a store: read the failing seeds in the matrix before choosing.",
+            c.focus, c.net
+        )
+    };
+    out.push(small);
+    // The largest size: of the safe ones, the cheapest election.
+    let mut cheap: Vec<&(&String, &Facts)> = safe
+        .iter()
+        .copied()
+        .filter(|r| r.1.messages.is_some())
+        .collect();
+    cheap.sort_by(|a, b| {
+        let v = |f: &Facts| f.messages.as_ref().map_or(f64::INFINITY, |x| x.0);
+        v(a.1).total_cmp(&v(b.1))
+    });
+    if let Some(best) = cheap.first() {
+        let (_, q, l) = best.1.messages.as_ref().expect("filtered");
+        let growth = best
+            .1
+            .growth
+            .map(|(k, class)| format!(", growing ∝ n^{k:.2} ({class})"))
+            .unwrap_or_default();
+        let per_second = best
+            .1
+            .per_second
+            .as_ref()
+            .map(|p| format!(", [{p} messages per second]({l}) in steady state"))
+            .unwrap_or_default();
+        let mut text = format!(
+            "**A {}-node cluster**: of those, `{}` elects with the fewest messages at n = {}: [{q} per failover]({l}){growth}{per_second}.",
+            c.n_max, best.0, c.n_max
+        );
+        let cheapest = rows
+            .iter()
+            .filter(|r| r.1.messages.is_some())
+            .min_by(|a, b| {
+                let v = |f: &Facts| f.messages.as_ref().map_or(f64::INFINITY, |x| x.0);
+                v(a.1).total_cmp(&v(b.1))
+            });
+        if let Some(ch) = cheapest.filter(|ch| ch.0 != best.0) {
+            let (_, q, l) = ch.1.messages.as_ref().expect("filtered");
+            text.push_str(&format!(
+                " `{}` elects with fewer ([{q}]({l})){}.",
+                ch.0,
+                if ch.1.store {
+                    " but needs a store"
+                } else {
+                    " but fails a safety or liveness column"
+                }
+            ));
+        }
+        text.push_str(" Every member here is a voter: a few voters with many non-voting observers is not modelled.");
+        out.push(text);
+    }
+    // A store already run: the store protocols.
+    let stores: Vec<&(&String, &Facts)> = rows.iter().filter(|r| r.1.store).collect();
+    if !stores.is_empty() {
+        let parts: Vec<String> = stores
+            .iter()
+            .map(|r| {
+                let fenced = match (&r.1.fenced_failure, r.1.fenced_writes) {
+                    (Some((q, sc, l)), _) => format!(
+                        "; keep fencing at the resource: a deposed holder's writes got through in `{sc}` ([{q} per trial]({l}))"
+                    ),
+                    (None, Some(true)) => "; no deposed holder's write got through fencing".to_string(),
+                    _ => String::new(),
+                };
+                format!("`{}`: {}{fenced}", r.0, failover(r.1))
+            })
+            .collect();
+        out.push(format!(
+            "**A service that already runs etcd or Kubernetes**: {}, whose store is already run and whose election is one compare-and-swap. {}. The store is its single point of failure{}.",
+            names(&stores),
+            parts.join("; "),
+            c.results.manifest.config["timing"]["lease"]
+                .as_str()
+                .map(|t| format!("; timings here: {t}; client-go's defaults are 15 s / 10 s / 2 s (`lease+profile=k8s`), and failover scales with them"))
+                .unwrap_or_default()
+        ));
+    }
+    out
+}
+
+/// How many cells of series `s` ran on the report's network, and those where two live
+/// leaders claimed one epoch (`same_epoch_leaders_max` > 0), in file order.
+pub(crate) fn same_epoch_cells<'a>(c: &Ctx<'a>, s: &Series) -> (usize, Vec<&'a SummaryRow>) {
+    let mine: Vec<&SummaryRow> = c
+        .results
+        .summary
+        .iter()
+        .filter(|r| {
+            r.ran()
+                && r.key.protocol == s.protocol
+                && r.key.params == s.params
+                && r.key.net == c.net
+        })
+        .collect();
+    let bad = mine
+        .iter()
+        .copied()
+        .filter(|r| r.get(Stat::SameEpochMax).is_some_and(|v| v > 0.0))
+        .collect();
+    (mine.len(), bad)
+}
+
+/// A series' liveness over every cell of the report's network: measured trials, those that
+/// failed, and the first failing cell and seed.
+pub(crate) fn liveness_of(c: &Ctx, s: &Series) -> (u64, u64, Option<(CellKey, u64)>) {
+    let (mut total, mut bad) = (0u64, 0u64);
+    let mut first = None;
+    for sc in c.results.scenarios() {
+        for n in c.results.sizes() {
+            let key = key_of(s, n, &sc, &c.net);
+            for t in c.results.measured_trials_of(&key) {
+                total += 1;
+                if t.outcome.is_failure() {
+                    bad += 1;
+                    first.get_or_insert_with(|| (key.clone(), t.seed));
+                }
+            }
+        }
+    }
+    (total, bad, first)
 }
 
 /// The decision matrix of the report's network at its focus size.
@@ -454,19 +917,23 @@ pub(crate) fn matrix(c: &Ctx) -> Matrix {
         .iter()
         .map(|s| (s.label.clone(), Vec::new()))
         .collect();
+    let facts = series.iter().map(|_| Facts::default()).collect();
     let mut b = Builder {
         c,
         series,
         m: Matrix {
             columns: Vec::new(),
             rows,
+            facts,
         },
     };
     b.failover();
     b.messages();
+    b.one_leader_per_epoch();
     b.damage();
     b.liveness();
     b.churn();
+    b.depends_on();
     b.m
 }
 
@@ -482,5 +949,13 @@ mod tests {
         assert_eq!(by_ratio(21.0, 10.0, 1.25, 2.0), "poor");
         // A best of zero makes every other value poor, never good.
         assert_eq!(by_ratio(1.0, 0.0, 1.25, 2.0), "poor");
+    }
+
+    #[test]
+    fn growth_separates_linear_from_quadratic() {
+        assert_eq!(growth_verdict(0.04), "O(1)");
+        assert_eq!(growth_verdict(1.17), "O(n)");
+        assert_eq!(growth_verdict(1.42), "O(n log n)");
+        assert_eq!(growth_verdict(2.26), "O(n²)");
     }
 }

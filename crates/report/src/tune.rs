@@ -250,6 +250,25 @@ fn contradicted(outcome: &TuneOutcome, a: &Advice) -> Option<Agreement> {
         .filter(|c| *c != Agreement::Consistent)
 }
 
+/// The measured point of `a` closest to both limits among those whose 95 % intervals still
+/// reach within both (the lower bound of its false-election rate and of its p99 under the
+/// limits): with one, "no setting meets both" is **not shown with this budget** (more hours
+/// or trials could show it either way); with none, every evaluated point **fails**, each by
+/// a whole interval.
+fn not_shown(a: &Advice, lim: (f64, f64)) -> Option<&Point> {
+    a.points
+        .iter()
+        .filter(|p| p.measured())
+        .filter(|p| match (p.false_per_hour_ci(), p.p99_ci()) {
+            (Some((fe_lo, _)), Some((p99_lo, _, _))) => fe_lo <= lim.0 && p99_lo <= lim.1,
+            _ => false,
+        })
+        .min_by(|x, y| {
+            x.distance(lim.0, lim.1)
+                .total_cmp(&y.distance(lim.0, lim.1))
+        })
+}
+
 /// The answer table's row for one protocol.
 fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Cell> {
     let o = &outcome.options;
@@ -307,7 +326,7 @@ fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Cell> {
                 vec![text(match v {
                     Verdict::Meets => "meets both limits (95 % upper bounds)",
                     Verdict::Likely => {
-                        "meets them on the estimates only: not shown with confidence"
+                        "not shown with this budget: meets them on the estimates, but a 95 % interval straddles a limit"
                     }
                     Verdict::Fails => "fails",
                 })],
@@ -322,7 +341,17 @@ fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Cell> {
             ],
             vec![],
             vec![],
-            vec![text("contradictory here")],
+            match not_shown(a, lim) {
+                Some(p) => vec![text(format!(
+                    "not shown with this budget: at T = {} ms, ratio {} the 95 % intervals straddle the limits",
+                    fmt_sig(p.timeout_ms),
+                    fmt_sig(p.ratio)
+                ))],
+                None => vec![
+                    strong("fails"),
+                    text(": every evaluated point is over a limit by its whole 95 % interval"),
+                ],
+            },
             vec![],
         ]),
     }

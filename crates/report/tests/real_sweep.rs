@@ -6,7 +6,7 @@ mod common;
 use std::fs;
 
 use election_report::{render_report, ReportOptions, RunnerTracer};
-use election_runner::{run_sweep, SweepOptions, SweepSpec};
+use election_runner::SweepSpec;
 
 #[test]
 fn traced_reruns_match_the_sweep() {
@@ -25,21 +25,7 @@ fn traced_reruns_match_the_sweep() {
     };
     // A fixed parameter the tracer must read back from the manifest.
     spec.set("heartbeat_ms=40").unwrap();
-    let plan = spec.plan().unwrap();
-    run_sweep(
-        &plan,
-        &SweepOptions {
-            out: results.clone(),
-            jobs: Some(1),
-            shard: None,
-            shard_by: Default::default(),
-            resume: false,
-            force: false,
-            progress: false,
-            command: "election-bench sweep --name small".into(),
-        },
-    )
-    .unwrap();
+    common::run_small_sweep(&spec, &results, "election-bench sweep --name small");
     let out = base.join("report");
     let opts = ReportOptions {
         png: false,

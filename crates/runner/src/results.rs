@@ -237,6 +237,11 @@ pub struct TrialRow {
     pub outcome: Outcome,
     /// With `outcome = recovered-after`: after how many election timeouts.
     pub recovered_timeouts: Option<u32>,
+    /// Messages sent in the steady window (see [`Metrics::steady`]).
+    pub msgs_steady: Option<u64>,
+    /// The steady window's length, ms.
+    #[serde(serialize_with = "ser_opt_ms")]
+    pub steady_ms: Option<f64>,
 }
 
 /// Where a row belongs: everything but the seed and the metrics.
@@ -302,6 +307,17 @@ impl TrialRow {
             end_ms: round_ms(m.end_ms),
             outcome: m.outcome,
             recovered_timeouts: m.recovered_timeouts,
+            msgs_steady: m.steady.map(|s| s.0),
+            steady_ms: m.steady.map(|s| round_ms(s.1)),
+        }
+    }
+
+    /// The steady message rate of the trial: `msgs_steady` per second of its steady window
+    /// (see the `msgs_steady` column); `None` without a window.
+    pub fn steady_per_second(&self) -> Option<f64> {
+        match (self.msgs_steady, self.steady_ms) {
+            (Some(k), Some(ms)) if ms > 0.0 => Some(k as f64 * 1000.0 / ms),
+            _ => None,
         }
     }
 
@@ -464,6 +480,8 @@ impl TrialRow {
                 )
             })?,
             recovered_timeouts: opt_n32("recovered_timeouts")?,
+            msgs_steady: opt_n("msgs_steady")?,
+            steady_ms: opt_f("steady_ms")?,
         })
     }
 
@@ -714,6 +732,11 @@ pub const ROW_RULES: &[RowRule] = &[
         holds: |r| r.recovered_timeouts.is_some() == (r.outcome == Outcome::RecoveredAfter),
     },
     RowRule {
+        column: "steady_ms",
+        requires: "steady_ms is given exactly when msgs_steady is, and is above 0",
+        holds: |r| r.steady_ms.is_some() == r.msgs_steady.is_some() && r.steady_ms.is_none_or(|v| v > 0.0),
+    },
+    RowRule {
         column: "outcome",
         requires: "a settled outcome (stable, recovered-after) needs converged = true, and \
                    failover_ms given",
@@ -775,6 +798,8 @@ mod tests {
                 Outcome::NoLeader
             },
             recovered_timeouts: elect.map(|_| 2),
+            msgs_steady: Some(40),
+            steady_ms: Some(900.0),
         }
     }
 

@@ -128,6 +128,12 @@
 //!      endless disruptive elections).
 //!   5. `no-leader`: not settled otherwise: no quorum leader was won during the last settle
 //!      window (none at the end) although a member is quorum-connected.
+//! * **Steady window**: from the last instant before `t0` at which every quorum-connected member
+//!   came to follow one quorum leader, to `t0`: no fault has fired yet and no election runs
+//!   (every member follows the leader), so what is sent in it is the protocol's steady cost
+//!   (heartbeats, a lease's renewals and polls). `steady` is the messages sent in it (every
+//!   category; never the workload) and its length; none when `t0` came before such an instant
+//!   (`cold-start`, or a fault before the boot election settled).
 //! * Message counts: `total` counts the whole trial; `window` counts messages sent from `t0` to the
 //!   instant `elect_ms` ends (to the end of the trial if there is no such instant).
 
@@ -425,6 +431,8 @@ pub struct Metrics {
     /// Workload messages (writes, acknowledgement requests and acknowledgements) over the whole
     /// trial; never part of any election or heartbeat count.
     pub msgs_workload: u64,
+    /// The steady window (see the module docs): the messages sent in it and its length in ms.
+    pub steady: Option<(u64, f64)>,
     /// Every fault action as it fired (selectors resolved) or was skipped, with its instant.
     pub fault_log: Vec<(Time, Applied)>,
     /// When the trial ended, in ms.
@@ -610,6 +618,8 @@ pub struct Observer {
     counts: MsgCounts,
     counts_at_t0: MsgCounts,
     counts_at_followed: MsgCounts,
+    /// The steady window, fixed when `t0` is crossed: messages and nanoseconds.
+    steady: Option<(u64, u64)>,
     invalid: u64,
     detect: Option<Time>,
     unavailable_ns: u64,
@@ -684,6 +694,7 @@ impl Observer {
             counts: MsgCounts::default(),
             counts_at_t0: MsgCounts::default(),
             counts_at_followed: MsgCounts::default(),
+            steady: None,
             invalid: 0,
             detect: None,
             unavailable_ns: 0,
@@ -792,6 +803,12 @@ impl Observer {
         self.crossed_t0 = true;
         self.leader_at_t0 = self.quorum;
         self.counts_at_t0 = self.counts;
+        if self.followed.is_some() && self.followed_since < self.t0 {
+            self.steady = Some((
+                self.counts.sent_total() - self.counts_at_followed.sent_total(),
+                self.t0.0 - self.followed_since.0,
+            ));
+        }
         self.max_leaders = self.max_leaders.max(self.leaders_live);
     }
 
@@ -1562,6 +1579,7 @@ impl Observer {
                 ..self.writes
             }),
             msgs_workload: self.msgs_workload,
+            steady: self.steady.map(|(k, ns)| (k, ms(ns))),
             fault_log: std::mem::take(&mut self.fault_log),
             end_ms: end.as_millis_f64(),
             budget_exceeded: self.budget_exceeded,

@@ -386,6 +386,25 @@ pub fn write_results(dir: &Path, trials: &[Trial]) -> PathBuf {
     dir.to_path_buf()
 }
 
+/// Runs `spec` as a sweep on one thread into `results`, recording `command` as its own.
+pub fn run_small_sweep(spec: &election_runner::SweepSpec, results: &Path, command: &str) {
+    let plan = spec.plan().unwrap();
+    election_runner::run_sweep(
+        &plan,
+        &election_runner::SweepOptions {
+            out: results.to_path_buf(),
+            jobs: Some(1),
+            shard: None,
+            shard_by: Default::default(),
+            resume: false,
+            force: false,
+            progress: false,
+            command: command.into(),
+        },
+    )
+    .unwrap();
+}
+
 /// A fresh scratch directory under the target dir.
 pub fn scratch(name: &str) -> PathBuf {
     let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))

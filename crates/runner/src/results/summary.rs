@@ -220,6 +220,9 @@ summary_stats! {
         "how many measured trials ended in each `outcome`; empty when the cell has no measured trial (or was skipped). A cell with `outcome_no_leader` or `outcome_livelock` above 0 had a trial that ended without a settled quorum leader although one was possible: a liveness failure";
     [RecoveredTimeoutsMax recovered_timeouts_max]: OptCount =
         "the largest `recovered_timeouts` of any measured trial";
+    [MsgsTotalMean msgs_total_mean]: Ms = "mean `msgs_total`: the whole trial's protocol messages, boot election included";
+    [SteadyRateMean msgs_steady_per_s_mean]: Ms =
+        "mean steady message rate, `msgs_steady` / `steady_ms` per second, over the trials with a steady window (empty if none): what the protocol sends with no fault and no election (heartbeats, a lease's renewals and polls)";
 }
 
 impl Stat {
@@ -391,6 +394,13 @@ impl SummaryRow {
                 .iter()
                 .filter_map(|t| t.recovered_timeouts.map(u64::from))
                 .max(),
+            msgs_total_mean: mean(&of(|t| t.msgs_total as f64)),
+            msgs_steady_per_s_mean: mean(
+                &rows
+                    .iter()
+                    .filter_map(|t| t.steady_per_second())
+                    .collect::<Vec<_>>(),
+            ),
         };
         SummaryRow {
             key: key.summary_key(),

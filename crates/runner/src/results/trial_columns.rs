@@ -70,7 +70,7 @@ pub const VARIED_PARAMETERS: &str = "one column per parameter the sweep varies, 
 
 /// The metric columns of `trials.csv`, after the varied parameters, with their definitions
 /// (in the order [`super::TrialRow`]'s fields serialize).
-pub const TRIAL_METRIC_DEFS: [Column; 34] = [
+pub const TRIAL_METRIC_DEFS: [Column; 36] = [
     Column {
         name: "converged",
         definition: "there is a quorum leader at the end of the trial. `false` is the right answer when a majority protocol has lost its majority",
@@ -207,13 +207,21 @@ pub const TRIAL_METRIC_DEFS: [Column; 34] = [
         name: "recovered_timeouts",
         definition: "with `outcome = recovered-after`: the time from the last fault that fired at or before the final quorum leadership began (or the reference instant) to that beginning, in election timeouts (`detect_timeout_ms`), rounded up; empty otherwise",
     },
+    Column {
+        name: "msgs_steady",
+        definition: "messages sent in the **steady window** (every category; never the workload): from the last instant before `t0` at which every quorum-connected member came to follow one quorum leader, to `t0` — no fault has fired and no election runs, so this is the protocol's steady cost (heartbeats, a lease's renewals and polls). Empty when `t0` came before such an instant (`cold-start`, or a fault before the boot election settled)",
+    },
+    Column {
+        name: "steady_ms",
+        definition: "the length of that steady window; empty with it",
+    },
 ];
 
 /// The leading columns of `trials.csv`, before the varied parameters.
 pub const TRIAL_KEY_COLUMNS: [&str; 6] = names(TRIAL_KEY_DEFS);
 
 /// The metric columns of `trials.csv`, after the varied parameters.
-pub const TRIAL_METRIC_COLUMNS: [&str; 34] = names(TRIAL_METRIC_DEFS);
+pub const TRIAL_METRIC_COLUMNS: [&str; 36] = names(TRIAL_METRIC_DEFS);
 
 const fn names<const N: usize>(defs: [Column; N]) -> [&'static str; N] {
     let mut out = [""; N];
