@@ -1,4 +1,5 @@
-//! Bounded decoder fuzzing, one property per protocol: well-framed datagrams from member
+//! Bounded decoder fuzzing, one property per protocol (the production libraries raft-rs and
+//! Omni-Paxos included, through their adapters): well-framed datagrams from member
 //! addresses carrying random payloads — arbitrary messages of every kind with arbitrary fields
 //! (ids outside the cluster, terms up to 2^64 − 1, any record) and random bytes behind a valid
 //! tag — go through the live driver's checks ([`datagram::decode_for`]), and whatever they
@@ -16,7 +17,9 @@ use election_bully::{Bully, BullyConfig, BullyMsg};
 use election_core::{Action, Io, NodeId, Protocol, Rng, SeedableRng, Time, TimerKind, Wire};
 use election_lease::{Lease, LeaseConfig, LeaseMsg, Op, Record};
 use election_live::datagram::{self, VERSION};
+use election_omnipaxos::{OmniConfig, OmniPaxos};
 use election_raft::{LogPos, Raft, RaftConfig, RaftMsg, MAX_TERM, MAX_WIRE_TERM};
+use election_raftrs::{RaftRs, RaftrsConfig, RaftrsMsg};
 use election_ring::{Hop, Ring, RingConfig, RingMsg};
 use proptest::prelude::*;
 
@@ -203,8 +206,108 @@ fn lease_msg() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+/// Random bytes behind a 4-byte big-endian length (the framing of raft-rs's and Omni-Paxos'
+/// payloads), the length right or arbitrary.
+fn length_prefixed() -> impl Strategy<Value = Vec<u8>> {
+    (
+        proptest::collection::vec(any::<u8>(), 0..64),
+        proptest::option::of(any::<u32>()),
+    )
+        .prop_map(|(body, len)| {
+            let len = len.unwrap_or(body.len() as u32);
+            let mut v = len.to_be_bytes().to_vec();
+            v.extend(body);
+            v
+        })
+}
+
+/// A well-formed raft-rs message of any type with arbitrary fields (ids outside the cluster,
+/// huge terms and indexes, entries of any term).
+fn raftrs_msg() -> impl Strategy<Value = Vec<u8>> {
+    (
+        0i32..20,
+        (id(), id()),
+        (big(), big(), big(), big()),
+        any::<bool>(),
+        proptest::collection::vec((big(), big()), 0..3),
+    )
+        .prop_map(
+            |(t, (from, to), (term, log_term, index, commit), reject, ents)| {
+                let mut m = raft::eraftpb::Message::default();
+                use raft::eraftpb::MessageType::*;
+                let types = [
+                    MsgHup,
+                    MsgBeat,
+                    MsgPropose,
+                    MsgAppend,
+                    MsgAppendResponse,
+                    MsgRequestVote,
+                    MsgRequestVoteResponse,
+                    MsgSnapshot,
+                    MsgHeartbeat,
+                    MsgHeartbeatResponse,
+                    MsgUnreachable,
+                    MsgSnapStatus,
+                    MsgCheckQuorum,
+                    MsgTransferLeader,
+                    MsgTimeoutNow,
+                    MsgReadIndex,
+                    MsgReadIndexResp,
+                    MsgRequestPreVote,
+                    MsgRequestPreVoteResponse,
+                ];
+                m.set_msg_type(types[t as usize % types.len()]);
+                m.from = u64::from(from);
+                m.to = u64::from(to);
+                m.term = term;
+                m.log_term = log_term;
+                m.index = index;
+                m.commit = commit;
+                m.reject = reject;
+                m.set_entries(
+                    ents.into_iter()
+                        .map(|(term, index)| {
+                            let mut e = raft::eraftpb::Entry::default();
+                            e.term = term;
+                            e.index = index;
+                            e
+                        })
+                        .collect::<Vec<_>>()
+                        .into(),
+                );
+                encoded(&RaftrsMsg(m))
+            },
+        )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// tikv's raft-rs behind our adapter: forged protobuf messages of every type and random
+    /// bytes; the library must neither panic nor be made to address or believe in a
+    /// non-member.
+    #[test]
+    fn raftrs_survives_forged_payloads(
+        node in 1..=N,
+        inputs in inputs(prop_oneof![raftrs_msg(), length_prefixed()]),
+        pre_vote in any::<bool>(),
+        check_quorum in any::<bool>(),
+    ) {
+        let mut c = RaftrsConfig::new(N);
+        c.pre_vote = pre_vote;
+        c.check_quorum = check_quorum;
+        drive(RaftRs::new(NodeId(node), Arc::new(c)), N, N, &inputs)?;
+    }
+
+    /// Omni-Paxos behind our adapter: random payloads through its decoder.
+    #[test]
+    fn omnipaxos_survives_forged_payloads(
+        node in 1..=N,
+        inputs in inputs(length_prefixed()),
+    ) {
+        let c = OmniConfig::derive(N, Duration::from_millis(50), Duration::from_millis(150));
+        drive(OmniPaxos::new(NodeId(node), Arc::new(c)), N, N, &inputs)?;
+    }
 
     #[test]
     fn bully_survives_forged_payloads(

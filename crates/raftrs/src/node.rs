@@ -227,6 +227,61 @@ impl std::fmt::Debug for RaftRs {
     }
 }
 
+/// Whether a message from the network can be handed to raft-rs. The library trusts its peers:
+/// a forged message it would never receive from one aborts the process (`fatal!` in
+/// `raft_log.rs`: a commit index past the local log, entries that conflict with committed
+/// ones, an acknowledged index past the leader's log). This refuses exactly what no
+/// raft-rs peer of this adapter sends:
+/// - kinds a peer never sends here: the local ones, proposals and leadership transfer (only
+///   a leader proposes), snapshots (nothing is compacted), read-index traffic (unused);
+/// - a heartbeat, append or (pre-)vote request of term 0 (raft-rs takes it for a local
+///   message, and would answer a request with term 0, which it refuses to send);
+/// - a heartbeat whose commit index is past the local log (a leader sends
+///   `min(matched, committed)`, at most what this node acknowledged, which it persisted);
+/// - an append whose entries are not the consecutive indexes after `index`, that claims a
+///   term of 0 for an entry past index 0, or whose entries would replace committed ones;
+/// - an append response acknowledging an index past the local log (a follower acknowledges
+///   at most what the leader sent), or asking for a snapshot (this adapter never does).
+///
+/// Nothing a correct peer sends is refused, so simulated runs are unchanged; the live
+/// driver's decoder fuzzing (`crates/live/tests/fuzz.rs`) feeds it forged messages.
+fn admissible(r: &raft::Raft<MemStorage>, m: &Message) -> bool {
+    use raft::eraftpb::MessageType::*;
+    let log = &r.raft_log;
+    let last = log.last_index();
+    // A message of a stale term never reaches the log: raft-rs answers or drops it on its term
+    // alone (and must, so that a stale leader learns the term), whatever its other fields.
+    let stale = m.term >= 1 && m.term < r.term;
+    match m.get_msg_type() {
+        // A request of term 0 would be answered with term 0, which raft-rs refuses to send.
+        MsgRequestVote | MsgRequestPreVote => m.term >= 1,
+        MsgRequestVoteResponse | MsgRequestPreVoteResponse | MsgHeartbeatResponse => true,
+        // raft-rs reads a term of 0 as a local message and skips its term checks; a leader's
+        // messages always carry its term, at least 1.
+        MsgHeartbeat => stale || (m.term >= 1 && m.commit <= last),
+        MsgAppend => {
+            let ents = m.get_entries();
+            // Index 0 is the only entry of term 0 (`term` answers 0 past the log, so a forged
+            // `(index, 0)` past it would match); every real entry has a term of at least 1.
+            let terms = (m.index == 0 || m.log_term >= 1) && ents.iter().all(|e| e.term >= 1);
+            let contiguous = ents
+                .iter()
+                .enumerate()
+                .all(|(i, e)| m.index.checked_add(i as u64 + 1) == Some(e.index));
+            let conflicts_committed = ents.iter().any(|e| {
+                e.index <= log.committed && log.term(e.index).map_or(true, |t| t != e.term)
+            });
+            stale || (m.term >= 1 && terms && contiguous && !conflicts_committed)
+        }
+        // Only a response of the leader's own term is read beyond its term.
+        MsgAppendResponse => {
+            m.term >= 1
+                && (m.term != r.term || (m.request_snapshot == 0 && (m.reject || m.index <= last)))
+        }
+        _ => false,
+    }
+}
+
 impl RaftRs {
     /// Node `id` of the cluster `config` describes (validated by the caller with
     /// [`RaftrsConfig::validate`]). It starts with `on_start`.
@@ -374,7 +429,11 @@ impl Protocol for RaftRs {
         // The transport names the sender; the library trusts `from`, so it must be that.
         m.from = u64::from(from.0);
         m.to = u64::from(self.id.0);
-        // Local message kinds (MsgHup, MsgBeat, ...) from the network are refused by step.
+        // Local message kinds (MsgHup, MsgBeat, ...) from the network are refused by step;
+        // what would break raft-rs's trust in its peers is refused here.
+        if !self.node.as_ref().is_some_and(|n| admissible(&n.raft, &m)) {
+            return;
+        }
         self.with_node(io, |n| {
             let _ = n.step(m);
         });
