@@ -504,6 +504,7 @@ clock skew but not to arbitrary skew rate; the tolerated ratio is set by LeaseDu
 RenewDeadline)";
 const HASHICORP_FOLLOWER: &str = "hashicorp/raft raft.go runFollower (heartbeatTimer = randomTimeout(HeartbeatTimeout); campaign only if time.Since(lastContact) >= HeartbeatTimeout), util.go randomTimeout ([t, 2t))";
 const ETCD_CHECK_QUORUM: &str = "etcd-io/raft raft.go tickHeartbeat (MsgCheckQuorum every electionTimeout ticks) and stepLeader MsgCheckQuorum (step down unless QuorumActive, then RecentActive = false); tikv/raft-rs src/raft.rs tick_heartbeat";
+const RAFTRS_CHECK_QUORUM: &str = "tikv/raft-rs 0.7 src/raft.rs tick_heartbeat (MsgCheckQuorum when election_elapsed >= election_timeout) and step_leader MsgCheckQuorum (check_quorum_active: step down unless a quorum is recent_active, then reset recent_active); the library itself, in crates/raftrs";
 const ETCD_FAQ: &str =
     "etcd FAQ, What is failure tolerance? (etcd.io/docs/v3.5/faq), failure-tolerance table";
 
@@ -901,6 +902,30 @@ heartbeat_ms = 5
         seeds: 2000,
         config: r#"
 protocols = ["raft+check_quorum+check_quorum_every=timeout"]
+nodes = [5]
+scenarios = ["partition-leader-minority"]
+nets = ["ideal"]
+[params]
+"node.profile" = "ideal"
+heartbeat_ms = 5
+fault_jitter_ms = 150
+"#,
+        metric: Metric::MinorityLeaderMs,
+        stat: Stat::Mean,
+    },
+    Case {
+        name: "raftrs-check-quorum-window",
+        claim: "tikv's raft-rs itself (not our model): a leader with check_quorum steps down between T and 2T after it is cut off, 1.5T on average, T = election_tick ticks",
+        citation: RAFTRS_CHECK_QUORUM,
+        published: Published {
+            formula: "1.5T, T = 30 ticks of 5 ms = 150: the checks every T from the election, the cut at a uniform phase of them",
+            value: || 1.5 * 150.0,
+        },
+        tolerance: 5.0,
+        quick_seeds: 200,
+        seeds: 2000,
+        config: r#"
+protocols = ["raftrs+check_quorum"]
 nodes = [5]
 scenarios = ["partition-leader-minority"]
 nets = ["ideal"]
