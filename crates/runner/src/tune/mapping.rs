@@ -82,10 +82,11 @@ pub struct Mapping {
 /// etcd's election rules as our Raft's options: `CheckQuorum: true` always
 /// (`server/etcdserver/bootstrap.go`, `raftConfig`), PreVote on by default since 3.5 (`CHANGELOG-3.5.md`),
 /// etcd-io/raft's once-per-term draw of the randomized timeout (`raft.go` `reset` →
-/// `resetRandomizedElectionTimeout`) and its CheckQuorum once per election timeout
-/// (`tickHeartbeat` → `MsgCheckQuorum`).
-pub const ETCD_RULES: &str =
-    "raft+pre_vote+check_quorum+redraw=per_term+check_quorum_every=timeout";
+/// `resetRandomizedElectionTimeout`), its CheckQuorum once per election timeout
+/// (`tickHeartbeat` → `MsgCheckQuorum`), its silences (`Step`: stale messages and votes within
+/// the leader lease ignored) and its immediate appends (`stepLeader` → `bcastAppend`): the
+/// rule set `election-bench reference` matches against raft-rs, which shares these rules.
+pub const ETCD_RULES: &str = "raft+pre_vote+check_quorum+redraw=per_term+check_quorum_every=timeout+append=immediate+replies=etcd";
 
 /// hashicorp/raft's election rules (and Consul's, which runs it) as our Raft's options: the
 /// follower's periodic `lastContact` check and the refusal of votes while a leader is known
