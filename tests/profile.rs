@@ -213,9 +213,12 @@ fn from_scrape_to_advice() {
         report.contains("`empirical:a/wal_fsync_ms.csv` (sha256"),
         "{report}"
     );
-    // Every replay command the page prints runs as printed: the sweep's --config comes with it
-    // (its network is the profile's, defined only there).
-    let replays: Vec<&str> = report
+    // Every replay command the pages print runs as printed: the sweep's --config comes with it
+    // (its network is the profile's, defined only there). The representative traces are in
+    // the appendix.
+    let appendix = fs::read_to_string(t.join("r1/APPENDIX.md")).unwrap();
+    let pages = format!("{report}\n{appendix}");
+    let replays: Vec<&str> = pages
         .split('`')
         .skip(1)
         .step_by(2)

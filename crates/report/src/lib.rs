@@ -262,6 +262,17 @@ pub fn render_report(
                 .to_string(),
         ),
     };
+    // The reference page beside this report (`reports/reference/`), if there is one: the
+    // guide says how close our Raft is to the libraries.
+    let closeness = out_dir
+        .parent()
+        .map(|p| {
+            p.join(election_runner::reference::NAME)
+                .join("closeness.csv")
+        })
+        .and_then(|p| fs::read_to_string(p).ok())
+        .map(|s| reference::Closeness::parse(&s))
+        .unwrap_or_default();
     let md = markdown::write_report(
         &results,
         opts,
@@ -269,6 +280,7 @@ pub fn render_report(
         &docs,
         &note,
         baseline.as_ref().map(|(c, f)| (c, f.as_str())),
+        &closeness,
     );
     let report = out_dir.join("REPORT.md");
     fs::write(&report, &md.report).map_err(|e| ReportError::io(&report, e))?;

@@ -275,6 +275,7 @@ pub(crate) fn write_report(
     traces: &[TraceDoc],
     trace_note: &str,
     baseline: Option<(&crate::compare::Comparison, &str)>,
+    closeness: &[crate::reference::Closeness],
 ) -> Documents {
     let m = &results.manifest;
     let ctx = Ctx::new(results, opts, charts);
@@ -363,6 +364,10 @@ pub(crate) fn write_report(
     } else {
         d.push(Block::List(guide.iter().map(|g| item(g)).collect()));
     }
+    d.paragraph(crate::reference::guide_line(
+        closeness,
+        "../reference/REFERENCE.md",
+    ));
 
     // 3. Findings, most severe first.
     d.heading(2, vec![text("3. Findings")]);
@@ -396,13 +401,29 @@ pub(crate) fn write_report(
     // 5. Traces.
     d.heading(2, vec![text("5. Message-sequence traces")]);
     d.paragraph(vec![text("A lifeline per node (time runs down; idle stretches compressed), an arrow per message coloured by category, ✕ for lost messages, marks for role changes and crashes, walls for partitions, a red line at the fault and a green one at convergence.")]);
+    if traces.iter().any(|t| t.timeline.is_some()) {
+        d.paragraph(spans("The worst and failing trials also have a timeline below their chart: which node leads and with which epoch, when the cluster has a quorum leader (its gaps after the fault add up to the trial's `unavailable_ms`), and each write of the workload (ok, stale, fenced), with crashes, pauses and link faults shaded."));
+    }
     if !trace_note.is_empty() {
         d.paragraph(spans(trace_note));
     }
-    for t in traces {
+    // The worst and failing trials stay here; the representative (median) trials of every
+    // protocol go to the appendix, keeping this body to one read.
+    let (worst, representative): (Vec<&TraceDoc>, Vec<&TraceDoc>) =
+        traces.iter().partition(|t| t.timeline.is_some());
+    if !representative.is_empty() {
+        d.paragraph(vec![
+            text(format!(
+                "The representative (median) trials, {} traces, are drawn in the ",
+                representative.len()
+            )),
+            link("appendix", "APPENDIX.md#g-representative-traces"),
+            text("."),
+        ]);
+    }
+    for t in worst {
         figure(&mut d, &t.heading, &t.caption, &t.file, &t.heading);
         if let Some(tl) = &t.timeline {
-            d.paragraph(spans("The same trial over time: which node leads and with which epoch, when the cluster has a quorum leader (its gaps after the fault add up to the trial's `unavailable_ms`), and each write of the workload (ok, stale, fenced), with crashes, pauses and link faults shaded."));
             d.push(Block::Figure(Figure {
                 path: tl.clone(),
                 alt: format!("Timeline: {}", t.heading),
@@ -514,7 +535,9 @@ pub(crate) fn write_report(
         // Every section of the old writer ended with a blank line, the last one too: the page
         // keeps it, so a regenerated appendix is byte-identical.
         appendix: {
-            let mut a = appendix(results, &ctx, &appendix_findings);
+            let representative: Vec<&TraceDoc> =
+                traces.iter().filter(|t| t.timeline.is_none()).collect();
+            let mut a = appendix(results, &ctx, &appendix_findings, &representative);
             if let Some((cmp, _)) = baseline {
                 cmp.baseline_appendix(&mut a);
             }
@@ -526,7 +549,12 @@ pub(crate) fn write_report(
 /// `APPENDIX.md` as a document: the configuration, the glossary, the at-a-glance table, the
 /// split-brain lists (`split_lists`, findings with their evidence links), the summary tables
 /// and the liveness section.
-fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
+fn appendix(
+    results: &Results,
+    ctx: &Ctx,
+    split_lists: &[String],
+    representative: &[&TraceDoc],
+) -> Document {
     let m = &results.manifest;
     let mut d = Document::titled(vec![
         text("Appendix to the design review: "),
@@ -546,7 +574,9 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
         ("More findings", "#d-more-findings"),
         ("Summary tables", "#e-summary-tables"),
         ("Liveness", "#f-liveness"),
+        ("Representative traces", "#g-representative-traces"),
     ];
+    let contents = &contents[..if representative.is_empty() { 6 } else { 7 }];
     let mut line = vec![strong("Contents:"), text(" ")];
     line.extend(joined(
         contents.iter().map(|(t, h)| vec![link(*t, *h)]),
@@ -628,6 +658,13 @@ fn appendix(results: &Results, ctx: &Ctx, split_lists: &[String]) -> Document {
         text(". Counts of measured trials per cell."),
     ]);
     crate::liveness::section(&mut d, results);
+    if !representative.is_empty() {
+        d.heading(2, vec![text("G. Representative traces")]);
+        d.paragraph(vec![text("For each protocol, the trial whose failover is closest to its cell's median, as a message-sequence chart (read as REPORT.md's section 5 says).")]);
+        for t in representative {
+            figure(&mut d, &t.heading, &t.caption, &t.file, &t.heading);
+        }
+    }
     d
 }
 

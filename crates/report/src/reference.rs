@@ -334,7 +334,7 @@ impl Analysis {
             text("Our model (`crates/raft`) against the production libraries run in the same simulator, under the same faults, seeds, network and node time: tikv's raft-rs (`crates/raftrs`) and Omni-Paxos (`crates/omnipaxos`). Made by "),
             code(&self.command),
             text(format!(
-                " (`election-bench reference`). Each comparison tests every (size, scenario, metric) with `compare`'s bootstrap, Bonferroni-corrected per comparison (at most a {} % chance of one false difference in it), counting changes of at least {} %.",
+                " (the pairings and rules: `crates/runner/src/reference.rs`). Each comparison tests every (size, scenario, metric) with `compare`'s bootstrap, Bonferroni-corrected per comparison (at most a {} % chance of one false difference in it), counting changes of at least {} %.",
                 fmt_num(ERROR * 100.0),
                 fmt_num(MIN_CHANGE * 100.0)
             )),
@@ -541,6 +541,74 @@ impl Analysis {
         }
         s
     }
+}
+
+/// One row of `closeness.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Closeness {
+    /// Our model's spec.
+    pub model: String,
+    /// The library's spec.
+    pub library: String,
+    /// Tests of the as-shipped pair.
+    pub tests: usize,
+    /// Significant differences as shipped.
+    pub shipped: usize,
+    /// Significant differences with the rules matched (`None`: no matched rule set).
+    pub matched: Option<usize>,
+    /// Unexplained differences.
+    pub unexplained: usize,
+}
+
+impl Closeness {
+    /// The rows of a `closeness.csv` (malformed rows are skipped).
+    pub fn parse(csv: &str) -> Vec<Closeness> {
+        csv.lines()
+            .skip(1)
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                if f.len() != 6 {
+                    return None;
+                }
+                Some(Closeness {
+                    model: f[0].to_string(),
+                    library: f[1].to_string(),
+                    tests: f[2].parse().ok()?,
+                    shipped: f[3].parse().ok()?,
+                    matched: f[4].parse().ok(),
+                    unexplained: f[5].parse().ok()?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The default report guide's line on how close our model is to each library (`page`: the
+/// reference page, relative to the report).
+pub fn guide_line(rows: &[Closeness], page: &str) -> Vec<crate::doc::Inline> {
+    use crate::doc::{link, strong};
+    let mut out = vec![strong("How close our Raft is to the libraries")];
+    if rows.is_empty() {
+        out.push(text(": not measured beside this report (`election-bench reference` runs it against tikv's raft-rs and Omni-Paxos)."));
+        return out;
+    }
+    out.push(text(" ("));
+    out.push(link("reference page", page));
+    out.push(text("; significant differences of the tests, as shipped → with our Raft on the library's rules):"));
+    for (i, r) in rows.iter().enumerate() {
+        out.push(text(if i == 0 { " " } else { "; " }));
+        out.push(code(r.library.as_str()));
+        out.push(text(" against "));
+        out.push(code(r.model.as_str()));
+        out.push(text(format!(" {} of {}", r.shipped, r.tests)));
+        match r.matched {
+            Some(m) => out.push(text(format!(" → {m}"))),
+            None => out.push(text(", each for a named mechanism if not unexplained")),
+        }
+    }
+    let unexplained: usize = rows.iter().map(|r| r.unexplained).sum();
+    out.push(text(format!("; {unexplained} unexplained.")));
+    out
 }
 
 fn csv_field(s: &str) -> String {
