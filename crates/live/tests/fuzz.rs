@@ -266,11 +266,10 @@ fn raftrs_msg() -> impl Strategy<Value = Vec<u8>> {
                 m.reject = reject;
                 m.set_entries(
                     ents.into_iter()
-                        .map(|(term, index)| {
-                            let mut e = raft::eraftpb::Entry::default();
-                            e.term = term;
-                            e.index = index;
-                            e
+                        .map(|(term, index)| raft::eraftpb::Entry {
+                            term,
+                            index,
+                            ..Default::default()
                         })
                         .collect::<Vec<_>>()
                         .into(),

@@ -268,9 +268,9 @@ fn admissible(r: &raft::Raft<MemStorage>, m: &Message) -> bool {
                 .iter()
                 .enumerate()
                 .all(|(i, e)| m.index.checked_add(i as u64 + 1) == Some(e.index));
-            let conflicts_committed = ents.iter().any(|e| {
-                e.index <= log.committed && log.term(e.index).map_or(true, |t| t != e.term)
-            });
+            let conflicts_committed = ents
+                .iter()
+                .any(|e| e.index <= log.committed && log.term(e.index) != Ok(e.term));
             stale || (m.term >= 1 && terms && contiguous && !conflicts_committed)
         }
         // Only a response of the leader's own term is read beyond its term.
