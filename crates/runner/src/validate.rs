@@ -524,6 +524,20 @@ macro_rules! split_config {
     };
 }
 
+/// The CheckQuorum-window cases' config: `protocol` at 5 nodes, the leader's minority cut off
+/// at a uniform phase of its checks (`fault_jitter_ms` = T), 5 ms heartbeats (raft-rs: 5 ms
+/// ticks, so T = 30 ticks), ideal nodes.
+macro_rules! check_quorum_window_config {
+    ($protocol:literal) => {
+        concat!(
+            "protocols = [\"",
+            $protocol,
+            "\"]\nnodes = [5]\nscenarios = [\"partition-leader-minority\"]\nnets = [\"ideal\"]\n",
+            "[params]\n\"node.profile\" = \"ideal\"\nheartbeat_ms = 5\nfault_jitter_ms = 150\n"
+        )
+    };
+}
+
 /// The etcd cases' config: raft on lan, `n` nodes, the leader and `k − 1` followers crash.
 macro_rules! etcd_config {
     ($n:literal, crash_leader) => {
@@ -900,16 +914,7 @@ heartbeat_ms = 5
         tolerance: 5.0,
         quick_seeds: 200,
         seeds: 2000,
-        config: r#"
-protocols = ["raft+check_quorum+check_quorum_every=timeout"]
-nodes = [5]
-scenarios = ["partition-leader-minority"]
-nets = ["ideal"]
-[params]
-"node.profile" = "ideal"
-heartbeat_ms = 5
-fault_jitter_ms = 150
-"#,
+        config: check_quorum_window_config!("raft+check_quorum+check_quorum_every=timeout"),
         metric: Metric::MinorityLeaderMs,
         stat: Stat::Mean,
     },
@@ -924,16 +929,7 @@ fault_jitter_ms = 150
         tolerance: 5.0,
         quick_seeds: 200,
         seeds: 2000,
-        config: r#"
-protocols = ["raftrs+check_quorum"]
-nodes = [5]
-scenarios = ["partition-leader-minority"]
-nets = ["ideal"]
-[params]
-"node.profile" = "ideal"
-heartbeat_ms = 5
-fault_jitter_ms = 150
-"#,
+        config: check_quorum_window_config!("raftrs+check_quorum"),
         metric: Metric::MinorityLeaderMs,
         stat: Stat::Mean,
     },
