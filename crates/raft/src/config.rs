@@ -1,6 +1,6 @@
 //! The protocol's configuration: timing, the election-timeout range, the two options, the
 //! lagging replicas and the rule sets that real Raft libraries follow ([`Redraw`],
-//! [`CheckQuorumEvery`], [`FollowerRule`], [`AppendRule`], [`RepliesRule`]).
+//! [`CheckQuorumEvery`], [`FollowerRule`], [`AppendRule`], [`RepliesRule`], [`LeaderSend`]).
 
 use std::time::Duration;
 
@@ -42,6 +42,8 @@ pub struct RaftConfig {
     pub append: AppendRule,
     /// Which requests are answered (default: every one, the paper's rule).
     pub replies: RepliesRule,
+    /// Whether a leader's messages wait for its own write (default: they do).
+    pub leader_send: LeaderSend,
 }
 
 /// Declares a rule enum with its option names, in one place: the runner's `raft.*` choices
@@ -177,6 +179,28 @@ rule! {
     }
 }
 
+rule! {
+    /// Whether a leader's messages leave before its own write is durable (`raft.leader_send`).
+    LeaderSend {
+        /// After: every message, a leader's included, leaves once the record it depends on
+        /// (a new entry, a term) is on stable storage, one fsync after the input that caused
+        /// it. This crate's original rule.
+        #[default]
+        Persisted = "persisted",
+        /// Before: a leader sends its AppendEntries at once and writes its own log in
+        /// parallel (the thesis, §10.2.1: the leader's entry counts towards a majority only
+        /// once it is durable, so this is safe). tikv/raft-rs (`src/raw_node.rs`,
+        /// `RawNode::ready`: "Leader can send messages immediately", a leader's `Ready`
+        /// carries `messages`, every other role's `persisted_messages`) and etcd's server
+        /// (`server/etcdserver/raft.go`, `raftNode.start`: `if islead` the messages are sent
+        /// before `storage.Save`). Followers and candidates still write first: a vote, a
+        /// new term and an acknowledged entry are durable before anyone hears of them. A new
+        /// leader's first AppendEntries reaches its followers one fsync sooner, so after a
+        /// failover the cluster has a quorum leader one fsync sooner.
+        Parallel = "parallel",
+    }
+}
+
 impl RaftConfig {
     /// The fair defaults for an `n`-node cluster: [`Timing::default()`] (50 ms heartbeats),
     /// election timeouts drawn from `[detect_timeout, detect_timeout + detect_jitter]` =
@@ -201,6 +225,7 @@ impl RaftConfig {
             follower: FollowerRule::Reset,
             append: AppendRule::Heartbeat,
             replies: RepliesRule::Paper,
+            leader_send: LeaderSend::Persisted,
         }
     }
 

@@ -158,6 +158,10 @@
 //!   raft-rs ignore a stale message (a stale append is answered only with `check_quorum` or
 //!   `pre_vote` on), and with `check_quorum` ignore a vote or pre-vote within the leader
 //!   lease instead of refusing it.
+//! - **`leader_send`** ([`LeaderSend`]): `persisted` (default: a leader's messages, like
+//!   everyone's, leave once the record they depend on is durable) or `parallel` — raft-rs and
+//!   etcd's server send a leader's messages before its own write (the thesis, §10.2.1), so a
+//!   new leader is heard one fsync sooner.
 //!
 //! # Stable storage
 //!
@@ -165,7 +169,8 @@
 //! [`election_core::Io::persist`] whenever they change, and always *before* any message that depends on them is pushed into the same
 //! `Io`: the `REQUEST_VOTE`s of a new term follow the record of the self-vote, a `VOTE` follows
 //! the record of that vote, and a reply that reveals a newly adopted term follows that term's
-//! record. Drivers carry out an input's actions in order, so the record reaches stable storage
+//! record (a leader under [`LeaderSend::Parallel`] is the one exception: its messages go first
+//! and its record follows in the same input). Drivers carry out an input's actions in order, so the record reaches stable storage
 //! before the message leaves; an accepted `APPEND_ENTRIES` is answered after the shipped log
 //! position's record. On recovery `on_start` restores all three, so a restarted node never
 //! votes twice in a term and still refuses candidates less up to date than its log.
@@ -191,7 +196,9 @@ mod message;
 mod node;
 mod wire;
 
-pub use config::{AppendRule, CheckQuorumEvery, FollowerRule, RaftConfig, Redraw, RepliesRule};
+pub use config::{
+    AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, RaftConfig, Redraw, RepliesRule,
+};
 pub use message::{LogPos, RaftMsg, RaftTimer};
 pub use node::{Raft, Stable};
 

@@ -6,8 +6,8 @@ use std::time::Duration;
 use election_core::{all_nodes, majority, Io, NodeId, Protocol, Role, Status, Time};
 
 use crate::{
-    AppendRule, CheckQuorumEvery, FollowerRule, LogPos, RaftConfig, RaftMsg, RaftTimer, Redraw,
-    RepliesRule, MAX_TERM,
+    AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, LogPos, RaftConfig, RaftMsg, RaftTimer,
+    Redraw, RepliesRule, MAX_TERM,
 };
 
 /// What a Raft node keeps on stable storage (Figure 2 of the paper, with the log abstracted to
@@ -184,13 +184,22 @@ impl Raft {
     }
 
     fn send(&mut self, io: &mut Io<'_, Self>, to: NodeId, msg: RaftMsg) {
-        self.flush(io);
+        self.flush_before_send(io);
         io.send(to, msg);
     }
 
     fn broadcast(&mut self, io: &mut Io<'_, Self>, msg: RaftMsg) {
-        self.flush(io);
+        self.flush_before_send(io);
         io.send_many(self.others(), &msg);
+    }
+
+    /// Persists what changed before a message leaves, except a leader's under
+    /// [`LeaderSend::Parallel`]: its record then follows at the end of the input (every
+    /// [`Protocol`] entry point ends with [`Raft::flush`]).
+    fn flush_before_send(&mut self, io: &mut Io<'_, Self>) {
+        if !(self.state == State::Leader && self.config.leader_send == LeaderSend::Parallel) {
+            self.flush(io);
+        }
     }
 
     /// The term after `current_term`, or `None` once `current_term` is [`MAX_TERM`].
@@ -767,7 +776,7 @@ impl Protocol for Raft {
         };
         self.dirty = true;
         if self.config.append == AppendRule::Immediate {
-            // `send` persists the new entry first (see `AppendRule::Immediate`).
+            // `send` persists the new entry first, unless `LeaderSend::Parallel`.
             self.ship(io);
         }
         self.flush(io);

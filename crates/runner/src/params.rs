@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use election_bully::Rejoin;
 use election_core::Timing;
-use election_raft::{AppendRule, CheckQuorumEvery, FollowerRule, Redraw, RepliesRule};
+use election_raft::{AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, Redraw, RepliesRule};
 use election_sim::workload::{Commit, Fencing, Workload};
 use election_sim::{Bursts, Latency, NetConfig, NodeTime, Noise, Spikes};
 
@@ -152,6 +152,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.follower", Kind::Choice(FollowerRule::NAMES), "reset", "raft: a follower's timer restarts on every heartbeat (reset), or, as hashicorp/raft's runFollower, wakes every timeout, campaigns only without contact for the minimum timeout, and a node rejects votes while it knows a leader (hashicorp)"),
     p("raft.append", Kind::Choice(AppendRule::NAMES), "heartbeat", "raft: a leader ships a client entry with its next heartbeat (heartbeat), or sends an AppendEntries to every follower at once, as etcd-io/raft and raft-rs do (immediate: stepLeader on MsgProp → bcastAppend)"),
     p("raft.replies", Kind::Choice(RepliesRule::NAMES), "paper", "raft: every request is answered, a stale one with the receiver's term (paper), or etcd-io/raft's and raft-rs's silences (etcd: a stale message is ignored, a stale append answered only with pre_vote or check_quorum; with check_quorum a vote or pre-vote within the leader lease is ignored)"),
+    p("raft.leader_send", Kind::Choice(LeaderSend::NAMES), "persisted", "raft: a leader's messages leave once its own write is durable, like everyone's (persisted), or before it, as raft-rs and etcd's server send a leader's messages (parallel: the thesis, section 10.2.1; RawNode::ready, raftNode.start)"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
     p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick] ticks (each rounded)"),
     p("raftrs.pre_vote", Kind::Bool, "false", "raftrs: raft-rs's Config::pre_vote"),
@@ -168,7 +169,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("net.fifo", Kind::Bool, "the profile's", "links never reorder"),
     p("node.profile", Kind::Choice(&["server", "ideal"]), "server", "node time defaults: server (below: a datacenter SSD, a few µs per message, quartz clocks, a runtime's 1 ms timers) or ideal (nothing takes time, perfect clocks: the model before node time)"),
     p("node.fsync_ms", Kind::Latency, "server: lognormal:2:0.5; ideal: constant:0", "stable-storage write latency: a message behind a persist leaves when the write is durable, and the node handles nothing meanwhile"),
-    p("node.cpu_us", Kind::Latency, "server: lognormal:20:0.5; ideal: constant:0", "processing time per handled input, in MICROseconds (same syntax as net.latency); inputs arriving meanwhile queue"),
+    p("node.cpu_us", Kind::Latency, "server: lognormal:20:0.5; ideal: constant:0", "processing time per handled input, in MICROseconds (same syntax as net.latency); inputs arriving meanwhile queue; a timer that only re-arms timers costs none"),
     p("node.timer_jitter_ms", Kind::Ms, "server: 1; ideal: 0", "each timer fires up to this much late (U[0, jitter]), like a runtime's timer granularity"),
     p("clock.drift_ppm", Kind::Ppm, "server: 50; ideal: 0", "each node's clock runs at 1 + U[-drift, +drift]·1e-6 of real time (drawn per trial and node)"),
     p("clock.offset_ms", Kind::Ms, "0", "each node's clock starts at U[0, offset] ms (protocols see only their own clock)"),
@@ -474,6 +475,8 @@ pub struct RaftParams {
     pub append: AppendRule,
     /// `raft.replies`.
     pub replies: RepliesRule,
+    /// `raft.leader_send`.
+    pub leader_send: LeaderSend,
 }
 
 /// raft-rs's parameters (`raftrs.*`), resolved.
@@ -673,6 +676,9 @@ impl Resolved {
                 }),
                 replies: get("raft.replies").map_or_else(RepliesRule::default, |v| {
                     RepliesRule::from_name(v).expect("canonical")
+                }),
+                leader_send: get("raft.leader_send").map_or_else(LeaderSend::default, |v| {
+                    LeaderSend::from_name(v).expect("canonical")
                 }),
             },
             raftrs: RaftrsParams {

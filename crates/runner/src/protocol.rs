@@ -164,6 +164,7 @@ pub const FAMILIES: [Family; 6] = [
             c.follower = r.raft.follower;
             c.append = r.raft.append;
             c.replies = r.raft.replies;
+            c.leader_send = r.raft.leader_send;
             c.lagging = r
                 .raft
                 .lagging

@@ -1761,3 +1761,46 @@ fn immediate_append_ships_a_client_entry_at_once_before_the_leaders_persist() {
         }
     }
 }
+
+/// raft-rs (`RawNode::ready`: a leader's `Ready` carries `messages`, every other role's
+/// `persisted_messages`) and etcd's server (`raftNode.start`: `if islead`, send before
+/// `storage.Save`): under `leader_send = parallel` a leader's appends leave ahead of its own
+/// write, which still follows in the same input; a candidate's and a follower's messages
+/// still wait for theirs.
+#[test]
+fn a_parallel_leader_sends_before_its_persist_and_no_one_else_does() {
+    for (rule, first) in [(LeaderSend::Persisted, false), (LeaderSend::Parallel, true)] {
+        let mut cfg = config(3);
+        cfg.leader_send = rule;
+        cfg.append = AppendRule::Immediate;
+        let mut n = Node::new(1, cfg.clone());
+        // The candidate's RequestVotes follow the record of its self-vote either way.
+        n.start(None);
+        let a = n.timer(RaftTimer::Election);
+        assert!(persist_precedes_sends(&a), "{rule:?}: {a:?}");
+        // Taking office: the no-op entry and the first AppendEntries.
+        let a = n.msg(
+            2,
+            RaftMsg::Vote {
+                term: 1,
+                granted: true,
+            },
+        );
+        assert_eq!(n.role(), Role::Leader);
+        assert_eq!(sends(&a).len(), 2, "{a:?}");
+        assert_eq!(persists(&a).len(), 1, "the no-op entry is written: {a:?}");
+        assert_eq!(!persist_precedes_sends(&a), first, "{rule:?}: {a:?}");
+        // A client entry, shipped at once.
+        let mut a = Vec::new();
+        let mut io = Io::new(n.now, &mut n.rng, &mut a);
+        n.raft.on_client_entry(&mut io);
+        assert_eq!(sends(&a).len(), 2, "{a:?}");
+        assert_eq!(persists(&a), vec![n.raft.stable()], "{a:?}");
+        assert_eq!(!persist_precedes_sends(&a), first, "{rule:?}: {a:?}");
+        // A follower's answer to an append still follows the record of the entries.
+        let mut f = Node::new(2, cfg);
+        f.start(None);
+        let a = f.msg(1, ae(1));
+        assert!(persist_precedes_sends(&a), "{rule:?}: {a:?}");
+    }
+}

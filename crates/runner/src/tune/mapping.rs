@@ -84,9 +84,11 @@ pub struct Mapping {
 /// etcd-io/raft's once-per-term draw of the randomized timeout (`raft.go` `reset` →
 /// `resetRandomizedElectionTimeout`), its CheckQuorum once per election timeout
 /// (`tickHeartbeat` → `MsgCheckQuorum`), its silences (`Step`: stale messages and votes within
-/// the leader lease ignored) and its immediate appends (`stepLeader` → `bcastAppend`): the
-/// rule set `election-bench reference` matches against raft-rs, which shares these rules.
-pub const ETCD_RULES: &str = "raft+pre_vote+check_quorum+redraw=per_term+check_quorum_every=timeout+append=immediate+replies=etcd";
+/// the leader lease ignored), its immediate appends (`stepLeader` → `bcastAppend`) and its
+/// server's leader that sends before it writes (`server/etcdserver/raft.go`, `raftNode.start`:
+/// `if islead` the messages go before `storage.Save`): the rule set `election-bench
+/// reference` matches against raft-rs, which shares these rules.
+pub const ETCD_RULES: &str = "raft+pre_vote+check_quorum+redraw=per_term+check_quorum_every=timeout+append=immediate+replies=etcd+leader_send=parallel";
 
 /// hashicorp/raft's election rules (and Consul's, which runs it) as our Raft's options: the
 /// follower's periodic `lastContact` check and the refusal of votes while a leader is known
