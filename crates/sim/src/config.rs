@@ -358,7 +358,10 @@ impl Default for NetConfig {
 /// * **Processing time** (`cpu`): every input a node handles (a message, a timer, a boot) keeps
 ///   it busy for a draw of `cpu`; inputs arriving meanwhile wait in its queue and are handled in
 ///   arrival order when it is free, as a single-threaded server would. The input's messages
-///   leave when its processing is done.
+///   leave when its processing is done. A timer that only re-arms or cancels timers (a
+///   tick-driven library's tick that just counts, a check that finds nothing to do) takes
+///   none: it costs a real node a counter increment, and charging it a message's draw would
+///   make a finer tick (`raftrs+tick_ms`) a slower node.
 /// * **Stable storage** (`fsync`): an action that follows a `persist` in the same input leaves only
 ///   when the write is durable, a draw of `fsync` later; the node handles nothing else meanwhile.
 /// * **Clocks**: each node's clock runs at rate `1 + U[-drift_ppm, +drift_ppm]·10⁻⁶` from an offset

@@ -108,6 +108,15 @@ enum Input {
     ClientEntry,
 }
 
+/// What kind of work an input is, for its processing time ([`NodeTime`](crate::NodeTime)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Work {
+    /// A message, a boot, a suspicion, a client entry: always handled.
+    Handled,
+    /// A timer: free when it only arms or cancels timers.
+    Timer,
+}
+
 /// A write waiting for a majority of acknowledgements.
 struct PendingWrite {
     tag: WriteTag,
@@ -713,7 +722,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     node,
                     timer: format!("{timer:?}"),
                 });
-                self.input(now, node, |p, io| p.on_timer(io, timer));
+                self.input_as(now, node, Work::Timer, |p, io| p.on_timer(io, timer));
             }
             Event::Input { node, input } => match input {
                 Input::Suspect => self.input(now, node, |p, io| p.on_suspect(io)),
@@ -736,6 +745,18 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
 
     /// Run one protocol input on a live node, carry out its actions, then observe its status.
     fn input(&mut self, now: Time, id: NodeId, f: impl FnOnce(&mut P, &mut Io<'_, P>)) {
+        self.input_as(now, id, Work::Handled, f);
+    }
+
+    /// [`Engine::input`], for an input of kind `work`: a timer whose actions only arm or cancel
+    /// timers (a tick that counts, a check that finds nothing to do) takes no processing time.
+    fn input_as(
+        &mut self,
+        now: Time,
+        id: NodeId,
+        work: Work,
+        f: impl FnOnce(&mut P, &mut Io<'_, P>),
+    ) {
         let mut actions = std::mem::take(&mut self.actions);
         let local_now = self.local(id, now);
         let Some(proto) = self.nodes[id.index()].proto.as_mut() else {
@@ -750,7 +771,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         // The input keeps the node busy for its processing time; its messages leave when it is
         // done, and those behind a `persist` only once the write is durable.
         let mut depart = now;
-        if let Some(cpu) = &self.cpu {
+        let idle = work == Work::Timer
+            && actions
+                .iter()
+                .all(|a| matches!(a, Action::SetTimer { .. } | Action::CancelTimer(_)));
+        if let (false, Some(cpu)) = (idle, &self.cpu) {
             let ns = cpu.sample_ns(&mut self.node_rng);
             let ns = match self.slow.get(id.index()) {
                 Some(&k) if k != 1.0 => (ns as f64 * k) as u64,
@@ -758,7 +783,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             };
             depart = Time(depart.0.saturating_add(ns));
         }
-        depart = Time(depart.0.saturating_add(self.nodes[id.index()].slow_ns));
+        if !idle {
+            depart = Time(depart.0.saturating_add(self.nodes[id.index()].slow_ns));
+        }
         for action in actions.drain(..) {
             if let (Action::Persist(_), Some(fsync)) = (&action, &self.fsync) {
                 depart = Time(depart.0.saturating_add(fsync.sample_ns(&mut self.node_rng)));

@@ -202,7 +202,8 @@ pub enum FaultAction {
         ms: f64,
     },
     /// A slow node (alive, answering late), unlike a pause: from now on each input it handles
-    /// keeps it busy `factor` times its drawn processing time plus `ms`, and each message it
+    /// keeps it busy `factor` times its drawn processing time plus `ms` (a timer that only
+    /// re-arms timers stays free), and each message it
     /// sends takes `factor` times its drawn latency; inputs arriving meanwhile queue. `factor`
     /// models a node slowed as a whole (a throttled CPU, a degraded NIC), `ms` a fixed service
     /// time per request (an overloaded lock service, a slow disk under every request). Factor 1

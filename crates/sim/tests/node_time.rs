@@ -179,3 +179,104 @@ fn a_forced_suspicion_waits_for_a_busy_node() {
         .expect("node 1 suspects");
     assert_eq!(candidate_at, 5.0);
 }
+
+/// A tick-driven node: node 1 takes a `Tick` every 0.5 ms that only re-arms itself (or, with
+/// `beats`, also sends a BEAT to node 2); node 2 sends one PING to node 1 at boot.
+struct Ticks {
+    id: NodeId,
+    beats: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TickMsg {
+    Ping,
+    Beat,
+}
+
+impl election_core::Message for TickMsg {
+    fn category(&self) -> election_core::MsgCategory {
+        election_core::MsgCategory::Heartbeat
+    }
+    fn kind(&self) -> &'static str {
+        match self {
+            TickMsg::Ping => "PING",
+            TickMsg::Beat => "BEAT",
+        }
+    }
+    fn wire_size(&self) -> usize {
+        1
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tick;
+
+impl election_core::TimerKind for Tick {
+    const COUNT: usize = 1;
+    fn index(self) -> usize {
+        0
+    }
+    fn is_failure_detector(self) -> bool {
+        false
+    }
+}
+
+impl election_core::Protocol for Ticks {
+    type Msg = TickMsg;
+    type Timer = Tick;
+    type Persist = ();
+
+    fn on_start(&mut self, io: &mut election_core::Io<'_, Self>, _: Option<&()>) {
+        if self.id.0 == 1 {
+            io.set_timer(Tick, Duration::from_micros(500));
+        } else {
+            io.send(NodeId(1), TickMsg::Ping);
+        }
+    }
+    fn on_message(&mut self, _: &mut election_core::Io<'_, Self>, _: NodeId, _: TickMsg) {}
+    fn on_timer(&mut self, io: &mut election_core::Io<'_, Self>, _: Tick) {
+        io.set_timer(Tick, Duration::from_micros(500));
+        if self.beats {
+            io.send(NodeId(2), TickMsg::Beat);
+        }
+    }
+    fn on_suspect(&mut self, _: &mut election_core::Io<'_, Self>) {}
+    fn status(&self) -> election_core::Status {
+        election_core::Status {
+            role: Role::Follower,
+            leader: None,
+            epoch: None,
+        }
+    }
+}
+
+/// With 0.6 ms of processing per input, node 2's PING leaves at 0.6 ms and reaches node 1 at
+/// 1.6 ms. A tick that only re-arms itself costs nothing, so node 1 is free and takes the PING
+/// at once; a tick that also sends is work: node 1's boot ends at 0.6 ms, its first tick (due
+/// at 0.5) runs 0.6-1.2, the next (armed at 0.6 for 1.1) 1.2-1.8, and the PING waits for it.
+#[test]
+fn a_timer_that_only_rearms_takes_no_processing_time() {
+    let ping_handled = |beats: bool| {
+        let mut cfg = traced(2);
+        cfg.horizon = Duration::from_millis(3);
+        cfg.node.cpu = Some(Latency::Constant { ms: 0.6 });
+        let r = Sim::new(cfg, |id| Ticks { id, beats }).unwrap().run();
+        r.trace
+            .iter()
+            .find_map(|e| match &e.what {
+                TraceKind::Deliver(m) if m.kind == "PING" => Some(ms(e.at)),
+                _ => None,
+            })
+            .expect("the PING is delivered")
+    };
+    assert!(
+        (ping_handled(false) - 1.6).abs() < 1e-9,
+        "{}",
+        ping_handled(false)
+    );
+    assert!(
+        (ping_handled(true) - 1.8).abs() < 1e-9,
+        "{}",
+        ping_handled(true)
+    );
+}
