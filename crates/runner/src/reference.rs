@@ -158,6 +158,16 @@ const REPLIES: Rule = Rule {
                pre-candidate asks again sooner.",
 };
 
+const LEADER_SEND: Rule = Rule {
+    name: "leader sends first",
+    option: "leader_send=parallel",
+    side: Side::Model,
+    sentence: "raft-rs hands a leader's messages out before its own write is durable (the \
+               thesis, section 10.2.1; src/raw_node.rs, RawNode::ready), where our model \
+               persists first, so a new leader's first append reaches its followers one \
+               fsync later and the cluster is without a quorum leader one fsync longer.",
+};
+
 const CHECK_QUORUM_EVERY: Rule = Rule {
     name: "CheckQuorum per timeout",
     option: "check_quorum_every=timeout",
@@ -174,14 +184,21 @@ pub const PAIRINGS: [Pairing; 3] = [
         title: "raft-rs (tikv), the basic algorithm",
         model: "raft",
         library: "raftrs",
-        rules: &[TICK, REDRAW, APPEND, REPLIES],
+        rules: &[TICK, REDRAW, APPEND, REPLIES, LEADER_SEND],
         mechanisms: &[],
     },
     Pairing {
         title: "raft-rs (tikv) with PreVote and CheckQuorum",
         model: "raft+pre_vote+check_quorum",
         library: "raftrs+pre_vote+check_quorum",
-        rules: &[TICK, REDRAW, APPEND, REPLIES, CHECK_QUORUM_EVERY],
+        rules: &[
+            TICK,
+            REDRAW,
+            APPEND,
+            REPLIES,
+            LEADER_SEND,
+            CHECK_QUORUM_EVERY,
+        ],
         mechanisms: &[],
     },
     Pairing {
@@ -288,6 +305,7 @@ const OMNI_MECHANISMS: [Mechanism; 8] = [
         sign: 1,
         scenarios: &[
             "partition-leader-minority",
+            "quorum-loss",
             "flapping-leader",
             "lossy-leader-crash",
             "constrained-election",
@@ -432,7 +450,10 @@ mod tests {
             }
         }
         let (m, l) = PAIRINGS[0].matched().unwrap();
-        assert_eq!(m, "raft+redraw=per_term+append=immediate+replies=etcd");
+        assert_eq!(
+            m,
+            "raft+redraw=per_term+append=immediate+replies=etcd+leader_send=parallel"
+        );
         assert_eq!(l, "raftrs+tick_ms=5");
         assert_eq!(
             PAIRINGS[0].isolating(&TICK),
