@@ -45,6 +45,7 @@
 
 pub mod calibration;
 pub mod charts;
+mod companions;
 pub mod compare;
 pub mod data;
 pub mod doc;
@@ -273,6 +274,8 @@ pub fn render_report(
         .and_then(|p| fs::read_to_string(p).ok())
         .map(|s| reference::Closeness::parse(&s))
         .unwrap_or_default();
+    // The gray sweep and the exploration beside this report, if they are there.
+    let companions = companions::guide_lines(results_dir, out_dir);
     let md = markdown::write_report(
         &results,
         opts,
@@ -281,6 +284,7 @@ pub fn render_report(
         &note,
         baseline.as_ref().map(|(c, f)| (c, f.as_str())),
         &closeness,
+        &companions,
     );
     let report = out_dir.join("REPORT.md");
     fs::write(&report, &md.report).map_err(|e| ReportError::io(&report, e))?;

@@ -276,6 +276,7 @@ pub(crate) fn write_report(
     trace_note: &str,
     baseline: Option<(&crate::compare::Comparison, &str)>,
     closeness: &[crate::reference::Closeness],
+    companions: &[Vec<crate::doc::Inline>],
 ) -> Documents {
     let m = &results.manifest;
     let ctx = Ctx::new(results, opts, charts);
@@ -368,6 +369,9 @@ pub(crate) fn write_report(
         closeness,
         "../reference/REFERENCE.md",
     ));
+    for line in companions {
+        d.paragraph(line.clone());
+    }
 
     // 3. Findings, most severe first.
     d.heading(2, vec![text("3. Findings")]);

@@ -1,0 +1,316 @@
+//! The runs beside a report: the gray sweep (`results/gray`) and the link-failure
+//! exploration (`results/explore`), summarised in one guide line each so that the default
+//! report's reader learns what partial connectivity does to each protocol without opening
+//! them, and follows the link when it matters.
+//!
+//! Both lines are computed from the companions' own `summary.csv` (definitions in
+//! `results/README.md`): for the gray sweep, the trials whose `outcome` is a liveness failure
+//! (`outcome_no_leader` + `outcome_livelock` over `measured`), per protocol over every cell;
+//! for the exploration, the failing share of the patterns that leave a quorum possible
+//! (`no_leader` + `livelock` over `with_majority`) in the directed family of the largest
+//! cluster explored, as the exploration's own report computes it. A companion is summarised
+//! only when both its `summary.csv` and its report page are there, and only in the reports of
+//! other sweeps (not in the gray report, which CI regenerates before the exploration).
+
+use std::fs;
+use std::path::Path;
+
+use crate::doc::{spans, Inline};
+
+/// One protocol's liveness over the gray sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct GrayLiveness {
+    /// The protocol spec.
+    pub protocol: String,
+    /// Measured trials.
+    pub measured: u64,
+    /// Trials that ended without a settled quorum leader (`no-leader` or `livelock`).
+    pub failed: u64,
+    /// The first cell (scenario, size) with a failure, in file order.
+    pub first: Option<(String, u32)>,
+    /// Scenarios it ran.
+    pub scenarios: Vec<String>,
+}
+
+/// One protocol's failing share over the exploration's directed patterns.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ExploreShare {
+    /// The protocol spec.
+    pub protocol: String,
+    /// The cluster size.
+    pub nodes: u32,
+    /// The pattern family (e.g. `5d-canonical`).
+    pub family: String,
+    /// Whether the family was sampled.
+    pub sampled: bool,
+    /// Patterns that leave a quorum possible.
+    pub with_majority: u64,
+    /// Of those, patterns with no working leader at the end.
+    pub failing: u64,
+}
+
+fn read_rows(path: &Path) -> Option<Vec<csv::StringRecord>> {
+    let text = fs::read_to_string(path).ok()?;
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let headers = r.headers().ok()?.clone();
+    let mut rows = vec![headers];
+    for rec in r.records() {
+        rows.push(rec.ok()?);
+    }
+    Some(rows)
+}
+
+fn column(headers: &csv::StringRecord, name: &str) -> Option<usize> {
+    headers.iter().position(|h| h == name)
+}
+
+/// The gray sweep's liveness per protocol, in the order protocols first appear (`None` if the
+/// file is missing or lacks a column).
+pub(crate) fn gray_liveness(summary: &Path) -> Option<Vec<GrayLiveness>> {
+    let rows = read_rows(summary)?;
+    let (h, rows) = rows.split_first()?;
+    let [p, n, sc, measured, no_leader, livelock] = [
+        "protocol",
+        "nodes",
+        "scenario",
+        "measured",
+        "outcome_no_leader",
+        "outcome_livelock",
+    ]
+    .map(|c| column(h, c));
+    let (p, n, sc, measured) = (p?, n?, sc?, measured?);
+    let (no_leader, livelock) = (no_leader?, livelock?);
+    let num = |r: &csv::StringRecord, i: usize| r.get(i).and_then(|v| v.parse::<u64>().ok());
+    let mut out: Vec<GrayLiveness> = Vec::new();
+    for r in rows {
+        let m = num(r, measured).unwrap_or(0);
+        if m == 0 {
+            continue;
+        }
+        let proto = r.get(p)?.to_string();
+        let failed = num(r, no_leader).unwrap_or(0) + num(r, livelock).unwrap_or(0);
+        let i = match out.iter().position(|g| g.protocol == proto) {
+            Some(i) => i,
+            None => {
+                out.push(GrayLiveness {
+                    protocol: proto,
+                    measured: 0,
+                    failed: 0,
+                    first: None,
+                    scenarios: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let g = &mut out[i];
+        g.measured += m;
+        g.failed += failed;
+        let scenario = r.get(sc)?.to_string();
+        if failed > 0 && g.first.is_none() {
+            g.first = Some((scenario.clone(), r.get(n)?.parse().ok()?));
+        }
+        if !g.scenarios.contains(&scenario) {
+            g.scenarios.push(scenario);
+        }
+    }
+    Some(out)
+}
+
+/// The exploration's failing share per protocol, in the directed family (`<n>d-…`) of the
+/// largest size each protocol was explored at (`None` if the file is missing or malformed).
+pub(crate) fn explore_shares(summary: &Path) -> Option<Vec<ExploreShare>> {
+    let rows = read_rows(summary)?;
+    let (h, rows) = rows.split_first()?;
+    let [p, n, fam, sampled, with_majority, no_leader, livelock] = [
+        "protocol",
+        "nodes",
+        "family",
+        "sampled",
+        "with_majority",
+        "no_leader",
+        "livelock",
+    ]
+    .map(|c| column(h, c));
+    let (p, n, fam, sampled) = (p?, n?, fam?, sampled?);
+    let (with_majority, no_leader, livelock) = (with_majority?, no_leader?, livelock?);
+    let mut out: Vec<ExploreShare> = Vec::new();
+    for r in rows {
+        let nodes: u32 = r.get(n)?.parse().ok()?;
+        let family = r.get(fam)?.to_string();
+        if !family.starts_with(&format!("{nodes}d")) {
+            continue;
+        }
+        let num = |i: usize| r.get(i).and_then(|v| v.parse::<u64>().ok());
+        let share = ExploreShare {
+            protocol: r.get(p)?.to_string(),
+            nodes,
+            family,
+            sampled: r.get(sampled)? == "true",
+            with_majority: num(with_majority)?,
+            failing: num(no_leader)? + num(livelock)?,
+        };
+        match out.iter().position(|s| s.protocol == share.protocol) {
+            Some(i) if out[i].nodes < share.nodes => out[i] = share,
+            Some(_) => {}
+            None => out.push(share),
+        }
+    }
+    Some(out)
+}
+
+/// The failing share in percent, one decimal, as the exploration's report prints it.
+fn percent(failing: u64, of: u64) -> String {
+    if of == 0 {
+        return "–".to_string();
+    }
+    format!("{:.1} %", failing as f64 * 100.0 / of as f64)
+}
+
+/// The guide's line for the gray sweep, fewest failures first (ties keep file order).
+pub(crate) fn gray_line(rows: &[GrayLiveness], page: &str) -> Vec<Inline> {
+    let mut rows: Vec<&GrayLiveness> = rows.iter().collect();
+    rows.sort_by_key(|g| g.failed * 1_000_000 / g.measured.max(1));
+    let scenarios = rows.iter().map(|g| g.scenarios.len()).max().unwrap_or(0);
+    let mut s = format!(
+        "**Gray failures** (partial connectivity, slow and flaky leaders, lost disks: [the gray sweep]({page}), {scenarios} scenarios): trials that ended with no settled quorum leader although a majority was connected (`no-leader` or `livelock`):"
+    );
+    for (i, g) in rows.iter().enumerate() {
+        s.push_str(if i == 0 { " " } else { "; " });
+        s.push_str(&format!("`{}` {} of {}", g.protocol, g.failed, g.measured));
+        if let Some((sc, n)) = &g.first {
+            s.push_str(&format!(", first in `{sc}` at n = {n}"));
+        }
+    }
+    s.push('.');
+    spans(&s)
+}
+
+/// The guide's line for the exploration, smallest failing share first (ties keep file order).
+pub(crate) fn explore_line(rows: &[ExploreShare], page: &str) -> Vec<Inline> {
+    let mut rows: Vec<&ExploreShare> = rows.iter().collect();
+    rows.sort_by_key(|s| s.failing * 1_000_000 / s.with_majority.max(1));
+    let mut s = format!(
+        "**Every link-failure pattern** ([the exploration]({page}): one-way link cuts applied to a settled cluster and kept; of the patterns that leave a quorum possible, the share with no working leader at the end):"
+    );
+    for (i, e) in rows.iter().enumerate() {
+        s.push_str(if i == 0 { " " } else { "; " });
+        s.push_str(&format!(
+            "`{}` {} of {} at n = {} (`{}`{})",
+            e.protocol,
+            percent(e.failing, e.with_majority),
+            e.with_majority,
+            e.nodes,
+            e.family,
+            if e.sampled { ", a sample" } else { "" }
+        ));
+    }
+    s.push_str(". The lease's store link is never cut in either.");
+    spans(&s)
+}
+
+/// The companion lines for a report of `results_dir` written to `out_dir`: the gray sweep's
+/// and the exploration's, each if its summary and its report page are there; none for the
+/// gray sweep's or the exploration's own report.
+pub(crate) fn guide_lines(results_dir: &Path, out_dir: &Path) -> Vec<Vec<Inline>> {
+    let own = results_dir.file_name().and_then(|s| s.to_str());
+    let (Some(results), Some(reports)) = (results_dir.parent(), out_dir.parent()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if matches!(own, Some("gray" | "explore")) {
+        return out;
+    }
+    if reports.join("gray/REPORT.md").is_file() {
+        if let Some(rows) = gray_liveness(&results.join("gray/summary.csv")) {
+            if !rows.is_empty() {
+                out.push(gray_line(&rows, "../gray/REPORT.md"));
+            }
+        }
+    }
+    if reports.join("explore/REPORT.md").is_file() {
+        if let Some(rows) = explore_shares(&results.join("explore/summary.csv")) {
+            if !rows.is_empty() {
+                out.push(explore_line(&rows, "../explore/REPORT.md"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str, body: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("election-companions-{}-{name}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("summary.csv");
+        fs::write(&p, body).unwrap();
+        p
+    }
+
+    #[test]
+    fn gray_liveness_sums_failures_per_protocol_and_skips_unmeasured_cells() {
+        let p = tmp(
+            "gray",
+            "protocol,nodes,scenario,net,trials,measured,outcome_stable,outcome_no_leader,outcome_livelock\n\
+             raft,3,quorum-loss,lan,0,0,,,\n\
+             raft,5,quorum-loss,lan,50,50,40,6,4\n\
+             raft,5,chained,lan,50,50,49,0,1\n\
+             lease,5,quorum-loss,lan,50,50,50,0,0\n",
+        );
+        let g = gray_liveness(&p).unwrap();
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].measured, g[0].failed), (100, 11));
+        assert_eq!(g[0].first, Some(("quorum-loss".to_string(), 5)));
+        assert_eq!(g[0].scenarios, vec!["quorum-loss", "chained"]);
+        assert_eq!(
+            (g[1].measured, g[1].failed, g[1].first.clone()),
+            (50, 0, None)
+        );
+        let line = crate::doc::plain(&gray_line(&g, "x"));
+        // Fewest failures first.
+        assert!(
+            line.find("lease 0 of 50").unwrap() < line.find("raft 11 of 100").unwrap(),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn explore_takes_the_directed_family_of_the_largest_size() {
+        let p = tmp(
+            "explore",
+            "protocol,nodes,family,sampled,patterns,with_majority,seeds,stable,recovered_after,no_leader,livelock,minority_only,with_stranded\n\
+             raft,3,3d-all,false,64,37,3,16,14,1,6,0,24\n\
+             raft,5,5s-all,false,1024,998,3,120,342,2,534,0,206\n\
+             raft,5,5d-canonical,false,45960,30381,3,2809,9852,1998,15722,0,11925\n\
+             bully,5,5d-sample,true,4096,2697,3,539,147,1422,589,0,669\n",
+        );
+        let e = explore_shares(&p).unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(
+            (
+                e[0].nodes,
+                e[0].family.as_str(),
+                e[0].failing,
+                e[0].with_majority
+            ),
+            (5, "5d-canonical", 17720, 30381)
+        );
+        let line = crate::doc::plain(&explore_line(&e, "x"));
+        assert!(line.contains("raft 58.3 % of 30381 at n = 5"), "{line}");
+        assert!(
+            line.contains("bully 74.6 % of 2697 at n = 5 (5d-sample, a sample)"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_malformed_summary_gives_nothing() {
+        assert!(gray_liveness(Path::new("/nonexistent/summary.csv")).is_none());
+        let p = tmp("bad", "protocol,nodes\nraft,5\n");
+        assert!(explore_shares(&p).is_none());
+        assert!(gray_liveness(&p).is_none());
+    }
+}
