@@ -283,8 +283,10 @@ pub fn render_report(
         &docs,
         &note,
         baseline.as_ref().map(|(c, f)| (c, f.as_str())),
-        &closeness,
-        &companions,
+        markdown::Beside {
+            closeness: &closeness,
+            companions: &companions,
+        },
     );
     let report = out_dir.join("REPORT.md");
     fs::write(&report, &md.report).map_err(|e| ReportError::io(&report, e))?;

@@ -268,6 +268,14 @@ fn code_list(v: &[String]) -> Vec<Inline> {
     joined(v.iter().map(|p| vec![code(p.as_str())]), ", ")
 }
 
+/// What the runs beside a report contribute to its guide.
+pub(crate) struct Beside<'a> {
+    /// The reference page's `closeness.csv`.
+    pub(crate) closeness: &'a [crate::reference::Closeness],
+    /// The gray sweep's and the exploration's guide lines ([`crate::companions`]).
+    pub(crate) companions: &'a [Vec<crate::doc::Inline>],
+}
+
 pub(crate) fn write_report(
     results: &Results,
     opts: &ReportOptions,
@@ -275,9 +283,12 @@ pub(crate) fn write_report(
     traces: &[TraceDoc],
     trace_note: &str,
     baseline: Option<(&crate::compare::Comparison, &str)>,
-    closeness: &[crate::reference::Closeness],
-    companions: &[Vec<crate::doc::Inline>],
+    beside: Beside<'_>,
 ) -> Documents {
+    let Beside {
+        closeness,
+        companions,
+    } = beside;
     let m = &results.manifest;
     let ctx = Ctx::new(results, opts, charts);
     let nets = results.nets();
