@@ -1982,7 +1982,10 @@ fn candidates_ask_only_the_voters_and_a_majority_of_the_voters_wins() {
     let a = n.msg(5, grant(1));
     assert_eq!(n.role(), Role::Leader);
     let shipped: Vec<NodeId> = sends(&a).iter().map(|&(to, _)| to).collect();
-    assert_eq!(shipped, (1..=51).filter(|&i| i != 2).map(NodeId).collect::<Vec<_>>());
+    assert_eq!(
+        shipped,
+        (1..=51).filter(|&i| i != 2).map(NodeId).collect::<Vec<_>>()
+    );
     assert!(sends(&a)
         .iter()
         .all(|(_, m)| matches!(m, RaftMsg::AppendEntries { term: 1, .. })));
