@@ -137,7 +137,8 @@
 //!   5. `no-leader`: not settled otherwise: no quorum leader was won during the last settle
 //!      window (none at the end) although a member is quorum-connected.
 //! * **Steady window**: from the last instant before `t0` at which every quorum-connected member
-//!   came to follow one quorum leader, to `t0`: no fault has fired yet and no election runs
+//!   came to follow one quorum leader (it became *followed by all*: every live member that
+//!   reaches it, a Raft learner included, names it), to `t0`: no fault has fired yet and no election runs
 //!   (every member follows the leader), so what is sent in it is the protocol's steady cost
 //!   (heartbeats, a lease's renewals and polls). `steady` is the messages sent in it (every
 //!   category; never the workload) and its length; none when `t0` came before such an instant
