@@ -9,7 +9,8 @@ pub fn protocol_help() -> String {
         .collect();
     format!(
         "Protocol spec: a protocol plus +options, e.g. bully+quorum, raft+pre_vote+check_quorum, \
-         raft+timeout_ms=300-600. Protocols and their options: {}",
+         raft+timeout_ms=300-600, raft+pre_vote+check_quorum+voters=5 (5 voters, the rest \
+         learners). Protocols and their options: {}",
         opts.join("; ")
     )
 }

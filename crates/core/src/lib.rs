@@ -402,6 +402,25 @@ pub enum QuorumRule {
     /// The first live service endpoint (a lock service) names it as the holder of its record,
     /// and its links to and from that endpoint are up: it can renew (the lease).
     Service,
+    /// More than half of the `k` **voters**, the members with the `k` lowest ids `1..=k`
+    /// (crashed ones count against it), name it as leader, each over links up both ways with
+    /// it: a majority protocol whose other members are non-voting *learners* that follow the
+    /// leader but are never counted (Raft with `voters`; etcd-io/raft's learners,
+    /// hashicorp/raft's non-voters). Only a voter can lead. With `k >= n` every member votes
+    /// and it is [`QuorumRule::Members`]; see [`QuorumRule::voters`].
+    Voters(u32),
+}
+
+impl QuorumRule {
+    /// How many of `n` members count towards this rule's majorities: the first `k` for
+    /// [`QuorumRule::Voters`] (at most `n`), every member otherwise (for
+    /// [`QuorumRule::LiveMembers`], of which the live ones are counted).
+    pub fn voters(self, n: u32) -> u32 {
+        match self {
+            QuorumRule::Voters(k) => k.min(n),
+            _ => n,
+        }
+    }
 }
 
 /// One output of a protocol, carried out by the driver in order.

@@ -1,5 +1,5 @@
 //! The protocol's configuration: timing, the election-timeout range, the two options, the
-//! lagging replicas and the rule sets that real Raft libraries follow ([`Redraw`],
+//! lagging replicas, the voters and the rule sets that real Raft libraries follow ([`Redraw`],
 //! [`CheckQuorumEvery`], [`FollowerRule`], [`AppendRule`], [`RepliesRule`], [`LeaderSend`]).
 
 use std::time::Duration;
@@ -30,8 +30,15 @@ pub struct RaftConfig {
     /// whenever it takes the leader's entries, but never further back than the start of the
     /// leader's term (see the crate docs, "The log"). Each node at most once. Empty by default.
     pub lagging: Vec<(NodeId, u64)>,
-    /// The size of the configured cluster (node ids `1..=n`); majorities are of this number.
+    /// The size of the configured cluster (node ids `1..=n`).
     pub n: u32,
+    /// Non-voting members: `Some(k)` makes the nodes `1..=k` the **voters** and `k+1..=n`
+    /// **learners** (etcd-io/raft's learners, hashicorp/raft's non-voters), which follow the
+    /// leader and take its entries but never campaign and never vote; majorities (of votes,
+    /// of pre-votes, CheckQuorum's) are of the voters, `k / 2 + 1`. `None` (the default), or
+    /// `k >= n`: every node votes, majorities are of `n`. `Some(0)` is refused. See the crate
+    /// docs, "Learners".
+    pub voters: Option<u32>,
     /// When a fresh election timeout is drawn (default: at every arming).
     pub redraw: Redraw,
     /// How often a CheckQuorum leader checks its majority (default: at the instant it lapses).
@@ -220,6 +227,7 @@ impl RaftConfig {
             check_quorum: false,
             lagging: Vec::new(),
             n,
+            voters: None,
             redraw: Redraw::EveryRearm,
             check_quorum_every: CheckQuorumEvery::Rearm,
             follower: FollowerRule::Reset,
@@ -227,6 +235,22 @@ impl RaftConfig {
             replies: RepliesRule::Paper,
             leader_send: LeaderSend::Persisted,
         }
+    }
+
+    /// How many nodes vote: `voters` capped at `n`, or `n` when every node votes.
+    pub fn voter_count(&self) -> u32 {
+        self.voters.map_or(self.n, |k| k.min(self.n))
+    }
+
+    /// Is `node` a voter (one of the `voter_count()` lowest ids), not a learner?
+    pub fn is_voter(&self, node: NodeId) -> bool {
+        node.0 >= 1 && node.0 <= self.voter_count()
+    }
+
+    /// The size of a majority of the voters, `voter_count() / 2 + 1`: what a candidate's
+    /// votes, a pre-candidate's pre-votes and a CheckQuorum leader's contacts must reach.
+    pub fn quorum(&self) -> u32 {
+        election_core::majority(self.voter_count())
     }
 
     /// How many entries `node` lags behind the leader's log (0: not lagging).
@@ -245,6 +269,9 @@ impl RaftConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.n == 0 {
             return Err("n (0) must be at least 1".into());
+        }
+        if self.voters == Some(0) {
+            return Err("voters (0) must be at least 1 (every node votes unless set)".into());
         }
         if self.timing.heartbeat.is_zero() {
             return Err("timing.heartbeat (0ns) must be positive".into());

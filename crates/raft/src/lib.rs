@@ -19,7 +19,8 @@
 //! in a term whose leader it already knows), and only to a candidate whose log is at least as
 //! up-to-date as its own (§5.4.1, below). A candidate that collects
 //! votes from a **majority of the configured cluster**, `n / 2 + 1` nodes counting itself — not
-//! a majority of the nodes it can reach — becomes leader. Two majorities always share a node,
+//! a majority of the nodes it can reach — becomes leader (with learners, a majority of the
+//! voters: see "Learners" below). Two majorities always share a node,
 //! and that node votes once per term, so a term has at most one leader, and a minority side
 //! of a partition can never elect one. If the candidate's own (freshly drawn) timeout passes
 //! without a winner — a split vote, or lost messages — it starts another election in the next
@@ -102,7 +103,8 @@
 //!
 //! **`check_quorum`** (thesis §6.2). The leader tracks when it last heard from each node in its
 //! term (heartbeat responses and votes) and steps down to follower (same term, no leader) as
-//! soon as `timeout_min` has passed without having heard from a majority, itself included; a
+//! soon as `timeout_min` has passed without having heard from a majority (of the voters, see
+//! "Learners"), itself included; a
 //! new leader gets one `timeout_min` of grace. Without it, a leader cut off on a minority side
 //! keeps believing it leads (in its old term) until a message with a higher term reaches it.
 //!
@@ -123,6 +125,46 @@
 //! the followers still in their lease ignore the rejoining node's requests.
 //!
 //! Both options are off by default (the paper's basic algorithm).
+//!
+//! # Learners
+//!
+//! **`voters`** ([`RaftConfig::voters`], `K ≥ 1`): the nodes `1..=K` are **voters** and
+//! `K+1..=n` **learners** — etcd-io/raft's learners (`raft.go`; a learner's `Progress` has
+//! `IsLearner`) and hashicorp/raft's non-voters (`Suffrage: Nonvoter`), the usual answer to
+//! "should all 51 nodes vote?": a few voters, many members that only follow. The default, and
+//! any `K ≥ n`, makes every node a voter (the rules above, unchanged). The configuration is
+//! static: no node is ever promoted or demoted. The rules:
+//!
+//! 1. **A learner never campaigns.** It arms no election timeout and ignores `on_suspect`:
+//!    etcd-io/raft `tickElection` steps `MsgHup` only if `promotable()`, which is false for a
+//!    learner (`!pr.IsLearner`), and `hup` refuses again; hashicorp/raft `runFollower`, on a
+//!    heartbeat timeout, becomes a candidate only if `hasVote(latest, localID)` ("not part of
+//!    a stable configuration or a non-voter, not triggering a leader election"). So a learner
+//!    whose leader fails keeps naming it until a leader of a newer term reaches it.
+//! 2. **A learner never votes.** A `REQUEST_VOTE` or `PRE_VOTE` that reaches one is *ignored*:
+//!    no grant, no refusal, and its term is not adopted. No candidate sends one (rule 3); only
+//!    a misconfigured or forged sender could, and then silence is the harmless answer: a
+//!    refusal changes no tally (rule 4), and adopting the request's term would make the learner
+//!    refuse the current leader's heartbeats and, through its answer's higher term, depose that
+//!    leader — the disruption PreVote and stickiness exist to prevent. (etcd-io/raft's `Step`
+//!    lets a learner vote — "learners must be allowed to cast votes" — but only for the race
+//!    in which a configuration change has promoted it without its knowing; a static
+//!    configuration has no such race. hashicorp/raft never asks a non-voter.)
+//! 3. **Candidates ask the voters only.** `REQUEST_VOTE` and `PRE_VOTE` go to the other voters
+//!    (etcd-io/raft `campaign` sends to `r.trk.Voters.IDs()`; hashicorp/raft `electSelf` and
+//!    `preElectSelf` to the servers with `Suffrage == Voter`).
+//! 4. **Majorities are of the voters**, `K / 2 + 1` counting itself: votes, pre-votes (and
+//!    pre-vote denials: a pre-candidate gives up once more than `K - (K / 2 + 1)` voters deny)
+//!    and CheckQuorum's contacts (etcd-io/raft `tracker.go` `QuorumActive` skips learners;
+//!    hashicorp/raft `checkLeaderLease` counts voters, `quorumSize` is `voters / 2 + 1`). An
+//!    answer from a learner is never counted.
+//! 5. **The leader ships AppendEntries to every node**, learners included (etcd-io/raft
+//!    `bcastAppend`/`bcastHeartbeat` visit every progress; hashicorp/raft
+//!    `startStopReplication` replicates to every server). A learner follows that leader
+//!    exactly as a voter does: it adopts newer terms from it, takes its entries and answers.
+//!
+//! The protocol states its rule as [`election_core::QuorumRule::Voters`]`(K)` (when `K < n`),
+//! so the observer counts a quorum leader by a majority of the voters too.
 //!
 //! # Rule sets
 //!

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use election_core::{all_nodes, majority, Io, NodeId, Protocol, Role, Status, Time};
+use election_core::{all_nodes, Io, NodeId, Protocol, QuorumRule, Role, Status, Time};
 
 use crate::{
     AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, LogPos, RaftConfig, RaftMsg, RaftTimer,
@@ -43,6 +43,8 @@ enum State {
 pub struct Raft {
     id: NodeId,
     config: Arc<RaftConfig>,
+    /// This node votes and may campaign ([`RaftConfig::is_voter`]); a learner only follows.
+    voter: bool,
     state: State,
     current_term: u64,
     voted_for: Option<NodeId>,
@@ -87,6 +89,7 @@ impl Raft {
         );
         Raft {
             id,
+            voter: config.is_voter(id),
             config,
             state: State::Follower,
             current_term: 0,
@@ -143,13 +146,28 @@ impl Raft {
                         .is_some_and(|t| now.saturating_since(t) < self.config.timeout_min)))
     }
 
-    fn quorum(&self) -> u32 {
-        majority(self.config.n)
+    /// True unless this node is a learner (see the crate docs, "Learners").
+    pub fn is_voter(&self) -> bool {
+        self.voter
     }
 
+    /// A majority of the voters: votes, pre-votes and CheckQuorum's contacts count towards it.
+    fn quorum(&self) -> u32 {
+        self.config.quorum()
+    }
+
+    /// Every other node, learners included: where AppendEntries go.
     fn others(&self) -> impl Iterator<Item = NodeId> + Clone {
         let me = self.id;
         all_nodes(self.config.n).filter(move |&p| p != me)
+    }
+
+    /// Every other voter: where RequestVote and PreVote go (etcd-io/raft `campaign` sends
+    /// them to `r.trk.Voters.IDs()` only; hashicorp/raft `electSelf` and `preElectSelf` to
+    /// the servers whose `Suffrage == Voter`).
+    fn other_voters(&self) -> impl Iterator<Item = NodeId> + Clone {
+        let me = self.id;
+        all_nodes(self.config.voter_count()).filter(move |&p| p != me)
     }
 
     /// The election timeout to arm now, `U[timeout_min, timeout_max]`: a fresh draw at every
@@ -169,7 +187,14 @@ impl Raft {
         self.term_timeout = None;
     }
 
+    /// Arms the follower's election timeout. A learner has none: it never campaigns
+    /// (etcd-io/raft `tickElection` campaigns only if `promotable()`, false for a learner;
+    /// hashicorp/raft `runFollower` starts an election only if `hasVote`), so it keeps
+    /// following its leader until a leader of a newer term reaches it.
     fn reset_election_timer(&mut self, io: &mut Io<'_, Self>) {
+        if !self.voter {
+            return;
+        }
         let after = self.draw_timeout(io);
         io.set_timer(RaftTimer::Election, after);
     }
@@ -188,9 +213,16 @@ impl Raft {
         io.send(to, msg);
     }
 
+    /// Sends `msg` to every other node, learners included (AppendEntries).
     fn broadcast(&mut self, io: &mut Io<'_, Self>, msg: RaftMsg) {
         self.flush_before_send(io);
         io.send_many(self.others(), &msg);
+    }
+
+    /// Sends `msg` to every other voter (RequestVote, PreVote).
+    fn broadcast_voters(&mut self, io: &mut Io<'_, Self>, msg: RaftMsg) {
+        self.flush_before_send(io);
+        io.send_many(self.other_voters(), &msg);
     }
 
     /// Persists what changed before a message leaves, except a leader's under
@@ -262,15 +294,16 @@ impl Raft {
         self.denied_count = 0;
     }
 
+    /// Counts `from`'s (pre-)vote, if `from` is a voter: a learner's is never counted.
     fn tally_grant(&mut self, from: NodeId) {
-        if !self.granted[from.index()] {
+        if self.config.is_voter(from) && !self.granted[from.index()] {
             self.granted[from.index()] = true;
             self.granted_count += 1;
         }
     }
 
     fn tally_denial(&mut self, from: NodeId) {
-        if !self.denied[from.index()] {
+        if self.config.is_voter(from) && !self.denied[from.index()] {
             self.denied[from.index()] = true;
             self.denied_count += 1;
         }
@@ -278,6 +311,10 @@ impl Raft {
 
     /// The follower's election timeout fired (or was forced by `on_suspect`).
     fn election_timeout(&mut self, io: &mut Io<'_, Self>) {
+        if !self.voter {
+            // A learner never campaigns (its timer is never armed; `on_suspect` ends here).
+            return;
+        }
         if self.config.pre_vote {
             self.start_pre_vote(io);
         } else {
@@ -304,11 +341,11 @@ impl Raft {
             return;
         }
         let last_log = self.last_log;
-        self.broadcast(io, RaftMsg::PreVote { term, last_log });
+        self.broadcast_voters(io, RaftMsg::PreVote { term, last_log });
     }
 
     /// §5.2: increment the term, vote for self (persisted before the requests leave), ask
-    /// everyone, and wait a fresh random timeout for the result.
+    /// every voter, and wait a fresh random timeout for the result.
     fn start_election(&mut self, io: &mut Io<'_, Self>) {
         let Some(term) = self.next_term() else {
             self.cannot_advance(io);
@@ -327,7 +364,7 @@ impl Raft {
             return;
         }
         let last_log = self.last_log;
-        self.broadcast(io, RaftMsg::RequestVote { term, last_log });
+        self.broadcast_voters(io, RaftMsg::RequestVote { term, last_log });
     }
 
     fn become_leader(&mut self, io: &mut Io<'_, Self>) {
@@ -399,7 +436,10 @@ impl Raft {
     }
 
     /// CheckQuorum: step down once `timeout_min` has passed since the leader last had a
-    /// majority (itself included) heard from; otherwise re-arm for the instant that happens.
+    /// majority of the voters (itself included) heard from; otherwise re-arm for the instant
+    /// that happens. Learners are heard from but not counted (hashicorp/raft
+    /// `checkLeaderLease` counts `Suffrage == Voter` servers only; etcd-io/raft
+    /// `QuorumActive` asks the voters' majority config).
     fn check_quorum(&mut self, io: &mut Io<'_, Self>) {
         if self.config.check_quorum_every == CheckQuorumEvery::Timeout {
             self.check_quorum_periodic(io);
@@ -407,7 +447,8 @@ impl Raft {
         }
         let now = io.now();
         self.last_heard[self.id.index()] = now;
-        let mut times = self.last_heard.clone();
+        // The leader is a voter, and the voters are the first `voter_count` nodes.
+        let mut times = self.last_heard[..self.config.voter_count() as usize].to_vec();
         let k = self.quorum() as usize - 1;
         // The k-th most recent contact: a majority has been heard from since `since`.
         let (_, &mut since, _) = times.select_nth_unstable_by(k, |a, b| b.cmp(a));
@@ -420,10 +461,11 @@ impl Raft {
     }
 
     /// CheckQuorum every election timeout (etcd's `MsgCheckQuorum` in `stepLeader`): step down
-    /// unless a majority, itself included, answered an AppendEntries since the last check;
-    /// then forget who did and check again one `timeout_min` later.
+    /// unless a majority of the voters, itself included, answered an AppendEntries since the
+    /// last check; then forget who did and check again one `timeout_min` later.
     fn check_quorum_periodic(&mut self, io: &mut Io<'_, Self>) {
-        let active = self.recent_active.iter().filter(|&&a| a).count() as u32;
+        let voters = self.config.voter_count() as usize;
+        let active = self.recent_active[..voters].iter().filter(|&&a| a).count() as u32;
         if active < self.quorum() {
             self.become_follower(io, None);
             return;
@@ -573,7 +615,7 @@ impl Raft {
             self.tally_denial(from);
             // A majority is no longer possible: a majority still hears a leader. Go back to
             // waiting, with a fresh timeout, for it to show up (or to fail).
-            if self.denied_count > self.config.n - self.quorum() {
+            if self.denied_count > self.config.voter_count() - self.quorum() {
                 self.become_follower(io, None);
             }
         }
@@ -674,6 +716,10 @@ impl Protocol for Raft {
             return;
         }
         match msg {
+            // A learner takes no part in elections: a request for its vote or pre-vote (which
+            // no candidate sends it: they ask the voters only) is ignored, neither granted nor
+            // refused, and its term is not adopted. See the crate docs, "Learners".
+            RaftMsg::RequestVote { .. } | RaftMsg::PreVote { .. } if !self.voter => {}
             // PreVote traffic is the one exception to "a higher term makes the receiver adopt
             // it": the request and its grant carry a term nobody has started yet.
             // hashicorp/raft: no pre-vote, and (below) no vote, while a leader is known; the
@@ -758,8 +804,6 @@ impl Protocol for Raft {
         self.flush(io);
     }
 
-    /// A follower acts as if its election timeout fired. A (pre-)candidate is already
-    /// electing (its retry timer runs) and a leader suspects no one: both ignore it.
     /// A client entry: a leader appends it to its log in its term (§5.3), persisted before the
     /// next AppendEntries ships it; followers adopt it with that AppendEntries, so a node cut off
     /// meanwhile falls behind by every entry committed without it (§5.4.1 then decides).
@@ -782,11 +826,25 @@ impl Protocol for Raft {
         self.flush(io);
     }
 
+    /// A follower acts as if its election timeout fired. A (pre-)candidate is already
+    /// electing (its retry timer runs) and a leader suspects no one: both ignore it. A learner
+    /// never campaigns, so it ignores it too.
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         if self.state == State::Follower {
             self.election_timeout(io);
         }
         self.flush(io);
+    }
+
+    /// A majority of the voters when some nodes are learners ([`QuorumRule::Voters`]), of
+    /// every node otherwise ([`QuorumRule::Members`]).
+    fn quorum_rule(&self) -> QuorumRule {
+        let k = self.config.voter_count();
+        if k < self.config.n {
+            QuorumRule::Voters(k)
+        } else {
+            QuorumRule::Members
+        }
     }
 
     fn status(&self) -> Status {

@@ -12,8 +12,9 @@
 //! * the directed patterns at `n = 5` (2^20): for protocols whose behaviour does not depend on
 //!   node ids ([`ProtocolKind::uses_ids`] false: Raft), one representative per class of patterns
 //!   equal up to a permutation of the followers (the leader stays the leader), the smallest
-//!   mask of its class; for the others (the bully's priorities, the ring's order), a uniform
-//!   sample of patterns, reported as a sample.
+//!   mask of its class; for the others (the bully's priorities, the ring's order, a Raft with
+//!   learners, `raft.voters` below `n`, whose lowest ids vote), a uniform sample of patterns,
+//!   reported as a sample.
 //!
 //! Only patterns that leave a node **quorum-connected** (the observer's definition: linked both
 //! ways, directly, to enough others to make a majority with itself — what a quorum leader
@@ -187,6 +188,15 @@ impl Pattern {
             exact_nodes: Some(n),
         })
     }
+}
+
+/// Does the cell's protocol depend on node ids ([`crate::protocol::Built::uses_ids`]: the bully, the
+/// ring, a Raft with learners)? A skipped cell has no configuration: its family decides.
+fn cell_uses_ids(cell: &Cell) -> bool {
+    cell.built.as_ref().map_or(
+        cell.protocol.kind.uses_ids(),
+        crate::protocol::Built::uses_ids,
+    )
 }
 
 /// For each permutation of the followers, where each link's bit goes.
@@ -496,7 +506,7 @@ fn check_size(opts: &ExploreOptions) -> Result<()> {
     let mut held = 0u64;
     let mut largest = (0u32, 0u64);
     for cell in &opts.cells {
-        for fam in families(cell.nodes, cell.protocol.kind.uses_ids(), opts.sample) {
+        for fam in families(cell.nodes, cell_uses_ids(cell), opts.sample) {
             let total = Pattern::count(fam.n, fam.directed);
             let n = match fam.mode {
                 Mode::Sample(k) => k.min(total),
@@ -603,7 +613,7 @@ fn jobs(opts: &ExploreOptions) -> Vec<Job<'_>> {
     let mut jobs = Vec::new();
     let mut first_chunk = 0;
     for cell in &opts.cells {
-        for fam in families(cell.nodes, cell.protocol.kind.uses_ids(), opts.sample) {
+        for fam in families(cell.nodes, cell_uses_ids(cell), opts.sample) {
             let all = fam.patterns();
             let run: Vec<Pattern> = all.iter().copied().filter(Pattern::has_majority).collect();
             let chunks = run.len().div_ceil(CHUNK);

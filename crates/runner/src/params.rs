@@ -154,6 +154,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.replies", Kind::Choice(RepliesRule::NAMES), "paper", "raft: every request is answered, a stale one with the receiver's term (paper), or etcd-io/raft's and raft-rs's silences (etcd: a stale message is ignored, a stale append answered only with pre_vote or check_quorum; with check_quorum a vote or pre-vote within the leader lease is ignored)"),
     p("raft.leader_send", Kind::Choice(LeaderSend::NAMES), "persisted", "raft: a leader's messages leave once its own write is durable, like everyone's (persisted), or before it, as raft-rs and etcd's server send a leader's messages (parallel: the thesis, section 10.2.1; RawNode::ready, raftNode.start)"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
+    p("raft.voters", Kind::Count, "every node", "raft: the K lowest ids (1..=K) vote; the others are learners (etcd-io/raft learners, hashicorp/raft non-voters) that follow the leader and take its entries but never campaign or vote; votes, pre-votes, CheckQuorum and the quorum leader count a majority of the K voters; K >= nodes: every node votes"),
     p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick] ticks (each rounded)"),
     p("raftrs.pre_vote", Kind::Bool, "false", "raftrs: raft-rs's Config::pre_vote"),
     p("raftrs.check_quorum", Kind::Bool, "false", "raftrs: raft-rs's Config::check_quorum (the leader checks every election_tick ticks; followers in its lease ignore RequestVote)"),
@@ -477,6 +478,8 @@ pub struct RaftParams {
     pub replies: RepliesRule,
     /// `raft.leader_send`.
     pub leader_send: LeaderSend,
+    /// `raft.voters` (`None`: every node votes).
+    pub voters: Option<u32>,
 }
 
 /// raft-rs's parameters (`raftrs.*`), resolved.
@@ -680,6 +683,7 @@ impl Resolved {
                 leader_send: get("raft.leader_send").map_or_else(LeaderSend::default, |v| {
                     LeaderSend::from_name(v).expect("canonical")
                 }),
+                voters: get("raft.voters").map(|v| v.parse().expect("canonical count")),
             },
             raftrs: RaftrsParams {
                 tick_ms: num("raftrs.tick_ms", heartbeat_ms),

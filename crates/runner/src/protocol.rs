@@ -165,6 +165,7 @@ pub const FAMILIES: [Family; 6] = [
             c.append = r.raft.append;
             c.replies = r.raft.replies;
             c.leader_send = r.raft.leader_send;
+            c.voters = r.raft.voters;
             c.lagging = r
                 .raft
                 .lagging
@@ -484,6 +485,16 @@ impl Built {
         }
     }
 
+    /// Does this configuration's behaviour depend on which node has which id: its family's
+    /// [`Family::uses_ids`], or a Raft whose `voters` are fewer than its nodes (the lowest ids
+    /// vote, the others are learners, so permuting the followers changes who can elect)?
+    pub fn uses_ids(&self) -> bool {
+        match self {
+            Built::Raft(c) => c.voter_count() < c.n,
+            other => other.kind().uses_ids(),
+        }
+    }
+
     /// Run one trial with `driver`, for the trial seeded `seed` (a ring's `random`
     /// arrangement is drawn from it, the same in simulation and live).
     pub fn drive<D: Drive>(&self, seed: u64, driver: D) -> D::Out {
@@ -574,6 +585,39 @@ mod tests {
         assert_eq!(s.options.get("lease.profile").unwrap(), "k8s");
         assert_eq!(ProtocolKind::Raft.services(), 0);
         assert!(ProtocolSpec::parse("lease+profile=prod").is_err());
+    }
+
+    /// `raft+voters=K`: `raft.voters`, built into the Raft configuration; 0 refused naming
+    /// the parameter and the value; below the cluster size the configuration depends on ids
+    /// (explore samples instead of canonicalizing), at or above it is plain Raft.
+    #[test]
+    fn raft_voters_builds_learners_and_zero_is_refused_by_name() {
+        let s = ProtocolSpec::parse("raft+pre_vote+check_quorum+voters=5").unwrap();
+        assert_eq!(s.options.get("raft.voters").unwrap(), "5");
+        let e = ProtocolSpec::parse("raft+voters=0")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("raft.voters") && e.contains("\"0\""), "{e}");
+        let lan = crate::net::NetProfile::builtin("lan").unwrap();
+        let r = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
+        assert_eq!(r.raft.voters, None);
+        let mut set = ParamMap::new();
+        set.insert("raft.voters", "5".into());
+        let r = Resolved::resolve(&lan, &set).unwrap();
+        assert_eq!(r.raft.voters, Some(5));
+        for (n, learners) in [(51, true), (6, true), (5, false), (3, false)] {
+            let built = Built::new(ProtocolKind::Raft, n, &r).unwrap();
+            let Built::Raft(c) = &built else {
+                panic!("not raft")
+            };
+            assert_eq!(c.voters, Some(5));
+            assert_eq!(c.voter_count(), n.min(5));
+            assert_eq!(built.uses_ids(), learners, "n = {n}");
+        }
+        let plain = Resolved::resolve(&lan, &ParamMap::new()).unwrap();
+        assert!(!Built::new(ProtocolKind::Raft, 51, &plain)
+            .unwrap()
+            .uses_ids());
     }
 
     /// The table is the one definition of a family: indexed by its kind, names unique, every

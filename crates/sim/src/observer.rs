@@ -34,7 +34,11 @@
 //!     under crash failures): more than half of the *live* members name `L`, each reaching it;
 //!   * [`QuorumRule::Service`] (the lease, whose authority is its store): the first live service
 //!     endpoint names `L` (its status's `leader`: the holder its record holds) and `L` has its
-//!     links to and from that endpoint up — the holder who can renew.
+//!     links to and from that endpoint up — the holder who can renew;
+//!   * [`QuorumRule::Voters`]`(k)` (Raft with `raft.voters = k < n`: the members `1..=k` vote,
+//!     the others are learners that follow but never vote): more than `k/2` of the `k` voters
+//!     (`L` included, crashed voters counting against it) name `L`, each reaching it. What the
+//!     learners name does not count; `L` is a voter (only voters campaign).
 //!
 //!   At most one member is the quorum leader at a time (two majorities of the same members share
 //!   one, and a member names one leader). This is the cluster's working leader: it can commit at
@@ -43,13 +47,17 @@
 //!   `stranded_node_ms`.
 //! * **Quorum-connected**: a live member that reaches more than half of the members its family's
 //!   rule counts (all `n`, or the live ones), itself included; for [`QuorumRule::Service`], one
-//!   that reaches a live service endpoint. Some member must be quorum-connected for a quorum
-//!   leader to be possible.
+//!   that reaches a live service endpoint; for [`QuorumRule::Voters`]`(k)`, a live *voter* that
+//!   reaches more than `k/2` live voters, itself included (a learner never is: it cannot lead).
+//!   Some member must be quorum-connected for a quorum leader to be possible.
 //! * **Followed by all**: there is a quorum leader and every live member that reaches it names
 //!   it (the stricter notion: nobody who could follow it is still looking elsewhere).
 //! * **Served**: a live member that names the quorum leader and reaches it (the quorum leader
 //!   itself included). A live member that is not served is **stranded**: its clients have no
 //!   leader they can reach through it (in a leaderless cluster every live member is stranded).
+//!   Learners are members: one that names no leader, or one it cannot reach, is stranded like
+//!   any other (a learner that outlived its leader keeps naming it until the next leader's
+//!   heartbeat reaches it, and is stranded meanwhile).
 //! * `faults_skipped`: fault actions of the scenario that did not apply — a selector found no
 //!   node when the action fired (no leader to crash), the timeline gave up waiting for a quorum
 //!   leader, or the trial ended before the action's instant. A trial with `faults_skipped > 0`
@@ -129,7 +137,8 @@
 //!   5. `no-leader`: not settled otherwise: no quorum leader was won during the last settle
 //!      window (none at the end) although a member is quorum-connected.
 //! * **Steady window**: from the last instant before `t0` at which every quorum-connected member
-//!   came to follow one quorum leader, to `t0`: no fault has fired yet and no election runs
+//!   came to follow one quorum leader (it became *followed by all*: every live member that
+//!   reaches it, a Raft learner included, names it), to `t0`: no fault has fired yet and no election runs
 //!   (every member follows the leader), so what is sent in it is the protocol's steady cost
 //!   (heartbeats, a lease's renewals and polls). `steady` is the messages sent in it (every
 //!   category; never the workload) and its length; none when `t0` came before such an instant
@@ -550,7 +559,8 @@ impl std::fmt::Debug for TraceSink {
 /// Can a quorum leader exist among `n` members of a family without service endpoints: is some
 /// live member *quorum-connected* (see the module docs), linked to enough live others to make,
 /// with itself, more than `of / 2` (`of`: `n` for [`QuorumRule::Members`], the live members for
-/// [`QuorumRule::LiveMembers`])? `live(v)` says whether member `v` (an index) is live, and
+/// [`QuorumRule::LiveMembers`])? For [`QuorumRule::Voters`]`(k)` pass the voters, `n = of = k`:
+/// only they can lead and only they count. `live(v)` says whether member `v` (an index) is live, and
 /// `linked(a, b)` whether the links between `a` and `b` are up both ways. `explore` uses this to
 /// keep the link patterns under which a liveness failure is a failure.
 pub fn quorum_possible(
@@ -597,7 +607,16 @@ pub struct Observer {
     named: Vec<u32>,
     /// Per member `l`: how many members name `l` and reach it (`named`).
     naming: Vec<u32>,
-    /// The member more than `n/2` members name and reach, if any (at most one).
+    /// The members the rule counts: the first `counted` (`n`, or the voters for
+    /// [`QuorumRule::Voters`]).
+    counted: usize,
+    /// Per member `l`: how many *counted* members name `l` and reach it (equal to `naming`
+    /// when every member is counted).
+    voting: Vec<u32>,
+    /// Live counted members.
+    live_counted: u32,
+    /// The member more than half of the rule's base name and reach (counted members only), if
+    /// any (at most one).
     majority: Option<usize>,
     /// The quorum leader, since when, and the latest fault that had fired then.
     quorum: Option<NodeId>,
@@ -680,6 +699,9 @@ impl Observer {
             rule: QuorumRule::Members,
             named: vec![NONE; n],
             naming: vec![0; n],
+            counted: n,
+            voting: vec![0; n],
+            live_counted: 0,
             majority: None,
             quorum: None,
             quorum_since: Time::ZERO,
@@ -945,6 +967,9 @@ impl Observer {
         match (old.is_some(), new.is_some()) {
             (false, true) => {
                 self.live += 1;
+                if i < self.counted {
+                    self.live_counted += 1;
+                }
                 if let Some(q) = self.quorum {
                     if self.reaches(i, q.index()) {
                         self.reach_quorum += 1;
@@ -953,6 +978,9 @@ impl Observer {
             }
             (true, false) => {
                 self.live -= 1;
+                if i < self.counted {
+                    self.live_counted -= 1;
+                }
                 if let Some(q) = self.quorum {
                     if self.reaches(i, q.index()) {
                         self.reach_quorum -= 1;
@@ -1046,25 +1074,38 @@ impl Observer {
             return;
         }
         self.rule = rule;
+        // Which members count changed: recount the counted ones' names and liveness.
+        self.counted = rule.voters(self.n as u32) as usize;
+        self.voting.iter_mut().for_each(|c| *c = 0);
+        for v in 0..self.counted {
+            if self.named[v] != NONE {
+                self.voting[self.named[v] as usize] += 1;
+            }
+        }
+        self.live_counted = (0..self.counted)
+            .filter(|&v| self.status[v].is_some())
+            .count() as u32;
         self.rescan_majority();
         self.count_leaders_outside();
         self.reach_quorum = self.quorum.map_or(0, |q| self.reach_count(q.index()));
         self.update_quorum();
     }
 
-    /// How many members a majority is more than half of: all `n`, or the live ones.
+    /// How many members a majority is more than half of: all `n`, the live ones, or the
+    /// voters.
     #[inline]
     fn majority_of(&self) -> usize {
         match self.rule {
             QuorumRule::LiveMembers => self.live as usize,
+            QuorumRule::Voters(_) => self.counted,
             _ => self.n,
         }
     }
 
-    /// Find the member (if any) named by a majority, from `naming`.
+    /// Find the member (if any) named by a majority, from `voting`.
     fn rescan_majority(&mut self) {
         let of = self.majority_of();
-        self.majority = (0..self.n).find(|&l| self.naming[l] as usize * 2 > of);
+        self.majority = (0..self.n).find(|&l| self.voting[l] as usize * 2 > of);
     }
 
     /// Which nodes can talk to which changed (a link, a crash or a boot): take the links as they
@@ -1124,6 +1165,15 @@ impl Observer {
             return (0..self.services.len())
                 .any(|k| self.services[k].is_some() && self.both_ways(v, self.n + k));
         }
+        if self.counted < self.n {
+            // Voters: only a voter can lead, with a majority of the voters.
+            return v < self.counted
+                && (0..self.counted)
+                    .filter(|&u| self.status[u].is_some() && self.reaches(u, v))
+                    .count()
+                    * 2
+                    > self.majority_of();
+        }
         self.reach_count(v) as usize * 2 > self.majority_of()
     }
 
@@ -1135,6 +1185,7 @@ impl Observer {
         } else if self.services.is_empty()
             && !self.links.any_down()
             && self.rule != QuorumRule::Service
+            && self.counted == self.n
         {
             if self.live as usize * 2 > self.majority_of() {
                 0
@@ -1171,18 +1222,25 @@ impl Observer {
             return;
         }
         let of = self.majority_of();
+        let counted = v < self.counted;
         if old != NONE {
-            let c = &mut self.naming[old as usize];
-            *c -= 1;
-            if self.majority == Some(old as usize) && (*c as usize) * 2 <= of {
-                self.majority = None;
+            self.naming[old as usize] -= 1;
+            if counted {
+                let c = &mut self.voting[old as usize];
+                *c -= 1;
+                if self.majority == Some(old as usize) && (*c as usize) * 2 <= of {
+                    self.majority = None;
+                }
             }
         }
         if new != NONE {
-            let c = &mut self.naming[new as usize];
-            *c += 1;
-            if (*c as usize) * 2 > of {
-                self.majority = Some(new as usize);
+            self.naming[new as usize] += 1;
+            if counted {
+                let c = &mut self.voting[new as usize];
+                *c += 1;
+                if (*c as usize) * 2 > of {
+                    self.majority = Some(new as usize);
+                }
             }
         }
         self.named[v] = new;
@@ -1267,13 +1325,17 @@ impl Observer {
                 }
         };
         let live: Vec<usize> = (0..n).filter(|&v| self.status[v].is_some()).collect();
+        // The members the rule counts: the voters (the first k) or every member.
+        let voters = self.rule.voters(n as u32) as usize;
+        let live_voters: Vec<usize> = live.iter().copied().filter(|&v| v < voters).collect();
         let of = match self.rule {
             QuorumRule::LiveMembers => live.len(),
+            QuorumRule::Voters(_) => voters,
             _ => n,
         };
         let connected = |v: usize| {
             if self.rule != QuorumRule::Service {
-                live.iter().filter(|&&u| reach(u, v)).count() * 2 > of
+                v < voters && live_voters.iter().filter(|&&u| reach(u, v)).count() * 2 > of
             } else {
                 (0..self.services.len()).any(|k| self.services[k].is_some() && bi(v, n + k))
             }
@@ -1289,7 +1351,7 @@ impl Observer {
         let quorum = if self.rule != QuorumRule::Service {
             (0..n).find(|&l| {
                 leads(l)
-                    && live
+                    && live_voters
                         .iter()
                         .filter(|&&v| {
                             self.status[v].and_then(|s| s.leader) == Some(NodeId::from_index(l))
@@ -1334,9 +1396,10 @@ impl Observer {
         if self.rule == QuorumRule::Service {
             return (0..self.n).any(|v| self.status[v].is_some() && self.quorum_connected(v));
         }
-        // The same definition `explore` filters its patterns with.
+        // The same definition `explore` filters its patterns with, over the counted members
+        // (the voters are the first of them).
         quorum_possible(
-            self.n,
+            self.counted,
             self.majority_of(),
             |v| self.status[v].is_some(),
             |a, b| self.reaches(a, b),
@@ -1932,6 +1995,55 @@ mod tests {
         );
     }
 
+    /// Non-voting members (Raft learners): the quorum leader is named by a majority of the
+    /// voters, not of the members. At n = 7 with voters 1..=3, a leader named by every
+    /// learner but by no other voter is not one; named by one other voter and no learner, it
+    /// is. Quorum-connected is a voter's property: with the three voters crashed, no live
+    /// member is, whatever the learners (`minority-only`); a learner is stranded like any
+    /// member without a leader.
+    #[test]
+    fn voters_rule_counts_a_majority_of_the_voters_only() {
+        let setup = |named_by: &[u32]| {
+            let mut o = Observer::new(7, Time(100 * MS), false);
+            o.set_quorum_rule(QuorumRule::Voters(3));
+            o.advance(Time::ZERO);
+            o.on_status(NodeId(1), st(Role::Leader, Some(1)));
+            for v in 2..=7 {
+                let l = named_by.contains(&v).then_some(1);
+                o.on_status(NodeId(v), st(Role::Follower, l));
+            }
+            o.topology_changed(&Links::new(7));
+            o
+        };
+        assert_eq!(setup(&[4, 5, 6, 7]).quorum_leader(), None);
+        assert_eq!(setup(&[2]).quorum_leader(), Some(NodeId(1)));
+        assert_eq!(setup(&[3, 4]).quorum_leader(), Some(NodeId(1)));
+        // Members is the contrast: 5 of 7 name it.
+        let mut o = setup(&[4, 5, 6, 7]);
+        o.set_quorum_rule(QuorumRule::Members);
+        assert_eq!(o.quorum_leader(), Some(NodeId(1)));
+        o.set_quorum_rule(QuorumRule::Voters(3));
+        assert_eq!(o.quorum_leader(), None);
+
+        // The voters crash; the four learners stay up, following no one.
+        let mut o = setup(&[2, 3, 4, 5, 6, 7]);
+        assert_eq!(o.quorum_leader(), Some(NodeId(1)));
+        o.advance(Time(100 * MS));
+        o.on_fault(Applied::Crash(NodeId(1)));
+        for v in 1..=3 {
+            o.on_status(NodeId(v), None);
+        }
+        for v in 4..=7 {
+            o.on_status(NodeId(v), st(Role::Follower, None));
+        }
+        o.topology_changed(&Links::new(7));
+        assert!(!o.quorum_possible());
+        let (m, _) = o.finish(Time(1100 * MS));
+        assert_eq!(m.outcome, Outcome::MinorityOnly);
+        assert_eq!(m.stranded_nodes, 4);
+        assert_eq!(m.stranded_node_ms, 4.0 * 1000.0);
+    }
+
     /// One step of a random observation sequence (node numbers are reduced modulo the size).
     #[derive(Clone, Debug)]
     enum Step {
@@ -1972,14 +2084,21 @@ mod tests {
         fn incremental_quorum_equals_from_scratch(
             n in 1u32..7,
             services in 0u32..2,
-            rule in 0usize..3,
+            rule in 0usize..6,
+            rule_at in 0usize..40,
             steps in proptest::collection::vec(step(), 1..120),
         ) {
             let mut o = Observer::new(n, Time(50 * MS), false);
             o.set_services(services);
-            o.set_quorum_rule(
-                [QuorumRule::Members, QuorumRule::LiveMembers, QuorumRule::Service][rule],
-            );
+            // Drivers pass the rule when a node boots: at some step, after observations.
+            let rule = [
+                QuorumRule::Members,
+                QuorumRule::LiveMembers,
+                QuorumRule::Service,
+                QuorumRule::Voters(1),
+                QuorumRule::Voters(3),
+                QuorumRule::Voters(8),
+            ][rule];
             let total = n + services;
             let mut links = Links::new(total);
             let role = |r: u8| [Role::Follower, Role::Candidate, Role::Leader][r as usize];
@@ -1990,6 +2109,9 @@ mod tests {
             });
             for (k, s) in steps.into_iter().enumerate() {
                 o.advance(Time(k as u64 * MS));
+                if k == rule_at {
+                    o.set_quorum_rule(rule);
+                }
                 match s {
                     Step::Status(a, r, l, e) => {
                         let id = NodeId(a % n + 1);
@@ -2033,14 +2155,22 @@ mod tests {
                     proptest::prop_assert_eq!(o.reach_quorum, reach);
                 }
                 let mut naming = vec![0u32; n as usize];
+                let mut voting = vec![0u32; n as usize];
+                let voters = o.rule.voters(n) as usize;
                 for v in 0..n as usize {
                     let t = o.named_target(v);
                     proptest::prop_assert_eq!(o.named[v], t);
                     if t != NONE {
                         naming[t as usize] += 1;
+                        if v < voters {
+                            voting[t as usize] += 1;
+                        }
                     }
                 }
                 proptest::prop_assert_eq!(&o.naming, &naming);
+                proptest::prop_assert_eq!(&o.voting, &voting);
+                let live_voters = (0..voters).filter(|&v| o.status[v].is_some()).count();
+                proptest::prop_assert_eq!(o.live_counted as usize, live_voters);
             }
         }
     }

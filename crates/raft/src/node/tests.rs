@@ -1804,3 +1804,274 @@ fn a_parallel_leader_sends_before_its_persist_and_no_one_else_does() {
         assert!(persist_precedes_sends(&a), "{rule:?}: {a:?}");
     }
 }
+
+// ---- Learners (`voters`): etcd-io/raft's learners, hashicorp/raft's non-voters. ----
+
+/// `n` nodes of which the `k` lowest ids vote.
+fn voters(n: u32, k: u32) -> RaftConfig {
+    let mut c = config(n);
+    c.voters = Some(k);
+    c
+}
+
+/// Every combination of the options and rule sets that touch vote handling, so a learner's
+/// rules are checked under each.
+fn vote_rule_variants(n: u32, k: u32) -> Vec<RaftConfig> {
+    let mut all = Vec::new();
+    for pre_vote in [false, true] {
+        for check_quorum in [false, true] {
+            for replies in [RepliesRule::Paper, RepliesRule::Etcd] {
+                for follower in [FollowerRule::Reset, FollowerRule::Hashicorp] {
+                    for redraw in [Redraw::EveryRearm, Redraw::PerTerm] {
+                        let mut c = voters(n, k);
+                        c.pre_vote = pre_vote;
+                        c.check_quorum = check_quorum;
+                        c.replies = replies;
+                        c.follower = follower;
+                        c.redraw = redraw;
+                        all.push(c);
+                    }
+                }
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn voters_is_validated_capped_at_n_and_stated_as_the_quorum_rule() {
+    let mut c = voters(5, 0);
+    assert_eq!(
+        c.validate(),
+        Err("voters (0) must be at least 1 (every node votes unless set)".to_string())
+    );
+    c.voters = Some(3);
+    assert_eq!(c.validate(), Ok(()));
+    assert_eq!((c.voter_count(), c.quorum()), (3, 2));
+    assert!(c.is_voter(NodeId(3)) && !c.is_voter(NodeId(4)) && !c.is_voter(NodeId(0)));
+    let rule = |c: &RaftConfig| Raft::new(NodeId(1), Arc::new(c.clone())).quorum_rule();
+    assert_eq!(rule(&c), QuorumRule::Voters(3));
+    // K >= n: plain Raft, every node votes.
+    for k in [5, 6, 1000] {
+        let c = voters(5, k);
+        assert_eq!((c.voter_count(), c.quorum()), (5, 3), "K = {k}");
+        assert_eq!(rule(&c), QuorumRule::Members, "K = {k}");
+    }
+    assert_eq!(rule(&config(5)), QuorumRule::Members);
+    assert_eq!(voters(51, 5).quorum(), 3);
+    assert_eq!(voters(51, 1).quorum(), 1);
+}
+
+/// A learner that receives a RequestVote or a PreVote (which no candidate sends it) ignores
+/// it: no grant, no refusal, no term adopted, nothing persisted — under every rule set. The
+/// same request to a voter of the same cluster is granted, so the request itself is valid.
+#[test]
+fn a_learner_never_votes_nor_pre_votes_and_keeps_its_term() {
+    for cfg in vote_rule_variants(7, 3) {
+        let label = format!(
+            "pre_vote {} check_quorum {} {:?} {:?} {:?}",
+            cfg.pre_vote, cfg.check_quorum, cfg.replies, cfg.follower, cfg.redraw
+        );
+        let mut learner = Node::new(5, cfg.clone());
+        assert!(!learner.raft.is_voter());
+        learner.start(None);
+        for (from, m) in [(1, rv(1)), (2, rv(7)), (6, rv(3)), (1, pv(1)), (3, pv(9))] {
+            let a = learner.at(400).msg(from, m);
+            assert!(a.is_empty(), "{label}: {m:?} from {from}: {a:?}");
+            assert_eq!(learner.raft.stable(), Stable::default(), "{label}");
+            assert_eq!(learner.role(), Role::Follower, "{label}");
+        }
+        // The voter control: the same RequestVote is granted.
+        let mut voter = Node::new(3, cfg.clone());
+        assert!(voter.raft.is_voter());
+        voter.start(None);
+        let a = voter.at(400).msg(1, rv(1));
+        assert_eq!(vote_reply(&a), Some(true), "{label}");
+    }
+}
+
+/// A learner arms no election timeout, so it never becomes a (pre-)candidate: not at boot, not
+/// when an (impossible) election timer fires, not when told to suspect, not after following a
+/// leader that then goes silent. It still follows a leader: adopts its term, takes its
+/// entries, answers.
+#[test]
+fn a_learners_election_timeout_never_starts_an_election() {
+    for cfg in vote_rule_variants(7, 3) {
+        let mut learner = Node::new(7, cfg.clone());
+        let a = learner.start(None);
+        assert_eq!(timer_set(&a, RaftTimer::Election), None);
+        for a in [
+            learner.at(1_000).timer(RaftTimer::Election),
+            learner.at(2_000).suspect(),
+            learner.at(3_000).timer(RaftTimer::ElectionRetry),
+        ] {
+            assert!(sends(&a).is_empty(), "{a:?}");
+            assert_eq!(learner.role(), Role::Follower);
+        }
+        assert_eq!(learner.raft.stable().current_term, 0);
+        // A leader of term 4 ships its log: the learner follows it like any follower.
+        let log = pos(4, 9);
+        let a = learner
+            .at(3_100)
+            .msg(2, RaftMsg::AppendEntries { term: 4, log });
+        assert_eq!(
+            sends(&a),
+            vec![(
+                NodeId(2),
+                RaftMsg::AppendResp {
+                    term: 4,
+                    success: true
+                }
+            )]
+        );
+        assert_eq!(timer_set(&a, RaftTimer::Election), None);
+        assert_eq!(
+            learner.raft.stable(),
+            Stable {
+                current_term: 4,
+                voted_for: None,
+                last_log: log
+            }
+        );
+        assert_eq!(learner.raft.status().leader, Some(NodeId(2)));
+        // The leader goes silent for good: still no campaign, and the learner keeps naming it.
+        let a = learner.at(60_000).timer(RaftTimer::Election);
+        let b = learner.suspect();
+        assert!(sends(&a).is_empty() && sends(&b).is_empty());
+        assert_eq!(
+            learner.raft.status(),
+            Status {
+                role: Role::Follower,
+                leader: Some(NodeId(2)),
+                epoch: Some(4)
+            }
+        );
+        // A voter of the same cluster does campaign (the control).
+        let mut voter = Node::new(2, cfg);
+        let a = voter.start(None);
+        assert!(timer_set(&a, RaftTimer::Election).is_some());
+        let a = voter.at(1_000).timer(RaftTimer::Election);
+        assert_eq!(voter.role(), Role::Candidate);
+        assert!(!sends(&a).is_empty());
+    }
+}
+
+/// etcd-io/raft `campaign` sends MsgVote/MsgPreVote to `r.trk.Voters.IDs()` only, and a
+/// candidate wins with a majority of the voters, `K / 2 + 1`, however many learners there are;
+/// a learner's grant is never counted. The winner's heartbeat goes to every node.
+#[test]
+fn candidates_ask_only_the_voters_and_a_majority_of_the_voters_wins() {
+    let grant = |term| RaftMsg::Vote {
+        term,
+        granted: true,
+    };
+    // n = 51, K = 5: RequestVote to the 4 other voters; 3 votes (itself and two) win.
+    let mut n = Node::new(2, voters(51, 5));
+    n.start(None);
+    let a = n.timer(RaftTimer::Election);
+    let asked: Vec<NodeId> = sends(&a).iter().map(|&(to, _)| to).collect();
+    assert_eq!(asked, vec![NodeId(1), NodeId(3), NodeId(4), NodeId(5)]);
+    assert!(sends(&a).iter().all(|(_, m)| *m == rv(1)));
+    // Grants from learners (forged: none was asked) count for nothing.
+    for learner in 6..=51 {
+        n.msg(learner, grant(1));
+    }
+    assert_eq!(n.role(), Role::Candidate);
+    n.msg(4, grant(1));
+    assert_eq!(n.role(), Role::Candidate);
+    let a = n.msg(5, grant(1));
+    assert_eq!(n.role(), Role::Leader);
+    let shipped: Vec<NodeId> = sends(&a).iter().map(|&(to, _)| to).collect();
+    assert_eq!(
+        shipped,
+        (1..=51).filter(|&i| i != 2).map(NodeId).collect::<Vec<_>>()
+    );
+    assert!(sends(&a)
+        .iter()
+        .all(|(_, m)| matches!(m, RaftMsg::AppendEntries { term: 1, .. })));
+
+    // PreVote likewise: asked of the voters only, learners' grants and denials not counted.
+    let mut cfg = voters(9, 5);
+    cfg.pre_vote = true;
+    let mut n = Node::new(1, cfg.clone());
+    n.start(None);
+    let a = n.timer(RaftTimer::Election);
+    let asked: Vec<NodeId> = sends(&a).iter().map(|&(to, _)| to).collect();
+    assert_eq!(asked, (2..=5).map(NodeId).collect::<Vec<_>>());
+    assert!(sends(&a).iter().all(|(_, m)| *m == pv(1)));
+    let pre = |granted| RaftMsg::PreVoteResp { term: 1, granted };
+    for learner in 6..=9 {
+        n.msg(learner, pre(true));
+    }
+    assert!(n.raft.is_pre_candidate());
+    n.msg(2, pre(true));
+    let a = n.msg(3, pre(true));
+    assert_eq!(n.role(), Role::Candidate);
+    assert!(!n.raft.is_pre_candidate());
+    let asked: Vec<NodeId> = sends(&a).iter().map(|&(to, _)| to).collect();
+    assert_eq!(asked, (2..=5).map(NodeId).collect::<Vec<_>>());
+    // Denials (a denial carries the denier's term, 0 here): K = 5 gives up after 3 voters
+    // deny (more than K - quorum = 2); the learners' 4 denials change nothing.
+    let deny = RaftMsg::PreVoteResp {
+        term: 0,
+        granted: false,
+    };
+    let mut n = Node::new(1, cfg);
+    n.start(None);
+    n.timer(RaftTimer::Election);
+    for learner in 6..=9 {
+        n.msg(learner, deny);
+    }
+    n.msg(2, deny);
+    n.msg(3, deny);
+    assert!(n.raft.is_pre_candidate());
+    n.msg(4, deny);
+    assert_eq!(n.role(), Role::Follower);
+}
+
+/// CheckQuorum counts the voters only (etcd-io/raft `QuorumActive` skips learners;
+/// hashicorp/raft `checkLeaderLease` counts `Suffrage == Voter`): a leader that hears every
+/// learner but no other voter steps down one timeout after taking office; one that hears a
+/// single other voter (a majority of 3 with itself) and no learner stays — under both
+/// check rules.
+#[test]
+fn check_quorum_counts_the_voters_only() {
+    for every in [CheckQuorumEvery::Rearm, CheckQuorumEvery::Timeout] {
+        // (who answers every heartbeat, leads at t = 1 s?)
+        for (answering, stays) in [
+            ((4..=7).collect::<Vec<u32>>(), false),
+            (vec![2], true),
+            (vec![3, 4, 5, 6, 7], true),
+        ] {
+            let mut cfg = voters(7, 3);
+            cfg.check_quorum = true;
+            cfg.check_quorum_every = every;
+            let mut n = Node::new(1, cfg);
+            n.elect(&[2]);
+            let mut check = Time::from_millis(150);
+            let mut led = true;
+            for t in (10..=1_000).step_by(10) {
+                while check <= Time::from_millis(t) && led {
+                    n.now = check;
+                    let a = n.timer(RaftTimer::CheckQuorum);
+                    led = n.role() == Role::Leader;
+                    if led {
+                        check = timer_set(&a, RaftTimer::CheckQuorum).unwrap();
+                    } else {
+                        assert_eq!(check, Time::from_millis(150), "{every:?} {answering:?}");
+                    }
+                }
+                for &from in &answering {
+                    n.at(t).msg(
+                        from,
+                        RaftMsg::AppendResp {
+                            term: 1,
+                            success: true,
+                        },
+                    );
+                }
+            }
+            assert_eq!(led, stays, "{every:?}, answering {answering:?}");
+        }
+    }
+}

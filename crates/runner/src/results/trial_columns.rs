@@ -25,15 +25,15 @@ pub const TERMS: [Term; 4] = [
     },
     Term {
         name: "reach, quorum-connected",
-        definition: "a member reaches another when the links between them are up both ways (for `lease`, whose members talk only to the store: when both reach a live store). A member is quorum-connected when it reaches a majority of the `nodes` members, itself included (`lease`: when it reaches the store)",
+        definition: "a member reaches another when the links between them are up both ways (for `lease`, whose members talk only to the store: when both reach a live store). A member is quorum-connected when it reaches a majority of the `nodes` members, itself included (`lease`: when it reaches the store; Raft with `raft.voters` = K below `nodes`: a voter that reaches a majority of the K voters, itself included — a learner never is)",
     },
     Term {
         name: "quorum leader",
-        definition: "a live, unpaused member in the leader role that more than `nodes/2` members (itself included) name as their leader, each reaching it; for `lease`, the holder the store's record names, while it reaches the store (it can renew). At most one at a time: the cluster's working leader, which commits at a majority and serves even while members that cannot reach it are stranded",
+        definition: "a live, unpaused member in the leader role that more than `nodes/2` members (itself included) name as their leader, each reaching it (Raft with `raft.voters` = K below `nodes`: more than K/2 of the voters, ids `1..=K`; learners follow but are not counted); for `lease`, the holder the store's record names, while it reaches the store (it can renew). At most one at a time: the cluster's working leader, which commits at a majority and serves even while members that cannot reach it are stranded",
     },
     Term {
         name: "stranded member",
-        definition: "a live member that does not name-and-reach the quorum leader (every live member when there is none): its clients have no leader to reach through it",
+        definition: "a live member that does not name-and-reach the quorum leader (every live member when there is none): its clients have no leader to reach through it. A Raft learner is a member: it is stranded like any other",
     },
 ];
 
