@@ -352,7 +352,7 @@ fn split_of(c: &Ctx, r: &SummaryRow) -> String {
 /// anywhere, the longest overlap of acting leaders), with the split's rate and duration next to
 /// the writes taken from deposed leaders, fenced and unfenced. Empty without a workload.
 pub(crate) fn damage(c: &Ctx) -> Vec<String> {
-    let mut lines = Vec::new();
+    let mut grouped: Vec<(Vec<String>, String)> = Vec::new();
     for s in series_for(c.results, &c.net) {
         // (unfenced damage, split ms, row)
         let mut worst: Option<(f64, f64, &SummaryRow)> = None;
@@ -422,15 +422,23 @@ pub(crate) fn damage(c: &Ctx) -> Vec<String> {
                 q(Stat::StaleWindowMean)
             )
         };
-        lines.push(format!(
-            "`{}`, worst case `{}`: {}; {} ({}).",
-            s.label,
+        let rest = format!(
+            "worst case `{}`: {}; {} ({}).",
             r.key.scenario,
             split_text,
             verdict,
             c.row(r)
-        ));
+        );
+        // Series that measured the same thing (e.g. Raft with `voters=5` at n <= 5) share a line.
+        match grouped.iter_mut().find(|(_, r)| *r == rest) {
+            Some((labels, _)) => labels.push(s.label.clone()),
+            None => grouped.push((vec![s.label.clone()], rest)),
+        }
     }
+    let lines: Vec<String> = grouped
+        .into_iter()
+        .map(|(labels, rest)| format!("{}, {rest}", names(&labels)))
+        .collect();
     if lines.is_empty() {
         return Vec::new();
     }
@@ -771,8 +779,9 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         )));
     }
 
-    // Leader changes.
-    for sc in leader_change_scenarios(c.results, c.opts) {
+    // Leader changes: the first scenario here, the others in the appendix (the matrix's churn
+    // column and the guide sum them all).
+    for (k, sc) in leader_change_scenarios(c.results, c.opts).into_iter().enumerate() {
         let cells = c.cells(&sc, c.focus);
         let v = ranked(c.results, &cells, Stat::LeaderChangesMean);
         if v.len() < 2 {
@@ -780,7 +789,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
         }
         let (most, least) = (Ranked::highest(&v), Ranked::lowest(&v));
         if most[0].value > least[0].value && !overlaps(&most, &least) {
-            out.push((Severity::Cost, format!(
+            let line = format!(
                 "In `{sc}` at n = {}, leadership moved most often under {} ([mean leader changes per trial {}]({})) and least under {} ([{}]({})) ({}).",
                 c.focus,
                 tie_names(&most),
@@ -790,7 +799,12 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
                 shown(c.results, least[0].item, Stat::LeaderChangesMean),
                 anchor(&c.row(least[0].item)),
                 c.chart(6)
-            )));
+            );
+            if k == 0 {
+                out.push((Severity::Cost, line));
+            } else {
+                appendix.push(line);
+            }
         }
     }
     // A stable sort keeps the order within a severity.

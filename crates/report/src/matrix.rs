@@ -836,7 +836,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
                 }
             ));
         }
-        text.push_str(" Every member here is a voter: a few voters with many non-voting observers is not modelled.");
+        text.push_str(&learners_sentence(c, best.0));
         out.push(text);
     }
     // A store already run: the store protocols.
@@ -864,6 +864,65 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
                 .map(|t| format!("; timings here: {t}; client-go's defaults are 15 s / 10 s / 2 s (`lease+profile=k8s`), and failover scales with them"))
                 .unwrap_or_default()
         ));
+    }
+    out
+}
+
+/// `K` of a spec's `+voters=K` option, if it has one.
+fn voters_option(spec: &str) -> Option<u32> {
+    spec.split('+')
+        .find_map(|o| o.strip_prefix("voters="))
+        .and_then(|k| k.parse().ok())
+}
+
+/// The spec without its `+voters=K` option.
+fn every_member_voting(spec: &str) -> String {
+    spec.split('+')
+        .filter(|o| !o.starts_with("voters="))
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+/// The 51-node answer's last sentence: when the cheapest protocol at the largest size runs
+/// with learners (`+voters=K`, K below that size), what that buys and costs (its failover
+/// there against the same protocol with every member voting, when the sweep ran it); else
+/// whether the sweep modelled learners at all.
+fn learners_sentence(c: &Ctx, best: &str) -> String {
+    let n = c.n_max;
+    let Some(k) = voters_option(best).filter(|&k| k < n) else {
+        return " Every member here is a voter: a few voters with many non-voting members (learners) is modelled by `raft+voters=K`, which this sweep did not run at this size.".to_string();
+    };
+    let Some(sc) = failover_scenario(c) else {
+        return String::new();
+    };
+    let series = series_for(c.results, &c.net);
+    let failover = |label: &str| {
+        let s = series.iter().find(|s| s.label == label)?;
+        let r = c
+            .results
+            .cell(&key_of(s, n, &sc, &c.net))
+            .filter(|r| r.ran())?;
+        r.get(Stat::FailoverP50)?;
+        Some(format!(
+            "{} / {} ms",
+            shown(c.results, r, Stat::FailoverP50),
+            shown(c.results, r, Stat::FailoverP95)
+        ))
+    };
+    let l = crate::markdown::table_target(c.results, &sc, &c.net);
+    let mut out = format!(
+        " Only its {k} voters campaign and vote; the other {} members are learners, which follow the leader but never campaign or vote, so an election costs the same at any size.",
+        n - k
+    );
+    if let Some(f) = failover(best) {
+        out.push_str(&format!(" Its failover p50 / p95 at n = {n}: [{f}]({l})"));
+        let all = every_member_voting(best);
+        match failover(&all) {
+            Some(g) => out.push_str(&format!(
+                ", against [{g}]({l}) for `{all}` with all {n} voting (the first of fewer timeouts fires later)."
+            )),
+            None => out.push('.'),
+        }
     }
     out
 }

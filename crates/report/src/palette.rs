@@ -2,9 +2,10 @@
 //!
 //! The known specs have fixed colours, in this documented order (which is also the order of
 //! legends and tables): `bully`, `bully+quorum`, `bully+epoch`, `ring`, `raft`, `raft+pre_vote`,
-//! `raft+pre_vote+check_quorum`, `lease`, `lease+profile=k8s`. Warm colours are the bully
-//! family, purple the ring, cool colours the Raft family, gold the lease (dark at the scaled
-//! timings, bright at client-go's own). Any other spec gets a colour from a second palette picked by a
+//! `raft+pre_vote+check_quorum`, `raft+pre_vote+check_quorum+voters=5`, `lease`,
+//! `lease+profile=k8s`. Warm colours are the bully family, purple the ring, cool colours the
+//! Raft family (dark green with learners), gold the lease (dark at the scaled timings, bright
+//! at client-go's own). Any other spec gets a colour from a second palette picked by a
 //! stable hash (FNV-1a) of its text, so it never depends on iteration order or on which other
 //! specs are present.
 
@@ -32,7 +33,7 @@ impl Rgb {
 }
 
 /// The known protocol specs, in legend order, with their colours.
-pub const KNOWN: [(&str, Rgb); 9] = [
+pub const KNOWN: [(&str, Rgb); 10] = [
     ("bully", Rgb(0xd6, 0x27, 0x28)),
     ("bully+quorum", Rgb(0xff, 0x7f, 0x0e)),
     ("bully+epoch", Rgb(0x8c, 0x56, 0x4b)),
@@ -40,6 +41,7 @@ pub const KNOWN: [(&str, Rgb); 9] = [
     ("raft", Rgb(0x1f, 0x77, 0xb4)),
     ("raft+pre_vote", Rgb(0x17, 0xbe, 0xcf)),
     ("raft+pre_vote+check_quorum", Rgb(0x2c, 0xa0, 0x2c)),
+    ("raft+pre_vote+check_quorum+voters=5", Rgb(0x0b, 0x5d, 0x1e)),
     ("lease", Rgb(0xb8, 0x86, 0x0b)),
     ("lease+profile=k8s", Rgb(0xe6, 0xab, 0x02)),
 ];

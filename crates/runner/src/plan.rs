@@ -28,8 +28,10 @@ use crate::protocol::{Built, ProtocolSpec, FAMILIES};
 use crate::results::{CellKey, TrialRow};
 use crate::scenario::{draw_ms, Builtin, Custom, Part, Scenario, CATALOG};
 
-/// The protocol specs of the default sweep.
-pub const DEFAULT_PROTOCOLS: [&str; 8] = [
+/// The protocol specs of the default sweep. `raft+pre_vote+check_quorum+voters=5` is the same
+/// Raft with 5 voters and the other members learners: the same protocol up to 5 nodes, and
+/// the answer to "should all 51 nodes vote?" beyond.
+pub const DEFAULT_PROTOCOLS: [&str; 9] = [
     "bully",
     "bully+quorum",
     "bully+epoch",
@@ -37,6 +39,7 @@ pub const DEFAULT_PROTOCOLS: [&str; 8] = [
     "raft",
     "raft+pre_vote",
     "raft+pre_vote+check_quorum",
+    "raft+pre_vote+check_quorum+voters=5",
     "lease",
 ];
 
