@@ -534,6 +534,72 @@ mod tests {
         assert_eq!(t.deadline(None).at, ms(30_000));
     }
 
+    /// A stale connection ends by itself: the settle window counts from its reconnect, with or
+    /// without a wait for a leader (shifted with the timeline).
+    #[test]
+    fn a_stale_connection_ends_at_its_reconnect() {
+        let stale = Fault::at_ms(
+            100.0,
+            FaultAction::StaleConnection {
+                from: crate::NodeSet::One(Selector::Leader),
+                to: crate::NodeSet::All,
+                ms: 750.0,
+            },
+        );
+        let mut cfg = SimConfig::new(3, 1);
+        cfg.faults = vec![stale, crash_at(300.0)];
+        let mut t = Timeline::new(&cfg);
+        t.fire(0, ms(100), true);
+        t.fire(1, ms(300), true);
+        assert_eq!(t.deadline(Some(ms(50))).at, ms(850 + 2000));
+        cfg.fault_wait = Some(Duration::from_millis(500));
+        let mut t = Timeline::new(&cfg);
+        t.at_first_instant(ms(100), false);
+        t.leader_found(ms(140)).unwrap();
+        t.fire(0, ms(140), true);
+        t.fire(1, ms(340), true);
+        assert_eq!(t.deadline(Some(ms(50))).at, ms(890 + 2000));
+    }
+
+    /// Which faults set a link, so that a stale connection leaves it to them.
+    #[test]
+    fn later_link_faults_set_the_links_they_name() {
+        let id = NodeId;
+        let (a, b, c) = (id(1), id(2), id(3));
+        assert!(sets_link(&Applied::Heal, 3, a, b));
+        assert!(sets_link(
+            &Applied::CutLink {
+                from: vec![a],
+                to: vec![b, c]
+            },
+            3,
+            a,
+            c
+        ));
+        assert!(!sets_link(
+            &Applied::CutLink {
+                from: vec![a],
+                to: vec![b, c]
+            },
+            3,
+            b,
+            a
+        ));
+        assert!(sets_link(&Applied::Partition(vec![vec![a], vec![b, c]]), 3, a, b));
+        assert!(!sets_link(&Applied::Partition(vec![vec![a], vec![b, c]]), 3, b, c));
+        assert!(sets_link(&Applied::Isolate(b), 3, a, b));
+        assert!(!sets_link(&Applied::Crash(b), 3, a, b));
+        assert!(sets_link(
+            &Applied::Links {
+                pairs: vec![(a, b)],
+                up: true
+            },
+            3,
+            a,
+            b
+        ));
+    }
+
     /// The wait for a leader: the timeline starts when one appears, every fault shifted by the
     /// delay, and the reference instant is that start.
     #[test]
