@@ -1377,6 +1377,14 @@ faults = [
                 r#"action = "amnesia", node = "kth_highest_follower:3""#,
                 F::Amnesia(S::KthHighestFollower(3)),
             ),
+            (
+                r#"action = "stale_connection", from = "leader", to = "all_except:leader", ms = 750"#,
+                F::StaleConnection {
+                    from: Set::One(S::Leader),
+                    to: Set::AllExcept(S::Leader),
+                    ms: 750.0,
+                },
+            ),
         ];
         let mut names = std::collections::BTreeSet::new();
         for (fields, want) in &table {
