@@ -57,8 +57,15 @@ fn the_leaders_direction_black_holes_until_the_keepalive_then_delivers() {
             let window = |m: &&(f64, NodeId, NodeId, bool)| m.0 >= t && m.0 < back;
             let out: Vec<_> = msgs.iter().filter(window).filter(|m| m.1 == l).collect();
             assert!(!out.is_empty(), "{what}: the leader kept sending");
-            assert!(out.iter().all(|m| m.3), "{what}: delivered in the window: {out:?}");
-            let inbound = msgs.iter().filter(window).filter(|m| m.2 == l && !m.3).count();
+            assert!(
+                out.iter().all(|m| m.3),
+                "{what}: delivered in the window: {out:?}"
+            );
+            let inbound = msgs
+                .iter()
+                .filter(window)
+                .filter(|m| m.2 == l && !m.3)
+                .count();
             assert!(inbound > 0, "{what}: the reverse direction still delivers");
             let after: Vec<_> = msgs.iter().filter(|m| m.0 >= back && m.1 == l).collect();
             assert!(

@@ -425,7 +425,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         if self.stop_lag.is_none() {
             return at;
         }
-        let lag = self.nodes.iter().filter_map(|n| n.lag.map(|(until, _)| until)).max();
+        let lag = self
+            .nodes
+            .iter()
+            .filter_map(|n| n.lag.map(|(until, _)| until))
+            .max();
         match lag {
             Some(until) if until > at => until.min(self.horizon),
             _ => at,
@@ -587,8 +591,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     self.links.set(a, b, true);
                 }
                 self.observer.topology_changed(&self.links);
-                self.observer
-                    .on_fault(Applied::Links { pairs, up: true });
+                self.observer.on_fault(Applied::Links { pairs, up: true });
             }
             Event::WorkloadStart => {
                 self.workload_started = true;
@@ -903,7 +906,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             self.nodes[node.index()].write_due.get_or_insert(tag);
             return;
         }
-        let tag = due.or(deposed).unwrap_or_else(|| self.observer.write_tag(node));
+        let tag = due
+            .or(deposed)
+            .unwrap_or_else(|| self.observer.write_tag(node));
         match self.workload.commit {
             Commit::Resource => {
                 self.observer.on_workload_msg();

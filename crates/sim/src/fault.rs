@@ -125,12 +125,10 @@ impl FaultAction {
             CutLink { from, to }
             | StaleConnection { from, to, .. }
             | LinkLoss { from, to, .. }
-            | LinkDelay { from, to, .. } => {
-                [from.selector(), to.selector()]
-                    .into_iter()
-                    .flatten()
-                    .collect()
-            }
+            | LinkDelay { from, to, .. } => [from.selector(), to.selector()]
+                .into_iter()
+                .flatten()
+                .collect(),
             Links { pairs, .. } => pairs.iter().flat_map(|&(a, b)| [a, b]).collect(),
             ResourceCut(nodes) | Detection { nodes, .. } => nodes.selector().into_iter().collect(),
             Heal | SetLoss(_) => Vec::new(),

@@ -585,8 +585,18 @@ mod tests {
             b,
             a
         ));
-        assert!(sets_link(&Applied::Partition(vec![vec![a], vec![b, c]]), 3, a, b));
-        assert!(!sets_link(&Applied::Partition(vec![vec![a], vec![b, c]]), 3, b, c));
+        assert!(sets_link(
+            &Applied::Partition(vec![vec![a], vec![b, c]]),
+            3,
+            a,
+            b
+        ));
+        assert!(!sets_link(
+            &Applied::Partition(vec![vec![a], vec![b, c]]),
+            3,
+            b,
+            c
+        ));
         assert!(sets_link(&Applied::Isolate(b), 3, a, b));
         assert!(!sets_link(&Applied::Crash(b), 3, a, b));
         assert!(sets_link(

@@ -135,7 +135,11 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                 }
                 Applied::StaleConnection { from, to, until } => (
                     "stale_connection",
-                    vec![("from", ids(from)), ("to", ids(to)), ("until_ms", t(*until))],
+                    vec![
+                        ("from", ids(from)),
+                        ("to", ids(to)),
+                        ("until_ms", t(*until)),
+                    ],
                 ),
                 Applied::Isolate(n) => ("isolate", vec![("node", json!(n.0))]),
                 Applied::Heal => ("heal", vec![]),

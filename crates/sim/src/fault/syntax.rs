@@ -530,8 +530,8 @@ mod tests {
             }
         );
         assert_eq!(slow.name(), "slow");
-        let stale =
-            action(r#"action = "stale_connection", from = "leader", to = "all", ms = 750"#).unwrap();
+        let stale = action(r#"action = "stale_connection", from = "leader", to = "all", ms = 750"#)
+            .unwrap();
         assert_eq!(
             stale,
             FaultAction::StaleConnection {
@@ -541,7 +541,11 @@ mod tests {
             }
         );
         let written = toml::to_string(&One { f: stale.clone() }).unwrap();
-        assert_eq!(toml::from_str::<One>(&written).unwrap().f, stale, "{written}");
+        assert_eq!(
+            toml::from_str::<One>(&written).unwrap().f,
+            stale,
+            "{written}"
+        );
         assert_eq!(stale.lasts(), std::time::Duration::from_millis(750));
         for (fields, says) in [
             (
