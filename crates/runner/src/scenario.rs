@@ -455,7 +455,7 @@ pub const CATALOG: &[Builtin] = &[
     .gray(),
     scenario(
         "stale-connection",
-        "the leader's connections to its followers go stale: everything it sends them is silently dropped for stale_keepalive_ms (5 election timeouts, as etcd's 5 s peer read timeout against its 1 s election timeout) while it still hears them, then they are re-established by themselves: a half-dead leader for a keep-alive, not for good",
+        "the leader's connections to its followers go stale: everything it sends them is silently dropped for stale_keepalive_ms (5 election timeouts, as etcd's 5 s peer read timeout against its 1 s election timeout) while it still hears them, then they are re-established by themselves: a half-dead leader for a keep-alive, not for good (the lease's members talk only through the store: nothing changes for it)",
         TWO,
         |a, _| {
             vec![at(
