@@ -39,6 +39,7 @@ fn scenarios_lists_the_whole_catalog() {
         "bridge",
         "liveness-omission",
         "flaky-leader-link",
+        "stale-connection",
         "slow-leader",
         "amnesia-recover",
         "steady-noise",
@@ -49,11 +50,11 @@ fn scenarios_lists_the_whole_catalog() {
             "{name} missing from:\n{out}"
         );
     }
-    // 18 scenarios of `all` (14, and 4 on the lease store), then a heading for the 9 gray ones
+    // 18 scenarios of `all` (14, and 4 on the lease store), then a heading for the 10 gray ones
     // and one for steady-noise (each with a blank line either side).
     assert_eq!(
         out.lines().filter(|l| !l.trim().is_empty()).count(),
-        18 + 1 + 9 + 1 + 1
+        18 + 1 + 10 + 1 + 1
     );
     assert!(out.contains("Gray failures (not part of `all`"));
 }

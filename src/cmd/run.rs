@@ -164,10 +164,18 @@ fn print_trial(t: &TrialRun) -> Result<(), CliError> {
     );
     match (r.writes_ok, r.writes_stale, r.writes_fenced) {
         (Some(ok), Some(stale), Some(fenced)) => {
-            let w = t.sim.workload;
+            let w = &t.sim.workload;
+            let lag = if w.stop_lag.is_zero() {
+                String::new()
+            } else {
+                format!(
+                    ", deposed leaders write on for {}",
+                    election_runner::net::format_latency(&w.stop_lag)
+                )
+            };
             out!(
                 "writes           {ok} ok, {stale} STALE (taken from a deposed leader), {fenced} fenced; \
-                 stale window {} ms, no write taken for {} ms (every {} ms, fencing {}, commit at the {})",
+                 stale window {} ms, no write taken for {} ms (every {} ms, fencing {}, commit at the {}{lag})",
                 fmt_ms(r.stale_window_ms.unwrap_or(0.0)),
                 fmt_ms(r.write_unavailable_ms.unwrap_or(0.0)),
                 fmt_ms(w.interval.map_or(0.0, |d| d.as_secs_f64() * 1e3)),

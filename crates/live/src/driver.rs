@@ -188,6 +188,14 @@ impl LiveConfig {
                  simulated only",
             ));
         }
+        if t.workload.on() && !t.workload.stop_lag.is_zero() {
+            return Err(ConfigError::new(
+                "leader.stop_lag_ms",
+                format!("{:?}", t.workload.stop_lag),
+                "a deposed leader's lagging writes are simulated only; set \
+                 leader.stop_lag_ms = constant:0 for a live run",
+            ));
+        }
         if t.workload.on() && t.workload.commit == Commit::Majority {
             return Err(ConfigError::new(
                 "workload.commit",
@@ -217,6 +225,11 @@ fn unsupported(action: &FaultAction) -> Option<&'static str> {
         | FaultAction::LinkDelay { .. }
         | FaultAction::Slow { .. }
         | FaultAction::Amnesia(_) => Some("not supported by the live driver (simulated only)"),
+        // A stale connection comes back by itself at a simulated instant: the live hub has no
+        // timer to restore it (simulated only).
+        FaultAction::StaleConnection { .. } => {
+            Some("not supported by the live driver (simulated only)")
+        }
         // Live nodes read the machine's clock: it cannot be moved per node.
         FaultAction::ClockJump { .. } | FaultAction::ClockRate { .. } => {
             Some("live nodes read the machine's real clock, which cannot be moved per node")
@@ -895,7 +908,7 @@ where
             events: 0,
             actions: cfg.faults.iter().map(|f| f.action.clone()).collect(),
             timeline,
-            workload: cfg.workload,
+            workload: cfg.workload.clone(),
             resource: Resource::default(),
             resource_cut: Vec::new(),
             next_write: vec![None; n as usize],
@@ -1298,6 +1311,13 @@ where
             self.last_crashed,
             &mut self.fault_rng,
         );
+        if matches!(applied, Applied::StaleConnection { .. }) {
+            // Refused by `LiveConfig::validate`: its links would go down and never come back.
+            self.observer.on_fault(Applied::Skipped(format!(
+                "{applied:?}: not supported by the live driver"
+            )));
+            return;
+        }
         let changed = {
             let mut links = self.shared.links.write().unwrap_or_else(|e| e.into_inner());
             trial::apply_topology(&applied, self.members, &mut links, &mut self.resource_cut)
@@ -1357,6 +1377,7 @@ where
             // Topology, carried out above.
             Applied::Partition(_)
             | Applied::CutLink { .. }
+            | Applied::StaleConnection { .. }
             | Applied::Isolate(_)
             | Applied::Heal
             | Applied::Links { .. }

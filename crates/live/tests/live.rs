@@ -433,7 +433,7 @@ fn added_delay_and_loss_are_applied() {
 
 /// Gray faults live: `links` is carried out over the sockets (here the `chained` topology: the
 /// leader, node 3, and node 1 lose their link both ways); per-link loss and delay, slow nodes,
-/// amnesia and clock faults are not modelled live and are refused before the trial runs, naming
+/// amnesia, stale connections and clock faults are not modelled live and are refused before the trial runs, naming
 /// the fault, never run as something else. The trial gets an outcome like a simulated one.
 #[test]
 fn gray_links_apply_live_and_the_rest_is_refused() {
@@ -468,6 +468,14 @@ fn gray_links_apply_live_and_the_rest_is_refused() {
                 ms: 100.0,
             },
             "real clock",
+        ),
+        (
+            FaultAction::StaleConnection {
+                from: election_sim::NodeSet::One(Selector::Leader),
+                to: election_sim::NodeSet::All,
+                ms: 750.0,
+            },
+            "not supported by the live driver",
         ),
     ] {
         let cfg = live(
@@ -544,6 +552,20 @@ fn a_panicking_node_task_fails_the_trial() {
         other => panic!("{other:?}"),
     }
     assert!(started.elapsed() < Duration::from_secs(3), "{err}");
+}
+
+/// A deposed leader's lagging writes (`leader.stop_lag_ms`) are simulated only: refused before
+/// the trial runs, naming the parameter.
+#[test]
+fn a_stop_lag_is_refused_live() {
+    let mut c = live(3, 1, vec![]);
+    c.trial.workload.interval = Some(Duration::from_millis(10));
+    c.trial.workload.stop_lag = election_sim::Latency::Constant { ms: 200.0 };
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.field, "leader.stop_lag_ms", "{e}");
+    assert!(run_trial(&c, bully(3)).is_err());
+    c.trial.workload.stop_lag = election_sim::Latency::Constant { ms: 0.0 };
+    assert!(c.validate().is_ok());
 }
 
 /// `--bind 0.0.0.0` (or `::`): a node bound there sends from 127.0.0.1 (or another

@@ -185,6 +185,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
     p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
     p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
+    p("leader.stop_lag_ms", Kind::Latency, "constant:0", "how long a node's workload goes on writing after it leaves the leader role, drawn at each departure (latency syntax): its writes keep the token it had as leader, so they are fenced (workload.fencing = token) or stale (off) once someone else was elected; a deposed controller that has not yet noticed. constant:0: it stops at once"),
     p("fault_at_ms", Kind::Ms, "1000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
     p("fault_jitter_ms", Kind::Ms, "heartbeat_ms", "random offset added to fault_at_ms per trial"),
     p("fault_wait_ms", Kind::Ms, "10000", "if there is no quorum leader at the drawn fault instant, the scenario's faults wait for one at most this long (0: fire anyway); a trial that waits in vain undergoes no fault and is marked (faults_skipped)"),
@@ -199,6 +200,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("cascade_delay_ms", Kind::Ms, "5", "cascade-crash: the would-be successor crashes this long after the election starts"),
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
     p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
+    p("stale_keepalive_ms", Kind::Ms, "5 x detect_timeout_ms", "stale-connection: how long the leader's connections to its followers black-hole before they are re-established; etcd's peer connections time out after 5 s (rafthttp ConnReadTimeout) against a 1 s election timeout, so 5 election timeouts (750 ms)"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
     p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
@@ -554,6 +556,8 @@ pub struct Resolved {
     pub workload_fencing: Fencing,
     /// `workload.commit`.
     pub workload_commit: Commit,
+    /// `leader.stop_lag_ms`.
+    pub stop_lag: Latency,
     /// `settle_ms`.
     pub settle_ms: f64,
     /// `horizon_ms`.
@@ -574,6 +578,8 @@ pub struct Resolved {
     pub cascade_delay_ms: f64,
     /// `fault_loss`.
     pub fault_loss: f64,
+    /// `stale_keepalive_ms`.
+    pub stale_keepalive_ms: f64,
     /// `store_slow_ms`.
     pub store_slow_ms: f64,
     /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
@@ -725,6 +731,7 @@ impl Resolved {
                 Some("majority") => Commit::Majority,
                 _ => Commit::Resource,
             },
+            stop_lag: dist("leader.stop_lag_ms", "constant:0")?,
             settle_ms: num("settle_ms", 2.0 * window),
             horizon_ms: num("horizon_ms", 20_000.0),
             outage_ms: num("outage_ms", 5.0 * window),
@@ -735,6 +742,7 @@ impl Resolved {
             flap_up_ms: num("flap_up_ms", 2.0 * window),
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
+            stale_keepalive_ms: num("stale_keepalive_ms", 5.0 * detect_timeout_ms),
             store_slow_ms: num("store_slow_ms", 5.0),
             work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         };
@@ -783,6 +791,7 @@ impl Resolved {
                 .then(|| Resolved::duration(self.workload_interval_ms)),
             fencing: self.workload_fencing,
             commit: self.workload_commit,
+            stop_lag: self.stop_lag.clone(),
         }
     }
 

@@ -454,6 +454,22 @@ pub const CATALOG: &[Builtin] = &[
     )
     .gray(),
     scenario(
+        "stale-connection",
+        "the leader's connections to its followers go stale: everything it sends them is silently dropped for stale_keepalive_ms (5 election timeouts, as etcd's 5 s peer read timeout against its 1 s election timeout) while it still hears them, then they are re-established by themselves: a half-dead leader for a keep-alive, not for good (the lease's members talk only through the store: nothing changes for it)",
+        TWO,
+        |a, _| {
+            vec![at(
+                a.t,
+                StaleConnection {
+                    from: NodeSet::One(Selector::Leader),
+                    to: NodeSet::AllExcept(Selector::Leader),
+                    ms: a.r.stale_keepalive_ms,
+                },
+            )]
+        },
+    )
+    .gray(),
+    scenario(
         "slow-leader",
         "the leader stays alive but slow, to the end: its processing time and the latency of every message it sends are multiplied by slow_factor",
         TWO,
@@ -1001,6 +1017,7 @@ impl Scenario {
                 }
                 FaultAction::Partition(_)
                 | FaultAction::CutLink { .. }
+                | FaultAction::StaleConnection { .. }
                 | FaultAction::Isolate(_)
                 | FaultAction::LinkLoss { .. }
                 | FaultAction::Links { up: false, .. } => k.cuts_links = true,
@@ -1026,8 +1043,8 @@ pub struct ScenarioKind {
     /// A fault crashes or pauses the node that leads when it fires: the scenario has a
     /// failover, and `failover_ms` is the time to replace the leader.
     pub takes_leader: bool,
-    /// A fault cuts links (a partition, a one-way cut, an isolation, a partial partition of
-    /// single links, loss on some links): the scenario has an outage, and a leader may be
+    /// A fault cuts links (a partition, a one-way cut, a stale connection, an isolation, a
+    /// partial partition of single links, loss on some links): the scenario has an outage, and a leader may be
     /// stranded on the wrong side of it.
     pub cuts_links: bool,
     /// A fault reaches a service endpoint (the lease store): only such a scenario's link cuts
@@ -1359,6 +1376,14 @@ faults = [
             (
                 r#"action = "amnesia", node = "kth_highest_follower:3""#,
                 F::Amnesia(S::KthHighestFollower(3)),
+            ),
+            (
+                r#"action = "stale_connection", from = "leader", to = "all_except:leader", ms = 750"#,
+                F::StaleConnection {
+                    from: Set::One(S::Leader),
+                    to: Set::AllExcept(S::Leader),
+                    ms: 750.0,
+                },
             ),
         ];
         let mut names = std::collections::BTreeSet::new();

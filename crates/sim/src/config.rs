@@ -580,6 +580,7 @@ impl SimConfig {
             ));
         }
         self.net.latency.sampler("net.latency")?;
+        self.workload.stop_lag.sampler("leader.stop_lag_ms")?;
         self.node.validate()?;
         self.noise.validate(n, self.horizon.as_secs_f64() * 1e3)?;
         for (name, p) in [
@@ -723,6 +724,7 @@ fn validate_action(field: &str, a: &FaultAction, n: u32, services: u32) -> Resul
         | FaultAction::ClockJump { node: s, .. }
         | FaultAction::ClockRate { node: s, .. } => node(s)?,
         FaultAction::CutLink { from, to }
+        | FaultAction::StaleConnection { from, to, .. }
         | FaultAction::LinkLoss { from, to, .. }
         | FaultAction::LinkDelay { from, to, .. } => sets(from, to)?,
         FaultAction::Detection { nodes, .. } | FaultAction::ResourceCut(nodes) => {

@@ -87,6 +87,9 @@ enum Event<P: Protocol> {
     },
     /// A write reaches the shared resource.
     WriteArrive(WriteTag),
+    /// A stale connection's keep-alive ran out (by index into the stale connections): its
+    /// links come back.
+    Reconnect(usize),
     /// Majority commit: a write reaches a peer, which acknowledges it if it follows the writer.
     AckRequest {
         write: usize,
@@ -170,6 +173,9 @@ struct Node<P: Protocol> {
     write_gen: u64,
     /// A write fell due while the node was paused: it leaves first when the node resumes.
     write_due: Option<WriteTag>,
+    /// The node left the leader role and its workload goes on writing, with the tag it had as
+    /// leader, until this instant (`leader.stop_lag_ms`; see [`crate::workload`]).
+    lag: Option<(Time, WriteTag)>,
     /// Extra processing time per input (the `Slow` fault's `ms`), ns.
     slow_ns: u64,
 }
@@ -214,6 +220,11 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     /// the order its faults would have had if queued at the start.
     fault_keys: Vec<(Time, u64)>,
     workload: Workload,
+    /// `leader.stop_lag_ms`, when it is not zero (zero draws nothing).
+    stop_lag: Option<Sampler>,
+    /// Stale connections under way: when each comes back, and the one-way links it holds
+    /// down (those no later link fault has set since).
+    stale: Vec<(Time, Vec<(NodeId, NodeId)>)>,
     workload_rng: Rng,
     workload_started: bool,
     resource: Resource,
@@ -273,6 +284,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 suppressed: Vec::new(),
                 write_gen: 0,
                 write_due: None,
+                lag: None,
                 slow_ns: 0,
             })
             .collect();
@@ -302,7 +314,9 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             last_crashed: None,
             timeline,
             fault_keys: vec![(Time::ZERO, 0); cfg.faults.len()],
-            workload: cfg.workload,
+            workload: cfg.workload.clone(),
+            stop_lag: None,
+            stale: Vec::new(),
             workload_rng: stream(Stream::Workload),
             workload_started: false,
             resource: Resource::default(),
@@ -327,6 +341,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             _ => Ok(None),
         };
         sim.cpu = sampler(&nt.cpu, "node.cpu_us")?;
+        sim.stop_lag = sampler(&Some(sim.workload.stop_lag.clone()), "leader.stop_lag_ms")?;
         sim.fsync = sampler(&nt.fsync, "node.fsync_ms")?;
         sim.timer_jitter_ns = (nt.timer_jitter_ms * 1e6).round() as u64;
         if nt.drift_ppm > 0.0 || nt.offset_ms > 0.0 {
@@ -400,10 +415,25 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
 
     /// When the trial will end given what is known now: the horizon, or the end of the settle
     /// window once every fault has fired and there is a quorum leader.
+    /// A deposed leader still writing (`leader.stop_lag_ms`) holds the end back until its lag
+    /// is over, so a trial counts every write of the lag it drew (at most to the horizon).
     fn deadline(&self) -> Time {
-        self.timeline
+        let at = self
+            .timeline
             .deadline(trial::quorum_since(&self.observer))
-            .at
+            .at;
+        if self.stop_lag.is_none() {
+            return at;
+        }
+        let lag = self
+            .nodes
+            .iter()
+            .filter_map(|n| n.lag.map(|(until, _)| until))
+            .max();
+        match lag {
+            Some(until) if until > at => until.min(self.horizon),
+            _ => at,
+        }
     }
 
     /// Hand every trace record to `sink` as it is made (see [`Observer::stream_trace`]); with
@@ -552,6 +582,17 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.drain_inbox(now, node);
             }
             Event::Noise => self.noise(),
+            Event::Reconnect(i) => {
+                let pairs = std::mem::take(&mut self.stale[i].1);
+                if pairs.is_empty() {
+                    return; // every link taken over by a later fault
+                }
+                for &(a, b) in &pairs {
+                    self.links.set(a, b, true);
+                }
+                self.observer.topology_changed(&self.links);
+                self.observer.on_fault(Applied::Links { pairs, up: true });
+            }
             Event::WorkloadStart => {
                 self.workload_started = true;
                 for i in 0..self.nodes.len() {
@@ -799,9 +840,23 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             let was = self.observer.status(id).map(|s| s.role) == Some(Role::Leader);
             let is = status.role == Role::Leader;
             if was != is {
+                // Leaving the role with a stop lag: the writing goes on, same schedule, with
+                // the tag the node had as leader (the observer still holds its old status).
+                let lag = match &self.stop_lag {
+                    Some(s) if was => Some(s.sample_ns(&mut self.workload_rng)),
+                    _ => None,
+                };
+                if let Some(ns) = lag.filter(|&ns| ns > 0) {
+                    let tag = self.observer.write_tag(id);
+                    let until = Time(now.0.saturating_add(ns));
+                    self.nodes[id.index()].lag = Some((until, tag));
+                    self.observer.on_status(id, Some(status));
+                    return;
+                }
                 let n = &mut self.nodes[id.index()];
                 n.write_gen += 1;
                 n.write_due = None;
+                n.lag = None;
                 if is {
                     // A new leader starts writing at once.
                     let generation = n.write_gen;
@@ -827,17 +882,33 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// `node` (leading, live) sends a write now — `due`, the write that fell due during a
     /// pause, or a new one — and schedules its next. A paused node keeps the write that falls
     /// due, with the tag it has then, for its wake-up (the live driver does the same).
+    ///
+    /// A node that left the leader role writes on, with the tag it had as leader, while its
+    /// stop lag lasts (a write that fell due within it during a pause leaves at the wake-up).
     fn write(&mut self, now: Time, node: NodeId, generation: u64, due: Option<WriteTag>) {
         let interval = self.workload.interval.unwrap_or_default();
-        if !self.leads(node) {
-            return;
-        }
+        let deposed = if self.leads(node) {
+            None
+        } else {
+            let st = &mut self.nodes[node.index()];
+            match st.lag {
+                Some((until, tag)) if st.proto.is_some() && (now < until || due.is_some()) => {
+                    Some(tag)
+                }
+                _ => {
+                    st.lag = None;
+                    return;
+                }
+            }
+        };
         if self.nodes[node.index()].paused {
-            let tag = self.observer.write_tag(node);
+            let tag = deposed.unwrap_or_else(|| self.observer.write_tag(node));
             self.nodes[node.index()].write_due.get_or_insert(tag);
             return;
         }
-        let tag = due.unwrap_or_else(|| self.observer.write_tag(node));
+        let tag = due
+            .or(deposed)
+            .unwrap_or_else(|| self.observer.write_tag(node));
         match self.workload.commit {
             Commit::Resource => {
                 self.observer.on_workload_msg();
@@ -850,14 +921,17 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             }
             Commit::Majority => {
                 // The write is a client entry of the writer's replicated log, if it has one: an
-                // input like any other, queued behind whatever the node is busy with.
-                self.dispatch(
-                    now,
-                    Event::Input {
-                        node,
-                        input: Input::ClientEntry,
-                    },
-                );
+                // input like any other, queued behind whatever the node is busy with. Not a
+                // deposed writer's: its log no longer takes them.
+                if deposed.is_none() {
+                    self.dispatch(
+                        now,
+                        Event::Input {
+                            node,
+                            input: Input::ClientEntry,
+                        },
+                    );
+                }
                 let write = self.pending_writes.len();
                 self.pending_writes.push(PendingWrite {
                     tag,
@@ -1118,8 +1192,30 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             &mut self.fault_rng,
         );
         let members = self.cfg.nodes as usize;
+        // A link fault sets the links it names: a stale connection no longer brings them back.
+        // A new stale connection takes over every link it names that is up or stale.
+        let mut stale = Vec::new();
+        if let Applied::StaleConnection { from, to, .. } = &applied {
+            for &a in from {
+                for &b in to {
+                    let held = self.links.is_up(a, b)
+                        || self.stale.iter().any(|(_, p)| p.contains(&(a, b)));
+                    if a != b && held {
+                        stale.push((a, b));
+                    }
+                }
+            }
+        }
+        for (_, pairs) in &mut self.stale {
+            pairs.retain(|&(a, b)| !trial::sets_link(&applied, members, a, b));
+        }
         if trial::apply_topology(&applied, members, &mut self.links, &mut self.resource_cut) {
             self.observer.topology_changed(&self.links);
+        }
+        if let Applied::StaleConnection { until, .. } = applied {
+            self.stale.push((until, stale));
+            let i = self.stale.len() - 1;
+            self.push(until, Event::Reconnect(i));
         }
         match applied {
             Applied::Crash(id) => {
@@ -1131,6 +1227,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 st.busy_until = now;
                 st.write_gen += 1;
                 st.write_due = None;
+                st.lag = None;
                 st.free_queued = false;
                 for slot in &mut st.timers {
                     slot.generation += 1;
@@ -1263,6 +1360,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             // from a fault action.
             Applied::Partition(_)
             | Applied::CutLink { .. }
+            | Applied::StaleConnection { .. }
             | Applied::Isolate(_)
             | Applied::Links { .. }
             | Applied::ResourceCut(_)

@@ -122,15 +122,30 @@ impl FaultAction {
             | ClockJump { node, .. }
             | ClockRate { node, .. } => vec![*node],
             Partition(groups) => groups.iter().flatten().copied().collect(),
-            CutLink { from, to } | LinkLoss { from, to, .. } | LinkDelay { from, to, .. } => {
-                [from.selector(), to.selector()]
-                    .into_iter()
-                    .flatten()
-                    .collect()
-            }
+            CutLink { from, to }
+            | StaleConnection { from, to, .. }
+            | LinkLoss { from, to, .. }
+            | LinkDelay { from, to, .. } => [from.selector(), to.selector()]
+                .into_iter()
+                .flatten()
+                .collect(),
             Links { pairs, .. } => pairs.iter().flat_map(|&(a, b)| [a, b]).collect(),
             ResourceCut(nodes) | Detection { nodes, .. } => nodes.selector().into_iter().collect(),
             Heal | SetLoss(_) => Vec::new(),
+        }
+    }
+
+    /// How long after it fires the action is still under way by itself: the keep-alive of a
+    /// [`FaultAction::StaleConnection`], zero for every other action (a pause's end is the
+    /// node's, not the timeline's). The end of the trial counts from the end of the last
+    /// action ([`Timeline::deadline`](crate::trial::Timeline::deadline)), so a trial sees
+    /// the connection come back.
+    pub fn lasts(&self) -> std::time::Duration {
+        match *self {
+            FaultAction::StaleConnection { ms, .. } => {
+                std::time::Duration::from_nanos(ms_to_ns(ms))
+            }
+            _ => std::time::Duration::ZERO,
         }
     }
 }
@@ -162,6 +177,22 @@ pub enum FaultAction {
         from: NodeSet,
         /// Receivers that no longer hear them.
         to: NodeSet,
+    },
+    /// A stale connection: every one-way link from `from` to `to` that is up silently drops
+    /// every message for `ms` (the transport's keep-alive or read timeout), then comes back by
+    /// itself — a half-dead TCP connection that black-holes one direction until the sender or
+    /// the receiver notices and dials again. Only the links this action took down come back,
+    /// and only those no later link fault (a cut, a partition, an isolation, `links`, `heal`)
+    /// has set meanwhile: that fault's word stands. While the connection is stale the link is
+    /// down for every purpose (messages in flight on it are dropped on arrival, the observer
+    /// sees the topology without it), exactly as [`FaultAction::CutLink`].
+    StaleConnection {
+        /// Senders whose messages are black-holed.
+        from: NodeSet,
+        /// Receivers that no longer hear them.
+        to: NodeSet,
+        /// How long until the connection is re-established, in ms.
+        ms: f64,
     },
     /// Cut every link to and from the node.
     Isolate(Selector),
@@ -291,6 +322,17 @@ pub enum Applied {
         from: Vec<NodeId>,
         /// Receivers.
         to: Vec<NodeId>,
+    },
+    /// The one-way links from these senders to these receivers that were up black-hole every
+    /// message until the given instant; then those the driver took down come back by
+    /// themselves, recorded as an [`Applied::Links`] with `up`.
+    StaleConnection {
+        /// Senders.
+        from: Vec<NodeId>,
+        /// Receivers.
+        to: Vec<NodeId>,
+        /// When the connection is re-established.
+        until: election_core::Time,
     },
     /// Isolated this node.
     Isolate(NodeId),
@@ -528,6 +570,15 @@ impl Resolver<'_> {
                 (Some(from), Some(to)) => Applied::CutLink { from, to },
                 (None, _) => skipped("cut_link from", &from),
                 (_, None) => skipped("cut_link to", &to),
+            },
+            FaultAction::StaleConnection { from, to, ms } => match (self.set(from), self.set(to)) {
+                (Some(from), Some(to)) => Applied::StaleConnection {
+                    from,
+                    to,
+                    until: now + std::time::Duration::from_nanos(ms_to_ns(ms)),
+                },
+                (None, _) => skipped("stale_connection from", &from),
+                (_, None) => skipped("stale_connection to", &to),
             },
             FaultAction::Isolate(sel) => match self.node(sel, false) {
                 Some(id) => Applied::Isolate(id),

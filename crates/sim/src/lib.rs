@@ -32,14 +32,15 @@
 //! # Faults
 //!
 //! See [`FaultAction`] and [`Selector`]: crash, recover, pause (stop-the-world), partition,
-//! one-way link cuts, isolate, cutting nodes off the shared resource, heal, loss changes, forced
+//! one-way link cuts, stale connections (one-way cuts that end by themselves), isolate, cutting nodes off the shared resource, heal, loss changes, forced
 //! suspicion and switching automatic failure detection off.
 //!
 //! # Workload
 //!
 //! See [`workload`]: every leader writes to a shared resource (or to a majority) every interval,
-//! carrying its epoch as a fencing token; the observer counts the writes taken from deposed
-//! leaders. Its randomness is stream 4, so it changes none of the protocols' draws.
+//! carrying its epoch as a fencing token, and a deposed leader may go on writing for a drawn
+//! lag; the observer counts the writes taken from deposed leaders. Its randomness is stream 4,
+//! so it changes none of the protocols' draws.
 //!
 //! # Metrics
 //!

@@ -10,6 +10,8 @@
 //! * [`apply_topology`]: what an applied fault does to the link table and to the nodes cut off
 //!   from the shared resource, and whether the observer must be told.
 //! * [`observer`]: the observer a trial measures with.
+//! * [`sets_link`]: whether a fault sets a link, so that a stale connection does not bring
+//!   back a link a later fault cut.
 //! * [`offer_write`]: a write reaching the shared resource.
 //!
 //! Nothing here reads a clock or draws a random number of its own: time comes in as the
@@ -78,7 +80,11 @@ pub struct Timeline {
     settle: Duration,
     horizon: Time,
     run_to_horizon: bool,
+    /// The latest end of a fault that fired or will fire at its scheduled instant: its instant
+    /// plus what it [`lasts`](FaultAction::lasts).
     last_fault_at: Time,
+    /// What each fault lasts by itself, by index into the configuration's faults.
+    lasts: Vec<Duration>,
 }
 
 /// The timeline starts: what the driver does now.
@@ -147,10 +153,11 @@ impl Timeline {
         // With a wait for a leader and no explicit reference, the reference instant is known
         // only when the timeline starts; until then it is "never".
         let reference = (!waits || cfg.reference_ms.is_some()).then(|| cfg.reference());
+        let lasts: Vec<Duration> = cfg.faults.iter().map(|f| f.action.lasts()).collect();
         let last_fault_at = if waits {
             Time::ZERO
         } else {
-            schedule.iter().map(|f| f.0).max().unwrap_or(Time::ZERO)
+            ends(&schedule, &lasts).unwrap_or(Time::ZERO)
         };
         Timeline {
             schedule,
@@ -168,6 +175,7 @@ impl Timeline {
             horizon: Time::ZERO + cfg.horizon,
             run_to_horizon: cfg.run_to_horizon,
             last_fault_at,
+            lasts,
         }
     }
 
@@ -244,7 +252,7 @@ impl Timeline {
         }
         self.last_fault_at = self
             .last_fault_at
-            .max(self.schedule.iter().map(|f| f.0).max().unwrap_or(now));
+            .max(ends(&self.schedule, &self.lasts).unwrap_or(now));
         Start { shift, reference }
     }
 
@@ -330,6 +338,14 @@ impl Timeline {
     }
 }
 
+/// The latest end of the scheduled faults: each one's instant plus what it lasts.
+fn ends(schedule: &[(Time, usize)], lasts: &[Duration]) -> Option<Time> {
+    schedule
+        .iter()
+        .map(|&(at, i)| at + lasts.get(i).copied().unwrap_or_default())
+        .max()
+}
+
 /// The quorum leader's start, as [`Timeline::deadline`] takes it.
 pub fn quorum_since(observer: &Observer) -> Option<Time> {
     observer.quorum_leader().map(|_| observer.quorum_since())
@@ -397,7 +413,7 @@ pub fn apply_topology(
             }
             true
         }
-        Applied::CutLink { from, to } => {
+        Applied::CutLink { from, to } | Applied::StaleConnection { from, to, .. } => {
             for &a in from {
                 for &b in to {
                     links.set(a, b, false);
@@ -433,6 +449,26 @@ pub fn apply_topology(
             }
             false
         }
+        _ => false,
+    }
+}
+
+/// Does `applied` set the one-way link `a → b` (among `members` members), up or down? A link
+/// that a stale connection took down comes back at the end of its keep-alive only if no later
+/// fault set it meanwhile ([`FaultAction::StaleConnection`]): a cut, a partition across it, an
+/// isolation of either end, `links` naming it, `heal`, or another stale connection over it.
+pub fn sets_link(applied: &Applied, members: usize, a: NodeId, b: NodeId) -> bool {
+    match applied {
+        Applied::Partition(groups) => {
+            let of = group_of(members, groups);
+            a.index() < members && b.index() < members && of[a.index()] != of[b.index()]
+        }
+        Applied::CutLink { from, to } | Applied::StaleConnection { from, to, .. } => {
+            from.contains(&a) && to.contains(&b)
+        }
+        Applied::Isolate(id) => a == *id || b == *id,
+        Applied::Links { pairs, .. } => pairs.contains(&(a, b)),
+        Applied::Heal => true,
         _ => false,
     }
 }
@@ -496,6 +532,82 @@ mod tests {
             }
         );
         assert_eq!(t.deadline(None).at, ms(30_000));
+    }
+
+    /// A stale connection ends by itself: the settle window counts from its reconnect, with or
+    /// without a wait for a leader (shifted with the timeline).
+    #[test]
+    fn a_stale_connection_ends_at_its_reconnect() {
+        let stale = Fault::at_ms(
+            100.0,
+            FaultAction::StaleConnection {
+                from: crate::NodeSet::One(Selector::Leader),
+                to: crate::NodeSet::All,
+                ms: 750.0,
+            },
+        );
+        let mut cfg = SimConfig::new(3, 1);
+        cfg.faults = vec![stale, crash_at(300.0)];
+        let mut t = Timeline::new(&cfg);
+        t.fire(0, ms(100), true);
+        t.fire(1, ms(300), true);
+        assert_eq!(t.deadline(Some(ms(50))).at, ms(850 + 2000));
+        cfg.fault_wait = Some(Duration::from_millis(500));
+        let mut t = Timeline::new(&cfg);
+        t.at_first_instant(ms(100), false);
+        t.leader_found(ms(140)).unwrap();
+        t.fire(0, ms(140), true);
+        t.fire(1, ms(340), true);
+        assert_eq!(t.deadline(Some(ms(50))).at, ms(890 + 2000));
+    }
+
+    /// Which faults set a link, so that a stale connection leaves it to them.
+    #[test]
+    fn later_link_faults_set_the_links_they_name() {
+        let id = NodeId;
+        let (a, b, c) = (id(1), id(2), id(3));
+        assert!(sets_link(&Applied::Heal, 3, a, b));
+        assert!(sets_link(
+            &Applied::CutLink {
+                from: vec![a],
+                to: vec![b, c]
+            },
+            3,
+            a,
+            c
+        ));
+        assert!(!sets_link(
+            &Applied::CutLink {
+                from: vec![a],
+                to: vec![b, c]
+            },
+            3,
+            b,
+            a
+        ));
+        assert!(sets_link(
+            &Applied::Partition(vec![vec![a], vec![b, c]]),
+            3,
+            a,
+            b
+        ));
+        assert!(!sets_link(
+            &Applied::Partition(vec![vec![a], vec![b, c]]),
+            3,
+            b,
+            c
+        ));
+        assert!(sets_link(&Applied::Isolate(b), 3, a, b));
+        assert!(!sets_link(&Applied::Crash(b), 3, a, b));
+        assert!(sets_link(
+            &Applied::Links {
+                pairs: vec![(a, b)],
+                up: true
+            },
+            3,
+            a,
+            b
+        ));
     }
 
     /// The wait for a leader: the timeline starts when one appears, every fault shifted by the

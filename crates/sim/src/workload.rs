@@ -14,6 +14,24 @@
 //!   falls due while the node is paused leaves first when it resumes, before the node handles
 //!   its backlog of messages: the GC-pause story (a leader frozen past its lease wakes up and
 //!   writes before it learns it was deposed) happens exactly.
+//! * **A deposed leader that keeps writing** (`leader.stop_lag_ms`, [`Workload::stop_lag`]):
+//!   when a node leaves the leader role after `t0` (its status stops saying leader), its
+//!   workload goes on writing every interval for a lag drawn then, from the workload's own
+//!   stream, and stops at the first write that falls due at or after the end of the lag: the
+//!   application that has not yet noticed it lost leadership — the controllers that kept
+//!   writing after their lease was gone. Those writes carry the token the node had as leader
+//!   (the application keeps the token it was handed, not the node's current epoch) and its
+//!   last entry into the leader role, so the observer classifies them as it does every
+//!   other write: once someone was elected after the writer they are stale, or fenced under
+//!   [`Fencing::Token`] once the resource has taken a higher token. Under majority commit
+//!   they are not client entries (the node's log no longer takes them) and are acknowledged
+//!   only by nodes whose status still names the writer as leader. The lag ends at once when
+//!   the node enters the leader role again (it writes as the new leader from then on) or
+//!   crashes (a crashed node writes nothing); a pause does not stretch it: a write that fell
+//!   due within the lag while the node was paused leaves when it resumes, like a leader's,
+//!   and none after. A trial does not end while a lag is under way (it still ends at the
+//!   horizon), so it counts every write of the lag it drew. The default, `constant:0`, stops
+//!   the writing the instant the role is left, and draws nothing.
 //! * **The fencing token** a write carries is the writer's epoch (Raft's term, `bully+epoch`'s
 //!   epoch) when the write leaves; a protocol without epochs sends none.
 //! * **The shared resource** ([`Commit::Resource`], the default) is one endpoint of the
@@ -60,6 +78,8 @@ use std::time::Duration;
 
 use election_core::{NodeId, Time};
 
+use crate::config::Latency;
+
 /// Whether the resource checks fencing tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Fencing {
@@ -101,7 +121,7 @@ impl Commit {
 }
 
 /// The workload of a trial.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Workload {
     /// How often a leader writes; `None` turns the workload off (no write, no workload
     /// message, and every write metric empty).
@@ -110,6 +130,15 @@ pub struct Workload {
     pub fencing: Fencing,
     /// Where a write takes effect.
     pub commit: Commit,
+    /// How long a node's writing goes on after it leaves the leader role (`leader.stop_lag_ms`),
+    /// drawn at each departure; zero (the default) stops it at once.
+    pub stop_lag: Latency,
+}
+
+impl Default for Workload {
+    fn default() -> Workload {
+        Workload::OFF
+    }
 }
 
 impl Workload {
@@ -118,6 +147,7 @@ impl Workload {
         interval: None,
         fencing: Fencing::Token,
         commit: Commit::Resource,
+        stop_lag: Latency::Constant { ms: 0.0 },
     };
 
     /// Is there a workload?

@@ -133,6 +133,14 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                 Applied::CutLink { from, to } => {
                     ("cut_link", vec![("from", ids(from)), ("to", ids(to))])
                 }
+                Applied::StaleConnection { from, to, until } => (
+                    "stale_connection",
+                    vec![
+                        ("from", ids(from)),
+                        ("to", ids(to)),
+                        ("until_ms", t(*until)),
+                    ],
+                ),
                 Applied::Isolate(n) => ("isolate", vec![("node", json!(n.0))]),
                 Applied::Heal => ("heal", vec![]),
                 Applied::SetLoss(p) => ("set_loss", vec![("loss", json!(p))]),

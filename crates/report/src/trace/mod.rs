@@ -272,7 +272,9 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
                 from.iter().chain(to).map(|n| n.0).collect()
             }
             Applied::Partition(g) => g.iter().flatten().map(|n| n.0).collect(),
-            Applied::CutLink { from, to } => from.iter().chain(to).map(|n| n.0).collect(),
+            Applied::CutLink { from, to } | Applied::StaleConnection { from, to, .. } => {
+                from.iter().chain(to).map(|n| n.0).collect()
+            }
             Applied::Detection { nodes, .. } | Applied::ResourceCut(nodes) => {
                 nodes.iter().map(|n| n.0).collect()
             }
@@ -967,6 +969,15 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
         Applied::CutLink { from, to } => Note {
             link_fault: true,
             ..note(format!("CUT links {} → {}", set(from), set(to)))
+        },
+        Applied::StaleConnection { from, to, until } => Note {
+            link_fault: true,
+            ..note(format!(
+                "STALE connections {} → {} until {:.0} ms",
+                set(from),
+                set(to),
+                until.as_millis_f64()
+            ))
         },
         Applied::Heal => Note {
             heal: true,

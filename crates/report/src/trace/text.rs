@@ -38,6 +38,12 @@ pub(super) fn fault(a: &Applied) -> String {
         Applied::CutLink { from, to } => {
             format!("cut_link [{}] → [{}]", ids(from), ids(to))
         }
+        Applied::StaleConnection { from, to, until } => format!(
+            "stale_connection [{}] → [{}] until {:.3} ms",
+            ids(from),
+            ids(to),
+            until.as_millis_f64()
+        ),
         Applied::Isolate(n) => format!("isolate node {}", n.0),
         Applied::Heal => "heal".into(),
         Applied::SetLoss(p) => format!("set_loss {p}"),

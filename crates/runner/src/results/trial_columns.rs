@@ -153,7 +153,7 @@ pub const TRIAL_METRIC_DEFS: [Column; 36] = [
     },
     Column {
         name: "writes_stale",
-        definition: "writes taken after `t0` from a **deposed** leader: one that some other node was elected after (with a higher epoch than the write's token; for protocols without epochs, by entering the leader role, or becoming the quorum leader again, later). **The damage number**",
+        definition: "writes taken after `t0` from a **deposed** leader: one that some other node was elected after (with a higher epoch than the write's token; for protocols without epochs, by entering the leader role, or becoming the quorum leader again, later). With `leader.stop_lag_ms` above 0 they include the writes a node sends after leaving the leader role, with the token it had as leader. **The damage number**",
     },
     Column {
         name: "writes_fenced",
@@ -197,7 +197,7 @@ pub const TRIAL_METRIC_DEFS: [Column; 36] = [
     },
     Column {
         name: "end_ms",
-        definition: "when the trial ended: `horizon_ms`, or earlier once every fault has fired and one quorum leader has led for `settle_ms`, or the instant the work budget ran out (`budget_exceeded`)",
+        definition: "when the trial ended: `horizon_ms`, or earlier once every fault has fired (a `stale_connection` counts from its end) and one quorum leader has led for `settle_ms` (and no deposed leader is still writing under `leader.stop_lag_ms`), or the instant the work budget ran out (`budget_exceeded`)",
     },
     Column {
         name: "outcome",

@@ -5,7 +5,7 @@
 //!
 //! A timeline is random faults at offsets in `[0, SPAN_MS]` after the scenario's fault instant,
 //! then the **calm**: at one instant, after the last fault and the end of the last pause, every
-//! fault that can be undone is: `heal` (links, link loss and delay, the resource), the network's
+//! fault that can be undone is: `heal` (links, stale connections, link loss and delay, the resource), the network's
 //! loss back to the profile's (0 on `lan`), every failure detector on (a detector deadline
 //! that passed while it was off goes off then), every node's speed and clock rate back to normal, and in half of the timelines every crashed node
 //! recovered. What
@@ -87,7 +87,7 @@ pub fn timeline(seed: u64, mix: Mix) -> Timeline {
     let busy_until = random
         .iter()
         .map(|(t, a)| match a {
-            FaultAction::Pause { ms, .. } => t + ms,
+            FaultAction::Pause { ms, .. } | FaultAction::StaleConnection { ms, .. } => t + ms,
             _ => *t,
         })
         .fold(0.0, f64::max);
@@ -192,7 +192,7 @@ fn action(rng: &mut Rng, mix: Mix) -> FaultAction {
     use FaultAction::*;
     let node = |rng: &mut Rng| selector(rng, mix, Place::Node);
     loop {
-        return match rng.random_range(0..18) {
+        return match rng.random_range(0..19) {
             0 => Crash(node(rng)),
             1 => Recover(node(rng)),
             2 => Pause {
@@ -241,6 +241,11 @@ fn action(rng: &mut Rng, mix: Mix) -> FaultAction {
             },
             15 => SetLoss(round(rng.random_range(0.0..0.5))),
             16 => Suspect(node(rng)),
+            17 => StaleConnection {
+                from: node_set(rng, mix),
+                to: node_set(rng, mix),
+                ms: round(rng.random_range(0.0..600.0)),
+            },
             _ => Detection {
                 nodes: node_set(rng, mix),
                 enabled: rng.random_bool(0.5),
@@ -306,6 +311,11 @@ pub fn action_toml(a: &FaultAction) -> String {
         }
         CutLink { from, to } => format!(
             "action = \"cut_link\", from = {}, to = {}",
+            set(from),
+            set(to)
+        ),
+        StaleConnection { from, to, ms } => format!(
+            "action = \"stale_connection\", from = {}, to = {}, ms = {ms:?}",
             set(from),
             set(to)
         ),
@@ -415,6 +425,7 @@ pub fn action_variant(a: &FaultAction) -> (&'static str, Vec<NodeSet>) {
         Pause { .. } => ("Pause", vec![]),
         Partition(_) => ("Partition", vec![]),
         CutLink { from, to } => ("CutLink", vec![*from, *to]),
+        StaleConnection { from, to, .. } => ("StaleConnection", vec![*from, *to]),
         Isolate(_) => ("Isolate", vec![]),
         ResourceCut(s) => ("ResourceCut", vec![*s]),
         Links { .. } => ("Links", vec![]),
@@ -432,12 +443,13 @@ pub fn action_variant(a: &FaultAction) -> (&'static str, Vec<NodeSet>) {
 }
 
 /// Every [`FaultAction`] variant's name.
-pub const ACTION_VARIANTS: [&str; 18] = [
+pub const ACTION_VARIANTS: [&str; 19] = [
     "Crash",
     "Recover",
     "Pause",
     "Partition",
     "CutLink",
+    "StaleConnection",
     "Isolate",
     "ResourceCut",
     "Links",

@@ -27,7 +27,8 @@ pub const SET_SYNTAX: &str =
 
 /// The fault actions by the name a config gives them, as error messages and the docs list them.
 pub const ACTIONS: &str = "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, \
-suspect, detection, cut_resource, clock_jump, clock_rate, links, link_loss, link_delay, slow, amnesia";
+suspect, detection, cut_resource, clock_jump, clock_rate, links, link_loss, link_delay, slow, amnesia, \
+stale_connection";
 
 /// Text that is not a selector, a node set or a fault action, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -196,6 +197,7 @@ impl FaultAction {
             Pause { .. } => "pause",
             Partition(_) => "partition",
             CutLink { .. } => "cut_link",
+            StaleConnection { .. } => "stale_connection",
             Isolate(_) => "isolate",
             ResourceCut(_) => "cut_resource",
             Links { .. } => "links",
@@ -233,6 +235,15 @@ impl FaultAction {
                 ConfigError::new("ms", ms, "a pause lasts a finite time >= 0"),
             ),
             FaultAction::SetLoss(loss) | FaultAction::LinkLoss { loss, .. } => probability(loss),
+            FaultAction::StaleConnection { ms, .. }
+                if !(ms.is_finite() && (0.0..=1e12).contains(&ms)) =>
+            {
+                Err(ConfigError::new(
+                    "ms",
+                    ms,
+                    "a keep-alive timeout is a finite number of ms in [0, 1e12]",
+                ))
+            }
             FaultAction::LinkDelay { ms, .. } if !(ms.is_finite() && (0.0..=1e9).contains(&ms)) => {
                 Err(ConfigError::new(
                     "ms",
@@ -343,6 +354,11 @@ impl FaultAction {
                     from: set(t.from, "from")?,
                     to: set(t.to, "to")?,
                 },
+                "stale_connection" => StaleConnection {
+                    from: set(t.from, "from")?,
+                    to: set(t.to, "to")?,
+                    ms: ms()?,
+                },
                 "partition" => Partition(t.groups.clone().ok_or_else(|| need("groups"))?),
                 other => {
                     return Err(SyntaxError(format!(
@@ -380,7 +396,9 @@ impl FaultAction {
             LinkLoss { from, to, loss } => {
                 (t.from, t.to, t.loss) = (Some(from), Some(to), Some(loss));
             }
-            LinkDelay { from, to, ms } => (t.from, t.to, t.ms) = (Some(from), Some(to), Some(ms)),
+            LinkDelay { from, to, ms } | StaleConnection { from, to, ms } => {
+                (t.from, t.to, t.ms) = (Some(from), Some(to), Some(ms));
+            }
             Slow { node, factor, ms } => {
                 (t.node, t.factor, t.ms) = (Some(node), Some(factor), Some(ms));
             }
@@ -512,7 +530,32 @@ mod tests {
             }
         );
         assert_eq!(slow.name(), "slow");
+        let stale = action(r#"action = "stale_connection", from = "leader", to = "all", ms = 750"#)
+            .unwrap();
+        assert_eq!(
+            stale,
+            FaultAction::StaleConnection {
+                from: NodeSet::One(Selector::Leader),
+                to: NodeSet::All,
+                ms: 750.0
+            }
+        );
+        let written = toml::to_string(&One { f: stale.clone() }).unwrap();
+        assert_eq!(
+            toml::from_str::<One>(&written).unwrap().f,
+            stale,
+            "{written}"
+        );
+        assert_eq!(stale.lasts(), std::time::Duration::from_millis(750));
         for (fields, says) in [
+            (
+                r#"action = "stale_connection", from = "leader", to = "all""#,
+                "action \"stale_connection\" needs `ms`",
+            ),
+            (
+                r#"action = "stale_connection", from = "leader", to = "all", ms = -5"#,
+                "`ms` = -5",
+            ),
             (r#"action = "crash""#, "action \"crash\" needs `node`"),
             (r#"action = "pause", node = "leader", ms = -1"#, "`ms` = -1"),
             (
