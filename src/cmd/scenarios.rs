@@ -32,7 +32,7 @@ pub fn run(a: ScenariosArgs) -> Result<(), CliError> {
     for s in all {
         out!("{:width$}  {}", s.name(), s.about());
     }
-    out!("\nGray failures (not part of `all`; swept into results/gray):\n");
+    out!("\nGray failures (not part of `all`; run by name; results/gray/manifest.json lists those its sweep runs):\n");
     for b in part(Part::Gray) {
         out!("{:width$}  {}", b.name, b.about);
     }

@@ -781,7 +781,10 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
 
     // Leader changes: the first scenario here, the others in the appendix (the matrix's churn
     // column and the guide sum them all).
-    for (k, sc) in leader_change_scenarios(c.results, c.opts).into_iter().enumerate() {
+    for (k, sc) in leader_change_scenarios(c.results, c.opts)
+        .into_iter()
+        .enumerate()
+    {
         let cells = c.cells(&sc, c.focus);
         let v = ranked(c.results, &cells, Stat::LeaderChangesMean);
         if v.len() < 2 {
