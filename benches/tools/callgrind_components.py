@@ -87,6 +87,7 @@ def engine_map(src):
            or 'Event::Ack { write, from } =>' in t or 'if self.workload_started {' in t:
             block = ('workload', t.index(t.lstrip()[0]))
         elif 'Event::NodeFree(node) =>' in t or 'if let Some(cpu) = &self.cpu' in t \
+             or 'let idle = work == Work::Timer' in t or 'if let (false, Some(cpu)) = (idle, &self.cpu)' in t \
              or 'if st.proto.is_some() && (st.paused || st.busy_until > now' in t \
              or 'Event::Resume { node, pause } =>' in t:
             block = ('node time', t.index(t.lstrip()[0]))

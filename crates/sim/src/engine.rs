@@ -789,7 +789,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
         self.input_as(now, id, Work::Handled, f);
     }
 
-    /// [`Engine::input`], for an input of kind `work`: a timer whose actions only arm or cancel
+    /// [`Sim::input`], for an input of kind `work`: a timer whose actions only arm or cancel
     /// timers (a tick that counts, a check that finds nothing to do) takes no processing time.
     fn input_as(
         &mut self,
