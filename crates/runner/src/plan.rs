@@ -846,12 +846,12 @@ mod tests {
     fn the_default_plan_is_the_issue_grid() {
         let p = SweepSpec::default().plan().unwrap();
         assert_eq!(p.name, "default");
-        assert_eq!(p.protocols.len(), 8);
+        assert_eq!(p.protocols.len(), 9);
         assert_eq!(p.nodes, DEFAULT_NODES);
         assert_eq!(p.scenarios.len(), 18);
         assert_eq!(p.seeds, 200);
         let cells = p.cells().unwrap();
-        assert_eq!(cells.len(), 8 * 7 * 18);
+        assert_eq!(cells.len(), 9 * 7 * 18);
         // The four lease-store scenarios run for lease only; the other specs' cells say why.
         let store_skips = cells
             .iter()
@@ -861,7 +861,7 @@ mod tests {
                     .is_some_and(|s| s.contains("lease store"))
             })
             .count();
-        assert_eq!(store_skips, 7 * 7 * 4);
+        assert_eq!(store_skips, 8 * 7 * 4);
     }
 
     /// Omni-Paxos has no failure detector a scenario can force or switch off: such cells are

@@ -2,23 +2,13 @@
 //! commit, pinned on the scenarios whose semantics the seeds describe — the GC-pause story,
 //! a Raft leader stranded on a minority side, and leadership churn.
 
+mod common;
+
+use common::cell_with_params as cell;
 use election_core::NodeId;
-use election_runner::{Cell, SweepSpec, TrialRun};
+use election_runner::{SweepSpec, TrialRun};
 use election_sim::observer::WriteOutcome;
 use election_sim::{Applied, TraceKind};
-
-fn cell(protocol: &str, n: u32, scenario: &str, params: &str) -> Cell {
-    let toml = format!(
-        "protocols = [\"{protocol}\"]\nnodes = [{n}]\nscenarios = [\"{scenario}\"]\nseeds = 1\n[params]\n{params}"
-    );
-    let mut cells = SweepSpec::from_toml(&toml)
-        .unwrap()
-        .plan()
-        .unwrap()
-        .cells()
-        .unwrap();
-    cells.remove(0)
-}
 
 /// Every write that took effect or was fenced, with its instant (ms), writer and outcome.
 fn writes(run: &TrialRun) -> Vec<(f64, NodeId, WriteOutcome)> {

@@ -2,20 +2,10 @@
 //! under every scenario the lease store makes possible, and the clock-rate tolerance a lease
 //! promises, `(retry + renew_deadline) / duration` = 0.8, is exactly where split brain begins.
 
-use election_runner::{Cell, SweepSpec};
+mod common;
 
-fn cell(protocol: &str, n: u32, scenario: &str, params: &str) -> Cell {
-    let toml = format!(
-        "protocols = [\"{protocol}\"]\nnodes = [{n}]\nscenarios = [\"{scenario}\"]\nseeds = 1\n[params]\n{params}"
-    );
-    let mut cells = SweepSpec::from_toml(&toml)
-        .unwrap()
-        .plan()
-        .unwrap()
-        .cells()
-        .unwrap();
-    cells.remove(0)
-}
+use common::cell_with_params as cell;
+use election_runner::SweepSpec;
 
 const SEEDS: u64 = 40;
 

@@ -3,21 +3,14 @@
 //! `stale-connection` scenario (the leader's links to its followers) and on a custom scenario
 //! in which a later cut takes one of the stale links over.
 
+mod common;
+
 use election_core::NodeId;
-use election_runner::{Cell, SweepSpec, TrialRun};
+use election_runner::{Cell, TrialRun};
 use election_sim::{Applied, DropReason, TraceKind};
 
 fn cell(toml_tail: &str, protocol: &str, scenario: &str) -> Cell {
-    let toml = format!(
-        "protocols = [\"{protocol}\"]\nnodes = [5]\nscenarios = [\"{scenario}\"]\nseeds = 1\n{toml_tail}"
-    );
-    let mut cells = SweepSpec::from_toml(&toml)
-        .unwrap()
-        .plan()
-        .unwrap()
-        .cells()
-        .unwrap();
-    cells.remove(0)
+    common::cell(protocol, 5, scenario, toml_tail)
 }
 
 /// Deliveries and drops as `(ms, from, to, dropped on a down link)`.

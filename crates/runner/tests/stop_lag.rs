@@ -5,23 +5,13 @@
 //! With fencing the resource refuses every one of those writes; without it, it takes them all:
 //! the lag turns fenced writes into stale ones.
 
+mod common;
+
+use common::cell_with_params as cell;
 use election_core::{NodeId, Role};
-use election_runner::{Cell, SweepSpec, TrialRun};
+use election_runner::{SweepSpec, TrialRun};
 use election_sim::observer::WriteOutcome;
 use election_sim::{Applied, TraceKind};
-
-fn cell(protocol: &str, n: u32, scenario: &str, params: &str) -> Cell {
-    let toml = format!(
-        "protocols = [\"{protocol}\"]\nnodes = [{n}]\nscenarios = [\"{scenario}\"]\nseeds = 1\n[params]\n{params}"
-    );
-    let mut cells = SweepSpec::from_toml(&toml)
-        .unwrap()
-        .plan()
-        .unwrap()
-        .cells()
-        .unwrap();
-    cells.remove(0)
-}
 
 /// Every write that took effect or was fenced: instant (ms), writer, token, outcome.
 fn writes(run: &TrialRun) -> Vec<(f64, NodeId, Option<u64>, WriteOutcome)> {

@@ -3,24 +3,12 @@
 //! voters alone, with a fraction of the election traffic of 51 voters; a learner's crash or
 //! isolation causes no election; and no learner ever leads, whatever the partition.
 
-use election_core::{MsgCategory, NodeId, Role};
-use election_runner::{Cell, SweepSpec};
-use election_sim::{Outcome, TraceKind};
+mod common;
 
-/// The one cell of a sweep of `protocol` at `n` nodes under `scenario`, with `extra` TOML
-/// appended (custom scenarios).
-fn cell(protocol: &str, n: u32, scenario: &str, extra: &str) -> Cell {
-    let toml = format!(
-        "protocols = [\"{protocol}\"]\nnodes = [{n}]\nscenarios = [\"{scenario}\"]\nseeds = 1\n{extra}"
-    );
-    let mut cells = SweepSpec::from_toml(&toml)
-        .unwrap()
-        .plan()
-        .unwrap()
-        .cells()
-        .unwrap();
-    cells.remove(0)
-}
+use common::cell;
+use election_core::{MsgCategory, NodeId, Role};
+
+use election_sim::{Outcome, TraceKind};
 
 const SEEDS: u64 = 12;
 

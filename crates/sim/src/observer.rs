@@ -955,9 +955,11 @@ impl Observer {
             let liveness = self.services[k].is_some() != new.is_some();
             self.services[k] = new;
             if liveness {
-                // Reach through this endpoint changed for every member.
+                // Reach through this endpoint changed for every member, the quorum leader's
+                // reach included.
                 self.rename_all();
                 self.count_leaders_outside();
+                self.reach_quorum = self.quorum.map_or(0, |q| self.reach_count(q.index()));
             }
             self.update_quorum();
             return;
