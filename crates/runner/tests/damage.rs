@@ -4,35 +4,18 @@
 
 mod common;
 
-use common::cell_with_params as cell;
+use common::{cell_with_params as cell, resume_ms};
 use election_core::NodeId;
 use election_runner::{SweepSpec, TrialRun};
 use election_sim::observer::WriteOutcome;
-use election_sim::{Applied, TraceKind};
+use election_sim::Applied;
 
 /// Every write that took effect or was fenced, with its instant (ms), writer and outcome.
 fn writes(run: &TrialRun) -> Vec<(f64, NodeId, WriteOutcome)> {
-    run.report
-        .trace
-        .iter()
-        .filter_map(|e| match e.what {
-            TraceKind::Write {
-                writer, outcome, ..
-            } => Some((e.at.as_millis_f64(), writer, outcome)),
-            _ => None,
-        })
+    common::writes(run)
+        .into_iter()
+        .map(|(at, writer, _, outcome)| (at, writer, outcome))
         .collect()
-}
-
-fn resume_ms(run: &TrialRun) -> f64 {
-    run.report
-        .trace
-        .iter()
-        .find_map(|e| match e.what {
-            TraceKind::Fault(Applied::Resume(_)) => Some(e.at.as_millis_f64()),
-            _ => None,
-        })
-        .expect("the paused leader resumes")
 }
 
 /// The seeds' GC-pause story: a leader frozen past the detection window wakes up and, before it

@@ -7,38 +7,11 @@
 
 mod common;
 
-use common::cell_with_params as cell;
+use common::{cell_with_params as cell, resume_ms, writes};
 use election_core::{NodeId, Role};
 use election_runner::{SweepSpec, TrialRun};
 use election_sim::observer::WriteOutcome;
-use election_sim::{Applied, TraceKind};
-
-/// Every write that took effect or was fenced: instant (ms), writer, token, outcome.
-fn writes(run: &TrialRun) -> Vec<(f64, NodeId, Option<u64>, WriteOutcome)> {
-    run.report
-        .trace
-        .iter()
-        .filter_map(|e| match e.what {
-            TraceKind::Write {
-                writer,
-                token,
-                outcome,
-            } => Some((e.at.as_millis_f64(), writer, token, outcome)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn resume_ms(run: &TrialRun) -> f64 {
-    run.report
-        .trace
-        .iter()
-        .find_map(|e| match e.what {
-            TraceKind::Fault(Applied::Resume(_)) => Some(e.at.as_millis_f64()),
-            _ => None,
-        })
-        .expect("the paused leader resumes")
-}
+use election_sim::TraceKind;
 
 /// The epoch `node` led with when the fault fired (its last leader status before it).
 fn epoch_as_leader(run: &TrialRun, node: NodeId) -> Option<u64> {
