@@ -176,6 +176,23 @@ pub(crate) fn text_style(size: u32) -> TextStyle<'static> {
     (FONT, size).into_font().color(&BLACK)
 }
 
+/// A panel's title style: [`PANEL_TITLE_PX`], or smaller (down to 12 px) until `title` fits
+/// the panel's width, so a long protocol spec is never clipped.
+fn panel_title<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+) -> TextStyle<'static> {
+    let room = area.dim_in_pixel().0.saturating_sub(16);
+    let mut px = PANEL_TITLE_PX;
+    while px > 12 {
+        match area.estimate_text_size(title, &title_style(px)) {
+            Ok((w, _)) if w > room => px -= 1,
+            _ => break,
+        }
+    }
+    title_style(px)
+}
+
 const TITLE_PX: u32 = 28;
 const PANEL_TITLE_PX: u32 = 21;
 const DESC_PX: u32 = 20;
@@ -270,7 +287,7 @@ where
     area.draw(&Text::new(
         title,
         (w as i32 / 2, 10),
-        title_style(PANEL_TITLE_PX).pos(Pos::new(HPos::Center, VPos::Top)),
+        panel_title(area, title).pos(Pos::new(HPos::Center, VPos::Top)),
     ))?;
     area.draw(&Text::new(
         note,
@@ -375,7 +392,7 @@ impl LinePanel {
         let ymax = ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let mut chart = ChartBuilder::on(area);
         chart
-            .caption(&self.title, title_style(PANEL_TITLE_PX))
+            .caption(&self.title, panel_title(area, &self.title))
             .margin(12)
             .margin_right(28)
             .x_label_area_size(58)
@@ -618,7 +635,7 @@ impl ParamPanel {
         let (x0, x1) = self.axis.range();
         let mut chart = ChartBuilder::on(area);
         chart
-            .caption(&self.title, title_style(PANEL_TITLE_PX))
+            .caption(&self.title, panel_title(area, &self.title))
             .margin(12)
             .margin_right(28)
             .x_label_area_size(58)
@@ -718,7 +735,7 @@ impl CdfPanel {
         };
         let xmax = xmax + span * 0.06;
         let mut chart = ChartBuilder::on(area)
-            .caption(&self.title, title_style(PANEL_TITLE_PX))
+            .caption(&self.title, panel_title(area, &self.title))
             .margin(12)
             .margin_right(30)
             .x_label_area_size(58)
@@ -812,7 +829,7 @@ impl BarPanel {
         };
         let mut builder = ChartBuilder::on(area);
         if !self.title.is_empty() {
-            builder.caption(&self.title, title_style(PANEL_TITLE_PX));
+            builder.caption(&self.title, panel_title(area, &self.title));
         }
         let mut chart = builder
             .margin(12)
