@@ -805,7 +805,8 @@ impl Protocol for Raft {
     }
 
     /// A client entry: a leader appends it to its log in its term (§5.3), persisted before the
-    /// next AppendEntries ships it; followers adopt it with that AppendEntries, so a node cut off
+    /// next AppendEntries ships it (in parallel with it under [`LeaderSend::Parallel`]);
+    /// followers adopt it with that AppendEntries, so a node cut off
     /// meanwhile falls behind by every entry committed without it (§5.4.1 then decides).
     fn on_client_entry(&mut self, io: &mut Io<'_, Self>) {
         if self.state != State::Leader {
