@@ -12,7 +12,6 @@
 //! only when both its `summary.csv` and its report page are there, and only in the reports of
 //! other sweeps (not in the gray report, which CI regenerates before the exploration).
 
-use std::fs;
 use std::path::Path;
 
 use crate::doc::{spans, Inline};
@@ -49,26 +48,19 @@ pub(crate) struct ExploreShare {
     pub failing: u64,
 }
 
-fn read_rows(path: &Path) -> Option<Vec<csv::StringRecord>> {
-    let text = fs::read_to_string(path).ok()?;
-    let mut r = csv::Reader::from_reader(text.as_bytes());
-    let headers = r.headers().ok()?.clone();
-    let mut rows = vec![headers];
-    for rec in r.records() {
-        rows.push(rec.ok()?);
-    }
-    Some(rows)
+fn read_rows(path: &Path) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    crate::liveness::read_rows(path).ok()
 }
 
-fn column(headers: &csv::StringRecord, name: &str) -> Option<usize> {
+fn column(headers: &[String], name: &str) -> Option<usize> {
     headers.iter().position(|h| h == name)
 }
 
 /// The gray sweep's liveness per protocol, in the order protocols first appear (`None` if the
 /// file is missing or lacks a column).
 pub(crate) fn gray_liveness(summary: &Path) -> Option<Vec<GrayLiveness>> {
-    let rows = read_rows(summary)?;
-    let (h, rows) = rows.split_first()?;
+    let (h, rows) = read_rows(summary)?;
+    let h = &h;
     let [p, n, sc, measured, no_leader, livelock] = [
         "protocol",
         "nodes",
@@ -80,9 +72,9 @@ pub(crate) fn gray_liveness(summary: &Path) -> Option<Vec<GrayLiveness>> {
     .map(|c| column(h, c));
     let (p, n, sc, measured) = (p?, n?, sc?, measured?);
     let (no_leader, livelock) = (no_leader?, livelock?);
-    let num = |r: &csv::StringRecord, i: usize| r.get(i).and_then(|v| v.parse::<u64>().ok());
+    let num = |r: &Vec<String>, i: usize| r.get(i).and_then(|v| v.parse::<u64>().ok());
     let mut out: Vec<GrayLiveness> = Vec::new();
-    for r in rows {
+    for r in &rows {
         let m = num(r, measured).unwrap_or(0);
         if m == 0 {
             continue;
@@ -119,8 +111,8 @@ pub(crate) fn gray_liveness(summary: &Path) -> Option<Vec<GrayLiveness>> {
 /// The exploration's failing share per protocol, in the directed family (`<n>d-…`) of the
 /// largest size each protocol was explored at (`None` if the file is missing or malformed).
 pub(crate) fn explore_shares(summary: &Path) -> Option<Vec<ExploreShare>> {
-    let rows = read_rows(summary)?;
-    let (h, rows) = rows.split_first()?;
+    let (h, rows) = read_rows(summary)?;
+    let h = &h;
     let [p, n, fam, sampled, with_majority, no_leader, livelock] = [
         "protocol",
         "nodes",
@@ -134,7 +126,7 @@ pub(crate) fn explore_shares(summary: &Path) -> Option<Vec<ExploreShare>> {
     let (p, n, fam, sampled) = (p?, n?, fam?, sampled?);
     let (with_majority, no_leader, livelock) = (with_majority?, no_leader?, livelock?);
     let mut out: Vec<ExploreShare> = Vec::new();
-    for r in rows {
+    for r in &rows {
         let nodes: u32 = r.get(n)?.parse().ok()?;
         let family = r.get(fam)?.to_string();
         if !family.starts_with(&format!("{nodes}d")) {
@@ -240,6 +232,7 @@ pub(crate) fn guide_lines(results_dir: &Path, out_dir: &Path) -> Vec<Vec<Inline>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn tmp(name: &str, body: &str) -> std::path::PathBuf {
         let dir =

@@ -380,7 +380,8 @@ pub struct ExploreReport {
     pub files: Vec<PathBuf>,
 }
 
-fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), ReportError> {
+/// A CSV file's header and rows, as text (an error names the file).
+pub(crate) fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), ReportError> {
     let text = fs::read_to_string(path).map_err(|e| ReportError::io(path, e))?;
     let mut rdr = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let header = rdr
