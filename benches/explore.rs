@@ -31,6 +31,7 @@ fn bench(c: &mut Criterion) {
                 n: 5,
                 directed: true,
                 mode: Mode::Canonical,
+                store: false,
             }
             .patterns()
             .len()
@@ -54,6 +55,7 @@ fn bench(c: &mut Criterion) {
             n: 5,
             directed: false,
             mask,
+            store: false,
         }
     };
     for cell in &cells {
@@ -64,6 +66,7 @@ fn bench(c: &mut Criterion) {
                     n: 5,
                     directed: false,
                     mask: 0,
+                    store: false,
                 },
             ),
             ("quorum-loss", quorum_loss),

@@ -56,7 +56,7 @@ pub fn run(a: TraceArgs) -> Result<(), CliError> {
         &t.report.metrics,
     );
     let meta = TraceMeta {
-        services: cell.protocol.kind.services(),
+        services: cell.protocol.kind.services(&cell.resolved),
         ..meta
     };
     // The store of a lease trial is one more lane, after the members.

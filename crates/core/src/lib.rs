@@ -39,7 +39,9 @@
 //! family's authority (a lock service) reports in its [`Status::leader`] the holder its record
 //! names: the observer's quorum leader for such a family is that holder while it can reach the
 //! endpoint (the simulator's `observer` module defines it), since the members of such a family
-//! talk only through the endpoint.
+//! talk only through the endpoint. A replicated authority (several endpoints that elect a
+//! leader among themselves) has only its leader report the holder, with its term as
+//! [`Status::epoch`]; see [`QuorumRule::Service`].
 //!
 //! # Randomness
 //!
@@ -399,8 +401,13 @@ pub enum QuorumRule {
     /// ring), whose leader serves with any number of survivors. Under a partition the live
     /// members are all there, so a minority side's leader is still not one.
     LiveMembers,
-    /// The first live service endpoint (a lock service) names it as the holder of its record,
-    /// and its links to and from that endpoint are up: it can renew (the lease).
+    /// The store's working endpoint names it as the holder of its record, and its links to
+    /// and from that endpoint are up (or to and from another working endpoint, linked both ways
+    /// to it, that forwards): it can renew (the lease). The working endpoint is, among
+    /// the live service endpoints that name a holder and reach more than half of the service
+    /// endpoints both ways, the one with the highest epoch: a single store that names one; for
+    /// a replicated store (several endpoints, a Raft group), its leader, which reports its term
+    /// as its epoch.
     Service,
     /// More than half of the `k` **voters**, the members with the `k` lowest ids `1..=k`
     /// (crashed ones count against it), name it as leader, each over links up both ways with

@@ -29,6 +29,13 @@ pub struct LeaseConfig {
     /// `ReleaseOnCancel`: a holder that stops leading writes an empty holder, so that the
     /// others need not wait out the lease.
     pub release_on_cancel: bool,
+    /// How many endpoints the store has, ids `n + 1 ..= n + stores`: 1, the store this crate
+    /// runs itself; more, a replicated store whose endpoints another crate builds (the
+    /// runner's `lease.store_nodes`: a Raft group, `election-store`). A member sends each
+    /// request to one endpoint and moves to the next when its previous request there went
+    /// unanswered until the next one is due (etcd's client balancer moving off an endpoint
+    /// that fails its requests).
+    pub stores: u32,
 }
 
 impl LeaseConfig {
@@ -44,6 +51,7 @@ impl LeaseConfig {
             retry: Duration::from_millis(20),
             jitter: JITTER_FACTOR,
             release_on_cancel: false,
+            stores: 1,
         }
     }
 
@@ -57,9 +65,19 @@ impl LeaseConfig {
         }
     }
 
-    /// The store's id: the first id after the members.
+    /// The store's (first) id: the first id after the members.
     pub fn store(&self) -> NodeId {
         NodeId(self.n + 1)
+    }
+
+    /// The id of the store's endpoint number `k` (0-based; taken modulo [`Self::stores`]).
+    pub fn store_endpoint(&self, k: u32) -> NodeId {
+        NodeId(self.n + 1 + k % self.stores.max(1))
+    }
+
+    /// Is `id` one of the store's endpoints?
+    pub fn is_store_endpoint(&self, id: NodeId) -> bool {
+        id.0 > self.n && id.0 - self.n <= self.stores
     }
 
     /// The slowest holder clock rate (local seconds per real second) at which a holder cut off
@@ -79,6 +97,9 @@ impl LeaseConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.n == 0 {
             return Err("n must be at least 1".into());
+        }
+        if self.stores == 0 {
+            return Err("lease.store_nodes must be at least 1".into());
         }
         if self.retry.is_zero() {
             return Err("lease.retry_ms must be positive".into());

@@ -15,6 +15,13 @@
 //! clients when it loses quorum or stalls. It persists the record on every update (etcd is
 //! durable), so a store that crashes and recovers keeps the lease.
 //!
+//! With [`LeaseConfig::stores`] > 1 the store is replicated: endpoints `n + 1 ..= n + stores`,
+//! built by another crate (`election-store`: a Raft group that applies [`Record::answer`], the
+//! same compare-and-swap, in its log's order). A member then sends each request to one endpoint
+//! and moves to the next when its previous request there went unanswered until the next was
+//! due, as etcd's client balancer moves off an endpoint that fails; it accepts answers from any
+//! endpoint. With one endpoint none of this changes anything.
+//!
 //! The store is **not** the workload's shared resource (`election_sim::workload`): a holder
 //! that loses the store but still reaches the database is the classic lease split brain, and
 //! only two separate endpoints can express it.

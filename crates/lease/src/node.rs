@@ -37,6 +37,21 @@ struct Member {
     detected: bool,
     /// Whom this node believes leads, as of its last input.
     believed: Option<NodeId>,
+    /// Which of the store's endpoints it sends to (0-based; always 0 with one endpoint).
+    endpoint: u32,
+    /// Its last request has had no answer yet.
+    unanswered: bool,
+}
+
+/// Send `msg` to the store endpoint `m` uses; if its previous request there is still
+/// unanswered now that the next one is due, move to the next endpoint first (with one
+/// endpoint this changes nothing).
+fn request(cfg: &LeaseConfig, m: &mut Member, io: &mut Io<'_, Lease>, msg: LeaseMsg) {
+    if m.unanswered && cfg.stores > 1 {
+        m.endpoint = (m.endpoint + 1) % cfg.stores;
+    }
+    m.unanswered = true;
+    io.send(cfg.store_endpoint(m.endpoint), msg);
 }
 
 impl Lease {
@@ -109,7 +124,7 @@ impl Lease {
     /// The non-holder's half of `tryAcquireOrRenew`, after a read: write ourselves in if
     /// nobody holds a lease that is valid by our own clock.
     fn try_acquire(&mut self, io: &mut Io<'_, Self>) {
-        let (me, now, duration, store) = (self.id, io.now(), self.cfg.duration, self.cfg.store());
+        let (me, now, duration) = (self.id, io.now(), self.cfg.duration);
         let Part::Member(m) = &mut self.part else {
             return;
         };
@@ -131,8 +146,10 @@ impl Lease {
             renew: now,
         };
         m.acquiring = true;
-        io.send(
-            store,
+        request(
+            &self.cfg,
+            m,
+            io,
             LeaseMsg::Update {
                 op: Op::Acquire,
                 record,
@@ -162,7 +179,7 @@ impl Lease {
     /// Stop leading (renew deadline passed, or the record names someone else); with
     /// `release_on_cancel`, hand the lease back if it is still ours as far as we know.
     fn step_down(&mut self, io: &mut Io<'_, Self>, release: bool) {
-        let (me, now, store) = (self.id, io.now(), self.cfg.store());
+        let (me, now) = (self.id, io.now());
         let Part::Member(m) = &mut self.part else {
             return;
         };
@@ -178,8 +195,10 @@ impl Lease {
                 acquire: o.acquire,
                 renew: now,
             };
-            io.send(
-                store,
+            request(
+                &self.cfg,
+                m,
+                io,
                 LeaseMsg::Update {
                     op: Op::Release,
                     record,
@@ -209,27 +228,41 @@ impl Lease {
         let Part::Store(rec) = &mut self.part else {
             return;
         };
+        if let Some((reply, changed)) = Record::answer(rec, msg) {
+            if changed {
+                io.persist(*rec);
+            }
+            io.send(from, reply);
+        }
+    }
+}
+
+impl Record {
+    /// The store's rule, for any store (this crate's single endpoint, or a replicated store
+    /// applying requests in its log's order): answer `msg` against the record `self`, applying
+    /// an update as a compare-and-swap on the version. Returns the answer and whether the
+    /// record changed; `None` for a message that is not a request.
+    pub fn answer(&mut self, msg: LeaseMsg) -> Option<(LeaseMsg, bool)> {
         match msg {
-            LeaseMsg::Get => io.send(from, LeaseMsg::Record(*rec)),
+            LeaseMsg::Get => Some((LeaseMsg::Record(*self), false)),
             LeaseMsg::Update { op, record } => {
-                let ok = record.version == rec.version;
+                let ok = record.version == self.version;
                 if ok {
-                    *rec = Record {
-                        version: rec.version + 1,
+                    *self = Record {
+                        version: self.version + 1,
                         ..record
                     };
-                    io.persist(*rec);
                 }
-                io.send(
-                    from,
+                Some((
                     LeaseMsg::Updated {
                         op,
                         ok,
-                        record: *rec,
+                        record: *self,
                     },
-                );
+                    ok,
+                ))
             }
-            LeaseMsg::Record(_) | LeaseMsg::Updated { .. } => {}
+            LeaseMsg::Record(_) | LeaseMsg::Updated { .. } => None,
         }
     }
 }
@@ -246,7 +279,7 @@ impl Protocol for Lease {
             Part::Member(m) => {
                 *m = Member::default();
                 // client-go's JitterUntil runs its first attempt at once.
-                io.send(self.cfg.store(), LeaseMsg::Get);
+                request(&self.cfg, m, io, LeaseMsg::Get);
                 let after = self.poll_after(io);
                 io.set_timer(LeaseTimer::Poll, after);
             }
@@ -258,11 +291,14 @@ impl Protocol for Lease {
             self.store_message(io, from, msg);
             return;
         }
-        if from != self.cfg.store() {
+        if !self.cfg.is_store_endpoint(from) {
             return;
         }
         let now = io.now();
         let me = self.id;
+        if let Part::Member(m) = &mut self.part {
+            m.unanswered = false;
+        }
         match msg {
             LeaseMsg::Record(rec) => {
                 self.observe(io, rec);
@@ -299,7 +335,7 @@ impl Protocol for Lease {
     }
 
     fn on_timer(&mut self, io: &mut Io<'_, Self>, timer: LeaseTimer) {
-        let (me, now, store) = (self.id, io.now(), self.cfg.store());
+        let (me, now) = (self.id, io.now());
         let Part::Member(m) = &mut self.part else {
             return;
         };
@@ -308,7 +344,7 @@ impl Protocol for Lease {
                 // A new attempt: an acquisition still unanswered was lost (client-go's request
                 // would have timed out by now).
                 m.acquiring = false;
-                io.send(store, LeaseMsg::Get);
+                request(&self.cfg, m, io, LeaseMsg::Get);
                 let after = self.poll_after(io);
                 io.set_timer(LeaseTimer::Poll, after);
             }
@@ -319,8 +355,10 @@ impl Protocol for Lease {
                         renew: now,
                         ..o
                     };
-                    io.send(
-                        store,
+                    request(
+                        &self.cfg,
+                        m,
+                        io,
                         LeaseMsg::Update {
                             op: Op::Renew,
                             record,
@@ -346,13 +384,12 @@ impl Protocol for Lease {
     }
 
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
-        let store = self.cfg.store();
         if let Part::Member(m) = &mut self.part {
             if !m.leading {
                 // A forced detection: the member suspects the holder now and reads the record at
                 // once; it still takes the lease only once it is expired by its own clock.
                 m.detected = true;
-                io.send(store, LeaseMsg::Get);
+                request(&self.cfg, m, io, LeaseMsg::Get);
             }
         }
         let now = io.now();

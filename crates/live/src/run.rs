@@ -238,7 +238,7 @@ pub fn run_built(built: &Built, cfg: &LiveConfig, hooks: Hooks) -> Result<LiveRe
         }
     }
     let mut cfg = cfg.clone();
-    cfg.trial.services = built.kind().services();
+    cfg.trial.services = built.services();
     built.drive(cfg.trial.seed, Live(&cfg, hooks))
 }
 

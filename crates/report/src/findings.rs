@@ -246,7 +246,7 @@ fn seeds_of(
 /// left out of every claim about partitions rather than credited with a clean result.
 pub(crate) fn exercises(c: &Ctx, protocol: &str, sc: &str) -> bool {
     let services =
-        election_runner::protocol::ProtocolSpec::parse(protocol).map_or(0, |s| s.kind.services());
+        election_runner::protocol::ProtocolSpec::parse(protocol).map_or(0, |s| s.services());
     services == 0
         || c.results
             .scenario_kind(sc)

@@ -637,7 +637,7 @@ fn traces(
             &traced.metrics,
         );
         let services = election_runner::protocol::ProtocolSpec::parse(&t.key.protocol)
-            .map_or(0, |s| s.kind.services());
+            .map_or(0, |s| s.services());
         let meta = TraceMeta { services, ..meta };
         let svg = render_trace(
             &traced.events,

@@ -708,7 +708,7 @@ impl<'a> Builder<'a, '_> {
             .iter()
             .map(|s| {
                 let services = election_runner::protocol::ProtocolSpec::parse(&s.protocol)
-                    .map_or(0, |p| p.kind.services());
+                    .map_or(0, |p| p.services());
                 Some(if services > 0 {
                     (
                         1.0,

@@ -16,6 +16,15 @@
 //!   learners, `raft.voters` below `n`, whose lowest ids vote), a uniform sample of patterns,
 //!   reported as a sample.
 //!
+//! A protocol with a store (service endpoints: the lease, whose members talk only through its
+//! store) sends nothing on the links among members, so cutting them would find nothing, true
+//! by construction. It is explored on **store patterns** instead (`store-pattern-5d-…`,
+//! families `5s-store-all`, `5d-store-all`): the links between each member and the store,
+//! position `n + 1` (`n` bits symmetric, `2n` directed; every pattern up to `n = 5`, a sample
+//! beyond). With a replicated store the store position is its first endpoint, and a member cut
+//! from it moves to another. A store pattern is run when some member is linked both ways to the
+//! store (the observer's quorum-connected for such a family).
+//!
 //! Only patterns that leave a node **quorum-connected** (the observer's definition: linked both
 //! ways, directly, to enough others to make a majority with itself — what a quorum leader
 //! needs) are run, so that `no-leader` and `livelock` are liveness failures, not correct
@@ -59,6 +68,9 @@ pub struct Pattern {
     pub directed: bool,
     /// Bit `i` set: link `i` of [`Pattern::links`] is cut.
     pub mask: u64,
+    /// A store pattern: its links are those between the members and the store (position
+    /// `n + 1`), the only links a family with a store (the lease) sends on.
+    pub store: bool,
 }
 
 /// The largest cluster a pattern can describe (a directed 8-node pattern has 56 bits).
@@ -79,15 +91,55 @@ impl Pattern {
         v
     }
 
+    /// The links of a store pattern, in bit order: `(a, n + 1)` for every member `a`
+    /// (symmetric: both directions), or `(a, n + 1)` then `(n + 1, a)` (directed).
+    pub fn store_links(n: u32, directed: bool) -> Vec<(u32, u32)> {
+        let s = n + 1;
+        (1..=n)
+            .flat_map(|a| {
+                if directed {
+                    vec![(a, s), (s, a)]
+                } else {
+                    vec![(a, s)]
+                }
+            })
+            .collect()
+    }
+
+    /// This pattern's links, in bit order.
+    pub fn own_links(&self) -> Vec<(u32, u32)> {
+        if self.store {
+            Pattern::store_links(self.n, self.directed)
+        } else {
+            Pattern::links(self.n, self.directed)
+        }
+    }
+
     /// How many patterns the family has (`2^links`).
     pub fn count(n: u32, directed: bool) -> u64 {
         1u64 << Pattern::links(n, directed).len()
     }
 
-    /// The scenario name: `pattern-5d-3f` (5 nodes, directed, mask 0x3f).
+    /// How many member (`store` false) or store patterns there are.
+    pub fn count_of(n: u32, directed: bool, store: bool) -> u64 {
+        if store {
+            1u64 << Pattern::store_links(n, directed).len()
+        } else {
+            Pattern::count(n, directed)
+        }
+    }
+
+    /// How many positions it joins: the members, and the store for a store pattern.
+    pub fn positions(&self) -> u32 {
+        self.n + u32::from(self.store)
+    }
+
+    /// The scenario name: `pattern-5d-3f` (5 nodes, directed, mask 0x3f); a store pattern's
+    /// is `store-pattern-5d-3f`.
     pub fn name(&self) -> String {
         format!(
-            "pattern-{}{}-{:x}",
+            "{}pattern-{}{}-{:x}",
+            if self.store { "store-" } else { "" },
             self.n,
             if self.directed { 'd' } else { 's' },
             self.mask
@@ -96,6 +148,10 @@ impl Pattern {
 
     /// The pattern a scenario name stands for, if it is one.
     pub fn parse(name: &str) -> Option<Pattern> {
+        let (store, name) = match name.strip_prefix("store-") {
+            Some(rest) => (true, rest),
+            None => (false, name),
+        };
         let rest = name.strip_prefix("pattern-")?;
         let (head, hex) = rest.split_once('-')?;
         let directed = match head.chars().last()? {
@@ -108,7 +164,12 @@ impl Pattern {
             return None;
         }
         let mask = u64::from_str_radix(hex, 16).ok()?;
-        (mask < Pattern::count(n, directed)).then_some(Pattern { n, directed, mask })
+        (mask < Pattern::count_of(n, directed, store)).then_some(Pattern {
+            n,
+            directed,
+            mask,
+            store,
+        })
     }
 
     /// Links cut.
@@ -118,7 +179,7 @@ impl Pattern {
 
     /// The one-way links cut, as `(from, to)` positions.
     pub fn cut_links(&self) -> Vec<(u32, u32)> {
-        Pattern::links(self.n, self.directed)
+        self.own_links()
             .into_iter()
             .enumerate()
             .filter(|(i, _)| self.mask >> i & 1 == 1)
@@ -134,7 +195,7 @@ impl Pattern {
 
     /// `up[a][b]`: is the one-way link between positions `a` and `b` (0-based) up?
     fn up(&self) -> Vec<Vec<bool>> {
-        let n = self.n as usize;
+        let n = self.positions() as usize;
         let mut up = vec![vec![true; n]; n];
         for (a, b) in self.cut_links() {
             up[a as usize - 1][b as usize - 1] = false;
@@ -149,27 +210,53 @@ impl Pattern {
     pub fn has_majority(&self) -> bool {
         let up = self.up();
         let n = self.n as usize;
+        if self.store {
+            // The observer's rule for a family with a store: a member linked both ways to it.
+            return (0..n).any(|a| up[a][n] && up[n][a]);
+        }
         election_sim::quorum_possible(n, n, |_| true, |a, b| up[a][b] && up[b][a])
     }
 
     /// The smallest mask of the pattern's class under permutations of the followers (positions
     /// `1..n-1`; the leader, position `n`, stays).
     pub fn canonical(&self) -> u64 {
+        if self.store {
+            // Store families run every pattern; no classes are formed.
+            return self.mask;
+        }
         canonical_with(self.mask, &perm_tables(self.n, self.directed))
     }
 
     /// The pattern as a scenario: the cut links go down at the fault instant, for good.
     pub fn scenario(&self) -> Scenario {
         let n = self.n;
+        // The store is the first service endpoint (with a replicated store, its first
+        // endpoint: the member then moves to another).
+        let at = |k: u32| {
+            if k == n + 1 {
+                election_sim::Selector::Service(1)
+            } else {
+                position(k, n)
+            }
+        };
         let pairs = self
             .cut_links()
             .into_iter()
-            .map(|(a, b)| (position(a, n), position(b, n)))
+            .map(|(a, b)| (at(a), at(b)))
             .collect();
         let text = self
             .cut_links()
             .iter()
-            .map(|(a, b)| format!("{a}->{b}"))
+            .map(|(a, b)| {
+                let name = |k: u32| {
+                    if k == n + 1 {
+                        "store".to_string()
+                    } else {
+                        k.to_string()
+                    }
+                };
+                format!("{}->{}", name(*a), name(*b))
+            })
             .collect::<Vec<_>>()
             .join(" ");
         Scenario::Custom(Custom {
@@ -264,6 +351,8 @@ pub struct Family {
     /// One representative per class under follower permutations (`canonical`), a uniform sample
     /// (`sample`), or every pattern (`all`).
     pub mode: Mode,
+    /// Store patterns (the links between the members and the store).
+    pub store: bool,
 }
 
 /// How a family's patterns are chosen.
@@ -278,12 +367,14 @@ pub enum Mode {
 }
 
 impl Family {
-    /// `5d-canonical`, `5d-sample`, `4d-all`, `5s-all`.
+    /// `5d-canonical`, `5d-sample`, `4d-all`, `5s-all`; store families `5s-store-all`,
+    /// `5d-store-all`.
     pub fn name(&self) -> String {
         format!(
-            "{}{}-{}",
+            "{}{}-{}{}",
             self.n,
             if self.directed { 'd' } else { 's' },
+            if self.store { "store-" } else { "" },
             match self.mode {
                 Mode::All => "all",
                 Mode::Canonical => "canonical",
@@ -294,11 +385,12 @@ impl Family {
 
     /// The patterns, in mask order, and how many the family has in all.
     pub fn patterns(&self) -> Vec<Pattern> {
-        let total = Pattern::count(self.n, self.directed);
+        let total = Pattern::count_of(self.n, self.directed, self.store);
         let p = |mask| Pattern {
             n: self.n,
             directed: self.directed,
             mask,
+            store: self.store,
         };
         match self.mode {
             Mode::All => (0..total).map(p).collect(),
@@ -323,18 +415,42 @@ impl Family {
     }
 }
 
-/// The families explored for each protocol at size `n`, as the module docs list them.
-pub fn families(n: u32, uses_ids: bool, sample: u64) -> Vec<Family> {
+/// The families explored for each protocol at size `n`, as the module docs list them; for a
+/// protocol with a store (`store`), the store families instead.
+pub fn families(n: u32, uses_ids: bool, sample: u64, store: bool) -> Vec<Family> {
+    if store {
+        // n links symmetric, 2n directed: every pattern up to 2^10 (n = 5), a sample beyond.
+        return vec![
+            Family {
+                n,
+                directed: false,
+                mode: Mode::All,
+                store: true,
+            },
+            Family {
+                n,
+                directed: true,
+                mode: if n <= 5 {
+                    Mode::All
+                } else {
+                    Mode::Sample(sample)
+                },
+                store: true,
+            },
+        ];
+    }
     let mut f = vec![Family {
         n,
         directed: false,
         mode: Mode::All,
+        store: false,
     }];
     if n <= 4 {
         f.push(Family {
             n,
             directed: true,
             mode: Mode::All,
+            store: false,
         });
     } else if n == 5 {
         f.push(Family {
@@ -345,9 +461,16 @@ pub fn families(n: u32, uses_ids: bool, sample: u64) -> Vec<Family> {
             } else {
                 Mode::Canonical
             },
+            store: false,
         });
     }
     f
+}
+
+/// Does the cell's protocol run a store (service endpoints)? Its patterns are then the links
+/// between the members and the store.
+fn cell_has_store(cell: &Cell) -> bool {
+    cell.protocol.kind.services(&cell.resolved) > 0
 }
 
 /// What to explore.
@@ -506,7 +629,12 @@ fn check_size(opts: &ExploreOptions) -> Result<()> {
     let mut held = 0u64;
     let mut largest = (0u32, 0u64);
     for cell in &opts.cells {
-        for fam in families(cell.nodes, cell_uses_ids(cell), opts.sample) {
+        for fam in families(
+            cell.nodes,
+            cell_uses_ids(cell),
+            opts.sample,
+            cell_has_store(cell),
+        ) {
             let total = Pattern::count(fam.n, fam.directed);
             let n = match fam.mode {
                 Mode::Sample(k) => k.min(total),
@@ -613,7 +741,12 @@ fn jobs(opts: &ExploreOptions) -> Vec<Job<'_>> {
     let mut jobs = Vec::new();
     let mut first_chunk = 0;
     for cell in &opts.cells {
-        for fam in families(cell.nodes, cell_uses_ids(cell), opts.sample) {
+        for fam in families(
+            cell.nodes,
+            cell_uses_ids(cell),
+            opts.sample,
+            cell_has_store(cell),
+        ) {
             let all = fam.patterns();
             let run: Vec<Pattern> = all.iter().copied().filter(Pattern::has_majority).collect();
             let chunks = run.len().div_ceil(CHUNK);
@@ -1102,6 +1235,7 @@ mod tests {
             n: 5,
             directed: true,
             mask: 0x3f,
+            store: false,
         };
         assert_eq!(p.name(), "pattern-5d-3f");
         assert_eq!(Pattern::parse("pattern-5d-3f"), Some(p));
@@ -1117,6 +1251,7 @@ mod tests {
             n: 3,
             directed,
             mask,
+            store: false,
         };
         assert!(p(0b101, false).has_majority());
         assert!(!p(0b111, false).has_majority());
@@ -1133,6 +1268,7 @@ mod tests {
                 n,
                 directed: false,
                 mask,
+                store: false,
             }
         };
         assert!(chain(5, &[(1, 2), (2, 3), (3, 4), (4, 5)]).has_majority());
@@ -1155,6 +1291,7 @@ mod tests {
                 n: 3,
                 directed: false,
                 mask,
+                store: false,
             }
             .canonical()
         };
@@ -1165,6 +1302,7 @@ mod tests {
             n: 4,
             directed: true,
             mode: Mode::Canonical,
+            store: false,
         };
         let classes = fam.patterns().len();
         assert!(classes * 6 >= 4096 && classes < 4096, "{classes}");
@@ -1175,9 +1313,43 @@ mod tests {
                 n: 4,
                 directed: true,
                 mask: m,
+                store: false,
             };
             assert!(reps.contains(&p.canonical()));
         }
+    }
+
+    /// A store pattern cuts links between members and the store (position n + 1) only; it is
+    /// run when some member is linked both ways to the store; its name round-trips.
+    #[test]
+    fn store_patterns_cut_member_store_links() {
+        assert_eq!(Pattern::store_links(3, false), vec![(1, 4), (2, 4), (3, 4)]);
+        assert_eq!(Pattern::count_of(5, true, true), 1 << 10);
+        let p = |mask, directed| Pattern {
+            n: 3,
+            directed,
+            mask,
+            store: true,
+        };
+        assert!(
+            p(0b011, false).has_majority(),
+            "member 3 still reaches the store"
+        );
+        assert!(!p(0b111, false).has_majority(), "nobody reaches the store");
+        // Directed: 1->S S->1 2->S S->2 3->S S->3; one direction of each member cut.
+        assert!(!p(0b010110, true).has_majority());
+        assert!(p(0b000110, true).has_majority());
+        assert_eq!(p(0b101, false).name(), "store-pattern-3s-5");
+        assert_eq!(Pattern::parse("store-pattern-3s-5"), Some(p(0b101, false)));
+        assert_eq!(
+            Pattern::parse("store-pattern-3s-8"),
+            None,
+            "3 links: mask < 8"
+        );
+        assert_eq!(p(0b001, false).cut_links(), vec![(1, 4), (4, 1)]);
+        let fams = families(5, false, 10, true);
+        assert!(fams.iter().all(|f| f.store));
+        assert_eq!(fams[1].patterns().len(), 1024);
     }
 
     #[test]
@@ -1186,6 +1358,7 @@ mod tests {
             n: 5,
             directed: true,
             mode: Mode::Sample(100),
+            store: false,
         };
         let a = fam.patterns();
         assert_eq!(a.len(), 100);

@@ -163,6 +163,9 @@ pub const PARAMS: &[ParamDef] = &[
     p("lease.renew_deadline_ms", Kind::PositiveMs, "2/3 x lease.duration_ms", "lease: RenewDeadline, how long a renewal round may take before the holder stops leading"),
     p("lease.retry_ms", Kind::PositiveMs, "2/15 x lease.duration_ms", "lease: RetryPeriod, the holder's renewal period; members read the record every retry x U[1, 2.2]"),
     p("lease.release_on_cancel", Kind::Bool, "false", "lease: ReleaseOnCancel, a holder that stops leading hands the lease back at once"),
+    p("lease.store_nodes", Kind::Count, "1", "lease: the store's endpoints; 1: one endpoint that never fails unless a scenario makes it; 2 or more: a replicated store, a Raft group with PreVote and CheckQuorum that commits every compare-and-swap at a majority and serves reads by ReadIndex (etcd behind the API server; crates/store)"),
+    p("lease.store_heartbeat_ms", Kind::PositiveMs, "scaled: 1; k8s: 100", "lease: a replicated store's Raft heartbeat interval (etcd's --heartbeat-interval 100 ms, divided by 100 like the lease's timings)"),
+    p("lease.store_election_ms", Kind::PositiveMs, "scaled: 10; k8s: 1000", "lease: a replicated store's Raft election timeout, drawn in [t, 2t] (etcd's --election-timeout 1000 ms and its randomization, divided by 100 like the lease's timings)"),
     p("omnipaxos.tick_ms", Kind::PositiveMs, "heartbeat_ms", "omnipaxos: the tick period; a BLE heartbeat round is detect_timeout_ms rounded to whole ticks"),
     p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
@@ -506,6 +509,12 @@ pub struct LeaseParams {
     pub retry_ms: f64,
     /// `lease.release_on_cancel`.
     pub release_on_cancel: bool,
+    /// `lease.store_nodes`.
+    pub store_nodes: u32,
+    /// `lease.store_heartbeat_ms`.
+    pub store_heartbeat_ms: f64,
+    /// `lease.store_election_ms`.
+    pub store_election_ms: f64,
 }
 
 /// Omni-Paxos' parameters (`omnipaxos.*`), resolved.
@@ -697,19 +706,26 @@ impl Resolved {
                 check_quorum: flag("raftrs.check_quorum", false),
             },
             lease: {
+                let k8s = get("lease.profile") == Some("k8s");
                 let duration_ms = num(
                     "lease.duration_ms",
-                    if get("lease.profile") == Some("k8s") {
-                        15_000.0
-                    } else {
-                        detect_timeout_ms
-                    },
+                    if k8s { 15_000.0 } else { detect_timeout_ms },
                 );
                 LeaseParams {
                     duration_ms,
                     renew_deadline_ms: num("lease.renew_deadline_ms", duration_ms * 2.0 / 3.0),
                     retry_ms: num("lease.retry_ms", duration_ms * 2.0 / 15.0),
                     release_on_cancel: flag("lease.release_on_cancel", false),
+                    store_nodes: get("lease.store_nodes")
+                        .map_or(1, |v| v.parse().expect("canonical count")),
+                    store_heartbeat_ms: num(
+                        "lease.store_heartbeat_ms",
+                        if k8s { 100.0 } else { 1.0 },
+                    ),
+                    store_election_ms: num(
+                        "lease.store_election_ms",
+                        if k8s { 1000.0 } else { 10.0 },
+                    ),
                 }
             },
             omnipaxos: OmniPaxosParams {

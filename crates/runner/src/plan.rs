@@ -502,8 +502,9 @@ impl SweepPlan {
                                     l.to.0
                                 );
                             }
-                            let skipped =
-                                scenario.skip_reason(n, proto.kind.services()).or_else(|| {
+                            let skipped = scenario
+                                .skip_reason(n, proto.kind.services(&resolved))
+                                .or_else(|| {
                                     scenario.detector_skip_reason(
                                         proto.kind.detector(),
                                         n,
@@ -739,7 +740,7 @@ impl Cell {
         let r = &self.resolved;
         SimConfig {
             nodes: self.nodes,
-            services: self.protocol.kind.services(),
+            services: self.protocol.kind.services(&self.resolved),
             seed,
             net: r.net.clone(),
             faults,
@@ -848,11 +849,11 @@ mod tests {
         assert_eq!(p.name, "default");
         assert_eq!(p.protocols.len(), 9);
         assert_eq!(p.nodes, DEFAULT_NODES);
-        assert_eq!(p.scenarios.len(), 18);
+        assert_eq!(p.scenarios.len(), 20);
         assert_eq!(p.seeds, 200);
         let cells = p.cells().unwrap();
-        assert_eq!(cells.len(), 9 * 7 * 18);
-        // The four lease-store scenarios run for lease only; the other specs' cells say why.
+        assert_eq!(cells.len(), 9 * 7 * 20);
+        // The six lease-store scenarios run for lease only; the other specs' cells say why.
         let store_skips = cells
             .iter()
             .filter(|c| {
@@ -861,7 +862,7 @@ mod tests {
                     .is_some_and(|s| s.contains("lease store"))
             })
             .count();
-        assert_eq!(store_skips, 8 * 7 * 4);
+        assert_eq!(store_skips, 8 * 7 * 6);
     }
 
     /// Omni-Paxos has no failure detector a scenario can force or switch off: such cells are

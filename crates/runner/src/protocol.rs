@@ -27,6 +27,7 @@ use election_raft::{Raft, RaftConfig};
 use election_raftrs::{RaftRs, RaftrsConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
+use election_store::{LeaseGroup, StoreConfig};
 
 use crate::error::{usage, Result};
 use crate::params::{canonical, lookup, Kind, ParamMap, Resolved, PARAMS};
@@ -210,6 +211,21 @@ pub const FAMILIES: [Family; 6] = [
             c.renew_deadline = Resolved::duration(r.lease.renew_deadline_ms);
             c.retry = Resolved::duration(r.lease.retry_ms);
             c.release_on_cancel = r.lease.release_on_cancel;
+            if r.lease.store_nodes > 1 {
+                let s = r.lease.store_nodes;
+                let mut raft = RaftConfig::with_timing(
+                    s,
+                    election_core::Timing {
+                        heartbeat: Resolved::duration(r.lease.store_heartbeat_ms),
+                        detect_timeout: Resolved::duration(r.lease.store_election_ms),
+                        detect_jitter: Resolved::duration(r.lease.store_election_ms),
+                    },
+                );
+                raft.leader_send = election_raft::LeaderSend::Persisted;
+                let sc = StoreConfig::new(c, raft);
+                sc.validate()?;
+                return Ok(Built::LeaseStore(Arc::new(sc)));
+            }
             c.validate()?;
             Ok(Built::Lease(Arc::new(c)))
         },
@@ -304,9 +320,13 @@ impl ProtocolKind {
         self.family().name
     }
 
-    /// See [`Family::services`].
-    pub fn services(self) -> u32 {
-        self.family().services
+    /// How many service endpoints a cell of this family runs with `r`: [`Family::services`],
+    /// except the lease's, which has `lease.store_nodes`.
+    pub fn services(self, r: &Resolved) -> u32 {
+        match self {
+            ProtocolKind::Lease => r.lease.store_nodes,
+            _ => self.family().services,
+        }
     }
 
     /// See [`Family::detector`].
@@ -349,6 +369,21 @@ pub struct ProtocolSpec {
     pub kind: ProtocolKind,
     /// The options as parameters (`bully.quorum` → `true`).
     pub options: ParamMap,
+}
+
+impl ProtocolSpec {
+    /// How many service endpoints this spec's cells run when nothing is set globally: its
+    /// family's, or for the lease the spec's `store_nodes` option (`lease+store_nodes=3`).
+    pub fn services(&self) -> u32 {
+        match self.kind {
+            ProtocolKind::Lease => self
+                .options
+                .get("lease.store_nodes")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(self.kind.family().services),
+            _ => self.kind.family().services,
+        }
+    }
 }
 
 impl fmt::Display for ProtocolSpec {
@@ -448,6 +483,8 @@ pub enum Built {
     Raft(Arc<RaftConfig>),
     /// Lease.
     Lease(Arc<LeaseConfig>),
+    /// Lease with a replicated store (`lease.store_nodes` > 1).
+    LeaseStore(Arc<StoreConfig>),
     /// raft-rs.
     Raftrs(Arc<RaftrsConfig>),
     /// Omni-Paxos.
@@ -479,9 +516,18 @@ impl Built {
             Built::Bully(_) => ProtocolKind::Bully,
             Built::Ring(..) => ProtocolKind::Ring,
             Built::Raft(_) => ProtocolKind::Raft,
-            Built::Lease(_) => ProtocolKind::Lease,
+            Built::Lease(_) | Built::LeaseStore(_) => ProtocolKind::Lease,
             Built::Raftrs(_) => ProtocolKind::Raftrs,
             Built::OmniPaxos(_) => ProtocolKind::OmniPaxos,
+        }
+    }
+
+    /// How many service endpoints it runs (the lease's store endpoints).
+    pub fn services(&self) -> u32 {
+        match self {
+            Built::Lease(c) => c.stores,
+            Built::LeaseStore(c) => c.lease.stores,
+            other => other.kind().family().services,
         }
     }
 
@@ -520,6 +566,10 @@ impl Built {
             Built::Lease(c) => {
                 let c = Arc::clone(c);
                 driver.drive(move |id| Lease::new(id, Arc::clone(&c)))
+            }
+            Built::LeaseStore(c) => {
+                let c = Arc::clone(c);
+                driver.drive(move |id| LeaseGroup::new(id, &c))
             }
             Built::Raftrs(c) => {
                 let c = Arc::clone(c);
@@ -580,10 +630,16 @@ mod tests {
         assert_eq!(s.options.get("ring.hop_acks").unwrap(), "false");
         let s = ProtocolSpec::parse("lease+release_on_cancel+profile=k8s").unwrap();
         assert_eq!(s.kind, ProtocolKind::Lease);
-        assert_eq!(s.kind.services(), 1, "the store");
+        assert_eq!(s.services(), 1, "the store");
+        assert_eq!(
+            ProtocolSpec::parse("lease+store_nodes=3")
+                .unwrap()
+                .services(),
+            3
+        );
         assert_eq!(s.options.get("lease.release_on_cancel").unwrap(), "true");
         assert_eq!(s.options.get("lease.profile").unwrap(), "k8s");
-        assert_eq!(ProtocolKind::Raft.services(), 0);
+        assert_eq!(ProtocolSpec::parse("raft").unwrap().services(), 0);
         assert!(ProtocolSpec::parse("lease+profile=prod").is_err());
     }
 
@@ -637,7 +693,10 @@ mod tests {
             assert!(!(f.timing)(&r).is_empty());
             assert!(FAMILIES[..i].iter().all(|g| g.name != f.name));
         }
-        assert_eq!(ProtocolKind::Lease.services(), election_lease::SERVICES);
+        assert_eq!(
+            ProtocolKind::Lease.family().services,
+            election_lease::SERVICES
+        );
         assert!(!ProtocolKind::OmniPaxos.family().detector);
     }
 

@@ -38,10 +38,25 @@
 //! holder wakes believing it leads, with a write due, after another member took the lease.
 //!
 //! The scenarios below name the store (selector `store`) and run only for protocols that
-//! have one (the others' cells are skipped and say so):
+//! have one (the others' cells are skipped and say so). With `lease.store_nodes` ≥ 2 the store
+//! is replicated: a Raft group of that many endpoints (`crates/store`), which members talk to
+//! one endpoint at a time, moving on when a request goes unanswered.
 //!
-//! - `store-cut-holder`: the holder's links to and from the store fail for `outage_ms`, then
-//!   heal. The holder can no longer renew; it stops leading `retry + renew_deadline` after its
+//! - `store-crash`: the store's first endpoint crashes for `outage_ms`, then recovers with its
+//!   record. A single store is the whole store: nobody renews or takes the lease meanwhile. A
+//!   replicated store loses one endpoint — its leader in about one trial in
+//!   `lease.store_nodes`, and then the lease waits for the store's own election.
+//! - `store-quorum-loss`: a majority of the store's endpoints (the single store) crash for
+//!   `outage_ms`, then recover: the holder stops within `retry + renew_deadline`, before one
+//!   lease duration, and nobody holds the lease until the store is back. A lease is as
+//!   available as its store.
+//! - `store-split` (gray, replicated stores only): the store's first endpoint is cut off from
+//!   the other endpoints and from every member but the holder for `outage_ms`: the holder may
+//!   be talking to an endpoint that cannot reach the store's quorum. It moves to another
+//!   endpoint, or loses the lease and another member takes it once it expired; never two
+//!   holders.
+//! - `store-cut-holder`: the holder's links to and from the store (every endpoint) fail for
+//!   `outage_ms`, then heal. The holder can no longer renew; it stops leading `retry + renew_deadline` after its
 //!   last renewal, before the others may take the lease `duration` after they saw it.
 //! - `store-slow`: the store takes `store_slow_ms` more per request for `outage_ms` (an
 //!   overloaded API server or a slow etcd disk): requests queue, and once they arrive faster
@@ -132,6 +147,8 @@ pub struct Builtin {
     pub sizes: Sizes,
     /// It acts on a service endpoint (the lease store): protocols without one skip it.
     pub store: bool,
+    /// It needs a replicated store (`lease.store_nodes` ≥ 2): a single store skips it.
+    pub replicated_store: bool,
     /// The parameters whose value it replaces during a trial.
     pub overrides: &'static [Override],
     /// Its fault timeline.
@@ -172,6 +189,7 @@ const fn scenario(
         part: Part::Default,
         sizes,
         store: false,
+        replicated_store: false,
         overrides: &[],
         timeline,
     }
@@ -337,11 +355,53 @@ pub const CATALOG: &[Builtin] = &[
         "store-cut-holder",
         "lease store only: the holder's links to and from the store fail for outage_ms, then heal; the holder must stop leading before anyone else may take the lease",
         |a, _| {
-            let mut f = cut_store(a.t);
+            let mut f = cut_store(a, a.t);
             f.push(at(a.t + a.r.outage_ms, Heal));
             f
         },
     ),
+    store(
+        "store-crash",
+        "lease store only: the store's first endpoint crashes for outage_ms, then recovers with its record; a single store is the whole store (nobody can renew or take the lease meanwhile), a replicated one (lease.store_nodes) loses one endpoint, its leader in about one trial in lease.store_nodes",
+        |a, _| {
+            vec![
+                at(a.t, Crash(STORE)),
+                at(a.t + a.r.outage_ms, Recover(STORE)),
+            ]
+        },
+    ),
+    store(
+        "store-quorum-loss",
+        "lease store only: a majority of the store's endpoints (the store, when it has one) crash for outage_ms, then recover: with no store quorum nobody can renew or take the lease, the holder stops within retry + renew deadline, and nobody leads until the store is back",
+        |a, _| {
+            let k = store_majority(a);
+            let mut f: Vec<Fault> = (1..=k).map(|j| at(a.t, Crash(Selector::Service(j)))).collect();
+            f.extend((1..=k).map(|j| at(a.t + a.r.outage_ms, Recover(Selector::Service(j)))));
+            f
+        },
+    ),
+    Builtin {
+        replicated_store: true,
+        part: Part::Gray,
+        ..store(
+            "store-split",
+            "replicated lease store only (lease.store_nodes >= 2): the store's first endpoint is cut off from the other endpoints and from every member but the holder for outage_ms, then healed: the holder talks to an endpoint that cannot reach the store's quorum; the rest of the store elects a leader if it lost one, and the others take the lease once it expires",
+            |a, _| {
+                let first = NodeSet::One(STORE);
+                let mut f = Vec::new();
+                let mut cut = |x: NodeSet, y: NodeSet| {
+                    f.push(at(a.t, CutLink { from: x, to: y }));
+                    f.push(at(a.t, CutLink { from: y, to: x }));
+                };
+                cut(first, NodeSet::AllExcept(Selector::Leader));
+                for k in 2..=a.r.lease.store_nodes {
+                    cut(first, NodeSet::One(Selector::Service(k)));
+                }
+                f.push(at(a.t + a.r.outage_ms, Heal));
+                f
+            },
+        )
+    },
     store(
         "store-slow",
         "lease store only: the store takes store_slow_ms more per request for outage_ms; requests queue, and past its capacity renewals miss the deadline",
@@ -591,7 +651,7 @@ fn slow_clock_then_cut_store(a: &At<'_>, rate: f64) -> Vec<Fault> {
             ppm: (rate - 1.0) * 1e6,
         },
     )];
-    f.extend(cut_store(cut));
+    f.extend(cut_store(a, cut));
     f.push(at(cut + a.r.outage_ms, Heal));
     f
 }
@@ -684,24 +744,36 @@ impl Builtin {
 /// The lease store: the first service endpoint.
 const STORE: Selector = Selector::Service(1);
 
-/// The holder's links to and from the store fail at `t`.
-fn cut_store(t: f64) -> Vec<Fault> {
-    vec![
-        at(
-            t,
-            CutLink {
-                from: NodeSet::One(Selector::Leader),
-                to: NodeSet::One(STORE),
-            },
-        ),
-        at(
-            t,
-            CutLink {
-                from: NodeSet::One(STORE),
-                to: NodeSet::One(Selector::Leader),
-            },
-        ),
-    ]
+/// The holder's links to and from the store fail at `t`: every store endpoint's (one, unless
+/// the store is replicated: `lease.store_nodes`).
+fn cut_store(a: &At<'_>, t: f64) -> Vec<Fault> {
+    (1..=a.r.lease.store_nodes.max(1))
+        .flat_map(|k| {
+            let store = NodeSet::One(Selector::Service(k));
+            let holder = NodeSet::One(Selector::Leader);
+            [
+                at(
+                    t,
+                    CutLink {
+                        from: holder,
+                        to: store,
+                    },
+                ),
+                at(
+                    t,
+                    CutLink {
+                        from: store,
+                        to: holder,
+                    },
+                ),
+            ]
+        })
+        .collect()
+}
+
+/// How many of the store's endpoints make a majority (1 for a single store).
+fn store_majority(a: &At<'_>) -> u32 {
+    a.r.lease.store_nodes.max(1) / 2 + 1
 }
 
 /// One fault of a custom scenario: the simulator's action, at an offset from the fault
@@ -944,6 +1016,12 @@ impl Scenario {
                 self.name()
             ));
         }
+        if matches!(self, Scenario::Builtin(b) if b.replicated_store) && services < 2 {
+            return Some(format!(
+                "{} splits a replicated store, and this protocol's store has {services} endpoint (set lease.store_nodes >= 2)",
+                self.name()
+            ));
+        }
         match self {
             Scenario::Builtin(b) => b.size_reason(n),
             Scenario::Custom(c) if c.exact_nodes.is_some_and(|k| k != n) => Some(format!(
@@ -1107,7 +1185,8 @@ mod tests {
                 }
             }
             for n in [3, 5] {
-                let size = s.skip_reason(n, 1);
+                // Every store scenario runs with a replicated store.
+                let size = s.skip_reason(n, 3);
                 match b.sizes {
                     Sizes::Exactly(k) => assert_eq!(size.is_none(), n == k, "{}", b.name),
                     Sizes::AtLeast(min, _) => assert_eq!(size.is_none(), n >= min, "{}", b.name),
@@ -1419,6 +1498,7 @@ faults = [
             ("last_crashed", S::LastCrashed),
             ("rest", S::Rest),
             ("store", S::Service(1)),
+            ("store:3", S::Service(3)),
             ("lowest_follower", S::KthLowestFollower(1)),
             ("highest_follower", S::KthHighestFollower(1)),
             ("kth_highest:3", S::KthHighest(3)),

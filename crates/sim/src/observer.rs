@@ -32,9 +32,15 @@
 //!     their leader, each reaching it;
 //!   * [`QuorumRule::LiveMembers`] (the bully, the ring, built to elect among whoever is alive
 //!     under crash failures): more than half of the *live* members name `L`, each reaching it;
-//!   * [`QuorumRule::Service`] (the lease, whose authority is its store): the first live service
-//!     endpoint names `L` (its status's `leader`: the holder its record holds) and `L` has its
-//!     links to and from that endpoint up — the holder who can renew;
+//!   * [`QuorumRule::Service`] (the lease, whose authority is its store): the store's
+//!     *working endpoint* names `L` (its status's `leader`: the holder its record holds) and `L`
+//!     has its links to and from that endpoint up, or to and from a working endpoint that has
+//!     its links to and from it up (which forwards) — the holder who can renew. A store endpoint
+//!     is *working* when it is live and reaches (both ways) more than half of the store's
+//!     endpoints, itself included; the working endpoint is, among the working ones that name a
+//!     holder, the one with the highest epoch (the lowest id on ties). A single store is its own
+//!     majority; a replicated store (`lease.store_nodes`, a Raft group) has only its leader name
+//!     the holder, with its term as epoch;
 //!   * [`QuorumRule::Voters`]`(k)` (Raft with `raft.voters = k < n`: the members `1..=k` vote,
 //!     the others are learners that follow but never vote): more than `k/2` of the `k` voters
 //!     (`L` included, crashed voters counting against it) name `L`, each reaching it. What the
@@ -47,7 +53,7 @@
 //!   `stranded_node_ms`.
 //! * **Quorum-connected**: a live member that reaches more than half of the members its family's
 //!   rule counts (all `n`, or the live ones), itself included; for [`QuorumRule::Service`], one
-//!   that reaches a live service endpoint; for [`QuorumRule::Voters`]`(k)`, a live *voter* that
+//!   that reaches a working store endpoint (a member reaches another through such an endpoint); for [`QuorumRule::Voters`]`(k)`, a live *voter* that
 //!   reaches more than `k/2` live voters, itself included (a learner never is: it cannot lead).
 //!   Some member must be quorum-connected for a quorum leader to be possible.
 //! * **Followed by all**: there is a quorum leader and every live member that reaches it names
@@ -1147,8 +1153,53 @@ impl Observer {
         }
         (0..self.services.len()).any(|k| {
             let s = self.n + k;
-            self.services[k].is_some() && self.both_ways(v, s) && self.both_ways(s, l)
+            self.store_ok(k) && self.both_ways(v, s) && self.both_ways(s, l)
         })
+    }
+
+    /// Is service endpoint `k` live and does it reach (both ways) more than half of the
+    /// service endpoints, itself included? Always true of a live single store; for a
+    /// replicated store, the endpoints through which a member can still get an answer.
+    #[inline]
+    fn store_ok(&self, k: usize) -> bool {
+        let s = self.services.len();
+        self.services[k].is_some()
+            && (s == 1
+                || (0..s)
+                    .filter(|&j| {
+                        j == k
+                            || (self.services[j].is_some()
+                                && self.both_ways(self.n + k, self.n + j))
+                    })
+                    .count()
+                    * 2
+                    > s)
+    }
+
+    /// Does member `v` reach the store's endpoint `k`: linked both ways to it, or to a working
+    /// endpoint linked both ways to it (which forwards)? For a single store: linked to it.
+    fn reaches_store(&self, v: usize, k: usize) -> bool {
+        (0..self.services.len()).any(|j| {
+            self.both_ways(v, self.n + j)
+                && (j == k || (self.store_ok(j) && self.both_ways(self.n + j, self.n + k)))
+        })
+    }
+
+    /// The store's working endpoint ([`QuorumRule::Service`]): among the endpoints that are
+    /// [`Self::store_ok`] and name a holder, the one with the highest epoch (the lowest on
+    /// ties). A single store that names a holder; for a replicated store, its leader.
+    fn store_authority(&self) -> Option<usize> {
+        let mut best: Option<(usize, Option<u64>)> = None;
+        for k in 0..self.services.len() {
+            let Some(st) = self.services[k] else { continue };
+            if st.leader.is_none() || !self.store_ok(k) {
+                continue;
+            }
+            if best.is_none_or(|(_, e)| st.epoch > e) {
+                best = Some((k, st.epoch));
+            }
+        }
+        best.map(|(k, _)| k)
     }
 
     /// How many live members reach member `l`.
@@ -1165,7 +1216,7 @@ impl Observer {
     fn quorum_connected(&self, v: usize) -> bool {
         if self.rule == QuorumRule::Service {
             return (0..self.services.len())
-                .any(|k| self.services[k].is_some() && self.both_ways(v, self.n + k));
+                .any(|k| self.store_ok(k) && self.both_ways(v, self.n + k));
         }
         if self.counted < self.n {
             // Voters: only a voter can lead, with a majority of the voters.
@@ -1259,9 +1310,9 @@ impl Observer {
         let l = if self.rule != QuorumRule::Service {
             self.majority?
         } else {
-            let k = self.services.iter().position(Option::is_some)?;
+            let k = self.store_authority()?;
             let l = self.services[k]?.leader?;
-            if l.0 == 0 || l.index() >= self.n || !self.both_ways(l.index(), self.n + k) {
+            if l.0 == 0 || l.index() >= self.n || !self.reaches_store(l.index(), k) {
                 return None;
             }
             l.index()
@@ -1317,13 +1368,21 @@ impl Observer {
                     .links
                     .is_up(NodeId::from_index(b), NodeId::from_index(a))
         };
+        let ns = self.services.len();
+        let store_ok = |k: usize| {
+            self.services[k].is_some()
+                && (0..ns)
+                    .filter(|&j| j == k || (self.services[j].is_some() && bi(n + k, n + j)))
+                    .count()
+                    * 2
+                    > ns
+        };
         let reach = |v: usize, l: usize| {
             v == l
                 || if self.services.is_empty() {
                     bi(v, l)
                 } else {
-                    (0..self.services.len())
-                        .any(|k| self.services[k].is_some() && bi(v, n + k) && bi(n + k, l))
+                    (0..ns).any(|k| store_ok(k) && bi(v, n + k) && bi(n + k, l))
                 }
         };
         let live: Vec<usize> = (0..n).filter(|&v| self.status[v].is_some()).collect();
@@ -1339,7 +1398,7 @@ impl Observer {
             if self.rule != QuorumRule::Service {
                 v < voters && live_voters.iter().filter(|&&u| reach(u, v)).count() * 2 > of
             } else {
-                (0..self.services.len()).any(|k| self.services[k].is_some() && bi(v, n + k))
+                (0..ns).any(|k| store_ok(k) && bi(v, n + k))
             }
         };
         let outside = (0..n)
@@ -1364,11 +1423,27 @@ impl Observer {
                         > of
             })
         } else {
-            (0..self.services.len())
-                .find(|&k| self.services[k].is_some())
+            // The highest epoch among the working endpoints that name a holder (the lowest
+            // index on ties).
+            (0..ns)
+                .filter(|&k| store_ok(k) && self.services[k].is_some_and(|s| s.leader.is_some()))
+                .fold(None::<usize>, |best, k| match best {
+                    Some(b)
+                        if self.services[b].map(|s| s.epoch)
+                            >= self.services[k].map(|s| s.epoch) =>
+                    {
+                        Some(b)
+                    }
+                    _ => Some(k),
+                })
                 .and_then(|k| {
                     let l = self.services[k]?.leader?;
-                    let ok = l.0 != 0 && l.index() < n && leads(l.index()) && bi(l.index(), n + k);
+                    let reaches_store = |v: usize| {
+                        (0..ns)
+                            .any(|j| bi(v, n + j) && (j == k || (store_ok(j) && bi(n + j, n + k))))
+                    };
+                    let ok =
+                        l.0 != 0 && l.index() < n && leads(l.index()) && reaches_store(l.index());
                     ok.then(|| l.index())
                 })
         };

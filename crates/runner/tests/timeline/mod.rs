@@ -271,7 +271,7 @@ pub fn selector_toml(s: Selector) -> String {
         Selector::KthInitialFollower(k) => format!("kth_initial_follower:{k}"),
         Selector::Rest => "rest".into(),
         Selector::Service(1) => "store".into(),
-        Selector::Service(k) => panic!("the config syntax names service endpoint 1 only, not {k}"),
+        Selector::Service(k) => format!("store:{k}"),
     }
 }
 

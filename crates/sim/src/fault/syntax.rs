@@ -17,7 +17,7 @@ use crate::ConfigError;
 
 /// The selector syntax, as error messages and the docs give it (`K` a whole number >= 1).
 pub const SELECTOR_SYNTAX: &str =
-    "leader | initial_leader | highest | lowest | random | last_crashed | rest | store | \
+    "leader | initial_leader | highest | lowest | random | last_crashed | rest | store | store:K | \
 lowest_follower | highest_follower | kth_highest:K | kth_lowest:K | kth_lowest_follower:K | \
 kth_highest_follower:K | initial_follower | kth_initial_follower:K | id:K";
 
@@ -71,6 +71,7 @@ impl FromStr for Selector {
                 Some(("kth_highest_follower", k)) => Selector::KthHighestFollower(num(k)?),
                 Some(("kth_initial_follower", k)) => Selector::KthInitialFollower(num(k)?),
                 Some(("id", k)) => Selector::Id(NodeId(num(k)?)),
+                Some(("store", k)) => Selector::Service(num(k)?),
                 _ => {
                     return Err(SyntaxError(format!(
                         "unknown node selector {s:?}; valid: {SELECTOR_SYNTAX}"
@@ -83,8 +84,8 @@ impl FromStr for Selector {
 
 impl Display for Selector {
     /// The selector in [`SELECTOR_SYNTAX`], its shortest spelling (`lowest_follower`, not
-    /// `kth_lowest_follower:1`). Outside the syntax, and so not read back: a service endpoint
-    /// other than the first (`service:K`) and a zero `K`.
+    /// `kth_lowest_follower:1`; `store`, not `store:1`). Outside the syntax, and so not read
+    /// back: a zero `K`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Selector::Leader => f.write_str("leader"),
@@ -104,7 +105,7 @@ impl Display for Selector {
             Selector::KthInitialFollower(k) => write!(f, "kth_initial_follower:{k}"),
             Selector::Rest => f.write_str("rest"),
             Selector::Service(1) => f.write_str("store"),
-            Selector::Service(k) => write!(f, "service:{k}"),
+            Selector::Service(k) => write!(f, "store:{k}"),
         }
     }
 }
@@ -456,6 +457,10 @@ mod tests {
             "lowest_follower"
         );
         assert_eq!(Selector::Service(1).to_string(), "store");
+        assert_eq!(Selector::Service(3).to_string(), "store:3");
+        assert_eq!("store:3".parse::<Selector>(), Ok(Selector::Service(3)));
+        assert_eq!("store:1".parse::<Selector>(), Ok(Selector::Service(1)));
+        assert!("store:0".parse::<Selector>().is_err());
         for written in SET_SYNTAX.split('|').map(str::trim) {
             for sel in &selectors {
                 let text = written.replace("SELECTOR", &sel.to_string());
