@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use election_bully::Rejoin;
 use election_core::Timing;
+use election_lease::{Expiry, OnLoss};
 use election_raft::{AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, Redraw, RepliesRule};
 use election_sim::workload::{Commit, Fencing, Workload};
 use election_sim::{Bursts, Latency, NetConfig, NodeTime, Noise, Spikes};
@@ -163,6 +164,10 @@ pub const PARAMS: &[ParamDef] = &[
     p("lease.renew_deadline_ms", Kind::PositiveMs, "2/3 x lease.duration_ms", "lease: RenewDeadline, how long a renewal round may take before the holder stops leading"),
     p("lease.retry_ms", Kind::PositiveMs, "2/15 x lease.duration_ms", "lease: RetryPeriod, the holder's renewal period; members read the record every retry x U[1, 2.2]"),
     p("lease.release_on_cancel", Kind::Bool, "false", "lease: ReleaseOnCancel, a holder that stops leading hands the lease back at once"),
+    p("lease.expiry", Kind::Choice(Expiry::NAMES), "observed", "lease: when a member may take a held lease: a duration after it saw the record change, on its own clock (observed: client-go's observedTime, sensitive to clock rate only), or once the holder's renew time plus the duration has passed on its own clock (renew_time: hendrikmaus/kube-leader-election's has_lease_expired, sensitive to clock offset)"),
+    p("lease.cas", Kind::Bool, "true", "lease: acquisitions are compare-and-swap on the version (client-go's Update with resourceVersion); false: blind writes, last writer wins, renewals and releases applied while the record names the writer (hendrikmaus/kube-leader-election's merge patches)"),
+    p("lease.on_loss", Kind::Choice(OnLoss::NAMES), "continue", "lease: a holder that stops leading goes back to reading the record (continue: client-go's OnStoppedLeading returns) or its process exits and restarts after lease.restart_ms, its state gone (exit: kube-controller-manager's and kube-scheduler's klog.FlushAndExit)"),
+    p("lease.restart_ms", Kind::MsRange, "scaled: 100; k8s: 10000", "lease: with on_loss = exit, how long the exited process is down, drawn uniformly from LO-HI at each exit: the kubelet's first restart back-off, 10 s (pkg/kubelet backOffPeriod), divided by 100 with the scaled timings"),
     p("omnipaxos.tick_ms", Kind::PositiveMs, "heartbeat_ms", "omnipaxos: the tick period; a BLE heartbeat round is detect_timeout_ms rounded to whole ticks"),
     p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
@@ -201,6 +206,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
     p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
     p("stale_keepalive_ms", Kind::Ms, "5 x detect_timeout_ms", "stale-connection: how long the leader's connections to its followers black-hole before they are re-established; etcd's peer connections time out after 5 s (rafthttp ConnReadTimeout) against a 1 s election timeout, so 5 election timeouts (750 ms)"),
+    p("clock_jump_ms", Kind::Ms, "2 x detect_timeout_ms", "clock-jump-follower: how far the lowest follower's clock steps ahead (an NTP step); the default is twice the scaled lease duration (lease.duration_ms = detect_timeout_ms)"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
     p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
@@ -506,6 +512,14 @@ pub struct LeaseParams {
     pub retry_ms: f64,
     /// `lease.release_on_cancel`.
     pub release_on_cancel: bool,
+    /// `lease.expiry`.
+    pub expiry: Expiry,
+    /// `lease.cas`.
+    pub cas: bool,
+    /// `lease.on_loss`.
+    pub on_loss: OnLoss,
+    /// `lease.restart_ms` as (lo, hi).
+    pub restart_ms: (f64, f64),
 }
 
 /// Omni-Paxos' parameters (`omnipaxos.*`), resolved.
@@ -580,6 +594,8 @@ pub struct Resolved {
     pub fault_loss: f64,
     /// `stale_keepalive_ms`.
     pub stale_keepalive_ms: f64,
+    /// `clock_jump_ms`.
+    pub clock_jump_ms: f64,
     /// `store_slow_ms`.
     pub store_slow_ms: f64,
     /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
@@ -697,19 +713,41 @@ impl Resolved {
                 check_quorum: flag("raftrs.check_quorum", false),
             },
             lease: {
+                let k8s = get("lease.profile") == Some("k8s");
                 let duration_ms = num(
                     "lease.duration_ms",
-                    if get("lease.profile") == Some("k8s") {
-                        15_000.0
-                    } else {
-                        detect_timeout_ms
-                    },
+                    if k8s { 15_000.0 } else { detect_timeout_ms },
                 );
                 LeaseParams {
                     duration_ms,
                     renew_deadline_ms: num("lease.renew_deadline_ms", duration_ms * 2.0 / 3.0),
                     retry_ms: num("lease.retry_ms", duration_ms * 2.0 / 15.0),
                     release_on_cancel: flag("lease.release_on_cancel", false),
+                    expiry: get("lease.expiry").map_or_else(Expiry::default, |v| {
+                        Expiry::from_name(v).expect("canonical")
+                    }),
+                    cas: flag("lease.cas", true),
+                    on_loss: get("lease.on_loss").map_or_else(OnLoss::default, |v| {
+                        OnLoss::from_name(v).expect("canonical")
+                    }),
+                    restart_ms: match get("lease.restart_ms") {
+                        Some(v) => {
+                            let (lo, hi) = v.split_once('-').expect("canonical range");
+                            (
+                                lo.parse().expect("canonical"),
+                                hi.parse().expect("canonical"),
+                            )
+                        }
+                        None => {
+                            let d = if k8s {
+                                election_lease::RESTART_K8S
+                            } else {
+                                election_lease::RESTART
+                            };
+                            let ms = d.as_secs_f64() * 1e3;
+                            (ms, ms)
+                        }
+                    },
                 }
             },
             omnipaxos: OmniPaxosParams {
@@ -743,6 +781,7 @@ impl Resolved {
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
             stale_keepalive_ms: num("stale_keepalive_ms", 5.0 * detect_timeout_ms),
+            clock_jump_ms: num("clock_jump_ms", 2.0 * detect_timeout_ms),
             store_slow_ms: num("store_slow_ms", 5.0),
             work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         };
