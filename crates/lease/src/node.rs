@@ -99,7 +99,8 @@ impl Lease {
 
     /// Take in a record the store sent; a record older than the observed one (reordered) is
     /// ignored. client-go: the record differs from `observedRecord` → observe it now. A
-    /// change re-arms the failure detector for a lease duration from now.
+    /// change re-arms the failure detector for a lease duration from now (`expiry =
+    /// renew_time`: for the record's renew time plus its duration, on our clock).
     fn observe(&mut self, io: &mut Io<'_, Self>, rec: Record) {
         let (now, expiry) = (io.now(), self.cfg.expiry);
         let Part::Member(m) = &mut self.part else {
