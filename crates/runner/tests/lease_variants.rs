@@ -228,7 +228,7 @@ fn an_exited_holder_is_down_for_the_restart_delay() {
                 // Silent for the restart delay (its timers are node-clock instants, plus up
                 // to 1 ms of timer jitter and the drift of the server profile).
                 let gap = next_send - down_at;
-                assert!(gap >= 99.9 && gap < 102.0, "{spec} seed {seed}: {gap}");
+                assert!((99.9..102.0).contains(&gap), "{spec} seed {seed}: {gap}");
                 // The next status change comes after the restart: it follows again.
                 let after = st.iter().find(|s| s.0 > down_at).expect("follows again");
                 assert!(after.0 >= next_send, "{spec} seed {seed}: {after:?}");
