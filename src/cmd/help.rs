@@ -10,7 +10,9 @@ pub fn protocol_help() -> String {
     format!(
         "Protocol spec: a protocol plus +options, e.g. bully+quorum, raft+pre_vote+check_quorum, \
          raft+timeout_ms=300-600, raft+pre_vote+check_quorum+voters=5 (5 voters, the rest \
-         learners), lease+store_nodes=3 (the lease's store a 3-endpoint Raft group). Protocols and their options: {}",
+         learners), lease+store_nodes=3 (the lease's store a 3-endpoint Raft group), \
+         lease+expiry=renew_time+cas=false+on_loss=exit (other lease libraries' rules). \
+         Protocols and their options: {}",
         opts.join("; ")
     )
 }

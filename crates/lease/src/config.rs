@@ -7,6 +7,14 @@ use election_core::NodeId;
 /// client-go's `JitterFactor` for a candidate's retries (`leaderelection.JitterFactor`).
 pub const JITTER_FACTOR: f64 = 1.2;
 
+/// The default restart delay of an exited process: the kubelet's first container restart
+/// back-off, 10 s (`pkg/kubelet/kubelet.go`, `backOffPeriod`), divided by 100 like the other
+/// scaled defaults.
+pub const RESTART: Duration = Duration::from_millis(100);
+
+/// The restart delay with Kubernetes' own timings: the kubelet's 10 s back-off.
+pub const RESTART_K8S: Duration = Duration::from_secs(10);
+
 /// How many service endpoints the protocol needs besides the `n` members: one, the store.
 pub const SERVICES: u32 = 1;
 
@@ -36,6 +44,74 @@ pub struct LeaseConfig {
     /// unanswered until the next one is due (etcd's client balancer moving off an endpoint
     /// that fails its requests).
     pub stores: u32,
+    /// How a non-holder decides that the holder's lease expired ([`Expiry`]).
+    pub expiry: Expiry,
+    /// Acquisitions are compare-and-swap on the version (client-go); `false`: blind writes
+    /// (see the crate docs, "Lease variants").
+    pub cas: bool,
+    /// What a holder's process does when it stops leading ([`OnLoss`]).
+    pub on_loss: OnLoss,
+    /// With [`OnLoss::Exit`], how long the process stays down before it starts again: drawn
+    /// uniformly from `[restart.0, restart.1]` at each exit, on the node's generator.
+    pub restart: (Duration, Duration),
+}
+
+/// How a non-holder decides that the holder's lease expired.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Expiry {
+    /// client-go (`tryAcquireOrRenew`: `le.observedTime.Add(le.config.LeaseDuration)
+    /// .After(now)`): a lease duration, on the member's **own** clock, after it last saw the
+    /// record change. Only the member's clock *rate* matters.
+    #[default]
+    Observed,
+    /// The record's `renew` time, written from the **holder's** clock, plus the duration,
+    /// against the member's own clock (hendrikmaus/kube-leader-election, `src/lease.rs`,
+    /// `LeaseLock::has_lease_expired`: `now > renew_time + lease_duration_seconds`). The two
+    /// clocks' *offset* matters: a member ahead by more than the duration takes a lease the
+    /// holder is still renewing; one behind waits the offset longer after a crash.
+    RenewTime,
+}
+
+impl Expiry {
+    /// The parameter values, in order.
+    pub const NAMES: &'static [&'static str] = &["observed", "renew_time"];
+
+    /// The variant named `name`.
+    pub fn from_name(name: &str) -> Option<Expiry> {
+        match name {
+            "observed" => Some(Expiry::Observed),
+            "renew_time" => Some(Expiry::RenewTime),
+            _ => None,
+        }
+    }
+}
+
+/// What a holder's process does when it stops leading.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnLoss {
+    /// client-go's `OnStoppedLeading` callback returns and the member goes back to
+    /// candidacy (reading the record every retry).
+    #[default]
+    Continue,
+    /// The process exits, as kube-controller-manager and kube-scheduler do
+    /// (`OnStoppedLeading`: `klog.FlushAndExit(klog.ExitFlushTimeout, 1)`), and its
+    /// supervisor starts it again after [`LeaseConfig::restart`]: down meanwhile (no timers,
+    /// every message ignored, its volatile state gone), then a fresh start.
+    Exit,
+}
+
+impl OnLoss {
+    /// The parameter values, in order.
+    pub const NAMES: &'static [&'static str] = &["continue", "exit"];
+
+    /// The variant named `name`.
+    pub fn from_name(name: &str) -> Option<OnLoss> {
+        match name {
+            "continue" => Some(OnLoss::Continue),
+            "exit" => Some(OnLoss::Exit),
+            _ => None,
+        }
+    }
 }
 
 impl LeaseConfig {
@@ -52,6 +128,10 @@ impl LeaseConfig {
             jitter: JITTER_FACTOR,
             release_on_cancel: false,
             stores: 1,
+            expiry: Expiry::Observed,
+            cas: true,
+            on_loss: OnLoss::Continue,
+            restart: (RESTART, RESTART),
         }
     }
 
@@ -61,6 +141,7 @@ impl LeaseConfig {
             duration: Duration::from_secs(15),
             renew_deadline: Duration::from_secs(10),
             retry: Duration::from_secs(2),
+            restart: (RESTART_K8S, RESTART_K8S),
             ..LeaseConfig::new(n)
         }
     }
@@ -123,6 +204,13 @@ impl LeaseConfig {
                 ms(self.renew_deadline),
                 self.jitter,
                 ms(self.retry)
+            ));
+        }
+        if self.restart.0 > self.restart.1 {
+            return Err(format!(
+                "lease.restart_ms ({}-{}) must have LO <= HI",
+                ms(self.restart.0),
+                ms(self.restart.1)
             ));
         }
         Ok(())

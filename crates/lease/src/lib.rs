@@ -32,10 +32,12 @@
 //!   RetryPeriod, JitterFactor = 1.2, sliding)`), the first time at once. A read still
 //!   unanswered at the next one (a lost `ACQUIRE`, say) counts as timed out.
 //! - Each time the record it reads differs from the last one it saw, it notes **its own local
-//!   time** (`observedTime`); it never compares the record's timestamps with its clock.
+//!   time** (`observedTime`); it never compares the record's timestamps with its clock
+//!   (`expiry = renew_time` does: see "Lease variants").
 //! - It may write itself in as holder only when nobody holds the lease, when the record names
 //!   itself, or when `observedTime + leaseDuration` has passed on its own clock ("the lease is
-//!   not valid"); the write is a compare-and-swap on the version it read, and increments
+//!   not valid"); the write is a compare-and-swap on the version it read (a blind write with
+//!   `cas = false`), and increments
 //!   `transitions` when the holder changes (`LeaderTransitions++`). The expiry is the
 //!   member's **failure detector** ([`LeaseTimer::Expire`], armed for a lease duration at each
 //!   observed change): with detection switched off a member keeps reading and following but
@@ -53,6 +55,53 @@
 //! - A holder whose renewal comes back with another holder's record is deposed at once.
 //! - The fencing token is `transitions`, reported as the epoch: a new holder's epoch is higher
 //!   than every earlier holder's, so the workload's fencing works unchanged.
+//!
+//! # Lease variants (issue #31)
+//!
+//! Three rules other lease libraries ship, each an option of [`LeaseConfig`] whose default is
+//! client-go's rule above:
+//!
+//! - **`expiry`** ([`Expiry`]). `observed` (default) is client-go's: a member measures the
+//!   lease duration on its own clock from the moment it saw the record change, so only its
+//!   clock's *rate* matters. `renew_time` is hendrikmaus/kube-leader-election's
+//!   (`src/lease.rs`, `LeaseLock::has_lease_expired`: `Utc::now() > renew_time +
+//!   lease_duration_seconds`): the member compares the renew time the holder wrote **from its
+//!   own clock**, plus the duration, with its own clock, so the clocks' *offset* matters. A
+//!   member whose clock is ahead of the holder's by more than the duration finds a lease that
+//!   is being renewed expired and takes it: two holders act at once until the old one's next
+//!   renewal fails, and only fencing keeps its writes out. A member whose clock is behind waits
+//!   the offset longer after a crash. The failure detector ([`LeaseTimer::Expire`]) is then
+//!   armed for `renew + duration` on the member's clock (at once if that has passed), and a
+//!   newer record that is just as expired on arrival does not re-arm a detector that already
+//!   fired.
+//! - **`cas`** (default `true`). `false` is kube-leader-election's writes: JSON merge patches
+//!   without a `resourceVersion` (`acquire_lease`, `renew_lease`, `step_down`), which the API
+//!   server applies whatever the version. An `ACQUIRE` is applied unconditionally, last writer
+//!   wins, and both writers are told they won: two members that find the lease expired at once
+//!   both lead, with the **same** transitions count (one epoch, two holders: fencing cannot
+//!   tell them apart). A `RENEW` or `RELEASE` is applied while the record still names the
+//!   writer — the library reads the lease and checks `are_we_leading` first; read and write are
+//!   one step here, as client-go's read and compare-and-swap are — and a renewal writes only
+//!   the renew time and the duration. So the overwritten winner learns it lost at its next
+//!   renewal, a retry later.
+//! - **`on_loss`** ([`OnLoss`]). `continue` (default): client-go's `OnStoppedLeading` returns
+//!   and the member reads the record again every retry. `exit`: the process exits, as
+//!   kube-controller-manager's and kube-scheduler's `OnStoppedLeading` do
+//!   (`cmd/kube-controller-manager/app/controllermanager.go`,
+//!   `cmd/kube-scheduler/app/server.go`: `klog.FlushAndExit(klog.ExitFlushTimeout, 1)`), after
+//!   the release if `release_on_cancel` (client-go releases at the end of `renew`, before `Run`'s
+//!   deferred `OnStoppedLeading`), and its supervisor starts it again after `restart` (a
+//!   uniform draw from a range; default 100 ms, the kubelet's first restart back-off of 10 s,
+//!   `pkg/kubelet/kubelet.go` `backOffPeriod`, divided by 100 like the scaled timings; 10 s
+//!   with [`LeaseConfig::k8s`]). While down the member arms no timer, reads nothing and ignores
+//!   every message; it reports a follower with no leader and no epoch; its volatile state is
+//!   gone (members persist nothing). Then it starts as [`election_core::Protocol::on_start`]
+//!   does. The exit is modelled inside the member ([`LeaseTimer::Restart`]) rather than as a
+//!   driver crash so that the protocol stays pure and both drivers run it unchanged: to the
+//!   network and the store an exited process and a crashed one look the same. The node's
+//!   workload is the driver's and stops as for any departure from the leader role
+//!   (`leader.stop_lag_ms`; `klog.FlushAndExit` itself lets the other goroutines run while it
+//!   flushes, for up to `ExitFlushTimeout`).
 //!
 //! # Roles and messages
 //!
@@ -92,7 +141,7 @@ mod message;
 mod node;
 mod wire;
 
-pub use config::{LeaseConfig, JITTER_FACTOR, SERVICES};
+pub use config::{Expiry, LeaseConfig, OnLoss, JITTER_FACTOR, RESTART, RESTART_K8S, SERVICES};
 pub use message::{LeaseMsg, LeaseTimer, Op, Record, RECORD_BYTES};
 pub use node::Lease;
 

@@ -8,9 +8,11 @@ use election_core::{Message, MsgCategory, NodeId, Time, TimerKind};
 /// duration, acquire time, renew time, leader transitions) plus the store's own
 /// `resourceVersion`, which every compare-and-swap names.
 ///
-/// `acquire` and `renew` are written by the client from **its own** clock, as client-go does;
-/// nobody decides anything from them (candidates use the local time at which they observed the
-/// record change), they are there for traces and to make every renewal a visible change.
+/// `acquire` and `renew` are written by the client from **its own** clock, as client-go does.
+/// Under client-go's rule (`expiry = observed`) nobody decides anything from them (candidates
+/// use the local time at which they observed the record change): they are there for traces and
+/// to make every renewal a visible change. Under `expiry = renew_time` a candidate compares
+/// `renew + duration` with its own clock.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Record {
     /// Who holds the lease (`None`: nobody, or released).
@@ -41,7 +43,8 @@ impl Record {
     };
 }
 
-/// What an update asks the store to do; all three are compare-and-swap on the version.
+/// What an update asks the store to do; all three are compare-and-swap on the version (with
+/// `cas = false`, see the crate docs' "Lease variants").
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Op {
     /// A candidate takes the lease (`ACQUIRE`, category Election).
@@ -151,10 +154,13 @@ pub enum LeaseTimer {
     /// The holder's renew deadline: `retry + renew_deadline` after its last successful renewal
     /// it stops leading.
     Deadline,
+    /// With `on_loss = exit`, the end of the exited process's down time: it starts afresh, as
+    /// [`Protocol::on_start`](election_core::Protocol::on_start) does.
+    Restart,
 }
 
 impl TimerKind for LeaseTimer {
-    const COUNT: usize = 4;
+    const COUNT: usize = 5;
 
     fn index(self) -> usize {
         self as usize

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use election_core::{Io, NodeId, Protocol, QuorumRule, Role, Status, Time};
 
-use crate::config::LeaseConfig;
+use crate::config::{Expiry, LeaseConfig, OnLoss};
 use crate::message::{LeaseMsg, LeaseTimer, Op, Record};
 
 /// A node of the lease protocol. Ids `1..=n` are members, id `n + 1` is the store; the
@@ -41,6 +41,8 @@ struct Member {
     endpoint: u32,
     /// Its last request has had no answer yet.
     unanswered: bool,
+    /// With `on_loss = exit`: the process exited and has not started again yet.
+    down: bool,
 }
 
 /// Send `msg` to the store endpoint `m` uses; if its previous request there is still
@@ -88,13 +90,23 @@ impl Lease {
         io.uniform(self.cfg.retry, hi)
     }
 
+    /// When, on this node's clock, record `r` (observed at `observed_at`) expires: a duration
+    /// after we saw it change (client-go), or a duration after the renew time the holder wrote
+    /// from its own clock (`expiry = renew_time`).
+    fn expires_at(expiry: Expiry, observed_at: Time, r: &Record) -> Time {
+        match expiry {
+            Expiry::Observed => observed_at + r.duration,
+            Expiry::RenewTime => r.renew + r.duration,
+        }
+    }
+
     /// Does the observed record give the lease to someone else, still valid by our clock, or
     /// not yet noticed to have expired by our failure detector?
-    fn held_by_other(m: &Member, me: NodeId, now: Time) -> bool {
+    fn held_by_other(m: &Member, me: NodeId, now: Time, expiry: Expiry) -> bool {
         match m.observed {
             Some(r) => {
                 r.holder.is_some_and(|h| h != me)
-                    && (now < m.observed_at + r.duration || !m.detected)
+                    && (now < Self::expires_at(expiry, m.observed_at, &r) || !m.detected)
             }
             None => true, // nothing known yet: read before writing
         }
@@ -102,9 +114,10 @@ impl Lease {
 
     /// Take in a record the store sent; a record older than the observed one (reordered) is
     /// ignored. client-go: the record differs from `observedRecord` → observe it now. A
-    /// change re-arms the failure detector for a lease duration from now.
+    /// change re-arms the failure detector for a lease duration from now (`expiry =
+    /// renew_time`: for the record's renew time plus its duration, on our clock).
     fn observe(&mut self, io: &mut Io<'_, Self>, rec: Record) {
-        let now = io.now();
+        let (now, expiry) = (io.now(), self.cfg.expiry);
         let Part::Member(m) = &mut self.part else {
             return;
         };
@@ -113,9 +126,23 @@ impl Lease {
             _ => {
                 m.observed = Some(rec);
                 m.observed_at = now;
-                m.detected = false;
-                if !m.leading && rec.holder.is_some() {
-                    io.set_timer(LeaseTimer::Expire, rec.duration);
+                match expiry {
+                    Expiry::Observed => {
+                        m.detected = false;
+                        if !m.leading && rec.holder.is_some() {
+                            io.set_timer(LeaseTimer::Expire, rec.duration);
+                        }
+                    }
+                    Expiry::RenewTime => {
+                        // The detector fires when the holder's renew time plus the duration
+                        // passes on our clock (at once if it already has); once it fired, a
+                        // newer record that is just as expired on arrival keeps it fired.
+                        let at = Self::expires_at(expiry, now, &rec);
+                        m.detected = m.detected && now >= at;
+                        if !m.leading && rec.holder.is_some() {
+                            io.set_timer(LeaseTimer::Expire, at.saturating_since(now));
+                        }
+                    }
                 }
             }
         }
@@ -125,10 +152,11 @@ impl Lease {
     /// nobody holds a lease that is valid by our own clock.
     fn try_acquire(&mut self, io: &mut Io<'_, Self>) {
         let (me, now, duration) = (self.id, io.now(), self.cfg.duration);
+        let expiry = self.cfg.expiry;
         let Part::Member(m) = &mut self.part else {
             return;
         };
-        if m.leading || m.acquiring || Self::held_by_other(m, me, now) {
+        if m.leading || m.acquiring || Self::held_by_other(m, me, now, expiry) {
             return;
         }
         let Some(o) = m.observed else { return };
@@ -177,7 +205,9 @@ impl Lease {
     }
 
     /// Stop leading (renew deadline passed, or the record names someone else); with
-    /// `release_on_cancel`, hand the lease back if it is still ours as far as we know.
+    /// `release_on_cancel`, hand the lease back if it is still ours as far as we know (client-go
+    /// releases at the end of `renew`, before `Run`'s deferred `OnStoppedLeading`). Then go
+    /// back to reading the record, or, with `on_loss = exit`, exit.
     fn step_down(&mut self, io: &mut Io<'_, Self>, release: bool) {
         let (me, now) = (self.id, io.now());
         let Part::Member(m) = &mut self.part else {
@@ -205,18 +235,58 @@ impl Lease {
                 },
             );
         }
+        if self.cfg.on_loss == OnLoss::Exit {
+            self.exit(io);
+            return;
+        }
+        let after = self.poll_after(io);
+        io.set_timer(LeaseTimer::Poll, after);
+    }
+
+    /// `on_loss = exit`: the process is gone until its supervisor starts it again, a draw of
+    /// `restart` later. Nothing of it survives (members persist nothing), it arms no timer and
+    /// ignores every message meanwhile. Modelled here rather than as a driver crash so that
+    /// protocols stay pure and both drivers run it unchanged; the node's workload is the
+    /// driver's and follows `leader.stop_lag_ms` as for any departure (`klog.FlushAndExit`
+    /// itself waits up to `ExitFlushTimeout` for the logs while the other goroutines run on).
+    fn exit(&mut self, io: &mut Io<'_, Self>) {
+        if let Part::Member(m) = &mut self.part {
+            *m = Member {
+                down: true,
+                ..Member::default()
+            };
+        }
+        for t in [
+            LeaseTimer::Poll,
+            LeaseTimer::Expire,
+            LeaseTimer::Renew,
+            LeaseTimer::Deadline,
+        ] {
+            io.cancel_timer(t);
+        }
+        let after = io.uniform(self.cfg.restart.0, self.cfg.restart.1);
+        io.set_timer(LeaseTimer::Restart, after);
+    }
+
+    /// A member's (re)start: forget everything, read the record at once (client-go's
+    /// `JitterUntil` runs its first attempt at once) and poll from then on.
+    fn start_member(&mut self, io: &mut Io<'_, Self>) {
+        if let Part::Member(m) = &mut self.part {
+            *m = Member::default();
+            request(&self.cfg, m, io, LeaseMsg::Get);
+        }
         let after = self.poll_after(io);
         io.set_timer(LeaseTimer::Poll, after);
     }
 
     fn refresh_belief(&mut self, now: Time) {
-        let me = self.id;
+        let (me, expiry) = (self.id, self.cfg.expiry);
         if let Part::Member(m) = &mut self.part {
             m.believed = if m.leading {
                 Some(me)
             } else {
                 m.observed
-                    .filter(|r| now < m.observed_at + r.duration)
+                    .filter(|r| now < Self::expires_at(expiry, m.observed_at, r))
                     .and_then(|r| r.holder)
                     // Only the leading node names itself: one that stopped does not.
                     .filter(|&h| h != me)
@@ -225,10 +295,11 @@ impl Lease {
     }
 
     fn store_message(&mut self, io: &mut Io<'_, Self>, from: NodeId, msg: LeaseMsg) {
+        let cas = self.cfg.cas;
         let Part::Store(rec) = &mut self.part else {
             return;
         };
-        if let Some((reply, changed)) = Record::answer(rec, msg) {
+        if let Some((reply, changed)) = rec.answer(msg, from, cas) {
             if changed {
                 io.persist(*rec);
             }
@@ -239,18 +310,25 @@ impl Lease {
 
 impl Record {
     /// The store's rule, for any store (this crate's single endpoint, or a replicated store
-    /// applying requests in its log's order): answer `msg` against the record `self`, applying
-    /// an update as a compare-and-swap on the version. Returns the answer and whether the
-    /// record changed; `None` for a message that is not a request.
-    pub fn answer(&mut self, msg: LeaseMsg) -> Option<(LeaseMsg, bool)> {
+    /// applying requests in its log's order): answer `msg` from member `from` against the
+    /// record `self`, applying an update as a compare-and-swap on the version (with `cas`) or
+    /// as a blind write (`lease.cas = false`, see the crate docs). Returns the answer and
+    /// whether the record changed; `None` for a message that is not a request.
+    pub fn answer(&mut self, msg: LeaseMsg, from: NodeId, cas: bool) -> Option<(LeaseMsg, bool)> {
         match msg {
             LeaseMsg::Get => Some((LeaseMsg::Record(*self), false)),
             LeaseMsg::Update { op, record } => {
-                let ok = record.version == self.version;
-                if ok {
+                let next = if cas {
+                    // Compare-and-swap on the version the writer read.
+                    (record.version == self.version).then_some(record)
+                } else {
+                    Lease::blind(op, from, self, record)
+                };
+                let ok = next.is_some();
+                if let Some(next) = next {
                     *self = Record {
                         version: self.version + 1,
-                        ..record
+                        ..next
                     };
                 }
                 Some((
@@ -267,6 +345,34 @@ impl Record {
     }
 }
 
+impl Lease {
+    /// `cas = false`, hendrikmaus/kube-leader-election's writes (`src/lease.rs`): JSON merge
+    /// patches without a `resourceVersion`, which the API server applies whatever the version.
+    /// An acquisition (`acquire_lease`) writes the whole record: the last writer wins. A
+    /// renewal (`renew_lease`: renew time and duration) and a release (`step_down`: an empty
+    /// holder) are sent only after a read that found the writer holding the lease
+    /// (`try_acquire_or_renew`, `are_we_leading`); that read and the write are collapsed into
+    /// one step here, as client-go's read and compare-and-swap are: applied if the record
+    /// still names the writer, refused otherwise. The version is ignored throughout.
+    fn blind(op: Op, from: NodeId, cur: &Record, upd: Record) -> Option<Record> {
+        match op {
+            Op::Acquire => Some(upd),
+            Op::Renew if cur.holder == Some(from) => Some(Record {
+                renew: upd.renew,
+                duration: upd.duration,
+                ..*cur
+            }),
+            Op::Release if cur.holder == Some(from) => Some(Record {
+                holder: None,
+                renew: upd.renew,
+                duration: upd.duration,
+                ..*cur
+            }),
+            Op::Renew | Op::Release => None,
+        }
+    }
+}
+
 impl Protocol for Lease {
     type Msg = LeaseMsg;
     type Timer = LeaseTimer;
@@ -276,13 +382,7 @@ impl Protocol for Lease {
     fn on_start(&mut self, io: &mut Io<'_, Self>, stored: Option<&Record>) {
         match &mut self.part {
             Part::Store(rec) => *rec = stored.copied().unwrap_or(Record::EMPTY),
-            Part::Member(m) => {
-                *m = Member::default();
-                // client-go's JitterUntil runs its first attempt at once.
-                request(&self.cfg, m, io, LeaseMsg::Get);
-                let after = self.poll_after(io);
-                io.set_timer(LeaseTimer::Poll, after);
-            }
+            Part::Member(_) => self.start_member(io),
         }
     }
 
@@ -291,8 +391,8 @@ impl Protocol for Lease {
             self.store_message(io, from, msg);
             return;
         }
-        if !self.cfg.is_store_endpoint(from) {
-            return;
+        if !self.cfg.is_store_endpoint(from) || matches!(&self.part, Part::Member(m) if m.down) {
+            return; // not the store's, or the process is down: nobody reads it
         }
         let now = io.now();
         let me = self.id;
@@ -339,6 +439,12 @@ impl Protocol for Lease {
         let Part::Member(m) = &mut self.part else {
             return;
         };
+        if m.down {
+            if timer == LeaseTimer::Restart {
+                self.start_member(io);
+            }
+            return;
+        }
         match timer {
             LeaseTimer::Poll if !m.leading => {
                 // A new attempt: an acquisition still unanswered was lost (client-go's request
@@ -385,7 +491,7 @@ impl Protocol for Lease {
 
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         if let Part::Member(m) = &mut self.part {
-            if !m.leading {
+            if !m.leading && !m.down {
                 // A forced detection: the member suspects the holder now and reads the record at
                 // once; it still takes the lease only once it is expired by its own clock.
                 m.detected = true;

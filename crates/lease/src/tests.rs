@@ -417,3 +417,278 @@ fn a_lost_acquire_is_retried_at_the_next_read() {
     });
     assert_eq!(acquires(&a).len(), 1);
 }
+
+// ---- Lease variants (issue #31): the rules other libraries ship. ----
+
+use crate::{Expiry, OnLoss};
+
+fn cfg_with(f: impl FnOnce(&mut LeaseConfig)) -> Arc<LeaseConfig> {
+    let mut c = LeaseConfig::new(N);
+    f(&mut c);
+    c.validate().unwrap();
+    Arc::new(c)
+}
+
+/// A booted member 1 with configuration `cfg`.
+fn member_with(h: &mut Harness, cfg: Arc<LeaseConfig>) -> Lease {
+    let mut m = Lease::new(NodeId(1), cfg);
+    h.run(0, |io| m.on_start(io, None));
+    m
+}
+
+/// hendrikmaus/kube-leader-election's `has_lease_expired`: the holder's renew time plus the
+/// duration against the member's own clock. A record that has just changed but whose renew
+/// time is a duration behind our clock is expired at once (the detector fires with no delay,
+/// and the next read takes it); under client-go's rule the same record is valid for a full
+/// duration from its observation.
+#[test]
+fn renew_time_expiry_compares_the_holders_renew_time_with_our_clock() {
+    // Member 1's clock reads 1000 ms; the holder wrote renew = 800 ms from its own clock.
+    let rec = Record {
+        renew: Time::from_millis(800),
+        ..held_by(2, 5, 3)
+    };
+    let mut h = Harness::new();
+    let mut m = member_with(&mut h, cfg_with(|c| c.expiry = Expiry::RenewTime));
+    let a = h.run(1000, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
+    assert!(acquires(&a).is_empty(), "waits for its detector");
+    assert_eq!(
+        timer_at(&a, LeaseTimer::Expire),
+        Some(Time::from_millis(1000)),
+        "800 + 150 has passed: the detector fires at once"
+    );
+    assert_eq!(m.status().leader, None, "an expired record names no leader");
+    h.run(1000, |io| m.on_timer(io, LeaseTimer::Expire));
+    // A renewal that is just as expired on arrival keeps the detector fired: it is taken.
+    let renewed = Record {
+        renew: Time::from_millis(820),
+        ..held_by(2, 6, 3)
+    };
+    let a = h.run(1020, |io| {
+        m.on_message(io, STORE, LeaseMsg::Record(renewed))
+    });
+    let acq = acquires(&a);
+    assert_eq!(acq.len(), 1);
+    assert_eq!((acq[0].version, acq[0].transitions), (6, 4));
+
+    // client-go's rule: the same record, observed at 1000 ms, is valid until 1150 ms.
+    let mut h = Harness::new();
+    let mut m = member(&mut h);
+    let a = h.run(1000, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
+    assert_eq!(
+        timer_at(&a, LeaseTimer::Expire),
+        Some(Time::from_millis(1150))
+    );
+    assert_eq!(m.status().leader, Some(NodeId(2)));
+}
+
+/// A renew time ahead of our clock (the holder's clock is ahead of ours) keeps the lease
+/// valid until renew + duration on our clock: longer than a duration after we saw it.
+#[test]
+fn renew_time_expiry_waits_out_a_holder_clock_ahead_of_ours() {
+    let rec = Record {
+        renew: Time::from_millis(900),
+        ..held_by(2, 5, 3)
+    };
+    let mut h = Harness::new();
+    let mut m = member_with(&mut h, cfg_with(|c| c.expiry = Expiry::RenewTime));
+    let a = h.run(100, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
+    assert_eq!(
+        timer_at(&a, LeaseTimer::Expire),
+        Some(Time::from_millis(1050))
+    );
+    // Past observation + duration (250 ms), still valid by the renew time.
+    let a = h.run(600, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
+    assert!(acquires(&a).is_empty());
+    assert_eq!(m.status().leader, Some(NodeId(2)));
+    // Its detector switched off (the firing swallowed), it never takes the lease.
+    let a = h.run(2000, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
+    assert!(acquires(&a).is_empty(), "expired, but not noticed");
+    h.run(2001, |io| m.on_timer(io, LeaseTimer::Expire));
+    let a = h.run(2002, |io| m.on_message(io, STORE, LeaseMsg::Record(rec)));
+    assert_eq!(acquires(&a).len(), 1);
+}
+
+fn update(s: &mut Lease, h: &mut Harness, at: u64, from: u32, op: Op, record: Record) -> LeaseMsg {
+    let a = h.run(at, |io| {
+        s.on_message(io, NodeId(from), LeaseMsg::Update { op, record })
+    });
+    sends(&a)[0].1
+}
+
+/// `cas = false`: kube-leader-election's merge patches carry no resourceVersion. Two members
+/// that read the same free record both acquire, and both are told they won, with the same
+/// transitions count (one epoch, two holders); the store keeps the last writer. A renewal or
+/// release from a member the record no longer names is refused (the library reads first), and
+/// a renewal only moves the renew time and the duration.
+#[test]
+fn blind_writes_let_two_acquirers_both_win() {
+    let mut h = Harness::new();
+    let blind = cfg_with(|c| c.cas = false);
+    let mut s = Lease::new(STORE, blind);
+    h.run(0, |io| s.on_start(io, None));
+    let a2 = update(&mut s, &mut h, 1, 2, Op::Acquire, held_by(2, 0, 1));
+    let a3 = update(&mut s, &mut h, 2, 3, Op::Acquire, held_by(3, 0, 1));
+    let won = |m: LeaseMsg| match m {
+        LeaseMsg::Updated { ok, record, .. } => (ok, record.holder, record.transitions),
+        _ => panic!("{m:?}"),
+    };
+    assert_eq!(won(a2), (true, Some(NodeId(2)), 1));
+    assert_eq!(won(a3), (true, Some(NodeId(3)), 1), "the same epoch, twice");
+    assert_eq!(
+        s.record().unwrap().holder,
+        Some(NodeId(3)),
+        "last writer wins"
+    );
+    assert_eq!(s.record().unwrap().version, 2);
+    // Member 2's renewal finds 3 holding: refused, and it learns the holder.
+    let r2 = update(&mut s, &mut h, 3, 2, Op::Renew, held_by(2, 1, 1));
+    assert_eq!(won(r2), (false, Some(NodeId(3)), 1));
+    let rel = Record {
+        holder: None,
+        ..held_by(2, 1, 1)
+    };
+    let x2 = update(&mut s, &mut h, 4, 2, Op::Release, rel);
+    assert_eq!(won(x2), (false, Some(NodeId(3)), 1));
+    // Member 3's renewal on a stale version is applied: only renew and duration change.
+    let renew = Record {
+        renew: Time::from_millis(5),
+        transitions: 9,
+        ..held_by(3, 0, 1)
+    };
+    let r3 = update(&mut s, &mut h, 5, 3, Op::Renew, renew);
+    assert_eq!(won(r3), (true, Some(NodeId(3)), 1), "transitions untouched");
+    assert_eq!(s.record().unwrap().renew, Time::from_millis(5));
+    assert_eq!(s.record().unwrap().version, 3);
+
+    // With compare-and-swap (the default) the second acquisition of version 0 loses.
+    let mut s = Lease::new(STORE, cfg());
+    h.run(0, |io| s.on_start(io, None));
+    update(&mut s, &mut h, 1, 2, Op::Acquire, held_by(2, 0, 1));
+    let a3 = update(&mut s, &mut h, 2, 3, Op::Acquire, held_by(3, 0, 1));
+    assert_eq!(won(a3), (false, Some(NodeId(2)), 1));
+}
+
+/// `on_loss = exit`: at the renew deadline the holder (with `release_on_cancel`, after its
+/// release, as client-go releases before `OnStoppedLeading` runs) exits: every timer cancelled,
+/// nothing sent, state gone (a follower with no leader and no epoch), every message ignored,
+/// until the restart delay; then it starts afresh with a read.
+#[test]
+fn on_loss_exit_goes_down_for_the_restart_delay_then_starts_afresh() {
+    for release in [false, true] {
+        let mut h = Harness::new();
+        let c = cfg_with(|c| {
+            c.on_loss = OnLoss::Exit;
+            c.release_on_cancel = release;
+        });
+        let mut m = holder(&mut h, c);
+        h.run(22, |io| m.on_timer(io, LeaseTimer::Renew));
+        let a = h.run(122, |io| m.on_timer(io, LeaseTimer::Deadline));
+        let released = sends(&a)
+            .iter()
+            .filter(|(_, m)| {
+                matches!(
+                    m,
+                    LeaseMsg::Update {
+                        op: Op::Release,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(released, usize::from(release), "release {release}");
+        assert_eq!(sends(&a).len(), released, "nothing else leaves");
+        for t in [
+            LeaseTimer::Poll,
+            LeaseTimer::Expire,
+            LeaseTimer::Renew,
+            LeaseTimer::Deadline,
+        ] {
+            assert!(
+                a.iter()
+                    .any(|x| matches!(x, Action::CancelTimer(c) if *c == t)),
+                "{t:?} cancelled"
+            );
+        }
+        assert_eq!(
+            timer_at(&a, LeaseTimer::Poll),
+            None,
+            "no polling while down"
+        );
+        assert_eq!(
+            timer_at(&a, LeaseTimer::Restart),
+            Some(Time::from_millis(222)),
+            "restart after 100 ms"
+        );
+        assert_eq!(m.status(), election_core::Status::FOLLOWER_NO_LEADER);
+        assert_eq!(m.record(), None, "its state is gone");
+        // Down: a record, a suspicion, a stray timer change nothing.
+        let a = h.run(150, |io| {
+            m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 9, 2)))
+        });
+        assert!(a.is_empty(), "{a:?}");
+        assert!(h.run(151, |io| m.on_suspect(io)).is_empty());
+        assert!(h.run(152, |io| m.on_timer(io, LeaseTimer::Poll)).is_empty());
+        assert_eq!(m.status(), election_core::Status::FOLLOWER_NO_LEADER);
+        // The restart: a fresh member, reading at once and polling.
+        let a = h.run(222, |io| m.on_timer(io, LeaseTimer::Restart));
+        assert_eq!(sends(&a), vec![(STORE, LeaseMsg::Get)]);
+        assert!(timer_at(&a, LeaseTimer::Poll).is_some());
+        let a = h.run(223, |io| {
+            m.on_message(io, STORE, LeaseMsg::Record(held_by(2, 9, 2)))
+        });
+        assert!(acquires(&a).is_empty());
+        assert_eq!(m.status().leader, Some(NodeId(2)), "follows again");
+    }
+}
+
+/// A holder deposed by a renewal conflict exits too; `continue` (the default) goes back to
+/// polling instead.
+#[test]
+fn on_loss_exit_also_on_a_renewal_conflict() {
+    for on_loss in [OnLoss::Continue, OnLoss::Exit] {
+        let mut h = Harness::new();
+        let mut m = holder(&mut h, cfg_with(|c| c.on_loss = on_loss));
+        h.run(400, |io| m.on_timer(io, LeaseTimer::Renew));
+        let a = h.run(401, |io| {
+            m.on_message(
+                io,
+                STORE,
+                LeaseMsg::Updated {
+                    op: Op::Renew,
+                    ok: false,
+                    record: held_by(2, 3, 2),
+                },
+            )
+        });
+        assert_eq!(m.status().role, Role::Follower);
+        match on_loss {
+            OnLoss::Continue => {
+                assert!(timer_at(&a, LeaseTimer::Poll).is_some());
+                assert_eq!(m.status().leader, Some(NodeId(2)));
+            }
+            OnLoss::Exit => {
+                assert_eq!(timer_at(&a, LeaseTimer::Poll), None);
+                assert_eq!(
+                    timer_at(&a, LeaseTimer::Restart),
+                    Some(Time::from_millis(501))
+                );
+                assert_eq!(m.status(), election_core::Status::FOLLOWER_NO_LEADER);
+            }
+        }
+    }
+}
+
+#[test]
+fn restart_range_must_be_ordered() {
+    let mut c = LeaseConfig::new(3);
+    c.restart = (Duration::from_millis(200), Duration::from_millis(100));
+    let e = c.validate().unwrap_err();
+    assert!(
+        e.contains("lease.restart_ms") && e.contains("200-100"),
+        "{e}"
+    );
+    assert_eq!(Expiry::from_name("renew_time"), Some(Expiry::RenewTime));
+    assert_eq!(OnLoss::from_name("exit"), Some(OnLoss::Exit));
+    assert_eq!(OnLoss::from_name("crash"), None);
+}

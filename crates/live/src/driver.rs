@@ -47,6 +47,10 @@
 //!   loss and delay, slow nodes, amnesia, clock faults, duplication, per-link latencies, noise
 //!   and steady-state windows.
 //! * **Suspect** and **Detection** act on the node exactly as in the simulator.
+//! * **Protocol options** are the protocol's own state and run unchanged: the lease's
+//!   `expiry`, `cas` and `on_loss = exit` (whose down time is the member's own
+//!   `LeaseTimer::Restart`) need nothing from the driver. What `clock-jump-follower` and
+//!   `clock.offset_ms` would show them is refused above (clock faults) or not modelled live.
 //!
 //! # Time
 //!

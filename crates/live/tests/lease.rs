@@ -58,3 +58,70 @@ fn lease_holder_crash_a_member_takes_the_lease_live() {
         .iter()
         .any(|e| matches!(e.what, TraceKind::Deliver(m) if m.to == store)));
 }
+
+/// `lease.on_loss = exit` runs live unchanged (the exit is the member's own state, no driver
+/// support needed): the holder cut off from the store stops leading at its renew deadline and
+/// exits, sends nothing for the restart delay (300 ms here), then starts afresh with a read.
+#[test]
+fn an_exited_holder_is_silent_for_the_restart_delay_live() {
+    use election_lease::OnLoss;
+    use election_sim::NodeSet;
+    let n = 3;
+    let store = Selector::Service(1);
+    let mut cfg = LiveConfig::new(n, 7);
+    cfg.trial.services = SERVICES;
+    let cut = |from, to| {
+        Fault::at_ms(
+            800.0,
+            FaultAction::CutLink {
+                from: NodeSet::One(from),
+                to: NodeSet::One(to),
+            },
+        )
+    };
+    cfg.trial.faults = vec![cut(Selector::Leader, store), cut(store, Selector::Leader)];
+    cfg.trial.horizon = Duration::from_secs(3);
+    cfg.trial.settle = Duration::from_millis(700);
+    cfg.trial.trace = true;
+    let mut c = LeaseConfig::new(n);
+    c.on_loss = OnLoss::Exit;
+    c.restart = (Duration::from_millis(300), Duration::from_millis(300));
+    let c = Arc::new(c);
+    let r = run_trial(&cfg, move |id| Lease::new(id, c.clone())).unwrap();
+    assert_eq!(r.health.rejected(), 0, "{:?}", r.health.notes);
+    let old = r
+        .metrics
+        .fault_log
+        .iter()
+        .find_map(|(_, a)| match a {
+            Applied::CutLink { from, .. } if from[0].0 <= n => Some(from[0]),
+            _ => None,
+        })
+        .expect("the holder was cut off");
+    let down_at = r
+        .trace
+        .iter()
+        .find_map(|e| match e.what {
+            TraceKind::Status {
+                node,
+                status: Some(s),
+            } if node == old && s.role != Role::Leader && e.at.as_millis_f64() > 800.0 => {
+                Some(e.at.as_millis_f64())
+            }
+            _ => None,
+        })
+        .expect("it stopped leading");
+    let next = r
+        .trace
+        .iter()
+        .find_map(|e| match e.what {
+            TraceKind::Send(m) if m.from == old && e.at.as_millis_f64() > down_at => {
+                Some(e.at.as_millis_f64())
+            }
+            _ => None,
+        })
+        .expect("it reads again after its restart");
+    let gap = next - down_at;
+    assert!(gap > 290.0 && gap < 500.0, "silent for {gap} ms");
+    assert!(r.metrics.leader.is_some_and(|l| l != old));
+}

@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use election_bully::Rejoin;
 use election_core::Timing;
+use election_lease::{Expiry, OnLoss};
 use election_raft::{AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, Redraw, RepliesRule};
 use election_sim::workload::{Commit, Fencing, Workload};
 use election_sim::{Bursts, Latency, NetConfig, NodeTime, Noise, Spikes};
@@ -166,6 +167,10 @@ pub const PARAMS: &[ParamDef] = &[
     p("lease.store_nodes", Kind::Count, "1", "lease: the store's endpoints; 1: one endpoint that never fails unless a scenario makes it; 2 or more: a replicated store, a Raft group with PreVote and CheckQuorum that commits every compare-and-swap at a majority and serves reads by ReadIndex (etcd behind the API server; crates/store)"),
     p("lease.store_heartbeat_ms", Kind::PositiveMs, "scaled: 1; k8s: 100", "lease: a replicated store's Raft heartbeat interval (etcd's --heartbeat-interval 100 ms, divided by 100 like the lease's timings)"),
     p("lease.store_election_ms", Kind::PositiveMs, "scaled: 10; k8s: 1000", "lease: a replicated store's Raft election timeout, drawn in [t, 2t] (etcd's --election-timeout 1000 ms and its randomization, divided by 100 like the lease's timings)"),
+    p("lease.expiry", Kind::Choice(Expiry::NAMES), "observed", "lease: when a member may take a held lease: a duration after it saw the record change, on its own clock (observed: client-go's observedTime, sensitive to clock rate only), or once the holder's renew time plus the duration has passed on its own clock (renew_time: hendrikmaus/kube-leader-election's has_lease_expired, sensitive to clock offset)"),
+    p("lease.cas", Kind::Bool, "true", "lease: acquisitions are compare-and-swap on the version (client-go's Update with resourceVersion); false: blind writes, last writer wins, renewals and releases applied while the record names the writer (hendrikmaus/kube-leader-election's merge patches)"),
+    p("lease.on_loss", Kind::Choice(OnLoss::NAMES), "continue", "lease: a holder that stops leading goes back to reading the record (continue: client-go's OnStoppedLeading returns) or its process exits and restarts after lease.restart_ms, its state gone (exit: kube-controller-manager's and kube-scheduler's klog.FlushAndExit)"),
+    p("lease.restart_ms", Kind::MsRange, "scaled: 100; k8s: 10000", "lease: with on_loss = exit, how long the exited process is down, drawn uniformly from LO-HI at each exit: the kubelet's first restart back-off, 10 s (pkg/kubelet backOffPeriod), divided by 100 with the scaled timings"),
     p("omnipaxos.tick_ms", Kind::PositiveMs, "heartbeat_ms", "omnipaxos: the tick period; a BLE heartbeat round is detect_timeout_ms rounded to whole ticks"),
     p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
@@ -204,6 +209,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
     p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
     p("stale_keepalive_ms", Kind::Ms, "5 x detect_timeout_ms", "stale-connection: how long the leader's connections to its followers black-hole before they are re-established; etcd's peer connections time out after 5 s (rafthttp ConnReadTimeout) against a 1 s election timeout, so 5 election timeouts (750 ms)"),
+    p("clock_jump_ms", Kind::Ms, "2 x detect_timeout_ms", "clock-jump-follower: how far the lowest follower's clock steps ahead (an NTP step); the default is twice the scaled lease duration (lease.duration_ms = detect_timeout_ms)"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
     p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
@@ -515,6 +521,14 @@ pub struct LeaseParams {
     pub store_heartbeat_ms: f64,
     /// `lease.store_election_ms`.
     pub store_election_ms: f64,
+    /// `lease.expiry`.
+    pub expiry: Expiry,
+    /// `lease.cas`.
+    pub cas: bool,
+    /// `lease.on_loss`.
+    pub on_loss: OnLoss,
+    /// `lease.restart_ms` as (lo, hi).
+    pub restart_ms: (f64, f64),
 }
 
 /// Omni-Paxos' parameters (`omnipaxos.*`), resolved.
@@ -589,6 +603,8 @@ pub struct Resolved {
     pub fault_loss: f64,
     /// `stale_keepalive_ms`.
     pub stale_keepalive_ms: f64,
+    /// `clock_jump_ms`.
+    pub clock_jump_ms: f64,
     /// `store_slow_ms`.
     pub store_slow_ms: f64,
     /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
@@ -726,6 +742,31 @@ impl Resolved {
                         "lease.store_election_ms",
                         if k8s { 1000.0 } else { 10.0 },
                     ),
+                    expiry: get("lease.expiry").map_or_else(Expiry::default, |v| {
+                        Expiry::from_name(v).expect("canonical")
+                    }),
+                    cas: flag("lease.cas", true),
+                    on_loss: get("lease.on_loss").map_or_else(OnLoss::default, |v| {
+                        OnLoss::from_name(v).expect("canonical")
+                    }),
+                    restart_ms: match get("lease.restart_ms") {
+                        Some(v) => {
+                            let (lo, hi) = v.split_once('-').expect("canonical range");
+                            (
+                                lo.parse().expect("canonical"),
+                                hi.parse().expect("canonical"),
+                            )
+                        }
+                        None => {
+                            let d = if k8s {
+                                election_lease::RESTART_K8S
+                            } else {
+                                election_lease::RESTART
+                            };
+                            let ms = d.as_secs_f64() * 1e3;
+                            (ms, ms)
+                        }
+                    },
                 }
             },
             omnipaxos: OmniPaxosParams {
@@ -759,6 +800,7 @@ impl Resolved {
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
             stale_keepalive_ms: num("stale_keepalive_ms", 5.0 * detect_timeout_ms),
+            clock_jump_ms: num("clock_jump_ms", 2.0 * detect_timeout_ms),
             store_slow_ms: num("store_slow_ms", 5.0),
             work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         };

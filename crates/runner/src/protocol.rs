@@ -211,6 +211,13 @@ pub const FAMILIES: [Family; 6] = [
             c.renew_deadline = Resolved::duration(r.lease.renew_deadline_ms);
             c.retry = Resolved::duration(r.lease.retry_ms);
             c.release_on_cancel = r.lease.release_on_cancel;
+            c.expiry = r.lease.expiry;
+            c.cas = r.lease.cas;
+            c.on_loss = r.lease.on_loss;
+            c.restart = (
+                Resolved::duration(r.lease.restart_ms.0),
+                Resolved::duration(r.lease.restart_ms.1),
+            );
             if r.lease.store_nodes > 1 {
                 let s = r.lease.store_nodes;
                 let mut raft = RaftConfig::with_timing(

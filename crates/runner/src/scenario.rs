@@ -530,6 +530,21 @@ pub const CATALOG: &[Builtin] = &[
     )
     .gray(),
     scenario(
+        "clock-jump-follower",
+        "the lowest follower's clock steps clock_jump_ms ahead (an NTP step; twice the scaled lease duration): nothing for protocols that compare only readings of their own clock (timers already armed keep their instants), but with lease.expiry = renew_time that member finds the holder's renew time expired and takes a lease that is still being renewed: two holders at once",
+        TWO,
+        |a, _| {
+            vec![at(
+                a.t,
+                ClockJump {
+                    node: Selector::KthLowestFollower(1),
+                    ms: a.r.clock_jump_ms,
+                },
+            )]
+        },
+    )
+    .gray(),
+    scenario(
         "slow-leader",
         "the leader stays alive but slow, to the end: its processing time and the latency of every message it sends are multiplied by slow_factor",
         TWO,

@@ -47,6 +47,8 @@ pub struct Replica {
     /// Leader: when each endpoint last acknowledged an `APPEND_ENTRIES`, by Raft index.
     heard: Vec<Option<Time>>,
     pending: Vec<Pending>,
+    /// The lease's `cas` rule (compare-and-swap, or blind writes).
+    cas: bool,
 }
 
 impl Replica {
@@ -66,6 +68,7 @@ impl Replica {
             matched: vec![LogPos::EMPTY; s],
             heard: vec![None; s],
             pending: Vec::new(),
+            cas: cfg.lease.cas,
         }
     }
 
@@ -169,7 +172,7 @@ impl Replica {
             return;
         }
         let mut next = self.record;
-        let Some((reply, changed)) = next.answer(msg) else {
+        let Some((reply, changed)) = next.answer(msg, client, self.cas) else {
             return;
         };
         if !changed {

@@ -137,7 +137,7 @@ pub const TRIAL_METRIC_DEFS: [Column; 36] = [
     },
     Column {
         name: "same_epoch_leaders",
-        definition: "how many times a node took (or kept, under a new epoch) the leader role while another live leader claimed the same epoch — a safety violation for protocols with terms (Raft, `bully+epoch`); always 0 for protocols without epochs",
+        definition: "how many times a node took (or kept, under a new epoch) the leader role while another live leader claimed the same epoch — a safety violation for protocols with terms (Raft, `bully+epoch`, the lease's transitions count, which `lease+cas=false`'s blind acquisitions break); always 0 for protocols without epochs",
     },
     Column {
         name: "leader_changes",
