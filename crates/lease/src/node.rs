@@ -37,6 +37,9 @@ struct Member {
     detected: bool,
     /// Whom this node believes leads, as of its last input.
     believed: Option<NodeId>,
+    /// About to be stopped on purpose ([`Protocol::on_handover`]): its elector's context is
+    /// cancelled, so it neither renews nor tries to acquire again until it boots.
+    stopping: bool,
 }
 
 impl Lease {
@@ -113,7 +116,7 @@ impl Lease {
         let Part::Member(m) = &mut self.part else {
             return;
         };
-        if m.leading || m.acquiring || Self::held_by_other(m, me, now) {
+        if m.leading || m.acquiring || m.stopping || Self::held_by_other(m, me, now) {
             return;
         }
         let Some(o) = m.observed else { return };
@@ -304,7 +307,7 @@ impl Protocol for Lease {
             return;
         };
         match timer {
-            LeaseTimer::Poll if !m.leading => {
+            LeaseTimer::Poll if !m.leading && !m.stopping => {
                 // A new attempt: an acquisition still unanswered was lost (client-go's request
                 // would have timed out by now).
                 m.acquiring = false;
@@ -355,6 +358,28 @@ impl Protocol for Lease {
                 io.send(store, LeaseMsg::Get);
             }
         }
+        let now = io.now();
+        self.refresh_belief(now);
+    }
+
+    /// The process is about to be stopped: its elector's context is cancelled. A holder
+    /// releases the lease at once, whatever `release_on_cancel` says (client-go
+    /// `LeaderElector.renew`: when the context is done and `ReleaseOnCancel` is set it calls
+    /// `release()`, which writes the record with no holder and a 1 s duration, here 1 ms; a
+    /// planned stop is the case `ReleaseOnCancel` exists for, while `lease.release_on_cancel`
+    /// keeps deciding what a holder does when it loses the lease unplanned, at its renew
+    /// deadline). The others see the empty record at their next poll and take it without
+    /// waiting out a lease duration. From now on the member neither renews nor acquires.
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        let Part::Member(m) = &mut self.part else {
+            return;
+        };
+        m.stopping = true;
+        m.acquiring = false;
+        if m.leading {
+            self.step_down(io, true);
+        }
+        io.cancel_timer(LeaseTimer::Poll);
         let now = io.now();
         self.refresh_belief(now);
     }

@@ -417,3 +417,41 @@ fn a_lost_acquire_is_retried_at_the_next_read() {
     });
     assert_eq!(acquires(&a).len(), 1);
 }
+
+/// A planned stop (client-go with `ReleaseOnCancel`, its context cancelled): the holder
+/// releases the lease at once whatever `release_on_cancel` says for an unplanned loss, then
+/// neither renews nor tries to acquire again, even an empty record.
+#[test]
+fn a_holder_told_it_will_be_stopped_releases_and_stops_competing() {
+    for release_on_cancel in [false, true] {
+        let mut h = Harness::new();
+        let mut c = LeaseConfig::new(N);
+        c.release_on_cancel = release_on_cancel;
+        let mut m = holder(&mut h, Arc::new(c));
+        let a = h.run(10, |io| m.on_handover(io));
+        assert_eq!(m.status().role, Role::Follower);
+        assert_eq!(m.status().leader, None);
+        let released: Vec<Record> = sends(&a)
+            .into_iter()
+            .filter_map(|(to, msg)| match msg {
+                LeaseMsg::Update {
+                    op: Op::Release,
+                    record,
+                } if to == STORE => Some(record),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(released.len(), 1, "release_on_cancel = {release_on_cancel}");
+        assert_eq!(released[0].holder, None);
+        assert_eq!((released[0].version, released[0].transitions), (1, 1));
+        assert!(a
+            .iter()
+            .any(|x| matches!(x, Action::CancelTimer(LeaseTimer::Poll))));
+        // It does not take the lease back.
+        let a = h.run(11, |io| {
+            m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY))
+        });
+        assert!(acquires(&a).is_empty());
+        assert!(sends(&h.run(40, |io| m.on_timer(io, LeaseTimer::Poll))).is_empty());
+    }
+}
