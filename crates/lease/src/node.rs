@@ -172,7 +172,16 @@ impl Lease {
         m.leading = false;
         io.cancel_timer(LeaseTimer::Renew);
         io.cancel_timer(LeaseTimer::Deadline);
-        if let Some(o) = m.observed.filter(|o| release && o.holder == Some(me)) {
+        if release {
+            Self::release(m, me, now, store, io);
+        }
+        let after = self.poll_after(io);
+        io.set_timer(LeaseTimer::Poll, after);
+    }
+
+    /// Writes an empty holder over the observed record if it is still ours.
+    fn release(m: &Member, me: NodeId, now: Time, store: NodeId, io: &mut Io<'_, Self>) {
+        if let Some(o) = m.observed.filter(|o| o.holder == Some(me)) {
             let record = Record {
                 holder: None,
                 version: o.version,
@@ -189,8 +198,6 @@ impl Lease {
                 },
             );
         }
-        let after = self.poll_after(io);
-        io.set_timer(LeaseTimer::Poll, after);
     }
 
     fn refresh_belief(&mut self, now: Time) {
@@ -292,6 +299,14 @@ impl Protocol for Lease {
                         }
                         // A conflict with our own newer renewal: the next round uses the
                         // version we now observe.
+                    }
+                    // A planned release that lost the race with a renewal still in flight
+                    // (the store took the renewal first): release again over the record the
+                    // conflict returned, as client-go's `release` reads the lease before it
+                    // writes (`le.config.Lock.Get`, then `Update`).
+                    Op::Release if !ok && m.stopping => {
+                        let store = self.cfg.store();
+                        Self::release(m, me, now, store, io);
                     }
                     Op::Renew | Op::Release => {}
                 }

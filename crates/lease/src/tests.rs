@@ -455,3 +455,55 @@ fn a_holder_told_it_will_be_stopped_releases_and_stops_competing() {
         assert!(sends(&h.run(40, |io| m.on_timer(io, LeaseTimer::Poll))).is_empty());
     }
 }
+
+/// A planned release that loses the race with a renewal still in flight is written again
+/// over the record the conflict returns (client-go's `release` reads before it writes); an
+/// unplanned release (`release_on_cancel` at the deadline) is not retried.
+#[test]
+fn a_planned_release_that_conflicts_with_an_inflight_renewal_is_retried() {
+    let mut h = Harness::new();
+    let mut m = holder(&mut h, cfg());
+    h.run(22, |io| m.on_timer(io, LeaseTimer::Renew));
+    h.run(23, |io| m.on_handover(io));
+    // The store took the renewal first (version 2), so the release (version 1) conflicts.
+    let renewed = Record {
+        version: 2,
+        renew: Time::from_millis(22),
+        ..held_by(1, 1, 1)
+    };
+    h.run(24, |io| {
+        m.on_message(
+            io,
+            STORE,
+            LeaseMsg::Updated {
+                op: Op::Renew,
+                ok: true,
+                record: renewed,
+            },
+        )
+    });
+    let a = h.run(25, |io| {
+        m.on_message(
+            io,
+            STORE,
+            LeaseMsg::Updated {
+                op: Op::Release,
+                ok: false,
+                record: renewed,
+            },
+        )
+    });
+    let again: Vec<Record> = sends(&a)
+        .into_iter()
+        .filter_map(|(_, msg)| match msg {
+            LeaseMsg::Update {
+                op: Op::Release,
+                record,
+            } => Some(record),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(again.len(), 1, "{a:?}");
+    assert_eq!((again[0].holder, again[0].version), (None, 2));
+    assert_eq!(m.status().role, Role::Follower);
+}

@@ -201,6 +201,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("fault_loss", Kind::Probability, "0.1", "lossy-leader-crash: message loss from the fault to the end of the trial"),
     p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
     p("stale_keepalive_ms", Kind::Ms, "5 x detect_timeout_ms", "stale-connection: how long the leader's connections to its followers black-hole before they are re-established; etcd's peer connections time out after 5 s (rafthttp ConnReadTimeout) against a 1 s election timeout, so 5 election timeouts (750 ms)"),
+    p("handover_grace_ms", Kind::Ms, "detect_timeout_ms + detect_jitter_ms", "planned-handover: how long after the leader is told it will be stopped (and hands over) its process is stopped; an election timeout, as etcd bounds its shutdown's leadership transfer (etcd-io/raft aborts a transfer after an election timeout; etcdserver TryTransferLeadershipOnShutdown)"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
     p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
@@ -580,6 +581,8 @@ pub struct Resolved {
     pub fault_loss: f64,
     /// `stale_keepalive_ms`.
     pub stale_keepalive_ms: f64,
+    /// `handover_grace_ms`.
+    pub handover_grace_ms: f64,
     /// `store_slow_ms`.
     pub store_slow_ms: f64,
     /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
@@ -743,6 +746,7 @@ impl Resolved {
             cascade_delay_ms: num("cascade_delay_ms", 5.0),
             fault_loss: num("fault_loss", 0.1),
             stale_keepalive_ms: num("stale_keepalive_ms", 5.0 * detect_timeout_ms),
+            handover_grace_ms: num("handover_grace_ms", window),
             store_slow_ms: num("store_slow_ms", 5.0),
             work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         };
