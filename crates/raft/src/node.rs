@@ -921,7 +921,7 @@ impl Protocol for Raft {
     /// The node is about to be stopped. A leader transfers its leadership (thesis §3.10;
     /// etcd-io/raft `MsgTransferLeader`, which etcd's server sends on a graceful stop,
     /// `TryTransferLeadershipOnShutdown`; hashicorp/raft `LeadershipTransfer`): it picks the
-    /// transferee ([`Raft::transferee`]), refuses client entries from now on, ships it its
+    /// transferee (the most up-to-date other voter, lowest id on ties, never a learner), refuses client entries from now on, ships it its
     /// whole log, and once it answers sends it `TimeoutNow`; the transferee campaigns at once
     /// with `transfer` set, which lets it past PreVote and every voter's leader stickiness.
     /// The leader steps down when the transferee's higher term reaches it. There is no abort
