@@ -1314,6 +1314,10 @@ faults = [
                 F::Suspect(S::Lowest),
             ),
             (
+                r#"action = "handover", node = "leader""#,
+                F::Handover(S::Leader),
+            ),
+            (
                 r#"action = "pause", node = "leader", ms = 600"#,
                 F::Pause {
                     node: S::Leader,
