@@ -43,6 +43,7 @@ fn scenarios_lists_the_whole_catalog() {
         "clock-jump-follower",
         "slow-leader",
         "amnesia-recover",
+        "planned-handover",
         "steady-noise",
     ] {
         assert!(

@@ -24,6 +24,14 @@
 //! leaders for that flight). The highest id, having nobody to ask, declares as soon as it
 //! starts an election.
 //!
+//! # Planned stop (RESIGN)
+//!
+//! On [`Protocol::on_handover`](election_core::Protocol::on_handover) (the node is about to be
+//! stopped on purpose) a coordinator sends RESIGN to every other node and from then on takes
+//! no part: it answers no ELECTION, so nobody yields to it. A node that receives RESIGN elects
+//! at once, without waiting for its failure detector, and leaves the resigner out of its
+//! elections until it hears from it again; the next highest id therefore declares at once.
+//!
 //! # Timeouts
 //!
 //! * `t_elec` (default 20 ms: a LAN round trip plus slack) — the wait for OK. It must exceed

@@ -53,6 +53,13 @@ pub enum BullyMsg {
         /// The acknowledged heartbeat's send time.
         stamp: Time,
     },
+    /// RESIGN: a coordinator about to be stopped on purpose resigns (category Election: it
+    /// asks the others to elect now). They elect without waiting for their failure detectors
+    /// and leave the resigning node out until they hear from it again.
+    Resign {
+        /// The sender's epoch (`epoch` option).
+        epoch: Option<u64>,
+    },
 }
 
 impl BullyMsg {
@@ -64,7 +71,8 @@ impl BullyMsg {
             | BullyMsg::Ack { epoch, .. }
             | BullyMsg::Coordinator { epoch }
             | BullyMsg::Heartbeat { epoch, .. }
-            | BullyMsg::HeartbeatAck { epoch, .. } => epoch,
+            | BullyMsg::HeartbeatAck { epoch, .. }
+            | BullyMsg::Resign { epoch } => epoch,
         }
     }
 }
@@ -82,7 +90,7 @@ fn opt<T>(field: &Option<T>) -> usize {
 impl Message for BullyMsg {
     fn category(&self) -> MsgCategory {
         match self {
-            BullyMsg::Election { .. } => MsgCategory::Election,
+            BullyMsg::Election { .. } | BullyMsg::Resign { .. } => MsgCategory::Election,
             BullyMsg::Ok { .. } | BullyMsg::Ack { .. } => MsgCategory::Reply,
             BullyMsg::Coordinator { .. } => MsgCategory::Leader,
             BullyMsg::Heartbeat { .. } | BullyMsg::HeartbeatAck { .. } => MsgCategory::Heartbeat,
@@ -97,6 +105,7 @@ impl Message for BullyMsg {
             BullyMsg::Coordinator { .. } => "COORDINATOR",
             BullyMsg::Heartbeat { .. } => "HEARTBEAT",
             BullyMsg::HeartbeatAck { .. } => "HEARTBEAT_ACK",
+            BullyMsg::Resign { .. } => "RESIGN",
         }
     }
 
@@ -106,7 +115,9 @@ impl Message for BullyMsg {
             BullyMsg::Election { epoch, stamp } | BullyMsg::Heartbeat { epoch, stamp } => {
                 opt(epoch) + opt(stamp)
             }
-            BullyMsg::Ok { epoch } | BullyMsg::Coordinator { epoch } => opt(epoch),
+            BullyMsg::Ok { epoch }
+            | BullyMsg::Coordinator { epoch }
+            | BullyMsg::Resign { epoch } => opt(epoch),
             BullyMsg::Ack { epoch, .. } | BullyMsg::HeartbeatAck { epoch, .. } => opt(epoch) + 8,
         };
         1 + 4 + fields

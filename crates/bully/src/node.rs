@@ -21,6 +21,9 @@ enum Mode {
     Waiting,
     /// Declared itself coordinator; heartbeats every `timing.heartbeat`.
     Leader,
+    /// About to be stopped on purpose ([`Protocol::on_handover`]): takes no part in anything
+    /// (answers no ELECTION, claims nothing) until it boots again.
+    Stopping,
 }
 
 /// A bully node.
@@ -51,6 +54,9 @@ pub struct Bully {
     last_ack: Vec<Option<Time>>,
     /// Reused buffer for the lease computation.
     scratch: Vec<Time>,
+    /// A higher node that resigned (RESIGN): left out of elections until it is heard from
+    /// again.
+    resigned: Option<NodeId>,
 }
 
 impl Bully {
@@ -76,6 +82,7 @@ impl Bully {
             answers: 0,
             last_ack: vec![None; n],
             scratch: Vec::with_capacity(n),
+            resigned: None,
             cfg: config,
         }
     }
@@ -89,8 +96,17 @@ impl Bully {
         self.cfg.n
     }
 
+    /// The higher ids an election asks, leaving out one that resigned.
     fn higher(&self) -> impl Iterator<Item = NodeId> {
-        (self.id.0 + 1..=self.n()).map(NodeId)
+        let resigned = self.resigned;
+        (self.id.0 + 1..=self.n())
+            .map(NodeId)
+            .filter(move |&j| Some(j) != resigned)
+    }
+
+    /// Nobody higher to ask: the highest id, or the highest but one that resigned.
+    fn is_top(&self) -> bool {
+        self.higher().next().is_none()
     }
 
     fn lower(&self) -> impl Iterator<Item = NodeId> {
@@ -147,7 +163,7 @@ impl Bully {
         if self.cfg.quorum {
             io.send_many(self.lower(), &msg);
         }
-        if self.id.0 == self.n() && self.quorum_met() {
+        if self.is_top() && self.quorum_met() {
             self.declare(io);
         } else {
             io.set_timer(BullyTimer::Elect, self.cfg.t_elec);
@@ -257,7 +273,7 @@ impl Bully {
                 true
             }
             // Our own election will overrule it.
-            Mode::Electing | Mode::Waiting => false,
+            Mode::Electing | Mode::Waiting | Mode::Stopping => false,
             // Bully back.
             Mode::Follower | Mode::Listening | Mode::Leader => {
                 self.start_election(io);
@@ -284,6 +300,7 @@ impl Protocol for Bully {
         self.answers = 0;
         self.answered.fill(false);
         self.last_ack.fill(None);
+        self.resigned = None;
         match self.cfg.rejoin {
             Rejoin::Eager => self.start_election(io),
             Rejoin::Defer => {
@@ -297,6 +314,12 @@ impl Protocol for Bully {
     fn on_message(&mut self, io: &mut Io<'_, Self>, from: NodeId, msg: BullyMsg) {
         if from == self.id || from.0 == 0 || from.0 > self.n() {
             return;
+        }
+        if self.mode == Mode::Stopping {
+            return; // on its way out: takes no part
+        }
+        if self.resigned == Some(from) && !matches!(msg, BullyMsg::Resign { .. }) {
+            self.resigned = None; // it is back
         }
         let incoming = msg.epoch().unwrap_or(0);
         // Fencing: leadership claims from an older epoch are ignored.
@@ -318,6 +341,7 @@ impl Protocol for Bully {
                     }
                     Mode::Leader => {} // superseded: re-elected below
                     Mode::Follower | Mode::Listening => self.start_election(io),
+                    Mode::Stopping => unreachable!("returned above"),
                 }
             }
             BullyMsg::Election { stamp, .. } => {
@@ -349,7 +373,7 @@ impl Protocol for Bully {
                 {
                     self.answered[i] = true;
                     self.answers += 1;
-                    if self.id.0 == self.n() && self.quorum_met() {
+                    if self.is_top() && self.quorum_met() {
                         self.declare(io);
                     }
                 }
@@ -377,6 +401,18 @@ impl Protocol for Bully {
                     }
                 } else if self.lower_claims(io, from) {
                     self.ack_heartbeat(io, from, stamp);
+                }
+            }
+            BullyMsg::Resign { .. } if stale => {}
+            BullyMsg::Resign { .. } => {
+                self.resigned = Some(from);
+                // Elect now, without waiting for the detector; a node already electing
+                // leaves the resigner out of its next round. A node waiting for the
+                // resigner's COORDINATOR starts again at once.
+                match self.mode {
+                    Mode::Follower | Mode::Listening => self.start_election(io),
+                    Mode::Waiting => self.start_election(io),
+                    Mode::Electing | Mode::Leader | Mode::Stopping => {}
                 }
             }
             BullyMsg::HeartbeatAck { stamp, .. } => {
@@ -419,6 +455,20 @@ impl Protocol for Bully {
         }
     }
 
+    /// The coordinator resigns: RESIGN to every other node, which elect at once without it
+    /// (Garcia-Molina's paper has no resignation; this is the planned stop a deployment adds:
+    /// a leader that steps down on shutdown instead of leaving the others to detect it).
+    /// Any node about to be stopped then takes no part until it boots again.
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        let was_leader = self.mode == Mode::Leader;
+        self.cancel_all(io);
+        self.mode = Mode::Stopping;
+        self.leader = None;
+        if was_leader {
+            io.send_many(self.others(), &BullyMsg::Resign { epoch: self.e() });
+        }
+    }
+
     fn quorum_rule(&self) -> QuorumRule {
         // The plain bully elects among whoever is alive; with `quorum` it needs a majority.
         if self.cfg.quorum {
@@ -431,7 +481,7 @@ impl Protocol for Bully {
     fn status(&self) -> Status {
         Status {
             role: match self.mode {
-                Mode::Follower | Mode::Listening => Role::Follower,
+                Mode::Follower | Mode::Listening | Mode::Stopping => Role::Follower,
                 Mode::Electing | Mode::Waiting => Role::Candidate,
                 Mode::Leader => Role::Leader,
             },

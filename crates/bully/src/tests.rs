@@ -474,3 +474,43 @@ fn late_messages_in_any_mode_do_not_panic() {
         }
     }
 }
+
+impl Harness {
+    fn handover(&mut self) -> Vec<Action<Bully>> {
+        let (node, mut io) = self.io();
+        node.on_handover(&mut io);
+        self.actions.clone()
+    }
+}
+
+const RESIGN: BullyMsg = BullyMsg::Resign { epoch: None };
+
+/// A planned stop: the coordinator sends RESIGN to every other node and from then on takes
+/// no part (answers no ELECTION, so nobody yields to it); a follower that receives RESIGN
+/// elects at once, without its detector, leaving the resigner out, so the next highest
+/// declares at once; a message from the resigner brings it back into elections.
+#[test]
+fn a_resigning_coordinator_hands_over_to_the_next_highest_at_once() {
+    let mut five = Harness::new(5, BullyConfig::new(5));
+    five.start();
+    assert_eq!(five.status().role, Role::Leader);
+    let out = five.handover();
+    assert_eq!(sends(&out, "RESIGN"), vec![1, 2, 3, 4]);
+    assert_eq!(five.status().role, Role::Follower);
+    assert_eq!(five.status().leader, None);
+    assert!(five.msg(4, E).is_empty(), "it answers no ELECTION");
+    // 4 is now the highest that takes part: it declares at once.
+    let mut four = follower_of_5(4);
+    let out = four.msg(5, RESIGN);
+    assert!(sends(&out, "ELECTION").is_empty());
+    assert_eq!(sends(&out, "COORDINATOR"), vec![1, 2, 3]);
+    assert_eq!(four.status().role, Role::Leader);
+    // 3 elects at once too, asking 4 only.
+    let mut three = follower_of_5(3);
+    let out = three.msg(5, RESIGN);
+    assert_eq!(sends(&out, "ELECTION"), vec![4]);
+    // When 5 is heard from again, it is asked again.
+    three.msg(5, HB);
+    let out = three.suspect();
+    assert_eq!(sends(&out, "ELECTION"), vec![4, 5]);
+}

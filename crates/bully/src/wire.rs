@@ -7,7 +7,7 @@
 //! ```
 //!
 //! * `tag`: the kind in the low nibble (0 ELECTION, 1 OK, 2 ACK, 3 COORDINATOR, 4 HEARTBEAT,
-//!   5 HEARTBEAT_ACK), bit 4 set when an epoch follows, bit 5 set when an optional stamp
+//!   5 HEARTBEAT_ACK, 6 RESIGN), bit 4 set when an epoch follows, bit 5 set when an optional stamp
 //!   follows (ELECTION and HEARTBEAT; ACK and HEARTBEAT_ACK always carry their stamp). The
 //!   option set is fixed per cluster, but the flags make each datagram self-describing, so a
 //!   decoder needs no configuration and a 13-byte ELECTION is never ambiguous.
@@ -48,6 +48,7 @@ impl BullyMsg {
             BullyMsg::Coordinator { .. } => 3,
             BullyMsg::Heartbeat { .. } => 4,
             BullyMsg::HeartbeatAck { .. } => 5,
+            BullyMsg::Resign { .. } => 6,
         }
     }
 
@@ -56,7 +57,7 @@ impl BullyMsg {
         match *self {
             BullyMsg::Election { stamp, .. } | BullyMsg::Heartbeat { stamp, .. } => stamp,
             BullyMsg::Ack { stamp, .. } | BullyMsg::HeartbeatAck { stamp, .. } => Some(stamp),
-            BullyMsg::Ok { .. } | BullyMsg::Coordinator { .. } => None,
+            BullyMsg::Ok { .. } | BullyMsg::Coordinator { .. } | BullyMsg::Resign { .. } => None,
         }
     }
 }
@@ -89,7 +90,7 @@ impl Wire for BullyMsg {
         let tag = r.u8()?;
         let sum = r.u32()?;
         let kind = tag & KIND_MASK;
-        if kind > 5 || tag & !(KIND_MASK | EPOCH | STAMP) != 0 {
+        if kind > 6 || tag & !(KIND_MASK | EPOCH | STAMP) != 0 {
             return Err(WireError::UnknownTag(tag));
         }
         let has_stamp_flag = tag & STAMP != 0;
@@ -124,6 +125,7 @@ impl Wire for BullyMsg {
                 stamp: stamp.unwrap_or_default(),
             },
             3 => BullyMsg::Coordinator { epoch },
+            6 => BullyMsg::Resign { epoch },
             4 => BullyMsg::Heartbeat { epoch, stamp },
             _ => BullyMsg::HeartbeatAck {
                 epoch,

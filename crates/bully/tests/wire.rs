@@ -18,6 +18,7 @@ fn every_message() -> Vec<BullyMsg> {
         let stamp = Time(u64::MAX - 1);
         all.push(BullyMsg::Ok { epoch });
         all.push(BullyMsg::Coordinator { epoch });
+        all.push(BullyMsg::Resign { epoch });
         all.push(BullyMsg::Ack { epoch, stamp });
         all.push(BullyMsg::HeartbeatAck { epoch, stamp });
     }
@@ -81,6 +82,7 @@ fn epochs_no_cluster_reaches_are_invalid() {
                     stamp,
                 },
                 BullyMsg::Coordinator { .. } => BullyMsg::Coordinator { epoch: Some(epoch) },
+                BullyMsg::Resign { .. } => BullyMsg::Resign { epoch: Some(epoch) },
                 BullyMsg::Heartbeat { stamp, .. } => BullyMsg::Heartbeat {
                     epoch: Some(epoch),
                     stamp,

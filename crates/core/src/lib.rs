@@ -15,7 +15,9 @@
 //!    whatever the node last wrote with [`Io::persist`] (or `None` on a first boot);
 //! 2. call [`Protocol::on_message`] for each delivered message, [`Protocol::on_timer`] for
 //!    each timer that fires (a timer set again or cancelled before it fires never fires), and
-//!    [`Protocol::on_suspect`] when a scenario forces the node's failure detector to fire;
+//!    [`Protocol::on_suspect`] when a scenario forces the node's failure detector to fire,
+//!    and [`Protocol::on_handover`] when the node is about to be stopped on purpose (a planned
+//!    restart: a leader hands over before it goes);
 //! 3. after **every** input, drain the actions from the [`Io`] and carry them out in order, then
 //!    read [`Protocol::status`]; the observer compares it with the previous status to record
 //!    role and leader-belief changes.
@@ -544,6 +546,18 @@ pub trait Protocol: Sized {
     /// The failure detector was forced to fire now: act exactly as if the node had just
     /// suspected its leader of having failed. A leader ignores it.
     fn on_suspect(&mut self, io: &mut Io<'_, Self>);
+    /// The node is about to be stopped on purpose (a planned restart, a rolling upgrade): the
+    /// driver stops its process a grace period later. A leader hands its leadership over
+    /// before it goes, the way its real counterpart does on a graceful shutdown (Raft's
+    /// leadership transfer and TimeoutNow, a bully coordinator resigning, a ring leader
+    /// announcing its departure, a lease holder releasing its lease as client-go does with
+    /// `ReleaseOnCancel`); until it is stopped it keeps answering but no longer competes to
+    /// lead. A node that does not lead does nothing. The default does nothing: a family that
+    /// keeps it has no hand-over (the runner's family table says so and skips the scenarios
+    /// that ask for one).
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        let _ = io;
+    }
     /// A client hands the node an entry to replicate (the driver's workload, under majority
     /// commit: `election_sim::workload`). A protocol with a replicated log appends it when it
     /// leads (Raft: one entry of its term, persisted before it ships); the others ignore it,

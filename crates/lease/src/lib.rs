@@ -52,6 +52,11 @@
 //! - With `release_on_cancel`, a holder that stops leading writes an empty holder (and a
 //!   1 ms duration, as client-go's `release` writes 1 s), so that the others need not wait out
 //!   the lease. A crashed holder releases nothing.
+//! - A planned stop ([`Protocol::on_handover`](election_core::Protocol::on_handover): the
+//!   process is about to be stopped, its elector's context cancelled) releases the lease
+//!   whatever `release_on_cancel` says, as client-go does with `ReleaseOnCancel` (the setting
+//!   a graceful shutdown is for); `release_on_cancel` keeps deciding the unplanned loss at
+//!   the renew deadline. The member then neither renews nor acquires until it boots again.
 //! - A holder whose renewal comes back with another holder's record is deposed at once.
 //! - The fencing token is `transitions`, reported as the epoch: a new holder's epoch is higher
 //!   than every earlier holder's, so the workload's fencing works unchanged.

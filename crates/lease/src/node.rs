@@ -43,6 +43,9 @@ struct Member {
     unanswered: bool,
     /// With `on_loss = exit`: the process exited and has not started again yet.
     down: bool,
+    /// About to be stopped on purpose ([`Protocol::on_handover`]): its elector's context is
+    /// cancelled, so it neither renews nor tries to acquire again until it boots.
+    stopping: bool,
 }
 
 /// Send `msg` to the store endpoint `m` uses; if its previous request there is still
@@ -156,7 +159,7 @@ impl Lease {
         let Part::Member(m) = &mut self.part else {
             return;
         };
-        if m.leading || m.acquiring || Self::held_by_other(m, me, now, expiry) {
+        if m.leading || m.acquiring || m.stopping || Self::held_by_other(m, me, now, expiry) {
             return;
         }
         let Some(o) = m.observed else { return };
@@ -216,7 +219,20 @@ impl Lease {
         m.leading = false;
         io.cancel_timer(LeaseTimer::Renew);
         io.cancel_timer(LeaseTimer::Deadline);
-        if let Some(o) = m.observed.filter(|o| release && o.holder == Some(me)) {
+        if release {
+            Self::release(&self.cfg, m, me, now, io);
+        }
+        if self.cfg.on_loss == OnLoss::Exit {
+            self.exit(io);
+            return;
+        }
+        let after = self.poll_after(io);
+        io.set_timer(LeaseTimer::Poll, after);
+    }
+
+    /// Writes an empty holder over the observed record if it is still ours.
+    fn release(cfg: &LeaseConfig, m: &mut Member, me: NodeId, now: Time, io: &mut Io<'_, Self>) {
+        if let Some(o) = m.observed.filter(|o| o.holder == Some(me)) {
             let record = Record {
                 holder: None,
                 version: o.version,
@@ -226,7 +242,7 @@ impl Lease {
                 renew: now,
             };
             request(
-                &self.cfg,
+                cfg,
                 m,
                 io,
                 LeaseMsg::Update {
@@ -235,12 +251,6 @@ impl Lease {
                 },
             );
         }
-        if self.cfg.on_loss == OnLoss::Exit {
-            self.exit(io);
-            return;
-        }
-        let after = self.poll_after(io);
-        io.set_timer(LeaseTimer::Poll, after);
     }
 
     /// `on_loss = exit`: the process is gone until its supervisor starts it again, a draw of
@@ -426,6 +436,13 @@ impl Protocol for Lease {
                         // A conflict with our own newer renewal: the next round uses the
                         // version we now observe.
                     }
+                    // A planned release that lost the race with a renewal still in flight
+                    // (the store took the renewal first): release again over the record the
+                    // conflict returned, as client-go's `release` reads the lease before it
+                    // writes (`le.config.Lock.Get`, then `Update`).
+                    Op::Release if !ok && m.stopping => {
+                        Self::release(&self.cfg, m, me, now, io);
+                    }
                     Op::Renew | Op::Release => {}
                 }
             }
@@ -446,7 +463,7 @@ impl Protocol for Lease {
             return;
         }
         match timer {
-            LeaseTimer::Poll if !m.leading => {
+            LeaseTimer::Poll if !m.leading && !m.stopping => {
                 // A new attempt: an acquisition still unanswered was lost (client-go's request
                 // would have timed out by now).
                 m.acquiring = false;
@@ -498,6 +515,28 @@ impl Protocol for Lease {
                 request(&self.cfg, m, io, LeaseMsg::Get);
             }
         }
+        let now = io.now();
+        self.refresh_belief(now);
+    }
+
+    /// The process is about to be stopped: its elector's context is cancelled. A holder
+    /// releases the lease at once, whatever `release_on_cancel` says (client-go
+    /// `LeaderElector.renew`: when the context is done and `ReleaseOnCancel` is set it calls
+    /// `release()`, which writes the record with no holder and a 1 s duration, here 1 ms; a
+    /// planned stop is the case `ReleaseOnCancel` exists for, while `lease.release_on_cancel`
+    /// keeps deciding what a holder does when it loses the lease unplanned, at its renew
+    /// deadline). The others see the empty record at their next poll and take it without
+    /// waiting out a lease duration. From now on the member neither renews nor acquires.
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        let Part::Member(m) = &mut self.part else {
+            return;
+        };
+        m.stopping = true;
+        m.acquiring = false;
+        if m.leading {
+            self.step_down(io, true);
+        }
+        io.cancel_timer(LeaseTimer::Poll);
         let now = io.now();
         self.refresh_belief(now);
     }

@@ -692,3 +692,93 @@ fn restart_range_must_be_ordered() {
     assert_eq!(OnLoss::from_name("exit"), Some(OnLoss::Exit));
     assert_eq!(OnLoss::from_name("crash"), None);
 }
+
+/// A planned stop (client-go with `ReleaseOnCancel`, its context cancelled): the holder
+/// releases the lease at once whatever `release_on_cancel` says for an unplanned loss, then
+/// neither renews nor tries to acquire again, even an empty record.
+#[test]
+fn a_holder_told_it_will_be_stopped_releases_and_stops_competing() {
+    for release_on_cancel in [false, true] {
+        let mut h = Harness::new();
+        let mut c = LeaseConfig::new(N);
+        c.release_on_cancel = release_on_cancel;
+        let mut m = holder(&mut h, Arc::new(c));
+        let a = h.run(10, |io| m.on_handover(io));
+        assert_eq!(m.status().role, Role::Follower);
+        assert_eq!(m.status().leader, None);
+        let released: Vec<Record> = sends(&a)
+            .into_iter()
+            .filter_map(|(to, msg)| match msg {
+                LeaseMsg::Update {
+                    op: Op::Release,
+                    record,
+                } if to == STORE => Some(record),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(released.len(), 1, "release_on_cancel = {release_on_cancel}");
+        assert_eq!(released[0].holder, None);
+        assert_eq!((released[0].version, released[0].transitions), (1, 1));
+        assert!(a
+            .iter()
+            .any(|x| matches!(x, Action::CancelTimer(LeaseTimer::Poll))));
+        // It does not take the lease back.
+        let a = h.run(11, |io| {
+            m.on_message(io, STORE, LeaseMsg::Record(Record::EMPTY))
+        });
+        assert!(acquires(&a).is_empty());
+        assert!(sends(&h.run(40, |io| m.on_timer(io, LeaseTimer::Poll))).is_empty());
+    }
+}
+
+/// A planned release that loses the race with a renewal still in flight is written again
+/// over the record the conflict returns (client-go's `release` reads before it writes); an
+/// unplanned release (`release_on_cancel` at the deadline) is not retried.
+#[test]
+fn a_planned_release_that_conflicts_with_an_inflight_renewal_is_retried() {
+    let mut h = Harness::new();
+    let mut m = holder(&mut h, cfg());
+    h.run(22, |io| m.on_timer(io, LeaseTimer::Renew));
+    h.run(23, |io| m.on_handover(io));
+    // The store took the renewal first (version 2), so the release (version 1) conflicts.
+    let renewed = Record {
+        version: 2,
+        renew: Time::from_millis(22),
+        ..held_by(1, 1, 1)
+    };
+    h.run(24, |io| {
+        m.on_message(
+            io,
+            STORE,
+            LeaseMsg::Updated {
+                op: Op::Renew,
+                ok: true,
+                record: renewed,
+            },
+        )
+    });
+    let a = h.run(25, |io| {
+        m.on_message(
+            io,
+            STORE,
+            LeaseMsg::Updated {
+                op: Op::Release,
+                ok: false,
+                record: renewed,
+            },
+        )
+    });
+    let again: Vec<Record> = sends(&a)
+        .into_iter()
+        .filter_map(|(_, msg)| match msg {
+            LeaseMsg::Update {
+                op: Op::Release,
+                record,
+            } => Some(record),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(again.len(), 1, "{a:?}");
+    assert_eq!((again[0].holder, again[0].version), (None, 2));
+    assert_eq!(m.status().role, Role::Follower);
+}

@@ -46,7 +46,8 @@
 //! * **Not modelled live** (refused by [`LiveConfig::validate`] before the trial runs): per-link
 //!   loss and delay, slow nodes, amnesia, clock faults, duplication, per-link latencies, noise
 //!   and steady-state windows.
-//! * **Suspect** and **Detection** act on the node exactly as in the simulator.
+//! * **Suspect**, **Handover** and **Detection** act on the node exactly as in the simulator
+//!   (a paused node hears neither a forced suspicion nor a hand-over).
 //! * **Protocol options** are the protocol's own state and run unchanged: the lease's
 //!   `expiry`, `cas` and `on_loss = exit` (whose down time is the member's own
 //!   `LeaseTimer::Restart`) need nothing from the driver. What `clock-jump-follower` and
@@ -439,6 +440,8 @@ enum Control {
     Pause(Instant),
     /// The failure detector is forced to fire.
     Suspect,
+    /// The node is about to be stopped on purpose (`Protocol::on_handover`).
+    Handover,
 }
 
 /// What a node tells the hub.
@@ -603,6 +606,10 @@ where
                 Step::Control(Some(Control::Suspect)) => {
                     let now = self.shared.now();
                     self.input(now, false, |p, io| p.on_suspect(io)).await;
+                }
+                Step::Control(Some(Control::Handover)) => {
+                    let now = self.shared.now();
+                    self.input(now, false, |p, io| p.on_handover(io)).await;
                 }
                 Step::Timer => self.fire_timer().await,
                 Step::Recv(Ok((len, addr))) => {
@@ -1356,6 +1363,15 @@ where
                 if !matches!(slot.paused_until, Some(t) if t > now) {
                     if let Some(c) = &slot.control {
                         let _ = c.send(Control::Suspect);
+                    }
+                }
+            }
+            Applied::Handover(id) => {
+                let slot = &self.slots[id.index()];
+                // A paused process hears no shutdown signal either.
+                if !matches!(slot.paused_until, Some(t) if t > now) {
+                    if let Some(c) = &slot.control {
+                        let _ = c.send(Control::Handover);
                     }
                 }
             }

@@ -31,6 +31,7 @@ fn samples() -> (Vec<BullyMsg>, Vec<RaftMsg>) {
             RaftMsg::RequestVote {
                 term: 4,
                 last_log: LogPos { term: 3, index: 2 },
+                transfer: false,
             },
             RaftMsg::AppendResp {
                 term: 7,
@@ -180,6 +181,7 @@ fn a_raft_term_no_cluster_reaches_is_refused() {
             RaftMsg::RequestVote {
                 term,
                 last_log: LogPos::EMPTY,
+                transfer: false,
             },
             RaftMsg::Vote {
                 term,

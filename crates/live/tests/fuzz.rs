@@ -165,6 +165,7 @@ fn raft_msg() -> impl Strategy<Value = Vec<u8>> {
             0 => RaftMsg::RequestVote {
                 term,
                 last_log: log,
+                transfer: false,
             },
             1 => RaftMsg::Vote { term, granted: b },
             2 => RaftMsg::PreVote {

@@ -218,6 +218,28 @@
 //! votes twice in a term and still refuses candidates less up to date than its log.
 //! Everything else (role, leader, tallies) is volatile.
 //!
+//! # Leadership transfer (a planned stop)
+//!
+//! [`Protocol::on_handover`](election_core::Protocol::on_handover) (the node is about to be
+//! stopped on purpose) makes a leader transfer its leadership as the thesis' §3.10 and
+//! etcd-io/raft's `MsgTransferLeader` do (etcd's server sends it on a graceful stop,
+//! `TryTransferLeadershipOnShutdown`; hashicorp/raft's `LeadershipTransfer`):
+//!
+//! 1. it picks the transferee: the most up-to-date other voter as far as it knows (the
+//!    position its acknowledged AppendEntries of this term left it at; one that has not
+//!    answered ranks last), the lowest id on ties, never a learner (hashicorp/raft
+//!    `pickServer`);
+//! 2. it refuses client entries from then on (etcd drops proposals while `leadTransferee` is
+//!    set) and ships the transferee its whole log;
+//! 3. when the transferee answers, it sends `TIMEOUT_NOW`; the transferee campaigns at once,
+//!    without PreVote or its timeout (etcd `campaignTransfer`), and its RequestVotes carry
+//!    `transfer`, which every voter grants even within its leader lease and which
+//!    hashicorp's known-leader rejection lets through (`LeadershipTransfer` in the request);
+//! 4. the old leader steps down when the new term reaches it.
+//!
+//! There is no abort timer (etcd aborts after an election timeout): the node is stopped
+//! anyway. A node told it will be stopped never campaigns again before it boots.
+//!
 //! # Messages
 //!
 //! | kind | category | meaning | bytes |
@@ -228,6 +250,7 @@
 //! | `PRE_VOTE_GRANT` / `PRE_VOTE_DENIED` | Reply | pre-vote granted / refused | 9 |
 //! | `APPEND_ENTRIES` | Heartbeat | leader heartbeat (and, the first time, announcement); ships the log up to a position | 25 |
 //! | `APPEND_RESP` | Heartbeat | heartbeat answer | 9 |
+//! | `TIMEOUT_NOW` | Election | a leader handing over tells the transferee to campaign now | 9 |
 //!
 //! Every message is a one-byte tag and a u64 term (9 bytes on the wire); the three that carry
 //! a log position add its term and index (25 bytes).

@@ -48,6 +48,13 @@ pub enum RaftMsg {
         term: u64,
         /// The candidate's last log entry (`lastLogTerm`, `lastLogIndex`; §5.4.1).
         last_log: LogPos,
+        /// The campaign was started by [`RaftMsg::TimeoutNow`] (a leadership transfer): the
+        /// receiver grants it even within its leader lease, which would otherwise make it
+        /// ignore the request (thesis §3.10: "servers ignore RequestVote requests within the
+        /// minimum election timeout ... unless the request is part of a leadership transfer";
+        /// etcd-io/raft `Step`: the vote's context `campaignTransfer` sets `force`;
+        /// hashicorp/raft `RequestVoteRequest.LeadershipTransfer`).
+        transfer: bool,
     },
     /// `VOTE` when granted, `VOTE_DENIED` otherwise (category Reply). The grant and the
     /// denial are distinct kinds so that a trace shows who granted what.
@@ -83,6 +90,14 @@ pub enum RaftMsg {
         /// the leader's log. The entries up to it are taken as shipped with the message.
         log: LogPos,
     },
+    /// `TIMEOUT_NOW`: a leader handing over tells the transferee, once it is up to date, to
+    /// campaign at once (category Election): thesis §3.10, etcd-io/raft `MsgTimeoutNow`,
+    /// hashicorp/raft `TimeoutNowRequest`. The transferee skips PreVote and its election
+    /// timeout, and its RequestVotes carry `transfer`.
+    TimeoutNow {
+        /// The leader's term.
+        term: u64,
+    },
     /// `APPEND_RESP`: the answer to a heartbeat (category Heartbeat); `success` is false when
     /// the heartbeat's term was stale, and `term` then tells the stale leader the newer term.
     AppendResp {
@@ -102,6 +117,7 @@ impl RaftMsg {
             | RaftMsg::PreVote { term, .. }
             | RaftMsg::PreVoteResp { term, .. }
             | RaftMsg::AppendEntries { term, .. }
+            | RaftMsg::TimeoutNow { term }
             | RaftMsg::AppendResp { term, .. } => term,
         }
     }
@@ -110,7 +126,9 @@ impl RaftMsg {
 impl Message for RaftMsg {
     fn category(&self) -> MsgCategory {
         match self {
-            RaftMsg::RequestVote { .. } | RaftMsg::PreVote { .. } => MsgCategory::Election,
+            RaftMsg::RequestVote { .. } | RaftMsg::PreVote { .. } | RaftMsg::TimeoutNow { .. } => {
+                MsgCategory::Election
+            }
             RaftMsg::Vote { .. } | RaftMsg::PreVoteResp { .. } => MsgCategory::Reply,
             RaftMsg::AppendEntries { .. } | RaftMsg::AppendResp { .. } => MsgCategory::Heartbeat,
         }
@@ -126,6 +144,7 @@ impl Message for RaftMsg {
             RaftMsg::PreVoteResp { granted: false, .. } => "PRE_VOTE_DENIED",
             RaftMsg::AppendEntries { .. } => "APPEND_ENTRIES",
             RaftMsg::AppendResp { .. } => "APPEND_RESP",
+            RaftMsg::TimeoutNow { .. } => "TIMEOUT_NOW",
         }
     }
 

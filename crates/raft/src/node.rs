@@ -76,6 +76,16 @@ pub struct Raft {
     last_contact: Option<Time>,
     /// `current_term`/`voted_for`/`last_log` changed since the last [`Io::persist`].
     dirty: bool,
+    /// Leader only: where each node's log ends, as far as the leader knows, once it
+    /// acknowledged an AppendEntries of this term (`None`: not yet); what a hand-over ranks
+    /// the voters by (hashicorp/raft `pickServer` reads `matchIndex`).
+    acked: Vec<Option<LogPos>>,
+    /// Leader only, handing over: the transferee, and whether its `TimeoutNow` left (etcd-io/raft
+    /// `leadTransferee`). While set, client entries are refused.
+    transfer: Option<(NodeId, bool)>,
+    /// The node was told it is about to be stopped ([`Protocol::on_handover`]): it no longer
+    /// campaigns, nor answers a `TimeoutNow`, until it boots again.
+    stopping: bool,
 }
 
 impl Raft {
@@ -107,6 +117,9 @@ impl Raft {
             term_timeout: None,
             last_contact: None,
             dirty: false,
+            acked: Vec::new(),
+            transfer: None,
+            stopping: false,
         }
     }
 
@@ -264,6 +277,7 @@ impl Raft {
     fn become_follower(&mut self, io: &mut Io<'_, Self>, leader: Option<NodeId>) {
         let was = self.state;
         self.state = State::Follower;
+        self.transfer = None;
         self.leader = leader;
         if was != State::Follower {
             self.redraw_point();
@@ -311,8 +325,9 @@ impl Raft {
 
     /// The follower's election timeout fired (or was forced by `on_suspect`).
     fn election_timeout(&mut self, io: &mut Io<'_, Self>) {
-        if !self.voter {
-            // A learner never campaigns (its timer is never armed; `on_suspect` ends here).
+        if !self.voter || self.stopping {
+            // A learner never campaigns (its timer is never armed; `on_suspect` ends here),
+            // and neither does a node about to be stopped.
             return;
         }
         if self.config.pre_vote {
@@ -347,6 +362,12 @@ impl Raft {
     /// §5.2: increment the term, vote for self (persisted before the requests leave), ask
     /// every voter, and wait a fresh random timeout for the result.
     fn start_election(&mut self, io: &mut Io<'_, Self>) {
+        self.campaign(io, false);
+    }
+
+    /// [`Raft::start_election`]; `transfer` marks a campaign a `TimeoutNow` started, whose
+    /// RequestVotes say so (etcd-io/raft `campaign(campaignTransfer)`).
+    fn campaign(&mut self, io: &mut Io<'_, Self>, transfer: bool) {
         let Some(term) = self.next_term() else {
             self.cannot_advance(io);
             return;
@@ -364,13 +385,23 @@ impl Raft {
             return;
         }
         let last_log = self.last_log;
-        self.broadcast_voters(io, RaftMsg::RequestVote { term, last_log });
+        self.broadcast_voters(
+            io,
+            RaftMsg::RequestVote {
+                term,
+                last_log,
+                transfer,
+            },
+        );
     }
 
     fn become_leader(&mut self, io: &mut Io<'_, Self>) {
         debug_assert_eq!(self.state, State::Candidate);
         self.state = State::Leader;
         self.leader = Some(self.id);
+        self.transfer = None;
+        self.acked.clear();
+        self.acked.resize(self.config.n as usize, None);
         // Raft §8 / thesis §6.4: a leader appends a no-op entry of its term when it takes
         // office (persisted before the heartbeat that ships it leaves).
         self.term_base = self.last_log;
@@ -675,9 +706,46 @@ impl Raft {
     }
 
     fn on_append_resp(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64) {
-        if self.state == State::Leader && self.config.check_quorum && term == self.current_term {
+        if self.state != State::Leader || term != self.current_term {
+            return;
+        }
+        if self.config.check_quorum {
             self.last_heard[from.index()] = io.now();
             self.recent_active[from.index()] = true;
+        }
+        self.acked[from.index()] = Some(self.shipped_to(from));
+        // The transferee answered the AppendEntries that brought it up to date (the leader
+        // appends nothing while handing over): tell it to campaign now (etcd-io/raft
+        // `stepLeader`, MsgAppResp: `if m.From == r.leadTransferee && pr.Match ==
+        // r.raftLog.lastIndex() { r.sendTimeoutNow(m.From) }`).
+        if let Some((to, false)) = self.transfer {
+            if to == from {
+                self.transfer = Some((to, true));
+                self.send(io, to, RaftMsg::TimeoutNow { term });
+            }
+        }
+    }
+
+    /// The voter a leader hands over to: the most up-to-date other voter, as far as the
+    /// leader knows (the position its acknowledged AppendEntries left it at; one that has not
+    /// answered this term ranks last), the lowest id on ties; never a learner (hashicorp/raft
+    /// `pickServer`: the voter with the highest `matchIndex`; etcd's server picks among
+    /// `VotingMemberIDs()` too).
+    fn transferee(&self) -> Option<NodeId> {
+        self.other_voters()
+            .max_by_key(|&v| (self.acked[v.index()], std::cmp::Reverse(v)))
+    }
+
+    /// A `TimeoutNow` from the leader of `term`: campaign at once, skipping PreVote and the
+    /// election timeout (etcd-io/raft `stepFollower`, MsgTimeoutNow: `r.hup(campaignTransfer)`;
+    /// thesis §3.10). A learner, a node being stopped and a stale message do nothing.
+    fn on_timeout_now(&mut self, io: &mut Io<'_, Self>, term: u64) {
+        if term == self.current_term
+            && self.voter
+            && !self.stopping
+            && self.state == State::Follower
+        {
+            self.campaign(io, true);
         }
     }
 }
@@ -707,6 +775,9 @@ impl Protocol for Raft {
         self.term_timeout = None;
         self.last_contact = None;
         self.dirty = false;
+        self.acked.clear();
+        self.transfer = None;
+        self.stopping = false;
         self.reset_election_timer(io);
     }
 
@@ -743,9 +814,16 @@ impl Protocol for Raft {
             // Leader stickiness (thesis §4.2.3; etcd, with CheckQuorum): "if a server receives a
             // RequestVote request within the minimum election timeout of hearing from a current
             // leader, it does not update its term or grant its vote" -- nor answer (etcd).
-            RaftMsg::RequestVote { term, .. }
-                if term > self.current_term && self.in_lease(io.now()) => {}
-            RaftMsg::RequestVote { .. } if self.rejects_for_known_leader(from) => {
+            RaftMsg::RequestVote {
+                term,
+                transfer: false,
+                ..
+            } if term > self.current_term && self.in_lease(io.now()) => {}
+            // A transfer's campaign is granted regardless of a known leader (hashicorp/raft
+            // `requestVote`: unless `req.LeadershipTransfer`).
+            RaftMsg::RequestVote {
+                transfer: false, ..
+            } if self.rejects_for_known_leader(from) => {
                 let term = self.current_term;
                 self.send(
                     io,
@@ -770,7 +848,7 @@ impl Protocol for Raft {
                     }
                 }
                 match msg {
-                    RaftMsg::RequestVote { term, last_log } => {
+                    RaftMsg::RequestVote { term, last_log, .. } => {
                         self.on_request_vote(io, from, term, last_log)
                     }
                     RaftMsg::Vote { term, granted } => self.on_vote(io, from, term, granted),
@@ -779,6 +857,7 @@ impl Protocol for Raft {
                         self.on_append_entries(io, from, term, log)
                     }
                     RaftMsg::AppendResp { term, .. } => self.on_append_resp(io, from, term),
+                    RaftMsg::TimeoutNow { term } => self.on_timeout_now(io, term),
                     RaftMsg::PreVote { .. } => unreachable!("handled above"),
                 }
             }
@@ -809,7 +888,9 @@ impl Protocol for Raft {
     /// followers adopt it with that AppendEntries, so a node cut off
     /// meanwhile falls behind by every entry committed without it (§5.4.1 then decides).
     fn on_client_entry(&mut self, io: &mut Io<'_, Self>) {
-        if self.state != State::Leader {
+        // A leader handing over refuses proposals (etcd-io/raft `stepLeader`: MsgProp is
+        // dropped while `leadTransferee != None`).
+        if self.state != State::Leader || self.transfer.is_some() {
             return;
         }
         let Some(index) = self.last_log.index.checked_add(1) else {
@@ -833,6 +914,34 @@ impl Protocol for Raft {
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         if self.state == State::Follower {
             self.election_timeout(io);
+        }
+        self.flush(io);
+    }
+
+    /// The node is about to be stopped. A leader transfers its leadership (thesis §3.10;
+    /// etcd-io/raft `MsgTransferLeader`, which etcd's server sends on a graceful stop,
+    /// `TryTransferLeadershipOnShutdown`; hashicorp/raft `LeadershipTransfer`): it picks the
+    /// transferee (the most up-to-date other voter, lowest id on ties, never a learner), refuses client entries from now on, ships it its
+    /// whole log, and once it answers sends it `TimeoutNow`; the transferee campaigns at once
+    /// with `transfer` set, which lets it past PreVote and every voter's leader stickiness.
+    /// The leader steps down when the transferee's higher term reaches it. There is no abort
+    /// timer (etcd aborts after an election timeout): the node is stopped anyway, and a
+    /// transfer that did not finish by then ends as a crash failover. A (pre-)candidate stops
+    /// campaigning; from now on no role of this node campaigns again before it boots.
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        self.stopping = true;
+        match self.state {
+            State::Leader => {
+                if self.transfer.is_none() {
+                    if let Some(to) = self.transferee() {
+                        self.transfer = Some((to, false));
+                        let (term, log) = (self.current_term, self.last_log);
+                        self.send(io, to, RaftMsg::AppendEntries { term, log });
+                    }
+                }
+            }
+            State::PreCandidate | State::Candidate => self.become_follower(io, None),
+            State::Follower => {}
         }
         self.flush(io);
     }

@@ -14,6 +14,8 @@
 //! | 5 / 6 | `PRE_VOTE_GRANT` / `PRE_VOTE_DENIED` | 9 |
 //! | 7 | `APPEND_ENTRIES` (term, log term, log index) | 25 |
 //! | 8 / 9 | `APPEND_RESP` success / failure | 9 |
+//! | 10 | `TIMEOUT_NOW` | 9 |
+//! | 11 | `REQUEST_VOTE` with `transfer` (term, last log term, last log index) | 25 |
 //!
 //! Tag 0 is unused, so that a zeroed buffer is never a message. A term above
 //! [`MAX_WIRE_TERM`](crate::MAX_WIRE_TERM) (2^48) is invalid: no cluster reaches it, and a
@@ -31,12 +33,15 @@ use crate::message::{LogPos, RaftMsg};
 impl Wire for RaftMsg {
     fn encode(&self, out: &mut Vec<u8>) {
         let (tag, log) = match *self {
-            RaftMsg::RequestVote { last_log, .. } => (1, Some(last_log)),
+            RaftMsg::RequestVote {
+                last_log, transfer, ..
+            } => (if transfer { 11 } else { 1 }, Some(last_log)),
             RaftMsg::Vote { granted, .. } => (3 - granted as u8, None),
             RaftMsg::PreVote { last_log, .. } => (4, Some(last_log)),
             RaftMsg::PreVoteResp { granted, .. } => (6 - granted as u8, None),
             RaftMsg::AppendEntries { log, .. } => (7, Some(log)),
             RaftMsg::AppendResp { success, .. } => (9 - success as u8, None),
+            RaftMsg::TimeoutNow { .. } => (10, None),
         };
         out.push(tag);
         out.extend_from_slice(&self.term().to_be_bytes());
@@ -49,7 +54,7 @@ impl Wire for RaftMsg {
     fn decode(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = WireReader::new(bytes);
         let tag = r.u8()?;
-        if !(1..=9).contains(&tag) {
+        if !(1..=11).contains(&tag) {
             return Err(WireError::UnknownTag(tag));
         }
         let term = r.u64()?;
@@ -65,15 +70,19 @@ impl Wire for RaftMsg {
             }
         };
         let msg = match tag {
-            1 | 4 => {
+            1 | 4 | 11 => {
                 let last_log = log()?;
                 if last_log.term >= term {
                     return Err(WireError::Invalid(
                         "last log term must be below the requested term",
                     ));
                 }
-                if tag == 1 {
-                    RaftMsg::RequestVote { term, last_log }
+                if tag != 4 {
+                    RaftMsg::RequestVote {
+                        term,
+                        last_log,
+                        transfer: tag == 11,
+                    }
                 } else {
                     RaftMsg::PreVote { term, last_log }
                 }
@@ -95,6 +104,7 @@ impl Wire for RaftMsg {
                 }
                 RaftMsg::AppendEntries { term, log }
             }
+            10 => RaftMsg::TimeoutNow { term },
             _ => RaftMsg::AppendResp {
                 term,
                 success: tag == 8,

@@ -23,10 +23,13 @@ fn every_message() -> Vec<RaftMsg> {
             all.push(RaftMsg::AppendEntries { term, log });
             // A candidate's log is of an earlier term than the one it asks for.
             if log.term < term || log == LogPos::EMPTY && term > 0 {
-                all.push(RaftMsg::RequestVote {
-                    term,
-                    last_log: log,
-                });
+                for transfer in [false, true] {
+                    all.push(RaftMsg::RequestVote {
+                        term,
+                        last_log: log,
+                        transfer,
+                    });
+                }
                 all.push(RaftMsg::PreVote {
                     term,
                     last_log: log,
@@ -38,7 +41,13 @@ fn every_message() -> Vec<RaftMsg> {
                 term: term - 1,
                 index: 7,
             };
-            all.push(RaftMsg::RequestVote { term, last_log });
+            for transfer in [false, true] {
+                all.push(RaftMsg::RequestVote {
+                    term,
+                    last_log,
+                    transfer,
+                });
+            }
             all.push(RaftMsg::PreVote { term, last_log });
         }
         for b in [true, false] {
@@ -46,6 +55,7 @@ fn every_message() -> Vec<RaftMsg> {
             all.push(RaftMsg::PreVoteResp { term, granted: b });
             all.push(RaftMsg::AppendResp { term, success: b });
         }
+        all.push(RaftMsg::TimeoutNow { term });
     }
     all
 }
@@ -63,7 +73,8 @@ fn each_kind_has_its_own_tag() {
         .collect();
     tags.sort();
     tags.dedup();
-    assert_eq!(tags.len(), 9, "{tags:?}");
+    // REQUEST_VOTE has two tags (with and without `transfer`) under one kind.
+    assert_eq!(tags.len(), 11, "{tags:?}");
 }
 
 #[test]
@@ -77,7 +88,7 @@ fn truncated_extended_and_unknown_are_rejected() {
         longer.push(0);
         assert_eq!(RaftMsg::decode(&longer), Err(WireError::Trailing(1)));
     }
-    for tag in [0u8, 10, 0xff] {
+    for tag in [0u8, 12, 0xff] {
         let mut bytes = vec![tag];
         bytes.extend_from_slice(&[0; 8]);
         assert_eq!(RaftMsg::decode(&bytes), Err(WireError::UnknownTag(tag)));
@@ -98,7 +109,7 @@ fn with_log(tag: u8, term: u64, log_term: u64, log_index: u64) -> Vec<u8> {
 /// exceeds), an AppendEntries shipping an entry of a term above the leader's.
 #[test]
 fn impossible_log_positions_are_rejected() {
-    for tag in [1u8, 4, 7] {
+    for tag in [1u8, 4, 7, 11] {
         for (lt, li) in [(0, 1), (3, 0)] {
             assert!(
                 matches!(
@@ -109,7 +120,7 @@ fn impossible_log_positions_are_rejected() {
             );
         }
     }
-    for tag in [1u8, 4] {
+    for tag in [1u8, 4, 11] {
         assert!(matches!(
             RaftMsg::decode(&with_log(tag, 5, 5, 9)),
             Err(WireError::Invalid(_))
@@ -144,7 +155,7 @@ proptest! {
     /// what it accepts re-encodes to the same bytes.
     #[test]
     fn arbitrary_fields_never_panic(
-        tag in 0u8..=10,
+        tag in 0u8..=12,
         term in prop_oneof![
             Just(0u64), Just(1), Just(u64::MAX), Just(MAX_WIRE_TERM), Just(MAX_WIRE_TERM + 1),
             any::<u64>(), 0..=MAX_WIRE_TERM + 1,
@@ -155,7 +166,7 @@ proptest! {
         let bytes = with_log(tag, term, log_term, log_index);
         match RaftMsg::decode(&bytes) {
             Ok(m) => {
-                prop_assert!(matches!(tag, 1 | 4 | 7));
+                prop_assert!(matches!(tag, 1 | 4 | 7 | 11));
                 prop_assert_eq!(encode(&m), bytes);
                 let valid = (log_term == 0) == (log_index == 0)
                     && term <= MAX_WIRE_TERM
@@ -163,13 +174,15 @@ proptest! {
                 prop_assert!(valid);
             }
             Err(WireError::Trailing(16)) => {
-                prop_assert!((2..=9).contains(&tag) && tag % 3 != 1 && term <= MAX_WIRE_TERM)
+                prop_assert!(
+                    ((2..=9).contains(&tag) && tag % 3 != 1 || tag == 10) && term <= MAX_WIRE_TERM
+                )
             }
-            Err(WireError::UnknownTag(t)) => prop_assert!(t == 0 || t == 10),
+            Err(WireError::UnknownTag(t)) => prop_assert!(t == 0 || t == 12),
             // A term no cluster reaches is refused whatever the kind (checked before the
             // trailing bytes).
             Err(WireError::Invalid(_)) => {
-                prop_assert!(matches!(tag, 1 | 4 | 7) || term > MAX_WIRE_TERM)
+                prop_assert!(matches!(tag, 1 | 4 | 7 | 11) || term > MAX_WIRE_TERM)
             }
             Err(e) => prop_assert!(false, "unexpected {e:?}"),
         }

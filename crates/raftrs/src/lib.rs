@@ -77,6 +77,10 @@
 //! heartbeats), so the runner skips scenarios that force or switch failure detection, with
 //! that reason.
 //!
+//! A planned stop ([`election_core::Protocol::on_handover`]) uses the library's own
+//! leadership transfer, `RawNode::transfer_leader`, to the other voter with the highest
+//! `matched` index (the lowest id on ties); the adapter admits the `MsgTimeoutNow` it sends.
+//!
 //! # Wire
 //!
 //! In live mode a message is raft-rs's own protobuf encoding (`eraftpb::Message`, protobuf

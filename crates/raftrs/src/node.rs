@@ -256,6 +256,8 @@ fn admissible(r: &raft::Raft<MemStorage>, m: &Message) -> bool {
         // A request of term 0 would be answered with term 0, which raft-rs refuses to send.
         MsgRequestVote | MsgRequestPreVote => m.term >= 1,
         MsgRequestVoteResponse | MsgRequestPreVoteResponse | MsgHeartbeatResponse => true,
+        // A leadership transfer's last step (sent only by a leader handing over).
+        MsgTimeoutNow => m.term >= 1,
         // raft-rs reads a term of 0 as a local message and skips its term checks; a leader's
         // messages always carry its term, at least 1.
         MsgHeartbeat => stale || (m.term >= 1 && m.commit <= last),
@@ -470,6 +472,32 @@ impl Protocol for RaftRs {
         self.with_node(io, |n| {
             let _ = n.propose(vec![], vec![]);
         });
+    }
+
+    /// A leader transfers its leadership with the library's own `RawNode::transfer_leader`
+    /// (raft-rs `Raft::handle_transfer_leader`: proposals are dropped from then on, the
+    /// transferee is brought up to date and sent `MsgTimeoutNow`, which it answers with a
+    /// campaign that skips PreVote and leader stickiness), to the other voter with the
+    /// highest `matched` index, the lowest id on ties (hashicorp/raft `pickServer`). The
+    /// library aborts a transfer that has not finished within an election timeout; the node
+    /// is stopped about then anyway. A follower does nothing.
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        let Some(node) = self.node.as_ref() else {
+            return;
+        };
+        if node.raft.state != StateRole::Leader {
+            return;
+        }
+        let me = u64::from(self.id.0);
+        let prs = node.raft.prs();
+        let to = (1..=u64::from(self.config.n))
+            .filter(|&v| v != me)
+            .filter_map(|v| prs.get(v).map(|p| (p.matched, std::cmp::Reverse(v))))
+            .max()
+            .map(|(_, std::cmp::Reverse(v))| v);
+        if let Some(to) = to {
+            self.with_node(io, |n| n.transfer_leader(to));
+        }
     }
 
     fn status(&self) -> Status {

@@ -43,6 +43,14 @@
 //!   participates (the higher node will win). `ELECTED` is sent only by a newly elected
 //!   leader.
 //!
+//! # Planned stop (LEAVING)
+//!
+//! On [`Protocol::on_handover`](election_core::Protocol::on_handover) (the node is about to be
+//! stopped on purpose) a leader announces its departure: LEAVING to its successor, which
+//! starts an election at once instead of waiting for its detector; the leaving node competes
+//! in nothing from then on and relays every ELECTION and ELECTED unchanged, so the ring stays
+//! whole until it is stopped. The election costs one LEAVING more than a single initiator's.
+//!
 //! # What counts as a message
 //!
 //! Every `ELECTION` hop (category election), every `ELECTED` hop (leader), every `ACK`

@@ -44,6 +44,13 @@ pub enum RingMsg {
         /// The acknowledged hop number ([`Hop::seq`]).
         seq: u32,
     },
+    /// `LEAVING(leader)`: a leader about to be stopped on purpose tells its successor to
+    /// start an election now, one it does not compete in (category
+    /// [`MsgCategory::Election`]): the leader's departure announced instead of detected.
+    Leaving {
+        /// The leaving leader.
+        leader: NodeId,
+    },
     /// `HEARTBEAT(leader)`: sent by the leader directly to every node every
     /// `timing.heartbeat` (category [`MsgCategory::Heartbeat`]).
     Heartbeat {
@@ -55,7 +62,7 @@ pub enum RingMsg {
 impl Message for RingMsg {
     fn category(&self) -> MsgCategory {
         match self {
-            RingMsg::Election { .. } => MsgCategory::Election,
+            RingMsg::Election { .. } | RingMsg::Leaving { .. } => MsgCategory::Election,
             RingMsg::Elected { .. } => MsgCategory::Leader,
             RingMsg::Ack { .. } => MsgCategory::Reply,
             RingMsg::Heartbeat { .. } => MsgCategory::Heartbeat,
@@ -68,6 +75,7 @@ impl Message for RingMsg {
             RingMsg::Elected { .. } => "ELECTED",
             RingMsg::Ack { .. } => "ACK",
             RingMsg::Heartbeat { .. } => "HEARTBEAT",
+            RingMsg::Leaving { .. } => "LEAVING",
         }
     }
 
@@ -75,7 +83,7 @@ impl Message for RingMsg {
         let hop = |h: &Option<Hop>| if h.is_some() { 12 } else { 0 };
         match self {
             RingMsg::Election { hop: h, .. } | RingMsg::Elected { hop: h, .. } => 1 + 4 + hop(h),
-            RingMsg::Ack { .. } | RingMsg::Heartbeat { .. } => 1 + 4,
+            RingMsg::Ack { .. } | RingMsg::Heartbeat { .. } | RingMsg::Leaving { .. } => 1 + 4,
         }
     }
 }

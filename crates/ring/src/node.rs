@@ -64,6 +64,9 @@ pub struct Ring {
     participant: bool,
     /// True once this node saw its own ELECTION return (and until it steps down).
     leading: bool,
+    /// About to be stopped on purpose ([`Protocol::on_handover`]): a relay that passes every
+    /// ELECTION and ELECTED on unchanged and competes in nothing, until it boots again.
+    stopping: bool,
     /// The recorded leader (itself when leading).
     leader: Option<NodeId>,
     /// The next hop number to use.
@@ -104,6 +107,7 @@ impl Ring {
             pos,
             participant: false,
             leading: false,
+            stopping: false,
             leader: None,
             next_seq: 0,
             next_round: 0,
@@ -321,6 +325,13 @@ impl Ring {
 
     fn on_election(&mut self, io: &mut Io<'_, Self>, j: NodeId, round: u64) {
         let body = Body::Election(j, round);
+        if self.stopping {
+            // A relay: it neither replaces a lower candidate nor carries its own.
+            if j != self.id {
+                self.send_hop(io, body, 1);
+            }
+            return;
+        }
         if self.leading {
             if j > self.id {
                 // A higher candidate is alive: it will win; take part.
@@ -355,6 +366,11 @@ impl Ring {
             // Our announcement came back: everyone has it.
             return;
         }
+        if self.stopping {
+            self.leader = Some(l);
+            self.send_hop(io, Body::Elected(l, round), 1);
+            return;
+        }
         if self.leading && l < self.id {
             // A rival, lower leader (a healed partition): do not pass its announcement
             // on; tell everyone, the rival included, who leads.
@@ -366,6 +382,10 @@ impl Ring {
     }
 
     fn on_heartbeat(&mut self, io: &mut Io<'_, Self>, l: NodeId) {
+        if self.stopping {
+            self.leader = Some(l);
+            return;
+        }
         if self.leading {
             if l > self.id {
                 self.follow(io, l);
@@ -388,7 +408,7 @@ impl Ring {
 
     /// The failure detector fired (or was forced to).
     fn suspect(&mut self, io: &mut Io<'_, Self>) {
-        if self.leading || self.participant {
+        if self.leading || self.participant || self.stopping {
             return;
         }
         self.start_election_at(io, 1);
@@ -407,6 +427,7 @@ impl Protocol for Ring {
         // heartbeat before starting an election.
         self.participant = false;
         self.leading = false;
+        self.stopping = false;
         self.leader = None;
         self.candidacy = None;
         self.pending.clear();
@@ -426,7 +447,9 @@ impl Protocol for Ring {
         // state is indexed by it, so a message that does is ignored rather than trusted.
         let named = match msg {
             RingMsg::Election { id, .. } => Some(id),
-            RingMsg::Elected { leader, .. } | RingMsg::Heartbeat { leader } => Some(leader),
+            RingMsg::Elected { leader, .. }
+            | RingMsg::Heartbeat { leader }
+            | RingMsg::Leaving { leader } => Some(leader),
             RingMsg::Ack { .. } => None,
         };
         if named.is_some_and(|id| id.0 == 0 || id.0 > self.config.n) {
@@ -455,6 +478,13 @@ impl Protocol for Ring {
             }
             RingMsg::Ack { seq } => self.on_ack(io, seq),
             RingMsg::Heartbeat { leader } => self.on_heartbeat(io, leader),
+            RingMsg::Leaving { .. } => {
+                // The leader announces its departure: elect now, without waiting for the
+                // detector (a node already electing, or leading, has nothing to start).
+                if !(self.leading || self.participant || self.stopping) {
+                    self.start_election_at(io, 1);
+                }
+            }
         }
     }
 
@@ -478,6 +508,28 @@ impl Protocol for Ring {
 
     fn on_suspect(&mut self, io: &mut Io<'_, Self>) {
         self.suspect(io);
+    }
+
+    /// The leader announces its departure: LEAVING to its successor, which starts an
+    /// election at once; the leaving node competes in nothing from now on and relays every
+    /// ELECTION and ELECTED unchanged (acknowledging hops), so the ring stays whole until it
+    /// is stopped. Any node about to be stopped becomes such a relay. (Chang & Roberts have
+    /// no departure; this is the planned stop a deployment adds, announced rather than left
+    /// to the detectors.)
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        let was_leading = self.leading;
+        self.stopping = true;
+        self.leading = false;
+        self.participant = false;
+        self.leader = None;
+        self.candidacy = None;
+        io.cancel_timer(RingTimer::Heartbeat);
+        io.cancel_timer(RingTimer::Detect);
+        io.cancel_timer(RingTimer::Restart);
+        if was_leading && self.order.len() > 1 {
+            let me = self.id;
+            io.send(self.downstream(1), RingMsg::Leaving { leader: me });
+        }
     }
 
     fn quorum_rule(&self) -> QuorumRule {
@@ -1024,5 +1076,43 @@ mod tests {
             )
         });
         assert_eq!(node.status().role, Role::Leader);
+    }
+
+    /// A planned stop: the leader sends LEAVING to its successor only and becomes a relay
+    /// that competes in nothing; the successor starts an election at once; the relay passes
+    /// a lower ELECTION on unchanged (it does not replace it) and the ELECTED after it.
+    #[test]
+    fn a_leaving_leader_announces_its_departure_and_relays_the_election() {
+        let mut b = Bench::new();
+        let c = cfg(5, false);
+        let mut five = booted(&mut b, 5, &c);
+        b.run(&mut five, 200, |n, io| n.on_timer(io, RingTimer::Detect));
+        b.run(&mut five, 201, |n, io| {
+            n.on_message(io, NodeId(4), election(5))
+        });
+        assert_eq!(five.status().role, Role::Leader);
+        let a = b.run(&mut five, 300, |n, io| n.on_handover(io));
+        assert_eq!(sends(&a), vec![(1, RingMsg::Leaving { leader: NodeId(5) })]);
+        assert_eq!(five.status().role, Role::Follower);
+        assert_eq!(five.status().leader, None);
+        // It relays a lower candidate unchanged and passes the result on.
+        let a = b.run(&mut five, 301, |n, io| {
+            n.on_message(io, NodeId(4), election(4))
+        });
+        assert_eq!(sends(&a), vec![(1, election(4))]);
+        let a = b.run(&mut five, 302, |n, io| {
+            n.on_message(io, NodeId(4), elected(4))
+        });
+        assert_eq!(sends(&a), vec![(1, elected(4))]);
+        assert_eq!(five.status().role, Role::Follower);
+        // Its detector is ignored.
+        assert!(sends(&b.run(&mut five, 900, |n, io| n.on_suspect(io))).is_empty());
+        // The successor elects at once.
+        let mut one = booted(&mut b, 1, &c);
+        let a = b.run(&mut one, 300, |n, io| {
+            n.on_message(io, NodeId(5), RingMsg::Leaving { leader: NodeId(5) })
+        });
+        assert_eq!(sends(&a), vec![(2, election(1))]);
+        assert_eq!(one.status().role, Role::Candidate);
     }
 }

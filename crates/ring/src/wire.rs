@@ -9,6 +9,7 @@
 //! | 2 | `ELECTED` | leader id, then [`Hop`] if tag bit `0x10` is set |
 //! | 3 | `ACK` | hop `seq` |
 //! | 4 | `HEARTBEAT` | leader id |
+//! | 5 | `LEAVING` | the leaving leader's id |
 //!
 //! The hop header is present exactly when the cluster runs with `hop_acks`; the flag makes
 //! each datagram self-describing, so a decoder needs no configuration. Node ids are never 0;
@@ -28,6 +29,7 @@ impl Wire for RingMsg {
             RingMsg::Elected { leader, hop } => (2, leader.0, hop),
             RingMsg::Ack { seq } => (3, seq, None),
             RingMsg::Heartbeat { leader } => (4, leader.0, None),
+            RingMsg::Leaving { leader } => (5, leader.0, None),
         };
         out.push(if hop.is_some() { tag | HOP } else { tag });
         out.extend_from_slice(&first.to_be_bytes());
@@ -40,7 +42,9 @@ impl Wire for RingMsg {
     fn named_node(&self) -> Option<NodeId> {
         match *self {
             RingMsg::Election { id, .. } => Some(id),
-            RingMsg::Elected { leader, .. } | RingMsg::Heartbeat { leader } => Some(leader),
+            RingMsg::Elected { leader, .. }
+            | RingMsg::Heartbeat { leader }
+            | RingMsg::Leaving { leader } => Some(leader),
             RingMsg::Ack { .. } => None,
         }
     }
@@ -79,6 +83,7 @@ impl Wire for RingMsg {
             }
             3 => RingMsg::Ack { seq: r.u32()? },
             4 => RingMsg::Heartbeat { leader: r.node()? },
+            5 => RingMsg::Leaving { leader: r.node()? },
             _ => return Err(WireError::UnknownTag(tag)),
         };
         r.finish()?;

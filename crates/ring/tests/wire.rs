@@ -22,6 +22,7 @@ fn every_message() -> Vec<RingMsg> {
             all.push(RingMsg::Elected { leader: id, hop });
         }
         all.push(RingMsg::Heartbeat { leader: id });
+        all.push(RingMsg::Leaving { leader: id });
     }
     for seq in [0, 1, u32::MAX] {
         all.push(RingMsg::Ack { seq });

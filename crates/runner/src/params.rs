@@ -210,6 +210,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("steady_ms", Kind::PositiveMs, "3600000", "steady-noise: how long the healthy cluster runs under noise after the fault instant (an hour); horizon_ms and settle_ms do not apply to it"),
     p("stale_keepalive_ms", Kind::Ms, "5 x detect_timeout_ms", "stale-connection: how long the leader's connections to its followers black-hole before they are re-established; etcd's peer connections time out after 5 s (rafthttp ConnReadTimeout) against a 1 s election timeout, so 5 election timeouts (750 ms)"),
     p("clock_jump_ms", Kind::Ms, "2 x detect_timeout_ms", "clock-jump-follower: how far the lowest follower's clock steps ahead (an NTP step); the default is twice the scaled lease duration (lease.duration_ms = detect_timeout_ms)"),
+    p("handover_grace_ms", Kind::Ms, "detect_timeout_ms + detect_jitter_ms", "planned-handover: how long after the leader is told it will be stopped (and hands over) its process is stopped; an election timeout, as etcd bounds its shutdown's leadership transfer (etcd-io/raft aborts a transfer after an election timeout; etcdserver TryTransferLeadershipOnShutdown)"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
     p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
@@ -605,6 +606,8 @@ pub struct Resolved {
     pub stale_keepalive_ms: f64,
     /// `clock_jump_ms`.
     pub clock_jump_ms: f64,
+    /// `handover_grace_ms`.
+    pub handover_grace_ms: f64,
     /// `store_slow_ms`.
     pub store_slow_ms: f64,
     /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
@@ -801,6 +804,7 @@ impl Resolved {
             fault_loss: num("fault_loss", 0.1),
             stale_keepalive_ms: num("stale_keepalive_ms", 5.0 * detect_timeout_ms),
             clock_jump_ms: num("clock_jump_ms", 2.0 * detect_timeout_ms),
+            handover_grace_ms: num("handover_grace_ms", window),
             store_slow_ms: num("store_slow_ms", 5.0),
             work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
         };

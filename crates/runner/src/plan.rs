@@ -505,11 +505,15 @@ impl SweepPlan {
                             let skipped = scenario
                                 .skip_reason(n, proto.kind.services(&resolved))
                                 .or_else(|| {
-                                    scenario.detector_skip_reason(
-                                        proto.kind.detector(),
-                                        n,
-                                        &resolved,
-                                    )
+                                    scenario
+                                        .detector_skip_reason(proto.kind.detector(), n, &resolved)
+                                        .or_else(|| {
+                                            scenario.handover_skip_reason(
+                                                proto.kind.no_handover(),
+                                                n,
+                                                &resolved,
+                                            )
+                                        })
                                 });
                             if skipped.is_none() {
                                 crate::memory::check(n, &resolved, false).map_err(|e| {

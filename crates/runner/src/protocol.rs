@@ -70,6 +70,9 @@ pub struct Family {
     /// Does it have a failure detector a scenario can force (`on_suspect`) or switch off (a
     /// failure-detector timer)? Scenarios that do either are skipped for a family without.
     pub detector: bool,
+    /// Why it has no planned hand-over (`Protocol::on_handover` left at its default), if it
+    /// has none: scenarios with a `handover` action are skipped for it with this reason.
+    pub no_handover: Option<&'static str>,
     /// Build and validate its configuration for `n` nodes.
     pub build: fn(n: u32, r: &Resolved) -> Result<Built, String>,
     /// Its timing in one line, for the manifest's `config.timing`.
@@ -92,6 +95,7 @@ pub const FAMILIES: [Family; 6] = [
         uses_ids: true,
         services: 0,
         detector: true,
+        no_handover: None,
         build: |n, r| {
             let mut c = BullyConfig::new(n);
             c.timing = r.timing();
@@ -123,6 +127,7 @@ pub const FAMILIES: [Family; 6] = [
         uses_ids: true,
         services: 0,
         detector: true,
+        no_handover: None,
         build: |n, r| {
             let mut c = RingConfig::new(n);
             c.timing = r.timing();
@@ -154,6 +159,7 @@ pub const FAMILIES: [Family; 6] = [
         uses_ids: false,
         services: 0,
         detector: true,
+        no_handover: None,
         build: |n, r| {
             let mut c = RaftConfig::with_timing(n, r.timing());
             c.timeout_min = Resolved::duration(r.raft.timeout_ms.0);
@@ -205,6 +211,7 @@ pub const FAMILIES: [Family; 6] = [
         uses_ids: false,
         services: election_lease::SERVICES,
         detector: true,
+        no_handover: None,
         build: |n, r| {
             let mut c = LeaseConfig::new(n);
             c.duration = Resolved::duration(r.lease.duration_ms);
@@ -259,6 +266,7 @@ pub const FAMILIES: [Family; 6] = [
         services: 0,
         // A raft-rs follower campaigns only when its ticks count out; nothing can force it.
         detector: false,
+        no_handover: None,
         build: |n, r| {
             let mut c = RaftrsConfig::with_timing(n, r.timing());
             c.tick = Resolved::duration(r.raftrs.tick_ms);
@@ -284,6 +292,9 @@ pub const FAMILIES: [Family; 6] = [
         services: 0,
         // BLE's heartbeat rounds are its detector, on the same tick as replication.
         detector: false,
+        no_handover: Some(
+            "the omnipaxos crate (0.2.4) has no leadership transfer: a leader cannot hand over (its API has try_become_leader, for another server to take over, and set_priority, neither a leader stepping aside)",
+        ),
         build: |n, r| {
             let c = omni_config(n, r);
             c.validate()?;
@@ -339,6 +350,11 @@ impl ProtocolKind {
     /// See [`Family::detector`].
     pub fn detector(self) -> bool {
         self.family().detector
+    }
+
+    /// See [`Family::no_handover`].
+    pub fn no_handover(self) -> Option<&'static str> {
+        self.family().no_handover
     }
 
     /// The protocol named `s`, or an error listing the valid names.

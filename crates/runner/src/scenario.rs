@@ -573,6 +573,20 @@ pub const CATALOG: &[Builtin] = &[
         },
     )
     .gray(),
+    scenario(
+        "planned-handover",
+        "a planned stop (a restart, a rolling upgrade): the leader is told it will be stopped and hands over (Raft transfers leadership with TimeoutNow, the bully coordinator resigns, the ring leader announces its departure, the lease holder releases), then handover_grace_ms later its process stops, and outage_ms after that it comes back: the write unavailability of a planned failover, against leader-crash and leader-recovers",
+        TWO,
+        |a, _| {
+            let stop = a.t + a.r.handover_grace_ms;
+            vec![
+                at(a.t, Handover(Selector::Leader)),
+                at(stop, Crash(Selector::InitialLeader)),
+                at(stop + a.r.outage_ms, Recover(Selector::InitialLeader)),
+            ]
+        },
+    )
+    .gray(),
     Builtin {
         part: Part::Steady,
         ..scenario(
@@ -1018,6 +1032,23 @@ impl Scenario {
         })
     }
 
+    /// Why a protocol without a planned hand-over (`no_handover`, the family's reason) cannot
+    /// run this scenario, if it cannot: the scenario has `handover` actions.
+    pub fn handover_skip_reason(
+        &self,
+        no_handover: Option<&str>,
+        n: u32,
+        r: &Resolved,
+    ) -> Option<String> {
+        let why = no_handover?;
+        let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(0);
+        let hands_over = self
+            .faults(n, r, 0.0, &mut rng)
+            .iter()
+            .any(|f| matches!(f.action, Handover(_)));
+        hands_over.then(|| format!("{} asks the leader to hand over, and {why}", self.name()))
+    }
+
     /// Why an `n`-node cluster of a protocol with `services` service endpoints cannot run this
     /// scenario, if it cannot.
     pub fn skip_reason(&self, n: u32, services: u32) -> Option<String> {
@@ -1375,6 +1406,10 @@ faults = [
             (
                 r#"action = "suspect", node = "lowest""#,
                 F::Suspect(S::Lowest),
+            ),
+            (
+                r#"action = "handover", node = "leader""#,
+                F::Handover(S::Leader),
             ),
             (
                 r#"action = "pause", node = "leader", ms = 600"#,

@@ -718,6 +718,7 @@ fn validate_action(field: &str, a: &FaultAction, n: u32, services: u32) -> Resul
         | FaultAction::Recover(s)
         | FaultAction::Isolate(s)
         | FaultAction::Suspect(s)
+        | FaultAction::Handover(s)
         | FaultAction::Amnesia(s)
         | FaultAction::Pause { node: s, .. }
         | FaultAction::Slow { node: s, .. }

@@ -109,6 +109,8 @@ enum Input {
     Suspect,
     /// The workload hands the node a client entry (majority commit).
     ClientEntry,
+    /// A scenario is about to stop the node on purpose.
+    Handover,
 }
 
 /// What kind of work an input is, for its processing time ([`NodeTime`](crate::NodeTime)).
@@ -768,6 +770,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             Event::Input { node, input } => match input {
                 Input::Suspect => self.input(now, node, |p, io| p.on_suspect(io)),
                 Input::ClientEntry => self.input(now, node, |p, io| p.on_client_entry(io)),
+                Input::Handover => self.input(now, node, |p, io| p.on_handover(io)),
             },
             _ => unreachable!("handled in dispatch"),
         }
@@ -1324,6 +1327,20 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     Event::Input {
                         node: id,
                         input: Input::Suspect,
+                    },
+                );
+                return;
+            }
+            Applied::Handover(id) => {
+                self.observer.on_fault(applied);
+                if self.nodes[id.index()].paused {
+                    return; // a frozen process hears no shutdown signal either
+                }
+                self.dispatch(
+                    now,
+                    Event::Input {
+                        node: id,
+                        input: Input::Handover,
                     },
                 );
                 return;

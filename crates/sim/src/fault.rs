@@ -116,7 +116,7 @@ impl FaultAction {
     pub fn selectors(&self) -> Vec<Selector> {
         use FaultAction::*;
         match self {
-            Crash(s) | Recover(s) | Isolate(s) | Amnesia(s) | Suspect(s) => vec![*s],
+            Crash(s) | Recover(s) | Isolate(s) | Amnesia(s) | Suspect(s) | Handover(s) => vec![*s],
             Pause { node, .. }
             | Slow { node, .. }
             | ClockJump { node, .. }
@@ -274,6 +274,11 @@ pub enum FaultAction {
     SetLoss(f64),
     /// Force the node's failure detector to fire now (`Protocol::on_suspect`).
     Suspect(Selector),
+    /// Tell the node it is about to be stopped on purpose (`Protocol::on_handover`): a leader
+    /// hands its leadership over (a planned restart or a rolling upgrade). The action only
+    /// warns the node; the stop itself is a later `Crash` of the scenario's. A paused node
+    /// hears nothing (its process is frozen), as for `Suspect`.
+    Handover(Selector),
     /// Switch the nodes' automatic failure detection on or off. While off, firings of the
     /// protocol's failure-detector timer are swallowed; forced `Suspect`s still work.
     Detection {
@@ -381,6 +386,8 @@ pub enum Applied {
     SetLoss(f64),
     /// Forced this node's detector.
     Suspect(NodeId),
+    /// Told this node it is about to be stopped on purpose.
+    Handover(NodeId),
     /// Switched these nodes' detection.
     Detection {
         /// Whose.
@@ -636,6 +643,10 @@ impl Resolver<'_> {
             FaultAction::Suspect(sel) => match self.node(sel, false) {
                 Some(id) => Applied::Suspect(id),
                 None => skipped("suspect", &sel),
+            },
+            FaultAction::Handover(sel) => match self.node(sel, false) {
+                Some(id) => Applied::Handover(id),
+                None => skipped("handover", &sel),
             },
             FaultAction::Detection { nodes, enabled } => match self.set(nodes) {
                 Some(nodes) => Applied::Detection { nodes, enabled },

@@ -242,6 +242,15 @@ impl Protocol for LeaseGroup {
         }
     }
 
+    fn on_handover(&mut self, io: &mut Io<'_, Self>) {
+        // A member's planned stop releases its lease; a store endpoint's is not modelled (the
+        // scenarios hand over members only).
+        if let LeaseGroup::Member(m) = self {
+            let acts = step(io, m, |m, io| m.on_handover(io));
+            emit_member(io, acts);
+        }
+    }
+
     fn status(&self) -> Status {
         match self {
             LeaseGroup::Member(m) => m.status(),

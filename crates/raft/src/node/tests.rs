@@ -10,6 +10,7 @@ fn rv(term: u64) -> RaftMsg {
     RaftMsg::RequestVote {
         term,
         last_log: LogPos::EMPTY,
+        transfer: false,
     }
 }
 
@@ -960,6 +961,7 @@ fn vote_is_refused_to_a_candidate_whose_log_is_less_up_to_date_section_5_4_1() {
             RaftMsg::RequestVote {
                 term: 5,
                 last_log: log,
+                transfer: false,
             },
         );
         assert_eq!(vote_reply(&a), Some(granted), "{what}");
@@ -1018,7 +1020,8 @@ fn requests_carry_the_candidates_last_log_position() {
     assert!(sends(&a).iter().all(|(_, m)| *m
         == RaftMsg::RequestVote {
             term: 7,
-            last_log: pos(4, 7)
+            last_log: pos(4, 7),
+            transfer: false,
         }));
     let mut cfg = config(3);
     cfg.pre_vote = true;
@@ -1088,6 +1091,7 @@ fn leader_no_op_is_shipped_adopted_persisted_and_survives_a_restart() {
         RaftMsg::RequestVote {
             term: 6,
             last_log: pos(2, 6),
+            transfer: false,
         },
     );
     assert_eq!(vote_reply(&a), Some(false));
@@ -1187,6 +1191,7 @@ fn stickiness_ignores_request_vote_within_the_minimum_election_timeout() {
     let rv6 = RaftMsg::RequestVote {
         term: 6,
         last_log: pos(3, 5),
+        transfer: false,
     };
     for check_quorum in [true, false] {
         let mut cfg = config(3);
@@ -1233,6 +1238,7 @@ fn stickiness_ignores_request_vote_within_the_minimum_election_timeout() {
             RaftMsg::RequestVote {
                 term: 9,
                 last_log: pos(1, 1),
+                transfer: false,
             },
         );
         if check_quorum {
@@ -1319,6 +1325,7 @@ fn a_node_at_the_last_term_stays_a_follower_and_ignores_larger_terms() {
             RaftMsg::RequestVote {
                 term: MAX_TERM,
                 last_log: LogPos::EMPTY,
+                transfer: false,
             }
         };
         assert!(sends(&a).iter().all(|(_, m)| *m == want), "{a:?}");
@@ -2074,4 +2081,163 @@ fn check_quorum_counts_the_voters_only() {
             assert_eq!(led, stays, "{every:?}, answering {answering:?}");
         }
     }
+}
+
+impl Node {
+    fn handover(&mut self) -> Actions {
+        let mut a = Vec::new();
+        let mut io = Io::new(self.now, &mut self.rng, &mut a);
+        self.raft.on_handover(&mut io);
+        a
+    }
+    fn client_entry(&mut self) -> Actions {
+        let mut a = Vec::new();
+        let mut io = Io::new(self.now, &mut self.rng, &mut a);
+        self.raft.on_client_entry(&mut io);
+        a
+    }
+}
+
+/// A leader of term 1 whose followers `acks` answered a heartbeat of its term.
+fn leader_heard_by(n: u32, cfg: RaftConfig, acks: &[u32]) -> Node {
+    let mut a = Node::new(n, cfg);
+    let voters: Vec<u32> = (1..n).collect();
+    a.elect(&voters);
+    for &f in acks {
+        a.msg(
+            f,
+            RaftMsg::AppendResp {
+                term: 1,
+                success: true,
+            },
+        );
+    }
+    a
+}
+
+/// Thesis §3.10 / etcd-io/raft `MsgTransferLeader`: the leader ships its whole log to the
+/// transferee, refuses client entries from then on, and sends `TimeoutNow` exactly once, when
+/// the transferee answers; the transferee is the most up-to-date voter that answered, lowest
+/// id on ties.
+#[test]
+fn a_leader_hands_over_to_the_lowest_up_to_date_voter_with_timeout_now_once_it_answers() {
+    let mut a = leader_heard_by(5, config(5), &[3, 2, 4]);
+    let log = a.raft.last_log();
+    let out = a.handover();
+    // Node 1 never answered: 2, 3 and 4 are equally up to date, 2 is the lowest.
+    assert_eq!(
+        sends(&out),
+        vec![(NodeId(2), RaftMsg::AppendEntries { term: 1, log })]
+    );
+    assert_eq!(
+        a.role(),
+        Role::Leader,
+        "it leads until the new term reaches it"
+    );
+    // No client entry while handing over.
+    assert!(a.client_entry().is_empty());
+    assert_eq!(a.raft.last_log(), log);
+    // Another follower's answer does not trigger it; the transferee's does, once.
+    let ok = RaftMsg::AppendResp {
+        term: 1,
+        success: true,
+    };
+    assert!(sends(&a.msg(3, ok)).is_empty());
+    assert_eq!(
+        sends(&a.msg(2, ok)),
+        vec![(NodeId(2), RaftMsg::TimeoutNow { term: 1 })]
+    );
+    assert!(sends(&a.msg(2, ok)).is_empty());
+    // The transferee's higher term makes it step down, and it grants its vote.
+    let out = a.msg(
+        2,
+        RaftMsg::RequestVote {
+            term: 2,
+            last_log: log,
+            transfer: true,
+        },
+    );
+    assert_eq!(a.role(), Role::Follower);
+    assert_eq!(vote_reply(&out), Some(true));
+}
+
+/// A learner is never the transferee, even when it is the only node that answered.
+#[test]
+fn a_learner_is_never_the_transferee() {
+    let mut cfg = config(5);
+    cfg.voters = Some(3);
+    let mut a = Node::new(1, cfg);
+    a.elect(&[2, 3]);
+    for f in [4, 5] {
+        a.msg(
+            f,
+            RaftMsg::AppendResp {
+                term: 1,
+                success: true,
+            },
+        );
+    }
+    let out = a.handover();
+    let to: Vec<NodeId> = sends(&out).iter().map(|(to, _)| *to).collect();
+    assert_eq!(to, vec![NodeId(2)]);
+}
+
+/// etcd-io/raft `MsgTimeoutNow` → `campaignTransfer`: the transferee campaigns at once, with
+/// PreVote on, skipping the pre-vote, and its requests carry `transfer`; a voter within its
+/// leader lease (CheckQuorum) grants such a request where it ignores an ordinary one. A stale
+/// `TimeoutNow`, a learner and a node being stopped do nothing.
+#[test]
+fn timeout_now_starts_a_transfer_campaign_that_passes_leader_stickiness() {
+    let mut cfg = config(3);
+    cfg.pre_vote = true;
+    cfg.check_quorum = true;
+    let mut b = Node::new(2, cfg.clone());
+    b.start(None);
+    b.msg(3, ae(1));
+    let out = b.msg(3, RaftMsg::TimeoutNow { term: 1 });
+    assert_eq!(b.role(), Role::Candidate);
+    assert!(!b.raft.is_pre_candidate());
+    assert_eq!(b.raft.stable().current_term, 2);
+    let want = RaftMsg::RequestVote {
+        term: 2,
+        last_log: LogPos::EMPTY,
+        transfer: true,
+    };
+    assert_eq!(sends(&out), vec![(NodeId(1), want), (NodeId(3), want)]);
+    // Node 1 heard the leader just now: it ignores an ordinary request and grants this one.
+    let mut c = Node::new(1, cfg.clone());
+    c.start(None);
+    c.msg(3, ae(1));
+    let plain = RaftMsg::RequestVote {
+        term: 2,
+        last_log: LogPos::EMPTY,
+        transfer: false,
+    };
+    assert!(c.msg(2, plain).is_empty());
+    assert_eq!(vote_reply(&c.msg(2, want)), Some(true));
+    // A stale TimeoutNow does nothing; nor does one to a node being stopped.
+    let mut d = Node::new(1, cfg.clone());
+    d.start(None);
+    d.msg(3, ae(4));
+    assert!(d.msg(3, RaftMsg::TimeoutNow { term: 3 }).is_empty());
+    d.handover();
+    assert!(sends(&d.msg(3, RaftMsg::TimeoutNow { term: 4 })).is_empty());
+    assert_eq!(d.role(), Role::Follower);
+    // ... nor does its election timeout.
+    assert!(sends(&d.timer(RaftTimer::Election)).is_empty());
+    let mut learner_cfg = config(3);
+    learner_cfg.voters = Some(2);
+    let mut l = Node::new(3, learner_cfg);
+    l.start(None);
+    l.msg(1, ae(1));
+    assert!(l.msg(1, RaftMsg::TimeoutNow { term: 1 }).is_empty());
+}
+
+/// TIMEOUT_NOW is an election message of 9 bytes.
+#[test]
+fn timeout_now_is_an_election_message() {
+    let m = RaftMsg::TimeoutNow { term: 3 };
+    assert_eq!(m.kind(), "TIMEOUT_NOW");
+    assert_eq!(m.category(), MsgCategory::Election);
+    assert_eq!(m.wire_size(), 9);
 }

@@ -159,7 +159,7 @@ impl Audited {
                             term,
                             granted: true,
                         } => term > st.current_term,
-                        RaftMsg::RequestVote { term, last_log } => {
+                        RaftMsg::RequestVote { term, last_log, .. } => {
                             term == st.current_term
                                 && st.voted_for == Some(me)
                                 && last_log == st.last_log

@@ -145,6 +145,7 @@ pub(super) fn event_line(e: &TraceEvent) -> String {
                 Applied::Heal => ("heal", vec![]),
                 Applied::SetLoss(p) => ("set_loss", vec![("loss", json!(p))]),
                 Applied::Suspect(n) => ("suspect", vec![("node", json!(n.0))]),
+                Applied::Handover(n) => ("handover", vec![("node", json!(n.0))]),
                 Applied::Detection { nodes, enabled } => (
                     "detection",
                     vec![("nodes", ids(nodes)), ("enabled", json!(enabled))],

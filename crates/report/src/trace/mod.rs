@@ -266,7 +266,8 @@ fn event_nodes(k: &TraceKind) -> Vec<u32> {
             | Applied::Isolate(n)
             | Applied::Amnesia(n)
             | Applied::Spike(n, _)
-            | Applied::Suspect(n) => vec![n.0],
+            | Applied::Suspect(n)
+            | Applied::Handover(n) => vec![n.0],
             Applied::Links { pairs, .. } => pairs.iter().flat_map(|(a, b)| [a.0, b.0]).collect(),
             Applied::LinkLoss { from, to, .. } | Applied::LinkDelay { from, to, .. } => {
                 from.iter().chain(to).map(|n| n.0).collect()
@@ -1015,6 +1016,10 @@ fn fault_note(at: Time, a: &Applied, nodes: u32) -> Option<Note> {
             format!("SLOW node {} ×{k}", n.0)
         }),
         Applied::Amnesia(n) => note(format!("AMNESIA: node {} loses its stable storage", n.0)),
+        Applied::Handover(n) => note(format!(
+            "HANDOVER: node {} is told it will be stopped on purpose",
+            n.0
+        )),
         Applied::Spike(n, ms) => note(if *ms > 0.0 {
             format!("SPIKE (noise): +{ms:.1} ms on node {}'s links", n.0)
         } else {

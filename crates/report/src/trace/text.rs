@@ -48,6 +48,7 @@ pub(super) fn fault(a: &Applied) -> String {
         Applied::Heal => "heal".into(),
         Applied::SetLoss(p) => format!("set_loss {p}"),
         Applied::Suspect(n) => format!("suspect node {}", n.0),
+        Applied::Handover(n) => format!("handover node {}", n.0),
         Applied::Detection { nodes, enabled } => format!(
             "detection {} on [{}]",
             if *enabled { "enabled" } else { "disabled" },

@@ -189,7 +189,7 @@ pub const TRIAL_METRIC_DEFS: [Column; 36] = [
     },
     Column {
         name: "faults_skipped",
-        definition: "fault actions of the scenario that did not apply: a selector found no node when the action fired (no leader to crash, nothing crashed to recover), no quorum leader appeared within `fault_wait_ms` (then every fault counts), or the trial ended before the action's instant; for Raft, a node `raft.lagging` lists was the quorum leader at the fault instant, where a lag has no effect (counted once, with that reason in the trial's fault log). Anything above 0 means the trial did not undergo the scenario as described; its other columns do not measure that scenario, and `summary.csv` leaves it out of every statistic",
+        definition: "fault actions of the scenario that did not apply: a selector found no node when the action fired (no leader to crash or to hand over, nothing crashed to recover), no quorum leader appeared within `fault_wait_ms` (then every fault counts), or the trial ended before the action's instant; for Raft, a node `raft.lagging` lists was the quorum leader at the fault instant, where a lag has no effect (counted once, with that reason in the trial's fault log). Anything above 0 means the trial did not undergo the scenario as described; its other columns do not measure that scenario, and `summary.csv` leaves it out of every statistic",
     },
     Column {
         name: "budget_exceeded",

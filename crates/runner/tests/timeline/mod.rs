@@ -192,7 +192,7 @@ fn action(rng: &mut Rng, mix: Mix) -> FaultAction {
     use FaultAction::*;
     let node = |rng: &mut Rng| selector(rng, mix, Place::Node);
     loop {
-        return match rng.random_range(0..19) {
+        return match rng.random_range(0..20) {
             0 => Crash(node(rng)),
             1 => Recover(node(rng)),
             2 => Pause {
@@ -241,6 +241,7 @@ fn action(rng: &mut Rng, mix: Mix) -> FaultAction {
             },
             15 => SetLoss(round(rng.random_range(0.0..0.5))),
             16 => Suspect(node(rng)),
+            18 => Handover(node(rng)),
             17 => StaleConnection {
                 from: node_set(rng, mix),
                 to: node_set(rng, mix),
@@ -297,6 +298,7 @@ pub fn action_toml(a: &FaultAction) -> String {
         Recover(s) => format!("action = \"recover\", node = {}", sel(s)),
         Isolate(s) => format!("action = \"isolate\", node = {}", sel(s)),
         Suspect(s) => format!("action = \"suspect\", node = {}", sel(s)),
+        Handover(s) => format!("action = \"handover\", node = {}", sel(s)),
         Amnesia(s) => format!("action = \"amnesia\", node = {}", sel(s)),
         Pause { node, ms } => format!("action = \"pause\", node = {}, ms = {ms:?}", sel(node)),
         Partition(groups) => {
@@ -438,12 +440,13 @@ pub fn action_variant(a: &FaultAction) -> (&'static str, Vec<NodeSet>) {
         ClockRate { .. } => ("ClockRate", vec![]),
         SetLoss(_) => ("SetLoss", vec![]),
         Suspect(_) => ("Suspect", vec![]),
+        Handover(_) => ("Handover", vec![]),
         Detection { nodes, .. } => ("Detection", vec![*nodes]),
     }
 }
 
 /// Every [`FaultAction`] variant's name.
-pub const ACTION_VARIANTS: [&str; 19] = [
+pub const ACTION_VARIANTS: [&str; 20] = [
     "Crash",
     "Recover",
     "Pause",
@@ -462,5 +465,6 @@ pub const ACTION_VARIANTS: [&str; 19] = [
     "ClockRate",
     "SetLoss",
     "Suspect",
+    "Handover",
     "Detection",
 ];

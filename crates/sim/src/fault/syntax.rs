@@ -28,7 +28,7 @@ pub const SET_SYNTAX: &str =
 /// The fault actions by the name a config gives them, as error messages and the docs list them.
 pub const ACTIONS: &str = "crash, recover, pause, partition, cut_link, isolate, heal, set_loss, \
 suspect, detection, cut_resource, clock_jump, clock_rate, links, link_loss, link_delay, slow, amnesia, \
-stale_connection";
+stale_connection, handover";
 
 /// Text that is not a selector, a node set or a fault action, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -211,6 +211,7 @@ impl FaultAction {
             ClockRate { .. } => "clock_rate",
             SetLoss(_) => "set_loss",
             Suspect(_) => "suspect",
+            Handover(_) => "handover",
             Detection { .. } => "detection",
         }
     }
@@ -304,6 +305,7 @@ impl FaultAction {
                 "recover" => Recover(node()?),
                 "isolate" => Isolate(node()?),
                 "suspect" => Suspect(node()?),
+                "handover" => Handover(node()?),
                 "amnesia" => Amnesia(node()?),
                 "pause" => Pause {
                     node: node()?,
@@ -383,7 +385,9 @@ impl FaultAction {
             ..Table::default()
         };
         match self.clone() {
-            Crash(s) | Recover(s) | Isolate(s) | Suspect(s) | Amnesia(s) => t.node = Some(s),
+            Crash(s) | Recover(s) | Isolate(s) | Suspect(s) | Handover(s) | Amnesia(s) => {
+                t.node = Some(s)
+            }
             Pause { node, ms } | ClockJump { node, ms } => (t.node, t.ms) = (Some(node), Some(ms)),
             Heal => {}
             SetLoss(p) => t.loss = Some(p),
