@@ -40,6 +40,7 @@ fn scenarios_lists_the_whole_catalog() {
         "liveness-omission",
         "flaky-leader-link",
         "stale-connection",
+        "mixed-multiplier",
         "slow-leader",
         "amnesia-recover",
         "steady-noise",
@@ -50,11 +51,11 @@ fn scenarios_lists_the_whole_catalog() {
             "{name} missing from:\n{out}"
         );
     }
-    // 18 scenarios of `all` (14, and 4 on the lease store), then a heading for the 10 gray ones
+    // 18 scenarios of `all` (14, and 4 on the lease store), then a heading for the 11 gray ones
     // and one for steady-noise (each with a blank line either side).
     assert_eq!(
         out.lines().filter(|l| !l.trim().is_empty()).count(),
-        18 + 1 + 10 + 1 + 1
+        18 + 1 + 11 + 1 + 1
     );
     assert!(out.contains("Gray failures (not part of `all`"));
 }
