@@ -97,7 +97,9 @@ impl Kind {
             Kind::MsRange => "LO-HI milliseconds (or one number), at most 1e12".into(),
             Kind::NodeLags => "none | NODE:K[/NODE:K...] (node id >= 1, K >= 1 entries)".into(),
             Kind::NodeMultipliers => {
-                format!("none | NODE:K[/NODE:K...] (node id >= 1, 0 < K <= {MAX_TIMING_MULTIPLIER})")
+                format!(
+                    "none | NODE:K[/NODE:K...] (node id >= 1, 0 < K <= {MAX_TIMING_MULTIPLIER})"
+                )
             }
         }
     }
@@ -175,7 +177,8 @@ pub const PARAMS: &[ParamDef] = &[
     p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
     p("net.fifo", Kind::Bool, "the profile's", "links never reorder"),
     p("node.profile", Kind::Choice(&["server", "ideal"]), "server", "node time defaults: server (below: a datacenter SSD, a few µs per message, quartz clocks, a runtime's 1 ms timers) or ideal (nothing takes time, perfect clocks: the model before node time)"),
-    p("node.fsync_ms", Kind::Latency, "server: lognormal:2:0.5; ideal: constant:0", "stable-storage write latency: a message behind a persist leaves when the write is durable, and the node handles nothing meanwhile"),
+    p("node.disk", Kind::Choice(crate::disk::DISK_NAMES), "the node.profile's node.fsync_ms", "a disk preset for node.fsync_ms from a published figure (etcd's hardware guide, OpenShift's fio check, AWS EBS volume types; each source and how its log-normal follows from it: `crates/runner/src/disk.rs`); an explicit node.fsync_ms wins"),
+    p("node.fsync_ms", Kind::Latency, "node.disk's, else server: lognormal:2:0.5; ideal: constant:0", "stable-storage write latency: a message behind a persist leaves when the write is durable, and the node handles nothing meanwhile"),
     p("node.cpu_us", Kind::Latency, "server: lognormal:20:0.5; ideal: constant:0", "processing time per handled input, in MICROseconds (same syntax as net.latency); inputs arriving meanwhile queue; a timer that only re-arms timers costs none"),
     p("node.timer_jitter_ms", Kind::Ms, "server: 1; ideal: 0", "each timer fires up to this much late (U[0, jitter]), like a runtime's timer granularity"),
     p("node.timing_multiplier", Kind::NodeMultipliers, "none", "per-node timing: NODE:K/... runs NODE with its heartbeat period and failure-detection window (Raft's election timeout range, the lease's three periods, raft-rs's and Omni-Paxos' tick) multiplied by K, like a Consul server with its own performance.raft_multiplier; node ids must be in 1..=nodes; none: every node runs the shared timing"),
@@ -453,7 +456,9 @@ pub fn parse_node_multipliers(key: &str, raw: &str) -> Result<Vec<(u32, f64)>> {
             ))
         });
         match parsed {
-            Some((node, k)) if node >= 1 && k.is_finite() && k > 0.0 && k <= MAX_TIMING_MULTIPLIER => {
+            Some((node, k))
+                if node >= 1 && k.is_finite() && k > 0.0 && k <= MAX_TIMING_MULTIPLIER =>
+            {
                 if out.iter().any(|&(other, _)| other == node) {
                     return usage!("{key} = {raw:?}: node {node} is listed twice");
                 }
@@ -676,7 +681,10 @@ impl Resolved {
             }
         };
         let node = NodeTime {
-            fsync: Some(latency("node.fsync_ms", "lognormal:2:0.5")?),
+            fsync: Some(match (get("node.fsync_ms"), get("node.disk")) {
+                (None, Some(disk)) => crate::disk::named(disk).expect("canonical").latency(),
+                _ => latency("node.fsync_ms", "lognormal:2:0.5")?,
+            }),
             // Microseconds as written; the simulator's distributions are in ms.
             cpu: Some(latency("node.cpu_us", "lognormal:20:0.5")?.scaled(1e-3)),
             timer_jitter_ms: num("node.timer_jitter_ms", if ideal { 0.0 } else { 1.0 }),

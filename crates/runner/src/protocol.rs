@@ -473,7 +473,11 @@ impl<C> PerNode<C> {
     fn map(&self, f: impl Fn(&C) -> C) -> PerNode<C> {
         PerNode {
             shared: Arc::new(f(&self.shared)),
-            own: self.own.iter().map(|(id, c)| (*id, Arc::new(f(c)))).collect(),
+            own: self
+                .own
+                .iter()
+                .map(|(id, c)| (*id, Arc::new(f(c))))
+                .collect(),
         }
     }
 }

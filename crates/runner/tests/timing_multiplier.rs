@@ -137,7 +137,10 @@ fn mixed_multipliers_wait_for_the_slow_nodes_where_a_known_leader_refuses_votes(
     for n in [3, 5] {
         let hashicorp = failovers("raft+follower=hashicorp", n, 20);
         let early: Vec<_> = hashicorp.iter().filter(|&&f| f < bound).collect();
-        assert!(early.is_empty(), "n = {n}: hashicorp failovers below {bound} ms: {early:?}");
+        assert!(
+            early.is_empty(),
+            "n = {n}: hashicorp failovers below {bound} ms: {early:?}"
+        );
         let paper = median(failovers("raft", n, 20));
         assert!(
             paper < 400.0,
@@ -154,7 +157,9 @@ fn a_bad_multiplier_is_refused_by_name() {
     let def = lookup("node.timing_multiplier").unwrap();
     assert_eq!(canonical(def, " 3:5 / 1:0.5 ").unwrap(), "1:0.5/3:5");
     assert_eq!(canonical(def, "none").unwrap(), "none");
-    for bad in ["", "3", "3:0", "0:2", "3:-1", "3:x", "3:2/3:4", "3:1001", "3:inf", "5@3"] {
+    for bad in [
+        "", "3", "3:0", "0:2", "3:-1", "3:x", "3:2/3:4", "3:1001", "3:inf", "5@3",
+    ] {
         let e = canonical(def, bad).unwrap_err().to_string();
         assert!(
             e.starts_with("node.timing_multiplier = ") && e.contains(&format!("{:?}", bad.trim())),
