@@ -81,6 +81,22 @@
 //! `raft+pre_vote+check_quorum+follower=hashicorp` (or any rule set) as a protocol of its own
 //! to search a system's frontier.
 //!
+//! # Is my disk good enough?
+//!
+//! After the search, the advised point (the recommendation, else the closest) runs
+//! `--disk-hours` steady-noise hours ([`DISK_HOURS`] by default; 0 skips it) on every disk
+//! preset of [`crate::disk::DISKS`] ([`disk_curve`]): the preset's `node.fsync_ms` replaces
+//! the run's, the seeds are the same for every preset, and unless `--set` names a workload
+//! the cluster writes ([`DISK_WORKLOAD`]: every 100 ms, committed by a majority, so the leader
+//! and its followers make each entry durable). Without writes a healthy Raft cluster never
+//! touches its disk and the disk could cause no election; with them a node waiting for its
+//! disk handles nothing else, and a slow write delays a heartbeat like a pause. The page
+//! plots false elections per day against each preset's fsync p99 with etcd's 10 ms line
+//! (phase `disk:NAME` in `points.csv`). The bully and the ring write nothing durable on
+//! their heartbeat path (only an epoch or incarnation, at an election or a boot), and the
+//! lease's members none at all; the lease's store makes every renewal durable on the same
+//! disk, so the lease's curve is what the store's disk does to its renewals.
+//!
 //! # Your cluster: `--config`
 //!
 //! With `--config FILE`, every point starts from that configuration (its parameters, network
