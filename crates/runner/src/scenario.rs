@@ -477,7 +477,7 @@ pub const CATALOG: &[Builtin] = &[
         }],
         ..scenario(
             MIXED_MULTIPLIER,
-            "the floor(n/2) highest ids run their heartbeat and failure detection mixed_multiplier (5) times slower, like Consul servers left on the default raft_multiplier = 5 beside servers on 1; the leader crashes. Every majority left needs a slow node, so where a node that still knows a leader rejects votes (raft+follower=hashicorp) the new leader waits for a slow node to notice, as Consul found",
+            "the floor(n/2) highest ids run their heartbeat and failure detection mixed_multiplier (5) times slower, like Consul servers left on the default raft_multiplier = 5 beside servers on 1; the leader crashes. Every majority left needs a slow node, so where a node that still knows a leader rejects votes (hashicorp/raft's rule, raft+follower=hashicorp; etcd's stickiness and PreVote, raft+pre_vote+check_quorum) the new leader waits for a slow node to notice, as Consul found; the paper's Raft, the bully and the ring do not",
             Sizes::AtLeast(3, "a slow node is needed for a majority only from 3 nodes on"),
             |a, _| vec![at(a.t, Crash(Selector::Leader))],
         )
