@@ -40,12 +40,12 @@ fn last_heard(run: &TrialRun, from: NodeId, to: NodeId, before: f64) -> f64 {
     run.report
         .trace
         .iter()
+        .rev()
         .filter_map(|e| match &e.what {
             TraceKind::Deliver(m) if m.from == from && m.to == to => Some(e.at.as_millis_f64()),
             _ => None,
         })
-        .filter(|&at| at < before)
-        .last()
+        .find(|&at| at < before)
         .expect("it heard the leader")
 }
 
