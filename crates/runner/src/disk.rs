@@ -182,6 +182,6 @@ mod tests {
         assert_eq!(p99("aws-gp3"), 10.0);
         assert_eq!(p99("etcd-p99-limit"), 10.0);
         assert_eq!(p99("openshift-fio-limit"), 20.0);
-        assert_eq!(p99("etcd-hdd"), 63.9);
+        assert_eq!(p99("etcd-hdd"), 64.0);
     }
 }
