@@ -673,6 +673,32 @@ fn disk_section(d: &mut Document, outcome: &TuneOutcome) {
         t.rows.push(row);
     }
     d.push(Block::Table(t));
+    let quiet: Vec<String> = with
+        .iter()
+        .filter(|a| a.disks.iter().all(|c| c.point.false_elections == 0))
+        .map(|a| {
+            let p = &a.disks[0].point;
+            let worst = election_runner::disk::DISKS
+                .iter()
+                .map(|x| x.p99_ms())
+                .fold(0.0, f64::max);
+            format!(
+                "{} (T = {} ms: the slowest preset's p99, {} ms, is {} % of it)",
+                a.protocol,
+                fmt_sig(p.timeout_ms),
+                fmt_sig(worst),
+                fmt_sig(100.0 * worst / p.timeout_ms)
+            )
+        })
+        .collect();
+    if !quiet.is_empty() {
+        d.paragraph(spans(&format!(
+            "No preset caused a false election in {} hours at the advised timing of {}: at these timeouts the disk is not what decides (the 95 % upper bound is what {} hours can show). A disk whose writes stall for a large part of the timeout is `noise.stall_*`, not a preset.",
+            o.disk_hours,
+            quiet.join("; "),
+            o.disk_hours
+        )));
+    }
     let timing: Vec<String> = with
         .iter()
         .map(|a| {
