@@ -41,6 +41,7 @@ fn scenarios_lists_the_whole_catalog() {
         "flaky-leader-link",
         "stale-connection",
         "clock-jump-follower",
+        "mixed-multiplier",
         "slow-leader",
         "amnesia-recover",
         "planned-handover",

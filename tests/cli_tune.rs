@@ -66,12 +66,19 @@ fn tune_writes_its_advice_and_says_when_limits_contradict() {
         "Consul",
         "client-go",
         "cannot show the limit",
+        // The disk curve: its section, each preset, etcd's line.
+        "## Is my disk good enough?",
+        "`etcd-hdd`",
+        "`aws-io2`",
+        "over etcd's line",
         // The noise as the trials ran it, the user's rate over the busy profile's.
         "GC pauses 7 an hour per node, each `lognormal:5:1` ms long; disk stalls 12 an hour",
     ] {
         assert!(advice.contains(needle), "{needle:?} not in ADVICE.md");
     }
     let png = fs::read(dir.path().join("t1/frontier.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    let png = fs::read(dir.path().join("t1/disks.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"));
     let csv = fs::read_to_string(dir.path().join("t1/points.csv")).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
@@ -83,7 +90,7 @@ fn tune_writes_its_advice_and_says_when_limits_contradict() {
         .any(|r| r.contains(",true,") && r.starts_with("raft,")));
     // Deterministic: a rerun gives the same bytes.
     ok(&run("t2", "2000"));
-    for f in ["points.csv", "ADVICE.md", "frontier.svg"] {
+    for f in ["points.csv", "ADVICE.md", "frontier.svg", "disks.svg"] {
         let a = fs::read(dir.path().join("t1").join(f)).unwrap();
         let b = fs::read(dir.path().join("t2").join(f)).unwrap();
         // The page names its own output directory in the reproduce command.

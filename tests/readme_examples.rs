@@ -84,6 +84,7 @@ fn smaller(mut args: Vec<String>) -> Vec<String> {
             set(&mut args, "--crash-trials", "20");
             set(&mut args, "--rounds", "0");
             set(&mut args, "--ratios", "5");
+            set(&mut args, "--disk-hours", "1");
             // Five simulated minutes for each "hour" of steady noise.
             args.extend(["--set".into(), "steady_ms=300000".into()]);
             if !has(&args, "--name") && !has(&args, "--out") {

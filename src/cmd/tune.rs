@@ -60,6 +60,10 @@ pub struct TuneArgs {
     /// confirmed meets the limits).
     #[arg(long, default_value_t = 2)]
     pub rounds: u32,
+    /// Steady-noise hours of the advised point on each disk preset (node.disk), for the
+    /// page's false elections per day against fsync p99; 0 skips the disk curve.
+    #[arg(long, default_value_t = election_runner::tune::DISK_HOURS)]
+    pub disk_hours: u64,
     /// The first seed.
     #[arg(long, default_value_t = 1)]
     pub first_seed: u64,
@@ -120,6 +124,7 @@ pub fn run(a: TuneArgs) -> Result<(), CliError> {
     o.max_hours = a.max_hours;
     o.crash_trials = a.crash_trials;
     o.rounds = a.rounds;
+    o.disk_hours = a.disk_hours;
     o.first_seed = a.first_seed;
     o.jobs = a.work.jobs.unwrap_or(0);
     o.progress = !a.work.quiet;

@@ -2,7 +2,9 @@
 //! the frontier and the real systems' settings) and `frontier.{svg,png}`, one panel per
 //! protocol: p99 failover against false elections per day, every evaluated point, the
 //! frontier joined and whiskered with its 95 % intervals, the limits dashed, the recommended
-//! point ringed. Every number is read from the [`TuneOutcome`]; nothing is typed.
+//! point ringed; and `disks.{svg,png}`: false elections per day against the fsync p99 of
+//! each disk preset (`node.disk`) at each protocol's advised point, with etcd's 10 ms line.
+//! Every number is read from the [`TuneOutcome`]; nothing is typed.
 
 use std::path::{Path, PathBuf};
 
@@ -186,6 +188,142 @@ impl Chart for FrontierChart<'_> {
                 ))?;
             }
         }
+        Ok(())
+    }
+}
+
+/// False elections per day against the disk's fsync p99, one line per protocol: the advised
+/// point's steady hours on each disk preset ([`election_runner::tune::DiskCheck`]).
+struct DiskChart<'a> {
+    outcome: &'a TuneOutcome,
+}
+
+impl Chart for DiskChart<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1200, 720)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let o = &self.outcome.options;
+        let body = root.margin(10, 10, 16, 16);
+        let (top, body) = body.split_vertically(84);
+        top.draw(&Text::new(
+            "false elections per day against the disk's fsync p99",
+            (0, 0),
+            title_style(26),
+        ))?;
+        top.draw(&Text::new(
+            format!(
+                "Each protocol's advised point, {} steady-noise hours per disk preset (node.disk), the same seeds for every disk; writes as in ADVICE.md. Whiskers: 95 % intervals.",
+                o.disk_hours
+            ),
+            (0, 34),
+            text_style(15),
+        ))?;
+        top.draw(&Text::new(
+            format!(
+                "Red dashes: etcd's line (WAL fsync p99 under {} ms, vertical) and the limit of {} false elections a day. No false election is plotted at the bottom edge (0).",
+                fmt_sig(election_runner::disk::ETCD_P99_MS),
+                fmt_sig(o.max_false_per_day)
+            ),
+            (0, 54),
+            text_style(15),
+        ))?;
+        let disks = &election_runner::disk::DISKS;
+        let (mut xlo, mut xhi) = (
+            election_runner::disk::ETCD_P99_MS,
+            election_runner::disk::ETCD_P99_MS,
+        );
+        for d in disks {
+            xlo = xlo.min(d.p99_ms());
+            xhi = xhi.max(d.p99_ms());
+        }
+        let (xlo, xhi) = (xlo / 1.5, xhi * 1.5);
+        let mut ymax = o.max_false_per_day * 10.0;
+        for a in &self.outcome.advice {
+            for c in &a.disks {
+                if let Some((fe, _, hi)) = per_day(&c.point) {
+                    ymax = ymax.max(fe).max(hi);
+                }
+            }
+        }
+        let (ylo, yhi) = (ZERO_PER_DAY * 0.7, ymax * 1.5);
+        let mut chart = ChartBuilder::on(&body)
+            .margin(8)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc("fsync p99 of the disk preset, ms")
+            .y_desc("false elections per day")
+            .label_style(text_style(13))
+            .axis_desc_style(text_style(14))
+            .x_label_formatter(&|v| fmt_sig(*v))
+            .y_label_formatter(&|v| {
+                if *v <= ZERO_PER_DAY * 1.01 {
+                    "0".into()
+                } else {
+                    fmt_sig(*v)
+                }
+            })
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let red = RGBColor(200, 30, 30);
+        let dashed = |pts: Vec<(f64, f64)>| DashedLineSeries::new(pts, 8, 6, red.stroke_width(2));
+        let etcd = election_runner::disk::ETCD_P99_MS;
+        chart.draw_series(dashed(vec![(etcd, ylo), (etcd, yhi)]))?;
+        chart.draw_series(dashed(vec![
+            (xlo, o.max_false_per_day),
+            (xhi, o.max_false_per_day),
+        ]))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("etcd: p99 < {} ms", fmt_sig(etcd)),
+            (etcd * 1.05, yhi / 1.6),
+            text_style(14),
+        )))?;
+        for (k, a) in self.outcome.advice.iter().enumerate() {
+            if a.disks.is_empty() {
+                continue;
+            }
+            let colour = rgb(protocol_colour(&a.protocol));
+            let at = |c: &election_runner::tune::DiskCheck| {
+                per_day(&c.point).map(|(fe, lo, hi)| {
+                    (
+                        c.disk.p99_ms(),
+                        fe.max(ZERO_PER_DAY),
+                        lo.max(ZERO_PER_DAY),
+                        hi.max(ZERO_PER_DAY),
+                    )
+                })
+            };
+            let pts: Vec<_> = a.disks.iter().filter_map(at).collect();
+            let mut line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+            line.sort_by(|x, y| x.0.total_cmp(&y.0));
+            chart
+                .draw_series(LineSeries::new(line, colour.stroke_width(2)))?
+                .label(a.protocol.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
+            for &(x, y, lo, hi) in &pts {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x, lo), (x, hi)],
+                    colour.stroke_width(1),
+                )))?;
+                draw_marker(chart.plotting_area(), (x, y), k, colour)?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(text_style(14))
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK.mix(0.3))
+            .draw()?;
         Ok(())
     }
 }
@@ -445,13 +583,143 @@ fn cluster_section(d: &mut Document, outcome: &TuneOutcome) {
     }
 }
 
-/// Writes `ADVICE.md` and `frontier.{svg,png}` into `dir`; returns the page's path.
+/// Writes `ADVICE.md`, `frontier.{svg,png}` and, when the disk curve ran,
+/// `disks.{svg,png}` into `dir`; returns the page's path.
 pub fn render_tune(outcome: &TuneOutcome, dir: &Path) -> Result<PathBuf, ReportError> {
     write_chart(&FrontierChart { outcome }, dir, "frontier", true)?;
+    if outcome.advice.iter().any(|a| !a.disks.is_empty()) {
+        write_chart(&DiskChart { outcome }, dir, "disks", true)?;
+    }
     let path = dir.join("ADVICE.md");
     std::fs::write(&path, document(outcome).to_markdown())
         .map_err(|e| ReportError::io(&path, e))?;
     Ok(path)
+}
+
+/// "Is my disk good enough?": the disk curve's chart and table (nothing when it did not run).
+fn disk_section(d: &mut Document, outcome: &TuneOutcome) {
+    let o = &outcome.options;
+    let with: Vec<&Advice> = outcome
+        .advice
+        .iter()
+        .filter(|a| !a.disks.is_empty())
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    let etcd = election_runner::disk::ETCD_P99_MS;
+    d.heading(2, vec![text("Is my disk good enough?")]);
+    let workload = if o.set.iter().any(|a| {
+        a.split('=')
+            .next()
+            .is_some_and(|k| k.trim().starts_with("workload."))
+    }) {
+        "the workload given with `--set`".to_string()
+    } else {
+        format!(
+            "a write every 100 ms, each a log entry the leader and a majority make durable ({})",
+            election_runner::tune::DISK_WORKLOAD
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    d.paragraph(spans(&format!(
+        "Each protocol's advised point (above) again, {} steady-noise hours on each disk preset (`node.disk`: its `node.fsync_ms` replaces the run's), the same seeds for every disk so that a difference comes from the disk, under the same noise and with {workload}: without writes a healthy cluster writes nothing to disk and no disk could cause an election. etcd's guidance is a WAL fsync p99 under {} ms (`etcd_disk_wal_fsync_duration_seconds`). Every preset is a log-normal derived from a published figure; the sources and the rules are in `crates/runner/src/disk.rs`. A node waiting for its disk handles nothing else (`node.fsync_ms`), so where a protocol writes on its heartbeat path a slow disk delays heartbeats like a pause; the bully and the ring write nothing durable there (an epoch or incarnation only at an election or a boot), and the lease's store makes each renewal durable on the same disk. `--disk-hours 0` skips this part.",
+        o.disk_hours,
+        fmt_sig(etcd)
+    )));
+    d.push(Block::Figure(Figure {
+        path: "disks.png".into(),
+        alt: "false elections per day against the disk's fsync p99".into(),
+        caption: None,
+    }));
+    let mut header = vec!["disk".to_string(), "fsync".into(), "p99".into()];
+    header.extend(
+        with.iter()
+            .map(|a| format!("{}: false elections a day (95 % interval)", a.protocol)),
+    );
+    let mut t = Table::new(header);
+    for (j, disk) in election_runner::disk::DISKS.iter().enumerate() {
+        let p99 = disk.p99_ms();
+        let mut row = vec![
+            Cell::new(vec![code(disk.name)]),
+            Cell::new(vec![code(disk.fsync())]),
+            // A preset built on etcd's 10 ms sits on the line (its rounded sigma puts it a
+            // hair either side): within 1 % it is "at" the line.
+            Cell::text(format!(
+                "{} ms{}",
+                fmt_sig(p99),
+                if p99 > etcd * 1.01 {
+                    ", over etcd's line"
+                } else if p99 >= etcd * 0.99 {
+                    ", at etcd's line"
+                } else {
+                    ""
+                }
+            ))
+            .sorted_by(p99),
+        ];
+        for a in &with {
+            let c = a.disks.get(j).filter(|c| c.disk.name == disk.name);
+            row.push(match c {
+                Some(c) => {
+                    Cell::text(day(&c.point)).sorted_by(per_day(&c.point).map_or(f64::NAN, |x| x.0))
+                }
+                None => Cell::text("-"),
+            });
+        }
+        t.rows.push(row);
+    }
+    d.push(Block::Table(t));
+    let quiet: Vec<String> = with
+        .iter()
+        .filter(|a| a.disks.iter().all(|c| c.point.false_elections == 0))
+        .map(|a| {
+            let p = &a.disks[0].point;
+            let worst = election_runner::disk::DISKS
+                .iter()
+                .map(|x| x.p99_ms())
+                .fold(0.0, f64::max);
+            format!(
+                "{} (T = {} ms: the slowest preset's p99, {} ms, is {} % of it)",
+                a.protocol,
+                fmt_sig(p.timeout_ms),
+                fmt_sig(worst),
+                fmt_sig(100.0 * worst / p.timeout_ms)
+            )
+        })
+        .collect();
+    if !quiet.is_empty() {
+        d.paragraph(spans(&format!(
+            "No preset caused a false election in {} hours at the advised timing of {}: at these timeouts the disk is not what decides (the 95 % upper bound is what {} hours can show). A disk whose writes stall for a large part of the timeout is `noise.stall_*`, not a preset.",
+            o.disk_hours,
+            quiet.join("; "),
+            o.disk_hours
+        )));
+    }
+    let timing: Vec<String> = with
+        .iter()
+        .map(|a| {
+            let p = &a.disks[0].point;
+            format!(
+                "{} at T = {} ms, ratio {}",
+                a.protocol,
+                fmt_sig(p.timeout_ms),
+                fmt_sig(p.ratio)
+            )
+        })
+        .collect();
+    d.paragraph(spans(&format!(
+        "Timings: {}. Sources of the presets: {}.",
+        timing.join("; "),
+        election_runner::disk::DISKS
+            .iter()
+            .map(|x| format!("`{}`: {}", x.name, x.source))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )));
 }
 
 /// The advice page as a document.
@@ -683,6 +951,7 @@ pub(crate) fn document(outcome: &TuneOutcome) -> Document {
             "{unmeasured} evaluated points are left off the frontier because some of their trials are not measurements (stopped by the work budget, or a fault that found no leader): see the `budget_exceeded` and `faults_skipped` columns of `points.csv`."
         )));
     }
+    disk_section(&mut d, outcome);
     d.heading(2, vec![text("Real systems' settings")]);
     d.paragraph(spans("The recommended point of each protocol (or, when none meets the limits, its closest point) as each system spells it. The rules and their sources are in `crates/runner/src/tune/mapping.rs`."));
     for a in &outcome.advice {

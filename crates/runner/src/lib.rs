@@ -25,6 +25,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod config;
+pub mod disk;
 pub mod empirical;
 pub mod error;
 pub mod explore;

@@ -76,6 +76,9 @@ pub enum Kind {
     /// Nodes and how many log entries each lags: `none`, or `NODE:K` items joined by `/`
     /// (`1:3/2:1`; `/`, not a comma, so that a value fits in comma-separated lists).
     NodeLags,
+    /// Nodes and a timing multiplier each: `none`, or `NODE:K` items joined by `/` (`3:5`:
+    /// node 3's timing ×5; `K` a number in `(0, 1000]`).
+    NodeMultipliers,
 }
 
 impl Kind {
@@ -94,6 +97,11 @@ impl Kind {
             Kind::Latency => crate::net::LATENCY_SYNTAX.into(),
             Kind::MsRange => "LO-HI milliseconds (or one number), at most 1e12".into(),
             Kind::NodeLags => "none | NODE:K[/NODE:K...] (node id >= 1, K >= 1 entries)".into(),
+            Kind::NodeMultipliers => {
+                format!(
+                    "none | NODE:K[/NODE:K...] (node id >= 1, 0 < K <= {MAX_TIMING_MULTIPLIER})"
+                )
+            }
         }
     }
 }
@@ -177,9 +185,11 @@ pub const PARAMS: &[ParamDef] = &[
     p("net.duplicate", Kind::Probability, "the profile's", "probability that a message is delivered twice"),
     p("net.fifo", Kind::Bool, "the profile's", "links never reorder"),
     p("node.profile", Kind::Choice(&["server", "ideal"]), "server", "node time defaults: server (below: a datacenter SSD, a few µs per message, quartz clocks, a runtime's 1 ms timers) or ideal (nothing takes time, perfect clocks: the model before node time)"),
-    p("node.fsync_ms", Kind::Latency, "server: lognormal:2:0.5; ideal: constant:0", "stable-storage write latency: a message behind a persist leaves when the write is durable, and the node handles nothing meanwhile"),
+    p("node.disk", Kind::Choice(crate::disk::DISK_NAMES), "the node.profile's node.fsync_ms", "a disk preset for node.fsync_ms from a published figure (etcd's hardware guide, OpenShift's fio check, AWS EBS volume types; each source and how its log-normal follows from it: `crates/runner/src/disk.rs`); an explicit node.fsync_ms wins"),
+    p("node.fsync_ms", Kind::Latency, "node.disk's, else server: lognormal:2:0.5; ideal: constant:0", "stable-storage write latency: a message behind a persist leaves when the write is durable, and the node handles nothing meanwhile"),
     p("node.cpu_us", Kind::Latency, "server: lognormal:20:0.5; ideal: constant:0", "processing time per handled input, in MICROseconds (same syntax as net.latency); inputs arriving meanwhile queue; a timer that only re-arms timers costs none"),
     p("node.timer_jitter_ms", Kind::Ms, "server: 1; ideal: 0", "each timer fires up to this much late (U[0, jitter]), like a runtime's timer granularity"),
+    p("node.timing_multiplier", Kind::NodeMultipliers, "none", "per-node timing: NODE:K/... runs NODE with its heartbeat period and failure-detection window (Raft's election timeout range, the lease's three periods, raft-rs's and Omni-Paxos' tick) multiplied by K, like a Consul server with its own performance.raft_multiplier; node ids must be in 1..=nodes; none: every node runs the shared timing"),
     p("clock.drift_ppm", Kind::Ppm, "server: 50; ideal: 0", "each node's clock runs at 1 + U[-drift, +drift]·1e-6 of real time (drawn per trial and node)"),
     p("clock.offset_ms", Kind::Ms, "0", "each node's clock starts at U[0, offset] ms (protocols see only their own clock)"),
     p("noise.profile", Kind::Choice(&["none", "busy"]), "none", "background noise defaults for the seven noise.* parameters below: none, or busy (an illustrative busy production node: GC pauses, disk stalls and latency spikes; replace with your own measurements)"),
@@ -211,6 +221,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("stale_keepalive_ms", Kind::Ms, "5 x detect_timeout_ms", "stale-connection: how long the leader's connections to its followers black-hole before they are re-established; etcd's peer connections time out after 5 s (rafthttp ConnReadTimeout) against a 1 s election timeout, so 5 election timeouts (750 ms)"),
     p("clock_jump_ms", Kind::Ms, "2 x detect_timeout_ms", "clock-jump-follower: how far the lowest follower's clock steps ahead (an NTP step); the default is twice the scaled lease duration (lease.duration_ms = detect_timeout_ms)"),
     p("handover_grace_ms", Kind::Ms, "detect_timeout_ms + detect_jitter_ms", "planned-handover: how long after the leader is told it will be stopped (and hands over) its process is stopped; an election timeout, as etcd bounds its shutdown's leadership transfer (etcd-io/raft aborts a transfer after an election timeout; etcdserver TryTransferLeadershipOnShutdown)"),
+    p("mixed_multiplier", Kind::Count, "5", "mixed-multiplier: the timing multiplier of the floor(n/2) highest ids (Consul's default raft_multiplier, 5, against the 1 its docs recommend for production: a cluster half-way through changing it)"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
     p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
@@ -251,6 +262,10 @@ fn number(key: &str, raw: &str) -> Result<f64> {
 /// bounded (200,000 a leader in the default 20 s horizon). Below it the workload's events
 /// would outgrow the work budget, which does not count them.
 pub const MIN_WORKLOAD_INTERVAL_MS: f64 = 0.1;
+
+/// The largest multiplier of `node.timing_multiplier` (Consul's own cap is 10,
+/// `MaxRaftMultiplier`); a multiplied millisecond value must still be at most [`MAX_MS`].
+pub const MAX_TIMING_MULTIPLIER: f64 = 1000.0;
 
 /// The largest `slow_factor` (the simulator's bound: a 0.25 ms hop becomes 250 s).
 pub const MAX_SLOW_FACTOR: u32 = 1_000_000;
@@ -375,6 +390,17 @@ fn canonical_kind(def: &ParamDef, raw_t: &str) -> Result<String> {
             below_resolution(key, raw_t, lo)?;
             format!("{lo}-{hi}")
         }
+        Kind::NodeMultipliers => {
+            let ms = parse_node_multipliers(key, raw_t)?;
+            if ms.is_empty() {
+                "none".into()
+            } else {
+                ms.iter()
+                    .map(|(node, k)| format!("{node}:{k}"))
+                    .collect::<Vec<_>>()
+                    .join("/")
+            }
+        }
         Kind::NodeLags => {
             let lags = parse_node_lags(key, raw_t)?;
             if lags.is_empty() {
@@ -421,6 +447,44 @@ pub fn parse_node_lags(key: &str, raw: &str) -> Result<Vec<(u32, u64)>> {
     }
     lags.sort_unstable();
     Ok(lags)
+}
+
+/// Parses a [`Kind::NodeMultipliers`] value into (node, multiplier) pairs sorted by node;
+/// `none` is empty. Each error names the parameter, the value and the bad item.
+pub fn parse_node_multipliers(key: &str, raw: &str) -> Result<Vec<(u32, f64)>> {
+    let raw = raw.trim();
+    if raw == "none" {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<(u32, f64)> = Vec::new();
+    for item in raw.split('/') {
+        let item = item.trim();
+        let parsed = item.split_once(':').and_then(|(node, k)| {
+            Some((
+                node.trim().parse::<u32>().ok()?,
+                k.trim().parse::<f64>().ok()?,
+            ))
+        });
+        match parsed {
+            Some((node, k))
+                if node >= 1 && k.is_finite() && k > 0.0 && k <= MAX_TIMING_MULTIPLIER =>
+            {
+                if out.iter().any(|&(other, _)| other == node) {
+                    return usage!("{key} = {raw:?}: node {node} is listed twice");
+                }
+                // `+ 0.0`: one canonical zero sign (never reached, k > 0, but cheap).
+                out.push((node, k + 0.0));
+            }
+            _ => {
+                return usage!(
+                    "{key} = {raw:?}: {item:?} is not NODE:K; expected {}",
+                    Kind::NodeMultipliers.describe()
+                )
+            }
+        }
+    }
+    out.sort_unstable_by_key(|&(node, _)| node);
+    Ok(out)
 }
 
 /// A TOML scalar as the string `canonical` parses (arrays are handled by the caller).
@@ -570,6 +634,11 @@ pub struct Resolved {
     pub fault_wait_ms: f64,
     /// The node-time model (`node.*`, `clock.*`).
     pub node: NodeTime,
+    /// `node.timing_multiplier`: (node, multiplier), by node; empty: every node runs the
+    /// shared timing (see [`Resolved::multiplied`]).
+    pub timing_multiplier: Vec<(u32, f64)>,
+    /// `mixed_multiplier`.
+    pub mixed_multiplier: u32,
     /// Background noise (`noise.*`).
     pub noise: Noise,
     /// `steady_ms`.
@@ -640,7 +709,10 @@ impl Resolved {
             }
         };
         let node = NodeTime {
-            fsync: Some(latency("node.fsync_ms", "lognormal:2:0.5")?),
+            fsync: Some(match (get("node.fsync_ms"), get("node.disk")) {
+                (None, Some(disk)) => crate::disk::named(disk).expect("canonical").latency(),
+                _ => latency("node.fsync_ms", "lognormal:2:0.5")?,
+            }),
             // Microseconds as written; the simulator's distributions are in ms.
             cpu: Some(latency("node.cpu_us", "lognormal:20:0.5")?.scaled(1e-3)),
             timer_jitter_ms: num("node.timer_jitter_ms", if ideal { 0.0 } else { 1.0 }),
@@ -780,6 +852,10 @@ impl Resolved {
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
             fault_wait_ms: num("fault_wait_ms", 10_000.0),
             node,
+            timing_multiplier: get("node.timing_multiplier").map_or_else(Vec::new, |v| {
+                parse_node_multipliers("node.timing_multiplier", v).expect("canonical")
+            }),
+            mixed_multiplier: get("mixed_multiplier").map_or(5, |v| v.parse().expect("canonical")),
             noise,
             steady_ms: num("steady_ms", 3_600_000.0),
             workload_interval_ms: num("workload.interval_ms", 10.0),
@@ -844,6 +920,56 @@ impl Resolved {
             self.horizon_ms = self.fault_at_ms + self.fault_jitter_ms + self.steady_ms;
         }
         self
+    }
+
+    /// These parameters for an `n`-node cluster running `scenario`: `mixed-multiplier` runs
+    /// the `⌊n/2⌋` highest ids with `mixed_multiplier` (replacing `node.timing_multiplier`,
+    /// which the sweep warns about, [`crate::scenario::Builtin::overrides`]); every other
+    /// scenario runs them as given.
+    pub fn for_cluster(mut self, scenario: &crate::scenario::Scenario, n: u32) -> Resolved {
+        if scenario.name() == crate::scenario::MIXED_MULTIPLIER
+            && matches!(scenario, crate::scenario::Scenario::Builtin(_))
+        {
+            let k = f64::from(self.mixed_multiplier);
+            self.timing_multiplier = (n - n / 2 + 1..=n).map(|id| (id, k)).collect();
+        }
+        self
+    }
+
+    /// The parameters one node with timing multiplier `k` builds its configuration from:
+    /// its heartbeat period and its failure-detection window multiplied by `k`
+    /// (`heartbeat_ms`, `detect_timeout_ms`, `detect_jitter_ms`, `raft.timeout_ms`, the
+    /// lease's duration, renew deadline and retry period, raft-rs's and Omni-Paxos' tick),
+    /// as Consul's `raft_multiplier` multiplies hashicorp/raft's `HeartbeatTimeout`,
+    /// `ElectionTimeout` and `LeaderLeaseTimeout` on that server alone
+    /// (`agent/config/builder.go`). The bully's `t_elec`/`t_coord` and the ring's `t_hop`
+    /// (waits for a reply, not detection) are left alone. A value multiplied past
+    /// [`MAX_MS`] is refused, naming the parameter.
+    pub fn multiplied(&self, k: f64) -> std::result::Result<Resolved, String> {
+        let mut r = self.clone();
+        let scale = |name: &str, v: &mut f64| {
+            let x = *v * k;
+            if x > MAX_MS {
+                return Err(format!(
+                    "node.timing_multiplier: {name} = {} ms x {k} is past 1e12 ms",
+                    *v
+                ));
+            }
+            *v = x;
+            Ok(())
+        };
+        scale("heartbeat_ms", &mut r.heartbeat_ms)?;
+        scale("detect_timeout_ms", &mut r.detect_timeout_ms)?;
+        scale("detect_jitter_ms", &mut r.detect_jitter_ms)?;
+        scale("raft.timeout_ms", &mut r.raft.timeout_ms.0)?;
+        scale("raft.timeout_ms", &mut r.raft.timeout_ms.1)?;
+        scale("lease.duration_ms", &mut r.lease.duration_ms)?;
+        scale("lease.renew_deadline_ms", &mut r.lease.renew_deadline_ms)?;
+        scale("lease.retry_ms", &mut r.lease.retry_ms)?;
+        scale("raftrs.tick_ms", &mut r.raftrs.tick_ms)?;
+        scale("omnipaxos.tick_ms", &mut r.omnipaxos.tick_ms)?;
+        r.timing_multiplier = Vec::new();
+        Ok(r)
     }
 
     /// The workload of a trial.

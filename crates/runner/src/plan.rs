@@ -487,7 +487,9 @@ impl SweepPlan {
                                 }
                             }
                             params.extend(proto.options.iter().map(|(k, v)| (*k, v.clone())));
-                            let resolved = Resolved::resolve(net, &params)?.for_scenario(scenario);
+                            let resolved = Resolved::resolve(net, &params)?
+                                .for_scenario(scenario)
+                                .for_cluster(scenario, n);
                             if let Some((i, l)) = net
                                 .net
                                 .links

@@ -105,7 +105,7 @@ pub const FAMILIES: [Family; 6] = [
             c.quorum = r.bully.quorum;
             c.epoch = r.bully.epoch;
             c.validate()?;
-            Ok(Built::Bully(Arc::new(c)))
+            Ok(Built::Bully(PerNode::shared(c)))
         },
         timing: |r| {
             format!(
@@ -137,7 +137,7 @@ pub const FAMILIES: [Family; 6] = [
             c.arrangement = Arrangement::from_name(&r.ring.arrangement, 0)
                 .ok_or_else(|| format!("unknown arrangement {:?}", r.ring.arrangement))?;
             c.validate()?;
-            Ok(Built::Ring(Arc::new(c), random))
+            Ok(Built::Ring(PerNode::shared(c), random))
         },
         timing: |r| {
             format!(
@@ -180,7 +180,7 @@ pub const FAMILIES: [Family; 6] = [
                 .map(|&(node, k)| (NodeId(node), k))
                 .collect();
             c.validate()?;
-            Ok(Built::Raft(Arc::new(c)))
+            Ok(Built::Raft(PerNode::shared(c)))
         },
         timing: |r| {
             format!(
@@ -241,7 +241,7 @@ pub const FAMILIES: [Family; 6] = [
                 return Ok(Built::LeaseStore(Arc::new(sc)));
             }
             c.validate()?;
-            Ok(Built::Lease(Arc::new(c)))
+            Ok(Built::Lease(PerNode::shared(c)))
         },
         timing: |r| {
             format!(
@@ -273,7 +273,7 @@ pub const FAMILIES: [Family; 6] = [
             c.pre_vote = r.raftrs.pre_vote;
             c.check_quorum = r.raftrs.check_quorum;
             c.validate()?;
-            Ok(Built::Raftrs(Arc::new(c)))
+            Ok(Built::Raftrs(PerNode::shared(c)))
         },
         timing: |r| {
             let mut c = RaftrsConfig::with_timing(0, r.timing());
@@ -298,7 +298,7 @@ pub const FAMILIES: [Family; 6] = [
         build: |n, r| {
             let c = omni_config(n, r);
             c.validate()?;
-            Ok(Built::OmniPaxos(Arc::new(c)))
+            Ok(Built::OmniPaxos(PerNode::shared(c)))
         },
         timing: |r| omni_config(2, r).describe(),
         tune_knobs: |_, period| vec![("heartbeat_ms", num(period))],
@@ -495,23 +495,75 @@ impl ProtocolSpec {
     }
 }
 
-/// A protocol ready to run: its validated configuration.
+/// One configuration per node: the shared one, and those of the nodes with a timing
+/// multiplier of their own (`node.timing_multiplier`, [`Resolved::multiplied`]). It
+/// dereferences to the shared configuration, which is what every node without a multiplier
+/// (and everything that describes the cell) reads.
+#[derive(Clone, Debug)]
+pub struct PerNode<C> {
+    shared: Arc<C>,
+    own: Vec<(u32, Arc<C>)>,
+}
+
+impl<C> PerNode<C> {
+    /// Every node runs `c`.
+    pub fn shared(c: C) -> PerNode<C> {
+        PerNode {
+            shared: Arc::new(c),
+            own: Vec::new(),
+        }
+    }
+
+    /// The configuration node `id` runs.
+    pub fn of(&self, id: NodeId) -> Arc<C> {
+        self.own
+            .iter()
+            .find(|(node, _)| *node == id.0)
+            .map_or_else(|| Arc::clone(&self.shared), |(_, c)| Arc::clone(c))
+    }
+
+    /// Does any node run a configuration of its own?
+    pub fn mixed(&self) -> bool {
+        !self.own.is_empty()
+    }
+
+    /// Every configuration changed by `f` (a ring's per-trial arrangement).
+    fn map(&self, f: impl Fn(&C) -> C) -> PerNode<C> {
+        PerNode {
+            shared: Arc::new(f(&self.shared)),
+            own: self
+                .own
+                .iter()
+                .map(|(id, c)| (*id, Arc::new(f(c))))
+                .collect(),
+        }
+    }
+}
+
+impl<C> std::ops::Deref for PerNode<C> {
+    type Target = C;
+    fn deref(&self) -> &C {
+        &self.shared
+    }
+}
+
+/// A protocol ready to run: its validated configuration, per node.
 #[derive(Clone, Debug)]
 pub enum Built {
     /// Bully.
-    Bully(Arc<BullyConfig>),
+    Bully(PerNode<BullyConfig>),
     /// Ring; a `random` arrangement is drawn per trial from the trial seed.
-    Ring(Arc<RingConfig>, bool),
+    Ring(PerNode<RingConfig>, bool),
     /// Raft.
-    Raft(Arc<RaftConfig>),
+    Raft(PerNode<RaftConfig>),
     /// Lease.
-    Lease(Arc<LeaseConfig>),
+    Lease(PerNode<LeaseConfig>),
     /// Lease with a replicated store (`lease.store_nodes` > 1).
     LeaseStore(Arc<StoreConfig>),
     /// raft-rs.
-    Raftrs(Arc<RaftrsConfig>),
+    Raftrs(PerNode<RaftrsConfig>),
     /// Omni-Paxos.
-    OmniPaxos(Arc<OmniConfig>),
+    OmniPaxos(PerNode<OmniConfig>),
 }
 
 /// A driver that runs one trial of a family's nodes: the simulator ([`Built::simulate`]) or
@@ -529,8 +581,59 @@ pub trait Drive {
 
 impl Built {
     /// Build and validate `kind`'s configuration for `n` nodes from `r`.
+    ///
+    /// A node of `node.timing_multiplier` gets the configuration built from
+    /// [`Resolved::multiplied`]; a node id past `n` is refused, naming the parameter.
     pub fn new(kind: ProtocolKind, n: u32, r: &Resolved) -> Result<Built, String> {
-        (kind.family().build)(n, r)
+        let build = kind.family().build;
+        let mut built = build(n, r)?;
+        if let (Built::LeaseStore(c), Some(&(id, k))) = (&built, r.timing_multiplier.first()) {
+            return Err(format!(
+                "node.timing_multiplier = {id}:{k}: per-node timings are not modelled for a lease with a replicated store (lease.store_nodes = {})",
+                c.lease.stores
+            ));
+        }
+        for &(id, k) in &r.timing_multiplier {
+            if id > n {
+                return Err(format!(
+                    "node.timing_multiplier = {id}:{k}: node {id} is not in 1..={n}"
+                ));
+            }
+            let own = build(n, &r.multiplied(k)?)
+                .map_err(|e| format!("node.timing_multiplier = {id}:{k}: {e}"))?;
+            built.set_own(id, own);
+        }
+        Ok(built)
+    }
+
+    /// Node `id` runs `own`'s shared configuration (of the same family).
+    fn set_own(&mut self, id: u32, own: Built) {
+        fn put<C>(p: &mut PerNode<C>, id: u32, own: PerNode<C>) {
+            p.own.retain(|(node, _)| *node != id);
+            p.own.push((id, own.shared));
+        }
+        match (self, own) {
+            (Built::Bully(p), Built::Bully(o)) => put(p, id, o),
+            (Built::Ring(p, _), Built::Ring(o, _)) => put(p, id, o),
+            (Built::Raft(p), Built::Raft(o)) => put(p, id, o),
+            (Built::Lease(p), Built::Lease(o)) => put(p, id, o),
+            (Built::Raftrs(p), Built::Raftrs(o)) => put(p, id, o),
+            (Built::OmniPaxos(p), Built::OmniPaxos(o)) => put(p, id, o),
+            _ => unreachable!("a family builds its own variant"),
+        }
+    }
+
+    /// Does any node run a timing of its own (`node.timing_multiplier`)?
+    pub fn mixed(&self) -> bool {
+        match self {
+            Built::Bully(p) => p.mixed(),
+            Built::Ring(p, _) => p.mixed(),
+            Built::Raft(p) => p.mixed(),
+            Built::Lease(p) => p.mixed(),
+            Built::LeaseStore(_) => false,
+            Built::Raftrs(p) => p.mixed(),
+            Built::OmniPaxos(p) => p.mixed(),
+        }
     }
 
     /// The family this configuration belongs to.
@@ -548,16 +651,19 @@ impl Built {
     /// How many service endpoints it runs (the lease's store endpoints).
     pub fn services(&self) -> u32 {
         match self {
-            Built::Lease(c) => c.stores,
+            Built::Lease(c) => c.of(NodeId(1)).stores,
             Built::LeaseStore(c) => c.lease.stores,
             other => other.kind().family().services,
         }
     }
 
-    /// Does this configuration's behaviour depend on which node has which id: its family's
-    /// [`Family::uses_ids`], or a Raft whose `voters` are fewer than its nodes (the lowest ids
+    /// Does this configuration's behaviour depend on which node has which id: nodes with a
+    /// timing of their own, its family's [`Family::uses_ids`], or a Raft whose `voters` are fewer than its nodes (the lowest ids
     /// vote, the others are learners, so permuting the followers changes who can elect)?
     pub fn uses_ids(&self) -> bool {
+        if self.mixed() {
+            return true;
+        }
         match self {
             Built::Raft(c) => c.voter_count() < c.n,
             other => other.kind().uses_ids(),
@@ -569,38 +675,40 @@ impl Built {
     pub fn drive<D: Drive>(&self, seed: u64, driver: D) -> D::Out {
         match self {
             Built::Bully(c) => {
-                let c = Arc::clone(c);
-                driver.drive(move |id| Bully::new(id, Arc::clone(&c)))
+                let c = c.clone();
+                driver.drive(move |id| Bully::new(id, c.of(id)))
             }
             Built::Ring(c, random) => {
                 let c = if *random {
-                    let mut c2 = RingConfig::clone(c);
-                    c2.arrangement = Arrangement::Random { seed };
-                    Arc::new(c2)
+                    c.map(|c| {
+                        let mut c2 = RingConfig::clone(c);
+                        c2.arrangement = Arrangement::Random { seed };
+                        c2
+                    })
                 } else {
-                    Arc::clone(c)
+                    c.clone()
                 };
-                driver.drive(move |id| Ring::new(id, Arc::clone(&c)))
+                driver.drive(move |id| Ring::new(id, c.of(id)))
             }
             Built::Raft(c) => {
-                let c = Arc::clone(c);
-                driver.drive(move |id| Raft::new(id, Arc::clone(&c)))
+                let c = c.clone();
+                driver.drive(move |id| Raft::new(id, c.of(id)))
             }
             Built::Lease(c) => {
-                let c = Arc::clone(c);
-                driver.drive(move |id| Lease::new(id, Arc::clone(&c)))
+                let c = c.clone();
+                driver.drive(move |id| Lease::new(id, c.of(id)))
             }
             Built::LeaseStore(c) => {
                 let c = Arc::clone(c);
                 driver.drive(move |id| LeaseGroup::new(id, &c))
             }
             Built::Raftrs(c) => {
-                let c = Arc::clone(c);
-                driver.drive(move |id| RaftRs::new(id, Arc::clone(&c)))
+                let c = c.clone();
+                driver.drive(move |id| RaftRs::new(id, c.of(id)))
             }
             Built::OmniPaxos(c) => {
-                let c = Arc::clone(c);
-                driver.drive(move |id| OmniPaxos::new(id, Arc::clone(&c)))
+                let c = c.clone();
+                driver.drive(move |id| OmniPaxos::new(id, c.of(id)))
             }
         }
     }

@@ -529,6 +529,20 @@ pub const CATALOG: &[Builtin] = &[
         },
     )
     .gray(),
+    Builtin {
+        overrides: &[Override {
+            param: "node.timing_multiplier",
+            instead: "the floor(n/2) highest ids run with mixed_multiplier",
+            vary: Some("mixed_multiplier"),
+        }],
+        ..scenario(
+            MIXED_MULTIPLIER,
+            "the floor(n/2) highest ids run their heartbeat and failure detection mixed_multiplier (5) times slower, like Consul servers left on the default raft_multiplier = 5 beside servers on 1; the leader crashes. Every majority left needs a slow node, so where a node that still knows a leader rejects votes (hashicorp/raft's rule, raft+follower=hashicorp; etcd's stickiness and PreVote, raft+pre_vote+check_quorum) the new leader waits for a slow node to notice, as Consul found; the paper's Raft, the bully and the ring do not",
+            Sizes::AtLeast(3, "a slow node is needed for a majority only from 3 nodes on"),
+            |a, _| vec![at(a.t, Crash(Selector::Leader))],
+        )
+        .gray()
+    },
     scenario(
         "clock-jump-follower",
         "the lowest follower's clock steps clock_jump_ms ahead (an NTP step; twice the scaled lease duration): nothing for protocols that compare only readings of their own clock (timers already armed keep their instants), but with lease.expiry = renew_time that member finds the holder's renew time expired and takes a lease that is still being renewed: two holders at once",
@@ -732,6 +746,10 @@ fn all_but(keep: &[(u32, u32)], n: u32) -> Vec<(u32, u32)> {
         .filter(|&(a, b)| !kept(a, b))
         .collect()
 }
+
+/// The name of the scenario whose slowest `⌊n/2⌋` ids run with `mixed_multiplier`
+/// ([`Resolved::for_cluster`]).
+pub const MIXED_MULTIPLIER: &str = "mixed-multiplier";
 
 /// The holder's clock rate in `store-cut-slow-clock-within`: inside the 0.8 a lease tolerates.
 pub const CLOCK_RATE_WITHIN: f64 = 0.9;

@@ -81,6 +81,22 @@
 //! `raft+pre_vote+check_quorum+follower=hashicorp` (or any rule set) as a protocol of its own
 //! to search a system's frontier.
 //!
+//! # Is my disk good enough?
+//!
+//! After the search, the advised point (the recommendation, else the closest) runs
+//! `--disk-hours` steady-noise hours ([`DISK_HOURS`] by default; 0 skips it) on every disk
+//! preset of [`crate::disk::DISKS`] ([`disk_curve`]): the preset's `node.fsync_ms` replaces
+//! the run's, the seeds are the same for every preset, and unless `--set` names a workload
+//! the cluster writes ([`DISK_WORKLOAD`]: every 100 ms, committed by a majority, so the leader
+//! and its followers make each entry durable). Without writes a healthy Raft cluster never
+//! touches its disk and the disk could cause no election; with them a node waiting for its
+//! disk handles nothing else, and a slow write delays a heartbeat like a pause. The page
+//! plots false elections per day against each preset's fsync p99 with etcd's 10 ms line
+//! (phase `disk:NAME` in `points.csv`). The bully and the ring write nothing durable on
+//! their heartbeat path (only an epoch or incarnation, at an election or a boot), and the
+//! lease's members none at all; the lease's store makes every renewal durable on the same
+//! disk, so the lease's curve is what the store's disk does to its renewals.
+//!
 //! # Your cluster: `--config`
 //!
 //! With `--config FILE`, every point starts from that configuration (its parameters, network
@@ -128,6 +144,15 @@ pub const GRID_TIMEOUTS: usize = 9;
 /// count puts the estimate over the limit);
 /// a budget in hours, not in points, still reaches the point that holds.
 pub const CONFIRM_BUDGET: u64 = 4;
+/// The disk curve's default steady-noise hours per preset (`--disk-hours`).
+pub const DISK_HOURS: u64 = 8;
+
+/// The disk curve's write load when `--set` names none: a write every 100 ms, each a log
+/// entry that the leader and its followers make durable (`workload.commit = majority`).
+/// Without writes a healthy Raft cluster writes nothing to disk (heartbeats carry no
+/// entries) and the disk could not cause an election at all.
+pub const DISK_WORKLOAD: [&str; 2] = ["workload.interval_ms=100", "workload.commit=majority"];
+
 /// One steady-noise trial is this long: one hour.
 pub const HOUR_MS: f64 = 3_600_000.0;
 
@@ -178,6 +203,8 @@ pub struct TuneOptions {
     pub crash_trials: u64,
     /// Refinement rounds.
     pub rounds: u32,
+    /// Steady-noise hours per disk preset of the disk curve ([`disk_curve`]); 0 skips it.
+    pub disk_hours: u64,
     /// The first seed.
     pub first_seed: u64,
     /// Worker threads (0: all cores).
@@ -215,6 +242,7 @@ impl TuneOptions {
             max_hours: 96,
             crash_trials: 1000,
             rounds: 2,
+            disk_hours: DISK_HOURS,
             first_seed: 1,
             jobs: 0,
             progress: true,
@@ -308,6 +336,9 @@ impl TuneOptions {
                 "--crash-trials {}: expected 2 to 1000000",
                 self.crash_trials
             );
+        }
+        if self.disk_hours > 100_000 {
+            return usage!("--disk-hours {}: expected 0 to 100000", self.disk_hours);
         }
         if self.rounds > 8 {
             return usage!("--rounds {}: expected 0 to 8", self.rounds);
@@ -546,6 +577,18 @@ pub struct Advice {
     /// evaluated again under each real system's rule set ([`mapping::Mapping::rule_set`]), in
     /// the order the family's mappings name them, one per distinct rule set.
     pub systems: Vec<SystemCheck>,
+    /// The advised point's steady-noise hours on each disk preset ([`disk_curve`]), in
+    /// [`crate::disk::DISKS`] order; empty with `--disk-hours 0` or no advised point.
+    pub disks: Vec<DiskCheck>,
+}
+
+/// The advised point of a protocol on one disk preset (`node.disk`), phase `disk:NAME`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiskCheck {
+    /// The preset.
+    pub disk: &'static crate::disk::Disk,
+    /// The advised point's timing with that disk and [`DISK_WORKLOAD`]: steady hours only.
+    pub point: Point,
 }
 
 /// The advised point of a protocol run under one real system's rules (see the module docs,
@@ -783,6 +826,38 @@ pub fn point_cell(
     k: f64,
     scenario: &str,
 ) -> Result<Cell> {
+    point_cell_with(o, spec, t, k, scenario, o.fixed_params())
+}
+
+/// The parameters of the disk curve's point on `disk`: the run's fixed parameters with the
+/// disk's `node.fsync_ms` in place of any `node.fsync_ms` or `node.disk` given, and
+/// [`DISK_WORKLOAD`] in place of tune's `workload.interval_ms = 0` unless `--set` names a
+/// workload.
+pub fn disk_params(o: &TuneOptions, disk: &crate::disk::Disk) -> Vec<String> {
+    let key = crate::config::assignment_key;
+    let user_workload = o.set.iter().any(|a| key(a).starts_with("workload."));
+    let mut all: Vec<String> = o
+        .fixed_params()
+        .into_iter()
+        .filter(|a| !matches!(key(a), "node.fsync_ms" | "node.disk"))
+        .filter(|a| user_workload || !key(a).starts_with("workload."))
+        .collect();
+    if !user_workload {
+        all.extend(DISK_WORKLOAD.map(String::from));
+    }
+    all.push(format!("node.fsync_ms={}", disk.fsync()));
+    all
+}
+
+/// [`point_cell`] over the parameters `fixed` instead of the run's.
+fn point_cell_with(
+    o: &TuneOptions,
+    spec: &ProtocolSpec,
+    t: f64,
+    k: f64,
+    scenario: &str,
+    fixed: Vec<String>,
+) -> Result<Cell> {
     let mut sweep = crate::SweepSpec {
         name: Some(format!("tune-{}", o.name)),
         ..o.config
@@ -792,7 +867,7 @@ pub fn point_cell(
     }
     .one_cell(&spec.spec, o.nodes, scenario, &o.net);
     sweep.first_seed = None;
-    let mut all = o.fixed_params();
+    let mut all = fixed;
     all.extend(
         point_params(spec.kind, t, k)
             .into_iter()
@@ -1132,6 +1207,7 @@ impl Search<'_> {
             current: self.current,
             points: self.points,
             systems: Vec::new(),
+            disks: Vec::new(),
         }
     }
 }
@@ -1208,6 +1284,64 @@ fn check_systems(o: &TuneOptions, a: &Advice) -> Result<(Vec<SystemCheck>, u64)>
             spec: ProtocolSpec::parse(spec).map_or_else(|_| spec.to_string(), |s| s.spec),
             point,
         })
+        .collect();
+    Ok((checks, jobs.len() as u64))
+}
+
+/// The disk curve: `a`'s advised point run for `--disk-hours` steady-noise hours on every
+/// disk preset ([`crate::disk::DISKS`]), with [`DISK_WORKLOAD`], on the same seeds for every
+/// preset (so a difference comes from the disk): false elections per day against the disk's
+/// fsync p99, the question "is my disk good enough for these timeouts?". Returns the checks
+/// and the trials.
+fn disk_curve(o: &TuneOptions, a: &Advice) -> Result<(Vec<DiskCheck>, u64)> {
+    let Some(i) = a.advised().filter(|_| o.disk_hours > 0) else {
+        return Ok((Vec::new(), 0));
+    };
+    let p = &a.points[i];
+    let spec = ProtocolSpec::parse(&a.protocol)?;
+    let mut cells = Vec::new();
+    let mut points = Vec::new();
+    let mut jobs = Vec::new();
+    for (j, disk) in crate::disk::DISKS.iter().enumerate() {
+        let steady = point_cell_with(
+            o,
+            &spec,
+            p.timeout_ms,
+            p.ratio,
+            "steady-noise",
+            disk_params(o, disk),
+        )?;
+        // No crash trials: the curve is about false elections.
+        cells.push((steady.clone(), steady));
+        points.push(Point {
+            phase: format!("disk:{}", disk.name),
+            hours: 0.0,
+            false_elections: 0,
+            elections_started: 0,
+            leaderless_ms: 0.0,
+            crash_trials: 0,
+            failover_ms: Vec::new(),
+            budget_exceeded: 0,
+            faults_skipped: 0,
+            unsettled_starts: 0,
+            ..p.clone()
+        });
+        jobs.extend((0..o.disk_hours).map(|s| Job::Steady(j, o.first_seed + s)));
+    }
+    let mut progress = Progress::labelled(
+        o.progress,
+        "tune",
+        &format!("{} disks", a.protocol),
+        "steady-noise hours",
+        jobs.len() as u64,
+        rayon::current_num_threads(),
+    );
+    evaluate(&cells, &mut points, &jobs, &mut progress)?;
+    progress.finish();
+    let checks = crate::disk::DISKS
+        .iter()
+        .zip(points)
+        .map(|(disk, point)| DiskCheck { disk, point })
         .collect();
     Ok((checks, jobs.len() as u64))
 }
@@ -1328,6 +1462,9 @@ fn search(o: &TuneOptions, spec: &ProtocolSpec) -> Result<(Advice, Ran)> {
     let mut a = s.advice();
     let (systems, trials) = check_systems(o, &a)?;
     a.systems = systems;
+    a.trials += trials;
+    let (disks, trials) = disk_curve(o, &a)?;
+    a.disks = disks;
     a.trials += trials;
     let likely = |i: usize| a.points[i].verdict(limit_fe, o.max_p99_ms) == Verdict::Likely;
     if c.spent >= c.budget && a.chosen.is_some_and(likely) {
@@ -1499,6 +1636,10 @@ impl TuneOutcome {
             for c in &a.systems {
                 rows.push(row(&c.point, false, false));
             }
+            // The advised point on each disk preset (steady hours only).
+            for d in &a.disks {
+                rows.push(row(&d.point, false, false));
+            }
         }
         rows
     }
@@ -1549,6 +1690,7 @@ impl TuneOutcome {
             ("--max-hours", o.max_hours, d.max_hours),
             ("--crash-trials", o.crash_trials, d.crash_trials),
             ("--rounds", u64::from(o.rounds), u64::from(d.rounds)),
+            ("--disk-hours", o.disk_hours, d.disk_hours),
             ("--first-seed", o.first_seed, d.first_seed),
         ] {
             if v != dv {
@@ -1606,6 +1748,19 @@ impl TuneOutcome {
                 "confirm_budget_hours": CONFIRM_BUDGET * o.max_hours,
                 "crash_trials": o.crash_trials,
                 "first_seed": o.first_seed,
+            },
+            "disk_curve": {
+                "hours_per_disk": o.disk_hours,
+                "workload": if o.set.iter().any(|a| crate::config::assignment_key(a).starts_with("workload.")) {
+                    json!("as --set")
+                } else {
+                    json!(DISK_WORKLOAD)
+                },
+                "disks": crate::disk::DISKS.iter().map(|d| json!({
+                    "disk": d.name,
+                    "fsync": d.fsync(),
+                    "p99_ms": sig3(d.p99_ms()),
+                })).collect::<Vec<_>>(),
             },
             "trials": self.trials,
             "points": self.advice.iter().map(|a| a.points.len()).sum::<usize>(),

@@ -163,13 +163,13 @@ impl Case {
 fn quorum_rule(built: &Built) -> QuorumRule {
     let id = NodeId(1);
     match built {
-        Built::Bully(c) => election_bully::Bully::new(id, c.clone()).quorum_rule(),
-        Built::Ring(c, _) => election_ring::Ring::new(id, c.clone()).quorum_rule(),
-        Built::Raft(c) => election_raft::Raft::new(id, c.clone()).quorum_rule(),
-        Built::Lease(c) => election_lease::Lease::new(id, c.clone()).quorum_rule(),
+        Built::Bully(c) => election_bully::Bully::new(id, c.of(id)).quorum_rule(),
+        Built::Ring(c, _) => election_ring::Ring::new(id, c.of(id)).quorum_rule(),
+        Built::Raft(c) => election_raft::Raft::new(id, c.of(id)).quorum_rule(),
+        Built::Lease(c) => election_lease::Lease::new(id, c.of(id)).quorum_rule(),
         Built::LeaseStore(c) => election_store::LeaseGroup::new(id, c).quorum_rule(),
-        Built::Raftrs(c) => election_raftrs::RaftRs::new(id, c.clone()).quorum_rule(),
-        Built::OmniPaxos(c) => election_omnipaxos::OmniPaxos::new(id, c.clone()).quorum_rule(),
+        Built::Raftrs(c) => election_raftrs::RaftRs::new(id, c.of(id)).quorum_rule(),
+        Built::OmniPaxos(c) => election_omnipaxos::OmniPaxos::new(id, c.of(id)).quorum_rule(),
     }
 }
 

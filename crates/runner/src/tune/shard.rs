@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{finish, Advice, Point, Ran, Search, SystemCheck, TuneOptions, TuneOutcome};
+use super::{finish, Advice, DiskCheck, Point, Ran, Search, SystemCheck, TuneOptions, TuneOutcome};
 use crate::error::{Error, Result};
 use crate::protocol::ProtocolSpec;
 use crate::shard::Shard;
@@ -59,6 +59,7 @@ fn options_json(o: &TuneOptions) -> Result<Value> {
         "max_hours": o.max_hours,
         "crash_trials": o.crash_trials,
         "rounds": o.rounds,
+        "disk_hours": o.disk_hours,
         "first_seed": o.first_seed,
     }))
 }
@@ -106,6 +107,10 @@ pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Result<Value> {
                 "systems": a.systems.iter().map(|c| json!({
                     "spec": c.spec,
                     "point": point_json(&c.point),
+                })).collect::<Vec<_>>(),
+                "disks": a.disks.iter().map(|d| json!({
+                    "disk": d.disk.name,
+                    "point": point_json(&d.point),
                 })).collect::<Vec<_>>(),
             })
         })
@@ -214,6 +219,7 @@ impl Reader<'_> {
         o.crash_trials = self.count(v, "crash_trials")?;
         o.rounds = u32::try_from(self.count(v, "rounds")?)
             .map_err(|_| self.bad("rounds", &v["rounds"]))?;
+        o.disk_hours = self.count(v, "disk_hours")?;
         o.first_seed = self.count(v, "first_seed")?;
         o.out = out.to_path_buf();
         o.progress = false;
@@ -330,6 +336,18 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
                     Ok(SystemCheck {
                         point: r.point(r.get(c, "point")?, &spec)?,
                         spec: spec.spec,
+                    })
+                })
+                .collect::<Result<_>>()?;
+            a.disks = r
+                .array(s, "disks")?
+                .iter()
+                .map(|d| {
+                    let disk = crate::disk::named(&r.text(d, "disk")?)
+                        .ok_or_else(|| r.bad("disks.disk", d))?;
+                    Ok(DiskCheck {
+                        disk,
+                        point: r.point(r.get(d, "point")?, spec)?,
                     })
                 })
                 .collect::<Result<_>>()?;
