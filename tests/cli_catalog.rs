@@ -30,6 +30,8 @@ fn scenarios_lists_the_whole_catalog() {
         "follower-isolation-rejoin",
         "lossy-leader-crash",
         "store-cut-holder",
+        "store-crash",
+        "store-quorum-loss",
         "store-slow",
         "store-cut-slow-clock-within",
         "store-cut-slow-clock-beyond",
@@ -45,6 +47,7 @@ fn scenarios_lists_the_whole_catalog() {
         "slow-leader",
         "amnesia-recover",
         "planned-handover",
+        "store-split",
         "steady-noise",
     ] {
         assert!(
@@ -53,11 +56,11 @@ fn scenarios_lists_the_whole_catalog() {
             "{name} missing from:\n{out}"
         );
     }
-    // 18 scenarios of `all` (14, and 4 on the lease store), then a heading for the 11 gray ones
+    // 20 scenarios of `all` (14, and 6 on the lease store), then a heading for the 14 gray ones
     // and one for steady-noise (each with a blank line either side).
     assert_eq!(
         out.lines().filter(|l| !l.trim().is_empty()).count(),
-        18 + 1 + 11 + 1 + 1
+        20 + 1 + 14 + 1 + 1
     );
     assert!(out.contains("Gray failures (not part of `all`"));
 }

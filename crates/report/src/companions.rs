@@ -11,10 +11,18 @@
 //! cluster explored, as the exploration's own report computes it. A companion is summarised
 //! only when both its `summary.csv` and its report page are there, and only in the reports of
 //! other sweeps (not in the gray report, which CI regenerates before the exploration).
+//!
+//! The gray sweep also answers the questions users of leader election ask most (issue #31):
+//! is a lease more available than its store, what does a planned restart cost against a
+//! crash, what do a stale connection, mixed timer multipliers and a clock step do. Those lines
+//! ([`asked_lines`]) quote the gray sweep's cells at its largest size, rounded as the report
+//! rounds every statistic ([`shown`]), and leave out any line whose cells did not run.
 
 use std::path::Path;
 
+use crate::data::{Results, Stat, SummaryRow};
 use crate::doc::{spans, Inline};
+use crate::quote::shown;
 
 /// One protocol's liveness over the gray sweep.
 #[derive(Clone, Debug, PartialEq)]
@@ -196,14 +204,128 @@ pub(crate) fn explore_line(rows: &[ExploreShare], page: &str) -> Vec<Inline> {
             if e.sampled { ", a sample" } else { "" }
         ));
     }
-    s.push_str(". The lease's store link is never cut in either.");
+    s.push_str(". A protocol with a store (the lease) is explored on the links between its members and the store, the only ones it uses.");
     spans(&s)
+}
+
+/// The cell of `results` for `protocol` at `nodes` under `scenario` (no varied parameter), if
+/// it ran and measured something.
+fn cell<'a>(
+    results: &'a Results,
+    protocol: &str,
+    nodes: u32,
+    scenario: &str,
+) -> Option<&'a SummaryRow> {
+    results.summary.iter().find(|r| {
+        r.key.protocol == protocol
+            && r.key.nodes == nodes
+            && r.key.scenario == scenario
+            && r.key.params.is_empty()
+            && r.ran()
+    })
+}
+
+/// `protocol`'s `stat` in `scenario` at `nodes`, as the report quotes it, with the spec.
+fn quoted(
+    results: &Results,
+    protocol: &str,
+    nodes: u32,
+    scenario: &str,
+    stat: Stat,
+) -> Option<String> {
+    let r = cell(results, protocol, nodes, scenario)?;
+    r.get(stat)?;
+    Some(format!("`{protocol}` {}", shown(results, r, stat)))
+}
+
+/// The size the question lines quote: the gray sweep's largest.
+fn asked_size(gray: &Results) -> Option<u32> {
+    gray.sizes().into_iter().max()
+}
+
+/// The guide's answers to the questions users ask most (issue #31), computed from the gray
+/// sweep (`gray`, its page at `page`) and, for the cost of a crash that a planned hand-over is
+/// compared with, this report's own `leader-crash` (`own`). Each line is there only when the
+/// cells it quotes ran; every number is a summary statistic as the report rounds it
+/// ([`shown`]), with its 95 % interval where it has one.
+pub(crate) fn asked_lines(gray: &Results, own: &Results, page: &str) -> Vec<Vec<Inline>> {
+    let Some(n) = asked_size(gray) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let protocols = gray.protocols();
+    let list = |scenario: &str, stat: Stat| -> Vec<String> {
+        protocols
+            .iter()
+            .filter_map(|p| quoted(gray, p, n, scenario, stat))
+            .collect()
+    };
+    let at = format!("[gray sweep]({page}), n = {n}");
+    // A lease is as available as its store.
+    let lost = list("store-quorum-loss", Stat::UnavailableMean);
+    let crash = list("store-crash", Stat::UnavailableMean);
+    if !lost.is_empty() && !crash.is_empty() {
+        out.push(spans(&format!(
+            "**A lease is as available as its store** ({at}, mean ms without a quorum leader): store quorum lost (`store-quorum-loss`) {}; one store endpoint down (`store-crash`) {} (`+store_nodes=3`: the store a 3-endpoint Raft group).",
+            lost.join(", "),
+            crash.join(", ")
+        )));
+    }
+    // A planned restart against a crash: each protocol's pair.
+    let pairs: Vec<String> = protocols
+        .iter()
+        .filter_map(|p| {
+            let planned = cell(gray, p, n, "planned-handover")?;
+            let crashed = cell(own, p, n, "leader-crash")?;
+            Some(format!(
+                "`{p}` {} ({})",
+                shown(gray, planned, Stat::WriteUnavailableMean),
+                shown(own, crashed, Stat::WriteUnavailableMean)
+            ))
+        })
+        .collect();
+    if !pairs.is_empty() {
+        out.push(spans(&format!(
+            "**A planned restart** (`planned-handover`: the leader hands over, then stops; {at}, mean ms without a write taken, a crash's (`leader-crash`, this report) in parentheses): {}.",
+            pairs.join(", ")
+        )));
+    }
+    // A half-dead connection, mixed timings, clock steps.
+    let stale = list("stale-connection", Stat::FailoverP50);
+    let mixed = list("mixed-multiplier", Stat::FailoverP50);
+    let mut parts = Vec::new();
+    if !stale.is_empty() {
+        parts.push(format!(
+            "stale connections until a keep-alive (`stale-connection`) {}",
+            stale.join(", ")
+        ));
+    }
+    if !mixed.is_empty() {
+        parts.push(format!(
+            "half the nodes on 5× timers (`mixed-multiplier`, Consul's `raft_multiplier`) {}",
+            mixed.join(", ")
+        ));
+    }
+    if !parts.is_empty() {
+        out.push(spans(&format!(
+            "**Transport and timing** ({at}, failover p50 ms after the leader is lost): {}.",
+            parts.join("; ")
+        )));
+    }
+    let jump = list("clock-jump-follower", Stat::SplitRate);
+    if jump.len() > 1 {
+        out.push(spans(&format!(
+            "**A clock step** (`clock-jump-follower`, {at}, trials with two leaders at once): {} (`+expiry=renew_time` reads the holder's clock, as some lease libraries do). A leader that keeps writing after its loss: `leader.stop_lag_ms`; a slow disk: `tune`'s disk curve.",
+            jump.join(", ")
+        )));
+    }
+    out
 }
 
 /// The companion lines for a report of `results_dir` written to `out_dir`: the gray sweep's
 /// and the exploration's, each if its summary and its report page are there; none for the
 /// gray sweep's or the exploration's own report.
-pub(crate) fn guide_lines(results_dir: &Path, out_dir: &Path) -> Vec<Vec<Inline>> {
+pub(crate) fn guide_lines(this: &Results, results_dir: &Path, out_dir: &Path) -> Vec<Vec<Inline>> {
     let own = results_dir.file_name().and_then(|s| s.to_str());
     let (Some(results), Some(reports)) = (results_dir.parent(), out_dir.parent()) else {
         return Vec::new();
@@ -217,6 +339,11 @@ pub(crate) fn guide_lines(results_dir: &Path, out_dir: &Path) -> Vec<Vec<Inline>
             if !rows.is_empty() {
                 out.push(gray_line(&rows, "../gray/REPORT.md"));
             }
+        }
+    }
+    if reports.join("gray/REPORT.md").is_file() {
+        if let Ok(gray) = Results::load(&results.join("gray")) {
+            out.extend(asked_lines(&gray, this, "../gray/REPORT.md"));
         }
     }
     if reports.join("explore/REPORT.md").is_file() {

@@ -105,7 +105,7 @@ impl Tone {
 
 /// Every verdict word the report uses and its tone: the one list the matrix takes its words
 /// from ([`verdict`]) and the HTML page colours them by ([`tone_of`]).
-pub const VERDICTS: [(&str, Tone); 21] = [
+pub const VERDICTS: [(&str, Tone); 22] = [
     ("pass", Tone::Good),
     ("fails", Tone::Bad),
     ("best", Tone::Good),
@@ -127,6 +127,7 @@ pub const VERDICTS: [(&str, Tone); 21] = [
     ("O(n²)", Tone::Bad),
     ("members only", Tone::Good),
     ("single point of failure", Tone::Bad),
+    ("a quorum of its own", Tone::Fair),
 ];
 
 /// The tone of a verdict word of [`VERDICTS`].

@@ -275,7 +275,7 @@ pub fn render_report(
         .map(|s| reference::Closeness::parse(&s))
         .unwrap_or_default();
     // The gray sweep and the exploration beside this report, if they are there.
-    let companions = companions::guide_lines(results_dir, out_dir);
+    let companions = companions::guide_lines(&results, results_dir, out_dir);
     let md = markdown::write_report(
         &results,
         opts,

@@ -506,6 +506,48 @@ pub(crate) fn write_report(
             }
         }
         let all_sizes = results.sizes();
+        // Reasons that differ only in the scenario named first, over the same sizes and
+        // protocols, share one line: "a, b and c: each acts on …".
+        struct Merged {
+            names: Vec<String>,
+            rest: String,
+            sizes: Vec<u32>,
+            protos: Vec<String>,
+        }
+        let mut merged: Vec<Merged> = Vec::new();
+        for (why, mut sizes, protos) in reasons {
+            sizes.sort_unstable();
+            let (first, rest) = why.split_once(' ').unwrap_or((why.as_str(), ""));
+            match merged.iter_mut().find(|m| {
+                m.rest == rest && m.sizes == sizes && m.protos == protos && !rest.is_empty()
+            }) {
+                Some(m) => m.names.push(first.to_string()),
+                None => merged.push(Merged {
+                    names: vec![first.to_string()],
+                    rest: rest.to_string(),
+                    sizes,
+                    protos,
+                }),
+            }
+        }
+        let mut reasons: Vec<(String, Vec<u32>, Vec<String>)> = merged
+            .into_iter()
+            .map(
+                |Merged {
+                     names,
+                     rest,
+                     sizes,
+                     protos,
+                 }| {
+                    let why = if names.len() == 1 {
+                        format!("{} {rest}", names[0])
+                    } else {
+                        format!("{}: each {rest}", names.join(", "))
+                    };
+                    (why, sizes, protos)
+                },
+            )
+            .collect();
         let lines: Vec<Vec<Inline>> = reasons
             .iter_mut()
             .map(|(why, sizes, protos)| {

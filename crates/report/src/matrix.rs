@@ -19,7 +19,7 @@
 //! | split brain under partition | the scenarios that cut links and reach the protocol; focus size | the worst: `split_brain_rate`, mean `split_brain_ms`, and its writes taken and refused | `none`, `brief` (< 1 ms), `lasting` |
 //! | liveness | every cell | measured trials whose `outcome` is `no-leader` or `livelock` (no settled quorum leader although a connected majority existed), the first failing seed | `pass`, `fails` |
 //! | churn | the recovery and flapping scenarios (the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
-//! | depends on | the protocol's family | service endpoints (a lease's store) | `a store: single point of failure`, or `members only` |
+//! | depends on | the protocol's family | service endpoints (a lease's store) | `a store: single point of failure`, `a lock store of K endpoints: a quorum of its own` (a replicated store), or `members only` |
 //!
 //! A number summed or counted over several cells is in the appendix's by-protocol table
 //! ([`crate::findings::BY_PROTOCOL`]) and links there. A cell with no measured trial reads `–`.
@@ -700,8 +700,9 @@ impl<'a> Builder<'a, '_> {
         );
     }
 
-    /// What the protocol needs besides its members: a lease's store is one endpoint whose
-    /// loss stops every election.
+    /// What the protocol needs besides its members: a lease's single store is one endpoint
+    /// whose loss stops every election; a replicated store (`lease.store_nodes` ≥ 2) needs a
+    /// quorum of its own endpoints.
     fn depends_on(&mut self) {
         let cells: Cells = self
             .series
@@ -709,7 +710,15 @@ impl<'a> Builder<'a, '_> {
             .map(|s| {
                 let services = election_runner::protocol::ProtocolSpec::parse(&s.protocol)
                     .map_or(0, |p| p.services());
-                Some(if services > 0 {
+                Some(if services > 1 {
+                    (
+                        1.0,
+                        vec![
+                            text(format!("a lock store of {services} endpoints: ")),
+                            verdict("a quorum of its own"),
+                        ],
+                    )
+                } else if services > 0 {
                     (
                         1.0,
                         vec![text("a lock store: "), verdict("single point of failure")],
@@ -724,7 +733,7 @@ impl<'a> Builder<'a, '_> {
         }
         self.column(
             "depends on".to_string(),
-            "a lease is granted by a store (etcd, the Kubernetes API server), modelled as one endpoint that never crashes: while it is unreachable nobody can acquire or renew".to_string(),
+            "a lease is granted by a store (etcd, the Kubernetes API server): one endpoint (`lease`), or a Raft group of several (`lease.store_nodes`) that works while a majority of its endpoints do; while the store is unreachable or has lost its quorum nobody can acquire or renew (`store-crash`, `store-quorum-loss`)".to_string(),
             cells,
             |_, _| None,
         );
@@ -856,7 +865,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
             })
             .collect();
         out.push(format!(
-            "**A service that already runs etcd or Kubernetes**: {}, whose store is already run and whose election is one compare-and-swap. {}. The store is its single point of failure{}.",
+            "**A service that already runs etcd or Kubernetes**: {}, whose store is already run and whose election is one compare-and-swap. {}. The lease is as available as its store (`store-crash`, `store-quorum-loss`){}.",
             names(&stores),
             parts.join("; "),
             c.results.manifest.config["timing"]["lease"]

@@ -238,7 +238,7 @@ pub const FAMILIES: [Family; 6] = [
                 raft.leader_send = election_raft::LeaderSend::Persisted;
                 let sc = StoreConfig::new(c, raft);
                 sc.validate()?;
-                return Ok(Built::LeaseStore(Arc::new(sc)));
+                return Ok(Built::LeaseStore(PerNode::shared(sc)));
             }
             c.validate()?;
             Ok(Built::Lease(PerNode::shared(c)))
@@ -559,7 +559,7 @@ pub enum Built {
     /// Lease.
     Lease(PerNode<LeaseConfig>),
     /// Lease with a replicated store (`lease.store_nodes` > 1).
-    LeaseStore(Arc<StoreConfig>),
+    LeaseStore(PerNode<StoreConfig>),
     /// raft-rs.
     Raftrs(PerNode<RaftrsConfig>),
     /// Omni-Paxos.
@@ -587,12 +587,6 @@ impl Built {
     pub fn new(kind: ProtocolKind, n: u32, r: &Resolved) -> Result<Built, String> {
         let build = kind.family().build;
         let mut built = build(n, r)?;
-        if let (Built::LeaseStore(c), Some(&(id, k))) = (&built, r.timing_multiplier.first()) {
-            return Err(format!(
-                "node.timing_multiplier = {id}:{k}: per-node timings are not modelled for a lease with a replicated store (lease.store_nodes = {})",
-                c.lease.stores
-            ));
-        }
         for &(id, k) in &r.timing_multiplier {
             if id > n {
                 return Err(format!(
@@ -617,6 +611,8 @@ impl Built {
             (Built::Ring(p, _), Built::Ring(o, _)) => put(p, id, o),
             (Built::Raft(p), Built::Raft(o)) => put(p, id, o),
             (Built::Lease(p), Built::Lease(o)) => put(p, id, o),
+            // A member's own timing; the store's endpoints (ids above n) keep the shared one.
+            (Built::LeaseStore(p), Built::LeaseStore(o)) => put(p, id, o),
             (Built::Raftrs(p), Built::Raftrs(o)) => put(p, id, o),
             (Built::OmniPaxos(p), Built::OmniPaxos(o)) => put(p, id, o),
             _ => unreachable!("a family builds its own variant"),
@@ -630,7 +626,7 @@ impl Built {
             Built::Ring(p, _) => p.mixed(),
             Built::Raft(p) => p.mixed(),
             Built::Lease(p) => p.mixed(),
-            Built::LeaseStore(_) => false,
+            Built::LeaseStore(p) => p.mixed(),
             Built::Raftrs(p) => p.mixed(),
             Built::OmniPaxos(p) => p.mixed(),
         }
@@ -652,7 +648,7 @@ impl Built {
     pub fn services(&self) -> u32 {
         match self {
             Built::Lease(c) => c.of(NodeId(1)).stores,
-            Built::LeaseStore(c) => c.lease.stores,
+            Built::LeaseStore(c) => c.of(NodeId(1)).lease.stores,
             other => other.kind().family().services,
         }
     }
@@ -699,8 +695,8 @@ impl Built {
                 driver.drive(move |id| Lease::new(id, c.of(id)))
             }
             Built::LeaseStore(c) => {
-                let c = Arc::clone(c);
-                driver.drive(move |id| LeaseGroup::new(id, &c))
+                let c = c.clone();
+                driver.drive(move |id| LeaseGroup::new(id, &c.of(id)))
             }
             Built::Raftrs(c) => {
                 let c = c.clone();

@@ -167,7 +167,7 @@ fn quorum_rule(built: &Built) -> QuorumRule {
         Built::Ring(c, _) => election_ring::Ring::new(id, c.of(id)).quorum_rule(),
         Built::Raft(c) => election_raft::Raft::new(id, c.of(id)).quorum_rule(),
         Built::Lease(c) => election_lease::Lease::new(id, c.of(id)).quorum_rule(),
-        Built::LeaseStore(c) => election_store::LeaseGroup::new(id, c).quorum_rule(),
+        Built::LeaseStore(c) => election_store::LeaseGroup::new(id, &c.of(id)).quorum_rule(),
         Built::Raftrs(c) => election_raftrs::RaftRs::new(id, c.of(id)).quorum_rule(),
         Built::OmniPaxos(c) => election_omnipaxos::OmniPaxos::new(id, c.of(id)).quorum_rule(),
     }

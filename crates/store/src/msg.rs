@@ -173,11 +173,13 @@ impl Wire for StoreMsg {
         }
     }
 
-    /// The member a forwarded request or answer is for, else what the inner message names.
+    /// The member a forwarded request or answer is for, else what a lease message names. A
+    /// Raft message between endpoints names none: its ids are the store group's own (`1..=s`,
+    /// endpoint `n + k` is `k`), not members, so a driver must not check them against `n`.
     fn named_node(&self) -> Option<NodeId> {
         match self {
             StoreMsg::Client(m) => m.named_node(),
-            StoreMsg::Peer { raft, .. } => raft.named_node(),
+            StoreMsg::Peer { .. } => None,
             StoreMsg::Forward { client, .. } | StoreMsg::Reply { client, .. } => Some(*client),
         }
     }
