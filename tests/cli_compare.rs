@@ -93,6 +93,23 @@ fn compare_finds_a_real_change_with_its_sign_and_none_between_identical_runs() {
     // Significant changes come first, and the table says so.
     assert_eq!(rows[0]["significant"], "true");
     assert!(out.contains("raft n=3 leader-crash lan"), "{out}");
+    // In criterion's words: a slower failover regressed; the other way round it improved.
+    let rows_saying = |out: &str, w: &str| {
+        out.lines()
+            .filter(|l| l.ends_with(&format!("  {w}")))
+            .count()
+    };
+    assert!(
+        rows_saying(&out, "regressed") == 2 && rows_saying(&out, "improved") == 0,
+        "{out}"
+    );
+    assert!(out.contains(", 0 improved"), "{out}");
+    let back = ok(&bench(&["compare", "b", "a", "--out", "faster"], d.path()));
+    assert!(
+        rows_saying(&back, "improved") == 2 && rows_saying(&back, "regressed") == 0,
+        "{back}"
+    );
+    assert!(back.contains(": 0 regressed, "), "{back}");
     // A's value is summary.csv's column of the same name.
     let summary = fs::read_to_string(d.path().join("a/summary.csv")).unwrap();
     let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();

@@ -224,7 +224,7 @@ where
     // Lay the legend out in rows.
     let style = text_style(LEGEND_PX);
     let usable = w.saturating_sub(40) as i32;
-    let mut rows: Vec<Vec<(i32, &str, RGBColor, usize)>> = vec![Vec::new()];
+    let mut rows: Vec<Vec<LegendItem<'_>>> = vec![Vec::new()];
     let mut x = 0;
     for (label, colour) in series {
         let (tw, _) = root.estimate_text_size(label, &style)?;
@@ -240,6 +240,34 @@ where
     let row_h = 28;
     let legend_h = rows.len() as u32 * row_h as u32 + 8;
     let (legend, panels) = body.split_vertically(legend_h);
+    draw_legend(&legend, &rows, row_h, swatch, &style)?;
+    // A chart taller than a screen repeats its legend under the panels, so that a reader
+    // scrolled to the bottom of the HTML page still sees which colour is which.
+    let (_, h) = panels.dim_in_pixel();
+    if h > TALL_CHART_PX && !series.is_empty() {
+        let (panels, bottom) = panels.split_vertically(h - legend_h);
+        draw_legend(&bottom.margin(4, 0, 0, 0), &rows, row_h, swatch, &style)?;
+        return Ok(panels);
+    }
+    Ok(panels)
+}
+
+/// A chart taller than this (px, under its legend) repeats the legend at its foot.
+const TALL_CHART_PX: u32 = 1600;
+
+/// One legend item: its x, label, colour and series index (for the marker).
+type LegendItem<'a> = (i32, &'a str, RGBColor, usize);
+
+fn draw_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, Shift>,
+    rows: &[Vec<LegendItem<'_>>],
+    row_h: i32,
+    swatch: Swatch,
+    style: &TextStyle,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
     for (r, row) in rows.iter().enumerate() {
         let y = r as i32 * row_h + 12;
         for &(x, label, colour, k) in row {
@@ -249,7 +277,7 @@ where
                         vec![(x, y), (x + 28, y)],
                         colour.stroke_width(line_width(k)),
                     ))?;
-                    draw_marker(&legend, (x + 14, y), k, colour)?;
+                    draw_marker(legend, (x + 14, y), k, colour)?;
                 }
                 Swatch::Plain => {
                     legend.draw(&PathElement::new(
@@ -271,7 +299,7 @@ where
             ))?;
         }
     }
-    Ok(panels)
+    Ok(())
 }
 
 /// Draws a centred note in an empty panel.

@@ -158,6 +158,12 @@ impl Metric {
         }
     }
 
+    /// Is a higher value better? Only for the share of converged trials; for times,
+    /// messages, split brain and stale writes lower is better.
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Metric::ConvergedRate)
+    }
+
     /// Median or mean.
     pub fn statistic(self) -> Statistic {
         match self {
@@ -226,6 +232,19 @@ impl Change {
     /// B − A.
     pub fn diff(&self) -> f64 {
         self.b - self.a
+    }
+
+    /// criterion's words for the change from A to B: `improved` or `regressed` when it is
+    /// significant (by the metric's better direction, [`Metric::higher_is_better`]), else
+    /// `within noise`.
+    pub fn verdict(&self) -> &'static str {
+        if !self.significant {
+            "within noise"
+        } else if (self.diff() > 0.0) == self.metric.higher_is_better() {
+            "improved"
+        } else {
+            "regressed"
+        }
     }
 
     /// (B − A) / A; `None` when A is 0.
@@ -700,8 +719,20 @@ impl Comparison {
 
     fn headline(&self) -> String {
         let sig = self.significant().count();
+        let regressed = self
+            .significant()
+            .filter(|c| c.verdict() == "regressed")
+            .count();
+        let sig = if sig > 0 {
+            format!(
+                "{sig} significant: {regressed} regressed, {} improved",
+                sig - regressed
+            )
+        } else {
+            format!("{sig} significant")
+        };
         format!(
-            "{} common cells ({} only in A, {} only in B{}), {} tests, {} significant{}",
+            "{} common cells ({} only in A, {} only in B{}), {} tests, {}{}",
             self.common,
             self.only_a.len(),
             self.only_b.len(),
@@ -740,8 +771,10 @@ impl Comparison {
             let _ = writeln!(out, "no significant change");
             return out;
         }
-        let header = ["cell", "metric", "A", "B", "B - A", "interval", "change"];
-        let rows: Vec<[String; 7]> = sig
+        let header = [
+            "cell", "metric", "A", "B", "B - A", "interval", "change", "verdict",
+        ];
+        let rows: Vec<[String; 8]> = sig
             .iter()
             .take(max_rows)
             .map(|c| {
@@ -753,6 +786,7 @@ impl Comparison {
                     signed(c.diff()),
                     format!("[{}, {}]", signed(c.lo), signed(c.hi)),
                     c.rel_text(),
+                    c.verdict().to_string(),
                 ]
             })
             .collect();
@@ -766,7 +800,7 @@ impl Comparison {
             let mut s = String::new();
             for (i, x) in f.iter().enumerate() {
                 let pad = w[i] - x.chars().count();
-                if i < 2 {
+                if i < 2 || i == 7 {
                     s.push_str(x);
                     s.push_str(&" ".repeat(pad));
                 } else {
@@ -1099,9 +1133,10 @@ fn table(rows: &[&Change]) -> Table {
         "B − A",
         "interval",
         "change",
+        "verdict",
         "values A / B",
     ])
-    .aligned([Left, Left, Right, Right, Right, Right, Right, Right]);
+    .aligned([Left, Left, Right, Right, Right, Right, Right, Left, Right]);
     for c in rows {
         t.rows.push(vec![
             Cell::new(vec![code(&c.label)]),
@@ -1111,6 +1146,11 @@ fn table(rows: &[&Change]) -> Table {
             Cell::text(signed(c.diff())).sorted_by(c.diff()),
             Cell::text(format!("[{}, {}]", signed(c.lo), signed(c.hi))),
             Cell::text(c.rel_text()).sorted_by(c.size()),
+            if c.significant {
+                Cell::new(vec![doc::verdict(c.verdict())])
+            } else {
+                Cell::text(c.verdict())
+            },
             Cell::text(format!("{} / {}", c.n_a, c.n_b)),
         ]);
     }

@@ -105,7 +105,7 @@ impl Tone {
 
 /// Every verdict word the report uses and its tone: the one list the matrix takes its words
 /// from ([`verdict`]) and the HTML page colours them by ([`tone_of`]).
-pub const VERDICTS: [(&str, Tone); 22] = [
+pub const VERDICTS: [(&str, Tone); 24] = [
     ("pass", Tone::Good),
     ("fails", Tone::Bad),
     ("best", Tone::Good),
@@ -128,6 +128,8 @@ pub const VERDICTS: [(&str, Tone); 22] = [
     ("members only", Tone::Good),
     ("single point of failure", Tone::Bad),
     ("a quorum of its own", Tone::Fair),
+    ("improved", Tone::Good),
+    ("regressed", Tone::Bad),
 ];
 
 /// The tone of a verdict word of [`VERDICTS`].

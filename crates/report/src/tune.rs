@@ -242,6 +242,24 @@ impl Chart for DiskChart<'_> {
             xhi = xhi.max(d.p99_ms());
         }
         let (xlo, xhi) = (xlo / 1.5, xhi * 1.5);
+        // One tick per preset's p99 (and etcd's line), each named: presets with the same p99
+        // share a tick and a label.
+        let mut ticks: Vec<(f64, Vec<&str>)> = Vec::new();
+        for d in disks {
+            let p = d.p99_ms();
+            match ticks.iter_mut().find(|t| (t.0 / p - 1.0).abs() < 0.01) {
+                Some(t) => t.1.push(d.name),
+                None => ticks.push((p, vec![d.name])),
+            }
+        }
+        ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut keys: Vec<f64> = ticks.iter().map(|t| t.0).collect();
+        if !keys
+            .iter()
+            .any(|k| (k / election_runner::disk::ETCD_P99_MS - 1.0).abs() < 0.01)
+        {
+            keys.push(election_runner::disk::ETCD_P99_MS);
+        }
         let mut ymax = o.max_false_per_day * 10.0;
         for a in &self.outcome.advice {
             for c in &a.disks {
@@ -255,7 +273,10 @@ impl Chart for DiskChart<'_> {
             .margin(8)
             .x_label_area_size(44)
             .y_label_area_size(70)
-            .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+            .build_cartesian_2d(
+                (xlo..xhi).log_scale().with_key_points(keys),
+                (ylo..yhi).log_scale(),
+            )?;
         chart
             .configure_mesh()
             .x_desc("fsync p99 of the disk preset, ms")
@@ -285,6 +306,15 @@ impl Chart for DiskChart<'_> {
             (etcd * 1.05, yhi / 1.6),
             text_style(14),
         )))?;
+        // The presets' names, staggered in height so that neighbours do not overlap.
+        for (k, (p99, names)) in ticks.iter().enumerate() {
+            let y = ZERO_PER_DAY * 3.0 * 2.2f64.powi(k as i32 % 3);
+            chart.draw_series(std::iter::once(Text::new(
+                names.join(" / "),
+                (p99 * 1.04, y),
+                text_style(13),
+            )))?;
+        }
         for (k, a) in self.outcome.advice.iter().enumerate() {
             if a.disks.is_empty() {
                 continue;
