@@ -40,6 +40,25 @@ pub struct ChartInfo {
     pub png: Option<String>,
 }
 
+/// The detection window (`detect_timeout_ms + detect_jitter_ms`) of a protocol spec that runs
+/// at a time scale of its own (`lease+profile=k8s`: every time 100×,
+/// `election_runner::params::K8S_TIME_SCALE`), from the manifest's `timing.specs`; `None`
+/// for a spec at the sweep's time scale.
+pub(crate) fn own_window(results: &Results, protocol: &str) -> Option<f64> {
+    let t = &results.manifest.config["timing"]["specs"][protocol];
+    Some(t["detect_timeout_ms"].as_f64()? + t["detect_jitter_ms"].as_f64()?)
+}
+
+/// [`series_for`] without the series at a time scale of their own ([`own_window`]): what
+/// charts draw on shared axes and what the guide and findings rank. Such a series is in the
+/// decision matrix (graded against its own window, not ranked) and in the tables.
+pub(crate) fn compared_series(results: &Results, net: &str) -> Vec<Series> {
+    series_for(results, net)
+        .into_iter()
+        .filter(|s| own_window(results, &s.protocol).is_none())
+        .collect()
+}
+
 /// The series of one net: every protocol (legend order) and, within it, every combination of
 /// varied parameters in order of first appearance.
 pub(crate) fn series_for(results: &Results, net: &str) -> Vec<Series> {
@@ -171,7 +190,7 @@ pub(crate) fn render_charts(
             results,
             opts,
             net,
-            series: series_for(results, net),
+            series: compared_series(results, net),
             dir: &dir,
             suffix,
             multi_net: nets.len() > 1,

@@ -7,7 +7,7 @@
 use crate::data::{CellKey, Results, Stat, SummaryRow};
 use crate::doc::Severity;
 use crate::figures::{
-    failover_scenarios, leader_change_scenarios, nearest_size, series_for, ChartInfo,
+    compared_series, failover_scenarios, leader_change_scenarios, nearest_size, ChartInfo,
 };
 use crate::markdown::{chart_link, table_link};
 use crate::quote::{pct, ranked, shown, tie_names, Ranked};
@@ -52,7 +52,7 @@ impl<'a> Ctx<'a> {
 
     /// Ran cells of one scenario at one size, one per series (protocol + parameter values).
     fn cells(&self, scenario: &str, n: u32) -> Vec<(String, &'a SummaryRow)> {
-        series_for(self.results, &self.net)
+        compared_series(self.results, &self.net)
             .into_iter()
             .filter_map(|s| {
                 let key = CellKey {
@@ -353,7 +353,7 @@ fn split_of(c: &Ctx, r: &SummaryRow) -> String {
 /// the writes taken from deposed leaders, fenced and unfenced. Empty without a workload.
 pub(crate) fn damage(c: &Ctx) -> Vec<String> {
     let mut grouped: Vec<(Vec<String>, String)> = Vec::new();
-    for s in series_for(c.results, &c.net) {
+    for s in compared_series(c.results, &c.net) {
         // (unfenced damage, split ms, row)
         let mut worst: Option<(f64, f64, &SummaryRow)> = None;
         for sc in c.results.scenarios() {
@@ -507,7 +507,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
     if let Some(sc) = failover.first() {
         let sizes = c.results.sizes();
         let mut parts = Vec::new();
-        for s in series_for(c.results, &c.net) {
+        for s in compared_series(c.results, &c.net) {
             let pts: Vec<(f64, f64)> = sizes
                 .iter()
                 .filter_map(|&n| {
@@ -701,7 +701,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
 
     // Split brain anywhere else.
     let mut per_protocol = Vec::new();
-    for s in series_for(c.results, &c.net) {
+    for s in compared_series(c.results, &c.net) {
         let mut hits = Vec::new();
         for sc in c.results.scenarios() {
             let key = crate::figures::key_of(&s, c.focus, &sc, &c.net);
@@ -818,7 +818,7 @@ pub(crate) fn findings(c: &Ctx) -> (Vec<String>, Vec<String>) {
 /// The protocol-choice guide, as markdown bullets: which protocol under which constraint.
 pub(crate) fn guide(c: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
-    let series = series_for(c.results, &c.net);
+    let series = compared_series(c.results, &c.net);
 
     // 0. Damage: whose deposed leaders got writes accepted, with and without fencing.
     let mut never = Vec::new();

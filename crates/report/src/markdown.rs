@@ -409,6 +409,19 @@ pub(crate) fn write_report(
     d.paragraph(vec![text(
         "Each protocol keeps one colour in every chart; PNG copies sit next to the SVGs.",
     )]);
+    let own: Vec<String> = results
+        .protocols()
+        .into_iter()
+        .filter(|p| crate::figures::own_window(results, p).is_some())
+        .collect();
+    if !own.is_empty() {
+        let mut p = code_list(&own);
+        p.push(text(format!(
+            " runs at a time scale of its own (every scenario time {}×): the charts share axes, so it is left out of them; its numbers are in the matrix and the tables.",
+            election_runner::params::K8S_TIME_SCALE
+        )));
+        d.paragraph(p);
+    }
     for c in charts {
         figure(&mut d, &chart_heading(c), &c.caption, &c.svg, &c.title);
     }

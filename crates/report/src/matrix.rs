@@ -27,7 +27,7 @@
 use crate::charts::Series;
 use crate::data::{CellKey, SummaryRow, TrialRow};
 use crate::doc::{code, link, text, verdict, Inline};
-use crate::figures::{failover_scenarios, key_of, series_for};
+use crate::figures::{failover_scenarios, key_of, own_window, series_for};
 use crate::findings::{by_protocol_target, churn_total, exercises, loglog_slope, Ctx};
 use crate::quote::shown;
 use election_runner::results::Stat;
@@ -80,6 +80,9 @@ pub(crate) struct Facts {
     pub per_second: Option<String>,
     /// The fenced-writes failure: quoted mean, scenario, link.
     pub fenced_failure: Option<(String, String, String)>,
+    /// The detection window of a protocol at a time scale of its own
+    /// ([`crate::figures::own_window`]): graded against it, not ranked.
+    pub own_window: Option<f64>,
 }
 
 impl Facts {
@@ -171,20 +174,30 @@ impl<'a> Builder<'a, '_> {
         title: String,
         about: String,
         cells: Cells,
-        verdict_of: impl Fn(f64, f64) -> Option<&'static str>,
+        verdict_of: impl Fn(f64, Option<f64>) -> Option<&'static str>,
     ) {
         if cells.iter().all(Option::is_none) {
             return;
         }
+        // A row at a time scale of its own is not ranked: it neither sets the best nor gets a
+        // relative verdict (`best` is `None` for it).
+        let own: Vec<bool> = self
+            .m
+            .facts
+            .iter()
+            .map(|f| f.own_window.is_some())
+            .collect();
         let best = cells
             .iter()
-            .flatten()
+            .zip(&own)
+            .filter(|(_, own)| !**own)
+            .filter_map(|(c, _)| c.as_ref())
             .map(|c| c.0)
             .fold(f64::INFINITY, f64::min);
         self.m.columns.push(Column { title, about });
-        for (row, cell) in self.m.rows.iter_mut().zip(cells) {
+        for ((row, cell), own) in self.m.rows.iter_mut().zip(cells).zip(own) {
             row.1.push(cell.map(|(v, mut spans)| {
-                if let Some(word) = verdict_of(v, best) {
+                if let Some(word) = verdict_of(v, (!own).then_some(best)) {
                     spans.push(text(" "));
                     spans.push(verdict(word));
                 }
@@ -205,6 +218,8 @@ impl<'a> Builder<'a, '_> {
             .map(|s| {
                 let r = self.row(s, n, &sc)?;
                 let p95 = r.get(Stat::FailoverP95)?;
+                let own = own_window(self.c.results, &s.protocol);
+                let window = own.or(window);
                 let all = self.c.results.measured_trials_of(&r.key);
                 let never = all.iter().filter(|t| t.failover_ms.is_none()).count();
                 let mut spans = linked(
@@ -220,6 +235,12 @@ impl<'a> Builder<'a, '_> {
                         "; {} of {} trials never recovered",
                         never,
                         all.len()
+                    )));
+                }
+                if let Some(w) = own {
+                    spans.push(text(format!(
+                        " (its own window: {} ms)",
+                        crate::data::fmt_sig(w)
                     )));
                 }
                 if let Some(w) = window {
@@ -261,7 +282,7 @@ impl<'a> Builder<'a, '_> {
             format!("failover p50 / p95, n = {n}"),
             format!("`failover_ms` in `{sc}`; {abs}relative: p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
             cells,
-            |v, best| Some(by_ratio(v, best, 1.25, 2.0)),
+            |v, best| best.map(|b| by_ratio(v, b, 1.25, 2.0)),
         );
     }
 
@@ -308,9 +329,12 @@ impl<'a> Builder<'a, '_> {
                 if let Some(k) = slope {
                     let exp = format!("∝ n^{k:.2}");
                     spans.push(text(", "));
+                    // The chart draws the series at the sweep's time scale only.
                     match &chart {
-                        Some(t) => spans.push(link(exp.as_str(), t.as_str())),
-                        None => spans.push(text(exp)),
+                        Some(t) if own_window(self.c.results, &s.protocol).is_none() => {
+                            spans.push(link(exp.as_str(), t.as_str()))
+                        }
+                        _ => spans.push(text(exp)),
                     }
                     spans.push(text(" "));
                     spans.push(verdict(growth_verdict(k)));
@@ -354,7 +378,7 @@ impl<'a> Builder<'a, '_> {
             format!("steady messages per second, n = {n}"),
             format!("`msgs_steady_per_s_mean` in `{sc}`: messages per second with no fault and no election (heartbeats, a lease's renewals and polls; `msgs_steady` in the window before the fault; good ≤ 2× the fewest, fair ≤ 10×)"),
             cells,
-            |v, best| Some(by_ratio(v, best, 2.0, 10.0)),
+            |v, best| best.map(|b| by_ratio(v, b, 2.0, 10.0)),
         );
     }
 
@@ -696,7 +720,7 @@ impl<'a> Builder<'a, '_> {
                 names.join(", ")
             ),
             cells,
-            |v, best| Some(by_ratio(v, best, 1.5, 3.0)),
+            |v, best| best.map(|b| by_ratio(v, b, 1.5, 3.0)),
         );
     }
 
@@ -765,7 +789,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
     // matrix's "good").
     let mut safe: Vec<&(&String, &Facts)> = rows
         .iter()
-        .filter(|r| r.1.safe() && !r.1.store && r.1.failover.is_some())
+        .filter(|r| r.1.safe() && !r.1.store && r.1.failover.is_some() && r.1.own_window.is_none())
         .collect();
     safe.sort_by(|a, b| {
         let p = |f: &Facts| f.failover.as_ref().map_or(f64::INFINITY, |x| x.0);
@@ -828,7 +852,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
         );
         let cheapest = rows
             .iter()
-            .filter(|r| r.1.messages.is_some())
+            .filter(|r| r.1.messages.is_some() && r.1.own_window.is_none())
             .min_by(|a, b| {
                 let v = |f: &Facts| f.messages.as_ref().map_or(f64::INFINITY, |x| x.0);
                 v(a.1).total_cmp(&v(b.1))
@@ -868,10 +892,23 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
             "**A service that already runs etcd or Kubernetes**: {}, whose store is already run and whose election is one compare-and-swap. {}. The lease is as available as its store (`store-crash`, `store-quorum-loss`){}.",
             names(&stores),
             parts.join("; "),
-            c.results.manifest.config["timing"]["lease"]
-                .as_str()
-                .map(|t| format!("; timings here: {t}; client-go's defaults are 15 s / 10 s / 2 s (`lease+profile=k8s`), and failover scales with them"))
-                .unwrap_or_default()
+            {
+                let scaled = c.results.manifest.config["timing"]["lease"].as_str();
+                let own: Vec<&str> = stores
+                    .iter()
+                    .filter(|r| r.1.own_window.is_some())
+                    .map(|r| r.0.as_str())
+                    .collect();
+                match (scaled, own.is_empty()) {
+                    (Some(t), true) => format!("; timings here: {t}; client-go's defaults are 15 s / 10 s / 2 s (`lease+profile=k8s`), and failover scales with them"),
+                    (Some(t), false) => format!(
+                        "; `lease` runs client-go's timings divided by {k} ({t}), `{}` runs them as shipped (15 s / 10 s / 2 s) with every scenario time {k}× too, so its row is graded against its own detection window and not ranked against the others",
+                        own.join("`, `"),
+                        k = election_runner::params::K8S_TIME_SCALE
+                    ),
+                    (None, _) => String::new(),
+                }
+            }
         ));
     }
     out
@@ -985,7 +1022,13 @@ pub(crate) fn matrix(c: &Ctx) -> Matrix {
         .iter()
         .map(|s| (s.label.clone(), Vec::new()))
         .collect();
-    let facts = series.iter().map(|_| Facts::default()).collect();
+    let facts = series
+        .iter()
+        .map(|s| Facts {
+            own_window: own_window(c.results, &s.protocol),
+            ..Facts::default()
+        })
+        .collect();
     let mut b = Builder {
         c,
         series,

@@ -59,3 +59,69 @@ fn traced_reruns_match_the_sweep() {
     render_report(&results, &again, &opts, Some(&RunnerTracer::new(spec))).unwrap();
     assert_eq!(md, fs::read_to_string(again.join("REPORT.md")).unwrap());
 }
+
+/// `lease+profile=k8s` runs at Kubernetes' time scale: the matrix grades its failover against
+/// its own 30 s window and ranks it against nobody (no relative verdict, and it does not
+/// take "best" from the scaled lease), the charts leave it out and say so, and the tables
+/// hold its numbers.
+#[test]
+fn a_row_at_its_own_time_scale_is_graded_on_its_window_and_not_ranked() {
+    let base = common::scratch("own-scale");
+    let results = base.join("results");
+    let spec = SweepSpec {
+        name: Some("k8s".into()),
+        protocols: Some(vec!["lease".into(), "lease+profile=k8s".into()]),
+        nodes: Some(vec![3, 5]),
+        scenarios: Some(vec![
+            "leader-crash".into(),
+            "partition-leader-minority".into(),
+        ]),
+        seeds: Some(4),
+        ..SweepSpec::default()
+    };
+    common::run_small_sweep(&spec, &results, "election-bench sweep --name k8s");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(results.join("manifest.json")).unwrap()).unwrap();
+    let own = &manifest["config"]["timing"]["specs"]["lease+profile=k8s"];
+    assert_eq!(own["detect_timeout_ms"], 15000.0, "{own}");
+    assert!(manifest["config"]["timing"]["specs"].get("lease").is_none());
+    let out = base.join("report");
+    let opts = ReportOptions {
+        png: false,
+        ..ReportOptions::default()
+    };
+    render_report(&results, &out, &opts, None).unwrap();
+    let md = fs::read_to_string(out.join("REPORT.md")).unwrap();
+    let row = |p: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| `{p}` |")))
+            .unwrap_or_else(|| panic!("no matrix row for {p}"))
+            .to_string()
+    };
+    let k8s = row("lease+profile=k8s");
+    let failover = k8s.split(" | ").nth(1).unwrap();
+    assert!(
+        failover.contains("(its own window: 30000 ms) **≤ 1 window**"),
+        "{failover}"
+    );
+    for word in ["best", "good", "fair", "poor"] {
+        assert!(!failover.contains(&format!("**{word}**")), "{failover}");
+    }
+    // The scaled lease is the best of the protocols that are ranked: here, the only one.
+    assert!(row("lease")
+        .split(" | ")
+        .nth(1)
+        .unwrap()
+        .contains("**best**"));
+    assert!(
+        md.contains("`lease+profile=k8s` runs at a time scale of its own"),
+        "{md}"
+    );
+    for chart in fs::read_dir(out.join("charts")).unwrap() {
+        let path = chart.unwrap().path();
+        let svg = fs::read_to_string(&path).unwrap();
+        assert!(!svg.contains("profile=k8s"), "{}", path.display());
+    }
+    let appendix = fs::read_to_string(out.join("APPENDIX.md")).unwrap();
+    assert!(appendix.contains("| `lease+profile=k8s` |"));
+}

@@ -24,7 +24,7 @@
 //! default `lease.profile = scaled` is Kubernetes' defaults (15 s / 10 s / 2 s) divided by 100,
 //! which puts the lease duration at `detect_timeout_ms` and keeps production's ratios
 //! (`duration : renew_deadline : retry = 15 : 10 : 2`); `lease.profile = k8s` is the real
-//! thing. Explicit `lease.*_ms` values win over either profile. Its failover after a crash is
+//! thing, with every scenario time at its scale ([`K8S_TIME_SCALE`]). Explicit `lease.*_ms` values win over either profile. Its failover after a crash is
 //! the duration plus up to two jittered reads (the one that first sees the record unchanged
 //! for the duration, and the lag before the member first saw the last renewal), which lands
 //! in the same window as the others' detection.
@@ -142,9 +142,9 @@ const fn p(key: &'static str, kind: Kind, default: &'static str, about: &'static
 
 /// Every parameter, in documentation order.
 pub const PARAMS: &[ParamDef] = &[
-    p("heartbeat_ms", Kind::PositiveMs, "50", "the leader's heartbeat period (every protocol)"),
-    p("detect_timeout_ms", Kind::PositiveMs, "150", "base failure-detection timeout (every protocol)"),
-    p("detect_jitter_ms", Kind::Ms, "150", "upper bound of the random addition to the detection timeout, redrawn at every re-arm"),
+    p("heartbeat_ms", Kind::PositiveMs, "50; k8s: 5000", "the leader's heartbeat period (every protocol)"),
+    p("detect_timeout_ms", Kind::PositiveMs, "150; k8s: 15000", "base failure-detection timeout (every protocol)"),
+    p("detect_jitter_ms", Kind::Ms, "150; k8s: 15000", "upper bound of the random addition to the detection timeout, redrawn at every re-arm"),
     p("bully.t_elec_ms", Kind::PositiveMs, "20", "bully: wait for OK after ELECTION before declaring"),
     p("bully.t_coord_ms", Kind::PositiveMs, "2 x bully.t_elec_ms", "bully: wait for COORDINATOR after yielding"),
     p("bully.rejoin", Kind::Choice(&["eager", "defer"]), "eager", "bully: a booting node elects at once (eager) or first listens for a leader (defer)"),
@@ -167,7 +167,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick] ticks (each rounded)"),
     p("raftrs.pre_vote", Kind::Bool, "false", "raftrs: raft-rs's Config::pre_vote"),
     p("raftrs.check_quorum", Kind::Bool, "false", "raftrs: raft-rs's Config::check_quorum (the leader checks every election_tick ticks; followers in its lease ignore RequestVote)"),
-    p("lease.profile", Kind::Choice(&["scaled", "k8s"]), "scaled", "lease: timing defaults, scaled (Kubernetes' divided by 100: 150/100/20 ms, the lease duration = detect_timeout_ms) or k8s (kube-scheduler's 15 s/10 s/2 s)"),
+    p("lease.profile", Kind::Choice(&["scaled", "k8s"]), "scaled", "lease: timing defaults, scaled (Kubernetes' divided by 100: 150/100/20 ms, the lease duration = detect_timeout_ms) or k8s (kube-scheduler's 15 s/10 s/2 s), which also runs the trial at Kubernetes' time scale: the defaults marked k8s of heartbeat_ms, detect_timeout_ms, detect_jitter_ms, fault_at_ms, fault_wait_ms, horizon_ms and workload.interval_ms, and so every scenario time derived from them, are 100 times the scaled ones"),
     p("lease.duration_ms", Kind::PositiveMs, "scaled: detect_timeout_ms; k8s: 15000", "lease: LeaseDuration, how long a member waits, on its own clock, after it last saw the record change before it may take the lease"),
     p("lease.renew_deadline_ms", Kind::PositiveMs, "2/3 x lease.duration_ms", "lease: RenewDeadline, how long a renewal round may take before the holder stops leading"),
     p("lease.retry_ms", Kind::PositiveMs, "2/15 x lease.duration_ms", "lease: RetryPeriod, the holder's renewal period; members read the record every retry x U[1, 2.2]"),
@@ -200,15 +200,15 @@ pub const PARAMS: &[ParamDef] = &[
     p("noise.spike_per_hour", Kind::Rate, "none: 0; busy: 6", "latency spikes per node per hour: every message to or from the node takes noise.spike_ms longer while it lasts"),
     p("noise.spike_ms", Kind::Latency, "lognormal:20:1", "extra one-way latency of a spike, drawn per spike (latency syntax)"),
     p("noise.spike_len_ms", Kind::Latency, "lognormal:500:0.5", "how long each spike lasts (latency syntax)"),
-    p("workload.interval_ms", Kind::Ms, "10", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
+    p("workload.interval_ms", Kind::Ms, "10; k8s: 1000", "every node that believes it leads (and is not paused) writes to the shared resource this often, carrying its epoch as fencing token; 0 turns the workload off (write columns empty)"),
     p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
     p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
     p("leader.stop_lag_ms", Kind::Latency, "constant:0", "how long a node's workload goes on writing after it leaves the leader role, drawn at each departure (latency syntax): its writes keep the token it had as leader, so they are fenced (workload.fencing = token) or stale (off) once someone else was elected; a deposed controller that has not yet noticed. constant:0: it stops at once"),
-    p("fault_at_ms", Kind::Ms, "1000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
+    p("fault_at_ms", Kind::Ms, "1000; k8s: 100000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
     p("fault_jitter_ms", Kind::Ms, "heartbeat_ms", "random offset added to fault_at_ms per trial"),
-    p("fault_wait_ms", Kind::Ms, "10000", "if there is no quorum leader at the drawn fault instant, the scenario's faults wait for one at most this long (0: fire anyway); a trial that waits in vain undergoes no fault and is marked (faults_skipped)"),
+    p("fault_wait_ms", Kind::Ms, "10000; k8s: 1000000", "if there is no quorum leader at the drawn fault instant, the scenario's faults wait for one at most this long (0: fire anyway); a trial that waits in vain undergoes no fault and is marked (faults_skipped)"),
     p("settle_ms", Kind::PositiveMs, "2 x (detect_timeout_ms + detect_jitter_ms)", "a trial ends once the last fault fired and the same quorum leader has led this long"),
-    p("horizon_ms", Kind::PositiveMs, "20000", "a trial never runs past this instant"),
+    p("horizon_ms", Kind::PositiveMs, "20000; k8s: 2000000", "a trial never runs past this instant"),
     p("outage_ms", Kind::Ms, "5 x (detect_timeout_ms + detect_jitter_ms)", "how long a partition or isolation lasts before it heals, and how long leader-recovers keeps the leader down"),
     p("pause_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "leader-pause: length of the stop-the-world pause"),
     p("flaps", Kind::Count, "3", "flapping-leader: how many crash/recover cycles"),
@@ -223,8 +223,20 @@ pub const PARAMS: &[ParamDef] = &[
     p("handover_grace_ms", Kind::Ms, "detect_timeout_ms + detect_jitter_ms", "planned-handover: how long after the leader is told it will be stopped (and hands over) its process is stopped; an election timeout, as etcd bounds its shutdown's leadership transfer (etcd-io/raft aborts a transfer after an election timeout; etcdserver TryTransferLeadershipOnShutdown)"),
     p("mixed_multiplier", Kind::Count, "5", "mixed-multiplier: the timing multiplier of the floor(n/2) highest ids (Consul's default raft_multiplier, 5, against the 1 its docs recommend for production: a cluster half-way through changing it)"),
     p("store_slow_ms", Kind::Ms, "5", "store-slow: the extra time the lease store takes per request during the outage"),
-    p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
+    p("work_budget", Kind::BigCount, "100000 x nodes, at most 20000000, per 20 s of simulated time (k8s: per 2000 s)", "events processed plus messages sent after which a trial is stopped and reported as budget_exceeded (no wall clock, so deterministic)"),
 ];
+
+/// `lease.profile = k8s` runs client-go's real timings (15 s / 10 s / 2 s), 100 times the
+/// scaled profile's, and with them the whole trial at that time scale: the defaults of
+/// `heartbeat_ms`, `detect_timeout_ms`, `detect_jitter_ms`, `fault_at_ms`, `fault_wait_ms`,
+/// `horizon_ms` and `workload.interval_ms` are multiplied by this, and so every scenario time
+/// derived from them (an outage is 5 detection windows, a pause 2, ...). Without it a 1.3 s
+/// partition never outlasts a 15 s lease and a 20 s horizon cuts a 15 s failover short, so the
+/// row's "no split brain" and "no liveness failure" would hold by construction. The workload
+/// writes once a second (as many writes per lease as the scaled row's every 10 ms), so the
+/// damage columns count the same writes per unit of overlap. Network latency, node time and
+/// the store's own Raft timings are not scaled: they are what they are in production.
+pub const K8S_TIME_SCALE: f64 = 100.0;
 
 /// Every parameter key, in documentation order.
 pub fn keys() -> impl Iterator<Item = &'static str> {
@@ -681,6 +693,8 @@ pub struct Resolved {
     pub store_slow_ms: f64,
     /// `work_budget` (`None`: 100000 × nodes, at most 20 million; see [`Resolved::budget`]).
     pub work_budget: Option<u64>,
+    /// 1, or [`K8S_TIME_SCALE`] under `lease.profile = k8s`: the factor of the time defaults.
+    pub time_scale: f64,
 }
 
 impl Resolved {
@@ -689,9 +703,13 @@ impl Resolved {
         let get = |k: &str| params.get(k).map(String::as_str);
         let num = |k: &str, d: f64| get(k).map_or(d, |v| v.parse::<f64>().expect("canonical"));
         let flag = |k: &str, d: bool| get(k).map_or(d, |v| v == "true");
-        let heartbeat_ms = num("heartbeat_ms", 50.0);
-        let detect_timeout_ms = num("detect_timeout_ms", 150.0);
-        let detect_jitter_ms = num("detect_jitter_ms", 150.0);
+        // `lease.profile = k8s` runs the whole trial at Kubernetes' time scale
+        // ([`K8S_TIME_SCALE`]): its defaults below are the scaled profile's times 100.
+        let k8s = get("lease.profile") == Some("k8s");
+        let scale = if k8s { K8S_TIME_SCALE } else { 1.0 };
+        let heartbeat_ms = num("heartbeat_ms", 50.0 * scale);
+        let detect_timeout_ms = num("detect_timeout_ms", 150.0 * scale);
+        let detect_jitter_ms = num("detect_jitter_ms", 150.0 * scale);
         let window = detect_timeout_ms + detect_jitter_ms;
         let mut net = profile.net.clone();
         if let Some(l) = get("net.latency") {
@@ -797,7 +815,6 @@ impl Resolved {
                 check_quorum: flag("raftrs.check_quorum", false),
             },
             lease: {
-                let k8s = get("lease.profile") == Some("k8s");
                 let duration_ms = num(
                     "lease.duration_ms",
                     if k8s { 15_000.0 } else { detect_timeout_ms },
@@ -848,9 +865,9 @@ impl Resolved {
                 tick_ms: num("omnipaxos.tick_ms", heartbeat_ms),
             },
             net,
-            fault_at_ms: num("fault_at_ms", 1000.0),
+            fault_at_ms: num("fault_at_ms", 1000.0 * scale),
             fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
-            fault_wait_ms: num("fault_wait_ms", 10_000.0),
+            fault_wait_ms: num("fault_wait_ms", 10_000.0 * scale),
             node,
             timing_multiplier: get("node.timing_multiplier").map_or_else(Vec::new, |v| {
                 parse_node_multipliers("node.timing_multiplier", v).expect("canonical")
@@ -858,7 +875,7 @@ impl Resolved {
             mixed_multiplier: get("mixed_multiplier").map_or(5, |v| v.parse().expect("canonical")),
             noise,
             steady_ms: num("steady_ms", 3_600_000.0),
-            workload_interval_ms: num("workload.interval_ms", 10.0),
+            workload_interval_ms: num("workload.interval_ms", 10.0 * scale),
             workload_fencing: match get("workload.fencing") {
                 Some("off") => Fencing::Off,
                 _ => Fencing::Token,
@@ -869,7 +886,7 @@ impl Resolved {
             },
             stop_lag: dist("leader.stop_lag_ms", "constant:0")?,
             settle_ms: num("settle_ms", 2.0 * window),
-            horizon_ms: num("horizon_ms", 20_000.0),
+            horizon_ms: num("horizon_ms", 20_000.0 * scale),
             outage_ms: num("outage_ms", 5.0 * window),
             pause_ms: num("pause_ms", 2.0 * window),
             flaps: get("flaps").map_or(3, |v| v.parse().expect("canonical")),
@@ -883,6 +900,7 @@ impl Resolved {
             handover_grace_ms: num("handover_grace_ms", window),
             store_slow_ms: num("store_slow_ms", 5.0),
             work_budget: get("work_budget").map(|v| v.parse().expect("canonical")),
+            time_scale: scale,
         };
         let latest = r.fault_at_ms + r.fault_jitter_ms;
         if latest >= r.horizon_ms {
@@ -993,11 +1011,13 @@ impl Resolved {
     /// [`SimConfig::default_budget`](election_sim::SimConfig::default_budget) (100000 × nodes,
     /// at most 20 million) per 20 s (the default horizon) of simulated time, so that a trial
     /// meant to run for an hour (`steady-noise`) gets an hour's budget; at the default horizon
-    /// and below it is exactly the per-trial default.
+    /// and below it is exactly the per-trial default. At a time scale of its own
+    /// ([`K8S_TIME_SCALE`]) the unit is the scaled horizon (2000 s): its protocol sends that
+    /// much less often.
     pub fn budget(&self, nodes: u32, horizon_ms: f64) -> u64 {
         self.work_budget.unwrap_or_else(|| {
             let per = election_sim::SimConfig::default_budget(nodes);
-            let k = (horizon_ms / 20_000.0).max(1.0);
+            let k = (horizon_ms / (20_000.0 * self.time_scale)).max(1.0);
             (per as f64 * k).min(u64::MAX as f64) as u64
         })
     }

@@ -30,8 +30,11 @@ use crate::scenario::{draw_ms, Builtin, Custom, Part, Scenario, CATALOG};
 
 /// The protocol specs of the default sweep. `raft+pre_vote+check_quorum+voters=5` is the same
 /// Raft with 5 voters and the other members learners: the same protocol up to 5 nodes, and
-/// the answer to "should all 51 nodes vote?" beyond.
-pub const DEFAULT_PROTOCOLS: [&str; 9] = [
+/// the answer to "should all 51 nodes vote?" beyond. `lease+profile=k8s` is the lease with
+/// client-go's real timings, run at Kubernetes' time scale (every scenario time 100×,
+/// [`crate::params::K8S_TIME_SCALE`]) beside the scaled `lease`: the report grades it against
+/// its own detection window and does not rank it against the others.
+pub const DEFAULT_PROTOCOLS: [&str; 10] = [
     "bully",
     "bully+quorum",
     "bully+epoch",
@@ -41,6 +44,7 @@ pub const DEFAULT_PROTOCOLS: [&str; 9] = [
     "raft+pre_vote+check_quorum",
     "raft+pre_vote+check_quorum+voters=5",
     "lease",
+    "lease+profile=k8s",
 ];
 
 /// The cluster sizes of the default sweep.
@@ -599,6 +603,34 @@ impl SweepPlan {
             for f in FAMILIES.iter().filter(|f| runs(f.name)) {
                 t.insert(f.name.into(), json!((f.timing)(r)));
             }
+            // A spec whose options move the detection window (`lease+profile=k8s` runs at
+            // Kubernetes' time scale, [`crate::params::K8S_TIME_SCALE`]) has its own timing,
+            // so that a report grades it against its own window. Only then is the key there.
+            let mut own = Map::new();
+            for p in &self.protocols {
+                let mut params = self.fixed.clone();
+                params.extend(p.options.iter().map(|(k, v)| (*k, v.clone())));
+                let Ok(q) = Resolved::resolve(&self.nets[0], &params) else {
+                    continue;
+                };
+                if q.window_ms() != r.window_ms() {
+                    let family = p.kind.family();
+                    own.insert(
+                        p.spec.clone(),
+                        json!({
+                            "heartbeat_ms": q.heartbeat_ms,
+                            "detect_timeout_ms": q.detect_timeout_ms,
+                            "detect_jitter_ms": q.detect_jitter_ms,
+                            "fault_at_ms": q.fault_at_ms,
+                            "horizon_ms": q.horizon_ms,
+                            family.name: (family.timing)(&q),
+                        }),
+                    );
+                }
+            }
+            if !own.is_empty() {
+                t.insert("specs".into(), Value::Object(own));
+            }
             Value::Object(t)
         });
         let cell_order: Vec<String> = ["protocol", "nodes", "scenario", "net"]
@@ -853,13 +885,14 @@ mod tests {
     fn the_default_plan_is_the_issue_grid() {
         let p = SweepSpec::default().plan().unwrap();
         assert_eq!(p.name, "default");
-        assert_eq!(p.protocols.len(), 9);
+        assert_eq!(p.protocols.len(), 10);
         assert_eq!(p.nodes, DEFAULT_NODES);
         assert_eq!(p.scenarios.len(), 20);
         assert_eq!(p.seeds, 200);
         let cells = p.cells().unwrap();
-        assert_eq!(cells.len(), 9 * 7 * 20);
-        // The six lease-store scenarios run for lease only; the other specs' cells say why.
+        assert_eq!(cells.len(), 10 * 7 * 20);
+        // The six lease-store scenarios run for the two lease specs only; the other specs'
+        // cells say why.
         let store_skips = cells
             .iter()
             .filter(|c| {

@@ -207,10 +207,61 @@ fn leader_crash_lowest_detects_only_the_lowest_takes_the_lease() {
 /// empty record, and a crash costs the full 15 s lease.
 #[test]
 fn k8s_profile_uses_the_real_defaults() {
-    let c = cell("lease+profile=k8s", 3, "leader-crash", "horizon_ms = 60000");
+    let c = cell("lease+profile=k8s", 3, "leader-crash", "");
     let m = c.run(0, false).unwrap().report.metrics;
     let f = m.failover_ms.unwrap();
     assert!(f > 13_000.0 && f < 15_000.0 + 2.0 * 4_400.0 + 100.0, "{f}");
+}
+
+/// The k8s profile runs the whole trial at Kubernetes' time scale: the fault comes 100 s in,
+/// a partition lasts 5 windows of 30 s, so a holder whose clock runs slow past the lease's
+/// tolerance keeps acting for seconds, not milliseconds, and a crash is followed to its end
+/// instead of being cut by a 20 s horizon. An explicit value still wins.
+#[test]
+fn k8s_profile_runs_every_scenario_time_at_its_scale() {
+    let c = cell("lease+profile=k8s", 5, "partition-leader-minority", "");
+    let run = c.run(0, false).unwrap();
+    let faults: Vec<f64> = run.sim.faults.iter().map(|f| f.at_ms).collect();
+    assert!(
+        faults[0] >= 100_000.0 && faults[0] <= 105_000.0,
+        "{faults:?}"
+    );
+    let outage = faults[1] - faults[0];
+    assert!((outage - 5.0 * 30_000.0).abs() < 1.0, "{faults:?}");
+
+    // The holder's clock at 0.4 of real time: two holders act at once for about a lease
+    // (15 s less what the slow clock already counted), 100 times the scaled profile's.
+    let beyond = |spec: &str| {
+        cell(spec, 5, "store-cut-slow-clock-beyond", "")
+            .run(0, false)
+            .unwrap()
+            .report
+            .metrics
+            .split_brain_ms
+    };
+    let (scaled, k8s) = (beyond("lease"), beyond("lease+profile=k8s"));
+    assert!(scaled > 50.0 && scaled < 150.0, "{scaled}");
+    assert!(
+        k8s > 50.0 * scaled && k8s < 150.0 * scaled,
+        "{scaled} {k8s}"
+    );
+
+    // A crash at n = 51 is followed to a new holder (a 15 s lease under a 20 s horizon was not).
+    let m = cell("lease+profile=k8s", 51, "lossy-leader-crash", "")
+        .run(0, false)
+        .unwrap()
+        .report
+        .metrics;
+    assert!(m.converged && m.failover_ms.unwrap() > 13_000.0, "{m:?}");
+
+    let set = cell(
+        "lease+profile=k8s",
+        3,
+        "leader-crash",
+        "fault_at_ms = 30000",
+    );
+    let run = set.run(0, false).unwrap();
+    assert!(run.sim.faults[0].at_ms < 40_000.0, "{:?}", run.sim.faults);
 }
 
 /// The store scenarios run only for a protocol that has a store; the others' cells are
