@@ -407,6 +407,35 @@ pub struct Point {
     pub unsettled_starts: u64,
 }
 
+impl Point {
+    /// A point at timeout `timeout_ms` and ratio `ratio` with nothing measured yet: every
+    /// search phase, rule-set check and disk preset starts its points here.
+    fn unmeasured(
+        protocol: &str,
+        kind: ProtocolKind,
+        timeout_ms: f64,
+        ratio: f64,
+        phase: &str,
+    ) -> Point {
+        Point {
+            protocol: protocol.to_string(),
+            kind,
+            timeout_ms,
+            ratio,
+            phase: phase.to_string(),
+            hours: 0.0,
+            false_elections: 0,
+            elections_started: 0,
+            leaderless_ms: 0.0,
+            crash_trials: 0,
+            failover_ms: Vec::new(),
+            budget_exceeded: 0,
+            faults_skipped: 0,
+            unsettled_starts: 0,
+        }
+    }
+}
+
 /// Whether a point meets the limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
@@ -1034,22 +1063,8 @@ impl Search<'_> {
             point_cell(o, spec, t, k, "steady-noise")?,
             point_cell(o, spec, t, k, "leader-crash")?,
         ));
-        self.points.push(Point {
-            protocol: spec.spec.clone(),
-            kind: spec.kind,
-            timeout_ms: t,
-            ratio: k,
-            phase: phase.into(),
-            hours: 0.0,
-            false_elections: 0,
-            elections_started: 0,
-            leaderless_ms: 0.0,
-            crash_trials: 0,
-            failover_ms: Vec::new(),
-            budget_exceeded: 0,
-            faults_skipped: 0,
-            unsettled_starts: 0,
-        });
+        self.points
+            .push(Point::unmeasured(&spec.spec, spec.kind, t, k, phase));
         Ok(())
     }
 
@@ -1249,21 +1264,13 @@ fn check_systems(o: &TuneOptions, a: &Advice) -> Result<(Vec<SystemCheck>, u64)>
             point_cell(o, &spec, p.timeout_ms, p.ratio, "steady-noise")?,
             point_cell(o, &spec, p.timeout_ms, p.ratio, "leader-crash")?,
         ));
-        points.push(Point {
-            protocol: spec.spec.clone(),
-            kind: spec.kind,
-            phase: "rule-set".into(),
-            hours: 0.0,
-            false_elections: 0,
-            elections_started: 0,
-            leaderless_ms: 0.0,
-            crash_trials: 0,
-            failover_ms: Vec::new(),
-            budget_exceeded: 0,
-            faults_skipped: 0,
-            unsettled_starts: 0,
-            ..p.clone()
-        });
+        points.push(Point::unmeasured(
+            &spec.spec,
+            spec.kind,
+            p.timeout_ms,
+            p.ratio,
+            "rule-set",
+        ));
         jobs.extend((0..hours).map(|s| Job::Steady(j, o.first_seed + s)));
         jobs.extend((0..o.crash_trials).map(|s| Job::Crash(j, o.first_seed + s)));
     }
@@ -1313,19 +1320,13 @@ fn disk_curve(o: &TuneOptions, a: &Advice) -> Result<(Vec<DiskCheck>, u64)> {
         )?;
         // No crash trials: the curve is about false elections.
         cells.push((steady.clone(), steady));
-        points.push(Point {
-            phase: format!("disk:{}", disk.name),
-            hours: 0.0,
-            false_elections: 0,
-            elections_started: 0,
-            leaderless_ms: 0.0,
-            crash_trials: 0,
-            failover_ms: Vec::new(),
-            budget_exceeded: 0,
-            faults_skipped: 0,
-            unsettled_starts: 0,
-            ..p.clone()
-        });
+        points.push(Point::unmeasured(
+            &p.protocol,
+            p.kind,
+            p.timeout_ms,
+            p.ratio,
+            &format!("disk:{}", disk.name),
+        ));
         jobs.extend((0..o.disk_hours).map(|s| Job::Steady(j, o.first_seed + s)));
     }
     let mut progress = Progress::labelled(
