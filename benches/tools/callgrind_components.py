@@ -107,7 +107,7 @@ def classify(fi, fn, ln, emap):
     if re.search(r'crates/(bully|ring|raft|lease|raftrs|omnipaxos)/', f):
         return 'protocol'
     if re.search(r'rand_chacha|rand_core|rand_distr|/rand-|e_exp|w_exp|e_log|sysdeps|crates/sim/src/config.rs', f) or re.search(r'Normal|LogNormal|sample_ns|chacha|^exp|__ieee754|^log', g):
-        return 'network latency draws'
+        return 'random draws'
     if f.endswith('crates/sim/src/observer.rs'):
         return OMAP.get(ln, 'observer')
     if 'crates/sim/src/observer' in f:

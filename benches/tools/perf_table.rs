@@ -29,6 +29,10 @@ const ENGINE_TARGET: f64 = 25e6;
 const BULLY_TARGET: f64 = 15e6;
 const SCALING_SPREAD: f64 = 0.20;
 const SIMPY_TARGET: f64 = 50.0;
+/// The targets of issue #32 (ideal nodes: the `trial-ideal` benches).
+const IDEAL_BULLY_TARGET: f64 = 10e6;
+const IDEAL_TRIAL_TARGET: f64 = 8e6;
+const SCALING_SPREAD_32: f64 = 0.30;
 
 /// One benchmark's result.
 #[derive(Clone, Debug)]
@@ -276,7 +280,55 @@ impl Tables {
         Some((lo, hi, hi / lo - 1.0))
     }
 
-    /// `README.md`'s table: each target of issue #18 with its figure.
+    /// The `trial-ideal/*` benches with a rate: (id, bench).
+    fn ideal_trials(&self) -> Vec<(&str, &Bench)> {
+        self.benches
+            .iter()
+            .filter(|(id, b)| id.starts_with("trial-ideal/") && b.rate().is_some())
+            .map(|(id, b)| (id.as_str(), b))
+            .collect()
+    }
+
+    /// A headline row for one trial bench `id` against a messages/s `target`.
+    fn trial_row(&self, id: &str, label: &str, target: f64) -> String {
+        match self.get(id) {
+            Some(b) => {
+                let r = b.rate().unwrap_or(0.0);
+                format!(
+                    "| {label} | **{}/s** ({} per trial, {} messages) | {} |\n",
+                    rate(r).replace(" M", " M msgs"),
+                    time(b.median_ns),
+                    count(b.elements.unwrap_or(0)),
+                    met(r >= target)
+                )
+            }
+            None => format!("| {label} | not measured | |\n"),
+        }
+    }
+
+    /// A headline row for the raft-scaling spread against `spread_target`; `label` names the
+    /// sizes as `{first}` and `{last}`.
+    fn scaling_row(&self, label: &str, spread_target: f64) -> String {
+        let scaling = self.scaling();
+        match (self.scaling_spread(), scaling.first(), scaling.last()) {
+            (Some((lo, hi, spread)), Some(first), Some(last)) => format!(
+                "| {} | {}/s to {}/s: highest {:.0} % above lowest | {} |\n",
+                label
+                    .replace("{first}", &first.0.to_string())
+                    .replace("{last}", &last.0.to_string()),
+                rate(lo).replace(" M", " M msgs"),
+                rate(hi).replace(" M", " M msgs"),
+                spread * 100.0,
+                met(spread <= spread_target)
+            ),
+            _ => format!(
+                "| {} | not measured | |\n",
+                label.replace("{first}", "5").replace("{last}", "1001")
+            ),
+        }
+    }
+
+    /// `README.md`'s table: each target of issues #18 and #32 with its figure.
     fn headline(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(
@@ -309,41 +361,51 @@ impl Tables {
             if engine.is_empty() { "not measured".into() } else { engine.join(", ") },
             met(engine_ok && !engine.is_empty())
         );
-        match self.get("trial/leader-crash-lowest-detects/bully/101") {
-            Some(b) => {
-                let r = b.rate().unwrap_or(0.0);
+        s.push_str(&self.trial_row(
+            "trial/leader-crash-lowest-detects/bully/101",
+            "bully `leader-crash-lowest-detects` at n = 101 ≥ 15 M simulated messages/s",
+            BULLY_TARGET,
+        ));
+        s.push_str(&self.scaling_row(
+            "raft trial cost ∝ messages, n = {first} to {last} (messages/s flat within 20 %, `raft-scaling`)",
+            SCALING_SPREAD,
+        ));
+        s.push_str(&self.trial_row(
+            "trial-ideal/leader-crash-lowest-detects/bully/101",
+            "bully `leader-crash-lowest-detects` at n = 101 with ideal nodes ≥ 10 M simulated messages/s (issue #32, `trial-ideal`)",
+            IDEAL_BULLY_TARGET,
+        ));
+        let ideal = self.ideal_trials();
+        let rates: Vec<f64> = ideal.iter().filter_map(|(_, b)| b.rate()).collect();
+        match (
+            ideal
+                .iter()
+                .min_by(|a, b| a.1.rate().unwrap_or(0.0).total_cmp(&b.1.rate().unwrap_or(0.0))),
+            ideal
+                .iter()
+                .max_by(|a, b| a.1.rate().unwrap_or(0.0).total_cmp(&b.1.rate().unwrap_or(0.0))),
+        ) {
+            (Some(lo), Some(hi)) => {
+                let at_target = rates.iter().filter(|&&r| r >= IDEAL_TRIAL_TARGET).count();
                 let _ = writeln!(
                     s,
-                    "| bully `leader-crash-lowest-detects` at n = 101 ≥ 15 M simulated messages/s | **{}/s** ({} per trial, {} messages) | {} |",
-                    rate(r).replace(" M", " M msgs"),
-                    time(b.median_ns),
-                    count(b.elements.unwrap_or(0)),
-                    met(r >= BULLY_TARGET)
+                    "| every `trial-ideal/*` bench ≥ 8 M simulated messages/s (issue #32) | {at_target} of {} at or above; lowest **{}/s** (`{}`), highest {}/s (`{}`) | {} |",
+                    rates.len(),
+                    rate(lo.1.rate().unwrap_or(0.0)).replace(" M", " M msgs"),
+                    lo.0,
+                    rate(hi.1.rate().unwrap_or(0.0)).replace(" M", " M msgs"),
+                    hi.0,
+                    met(at_target == rates.len())
                 );
             }
-            None => s.push_str(
-                "| bully `leader-crash-lowest-detects` at n = 101 ≥ 15 M simulated messages/s | not measured | |\n",
+            _ => s.push_str(
+                "| every `trial-ideal/*` bench ≥ 8 M simulated messages/s (issue #32) | not measured | |\n",
             ),
         }
-        match (
-            self.scaling_spread(),
-            self.scaling().first(),
-            self.scaling().last(),
-        ) {
-            (Some((lo, hi, spread)), Some(first), Some(last)) => {
-                let _ = writeln!(
-                    s,
-                    "| raft trial cost ∝ messages, n = {} to {} (messages/s flat within 20 %, `raft-scaling`) | {}/s to {}/s: highest {:.0} % above lowest | {} |",
-                    first.0,
-                    last.0,
-                    rate(lo).replace(" M", " M msgs"),
-                    rate(hi).replace(" M", " M msgs"),
-                    spread * 100.0,
-                    met(spread <= SCALING_SPREAD)
-                );
-            }
-            _ => s.push_str("| raft trial cost ∝ messages, n = 5 to 1001 | not measured | |\n"),
-        }
+        s.push_str(&self.scaling_row(
+            "raft `leader-crash` messages/s flat within 30 % from n = {first} to {last} (issue #32, `raft-scaling`)",
+            SCALING_SPREAD_32,
+        ));
         let hours: Vec<(&str, &Bench)> = self
             .benches
             .iter()
@@ -382,7 +444,7 @@ impl Tables {
                 let ok = !lean.is_empty() && lean.iter().all(|r| r.1 >= SIMPY_TARGET);
                 let _ = writeln!(
                     s,
-                    "| full bully `leader-crash` trials ≥ 50 × the lean SimPy model (`benches/peers/compare.sh`, {}) | lean: {}; tutorial style: {} | {} |",
+                    "| full bully `leader-crash` trials ≥ 50 × the lean SimPy model (issues #18 and #32; `benches/peers/compare.sh`, {}) | lean: {}; tutorial style: {} | {} |",
                     date(p.modified),
                     fmt(&lean),
                     fmt(&tutorial),
@@ -431,7 +493,7 @@ impl Tables {
             let _ = writeln!(
                 s,
                 "\nRaft `leader-crash` from {} to {} nodes (`raft-scaling`): the highest rate is \
-                 {:.0} % above the lowest (target: flat within 20 %).\n",
+                 {:.0} % above the lowest (targets: flat within 20 %, issue #18; within 30 %, issue #32).\n",
                 first.0,
                 scaling.last().map_or(0, |r| r.0),
                 spread * 100.0
@@ -511,6 +573,8 @@ fn main() {
         "engine",
         "trial_leader-crash",
         "trial_leader-crash-lowest-detects",
+        "trial-ideal_leader-crash",
+        "trial-ideal_leader-crash-lowest-detects",
         "raft-scaling_leader-crash",
         "node-time",
         "tune",
