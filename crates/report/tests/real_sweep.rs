@@ -8,13 +8,12 @@ use std::fs;
 use election_report::{render_report, ReportOptions, RunnerTracer};
 use election_runner::SweepSpec;
 
-#[test]
-fn traced_reruns_match_the_sweep() {
-    let base = common::scratch("real-sweep");
-    let results = base.join("results");
-    let mut spec = SweepSpec {
-        name: Some("small".into()),
-        protocols: Some(vec!["bully".into(), "raft+pre_vote".into()]),
+/// The tests' sweep: `protocols` at 3 and 5 nodes, a leader crash and a leader partitioned
+/// into the minority, 4 seeds.
+fn small_spec(name: &str, protocols: &[&str]) -> SweepSpec {
+    SweepSpec {
+        name: Some(name.into()),
+        protocols: Some(protocols.iter().map(|p| p.to_string()).collect()),
         nodes: Some(vec![3, 5]),
         scenarios: Some(vec![
             "leader-crash".into(),
@@ -22,7 +21,14 @@ fn traced_reruns_match_the_sweep() {
         ]),
         seeds: Some(4),
         ..SweepSpec::default()
-    };
+    }
+}
+
+#[test]
+fn traced_reruns_match_the_sweep() {
+    let base = common::scratch("real-sweep");
+    let results = base.join("results");
+    let mut spec = small_spec("small", &["bully", "raft+pre_vote"]);
     // A fixed parameter the tracer must read back from the manifest.
     spec.set("heartbeat_ms=40").unwrap();
     common::run_small_sweep(&spec, &results, "election-bench sweep --name small");
@@ -68,17 +74,7 @@ fn traced_reruns_match_the_sweep() {
 fn a_row_at_its_own_time_scale_is_graded_on_its_window_and_not_ranked() {
     let base = common::scratch("own-scale");
     let results = base.join("results");
-    let spec = SweepSpec {
-        name: Some("k8s".into()),
-        protocols: Some(vec!["lease".into(), "lease+profile=k8s".into()]),
-        nodes: Some(vec![3, 5]),
-        scenarios: Some(vec![
-            "leader-crash".into(),
-            "partition-leader-minority".into(),
-        ]),
-        seeds: Some(4),
-        ..SweepSpec::default()
-    };
+    let spec = small_spec("k8s", &["lease", "lease+profile=k8s"]);
     common::run_small_sweep(&spec, &results, "election-bench sweep --name k8s");
     let manifest: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(results.join("manifest.json")).unwrap()).unwrap();
