@@ -89,21 +89,21 @@ def tables():
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for t in TRIALS:
-            results[t] = profile(tmp, *t)
-            print(f'{name(*t)}: {results[t][1]:,} instructions', file=sys.stderr)
+            results[t, 'ideal'] = profile(tmp, *t)
+            print(f'{name(*t)}: {results[t, "ideal"][1]:,} instructions', file=sys.stderr)
         for t in PROFILED:
-            results[t + ('server',)] = profile(tmp, *t, 'server')
+            results[t, 'server'] = profile(tmp, *t, 'server')
     comp = ['| trial (seed 1) | messages | instructions (per message) | '
             + ' | '.join(COLUMNS) + ' | rest |',
             '|---|---:|---:|' + '---:|' * (len(COLUMNS) + 1)]
     for nodes in PROFILES:
         for t in PROFILED:
-            comp.append(component_row(t, nodes, *results[t if nodes == 'ideal' else t + (nodes,)]))
+            comp.append(component_row(t, nodes, *results[t, nodes]))
     per_msg = ['| trial (seed 1, ideal nodes) | messages | instructions per message | '
                'median wall time | messages/s at that median |',
                '|---|---:|---:|---:|---:|']
     for t in TRIALS:
-        msgs, total, _ = results[t]
+        msgs, total, _ = results[t, 'ideal']
         ms = wall(*t, msgs)
         per_msg.append(f'| {name(*t)} | {msgs:,} | {total / msgs:,.0f} | {fmt_time(ms)} | '
                        f'{msgs / ms / 1e3:.2f} M/s |')
