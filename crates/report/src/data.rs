@@ -205,6 +205,9 @@ impl TrialRow {
 pub use election_runner::results::Manifest;
 
 /// A loaded results directory.
+///
+/// Read it, do not edit it: the trials of each cell are indexed once, on first use
+/// ([`Results::trials_of`]); [`Results::only_protocol`] makes a filtered copy with its own index.
 #[derive(Clone, Debug)]
 pub struct Results {
     /// Where it was read from.
@@ -217,9 +220,50 @@ pub struct Results {
     pub summary: Vec<SummaryRow>,
     /// Every trial, in file order.
     pub trials: Vec<TrialRow>,
+    /// Each cell's trials (indices into `trials`, in file order), built on first use: the
+    /// report asks for a cell's trials thousands of times, and a scan of every trial per
+    /// question made it quadratic (two thirds of the default report's time).
+    trial_index: std::sync::OnceLock<std::collections::HashMap<CellKey, Vec<usize>>>,
 }
 
 impl Results {
+    /// Results from their parts (already checked, or made by the caller).
+    pub fn new(
+        dir: PathBuf,
+        manifest: Manifest,
+        param_keys: Vec<String>,
+        summary: Vec<SummaryRow>,
+        trials: Vec<TrialRow>,
+    ) -> Results {
+        Results {
+            dir,
+            manifest,
+            param_keys,
+            summary,
+            trials,
+            trial_index: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A copy holding only the cells and trials of protocol spec `spec`.
+    pub fn only_protocol(&self, spec: &str) -> Results {
+        Results::new(
+            self.dir.clone(),
+            self.manifest.clone(),
+            self.param_keys.clone(),
+            self.summary
+                .iter()
+                .filter(|s| s.key.protocol == spec)
+                .cloned()
+                .collect(),
+            self.trials
+                .iter()
+                .filter(|t| t.key.protocol == spec)
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// What scenario `name`'s faults do: as the manifest records it, or, for results written
     /// before it did, as the runner's catalog says for a built-in.
     pub fn scenario_kind(&self, name: &str) -> Option<election_runner::scenario::ScenarioKind> {
@@ -271,13 +315,7 @@ impl Results {
                 ),
             });
         }
-        let results = Results {
-            dir: dir.to_path_buf(),
-            manifest,
-            param_keys,
-            summary,
-            trials,
-        };
+        let results = Results::new(dir.to_path_buf(), manifest, param_keys, summary, trials);
         results.check_not_empty()?;
         results.check_consistent()?;
         Ok(results)
@@ -538,7 +576,19 @@ impl Results {
 
     /// The trials of a cell, in seed order as written.
     pub fn trials_of(&self, key: &CellKey) -> Vec<&TrialRow> {
-        self.trials.iter().filter(|t| &t.key == key).collect()
+        let index = self.trial_index.get_or_init(|| {
+            let mut index: std::collections::HashMap<CellKey, Vec<usize>> =
+                std::collections::HashMap::new();
+            for (i, t) in self.trials.iter().enumerate() {
+                index.entry(t.key.clone()).or_default().push(i);
+            }
+            index
+        });
+        // Only ever looked up, never iterated: the map's order cannot reach the output.
+        index
+            .get(key)
+            .map(|is| is.iter().map(|&i| &self.trials[i]).collect())
+            .unwrap_or_default()
     }
 
     /// The parameter values that can matter to `protocol`: a key named after a protocol

@@ -170,16 +170,8 @@ impl Analysis {
     }
 }
 
-/// `r` with only the cells and trials of `spec`.
-fn only(r: &Results, spec: &str) -> Results {
-    let mut out = r.clone();
-    out.summary.retain(|s| s.key.protocol == spec);
-    out.trials.retain(|t| t.key.protocol == spec);
-    out
-}
-
 fn compare_specs(r: &Results, pair: Pair, a: &str, b: &str) -> Result<Compared, ReportError> {
-    let (ra, rb) = (only(r, a), only(r, b));
+    let (ra, rb) = (r.only_protocol(a), r.only_protocol(b));
     for (spec, side) in [(a, &ra), (b, &rb)] {
         if side.summary.is_empty() {
             return Err(ReportError::Usage(format!(

@@ -7,7 +7,8 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use election_report::{render_report, ReportError, ReportOptions};
+use election_report::data::{CellKey, TrialRow};
+use election_report::{render_report, ReportError, ReportOptions, Results};
 
 /// Without PNGs: rasterising is the slow part of a debug build, and these tests read text.
 fn text_only() -> ReportOptions {
@@ -780,4 +781,45 @@ fn one_size_per_scenario_draws_no_chart_against_size() {
     let names: Vec<&str> = o.charts.iter().map(|c| c.svg.as_str()).collect();
     assert!(!names.iter().any(|n| n.contains("_vs_nodes")), "{names:?}");
     assert!(!names.is_empty());
+}
+
+/// A cell's trials come from an index built once; it must hand out exactly the rows a scan
+/// of every trial finds, in file order, and a copy restricted to one protocol must index its
+/// own rows (not the original's positions).
+#[test]
+fn a_cells_trials_are_the_rows_a_scan_finds() {
+    let dir = common::scratch("trials-index");
+    // Interleave the cells' rows, so that no cell's trials are contiguous in the file.
+    let mut trials = common::trials();
+    trials.sort_by_key(|t| (t.seed, t.nodes));
+    let results = Results::load(&common::write_results(&dir, &trials)).unwrap();
+    let scan = |r: &Results, key: &CellKey| -> Vec<u64> {
+        r.trials
+            .iter()
+            .filter(|t| &t.key == key)
+            .map(|t| t.seed)
+            .collect()
+    };
+    let seeds = |rows: Vec<&TrialRow>| rows.iter().map(|t| t.seed).collect::<Vec<_>>();
+    let mut nonempty = 0;
+    for row in &results.summary {
+        let got = seeds(results.trials_of(&row.key));
+        assert_eq!(got, scan(&results, &row.key), "{:?}", row.key);
+        nonempty += usize::from(!got.is_empty());
+    }
+    assert!(nonempty >= 12, "only {nonempty} cells with trials");
+    let raft = results.only_protocol("raft");
+    assert!(raft.summary.iter().all(|r| r.key.protocol == "raft"));
+    assert!(!raft.trials.is_empty() && raft.trials.iter().all(|t| t.key.protocol == "raft"));
+    for row in &raft.summary {
+        assert_eq!(seeds(raft.trials_of(&row.key)), scan(&raft, &row.key));
+        assert_eq!(seeds(raft.trials_of(&row.key)), scan(&results, &row.key));
+    }
+    let bully_key = &results
+        .summary
+        .iter()
+        .find(|r| r.key.protocol == "bully")
+        .unwrap()
+        .key;
+    assert!(raft.trials_of(bully_key).is_empty());
 }
