@@ -39,7 +39,7 @@ enum State {
 ///
 /// Build it with [`Raft::new`]; drive it through the [`Protocol`] methods as the
 /// `election_core` crate docs describe (inputs in, actions drained after every input).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Raft {
     id: NodeId,
     config: Arc<RaftConfig>,

@@ -834,30 +834,56 @@ impl Cell {
     }
 
     fn run_with(&self, seed: u64, trace: bool, sink: Option<TraceSink>) -> Result<TrialRun> {
-        let Some(built) = &self.built else {
-            return usage!(
+        let built = self.runnable()?;
+        if trace {
+            crate::memory::check(self.nodes, &self.resolved, true)?;
+        }
+        let (cfg, t_f, n_faults) = self.prepared(seed, trace);
+        let report = built
+            .simulate_streaming(cfg.clone(), sink)
+            .map_err(|e| self.config_error(seed, e))?;
+        Ok(self.trial_run(seed, cfg, t_f, n_faults, report))
+    }
+
+    /// The cell's protocol, or why the cell is not run.
+    fn runnable(&self) -> Result<&Built> {
+        match &self.built {
+            Some(built) => Ok(built),
+            None => usage!(
                 "cell {} is skipped: {}",
                 self.describe(&[]),
                 self.skipped.as_deref().unwrap_or("")
-            );
-        };
-        let r = &self.resolved;
-        if trace {
-            crate::memory::check(self.nodes, r, true)?;
+            ),
         }
+    }
+
+    /// The simulator's configuration of the trial with `seed`, its drawn fault instant and
+    /// its number of faults.
+    fn prepared(&self, seed: u64, trace: bool) -> (SimConfig, f64, u32) {
         let (t_f, faults) = self.timeline(seed);
-        let fail = |e: election_sim::ConfigError| {
-            Error::Usage(format!("{}, seed {seed}: {e}", self.describe(&[])))
-        };
         let n_faults = faults.len() as u32;
-        let cfg = self.sim_config(seed, faults, t_f, trace);
-        let mut report = built.simulate_streaming(cfg.clone(), sink).map_err(fail)?;
+        (self.sim_config(seed, faults, t_f, trace), t_f, n_faults)
+    }
+
+    fn config_error(&self, seed: u64, e: election_sim::ConfigError) -> Error {
+        Error::Usage(format!("{}, seed {seed}: {e}", self.describe(&[])))
+    }
+
+    /// The run of the trial with `seed` from the simulator's `report` of `cfg`.
+    fn trial_run(
+        &self,
+        seed: u64,
+        cfg: SimConfig,
+        t_f: f64,
+        n_faults: u32,
+        mut report: TrialReport,
+    ) -> TrialRun {
         // Whether the scenario's faults fired, before a lag on the leader is counted in.
         let fired = n_faults > 0 && report.metrics.faults_skipped < n_faults;
         self.flag_lag_on_the_leader(&mut report.metrics);
         let row = TrialRow::from_metrics(&self.key(), seed, &report.metrics);
         let m = &report.metrics;
-        Ok(TrialRun {
+        TrialRun {
             row,
             drawn_fault_ms: (n_faults > 0).then_some(t_f),
             fault_instant_ms: fired
@@ -869,7 +895,55 @@ impl Cell {
             leader_at_fault: if fired { m.leader_at_reference } else { None },
             report,
             sim: cfg,
-        })
+        }
+    }
+
+    /// The trials with `seed` of several cells, each exactly as [`Cell::run`] runs it (without
+    /// a trace), in `cells` order. Cells of one protocol configuration (the same [`Built`]) run
+    /// together through [`Built::simulate_all`], which shares the run before the first fault
+    /// between scenarios whose trials are the same until then; a sweep hands it the cells of
+    /// one protocol, size, network and parameters.
+    pub fn run_all(cells: &[&Cell], seed: u64) -> Vec<Result<TrialRun>> {
+        let mut out: Vec<Option<Result<TrialRun>>> = (0..cells.len()).map(|_| None).collect();
+        let mut taken = vec![false; cells.len()];
+        // Each cell's protocol configuration as written out (every configuration type prints
+        // every field): cells with the same one run together.
+        let shapes: Vec<Option<String>> = cells
+            .iter()
+            .map(|c| c.built.as_ref().map(|b| format!("{b:?}")))
+            .collect();
+        for i in 0..cells.len() {
+            if taken[i] {
+                continue;
+            }
+            let built = match cells[i].runnable() {
+                Ok(b) => b,
+                Err(e) => {
+                    out[i] = Some(Err(e));
+                    continue;
+                }
+            };
+            let group: Vec<usize> = (i..cells.len())
+                .filter(|&j| !taken[j] && shapes[j].is_some() && shapes[j] == shapes[i])
+                .collect();
+            let prepared: Vec<(SimConfig, f64, u32)> = group
+                .iter()
+                .map(|&j| cells[j].prepared(seed, false))
+                .collect();
+            let reports = built.simulate_all(seed, prepared.iter().map(|p| p.0.clone()).collect());
+            for ((&j, (cfg, t_f, n_faults)), report) in group.iter().zip(prepared).zip(reports) {
+                taken[j] = true;
+                let c = cells[j];
+                out[j] = Some(
+                    report
+                        .map_err(|e| c.config_error(seed, e))
+                        .map(|r| c.trial_run(seed, cfg, t_f, n_faults, r)),
+                );
+            }
+        }
+        out.into_iter()
+            .map(|r| r.expect("every cell ran"))
+            .collect()
     }
 }
 

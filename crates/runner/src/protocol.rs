@@ -577,6 +577,18 @@ pub trait Drive {
     where
         P: ThreadedProtocol,
         F: Fn(NodeId) -> P + Send + Sync + 'static;
+
+    /// [`Drive::drive`], for a family whose nodes (and factory) can be cloned mid-trial, as
+    /// [`Sim::run_all`] does to share the run before the first fault; by default the same as
+    /// `drive`. Our own families are cloneable; the production libraries' nodes are not.
+    fn drive_cloneable<P, F>(self, new: F) -> Self::Out
+    where
+        Self: Sized,
+        P: ThreadedProtocol + Clone,
+        F: Fn(NodeId) -> P + Send + Sync + Clone + 'static,
+    {
+        self.drive(new)
+    }
 }
 
 impl Built {
@@ -672,7 +684,7 @@ impl Built {
         match self {
             Built::Bully(c) => {
                 let c = c.clone();
-                driver.drive(move |id| Bully::new(id, c.of(id)))
+                driver.drive_cloneable(move |id| Bully::new(id, c.of(id)))
             }
             Built::Ring(c, random) => {
                 let c = if *random {
@@ -684,19 +696,19 @@ impl Built {
                 } else {
                     c.clone()
                 };
-                driver.drive(move |id| Ring::new(id, c.of(id)))
+                driver.drive_cloneable(move |id| Ring::new(id, c.of(id)))
             }
             Built::Raft(c) => {
                 let c = c.clone();
-                driver.drive(move |id| Raft::new(id, c.of(id)))
+                driver.drive_cloneable(move |id| Raft::new(id, c.of(id)))
             }
             Built::Lease(c) => {
                 let c = c.clone();
-                driver.drive(move |id| Lease::new(id, c.of(id)))
+                driver.drive_cloneable(move |id| Lease::new(id, c.of(id)))
             }
             Built::LeaseStore(c) => {
                 let c = c.clone();
-                driver.drive(move |id| LeaseGroup::new(id, &c.of(id)))
+                driver.drive_cloneable(move |id| LeaseGroup::new(id, &c.of(id)))
             }
             Built::Raftrs(c) => {
                 let c = c.clone();
@@ -738,6 +750,40 @@ impl Built {
         }
         let seed = cfg.seed;
         self.drive(seed, Simulate(cfg, sink))
+    }
+
+    /// Run one simulated trial per configuration, all with `seed` (every configuration's), and
+    /// each exactly as [`Built::simulate`] runs it; a cloneable family shares the run before
+    /// the first fault between configurations that differ only in their faults
+    /// ([`Sim::run_all`]).
+    pub fn simulate_all(
+        &self,
+        seed: u64,
+        cfgs: Vec<SimConfig>,
+    ) -> Vec<Result<TrialReport, ConfigError>> {
+        debug_assert!(cfgs.iter().all(|c| c.seed == seed));
+        struct SimulateAll(Vec<SimConfig>);
+        impl Drive for SimulateAll {
+            type Out = Vec<Result<TrialReport, ConfigError>>;
+            fn drive<P, F>(self, new: F) -> Self::Out
+            where
+                P: ThreadedProtocol,
+                F: Fn(NodeId) -> P + Send + Sync + 'static,
+            {
+                self.0
+                    .into_iter()
+                    .map(|cfg| Sim::new(cfg, &new).map(Sim::run))
+                    .collect()
+            }
+            fn drive_cloneable<P, F>(self, new: F) -> Self::Out
+            where
+                P: ThreadedProtocol + Clone,
+                F: Fn(NodeId) -> P + Send + Sync + Clone + 'static,
+            {
+                Sim::run_all(self.0, new)
+            }
+        }
+        self.drive(seed, SimulateAll(cfgs))
     }
 }
 

@@ -496,26 +496,67 @@ fn run_cells(
         threads,
     );
     // Windows of consecutive cells big enough to keep every thread busy; only one window's
-    // rows are held at a time.
+    // rows are held at a time. With several scenarios, a window runs on to the end of its
+    // protocol and size (the cell order's outer two keys) when that stays within 16 windows'
+    // worth of trials, so that the scenarios of one protocol, size, network and parameters
+    // share each seed's run before the fault ([`Cell::run_all`]).
     let window_trials = (256 * threads as u64).max(plan.seeds);
+    let same_block = |a: &Cell, b: &Cell| a.protocol.spec == b.protocol.spec && a.nodes == b.nodes;
+    let shares = plan.scenarios.len() > 1;
     let mut i = 0;
     while i < todo.len() {
         let mut j = i;
         let mut n = 0;
-        while j < todo.len() && (n < window_trials || j == i) {
+        while j < todo.len()
+            && (n < window_trials
+                || j == i
+                || (shares
+                    && same_block(todo[j - 1], todo[j])
+                    && n + plan.seeds <= 16 * window_trials))
+        {
             n += plan.seeds;
             j += 1;
         }
         let window = &todo[i..j];
-        let tasks: Vec<(usize, u64)> = (0..window.len())
-            .flat_map(|c| plan.seed_range().map(move |s| (c, s)))
+        // The window's families: cells that differ only in their scenario, each run seed by
+        // seed as one task.
+        let mut families: Vec<Vec<usize>> = Vec::new();
+        for (c, cell) in window.iter().enumerate() {
+            let family = families.iter_mut().find(|f| {
+                let first = window[f[0]];
+                same_block(first, cell)
+                    && first.net_name == cell.net_name
+                    && first.values == cell.values
+            });
+            match family {
+                Some(f) => f.push(c),
+                None => families.push(vec![c]),
+            }
+        }
+        let tasks: Vec<(usize, u64)> = (0..families.len())
+            .flat_map(|f| plan.seed_range().map(move |s| (f, s)))
             .collect();
-        let rows: Vec<TrialRow> = pool.install(|| {
+        let runs: Vec<Vec<Result<TrialRow>>> = pool.install(|| {
             tasks
                 .par_iter()
-                .map(|&(c, s)| window[c].run(s, false).map(|r| r.row))
-                .collect::<Result<Vec<_>>>()
-        })?;
+                .map(|&(f, s)| {
+                    let cells: Vec<&Cell> = families[f].iter().map(|&c| window[c]).collect();
+                    Cell::run_all(&cells, s)
+                        .into_iter()
+                        .map(|r| r.map(|r| r.row))
+                        .collect()
+                })
+                .collect()
+        });
+        // Back in cell order, each cell's trials in seed order (the tasks are family by
+        // family, seeds ascending); the first error in that order is the one reported.
+        let mut by_cell: Vec<Vec<Result<TrialRow>>> = window.iter().map(|_| Vec::new()).collect();
+        for (&(f, _), rows) in tasks.iter().zip(runs) {
+            for (&c, row) in families[f].iter().zip(rows) {
+                by_cell[c].push(row);
+            }
+        }
+        let rows: Vec<TrialRow> = by_cell.into_iter().flatten().collect::<Result<Vec<_>>>()?;
         for chunk in rows.chunks(plan.seeds as usize) {
             let bytes = crate::results::write_trials(chunk);
             file.write_all(&bytes)

@@ -579,6 +579,22 @@ impl SimConfig {
                 "at most 100000 nodes are supported",
             ));
         }
+        // The engine numbers the boots below 2^22 and the timeline's events in a range of
+        // 2^21 (see its sequence-number ranges).
+        if self.services > 100_000 {
+            return Err(ConfigError::new(
+                "services",
+                self.services,
+                "at most 100000 service endpoints are supported",
+            ));
+        }
+        if self.faults.len() >= 1 << 20 {
+            return Err(ConfigError::new(
+                "faults",
+                self.faults.len(),
+                "at most 1048575 faults are supported",
+            ));
+        }
         self.net.latency.sampler("net.latency")?;
         self.workload.stop_lag.sampler("leader.stop_lag_ms")?;
         self.node.validate()?;

@@ -48,6 +48,7 @@ impl TrialReport {
     }
 }
 
+#[derive(Clone)]
 enum Event<P: Protocol> {
     Boot(NodeId),
     Deliver {
@@ -123,6 +124,7 @@ enum Work {
 }
 
 /// A write waiting for a majority of acknowledgements.
+#[derive(Clone)]
 struct PendingWrite {
     tag: WriteTag,
     acks: u32,
@@ -150,6 +152,7 @@ struct TimerSlot {
     carrier: Option<(Time, u64)>,
 }
 
+#[derive(Clone)]
 struct Node<P: Protocol> {
     proto: Option<P>,
     persisted: Option<P::Persist>,
@@ -187,6 +190,10 @@ struct Node<P: Protocol> {
 /// ```ignore
 /// let report = Sim::new(SimConfig::new(5, 1), |id| MyProtocol::new(id))?.run();
 /// ```
+///
+/// Trials that differ only in their fault timelines can share the run up to their first
+/// fault: [`Sim::run_all`].
+#[derive(Clone)]
 pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     cfg: SimConfig,
     factory: F,
@@ -252,10 +259,40 @@ pub struct Sim<P: Protocol, F: FnMut(NodeId) -> P> {
     work: u64,
 }
 
+/// Sequence numbers (the second half of an event's queue key, which orders events of one
+/// instant) come from three ranges, in this order: the boots and the noise schedule's first
+/// event, queued first (below `TIMELINE_SEQ`); the fault timeline, its check for a leader and
+/// its faults (from `TIMELINE_SEQ`); the workload's start when its instant is known before the
+/// trial runs (`WORKLOAD_SEQ`); then every event queued while the trial runs (after
+/// `RUN_SEQ`). It is the order in which [`Sim::new`] queues them, so the ranges change no
+/// event's place; what they buy is that everything but the timeline is numbered the same
+/// whatever the timeline holds, which lets trials that differ only in their timelines share
+/// the run up to their first fault ([`Sim::run_all`]). [`SimConfig::validate`] bounds the
+/// nodes and faults to fit.
+const TIMELINE_SEQ: u64 = 1 << 22;
+const WORKLOAD_SEQ: u64 = TIMELINE_SEQ + (1 << 21);
+const RUN_SEQ: u64 = 1 << 23;
+
+/// How a stretch of a trial's run ended.
+enum Step {
+    /// The trial is over, at this instant.
+    Ended(Time),
+    /// The next event is at or after the instant asked for.
+    Paused,
+}
+
 impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// Validate `cfg` and build a trial whose nodes are made by `factory` (called at boot and
     /// at every recovery).
     pub fn new(cfg: SimConfig, factory: F) -> Result<Self, ConfigError> {
+        let mut sim = Self::build(cfg, factory)?;
+        sim.queue_timeline();
+        Ok(sim)
+    }
+
+    /// [`Sim::new`] without the fault timeline's events in the queue (see [`Sim::run_all`]:
+    /// the timeline is queued when it is installed).
+    fn build(cfg: SimConfig, factory: F) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let n = cfg.nodes as usize;
         // Members, then service endpoints (the lease store): every node the factory builds.
@@ -383,28 +420,36 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             let at = first.at;
             sim.push(at, Event::Noise);
         }
-        let schedule = sim.timeline.schedule().to_vec();
-        if let Some(first) = sim.timeline.first_instant() {
-            sim.seq += 1;
-            let key = (first, sim.seq);
-            for &(at, i) in &schedule {
-                sim.seq += 1;
-                sim.fault_keys[i] = (at, sim.seq);
-            }
-            sim.queue.push(key.0, key.1, Event::TimelineStart);
-        } else {
-            for (at, i) in schedule {
-                sim.push(at, Event::Fault(i));
-            }
-        }
+        debug_assert!(sim.seq < TIMELINE_SEQ);
         if sim.workload.on() {
             if let Some(t0) = sim.timeline.reference() {
                 // The reference instant is known: the workload starts there, after the faults
                 // of that instant (as when a timeline that waited for a leader starts).
-                sim.push(t0, Event::WorkloadStart);
+                sim.queue.push(t0, WORKLOAD_SEQ, Event::WorkloadStart);
             }
         }
+        sim.seq = RUN_SEQ;
         Ok(sim)
+    }
+
+    /// Queue the fault timeline: its faults under their keys, or, when it waits for a leader,
+    /// the check at its first instant (the faults' keys reserved for when it starts).
+    fn queue_timeline(&mut self) {
+        let mut seq = TIMELINE_SEQ;
+        let schedule = self.timeline.schedule().to_vec();
+        if let Some(first) = self.timeline.first_instant() {
+            let key = (first, seq);
+            for &(at, i) in &schedule {
+                seq += 1;
+                self.fault_keys[i] = (at, seq);
+            }
+            self.queue.push(key.0, key.1, Event::TimelineStart);
+        } else {
+            for (at, i) in schedule {
+                seq += 1;
+                self.queue.push(at, seq, Event::Fault(i));
+            }
+        }
     }
 
     #[inline]
@@ -452,18 +497,33 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
     /// Run the trial to its end.
     pub fn run(mut self) -> TrialReport {
         self.observer.advance(Time::ZERO);
-        let end = loop {
+        match self.step(None) {
+            Step::Ended(end) => self.finish(end),
+            Step::Paused => unreachable!("a run without a pause instant ends"),
+        }
+    }
+
+    /// Run events until the trial ends, or, with `until`, until the next event is at or after
+    /// that instant (an empty queue counts as such: the caller is about to queue more).
+    fn step(&mut self, until: Option<Time>) -> Step {
+        loop {
             let deadline = self.deadline();
-            let Some(next) = self.queue.peek_time() else {
-                break deadline;
+            let next = self.queue.peek_time();
+            if let Some(until) = until {
+                if next.is_none_or(|t| t >= until) {
+                    return Step::Paused;
+                }
+            }
+            let Some(next) = next else {
+                return Step::Ended(deadline);
             };
             if next > deadline {
-                break deadline;
+                return Step::Ended(deadline);
             }
             if self.work >= self.cfg.budget || self.queue_full {
                 // Out of work budget: stop at the last event's instant, deterministically.
                 self.observer.budget_exceeded();
-                break self.observer.now();
+                return Step::Ended(self.observer.now());
             }
             let (at, seq, event) = self.queue.pop().expect("peeked");
             self.observer.advance(at);
@@ -497,7 +557,11 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                     self.start_timeline(at, start);
                 }
             }
-        };
+        }
+    }
+
+    /// The report of the trial, which ended at `end`.
+    fn finish(mut self, end: Time) -> TrialReport {
         if self.timeline.pending() > 0 {
             // Faults scheduled (or pushed by the wait for a leader) past the end never fired.
             self.observer.advance(end);
@@ -506,6 +570,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             }
         }
         TrialReport::finish(self.observer, self.cfg.nodes, end, self.events)
+    }
+
+    /// Give this trial, run up to before its first fault with another trial's timeline (one
+    /// whose configuration differs only in its faults and reference fault), `cfg`'s timeline.
+    fn install_timeline(&mut self, cfg: SimConfig) {
+        self.timeline = Timeline::new(&cfg);
+        self.fault_keys = vec![(Time::ZERO, 0); cfg.faults.len()];
+        self.cfg = cfg;
+        self.queue_timeline();
     }
 
     /// A queue entry `(at, seq)` of a timer slot came up: the generation to fire with if it is
@@ -1391,5 +1464,103 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             | Applied::Spike(..) => {}
         }
         self.observer.on_fault(applied);
+    }
+}
+
+impl<P: Protocol + Clone, F: FnMut(NodeId) -> P + Clone> Sim<P, F> {
+    /// One report per configuration, each exactly what `Sim::new(cfg, factory)?.run()` gives,
+    /// with the run before the first fault shared between trials that differ only in their
+    /// fault timelines.
+    ///
+    /// A sweep runs every scenario of a cell with the same seeds, and the scenarios of one
+    /// protocol, size and network draw the same fault instant from the seed; until that
+    /// instant their trials are the same trial: the same boots, cold-start election, heartbeats
+    /// and draws (the timeline's events sit in their own range of sequence numbers, so
+    /// everything else is numbered alike). That shared run is often most of a trial (a 51-node
+    /// bully's cold start is about 85 % of its messages). So configurations equal in every field
+    /// but [`faults`](SimConfig::faults) and [`reference_fault`](SimConfig::reference_fault),
+    /// with the same initial reference instant and at least one fault each, are run once up to
+    /// the earliest of their first faults' scheduled instants; the trial is then cloned, given
+    /// each one's timeline (queued under the keys [`Sim::new`] would have given it) and run to
+    /// its end. Nothing before that instant can tell the timelines apart: no fault has fired,
+    /// the deadline is the horizon while faults are pending, and the observer measures from
+    /// the same reference. A configuration that shares with none, or fails validation, runs
+    /// on its own (its error in its place); so does a group whose shared run ends before the
+    /// instant (the horizon or the work budget). The runner's equivalence test compares every
+    /// default scenario's rows both ways.
+    pub fn run_all(cfgs: Vec<SimConfig>, factory: F) -> Vec<Result<TrialReport, ConfigError>> {
+        let n = cfgs.len();
+        // Each configuration's shareable part, its initial reference and its first fault's
+        // instant; `None`: nothing to share.
+        let shareable: Vec<Option<(SimConfig, Time, Time)>> = cfgs
+            .iter()
+            .map(|c| {
+                c.validate().ok()?;
+                let timeline = Timeline::new(c);
+                let first = timeline.schedule().first()?.0;
+                let base = SimConfig {
+                    faults: Vec::new(),
+                    reference_fault: None,
+                    ..c.clone()
+                };
+                Some((base, timeline.initial_reference(), first))
+            })
+            .collect();
+        let alone = |cfg: &SimConfig| Sim::new(cfg.clone(), factory.clone()).map(Sim::run);
+        let mut out: Vec<Option<Result<TrialReport, ConfigError>>> = (0..n).map(|_| None).collect();
+        let mut taken = vec![false; n];
+        for i in 0..n {
+            if taken[i] {
+                continue;
+            }
+            taken[i] = true;
+            let mut group = vec![i];
+            if let Some((base, t0, _)) = &shareable[i] {
+                for j in i + 1..n {
+                    let same = shareable[j]
+                        .as_ref()
+                        .is_some_and(|(b, t, _)| t == t0 && b == base);
+                    if !taken[j] && same {
+                        taken[j] = true;
+                        group.push(j);
+                    }
+                }
+            }
+            let until = group
+                .iter()
+                .filter_map(|&j| shareable[j].as_ref().map(|s| s.2))
+                .min();
+            let shared = match until {
+                Some(until) if group.len() > 1 => Sim::build(cfgs[i].clone(), factory.clone())
+                    .ok()
+                    .and_then(|mut sim| {
+                        sim.observer.advance(Time::ZERO);
+                        matches!(sim.step(Some(until)), Step::Paused).then_some(sim)
+                    }),
+                _ => None,
+            };
+            let Some(shared) = shared else {
+                for &j in &group {
+                    out[j] = Some(alone(&cfgs[j]));
+                }
+                continue;
+            };
+            let mut shared = Some(shared);
+            for (k, &j) in group.iter().enumerate() {
+                let mut sim = if k + 1 == group.len() {
+                    shared.take().expect("the last one takes it")
+                } else {
+                    shared.as_ref().expect("kept until the last").clone()
+                };
+                sim.install_timeline(cfgs[j].clone());
+                out[j] = Some(Ok(match sim.step(None) {
+                    Step::Ended(end) => sim.finish(end),
+                    Step::Paused => unreachable!("a run without a pause instant ends"),
+                }));
+            }
+        }
+        out.into_iter()
+            .map(|r| r.expect("every configuration ran"))
+            .collect()
     }
 }

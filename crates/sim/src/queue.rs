@@ -53,7 +53,9 @@ struct Key {
 
 /// A priority queue of events keyed by `(time, seq)`; `seq` must be unique among queued keys
 /// and below 2^40, at most 2^24 events may wait at once, and no key may be pushed earlier than
-/// the last one popped (simulated time never goes back).
+/// the last one popped (simulated time never goes back; a key earlier than one only peeked at
+/// is fine).
+#[derive(Clone)]
 pub(crate) struct EventQueue<E> {
     /// A bucket is `2^shift` ns of simulated time.
     shift: u32,
@@ -132,9 +134,10 @@ impl<E> EventQueue<E> {
     fn push_key(&mut self, key: Key) {
         let b = key.at >> self.shift;
         if b <= self.cur {
-            // The bucket being drained (never an earlier one: time does not go back). Keys
-            // pushed now mostly come after those waiting, so the insertion moves few.
-            debug_assert!(b == self.cur, "a key pushed into the past");
+            // The bucket being drained, or an earlier one when a peek moved on to a later
+            // bucket before this push (keys are never earlier than the last one popped): it
+            // joins the sorted run, whose keys are all before the ring's. Keys pushed now mostly
+            // come after those waiting, so the insertion moves few.
             let pos = self.head + self.active[self.head..].partition_point(|k| *k < key);
             self.active.insert(pos, key);
         } else if b - self.cur < RING as u64 {
@@ -301,11 +304,14 @@ mod tests {
 
     proptest! {
         /// Events come out in `(time, seq)` order, each with its own payload, under any
-        /// interleaving of pushes and pops that never pushes into the past, for bucket widths
-        /// from 1 ns (most keys far) to 2^20 ns (every key in one bucket).
+        /// interleaving of pushes, peeks and pops that never pushes before the last pop, for
+        /// bucket widths from 1 ns (most keys far) to 2^20 ns (every key in one bucket).
         #[test]
         fn pops_in_time_then_sequence_order(
-            ops in proptest::collection::vec(proptest::option::of((0u64..50, 0u32..4)), 1..400),
+            ops in proptest::collection::vec(
+                proptest::option::of((0u64..50, 0u32..4, proptest::bool::weighted(0.1))),
+                1..400,
+            ),
             width_log in 0u32..21,
             scale_log in 0u32..24,
         ) {
@@ -313,11 +319,18 @@ mod tests {
             // bucket being drained to far past the ring.
             let mut now = 0u64;
             let mut q = EventQueue::new(4, (1u64 << width_log) * 64);
-            let mut reference = std::collections::BTreeMap::new();
+            let mut reference: std::collections::BTreeMap<(u64, u64), (u64, u64)> =
+                std::collections::BTreeMap::new();
             let mut seq = 0u64;
             for op in ops {
                 match op {
-                    Some((at, spread)) => {
+                    Some((at, spread, peek)) => {
+                        // A peek moves the queue on to the earliest bucket without popping: the
+                        // pushes after it may be earlier than the peeked key (never than `now`).
+                        if peek {
+                            let expected = reference.first_key_value().map(|(k, _)| Time(k.0));
+                            prop_assert_eq!(q.peek_time(), expected);
+                        }
                         let at = now + (at << scale_log) * (1 + u64::from(spread) * 37);
                         seq += 1;
                         q.push(Time(at), seq, (at, seq));

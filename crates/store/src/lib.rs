@@ -110,7 +110,7 @@ impl StoreConfig {
 
 /// A node of a lease cluster with a replicated store: a member (`1..=n`) or a store endpoint
 /// (`n + 1 ..= n + s`). Drive it through the [`Protocol`] methods like any node.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum LeaseGroup {
     /// A lease member, unchanged.
     Member(Lease),

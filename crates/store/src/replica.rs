@@ -25,7 +25,7 @@ struct Pending {
 }
 
 /// A store endpoint (see the crate docs).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Replica {
     /// This endpoint's id (`n + k`).
     id: NodeId,

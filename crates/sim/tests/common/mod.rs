@@ -57,6 +57,7 @@ impl TimerKind for Timer {
     }
 }
 
+#[derive(Clone)]
 pub struct Toy {
     pub id: NodeId,
     pub n: u32,
