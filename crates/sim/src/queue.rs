@@ -1,4 +1,5 @@
-//! The engine's event queue: a calendar of time buckets over a slab of events.
+//! The engine's event queue: a binary heap while few events wait, a calendar of time buckets
+//! while many do, over a slab of events.
 //!
 //! Events are ordered by `(time, seq)`, `seq` being unique per key. The queue holds only the
 //! 16-byte key `(time, seq << 24 | slot)`, where `slot` is where the event waits in the slab,
@@ -6,30 +7,39 @@
 //! bytes); since `seq` is unique, comparing `seq << 24 | slot` orders exactly as comparing
 //! `seq`.
 //!
-//! # Why a calendar and not a binary heap
+//! # Two shapes
 //!
-//! A simulated network keeps thousands of messages in flight at once (a 101-node bully's cold
-//! start: about 9,500), nearly all due within a few latencies of now. A binary heap pays
-//! `log2` of that on every pop (13 levels of unpredictable compares: a quarter of a whole
-//! trial's instructions). Time here only moves forward, so keys can be dropped into buckets of
-//! simulated time instead (Brown's calendar queue, 1988, with the far future in a heap as in
-//! a ladder queue):
+//! A small trial keeps a handful of events waiting (a 5-node Raft: its timers and the
+//! messages of one heartbeat round), and a binary heap of a few dozen keys is as cheap as
+//! anything. A large one keeps thousands in flight (a 101-node bully's cold start: about
+//! 9,500), nearly all due within a few latencies of now, and there a heap pays `log2` of that
+//! on every pop: 13 levels of unpredictable compares, a quarter of a whole trial's
+//! instructions. Simulated time only moves forward, so those keys can be dropped into buckets
+//! of simulated time instead (Brown's calendar queue, 1988, with the far future in a heap as
+//! in a ladder queue):
 //!
 //! * time is cut into buckets of `2^shift` ns; `cur` is the bucket being drained;
 //! * the keys of bucket `cur` sit sorted in `active`, and pop from its front;
 //! * the next `RING` buckets are plain unsorted vectors in a ring (push: one `Vec::push`), with
 //!   a bitmap of the non-empty ones;
-//! * keys further ahead (timers, the fault timeline, the noise schedule) wait in a binary heap
-//!   and move into the ring when the window reaches them.
+//! * keys further ahead (timers, the fault timeline, the noise schedule) wait in the heap and
+//!   move into the ring when the window reaches them.
 //!
 //! When `active` runs out, the next non-empty bucket is found in the bitmap (or, with the ring
 //! empty, the heap's earliest bucket is jumped to), the far keys now within the window move
 //! into the ring, and the bucket is sorted once. A key pushed into the bucket being drained (a
-//! zero-delay event) is inserted at its sorted place. The order of pops is exactly the order
-//! of `(time, seq)` whatever the bucket width: the width, chosen from the network's typical
-//! latency ([`EventQueue::new`]), only decides how the work is split between the ring and the
-//! sorts, never which event comes first (the property test below checks it against a sorted
-//! map for widths from 1 ns to 2^20 ns).
+//! zero-delay event), or before it after a peek, is inserted at its sorted place.
+//!
+//! The queue is a plain heap (every key in `far`, popped one at a time) until more than
+//! `HEAP_MAX` keys wait, and goes back to it when fewer than `HEAP_MIN` do, so that the calendar
+//! is only paid for where it pays. The bucket width is about a 64th of the network's typical
+//! latency ([`EventQueue::new`]). (A width that followed the load was tried: traffic alternates
+//! between bursts, a broadcast's deliveries, and lone timers, and the width only oscillated.)
+//!
+//! The order of pops is exactly the order of `(time, seq)` whatever the shape and the width:
+//! they decide how the work is split between the heap, the ring and the sorts, never which
+//! event comes first (the property test below checks it against a sorted map, for widths from
+//! 1 ns to 2^20 ns and with both shapes in use).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -43,6 +53,13 @@ const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 const RING: usize = 1024;
 const RING_MASK: u64 = RING as u64 - 1;
 const WORDS: usize = RING / 64;
+/// A heap of more keys than this becomes a calendar; a calendar of fewer than `HEAP_MIN`, a
+/// heap again.
+const HEAP_MAX: usize = 128;
+const HEAP_MIN: usize = 32;
+/// The narrowest and widest buckets: 64 ns and 2^40 ns (18 minutes).
+const MIN_SHIFT: u32 = 6;
+const MAX_SHIFT: u32 = 40;
 
 /// `(time, seq << SLOT_BITS | slot)`, ordered as the tuple.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -57,44 +74,60 @@ struct Key {
 /// is fine).
 #[derive(Clone)]
 pub(crate) struct EventQueue<E> {
+    /// Every key is in `far`, and pops come from there one at a time.
+    heap: bool,
     /// A bucket is `2^shift` ns of simulated time.
     shift: u32,
     /// The bucket being drained.
     cur: u64,
-    /// The keys of bucket `cur` not yet popped, in order, from `head` on.
+    /// The keys of bucket `cur` not yet popped, in order, from `head` on (in heap mode, the
+    /// one key popped last).
     active: Vec<Key>,
     head: usize,
-    /// Bucket `b`, for `cur < b < cur + RING`, at `ring[b % RING]`, unsorted.
+    /// Bucket `b`, for `cur < b < cur + RING`, at `ring[b % RING]`, unsorted; allocated the
+    /// first time the queue becomes a calendar.
     ring: Vec<Vec<Key>>,
     /// A bit per ring slot: the bucket holds keys.
     occupied: [u64; WORDS],
     /// Keys in the ring.
     near: usize,
-    /// Keys of buckets `cur + RING` and later.
+    /// In heap mode every key; as a calendar, the keys of buckets `cur + RING` and later.
     far: BinaryHeap<Reverse<Key>>,
     /// Emptied bucket vectors, kept for the next bucket to fill: a trial allocates as many
     /// as buckets are ever non-empty at once, not one per ring slot.
     spare: Vec<Vec<Key>>,
+    /// The sizes at which the heap becomes a calendar and back.
+    heap_max: usize,
+    heap_min: usize,
     slab: Vec<Option<E>>,
     free: Vec<u32>,
 }
 
 impl<E> EventQueue<E> {
     /// A queue for about `n` events at once, for a network whose typical latency is
-    /// `typical_ns` (the bucket width is about a 64th of it: see the module docs).
+    /// `typical_ns` (the first bucket width is about a 64th of it: see the module docs).
     pub(crate) fn new(n: usize, typical_ns: u64) -> Self {
+        Self::tuned(n, typical_ns, HEAP_MAX, HEAP_MIN)
+    }
+
+    /// [`EventQueue::new`] with its thresholds given (the tests exercise every path with small
+    /// ones).
+    fn tuned(n: usize, typical_ns: u64, heap_max: usize, heap_min: usize) -> Self {
         let width = (typical_ns / 64).max(1);
-        let shift = (63 - width.leading_zeros()).clamp(6, 40);
+        let shift = (63 - width.leading_zeros()).clamp(MIN_SHIFT, MAX_SHIFT);
         EventQueue {
+            heap: true,
             shift,
             cur: 0,
-            active: Vec::with_capacity(n.min(1024)),
+            active: Vec::new(),
             head: 0,
-            ring: (0..RING).map(|_| Vec::new()).collect(),
+            ring: Vec::new(),
             occupied: [0; WORDS],
             near: 0,
-            far: BinaryHeap::new(),
+            far: BinaryHeap::with_capacity(n.min(HEAP_MAX + 1)),
             spare: Vec::new(),
+            heap_max,
+            heap_min,
             slab: Vec::with_capacity(n),
             free: Vec::new(),
         }
@@ -132,6 +165,17 @@ impl<E> EventQueue<E> {
 
     #[inline(always)]
     fn push_key(&mut self, key: Key) {
+        if self.heap {
+            // A key peeked at (taken out of the heap, not popped) goes back if this one is
+            // earlier.
+            if self.head < self.active.len() && key < self.active[self.head] {
+                self.far.push(Reverse(self.active[self.head]));
+                self.active.clear();
+                self.head = 0;
+            }
+            self.far.push(Reverse(key));
+            return;
+        }
         let b = key.at >> self.shift;
         if b <= self.cur {
             // The bucket being drained, or an earlier one when a peek moved on to a later
@@ -168,11 +212,26 @@ impl<E> EventQueue<E> {
         self.head < self.active.len() || self.advance()
     }
 
-    /// `active` is drained: move on to the next bucket that holds keys.
-    #[cold]
+    /// `active` is drained: take the heap's earliest key, or move on to the next bucket that
+    /// holds keys.
     fn advance(&mut self) -> bool {
         self.active.clear();
         self.head = 0;
+        if self.heap {
+            if self.far.len() <= self.heap_max {
+                return match self.far.pop() {
+                    Some(Reverse(k)) => {
+                        self.active.push(k);
+                        true
+                    }
+                    None => false,
+                };
+            }
+            self.become_calendar();
+        } else if self.near + self.far.len() < self.heap_min {
+            self.become_heap();
+            return self.advance();
+        }
         let next = if self.near > 0 {
             self.cur + self.next_occupied()
         } else if let Some(Reverse(k)) = self.far.peek() {
@@ -182,26 +241,64 @@ impl<E> EventQueue<E> {
         };
         self.cur = next;
         // The window now reaches `next + RING`: far keys before that move into the ring.
+        self.pull_far();
+        let i = (next & RING_MASK) as usize;
+        self.occupied[i / 64] &= !(1 << (i % 64));
+        let bucket = &mut self.ring[i];
+        if bucket.len() == 1 {
+            // A bucket of one key (most of them, between bursts): no swap, no sort.
+            self.active.push(bucket[0]);
+            bucket.clear();
+            self.near -= 1;
+            return true;
+        }
+        std::mem::swap(&mut self.active, bucket);
+        let drained = std::mem::take(bucket);
+        if drained.capacity() > 0 {
+            self.spare.push(drained);
+        }
+        self.near -= self.active.len();
+        self.active.sort_unstable();
+        true
+    }
+
+    /// Far keys within the ring's reach of `cur` move into the ring (those of bucket `cur`
+    /// itself into its slot, which the caller drains next).
+    #[inline]
+    fn pull_far(&mut self) {
         while let Some(&Reverse(k)) = self.far.peek() {
             let b = k.at >> self.shift;
-            if b - next >= RING as u64 {
+            if b - self.cur >= RING as u64 {
                 break;
             }
             self.far.pop();
             self.push_near(b, k);
         }
-        let i = (next & RING_MASK) as usize;
-        std::mem::swap(&mut self.active, &mut self.ring[i]);
-        let drained = std::mem::take(&mut self.ring[i]);
-        if drained.capacity() > 0 {
-            self.spare.push(drained);
+    }
+
+    /// The heap has grown: become a calendar (`active` is empty). Every key is in `far`; the
+    /// next advance jumps to the earliest one's bucket and pulls in the window after it.
+    #[cold]
+    fn become_calendar(&mut self) {
+        if self.ring.is_empty() {
+            self.ring = (0..RING).map(|_| Vec::new()).collect();
         }
-        self.occupied[i / 64] &= !(1 << (i % 64));
-        self.near -= self.active.len();
-        if self.active.len() > 1 {
-            self.active.sort_unstable();
+        self.heap = false;
+        debug_assert_eq!(self.near, 0);
+    }
+
+    /// The calendar has emptied out: become a heap again (`active` is empty).
+    #[cold]
+    fn become_heap(&mut self) {
+        for (w, word) in self.occupied.iter_mut().enumerate() {
+            while *word != 0 {
+                let i = w * 64 + word.trailing_zeros() as usize;
+                *word &= *word - 1;
+                self.far.extend(self.ring[i].drain(..).map(Reverse));
+            }
         }
-        true
+        self.near = 0;
+        self.heap = true;
     }
 
     /// How many buckets after `cur` the next non-empty ring bucket is (`near > 0`).
@@ -235,7 +332,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The time of the earliest event.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn peek_time(&mut self) -> Option<Time> {
         if !self.ready() {
             return None;
@@ -244,7 +341,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Take the earliest event, with its key.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<(Time, u64, E)> {
         if !self.ready() {
             return None;
@@ -279,9 +376,9 @@ mod tests {
 
     #[test]
     fn finds_the_next_bucket_across_the_ring_and_beyond_it() {
-        // Width 64 ns: a key every 10 buckets, one just inside the ring's reach and one far
-        // beyond it, pushed out of order.
-        let mut q = EventQueue::new(4, 64 * 64);
+        // A calendar from the first key, 64 ns wide: a key every 10 buckets, one just inside
+        // the ring's reach and one far beyond it, pushed out of order.
+        let mut q = EventQueue::tuned(4, 64 * 64, 0, 0);
         let times = [
             640 * 3,
             64 * (RING as u64 - 1),
@@ -305,7 +402,8 @@ mod tests {
     proptest! {
         /// Events come out in `(time, seq)` order, each with its own payload, under any
         /// interleaving of pushes, peeks and pops that never pushes before the last pop, for
-        /// bucket widths from 1 ns (most keys far) to 2^20 ns (every key in one bucket).
+        /// bucket widths from 1 ns (most keys far) to 2^20 ns (every key in one bucket), and
+        /// the heap becoming a calendar and back at sizes from 0 to 11.
         #[test]
         fn pops_in_time_then_sequence_order(
             ops in proptest::collection::vec(
@@ -314,11 +412,15 @@ mod tests {
             ),
             width_log in 0u32..21,
             scale_log in 0u32..24,
+            heap_max in 0usize..12,
+            heap_min in 0usize..12,
         ) {
             // Each push lands `at * 2^scale` (times a spread) after the last pop: from the
             // bucket being drained to far past the ring.
             let mut now = 0u64;
-            let mut q = EventQueue::new(4, (1u64 << width_log) * 64);
+            let heap_min = heap_min.min(heap_max);
+            let mut q =
+                EventQueue::tuned(4, (1u64 << width_log) * 64, heap_max, heap_min);
             let mut reference: std::collections::BTreeMap<(u64, u64), (u64, u64)> =
                 std::collections::BTreeMap::new();
             let mut seq = 0u64;
