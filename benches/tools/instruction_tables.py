@@ -54,7 +54,7 @@ def messages_of(stdout):
 
 def profile(tmp, p, n, s, nodes='ideal'):
     out = os.path.join(tmp, f'{p}-{n}-{s}-{nodes}.out')
-    stdout = run(['valgrind', '--tool=callgrind', '--toggle-collect=election_runner::plan::Cell::run',
+    stdout = run(['valgrind', '--tool=callgrind', '--toggle-collect=profile_trial::measured',
                   f'--callgrind-out-file={out}', EXE, p, str(n), s, '1', PROFILES[nodes]])
     msgs, _ = messages_of(stdout)
     cost = cc.parse(out)
