@@ -1,13 +1,15 @@
 //! Regenerates the performance tables of `README.md` and `benches/README.md` from what the
 //! benches measured, so that no figure is typed by hand: criterion's
 //! `target/criterion/**/new/{benchmark.json,estimates.json}` (`cargo bench --bench simulator` and
-//! `cargo bench --bench tune`) and the peer comparison's `target/peers/compare.jsonl`
-//! (`benches/peers/compare.sh`).
+//! `cargo bench --bench tune`), the peer comparison's `target/peers/compare.jsonl`
+//! (`benches/peers/compare.sh`) and the default sweep's timings, `target/perf/sweep.jsonl`
+//! (`benches/tools/time_sweep.sh`).
 //!
 //! ```text
 //! cargo bench --bench simulator -- --warm-up-time 1 --measurement-time 3
 //! cargo bench --bench tune -- steady-noise-hour --warm-up-time 1 --measurement-time 5
 //! benches/peers/compare.sh
+//! benches/tools/time_sweep.sh
 //! cargo run --release --example perf-table             # print the tables
 //! cargo run --release --example perf-table -- --write  # rewrite them in both READMEs
 //! ```
@@ -33,6 +35,7 @@ const SIMPY_TARGET: f64 = 50.0;
 const IDEAL_BULLY_TARGET: f64 = 10e6;
 const IDEAL_TRIAL_TARGET: f64 = 8e6;
 const SCALING_SPREAD_32: f64 = 0.30;
+const SWEEP_TARGET_S: f64 = 45.0;
 
 /// One benchmark's result.
 #[derive(Clone, Debug)]
@@ -237,9 +240,38 @@ fn machine() -> String {
     format!("{cores} cores, {cpu}")
 }
 
+/// The default sweep's timed runs (`benches/tools/time_sweep.sh`): wall and CPU seconds each,
+/// the machine's cores, the trials, and when they were written.
+struct SweepRuns {
+    runs: Vec<(f64, f64)>,
+    cores: u64,
+    trials: u64,
+    modified: std::time::SystemTime,
+}
+
+fn load_sweep(path: &Path) -> Option<SweepRuns> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut runs = Vec::new();
+    let (mut cores, mut trials) = (0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).ok()?;
+        runs.push((v["wall_s"].as_f64()?, v["cpu_s"].as_f64()?));
+        cores = v["cores"].as_u64()?;
+        trials = v["trials"].as_u64()?;
+    }
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    (!runs.is_empty()).then_some(SweepRuns {
+        runs,
+        cores,
+        trials,
+        modified,
+    })
+}
+
 struct Tables {
     benches: BTreeMap<String, Bench>,
     peers: Option<Peers>,
+    sweep: Option<SweepRuns>,
 }
 
 impl Tables {
@@ -424,6 +456,31 @@ impl Tables {
                 met(slowest < 1e9)
             );
         }
+        match &self.sweep {
+            Some(sw) => {
+                let mut walls: Vec<f64> = sw.runs.iter().map(|r| r.0).collect();
+                walls.sort_by(f64::total_cmp);
+                let median = walls[walls.len() / 2];
+                let cpu = sw.runs.iter().map(|r| r.1).sum::<f64>() / sw.runs.len() as f64;
+                let _ = writeln!(
+                    s,
+                    "| the default sweep (`cargo run --release -- sweep`: every trial, the charts and the report) under 45 s wall on 2 cores (issue #32; `benches/tools/time_sweep.sh`, {}) | **{median:.1} s** wall, the median of {} runs ({}), {cpu:.0} s of CPU on average; {} trials on {} cores | {} |",
+                    date(sw.modified),
+                    sw.runs.len(),
+                    walls
+                        .iter()
+                        .map(|w| format!("{w:.1} s"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    count(sw.trials),
+                    sw.cores,
+                    met(median < SWEEP_TARGET_S)
+                );
+            }
+            None => s.push_str(
+                "| the default sweep under 45 s wall on 2 cores (issue #32) | not measured (run `benches/tools/time_sweep.sh`) | |\n",
+            ),
+        }
         match &self.peers {
             Some(p) => {
                 let lean = p.ratios("simpy-lean");
@@ -577,6 +634,7 @@ fn main() {
     let tables = Tables {
         benches,
         peers: load_peers(&target.join("peers").join("compare.jsonl")),
+        sweep: load_sweep(&target.join("perf").join("sweep.jsonl")),
     };
     let headline = tables.headline();
     let details = tables.details();
