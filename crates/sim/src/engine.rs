@@ -328,13 +328,15 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             })
             .collect();
         let timeline = Timeline::new(&cfg);
-        // The queue's buckets are cut to the network's typical latency (see `EventQueue`).
+        // The queue's buckets are cut to the network's typical latency, and a constant latency
+        // delivers messages in the order they are sent (see `EventQueue`).
         let typical_ms = cfg.net.latency.mean_ms();
         let typical_ns = crate::config::ms_to_ns(if typical_ms.is_finite() {
             typical_ms
         } else {
             1.0
         });
+        let ordered = matches!(latency, Sampler::Constant(_)) && link_latency.is_empty();
         let observer = trial::observer(&cfg, timeline.initial_reference());
         let mut sim = Sim {
             net_rng: stream(Stream::Net),
@@ -350,7 +352,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
             latency,
             link_latency,
             nodes,
-            queue: EventQueue::new(4 * n + 16, typical_ns),
+            queue: EventQueue::new(4 * n + 16, typical_ns, ordered),
             seq: 0,
             queue_full: false,
             observer,

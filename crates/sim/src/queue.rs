@@ -32,7 +32,9 @@
 //!
 //! The queue is a plain heap (every key in `far`, popped one at a time) until more than
 //! `HEAP_MAX` keys wait, and goes back to it when fewer than `HEAP_MIN` do, so that the calendar
-//! is only paid for where it pays. The bucket width is about a 128th of the network's typical
+//! is only paid for where it pays. With a constant network latency the heap keeps beside it a
+//! run of keys in order, which takes every key later than the run's last in O(1): messages
+//! come due in the order they are sent. The bucket width is about a 128th of the network's typical
 //! latency ([`EventQueue::new`]), so that a broadcast's deliveries spread over a few dozen
 //! buckets and the ring (1024 buckets) reaches past the latency's tail: measured in
 //! instructions, a 64th sorted more keys per bucket (bully's cold start: +2 to 4 %), a 1024th
@@ -95,8 +97,13 @@ pub(crate) struct EventQueue<E> {
     occupied: [u64; WORDS],
     /// Keys in the ring.
     near: usize,
-    /// In heap mode every key; as a calendar, the keys of buckets `cur + RING` and later.
+    /// In heap mode every key but the ordered run's; as a calendar, the keys of buckets
+    /// `cur + RING` and later.
     far: BinaryHeap<Reverse<Key>>,
+    /// In heap mode, with a constant network latency: keys later than every key before them,
+    /// in order (a message sent later arrives later), each pushed and popped in O(1).
+    ordered: bool,
+    run: std::collections::VecDeque<Key>,
     /// Emptied bucket vectors, kept for the next bucket to fill: a trial allocates as many
     /// as buckets are ever non-empty at once, not one per ring slot.
     spare: Vec<Vec<Key>>,
@@ -109,9 +116,12 @@ pub(crate) struct EventQueue<E> {
 
 impl<E> EventQueue<E> {
     /// A queue for about `n` events at once, for a network whose typical latency is
-    /// `typical_ns` (the bucket width is about a 128th of it: see the module docs).
-    pub(crate) fn new(n: usize, typical_ns: u64) -> Self {
-        Self::tuned(n, typical_ns, HEAP_MAX, HEAP_MIN)
+    /// `typical_ns` (the bucket width is about a 128th of it: see the module docs);
+    /// `ordered`: the latency is constant, so messages come due in the order they are sent.
+    pub(crate) fn new(n: usize, typical_ns: u64, ordered: bool) -> Self {
+        let mut q = Self::tuned(n, typical_ns, HEAP_MAX, HEAP_MIN);
+        q.ordered = ordered;
+        q
     }
 
     /// [`EventQueue::new`] with its thresholds given (the tests exercise every path with small
@@ -129,6 +139,8 @@ impl<E> EventQueue<E> {
             occupied: [0; WORDS],
             near: 0,
             far: BinaryHeap::with_capacity(n.min(HEAP_MAX + 1)),
+            ordered: false,
+            run: std::collections::VecDeque::new(),
             spare: Vec::new(),
             heap_max,
             heap_min,
@@ -170,14 +182,11 @@ impl<E> EventQueue<E> {
     #[inline(always)]
     fn push_key(&mut self, key: Key) {
         if self.heap {
-            // A key peeked at (taken out of the heap, not popped) goes back if this one is
-            // earlier.
-            if self.head < self.active.len() && key < self.active[self.head] {
-                self.far.push(Reverse(self.active[self.head]));
-                self.active.clear();
-                self.head = 0;
+            match self.run.back() {
+                Some(last) if *last > key => self.far.push(Reverse(key)),
+                _ if self.ordered => self.run.push_back(key),
+                _ => self.far.push(Reverse(key)),
             }
-            self.far.push(Reverse(key));
             return;
         }
         let b = key.at >> self.shift;
@@ -210,38 +219,36 @@ impl<E> EventQueue<E> {
         self.near += 1;
     }
 
-    /// Make `active` hold the earliest keys, if there are any; `false` if the queue is empty.
+    /// Bring the earliest key within reach: after this, `active` holds it, or the queue is a
+    /// small heap (and `active` is empty), or the queue is empty.
     #[inline(always)]
-    fn ready(&mut self) -> bool {
-        self.head < self.active.len() || self.advance()
+    fn settle(&mut self) {
+        if self.head >= self.active.len() && !self.small_heap() {
+            self.advance();
+        }
     }
 
-    /// `active` is drained: take the heap's earliest key, or move on to the next bucket that
-    /// holds keys.
-    fn advance(&mut self) -> bool {
+    /// `active` is drained and the queue is a calendar, or a heap that has outgrown
+    /// `heap_max`: move on to the next bucket that holds keys (unless the queue is empty, or has
+    /// just become a heap again).
+    fn advance(&mut self) {
         self.active.clear();
         self.head = 0;
         if self.heap {
-            if self.far.len() <= self.heap_max {
-                return match self.far.pop() {
-                    Some(Reverse(k)) => {
-                        self.active.push(k);
-                        true
-                    }
-                    None => false,
-                };
-            }
+            // Reached only once the heap has outgrown `heap_max` (a small heap pops directly).
             self.become_calendar();
         } else if self.near + self.far.len() < self.heap_min {
+            // A heap again: `pop` and `peek_time` take from it directly, and `active` (just
+            // drained) stays empty while it is one.
             self.become_heap();
-            return self.advance();
+            return;
         }
         let next = if self.near > 0 {
             self.cur + self.next_occupied()
         } else if let Some(Reverse(k)) = self.far.peek() {
             k.at >> self.shift
         } else {
-            return false;
+            return;
         };
         self.cur = next;
         // The window now reaches `next + RING`: far keys before that move into the ring.
@@ -254,7 +261,7 @@ impl<E> EventQueue<E> {
             self.active.push(bucket[0]);
             bucket.clear();
             self.near -= 1;
-            return true;
+            return;
         }
         std::mem::swap(&mut self.active, bucket);
         let drained = std::mem::take(bucket);
@@ -263,7 +270,6 @@ impl<E> EventQueue<E> {
         }
         self.near -= self.active.len();
         self.active.sort_unstable();
-        true
     }
 
     /// Far keys within the ring's reach of `cur` move into the ring (those of bucket `cur`
@@ -287,6 +293,7 @@ impl<E> EventQueue<E> {
         if self.ring.is_empty() {
             self.ring = (0..RING).map(|_| Vec::new()).collect();
         }
+        self.far.extend(self.run.drain(..).map(Reverse));
         self.heap = false;
         debug_assert_eq!(self.near, 0);
     }
@@ -335,23 +342,48 @@ impl<E> EventQueue<E> {
         (found as u64).wrapping_sub(self.cur) & RING_MASK
     }
 
+    /// A heap small enough to stay one (then `active` is empty).
+    #[inline(always)]
+    fn small_heap(&self) -> bool {
+        self.heap && self.far.len() + self.run.len() <= self.heap_max
+    }
+
+    /// The earliest key of a heap: the heap's or the ordered run's.
+    #[inline(always)]
+    fn heap_first(&self) -> Option<Key> {
+        match (self.far.peek(), self.run.front()) {
+            (Some(Reverse(h)), Some(r)) => Some(if r < h { *r } else { *h }),
+            (Some(Reverse(h)), None) => Some(*h),
+            (None, r) => r.copied(),
+        }
+    }
+
     /// The time of the earliest event.
     #[inline(always)]
     pub(crate) fn peek_time(&mut self) -> Option<Time> {
-        if !self.ready() {
-            return None;
+        self.settle();
+        match self.active.get(self.head) {
+            Some(k) => Some(Time(k.at)),
+            None => self.heap_first().map(|k| Time(k.at)),
         }
-        Some(Time(self.active[self.head].at))
     }
 
     /// Take the earliest event, with its key.
     #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<(Time, u64, E)> {
-        if !self.ready() {
-            return None;
-        }
-        let k = self.active[self.head];
-        self.head += 1;
+        self.settle();
+        let k = match self.active.get(self.head) {
+            Some(&k) => {
+                self.head += 1;
+                k
+            }
+            // A small heap (or nothing at all).
+            None => match (self.far.peek(), self.run.front()) {
+                (Some(Reverse(h)), Some(r)) if r < h => self.run.pop_front(),
+                (None, Some(_)) => self.run.pop_front(),
+                _ => self.far.pop().map(|Reverse(k)| k),
+            }?,
+        };
         let slot = (k.tag & SLOT_MASK) as u32;
         let event = self.slab[slot as usize].take().expect("queued event");
         self.free.push(slot);
@@ -366,7 +398,7 @@ mod tests {
 
     #[test]
     fn says_when_an_event_would_not_fit() {
-        let mut q: EventQueue<()> = EventQueue::new(4, 1_000_000);
+        let mut q: EventQueue<()> = EventQueue::new(4, 1_000_000, false);
         assert!(q.fits(1));
         assert!(q.fits((1 << 40) - 1));
         assert!(!q.fits(1 << 40), "a sequence number past 40 bits");
@@ -406,8 +438,9 @@ mod tests {
     proptest! {
         /// Events come out in `(time, seq)` order, each with its own payload, under any
         /// interleaving of pushes, peeks and pops that never pushes before the last pop, for
-        /// bucket widths from 1 ns (most keys far) to 2^20 ns (every key in one bucket), and
-        /// the heap becoming a calendar and back at sizes from 0 to 11.
+        /// bucket widths from 1 ns (most keys far) to 2^20 ns (every key in one bucket), the
+        /// heap becoming a calendar and back at sizes from 0 to 11, with and without the
+        /// ordered run.
         #[test]
         fn pops_in_time_then_sequence_order(
             ops in proptest::collection::vec(
@@ -418,6 +451,7 @@ mod tests {
             scale_log in 0u32..24,
             heap_max in 0usize..12,
             heap_min in 0usize..12,
+            ordered in proptest::bool::ANY,
         ) {
             // Each push lands `at * 2^scale` (times a spread) after the last pop: from the
             // bucket being drained to far past the ring.
@@ -425,6 +459,7 @@ mod tests {
             let heap_min = heap_min.min(heap_max);
             let mut q =
                 EventQueue::tuned(4, (1u64 << width_log) * 64, heap_max, heap_min);
+            q.ordered = ordered;
             let mut reference: std::collections::BTreeMap<(u64, u64), (u64, u64)> =
                 std::collections::BTreeMap::new();
             let mut seq = 0u64;
