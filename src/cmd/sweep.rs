@@ -108,35 +108,38 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         progress: !a.quiet,
         command: reproduce_command(&args),
     };
-    let o = election_runner::run_sweep(&plan, &opts)?;
-    out!(
-        "sweep {}{}: {} cells ({} skipped), {} trials{} -> {}",
-        plan.name,
-        shard.map(|s| format!(" shard {s}")).unwrap_or_default(),
-        o.cells,
-        o.skipped,
-        o.trials,
-        if o.resumed_cells > 0 {
-            format!(" ({} cells kept from the interrupted run)", o.resumed_cells)
-        } else {
-            String::new()
-        },
-        o.out.display()
-    );
-    if a.no_report {
-        return Ok(());
-    }
-    if shard.is_some() {
-        out!("report: not rendered for one shard; `merge` the shards, then run `election-bench report`");
-        return Ok(());
-    }
+    // The report renders while the sweep's trials.csv.gz is compressed.
     let report_dir = PathBuf::from("reports").join(&plan.name);
-    super::report::render(
-        &results_dir,
-        &report_dir,
-        &ReportOptions::default(),
-        &RunnerTracer::new(spec),
-    )
+    let (_, rendered) = election_runner::sweep::run_sweep_then(&plan, &opts, |o| {
+        out!(
+            "sweep {}{}: {} cells ({} skipped), {} trials{} -> {}",
+            plan.name,
+            shard.map(|s| format!(" shard {s}")).unwrap_or_default(),
+            o.cells,
+            o.skipped,
+            o.trials,
+            if o.resumed_cells > 0 {
+                format!(" ({} cells kept from the interrupted run)", o.resumed_cells)
+            } else {
+                String::new()
+            },
+            o.out.display()
+        );
+        if a.no_report {
+            return Ok(());
+        }
+        if shard.is_some() {
+            out!("report: not rendered for one shard; `merge` the shards, then run `election-bench report`");
+            return Ok(());
+        }
+        super::report::render(
+            &results_dir,
+            &report_dir,
+            &ReportOptions::default(),
+            &RunnerTracer::new(spec),
+        )
+    })?;
+    rendered
 }
 
 /// The command line that reproduces a sweep: the arguments as given, without those that only

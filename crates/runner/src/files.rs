@@ -224,21 +224,21 @@ pub fn trials_file(dir: &Path) -> PathBuf {
     }
 }
 
-/// Writes `dir/trials.csv.gz` from `dir/trials.csv`, deterministically (compression level 6,
-/// no file name and a zero time stamp in the gzip header, so the same CSV always gives the
-/// same bytes), and returns what the manifest records about it: the file, its row count and
-/// the SHA-256 of the decompressed CSV, which a reader checks with
-/// `gunzip -k trials.csv.gz && sha256sum trials.csv`.
+/// Writes `dir/trials.csv.gz` from `dir/trials.csv` ([`compress_trials`]) and returns what the
+/// manifest records about it ([`trials_record`]).
 pub fn gzip_trials(dir: &Path) -> Result<crate::results::TrialsCsv> {
+    let record = trials_record(dir)?;
+    compress_trials(dir)?;
+    Ok(record)
+}
+
+/// What the manifest records about `dir/trials.csv.gz`: the file, and the row count, byte
+/// count and SHA-256 of the CSV it decompresses to (`dir/trials.csv`, read here), which a
+/// reader checks with `gunzip -k trials.csv.gz && sha256sum trials.csv`.
+pub fn trials_record(dir: &Path) -> Result<crate::results::TrialsCsv> {
     use sha2::Digest;
     let raw = dir.join("trials.csv");
-    let gz = dir.join(TRIALS_GZ);
     let mut f = fs::File::open(&raw).map_err(|e| Error::io("cannot read", &raw, e))?;
-    let mut enc = flate2::GzBuilder::new()
-        .mtime(0)
-        // Level 6, not 9: a serial step at the end of every sweep, it takes well under half
-        // level 9's time for a file about 4 % larger (the default sweep's 44 MB).
-        .write(Vec::new(), flate2::Compression::new(6));
     let mut hash = sha2::Sha256::new();
     let (mut lines, mut bytes) = (0u64, 0u64);
     let mut buf = vec![0u8; 1 << 16];
@@ -253,13 +253,7 @@ pub fn gzip_trials(dir: &Path) -> Result<crate::results::TrialsCsv> {
         hash.update(chunk);
         lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
         bytes += k as u64;
-        enc.write_all(chunk)
-            .map_err(|e| Error::io("cannot compress", &raw, e))?;
     }
-    let out = enc
-        .finish()
-        .map_err(|e| Error::io("cannot compress", &raw, e))?;
-    write_atomic(&gz, &out)?;
     let sha: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     Ok(crate::results::TrialsCsv {
         file: TRIALS_GZ.to_string(),
@@ -268,6 +262,35 @@ pub fn gzip_trials(dir: &Path) -> Result<crate::results::TrialsCsv> {
         bytes,
         sha256: sha,
     })
+}
+
+/// Writes `dir/trials.csv.gz` from `dir/trials.csv`, deterministically (compression level 6,
+/// no file name and a zero time stamp in the gzip header, so the same CSV always gives the
+/// same bytes), atomically (a temporary file renamed into place).
+pub fn compress_trials(dir: &Path) -> Result<()> {
+    let raw = dir.join("trials.csv");
+    let gz = dir.join(TRIALS_GZ);
+    let mut f = fs::File::open(&raw).map_err(|e| Error::io("cannot read", &raw, e))?;
+    let mut enc = flate2::GzBuilder::new()
+        .mtime(0)
+        // Level 6, not 9: it takes well under half level 9's time for a file about 4 % larger
+        // (the default sweep's 44 MB).
+        .write(Vec::new(), flate2::Compression::new(6));
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let k = f
+            .read(&mut buf)
+            .map_err(|e| Error::io("cannot read", &raw, e))?;
+        if k == 0 {
+            break;
+        }
+        enc.write_all(&buf[..k])
+            .map_err(|e| Error::io("cannot compress", &raw, e))?;
+    }
+    let out = enc
+        .finish()
+        .map_err(|e| Error::io("cannot compress", &raw, e))?;
+    write_atomic(&gz, &out)
 }
 
 /// Check that the trials file of finished results directory `dir` (`trials.csv`, else

@@ -280,6 +280,21 @@ fn recorded_manifest(dir: &Path) -> Result<Option<(PathBuf, Value)>> {
 /// number of trials: a window of cells is held while it runs, and the summary is computed
 /// from `trials.csv` one cell at a time.
 pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> {
+    run_sweep_then(full, opts, |_| ()).map(|(o, ())| o)
+}
+
+/// [`run_sweep`], then `then(&outcome)` (the CLI renders the report) while `trials.csv.gz` is
+/// compressed on another thread: the compression is a serial step of a second or two at the
+/// end of a large sweep, and the report, another, needs only `trials.csv`. Both are done when
+/// this returns. `manifest.json` is written before the compressed copy (it records the CSV's
+/// hash, read from `trials.csv`), so a sweep stopped in between leaves complete results without
+/// their compressed copy, never a compressed copy the manifest does not describe; an error
+/// compressing is returned after `then` has run.
+pub fn run_sweep_then<R>(
+    full: &SweepPlan,
+    opts: &SweepOptions,
+    then: impl FnOnce(&SweepOutcome) -> R,
+) -> Result<(SweepOutcome, R)> {
     if opts.force && opts.resume {
         return usage!("--force and --resume exclude each other: --force starts over");
     }
@@ -381,7 +396,9 @@ pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
             keep_bytes = offset;
         }
     }
-    for stale in ["summary.csv", "manifest.json"] {
+    // The compressed copy too: the new one is written after the new manifest, and an old one
+    // left beside it would be a copy the manifest does not describe.
+    for stale in ["summary.csv", "manifest.json", crate::files::TRIALS_GZ] {
         let p = out.join(stale);
         if p.exists() {
             fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
@@ -431,17 +448,29 @@ pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> 
     }
     write_atomic(&out.join("summary.csv"), &csv_bytes(&summary))?;
     let done = Manifest {
-        trials_csv: Some(crate::files::gzip_trials(out)?),
+        trials_csv: Some(crate::files::trials_record(out)?),
         ..expected
     };
     write_atomic(&out.join("manifest.json"), &done.to_bytes())?;
     fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e))?;
-    Ok(SweepOutcome {
+    let outcome = SweepOutcome {
         out: out.clone(),
         cells: cells.len(),
         skipped: cells.len() - runnable,
         trials: total_trials,
         resumed_cells: done_cells,
+    };
+    std::thread::scope(|s| {
+        let gz = s.spawn(|| crate::files::compress_trials(out));
+        let r = then(&outcome);
+        match gz.join() {
+            Ok(Ok(())) => Ok((outcome, r)),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(Error::Results(format!(
+                "{}: compressing trials.csv failed (trials.csv and the manifest are complete)",
+                out.display()
+            ))),
+        }
     })
 }
 
