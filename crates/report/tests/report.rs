@@ -356,6 +356,12 @@ fn a_bad_cell_names_line_column_and_value() {
     let t = fs::read_to_string(results.join("trials.csv")).unwrap();
     let mut lines: Vec<String> = t.lines().map(String::from).collect();
     lines[3] = lines[3].replacen(",true,", ",maybe,", 1);
+    // A second bad row further down: the rows are parsed in parallel, and the error must
+    // still be the first bad line's.
+    let last = lines.len() - 1;
+    assert!(last > 3, "the fixture has rows after line 4");
+    lines[last] = lines[last].replacen(",true,", ",never,", 1);
+    lines[last] = lines[last].replacen(",false,", ",never,", 1);
     fs::write(results.join("trials.csv"), lines.join("\n")).unwrap();
     let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     let msg = err.to_string();
