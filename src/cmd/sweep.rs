@@ -110,7 +110,7 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
     };
     // The report renders while the sweep's trials.csv.gz is compressed.
     let report_dir = PathBuf::from("reports").join(&plan.name);
-    let (_, rendered) = election_runner::sweep::run_sweep_then(&plan, &opts, |o| {
+    let (_, rendered, compressed) = election_runner::sweep::run_sweep_then(&plan, &opts, |o| {
         out!(
             "sweep {}{}: {} cells ({} skipped), {} trials{} -> {}",
             plan.name,
@@ -139,7 +139,15 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
             &RunnerTracer::new(spec),
         )
     })?;
-    rendered
+    // The report's error first (it may be bad input, exit 2); a compression error after it is
+    // still said.
+    match (rendered, compressed) {
+        (Err(report), Err(gz)) => {
+            eprintln!("error: {gz}");
+            Err(report)
+        }
+        (rendered, compressed) => rendered.and(compressed.map_err(CliError::from)),
+    }
 }
 
 /// The command line that reproduces a sweep: the arguments as given, without those that only

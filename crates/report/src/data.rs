@@ -803,8 +803,7 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
     // The records are split serially (the CSV reader), then parsed in parallel: the default
     // sweep's 212,800 rows are most of the report's time. Each record's result keeps its
     // place, so the error reported is the first bad line's, as a serial parse would give.
-    let parse = |(line, rec): &(u64, csv::StringRecord)| -> Result<TrialRow, ReportError> {
-        let line = *line;
+    let parse = |(line, rec): (u64, csv::StringRecord)| -> Result<TrialRow, ReportError> {
         let fields: Vec<&str> = rec.iter().collect();
         let row = election_runner::results::TrialRow::from_record(&fields, params.len())
             .map_err(|e| field_error(path, line, e))?;
@@ -824,7 +823,11 @@ fn load_trials(path: &Path) -> Result<(Vec<String>, Vec<TrialRow>), ReportError>
     };
     let parsed: Vec<Result<TrialRow, ReportError>> = {
         use rayon::prelude::*;
-        records(&mut rdr, path)?.par_iter().map(parse).collect()
+        // Each record is dropped once parsed.
+        records(&mut rdr, path)?
+            .into_par_iter()
+            .map(parse)
+            .collect()
     };
     let rows = parsed.into_iter().collect::<Result<Vec<_>, _>>()?;
     Ok((params.into_iter().map(|(n, _)| n).collect(), rows))

@@ -360,8 +360,10 @@ fn a_bad_cell_names_line_column_and_value() {
     // still be the first bad line's.
     let last = lines.len() - 1;
     assert!(last > 3, "the fixture has rows after line 4");
+    let before = lines[last].clone();
     lines[last] = lines[last].replacen(",true,", ",never,", 1);
     lines[last] = lines[last].replacen(",false,", ",never,", 1);
+    assert_ne!(lines[last], before, "the last row has a boolean to spoil");
     fs::write(results.join("trials.csv"), lines.join("\n")).unwrap();
     let err = render_report(&results, &base.join("out"), &text_only(), None).unwrap_err();
     let msg = err.to_string();

@@ -1,7 +1,8 @@
 //! Running a sweep: every cell's seeds in parallel on every core, rows appended to
-//! `trials.csv` cell by cell in cell order, then `summary.csv`, `trials.csv.gz` (the form
-//! results are committed in, [`crate::files::gzip_trials`]) and `manifest.json` (with the
-//! SHA-256 of `trials.csv`) written atomically.
+//! `trials.csv` cell by cell in cell order, then `summary.csv`, `manifest.json` (with the
+//! SHA-256 of `trials.csv`) and `trials.csv.gz` (the form results are committed in,
+//! [`crate::files::compress_trials`]) written atomically, the last one while the caller renders
+//! its report ([`run_sweep_then`]).
 //!
 //! # Determinism
 //!
@@ -280,21 +281,27 @@ fn recorded_manifest(dir: &Path) -> Result<Option<(PathBuf, Value)>> {
 /// number of trials: a window of cells is held while it runs, and the summary is computed
 /// from `trials.csv` one cell at a time.
 pub fn run_sweep(full: &SweepPlan, opts: &SweepOptions) -> Result<SweepOutcome> {
-    run_sweep_then(full, opts, |_| ()).map(|(o, ())| o)
+    let (outcome, (), compressed) = run_sweep_then(full, opts, |_| ())?;
+    compressed?;
+    Ok(outcome)
 }
 
 /// [`run_sweep`], then `then(&outcome)` (the CLI renders the report) while `trials.csv.gz` is
 /// compressed on another thread: the compression is a serial step of a second or two at the
-/// end of a large sweep, and the report, another, needs only `trials.csv`. Both are done when
-/// this returns. `manifest.json` is written before the compressed copy (it records the CSV's
-/// hash, read from `trials.csv`), so a sweep stopped in between leaves complete results without
-/// their compressed copy, never a compressed copy the manifest does not describe; an error
-/// compressing is returned after `then` has run.
+/// end of a large sweep, and the report, another, needs only `trials.csv` and the manifest.
+/// Both are done when this returns, with `then`'s result and the compression's, so that a
+/// caller can report both (the sweep's own errors come first, as `Err`).
+///
+/// `manifest.json` is written before the compressed copy (it records the CSV's hash, read from
+/// `trials.csv`), the previous compressed copy is removed just before it, and
+/// `.in-progress.json` stays until the new copy is in place: a sweep stopped in between leaves
+/// complete results without their compressed copy, marked unfinished, and `--resume` with the
+/// same arguments writes it (every cell is complete: nothing is simulated again).
 pub fn run_sweep_then<R>(
     full: &SweepPlan,
     opts: &SweepOptions,
     then: impl FnOnce(&SweepOutcome) -> R,
-) -> Result<(SweepOutcome, R)> {
+) -> Result<(SweepOutcome, R, Result<()>)> {
     if opts.force && opts.resume {
         return usage!("--force and --resume exclude each other: --force starts over");
     }
@@ -396,9 +403,7 @@ pub fn run_sweep_then<R>(
             keep_bytes = offset;
         }
     }
-    // The compressed copy too: the new one is written after the new manifest, and an old one
-    // left beside it would be a copy the manifest does not describe.
-    for stale in ["summary.csv", "manifest.json", crate::files::TRIALS_GZ] {
+    for stale in ["summary.csv", "manifest.json"] {
         let p = out.join(stale);
         if p.exists() {
             fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
@@ -451,8 +456,13 @@ pub fn run_sweep_then<R>(
         trials_csv: Some(crate::files::trials_record(out)?),
         ..expected
     };
+    // The old compressed copy goes before the new manifest is written: a manifest never sits
+    // beside a copy it does not describe.
+    let gz_path = out.join(crate::files::TRIALS_GZ);
+    if gz_path.exists() {
+        fs::remove_file(&gz_path).map_err(|e| Error::io("cannot remove", &gz_path, e))?;
+    }
     write_atomic(&out.join("manifest.json"), &done.to_bytes())?;
-    fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e))?;
     let outcome = SweepOutcome {
         out: out.clone(),
         cells: cells.len(),
@@ -460,18 +470,33 @@ pub fn run_sweep_then<R>(
         trials: total_trials,
         resumed_cells: done_cells,
     };
-    std::thread::scope(|s| {
+    let (r, compressed) = std::thread::scope(|s| {
         let gz = s.spawn(|| crate::files::compress_trials(out));
         let r = then(&outcome);
-        match gz.join() {
-            Ok(Ok(())) => Ok((outcome, r)),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(Error::Results(format!(
-                "{}: compressing trials.csv failed (trials.csv and the manifest are complete)",
-                out.display()
-            ))),
-        }
-    })
+        let compressed = match gz.join() {
+            Ok(result) => result,
+            Err(_) => Err(Error::Results("the compressing thread panicked".into())),
+        };
+        (r, compressed)
+    });
+    let compressed = compressed
+        .and_then(|()| fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e)))
+        .map_err(|e| {
+            let hint = format!(
+                "{}: {} not finished (trials.csv, summary.csv and manifest.json are complete; \
+                 rerunning the sweep with --resume writes it)",
+                out.display(),
+                crate::files::TRIALS_GZ
+            );
+            match e {
+                Error::Io { context, source } => Error::Io {
+                    context: format!("{hint}: {context}"),
+                    source,
+                },
+                other => Error::Results(format!("{hint}: {other}")),
+            }
+        });
+    Ok((outcome, r, compressed))
 }
 
 /// Run the runnable `cells` after the first `done_cells` and append their rows to
@@ -1168,6 +1193,38 @@ mod tests {
                 "trials.csv.gz"
             ]
         );
+    }
+
+    /// A sweep stopped after its manifest but before its compressed copy (the report was
+    /// rendering) is still marked unfinished, and `--resume` writes the copy without running a
+    /// cell again; the finished directory holds no marker.
+    #[test]
+    fn a_sweep_stopped_while_compressing_is_finished_by_resume() {
+        let d = tempfile::tempdir().unwrap();
+        let seen = run_sweep_then(&tiny_plan(), &opts(d.path()), |o| {
+            // While `then` runs the marker is still there; the manifest is complete.
+            (
+                d.path().join(IN_PROGRESS).exists(),
+                d.path().join("manifest.json").exists(),
+                o.trials,
+            )
+        })
+        .unwrap();
+        assert_eq!((seen.1 .0, seen.1 .1), (true, true));
+        seen.2.unwrap();
+        assert!(!d.path().join(IN_PROGRESS).exists());
+        let gz = fs::read(d.path().join("trials.csv.gz")).unwrap();
+        let manifest = fs::read(d.path().join("manifest.json")).unwrap();
+        // The state a kill during the compression leaves.
+        fs::remove_file(d.path().join("trials.csv.gz")).unwrap();
+        fs::write(d.path().join(IN_PROGRESS), &manifest).unwrap();
+        let mut o = opts(d.path());
+        o.resume = true;
+        let out = run_sweep(&tiny_plan(), &o).unwrap();
+        assert_eq!(out.resumed_cells, out.cells - out.skipped);
+        assert_eq!(fs::read(d.path().join("trials.csv.gz")).unwrap(), gz);
+        assert_eq!(fs::read(d.path().join("manifest.json")).unwrap(), manifest);
+        assert!(!d.path().join(IN_PROGRESS).exists());
     }
 
     /// `trials.csv.gz` decompresses to exactly `trials.csv`, whose SHA-256 and row count the
