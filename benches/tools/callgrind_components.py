@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A callgrind profile of one trial, its self cost sorted into components (benches/README.md,
-"Issue #32: a full trial, component by component").
+"Instructions per trial, component by component").
 
     benches/tools/callgrind_components.py callgrind.out [COMPONENT]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The instruction-count tables of benches/README.md ("Issue #32: a full trial, component by
+"""The instruction-count tables of benches/README.md ("Instructions per trial, component by
 component"), generated: every trial of the `trial/*` and `raft-scaling/*` benches run once
 under callgrind with ideal nodes, its instructions per message, its self cost sorted into
 components (callgrind_components.py) for the five profiled trials, and, outside callgrind, the
