@@ -1201,17 +1201,16 @@ mod tests {
     #[test]
     fn a_sweep_stopped_while_compressing_is_finished_by_resume() {
         let d = tempfile::tempdir().unwrap();
-        let seen = run_sweep_then(&tiny_plan(), &opts(d.path()), |o| {
+        let (_, seen, compressed) = run_sweep_then(&tiny_plan(), &opts(d.path()), |_| {
             // While `then` runs the marker is still there; the manifest is complete.
             (
                 d.path().join(IN_PROGRESS).exists(),
                 d.path().join("manifest.json").exists(),
-                o.trials,
             )
         })
         .unwrap();
-        assert_eq!((seen.1 .0, seen.1 .1), (true, true));
-        seen.2.unwrap();
+        assert_eq!(seen, (true, true));
+        compressed.unwrap();
         assert!(!d.path().join(IN_PROGRESS).exists());
         let gz = fs::read(d.path().join("trials.csv.gz")).unwrap();
         let manifest = fs::read(d.path().join("manifest.json")).unwrap();

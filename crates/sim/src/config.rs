@@ -323,9 +323,9 @@ const LN_BITS: u32 = 12;
 const LN_BINS: usize = 1 << LN_BITS;
 
 /// A log-normal latency drawn by inverse transform: one 64-bit draw, a table lookup and a
-/// linear interpolation, instead of a ziggurat normal draw and an `exp` (about 20 instructions
-/// against 160; a latency is drawn for every message and, on `server` nodes, a processing time
-/// for every input, so this was a sixth of a whole trial).
+/// linear interpolation, instead of a ziggurat normal draw and an `exp` (about 60 instructions
+/// with the random draw itself, against 160; a latency is drawn for every message and, on
+/// `server` nodes, a processing time for every input, so this was a sixth of a whole trial).
 ///
 /// The 12 high bits of the draw pick one of 4,096 bins of equal probability; the low 52 bits,
 /// `f`, the point within it. The table holds the distribution's exact quantiles at the bins'
