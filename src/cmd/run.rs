@@ -124,7 +124,7 @@ fn print_trial(t: &TrialRun) -> Result<(), CliError> {
                 " (a quorum leader was possible and none was won: a liveness failure)".to_string()
             }
             (election_sim::Outcome::Livelock, _) => {
-                " (quorum leadership still changing at the end: a liveness failure)".to_string()
+                " (quorum leadership formed after the last fault but never held the hold span: a liveness failure)".to_string()
             }
             (election_sim::Outcome::MinorityOnly, _) => {
                 " (no member reaches a majority at the end: no quorum leader possible)".to_string()

@@ -653,16 +653,36 @@ pub struct Ticker {
 }
 
 impl Ticker {
-    /// A ticker started at `now` (local time); the first tick is due one period later. Arm
-    /// the tick timer with the returned delay.
-    pub fn start(now: Time, period: Duration) -> (Ticker, Duration) {
+    /// A ticker started at `now` (local time) in a random phase: the first tick is due after
+    /// a delay drawn uniformly from `(0, period]` with `rng` (the node's seeded stream,
+    /// [`Io::rng`]), every later one a whole period after the one before. Arm the tick timer
+    /// with the returned delay.
+    ///
+    /// A real member's ticker started when its process did, which has nothing to do with when
+    /// the other members' did. Started at each node's boot instant, the tickers of a cluster
+    /// booted together would all tick in the same phase (give or take timer jitter), so the
+    /// part of a tick that each tick-counted timeout loses (a timeout of `k` ticks counted
+    /// from a reset anywhere within a tick lasts `(k - 1)` to `k` periods) would be the same
+    /// on every node, and elections that real clusters lose to a member one tick behind would
+    /// never happen.
+    pub fn start(now: Time, period: Duration, rng: &mut Rng) -> (Ticker, Duration) {
         let period = period.max(Duration::from_nanos(1));
+        let ns = period.as_nanos().min(u64::MAX as u128) as u64;
+        let first = Duration::from_nanos(rng.random_range(1..=ns));
+        Ticker::with_first(now, period, first)
+    }
+
+    /// A ticker started at `now` whose first tick is due after `first` (at most one period),
+    /// every later one a whole period after the one before.
+    pub fn with_first(now: Time, period: Duration, first: Duration) -> (Ticker, Duration) {
+        let period = period.max(Duration::from_nanos(1));
+        let first = first.max(Duration::from_nanos(1)).min(period);
         (
             Ticker {
                 period,
-                next: now + period,
+                next: now + first,
             },
-            period,
+            first,
         )
     }
 
@@ -698,7 +718,7 @@ mod tests {
     #[test]
     fn ticker_keeps_a_fixed_rate_and_drops_missed_ticks() {
         let ms = Duration::from_millis;
-        let (mut t, first) = Ticker::start(Time::from_millis(3), ms(5));
+        let (mut t, first) = Ticker::with_first(Time::from_millis(3), ms(5), ms(5));
         assert_eq!(first, ms(5)); // due at 8
                                   // Fired 0.7 ms late: the next is still due at 13, not 13.7.
         assert_eq!(t.fired(Time(8_700_000)), Duration::from_micros(4_300));
@@ -706,9 +726,25 @@ mod tests {
                                                            // A 12 ms pause: the ticks due at 23 and 28 are dropped; the next is due at 33.
         assert_eq!(t.fired(Time::from_millis(30)), ms(3));
         // A zero period is one nanosecond, never a loop.
-        let (mut z, d) = Ticker::start(Time::ZERO, Duration::ZERO);
+        let (mut z, d) = Ticker::with_first(Time::ZERO, Duration::ZERO, Duration::ZERO);
         assert_eq!(d, Duration::from_nanos(1));
         assert_eq!(z.fired(Time(10)), Duration::from_nanos(1));
+    }
+
+    #[test]
+    fn tickers_start_in_a_drawn_phase_within_one_period() {
+        let period = Duration::from_millis(10);
+        let mut rng = Rng::seed_from_u64(7);
+        let firsts: Vec<Duration> = (0..50)
+            .map(|_| Ticker::start(Time::ZERO, period, &mut rng).1)
+            .collect();
+        assert!(firsts.iter().all(|&f| f > Duration::ZERO && f <= period));
+        // Phases spread over the period rather than sitting at its end.
+        let early = firsts.iter().filter(|&&f| f < period / 2).count();
+        assert!(
+            (10..=40).contains(&early),
+            "{early} of 50 in the first half"
+        );
     }
 
     #[test]

@@ -1047,6 +1047,7 @@ where
         }
         let addresses = self.shared.peers.clone();
         let members = self.members as u32;
+        self.observer.set_calm(self.timeline.calm());
         Ok(LiveReport {
             trial: TrialReport::finish(self.observer, members, end, self.events),
             addresses,

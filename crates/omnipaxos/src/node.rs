@@ -447,7 +447,7 @@ impl Protocol for OmniPaxos {
         let lib = self.build(stored);
         self.lib = Some(lib);
         self.last_heard.iter_mut().for_each(|t| *t = None);
-        let (ticker, first) = Ticker::start(io.now(), self.config.tick);
+        let (ticker, first) = Ticker::start(io.now(), self.config.tick, io.rng());
         self.ticker = Some(ticker);
         io.set_timer(OmniTimer::Tick, first);
         self.flush(io);

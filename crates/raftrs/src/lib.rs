@@ -19,15 +19,23 @@
 //! - `election_tick = max(heartbeat_tick + 1, round(detect_timeout / tick))` (raft-rs requires
 //!   it above `heartbeat_tick`): the minimum election timeout, and the leader's CheckQuorum
 //!   period;
-//! - the randomized election timeout is drawn from `[election_tick, election_tick +
-//!   round(detect_jitter / tick)]` ticks (`min_election_tick = election_tick`,
-//!   `max_election_tick` one above the top, as raft-rs's range is half-open).
+//! - the randomized election timeout is drawn from the half-open `[election_tick,
+//!   election_tick + round(detect_jitter / tick))` ticks (`min_election_tick =
+//!   election_tick`, `max_election_tick` the top, as raft-rs draws it in
+//!   `Raft::reset_randomized_election_timeout`, `src/raft.rs`: `gen_range(min..max)`). With
+//!   jitter = timeout, the default, that is raft-rs's own default range `[election_tick, 2 ×
+//!   election_tick)` (`Config::min_election_tick` and `max_election_tick`, `src/config.rs`).
 //!
 //! With the defaults (tick = heartbeat = 50 ms, detection window 150–300 ms) that is a
-//! heartbeat every tick and an election timeout of 3–6 ticks: the same window as every other
-//! family's failure detector, in tick units. raft-rs counts elapsed ticks from the last reset
-//! (a heartbeat, a vote), which falls anywhere within a tick, so a timeout of `k` ticks is
-//! `(k - 1) × tick` to `k × tick` of real time: the library's granularity, kept as it is.
+//! heartbeat every tick and an election timeout of 3–5 ticks. raft-rs counts elapsed ticks
+//! from the last reset (a heartbeat, a vote), which falls anywhere within a tick, so a timeout
+//! of `k` ticks is `(k - 1) × tick` to `k × tick` of real time: 100–250 ms, the library's
+//! granularity, kept as it is.
+//!
+//! Each node's ticker starts in its own phase ([`election_core::Ticker::start`], drawn from
+//! the node's seeded stream), as independent processes' tickers do: a cluster whose members
+//! all ticked together would lose the same part of a tick on every node, and never see a vote
+//! refused by a member whose count is one tick behind.
 //!
 //! # Randomness
 //!

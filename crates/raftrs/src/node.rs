@@ -68,12 +68,16 @@ impl RaftrsConfig {
 
     /// The tick counts raft-rs runs with: `heartbeat_tick = max(1, round(heartbeat / tick))`,
     /// `election_tick = max(heartbeat_tick + 1, round(detect_timeout / tick))`, and the
-    /// randomized timeout drawn from `[election_tick, election_tick + round(detect_jitter /
-    /// tick)]`. Call [`RaftrsConfig::validate`] first: an invalid tick gives nonsense here.
+    /// randomized timeout drawn from the half-open `[election_tick, election_tick +
+    /// round(detect_jitter / tick))` (at least `election_tick` itself), as raft-rs draws from
+    /// `[min_election_tick, max_election_tick)`. With the defaults (jitter = timeout) that is
+    /// raft-rs's own default range `[election_tick, 2 × election_tick)`. Call
+    /// [`RaftrsConfig::validate`] first: an invalid tick gives nonsense here.
     pub fn ticks(&self) -> Ticks {
         let heartbeat = (self.in_ticks(self.timing.heartbeat) as usize).max(1);
         let election = (self.in_ticks(self.timing.detect_timeout) as usize).max(heartbeat + 1);
-        let election_max = election + self.in_ticks(self.timing.detect_jitter) as usize;
+        let jitter = self.in_ticks(self.timing.detect_jitter) as usize;
+        let election_max = election + jitter.max(1) - 1;
         Ticks {
             heartbeat,
             election,
@@ -417,7 +421,7 @@ impl Protocol for RaftRs {
         // stays down (no node object) rather than panic.
         self.node = RawNode::new(&cfg, storage, &self.logger).ok();
         self.reseed(io, None);
-        let (ticker, first) = Ticker::start(io.now(), self.config.tick);
+        let (ticker, first) = Ticker::start(io.now(), self.config.tick, io.rng());
         self.ticker = Some(ticker);
         io.set_timer(RaftrsTimer::Tick, first);
         self.drain_ready(io);
@@ -538,10 +542,10 @@ mod tests {
             Ticks {
                 heartbeat: 1,
                 election: 3,
-                election_max: 6
+                election_max: 5
             }
         );
-        assert!(c.describe().contains("150-300 ms"), "{}", c.describe());
+        assert!(c.describe().contains("150-250 ms"), "{}", c.describe());
         let mut fine = c.clone();
         fine.tick = Duration::from_millis(10);
         assert_eq!(
@@ -549,7 +553,7 @@ mod tests {
             Ticks {
                 heartbeat: 5,
                 election: 15,
-                election_max: 30
+                election_max: 29
             }
         );
     }

@@ -597,7 +597,7 @@ fn traces(
                     "Seed {}: the first trial of the sweep whose outcome is `{outcome}` ({}; see [the appendix](APPENDIX.md#f-liveness)). {} leader changes after the reference instant.",
                     t.seed,
                     if outcome == "livelock" {
-                        "leadership still changing after the last fault"
+                        "leadership formed but never held after the last fault"
                     } else {
                         "no settled quorum leader although one was possible"
                     },

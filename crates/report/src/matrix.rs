@@ -17,7 +17,7 @@
 //! | fenced writes | every scenario; focus size | worst mean `writes_stale`: a deposed leader's writes accepted despite fencing tokens, the first failing seed | `pass`, `fails` |
 //! | damage, unfenced | the same | worst mean `writes_stale` + `writes_fenced`: what a resource without fencing takes | `none`, `rare` (< 1 per trial), `damaging` |
 //! | split brain under partition | the scenarios that cut links and reach the protocol; focus size | the worst: `split_brain_rate`, mean `split_brain_ms`, and its writes taken and refused | `none`, `brief` (< 1 ms), `lasting` |
-//! | liveness | every cell | measured trials whose `outcome` is `no-leader` or `livelock` (no settled quorum leader although a connected majority existed), the first failing seed | `pass`, `fails` |
+//! | liveness | every cell | measured trials whose `outcome` is `no-leader` or `livelock` (no quorum leader that held ten election timeouts although a connected majority existed), the first failing seed | `pass`, `fails` |
 //! | churn | the recovery and flapping scenarios (the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
 //! | depends on | the protocol's family | service endpoints (a lease's store) | `a store: single point of failure`, `a lock store of K endpoints: a quorum of its own` (a replicated store), or `members only` |
 //!

@@ -16,7 +16,7 @@
 //! | bully | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `bully.t_elec_ms` 20, `bully.t_coord_ms` 2 × t_elec |
 //! | ring | `heartbeat_ms` (50) | `detect_timeout_ms` + U[0, `detect_jitter_ms`] (150–300 ms) | `ring.t_hop_ms` 20 |
 //! | raft | `heartbeat_ms` (50) | election timeout drawn from `raft.timeout_ms` = W by default (150–300 ms) | — |
-//! | raftrs | every `heartbeat_ms / raftrs.tick_ms` ticks (1 tick of 50 ms) | W in whole ticks: 3–6 ticks of 50 ms, counted from the last reset | `raftrs.tick_ms` = `heartbeat_ms` |
+//! | raftrs | every `heartbeat_ms / raftrs.tick_ms` ticks (1 tick of 50 ms) | W in whole ticks: 3–5 ticks of 50 ms (raft-rs's default `[election_tick, 2 × election_tick)`), counted from the last reset on each node's own ticker, started in its own phase | `raftrs.tick_ms` = `heartbeat_ms` |
 //! | omnipaxos | a BLE heartbeat round every `round(detect_timeout_ms / omnipaxos.tick_ms)` ticks of `omnipaxos.tick_ms` (= `heartbeat_ms`): 3 × 50 = 150 ms | 1-2 rounds after the leader's last reply (150–300 ms), no jitter of its own; it takes over one round later | — |
 //! | lease | the holder renews every `lease.retry_ms` (20) | a member's detector fires `lease.duration_ms` (150 = `detect_timeout_ms`) after it last saw the record change, and it takes the lease at its next read (every 20–44 ms): about 150–240 ms after the last renewal | `lease.renew_deadline_ms` 100 |
 //!
@@ -164,7 +164,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.leader_send", Kind::Choice(LeaderSend::NAMES), "persisted", "raft: a leader's messages leave once its own write is durable, like everyone's (persisted), or before it, as raft-rs and etcd's server send a leader's messages (parallel: the thesis, section 10.2.1; RawNode::ready, raftNode.start)"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
     p("raft.voters", Kind::Count, "every node", "raft: the K lowest ids (1..=K) vote; the others are learners (etcd-io/raft learners, hashicorp/raft non-voters) that follow the leader and take its entries but never campaign or vote; votes, pre-votes, CheckQuorum and the quorum leader count a majority of the K voters; K >= nodes: every node votes"),
-    p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick] ticks (each rounded)"),
+    p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick) ticks (each rounded; raft-rs's default [election_tick, 2 x election_tick) at the default jitter); each node's ticker starts in its own drawn phase"),
     p("raftrs.pre_vote", Kind::Bool, "false", "raftrs: raft-rs's Config::pre_vote"),
     p("raftrs.check_quorum", Kind::Bool, "false", "raftrs: raft-rs's Config::check_quorum (the leader checks every election_tick ticks; followers in its lease ignore RequestVote)"),
     p("lease.profile", Kind::Choice(&["scaled", "k8s"]), "scaled", "lease: timing defaults, scaled (Kubernetes' divided by 100: 150/100/20 ms, the lease duration = detect_timeout_ms) or k8s (kube-scheduler's 15 s/10 s/2 s), which also runs the trial at Kubernetes' time scale: the defaults marked k8s of heartbeat_ms, detect_timeout_ms, detect_jitter_ms, fault_at_ms, fault_wait_ms, horizon_ms and workload.interval_ms, and so every scenario time derived from them, are 100 times the scaled ones"),
@@ -204,11 +204,11 @@ pub const PARAMS: &[ParamDef] = &[
     p("workload.fencing", Kind::Choice(&["token", "off"]), "token", "token: the resource refuses a write whose token is below the highest it took (writes_fenced); off: it takes every write. Fencing changes no node's behaviour, so under token writes_stale + writes_fenced is what an unfenced resource would take"),
     p("workload.commit", Kind::Choice(&["resource", "majority"]), "resource", "resource: a write takes effect at the shared resource outside the cluster; majority: when a majority of the cluster (writer included) acknowledges it, each node acknowledging only writes of the leader it follows"),
     p("leader.stop_lag_ms", Kind::Latency, "constant:0", "how long a node's workload goes on writing after it leaves the leader role, drawn at each departure (latency syntax): its writes keep the token it had as leader, so they are fenced (workload.fencing = token) or stale (off) once someone else was elected; a deposed controller that has not yet noticed. constant:0: it stops at once"),
-    p("fault_at_ms", Kind::Ms, "1000; k8s: 100000", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol)"),
-    p("fault_jitter_ms", Kind::Ms, "heartbeat_ms", "random offset added to fault_at_ms per trial"),
+    p("fault_at_ms", Kind::Ms, "4 x (detect_timeout_ms + detect_jitter_ms)", "the scenario's first fault fires at fault_at_ms + U[0, fault_jitter_ms] (same draw for every protocol); the default lets the cold start elect a leader (within one longest election timeout) that then holds for about three more, so the fault hits a settled cluster"),
+    p("fault_jitter_ms", Kind::Ms, "detect_timeout_ms + detect_jitter_ms", "random offset added to fault_at_ms per trial: one longest election timeout by default, so the fault falls anywhere in the leader's heartbeat and CheckQuorum cycles"),
     p("fault_wait_ms", Kind::Ms, "10000; k8s: 1000000", "if there is no quorum leader at the drawn fault instant, the scenario's faults wait for one at most this long (0: fire anyway); a trial that waits in vain undergoes no fault and is marked (faults_skipped)"),
-    p("settle_ms", Kind::PositiveMs, "2 x (detect_timeout_ms + detect_jitter_ms)", "a trial ends once the last fault fired and the same quorum leader has led this long"),
-    p("horizon_ms", Kind::PositiveMs, "20000; k8s: 2000000", "a trial never runs past this instant"),
+    p("settle_ms", Kind::PositiveMs, "2 x (detect_timeout_ms + detect_jitter_ms)", "a trial ends once the last fault fired and the same quorum leader has led this long and for the verdict's hold span (10 x (detect_timeout_ms + detect_jitter_ms), derived, not a parameter); settle_ms lengthens the observation, never the verdict"),
+    p("horizon_ms", Kind::PositiveMs, "fault_at_ms + fault_jitter_ms + 60 x (detect_timeout_ms + detect_jitter_ms)", "a trial never runs past this instant; one that has not settled by then (no quorum leadership held the verdict's hold span) is a liveness failure, so the default leaves 60 of the longest election timeouts after the latest fault instant"),
     p("outage_ms", Kind::Ms, "5 x (detect_timeout_ms + detect_jitter_ms)", "how long a partition or isolation lasts before it heals, and how long leader-recovers keeps the leader down"),
     p("pause_ms", Kind::Ms, "2 x (detect_timeout_ms + detect_jitter_ms)", "leader-pause: length of the stop-the-world pause"),
     p("flaps", Kind::Count, "3", "flapping-leader: how many crash/recover cycles"),
@@ -865,8 +865,8 @@ impl Resolved {
                 tick_ms: num("omnipaxos.tick_ms", heartbeat_ms),
             },
             net,
-            fault_at_ms: num("fault_at_ms", 1000.0 * scale),
-            fault_jitter_ms: num("fault_jitter_ms", heartbeat_ms),
+            fault_at_ms: num("fault_at_ms", 4.0 * window),
+            fault_jitter_ms: num("fault_jitter_ms", window),
             fault_wait_ms: num("fault_wait_ms", 10_000.0 * scale),
             node,
             timing_multiplier: get("node.timing_multiplier").map_or_else(Vec::new, |v| {
@@ -886,7 +886,12 @@ impl Resolved {
             },
             stop_lag: dist("leader.stop_lag_ms", "constant:0")?,
             settle_ms: num("settle_ms", 2.0 * window),
-            horizon_ms: num("horizon_ms", 20_000.0 * scale),
+            horizon_ms: num(
+                "horizon_ms",
+                num("fault_at_ms", 4.0 * window)
+                    + num("fault_jitter_ms", window)
+                    + Self::HORIZON_TIMEOUTS * window,
+            ),
             outage_ms: num("outage_ms", 5.0 * window),
             pause_ms: num("pause_ms", 2.0 * window),
             flaps: get("flaps").map_or(3, |v| v.parse().expect("canonical")),
@@ -916,8 +921,7 @@ impl Resolved {
             );
         }
         if latest + r.settle_ms > r.horizon_ms {
-            // No trial could hold a leader for the settle window before the horizon: every
-            // verdict would be a liveness failure, even with a leader at the end.
+            // No trial could hold a leader for the settle window before the horizon.
             return usage!(
                 "invalid settle_ms = {} ms: the settle window must fit between the latest fault instant ({} ms) and horizon_ms ({} ms); raise horizon_ms or lower settle_ms",
                 crate::results::fmt_ms(r.settle_ms),
@@ -925,7 +929,37 @@ impl Resolved {
                 crate::results::fmt_ms(r.horizon_ms)
             );
         }
+        if latest + r.hold_ms() > r.horizon_ms {
+            // No trial could hold a leader for the verdict's span before the horizon: every
+            // verdict would be a liveness failure, even with a leader at the end.
+            return usage!(
+                "invalid horizon_ms = {} ms: the verdict's hold span (10 x (detect_timeout_ms + detect_jitter_ms) = {} ms) must fit between the latest fault instant ({} ms) and horizon_ms; raise horizon_ms or lower fault_at_ms",
+                crate::results::fmt_ms(r.horizon_ms),
+                crate::results::fmt_ms(r.hold_ms()),
+                crate::results::fmt_ms(latest)
+            );
+        }
         Ok(r)
+    }
+
+    /// How many of the protocol's longest election timeouts one quorum leadership must last
+    /// for the `outcome` verdict (see [`Resolved::hold_ms`]).
+    pub const HOLD_TIMEOUTS: f64 = 10.0;
+
+    /// How many of the protocol's longest election timeouts the default horizon leaves after
+    /// the latest fault instant: the scale at which a cluster that has not settled is a
+    /// liveness failure. Over every 4- and 5-node link pattern `explore` runs for Raft, a
+    /// horizon three times as long changes 52 of 29,000 verdicts (0.2 %), each a livelock
+    /// that held a leader later.
+    pub const HORIZON_TIMEOUTS: f64 = 60.0;
+
+    /// The `outcome` verdict's hold span ([`SimConfig::hold`](election_sim::SimConfig)):
+    /// [`Resolved::HOLD_TIMEOUTS`] of the longest election timeout the detection window draws
+    /// (`detect_timeout_ms + detect_jitter_ms`). Derived from the timing, never set on its
+    /// own, so no observation window (`settle_ms`, `horizon_ms`) moves a verdict; why ten is
+    /// in the observer's docs (`crates/sim/src/observer.rs`).
+    pub fn hold_ms(&self) -> f64 {
+        Self::HOLD_TIMEOUTS * (self.detect_timeout_ms + self.detect_jitter_ms)
     }
 
     /// These parameters as `scenario` runs them: a steady-state scenario (`steady-noise`)
@@ -1099,7 +1133,9 @@ mod tests {
         set.insert("settle_ms", "19500".to_string());
         let e = Resolved::resolve(&lan, &set).unwrap_err().to_string();
         assert!(e.contains("invalid settle_ms = 19500 ms"), "{e}");
-        assert_eq!(r.fault_jitter_ms, 50.0);
+        // The fault falls in a settled cluster: 4 longest timeouts after boot, give or take one.
+        assert_eq!((r.fault_at_ms, r.fault_jitter_ms), (1200.0, 300.0));
+        assert_eq!(r.hold_ms(), 3000.0);
         assert_eq!(r.budget(51, r.horizon_ms), 5_100_000);
         assert_eq!(r.budget(5001, r.horizon_ms), 20_000_000);
         assert_eq!(r.budget(5, 10_000.0), 500_000);

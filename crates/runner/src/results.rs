@@ -764,10 +764,10 @@ pub const ROW_RULES: &[RowRule] = &[
     },
     RowRule {
         column: "outcome",
-        requires: "a settled outcome (stable, recovered-after) needs converged = true, and \
-                   failover_ms given",
+        requires: "a settled outcome (stable, recovered-after) needs failover_ms given (a \
+                   quorum leader held after the reference instant)",
         holds: |r| match r.outcome {
-            Outcome::Stable | Outcome::RecoveredAfter => r.converged && r.failover_ms.is_some(),
+            Outcome::Stable | Outcome::RecoveredAfter => r.failover_ms.is_some(),
             _ => true,
         },
     },
@@ -975,6 +975,7 @@ mod tests {
                 r.converged = false;
                 r.leader = None;
                 r.elect_ms = None;
+                r.failover_ms = None;
             }),
             ("column minority_leader_ms", |r| {
                 r.minority_leader_ms = 2500.0

@@ -17,7 +17,7 @@
 //!
 //! Every family also gets `detect_timeout_ms = T` and `detect_jitter_ms = T`, which the
 //! observer's verdicts count election timeouts in, and `fault_at_ms = max(1 s, 10 T)`
-//! ([`fault_at`]) and a crash trial's `horizon_ms` 20 timeouts and 10 s past it ([`horizon`]):
+//! ([`fault_at`]) and a crash trial's `horizon_ms` 26 timeouts and 10 s past it ([`horizon`]):
 //! the crash, or the steady window, comes after the cold start's election,
 //! whatever the timeout (a window opening mid-election would count that election as false; the
 //! `unsettled_starts` column counts windows that opened without a quorum leader anyway). Each point is run twice over, under the same
@@ -840,10 +840,12 @@ pub fn fault_at(t: f64) -> String {
     num((10.0 * t).max(1000.0))
 }
 
-/// A crash trial's horizon at timeout `t`: the fault instant plus 20 timeouts and 10 s, room
-/// for any failover that happens at all (steady windows set their own, `steady_ms`).
+/// A crash trial's horizon at timeout `t`: the fault instant plus its jitter (one longest
+/// timeout, `2t`), the verdict's hold span (ten longest timeouts, `20t`), and 4 timeouts and
+/// 10 s more, room for any failover that happens at all (steady windows set their own,
+/// `steady_ms`).
 pub fn horizon(t: f64) -> String {
-    num((10.0 * t).max(1000.0) + 20.0 * t + 10_000.0)
+    num((10.0 * t).max(1000.0) + 26.0 * t + 10_000.0)
 }
 
 /// One cell of `spec` at the point `(t, k)`, for `scenario` (`steady-noise` or

@@ -40,9 +40,11 @@ fn after_wake(run: &TrialRun) -> Vec<(f64, NodeId, Option<u64>, WriteOutcome)> {
         .collect()
 }
 
-/// With a 200 ms lag at the default 10 ms interval, the woken leader sends exactly 20 writes:
-/// the one due during the pause, then one every 10 ms while the lag lasts (it stepped down at
-/// the wake-up instant). Each carries the term it led with, below the new leader's: fenced, all
+/// With a 200 ms lag at the default 10 ms interval, the woken leader sends 20 or 21 writes:
+/// the one due during the pause, then one every 10 ms while the lag lasts. It steps down while
+/// it handles its backlog, a little after the wake-up, and the lag counts from there, so a
+/// write that falls due just under 200 ms after the wake-up still leaves when the writes' own
+/// phase puts one there. Each carries the term it led with, below the new leader's: fenced, all
 /// of them, under `token`; taken, all of them stale, under `off` — the same count, since
 /// fencing changes no node's behaviour.
 #[test]
@@ -64,7 +66,11 @@ fn stop_lag_turns_fenced_writes_into_stale_ones_without_fencing() {
             let paused = run.leader_at_fault.unwrap();
             let old = epoch_as_leader(run, paused).expect("the paused node led with a term");
             let w = after_wake(run);
-            assert_eq!(w.len(), 20, "seed {seed}: {w:?}");
+            assert!(
+                (20..=21).contains(&w.len()),
+                "seed {seed}: {} writes: {w:?}",
+                w.len()
+            );
             assert!(
                 w.iter().all(|x| x.3 == outcome && x.2 == Some(old)),
                 "seed {seed}: every lagging write keeps term {old} and is {outcome:?}: {w:?}"

@@ -608,8 +608,14 @@ pub struct SimConfig {
     /// [observer](crate::observer) docs); 150 ms by default.
     pub election_timeout: Duration,
     /// A trial ends early once every fault has fired and the cluster has had the same quorum
-    /// leader for `settle` since both the start of its leadership and the last fault.
+    /// leader for `settle` (and for the [`hold`](SimConfig::hold) span) since both the start
+    /// of its leadership and the last fault. It does not enter the verdict.
     pub settle: Duration,
+    /// The hold span of the `outcome` verdict: how long a quorum leadership must last past
+    /// the calm for the cluster to count as settled (see the [observer](crate::observer)
+    /// docs); 2 s by default. The runner sets it to ten of the protocol's longest election
+    /// timeouts.
+    pub hold: Duration,
     /// Never end early: run to the horizon whatever happens (a steady-state window of fixed
     /// length, such as the runner's `steady-noise`); the settle window still feeds the
     /// `outcome` verdict. Off by default.
@@ -660,6 +666,7 @@ impl SimConfig {
             horizon: Duration::from_secs(30),
             election_timeout: Duration::from_millis(150),
             settle: Duration::from_secs(2),
+            hold: Duration::from_secs(2),
             run_to_horizon: false,
             trace: false,
             reference_ms: None,

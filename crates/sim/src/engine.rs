@@ -571,6 +571,7 @@ impl<P: Protocol, F: FnMut(NodeId) -> P> Sim<P, F> {
                 self.observer.on_fault(skipped);
             }
         }
+        self.observer.set_calm(self.timeline.calm());
         TrialReport::finish(self.observer, self.cfg.nodes, end, self.events)
     }
 

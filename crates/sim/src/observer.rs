@@ -121,27 +121,49 @@
 //!   ([`SimConfig::budget`](crate::SimConfig::budget)) before its horizon or settle window
 //!   ended. Such a trial is cut short, so it never counts as `converged` (and has no `leader`
 //!   or `elect_ms`); every other metric covers the trial up to the instant it was stopped.
-//! * **Settled**: at the end of the trial there is a quorum leader that has been the quorum
-//!   leader without a break for at least the settle window ([`SimConfig::settle`](crate::SimConfig::settle),
-//!   given to the observer by [`Observer::set_verdict_window`]), and the trial was not cut short
-//!   by its budget.
-//! * `outcome`, the trial's verdict on liveness, from what holds at the end — the first of
-//!   these that holds:
+//! * **Calm**: the instant the scenario's last fault action ended — its instant plus what it
+//!   [`lasts`](crate::FaultAction::lasts) (a stale connection's keep-alive), shifted with the
+//!   timeline by any wait for a leader — or `t0` if that is later. After it nothing but the
+//!   protocol changes the cluster (background noise aside).
+//! * **Hold span** ([`SimConfig::hold`](crate::SimConfig::hold), given to the observer by
+//!   [`Observer::set_verdict_window`]): how long one quorum leadership must last, counted from
+//!   the later of its start and the calm, before the cluster counts as settled. The runner
+//!   sets it from the protocol's own timing: ten times the longest election timeout it draws
+//!   (`detect_timeout_ms + detect_jitter_ms`). Why ten: a cluster in a slow livelock (a member
+//!   that cannot hear the leader times out and deposes it, over and over) holds each
+//!   leadership for about one election timeout plus an election, and now and then for several;
+//!   over the link patterns `explore` enumerates, holds of three to four timeouts occur in
+//!   clusters that never settle, so a span of two (the old 600 ms settle window) called them
+//!   settled. Ten timeouts is where, rerun to a 60 s horizon, those verdicts stop changing.
+//! * **Settled**: some quorum leadership after `t0` lasted the hold span past the calm. The
+//!   first one that did *decides* the verdict, at the instant it completed the span: what
+//!   happens after that instant never changes the verdict, so a trial that runs on (a longer
+//!   `settle`, a longer horizon) keeps it. A trial with nothing left to decide ends there
+//!   (see [`crate::trial::Timeline::deadline`]).
+//! * `outcome`, the trial's verdict on liveness after the last fault — the first of these
+//!   that holds:
 //!   1. `minority-only`: at the end no live member is quorum-connected: no quorum leader is
 //!      possible, so none is the correct answer, whatever happened.
-//!   2. `stable`: settled, the quorum leader at the end is the one at `t0` (just before the
-//!      fault), and no other member was the quorum leader in between: leadership never moved,
-//!      even if it lapsed for a moment (a leader paused for less than the detection window).
-//!   3. `recovered-after`: settled otherwise: quorum leadership moved (or, in a cold start, was
-//!      first won) and held through the settle window to the end; `recovered_timeouts` says
+//!   2. `stable`: settled, by the quorum leader at `t0` (just before the fault), which never
+//!      lost its quorum from `t0` to the deciding instant: at every instant it was the quorum
+//!      leader, or nobody was while it was paused (a leader paused for less than the detection
+//!      window keeps its followers). A leader that lapses and wins again is not stable.
+//!   3. `recovered-after`: settled otherwise: quorum leadership moved, lapsed and came back,
+//!      or (in a cold start) was first won, and held the hold span; `recovered_timeouts` says
 //!      after how many election timeouts (the failure-detection window's lower bound,
-//!      `detect_timeout_ms`): the time from the last fault that fired at or before the final
-//!      quorum leadership began (or `t0`) to that beginning, divided by the timeout, rounded up.
-//!   4. `livelock`: not settled, and some member became the quorum leader during the last
-//!      settle window: quorum leadership was still changing at the end (leader ping-pong,
-//!      endless disruptive elections).
-//!   5. `no-leader`: not settled otherwise: no quorum leader was won during the last settle
-//!      window (none at the end) although a member is quorum-connected.
+//!      `detect_timeout_ms`): the time from the last fault that fired at or before the
+//!      deciding leadership began (or `t0`) to that beginning, divided by the timeout, rounded
+//!      up.
+//!   4. `livelock`: not settled, and some quorum leadership began at or after the calm:
+//!      leadership kept forming and breaking without ever holding the hold span (leader
+//!      ping-pong, endless disruptive elections).
+//!   5. `no-leader`: not settled, and no quorum leadership began after the calm, although a
+//!      member is quorum-connected.
+//!
+//!   `livelock` and `no-leader` are read at the end of the trial, which runs to the horizon
+//!   when it never settles: a cluster that would first hold a leader after the horizon is a
+//!   failure at that scale (the runner's default horizon leaves about 60 election timeouts
+//!   after the fault).
 //! * **Steady window**: from the last instant before `t0` at which every quorum-connected member
 //!   came to follow one quorum leader (it became *followed by all*: every live member that
 //!   reaches it, a Raft learner included, names it), to `t0`: no fault has fired yet and no election runs
@@ -299,13 +321,13 @@ pub struct TraceEvent {
 /// A trial's verdict on liveness (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Outcome {
-    /// The quorum leader at `t0` held to the end.
+    /// The quorum leader at `t0` never lost its quorum and held the hold span.
     Stable,
-    /// Quorum leadership moved (or was first won) and held through the settle window.
+    /// Quorum leadership moved, lapsed or was first won, and then held the hold span.
     RecoveredAfter,
-    /// No quorum leader at the end although a member is quorum-connected.
+    /// No quorum leadership began after the calm although a member is quorum-connected.
     NoLeader,
-    /// Quorum leadership still changing in the last settle window.
+    /// Quorum leadership began after the calm but never held the hold span.
     Livelock,
     /// No member is quorum-connected at the end.
     MinorityOnly,
@@ -461,6 +483,8 @@ pub struct Metrics {
     pub outcome: Outcome,
     /// With `outcome = recovered-after`: after how many election timeouts.
     pub recovered_timeouts: Option<u32>,
+    /// The calm the verdict counts holds from, in ms (see the module docs).
+    pub calm_ms: f64,
 }
 
 /// What the workload's writes did after `t0`. See the module docs for each definition.
@@ -635,10 +659,12 @@ pub struct Observer {
     followed_since: Time,
     /// The first instant at or after `t0` with a quorum leader.
     first_quorum: Option<Time>,
-    /// Some member other than the quorum leader at `t0` has been the quorum leader since.
-    quorum_moved: bool,
-    /// The latest instant some member became the quorum leader.
-    last_gain: Option<Time>,
+    /// The first instant at or after `t0` at which the leader at `t0` had lost its quorum:
+    /// another member was the quorum leader, or there was none while it was not paused.
+    first_lost: Option<Time>,
+    /// The quorum leaderships that ended at or after `t0`, in order (the current one is added
+    /// at the end of the trial): what the verdict is read from.
+    leaderships: Vec<Leadership>,
     leaders_live: u32,
     counts: MsgCounts,
     counts_at_t0: MsgCounts,
@@ -677,13 +703,25 @@ pub struct Observer {
     msgs_workload: u64,
     budget_exceeded: bool,
     noise_bursts: u64,
-    /// The election timeout and the settle window, for the outcome.
+    /// The election timeout and the hold span, for the outcome.
     verdict_timeout_ns: u64,
-    verdict_settle_ns: u64,
+    verdict_hold_ns: u64,
+    /// The calm: when the last fault's action ended (see [`Observer::set_calm`]).
+    calm: Option<Time>,
     /// When the latest fault that applied fired.
     last_fault_at: Time,
     trace: Option<Vec<TraceEvent>>,
     sink: Option<TraceSink>,
+}
+
+/// One quorum leadership: who, from when to when, and the latest fault that had fired when it
+/// began.
+#[derive(Clone, Copy, Debug)]
+struct Leadership {
+    leader: NodeId,
+    start: Time,
+    end: Time,
+    fault_at: Time,
 }
 
 /// No member (in `named`).
@@ -716,8 +754,8 @@ impl Observer {
             followed: None,
             followed_since: Time::ZERO,
             first_quorum: None,
-            quorum_moved: false,
-            last_gain: None,
+            first_lost: None,
+            leaderships: Vec::new(),
             leaders_live: 0,
             counts: MsgCounts::default(),
             counts_at_t0: MsgCounts::default(),
@@ -751,7 +789,8 @@ impl Observer {
             budget_exceeded: false,
             noise_bursts: 0,
             verdict_timeout_ns: 150_000_000,
-            verdict_settle_ns: 2_000_000_000,
+            verdict_hold_ns: 2_000_000_000,
+            calm: None,
             last_fault_at: Time::ZERO,
             sink: None,
             trace: trace.then(Vec::new),
@@ -771,6 +810,7 @@ impl Observer {
         let from = self.now.max(self.t0);
         if t > from {
             // The state now is the state of every instant in [from, t).
+            self.note_lost(from);
             let dt = t.0 - from.0;
             match self.quorum {
                 None => {
@@ -800,15 +840,21 @@ impl Observer {
         self.now = t;
     }
 
-    /// The election timeout and the settle window the outcome is judged with (defaults: 150 ms
-    /// and 2 s); drivers pass the trial's.
-    pub fn set_verdict_window(
-        &mut self,
-        timeout: std::time::Duration,
-        settle: std::time::Duration,
-    ) {
+    /// The election timeout `recovered_timeouts` counts in and the hold span the outcome is
+    /// judged with (defaults: 150 ms and 2 s); drivers pass the trial's
+    /// ([`SimConfig::election_timeout`](crate::SimConfig::election_timeout) and
+    /// [`SimConfig::hold`](crate::SimConfig::hold)).
+    pub fn set_verdict_window(&mut self, timeout: std::time::Duration, hold: std::time::Duration) {
         self.verdict_timeout_ns = (timeout.as_nanos() as u64).max(1);
-        self.verdict_settle_ns = settle.as_nanos() as u64;
+        self.verdict_hold_ns = hold.as_nanos().min(u64::MAX as u128) as u64;
+    }
+
+    /// The calm: the instant the last fault's action ended (its instant plus what it
+    /// [`lasts`](crate::FaultAction::lasts)), from which a quorum leadership's hold counts.
+    /// Drivers pass [`Timeline::calm`](crate::trial::Timeline::calm) before
+    /// [`Observer::finish`]; without it, the calm is the instant the latest fault fired.
+    pub fn set_calm(&mut self, calm: Time) {
+        self.calm = Some(calm);
     }
 
     /// Set the reference instant to `t0`, which must not be earlier than the current time
@@ -1334,11 +1380,15 @@ impl Observer {
                     self.entries += 1;
                     self.node_entry[l.index()] = self.entries;
                 }
-                self.last_gain = Some(self.now);
-                if self.crossed_t0 && Some(l) != self.leader_at_t0 {
-                    self.quorum_moved = true;
-                }
                 self.reach_quorum = self.reach_count(l.index());
+            }
+            if let (Some(leader), true) = (self.quorum, self.crossed_t0) {
+                self.leaderships.push(Leadership {
+                    leader,
+                    start: self.quorum_since,
+                    end: self.now,
+                    fault_at: self.quorum_fault_at,
+                });
             }
             self.quorum = q;
             self.quorum_since = self.now;
@@ -1547,6 +1597,25 @@ impl Observer {
         }
     }
 
+    /// The state now holds from `from` on: note `from` as the first instant at or after `t0`
+    /// at which the leader at `t0` had lost its quorum, if it has (see `first_lost`). A pause
+    /// of that leader is no loss by itself; states that hold for no time (within one instant)
+    /// are none either.
+    #[inline]
+    fn note_lost(&mut self, from: Time) {
+        if self.first_lost.is_some() {
+            return;
+        }
+        let lost = match (self.quorum, self.leader_at_t0) {
+            (_, None) => true,
+            (Some(q), Some(l)) => q != l,
+            (None, Some(l)) => !self.paused[l.index()],
+        };
+        if lost {
+            self.first_lost = Some(from);
+        }
+    }
+
     /// The workload runs with this interval: write metrics will be reported.
     pub fn set_workload(&mut self, interval: std::time::Duration) {
         self.workload = Some(interval);
@@ -1630,19 +1699,23 @@ impl Observer {
         self.now
     }
 
-    /// The verdict at `end` (see the module docs).
-    fn outcome(&self, end: Time, converged: bool) -> (Outcome, Option<u32>) {
+    /// The verdict (see the module docs), once every quorum leadership up to `end` is in
+    /// `leaderships`.
+    fn outcome(&self, calm: Time) -> (Outcome, Option<u32>) {
         if !self.quorum_possible() {
             return (Outcome::MinorityOnly, None);
         }
-        let window_start = end.0.saturating_sub(self.verdict_settle_ns);
-        let settled = converged && self.quorum_since.0 <= window_start;
-        if settled {
-            if self.quorum == self.leader_at_t0 && !self.quorum_moved {
+        let held = self
+            .leaderships
+            .iter()
+            .find(|l| l.end.0.saturating_sub(l.start.max(calm).0) >= self.verdict_hold_ns);
+        if let Some(l) = held {
+            let decided = Time(l.start.max(calm).0.saturating_add(self.verdict_hold_ns));
+            if Some(l.leader) == self.leader_at_t0 && self.first_lost.is_none_or(|t| t >= decided) {
                 return (Outcome::Stable, None);
             }
-            let from = self.quorum_fault_at.max(self.t0);
-            let took = self.quorum_since.0.saturating_sub(from.0);
+            let from = l.fault_at.max(self.t0);
+            let took = l.start.0.saturating_sub(from.0);
             let timeouts = took.div_ceil(self.verdict_timeout_ns);
             return (
                 Outcome::RecoveredAfter,
@@ -1650,8 +1723,9 @@ impl Observer {
             );
         }
         if self
-            .last_gain
-            .is_some_and(|t| t.0 >= window_start && t >= self.t0)
+            .leaderships
+            .iter()
+            .any(|l| l.start >= calm && l.end > l.start)
         {
             (Outcome::Livelock, None)
         } else {
@@ -1685,11 +1759,21 @@ impl Observer {
         } else {
             self.counts
         };
-        let (outcome, recovered_timeouts) = self.outcome(end, converged);
+        if let Some(leader) = self.quorum {
+            self.leaderships.push(Leadership {
+                leader,
+                start: self.quorum_since,
+                end,
+                fault_at: self.quorum_fault_at,
+            });
+        }
+        let calm = self.calm.unwrap_or(self.last_fault_at).max(self.t0);
+        let (outcome, recovered_timeouts) = self.outcome(calm);
         let stranded_nodes = self.live - self.quorum.map_or(0, |q| self.naming[q.index()]);
         let metrics = Metrics {
             outcome,
             recovered_timeouts,
+            calm_ms: calm.as_millis_f64(),
             converged,
             leader: if converged { self.quorum } else { None },
             detect_ms: self.detect.map(|t| ms(t.0 - self.t0.0)),
@@ -1731,7 +1815,7 @@ impl Observer {
 #[cfg(test)]
 mod tests {
     //! Each outcome detected on a constructed trial: three nodes, node 3 leads from 10 ms, the
-    //! reference instant (a fault) at 100 ms, a 150 ms election timeout and a 2 s settle window.
+    //! reference instant (a fault) at 100 ms, a 150 ms election timeout and a 2 s hold span.
     use super::*;
     use std::time::Duration;
 
@@ -1826,7 +1910,7 @@ mod tests {
     }
 
     #[test]
-    fn an_agreement_shorter_than_the_settle_window_is_not_settled() {
+    fn an_agreement_shorter_than_the_hold_span_is_not_settled() {
         let mut t = Trial::new(Applied::Crash(NodeId(3)));
         t.at(300, 1, Role::Leader, Some(1));
         t.at(301, 2, Role::Follower, Some(1));
@@ -1836,6 +1920,60 @@ mod tests {
         let m = t.finish(5000);
         assert!(m.converged);
         assert_eq!(m.outcome, Outcome::Livelock);
+    }
+
+    /// The issue-#43 case in small: the leader at the fault loses its majority (it steps
+    /// down), nobody else wins, and it wins again. Leadership never moved to another node, but
+    /// it was lost: recovered, not stable.
+    #[test]
+    fn a_leader_that_lapses_and_wins_again_is_not_stable() {
+        let mut t = Trial::new(Applied::Heal);
+        t.at(300, 3, Role::Follower, None);
+        t.at(400, 3, Role::Leader, Some(3));
+        let m = t.finish(5000);
+        assert_eq!(m.outcome, Outcome::RecoveredAfter);
+        // From the fault at 100 ms to the new leadership at 400 ms: two timeouts of 150 ms.
+        assert_eq!(m.recovered_timeouts, Some(2));
+        assert_eq!(m.unavailable_ms, 100.0);
+    }
+
+    /// A leader paused for less than the detection window keeps its followers: no quorum
+    /// leader while it is frozen, and the same one when it wakes. That is no loss of quorum.
+    #[test]
+    fn a_paused_leader_that_keeps_its_followers_is_stable() {
+        let mut t = Trial::new(Applied::Heal);
+        t.o.advance(Time(200 * MS));
+        t.o.on_fault(Applied::Pause(NodeId(3), Time(250 * MS)));
+        t.o.advance(Time(250 * MS));
+        t.o.on_fault(Applied::Resume(NodeId(3)));
+        let m = t.finish(5000);
+        assert_eq!((m.outcome, m.unavailable_ms), (Outcome::Stable, 50.0));
+    }
+
+    /// The first leadership that holds the hold span past the calm decides: a trial that runs
+    /// on (a longer settle window) and loses that leader afterwards keeps the verdict.
+    #[test]
+    fn the_first_hold_decides_and_later_events_cannot_change_it() {
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        t.at(300, 1, Role::Leader, Some(1));
+        t.at(301, 2, Role::Follower, Some(1));
+        // Held from 300 ms: the 2 s span is complete at 2300 ms.
+        t.at(2400, 1, Role::Candidate, None);
+        t.at(2401, 2, Role::Candidate, None);
+        let m = t.finish(6000);
+        assert!(!m.converged);
+        assert_eq!(
+            (m.outcome, m.recovered_timeouts),
+            (Outcome::RecoveredAfter, Some(2))
+        );
+        // Lost 100 ms too early, the same trial never settles: leadership formed after the
+        // calm and broke.
+        let mut t = Trial::new(Applied::Crash(NodeId(3)));
+        t.at(300, 1, Role::Leader, Some(1));
+        t.at(301, 2, Role::Follower, Some(1));
+        t.at(2200, 1, Role::Candidate, None);
+        t.at(2201, 2, Role::Candidate, None);
+        assert_eq!(t.finish(6000).outcome, Outcome::Livelock);
     }
 
     #[test]
@@ -1919,7 +2057,7 @@ mod tests {
         assert_eq!(m.outcome, Outcome::Livelock);
         assert!(
             m.converged,
-            "a quorum leader at the end, won in the last settle window"
+            "a quorum leader at the end, won less than the hold span before it"
         );
     }
 

@@ -77,6 +77,8 @@ pub struct Timeline {
     reference_fault: Option<usize>,
     /// The reference instant, when it is known before the trial runs.
     reference: Option<Time>,
+    /// How long a quorum leadership must last past the last fault before the trial may end:
+    /// the longer of the settle window and the verdict's hold span.
     settle: Duration,
     horizon: Time,
     run_to_horizon: bool,
@@ -171,7 +173,7 @@ impl Timeline {
             fixed_reference: cfg.reference_ms.is_some(),
             reference_fault: cfg.reference_fault,
             reference,
-            settle: cfg.settle,
+            settle: cfg.settle.max(cfg.hold),
             horizon: Time::ZERO + cfg.horizon,
             run_to_horizon: cfg.run_to_horizon,
             last_fault_at,
@@ -307,9 +309,12 @@ impl Timeline {
         (self.reference_fault == Some(index) && !past_reference).then_some(now)
     }
 
-    /// When the trial ends given what is known now: the horizon, or the end of the settle
-    /// window once every fault has fired and there is a quorum leader (`quorum_since`: since
-    /// when it has led, `None` when there is none).
+    /// When the trial ends given what is known now: the horizon, or, once every fault has
+    /// fired and there is a quorum leader (`quorum_since`: since when it has led, `None` when
+    /// there is none), the instant that leader has led for the settle window and the verdict's
+    /// hold span past the calm. The first leadership to hold the span decides the verdict
+    /// ([`crate::observer`]), so a trial never ends before its verdict is decided, and what
+    /// runs after that instant cannot change it.
     pub fn deadline(&self, quorum_since: Option<Time>) -> Deadline {
         match quorum_since {
             Some(since) if self.pending() == 0 && !self.run_to_horizon => {
@@ -326,6 +331,14 @@ impl Timeline {
                 reason: EndReason::Horizon,
             },
         }
+    }
+
+    /// The calm: when the last fault's action ends (its instant plus what it
+    /// [`lasts`](FaultAction::lasts)), for [`Observer::set_calm`]. Before a timeline that
+    /// waits for a leader has started, the instant it would start from; after it gave up, zero
+    /// (no fault fired: the observer's reference instant is the calm).
+    pub fn calm(&self) -> Time {
+        self.last_fault_at
     }
 
     /// The trial ended: one [`Applied::Skipped`] per fault that never fired.
@@ -356,7 +369,7 @@ pub fn quorum_since(observer: &Observer) -> Option<Time> {
 pub fn observer(cfg: &SimConfig, t0: Time) -> Observer {
     let mut observer = Observer::new(cfg.nodes, t0, cfg.trace);
     observer.set_services(cfg.services);
-    observer.set_verdict_window(cfg.election_timeout, cfg.settle);
+    observer.set_verdict_window(cfg.election_timeout, cfg.hold);
     if cfg.workload.on() {
         observer.set_workload(cfg.workload.interval.unwrap_or_default());
     }
