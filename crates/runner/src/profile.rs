@@ -21,6 +21,9 @@
 //! # Scrapes, members and time
 //!
 //! `--from-prometheus` takes files, or directories whose `*.prom` files are read in name order.
+//! Each is read through [`crate::input`]: a regular file of at most 32 MiB (a FIFO, a device or
+//! a directory named `*.prom` is refused by name); errors name the file and line, never quote
+//! it.
 //! A file is Prometheus' text exposition format: a member's `/metrics` as `curl` returns it,
 //! or several members' series from Prometheus' `/federate` endpoint. Its samples are grouped
 //! into one **member scrape** per `instance` label (one group when there is none). A member is
@@ -144,12 +147,11 @@ pub fn parse_exposition(path: &str, text: &str) -> Result<Exposition> {
         if let Some(c) = l.strip_prefix('#') {
             let mut w = c.split_whitespace();
             if w.next() == Some("scraped_at_ms") {
-                let v = w.next().unwrap_or("");
-                match v.parse::<i64>() {
+                match w.next().unwrap_or("").parse::<i64>() {
                     Ok(t) if w.next().is_none() => scraped_at_ms = Some(t),
                     _ => {
                         return usage!(
-                            "{path}: line {line}: `# scraped_at_ms {v}`: expected one whole number of ms since 1970"
+                            "{path}: line {line}: `# scraped_at_ms`: expected one whole number of ms since 1970"
                         )
                     }
                 }
@@ -165,7 +167,8 @@ pub fn parse_exposition(path: &str, text: &str) -> Result<Exposition> {
 }
 
 fn parse_line(path: &str, line: usize, l: &str) -> Result<Sample> {
-    let bad = |what: String| -> Result<Sample> { usage!("{path}: line {line}: {what}: {l:?}") };
+    // The line itself is never quoted: a file named by mistake must not be printed.
+    let bad = |what: String| -> Result<Sample> { usage!("{path}: line {line}: {what}") };
     let mut chars = l.char_indices().peekable();
     match chars.peek() {
         Some(&(_, c)) if is_name_start(c) => {}
@@ -242,17 +245,23 @@ fn parse_line(path: &str, line: usize, l: &str) -> Result<Sample> {
         return bad(format!("no value for {name}"));
     };
     let Some(value) = prom_float(v) else {
-        return bad(format!("{v:?} is not a number"));
+        return bad(format!("the value of {name} is not a number"));
     };
     let timestamp_ms = match fields.next() {
         None => None,
         Some(t) => match t.parse::<i64>() {
             Ok(t) => Some(t),
-            Err(_) => return bad(format!("timestamp {t:?} is not a whole number of ms")),
+            Err(_) => {
+                return bad(format!(
+                    "the timestamp of {name} is not a whole number of ms"
+                ))
+            }
         },
     };
-    if let Some(x) = fields.next() {
-        return bad(format!("unexpected {x:?} after the value and timestamp"));
+    if fields.next().is_some() {
+        return bad(format!(
+            "{name}: more after the value and timestamp (expected `name{{labels}} value [timestamp_ms]`)"
+        ));
     }
     Ok(Sample {
         name,
@@ -273,12 +282,20 @@ pub const BACKEND_COMMIT: &str = "etcd_disk_backend_commit_duration_seconds";
 pub const LEADER_CHANGES: &str = "etcd_server_leader_changes_seen_total";
 
 /// A cumulative histogram: finite `(le, count)` buckets by bound, and the `+Inf` count.
+///
+/// Built in time linear in its buckets (issue 47: a sorted insert per bucket took minutes at
+/// 100,000 buckets): samples are appended as read, with their lines, and sorted and checked
+/// for a bound given twice once, when the scrape is complete ([`Hist::check`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Hist {
-    /// Finite buckets, ascending bound.
+    /// Finite buckets, ascending bound (once checked; in file order before).
     pub buckets: Vec<(f64, f64)>,
     /// The `+Inf` bucket (every observation).
     pub total: f64,
+    /// The line of each bucket, while read (emptied by the check).
+    lines: Vec<usize>,
+    /// The line of the `+Inf` bucket, while read.
+    total_line: Option<usize>,
 }
 
 impl Hist {
@@ -287,7 +304,11 @@ impl Hist {
             return usage!("{path}: line {}: {} without an le label", s.line, s.name);
         };
         let Some(bound) = prom_float(le) else {
-            return usage!("{path}: line {}: le={le:?} is not a number", s.line);
+            return usage!(
+                "{path}: line {}: {}'s le label is not a number",
+                s.line,
+                s.name
+            );
         };
         if !(s.value.is_finite() && s.value >= 0.0) {
             return usage!(
@@ -297,13 +318,17 @@ impl Hist {
             );
         }
         if bound == f64::INFINITY {
-            self.total = s.value;
-        } else if bound.is_finite() && bound >= 0.0 {
-            if self.buckets.iter().any(|&(b, _)| b == bound) {
-                return usage!("{path}: line {}: bucket le={le} is given twice", s.line);
+            if let Some(first) = self.total_line {
+                return usage!(
+                    "{path}: line {}: bucket le=+Inf is given twice (first on line {first})",
+                    s.line
+                );
             }
+            self.total = s.value;
+            self.total_line = Some(s.line);
+        } else if bound.is_finite() && bound >= 0.0 {
             self.buckets.push((bound, s.value));
-            self.buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+            self.lines.push(s.line);
         } else {
             return usage!(
                 "{path}: line {}: bucket bound le={le}: expected >= 0",
@@ -313,8 +338,28 @@ impl Hist {
         Ok(())
     }
 
-    /// Cumulative counts must not decrease, nor exceed the `+Inf` bucket (when there is one).
-    fn check(&self, what: &str) -> Result<()> {
+    /// Sort the buckets read by bound (once: O(k log k) for k buckets), refuse a bound given
+    /// twice, naming `path` and both lines; then cumulative counts must not decrease, nor
+    /// exceed the `+Inf` bucket (when there is one).
+    fn check(&mut self, path: &str, what: &str) -> Result<()> {
+        if !self.lines.is_empty() {
+            let mut order: Vec<usize> = (0..self.buckets.len()).collect();
+            // Stable: of two equal bounds, the one read first comes first.
+            order.sort_by(|&a, &b| self.buckets[a].0.total_cmp(&self.buckets[b].0));
+            for w in order.windows(2) {
+                if self.buckets[w[0]].0 == self.buckets[w[1]].0 {
+                    return usage!(
+                        "{path}: line {}: bucket le={} is given twice (first on line {})",
+                        self.lines[w[1]],
+                        self.buckets[w[1]].0,
+                        self.lines[w[0]]
+                    );
+                }
+            }
+            self.buckets = order.iter().map(|&i| self.buckets[i]).collect();
+            self.lines = Vec::new();
+        }
+        self.total_line = None;
         let mut prev = (0.0, 0.0);
         for &(le, c) in &self.buckets {
             if c < prev.1 {
@@ -349,12 +394,22 @@ impl Hist {
             *self = other.clone();
             return Ok(());
         }
-        let bounds = |h: &Hist| h.buckets.iter().map(|b| b.0).collect::<Vec<_>>();
-        if bounds(self) != bounds(other) {
+        let differ = (self.buckets.len() != other.buckets.len())
+            .then_some(self.buckets.len().min(other.buckets.len()))
+            .or_else(|| (self.buckets.iter().zip(&other.buckets)).position(|(a, b)| a.0 != b.0));
+        if let Some(i) = differ {
+            let le = |h: &Hist| {
+                h.buckets
+                    .get(i)
+                    .map_or("none".to_string(), |b| b.0.to_string())
+            };
             return usage!(
-                "{what}: the bucket bounds differ between scrapes ({:?} and {:?}); histograms can only be summed over the same buckets",
-                bounds(self),
-                bounds(other)
+                "{what}: the bucket bounds differ between scrapes ({} and {} buckets; bucket {} is le={} in one and le={} in the other); histograms can only be summed over the same buckets",
+                self.buckets.len(),
+                other.buckets.len(),
+                i + 1,
+                le(self),
+                le(other)
             );
         }
         for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
@@ -373,6 +428,7 @@ impl Hist {
                 .map(|&(b, c)| (sig9(b * k), c))
                 .collect(),
             total: self.total,
+            ..Hist::default()
         }
     }
 
@@ -459,7 +515,9 @@ pub const ETCD_HEARTBEAT_MS: f64 = 100.0;
 /// etcd's default `--election-timeout`, ms (`server/embed/config.go`, `ElectionMs`).
 pub const ETCD_ELECTION_MS: f64 = 1000.0;
 
-/// The scrape files named: a file as is; a directory, every `*.prom` file in it, by name.
+/// The scrape files named: a file as is; a directory, every `*.prom` entry in it, by name.
+/// Each is read through [`crate::input`], which refuses what is not a regular file (a FIFO
+/// named `x.prom` is refused by name, not skipped).
 pub fn scrape_files(named: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in named {
@@ -467,7 +525,7 @@ pub fn scrape_files(named: &[PathBuf]) -> Result<Vec<PathBuf>> {
             let mut v: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| Error::io("cannot list scrape directory", p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "prom"))
+                .filter(|f| f.extension().is_some_and(|x| x == "prom"))
                 .collect();
             if v.is_empty() {
                 return usage!(
@@ -489,14 +547,12 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
     let mut scrapes: Vec<MemberScrape> = Vec::new();
     for (fi, f) in files.iter().enumerate() {
         let path = f.display().to_string();
-        let bytes = std::fs::read(f).map_err(|e| Error::io("cannot read scrape", f, e))?;
+        let bytes = crate::input::read(f, crate::input::Kind::Scrape)?;
         sources.push(ScrapeSource {
             file: path.clone(),
             sha256: crate::empirical::sha256_hex(&bytes),
         });
-        let Ok(text) = String::from_utf8(bytes) else {
-            return usage!("{path}: not a UTF-8 text file");
-        };
+        let text = crate::input::text(f, crate::input::Kind::Scrape, bytes)?;
         let exp = parse_exposition(&path, &text)?;
         let mut groups: BTreeMap<Option<String>, MemberScrape> = BTreeMap::new();
         for s in &exp.samples {
@@ -548,11 +604,13 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
                 .instance
                 .as_ref()
                 .map_or(String::new(), |i| format!("{{instance=\"{i}\"}}"));
-            for (to, h) in &g.rtt {
-                h.check(&format!("{path}: {PEER_RTT}{who} To=\"{to}\""))?;
+            let mut g = g;
+            for (to, h) in &mut g.rtt {
+                h.check(&path, &format!("{path}: {PEER_RTT}{who} To=\"{to}\""))?;
             }
-            g.fsync.check(&format!("{path}: {WAL_FSYNC}{who}"))?;
-            g.backend.check(&format!("{path}: {BACKEND_COMMIT}{who}"))?;
+            g.fsync.check(&path, &format!("{path}: {WAL_FSYNC}{who}"))?;
+            g.backend
+                .check(&path, &format!("{path}: {BACKEND_COMMIT}{who}"))?;
             let empty = |h: &Hist| h.buckets.is_empty() && h.total == 0.0;
             if g.rtt.is_empty()
                 && empty(&g.fsync)
@@ -1070,7 +1128,7 @@ mod tests {
         for (t, want) in [
             ("x{a=\"1\"\n", "line 1"),
             ("ok 1\nx 1 2 3\n", "line 2"),
-            ("x fast\n", "\"fast\" is not a number"),
+            ("x fast\n", "the value of x is not a number"),
             ("x{a=1} 2\n", "quoted value"),
             ("x 1 1.5\n", "timestamp"),
             ("9x 1\n", "metric name"),
@@ -1079,5 +1137,106 @@ mod tests {
             let e = parse_exposition("scrape.prom", t).unwrap_err().to_string();
             assert!(e.contains("scrape.prom") && e.contains(want), "{t:?}: {e}");
         }
+        // Issue 47: no error quotes the file.
+        for t in [
+            "root:$6$secret:19000\n",
+            "root $6$secret\n",
+            "root{a=\"$6$secret\"} 1 2 3\n",
+            "# scraped_at_ms $6$secret\n",
+        ] {
+            let e = parse_exposition("shadow", t).unwrap_err().to_string();
+            assert!(e.starts_with("shadow: line 1: "), "{e}");
+            assert!(!e.contains("$6$") && !e.contains("secret"), "{t:?}: {e}");
+        }
+    }
+
+    fn options(files: Vec<PathBuf>, out: PathBuf) -> ProfileOptions {
+        ProfileOptions {
+            files,
+            out,
+            name: "x".into(),
+            heartbeat_ms: None,
+            election_timeout_ms: None,
+            command: String::new(),
+        }
+    }
+
+    /// Issue 47: `--from-prometheus` read a FIFO, a device or a file of any size as it came.
+    #[test]
+    fn devices_fifos_directories_and_huge_files_are_refused_by_name() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("p/profile.toml");
+        let fifo = crate::input::tests::mkfifo(d.path(), "pipe.prom");
+        let big = crate::input::tests::huge(d.path(), "big.prom");
+        let empty = d.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        // A directory of scrapes is read; a FIFO inside it is refused by name, not skipped.
+        let with_fifo = d.path().join("scrapes");
+        std::fs::create_dir(&with_fifo).unwrap();
+        crate::input::tests::mkfifo(&with_fifo, "m1.prom");
+        for (p, why) in [
+            (
+                PathBuf::from("/dev/zero"),
+                "is a character device".to_string(),
+            ),
+            (fifo.clone(), "is a FIFO (named pipe)".into()),
+            (big.clone(), "larger than the limit of 32.0 MiB".into()),
+            (empty.clone(), "no *.prom file in this directory".into()),
+            (
+                with_fifo.clone(),
+                format!("{}: is a FIFO", with_fifo.join("m1.prom").display()),
+            ),
+        ] {
+            let e = profile(&options(vec![p.clone()], out.clone())).unwrap_err();
+            assert!(e.is_usage(), "{e}");
+            let e = e.to_string();
+            assert!(
+                e.contains(&p.display().to_string()) && e.contains(&why),
+                "{e}"
+            );
+        }
+        assert!(!out.exists());
+    }
+
+    /// Issue 47: a sorted insert per bucket made `profile` quadratic in buckets. Buckets given
+    /// in any order come out sorted, a bound given twice is named with both lines.
+    #[test]
+    fn histograms_are_sorted_once_and_duplicates_named() {
+        let k = 20_000;
+        let mut t = String::new();
+        for i in (1..=k).rev() {
+            t.push_str(&format!(
+                "{WAL_FSYNC}_bucket{{le=\"{}\"}} {i}\n",
+                i as f64 / 1e6
+            ));
+        }
+        t.push_str(&format!("{WAL_FSYNC}_bucket{{le=\"+Inf\"}} {k}\n"));
+        let exp = parse_exposition("f", &t).unwrap();
+        let mut h = Hist::default();
+        for s in &exp.samples {
+            h.insert("f", s).unwrap();
+        }
+        h.check("f", "f").unwrap();
+        assert_eq!(h.buckets.len(), k);
+        assert_eq!(
+            (h.buckets[0], h.buckets[k - 1]),
+            ((1e-6, 1.0), (0.02, k as f64))
+        );
+        assert!(h
+            .buckets
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        let t = format!(
+            "{WAL_FSYNC}_bucket{{le=\"0.2\"}} 1\n{WAL_FSYNC}_bucket{{le=\"0.1\"}} 1\n{WAL_FSYNC}_bucket{{le=\"0.2\"}} 2\n"
+        );
+        let mut h = Hist::default();
+        for s in &parse_exposition("f", &t).unwrap().samples {
+            h.insert("f", s).unwrap();
+        }
+        let e = h.check("f", "f").unwrap_err().to_string();
+        assert!(
+            e.contains("line 3: bucket le=0.2 is given twice (first on line 1)"),
+            "{e}"
+        );
     }
 }
