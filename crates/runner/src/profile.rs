@@ -9,10 +9,11 @@
 //!
 //! | metric (etcd) | kind | becomes |
 //! |---|---|---|
-//! | `etcd_network_peer_round_trip_time_seconds` | histogram per peer (`To` label) | `net.latency` of the `[[net]]` profile: every member's buckets for every peer, summed, bounds halved (one way = RTT / 2) and in ms: `net_latency_ms.csv`; and, when every member was scraped, each directed link's own latency (`links`: member A's histogram to B, halved, for the link A → B: `link_A_B_ms.csv`; node ids are the etcd member ids in sorted order); the peers also give the cluster size and tell members apart |
+//! | `etcd_network_peer_round_trip_time_seconds` | histogram per peer (`To` label) | `net.latency` of the `[[net]]` profile: every member's buckets for every peer, summed, bounds halved (one way = RTT / 2) and in ms: `net_latency_ms.csv`; and, when every member was scraped, each directed link's own latency (`links`: member A's histogram to B, halved, for the link A → B: `link_A_B_ms.csv`; node ids are the etcd member ids in sorted order); its `To` labels tell members apart, but only confirmed peers count (below) |
 //! | `etcd_disk_wal_fsync_duration_seconds` | histogram | `node.fsync_ms`: every member's buckets summed, in ms: `wal_fsync_ms.csv`. A Raft node's vote and term must be durable before it answers (the simulator's `persist`), which is what the WAL fsync is |
 //! | `etcd_disk_backend_commit_duration_seconds` | histogram | written as `backend_commit_ms.csv` and summarised in the config's comments, not used: bbolt commits run off the Raft path (apply), so they delay no election message. Use it with `--set` if your nodes stall on it |
 //! | `etcd_server_leader_changes_seen_total` | counter | the observed leader-change rate (`[profile]`: `leader_changes` over `span_s`) that `tune` compares with the simulated one |
+//! | `etcd_network_known_peers`, `etcd_network_active_peers` (`Local`, `Remote`), `etcd_server_id` | gauges | membership: the member's own id, and the peers it knows (etcd 3.6) or is connected to, when the value is above 0 |
 //!
 //! Everything else in a scrape is ignored. The cluster's current timing is not in its metrics:
 //! `--heartbeat-interval` and `--election-timeout` take it (etcd's flags, in ms); without them
@@ -28,8 +29,18 @@
 //! or several members' series from Prometheus' `/federate` endpoint. Its samples are grouped
 //! into one **member scrape** per `instance` label (one group when there is none). A member is
 //! named by its `instance` label, or else by its peer set (the `To` labels of its round-trip
-//! histogram: each member of a cluster has a different one). The cluster size is the largest
-//! peer set plus the member itself.
+//! histogram: each member of a cluster has a different one).
+//!
+//! **Members come from what the scrapes say about membership, not from peer labels**: etcd keeps
+//! a removed member's round-trip series until it restarts, so a `To` label alone proves
+//! nothing. A peer id is a member when it is a scraped member's own id (its `Local` label or
+//! `etcd_server_id`, or else the one id of the cluster missing from its `To` labels), when a
+//! member's `etcd_network_known_peers` or `etcd_network_active_peers` holds it above 0, or when
+//! its round trips grew between the first and the latest scrape of one member (etcd probes every
+//! peer every few seconds). The cluster size is the number of such ids, plus any scraped member
+//! whose own id is unknown; the round trips of peers not confirmed are left out of the latency
+//! and counted in the summary. One scrape of one member without those gauges confirms no peer,
+//! and is refused, saying what would.
 //!
 //! etcd's histograms and counters are per process and cumulative since it started. So: of
 //! several scrapes of one member, the **latest** gives its histograms (all it observed), and
@@ -62,7 +73,7 @@
 //! * etcd runs Raft with CheckQuorum always and PreVote by default since 3.5, so the profile's
 //!   protocol is `raft+pre_vote+check_quorum` (see `crates/runner/src/tune/mapping.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -280,6 +291,12 @@ pub const WAL_FSYNC: &str = "etcd_disk_wal_fsync_duration_seconds";
 pub const BACKEND_COMMIT: &str = "etcd_disk_backend_commit_duration_seconds";
 /// The leader-change counter.
 pub const LEADER_CHANGES: &str = "etcd_server_leader_changes_seen_total";
+/// The peers a member knows (etcd 3.6: 1 per member of its configuration, `Local`/`Remote`).
+pub const KNOWN_PEERS: &str = "etcd_network_known_peers";
+/// The peers a member is connected to (etcd 3.4 and later, `Local`/`Remote`).
+pub const ACTIVE_PEERS: &str = "etcd_network_active_peers";
+/// The member's own id (`server_id` label, value 1).
+pub const SERVER_ID: &str = "etcd_server_id";
 
 /// A cumulative histogram: finite `(le, count)` buckets by bound, and the `+Inf` count.
 ///
@@ -463,6 +480,12 @@ struct MemberScrape {
     backend: Hist,
     leader_changes: Option<f64>,
     time_ms: Option<i64>,
+    /// The member's own etcd id: the `Local` label of its peer gauges, or `etcd_server_id`.
+    local: Option<String>,
+    /// `etcd_network_known_peers`' remotes with a value above 0 (etcd 3.6), when scraped.
+    known: Option<BTreeSet<String>>,
+    /// `etcd_network_active_peers`' remotes with a value above 0 (connected now).
+    active: BTreeSet<String>,
 }
 
 impl MemberScrape {
@@ -578,6 +601,40 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
                 g.fsync.insert(&path, s)?;
             } else if hist(BACKEND_COMMIT) {
                 g.backend.insert(&path, s)?;
+            } else if s.name == KNOWN_PEERS || s.name == ACTIVE_PEERS || s.name == SERVER_ID {
+                let (local, remote) = if s.name == SERVER_ID {
+                    (s.label("server_id"), None)
+                } else {
+                    let (Some(l), Some(r)) = (s.label("Local"), s.label("Remote")) else {
+                        return usage!(
+                            "{path}: line {}: {} without its Local and Remote labels",
+                            s.line,
+                            s.name
+                        );
+                    };
+                    (Some(l), Some(r))
+                };
+                let Some(local) = local.filter(|_| s.value > 0.0 || remote.is_some()) else {
+                    continue;
+                };
+                match &g.local {
+                    Some(l) if l != local => {
+                        return usage!(
+                            "{path}: line {}: {} names member {local}, but this member is {l}",
+                            s.line,
+                            s.name
+                        );
+                    }
+                    _ => g.local = Some(local.to_string()),
+                }
+                if s.name == KNOWN_PEERS {
+                    let known = g.known.get_or_insert_with(BTreeSet::new);
+                    if s.value > 0.0 {
+                        known.extend(remote.map(str::to_string));
+                    }
+                } else if s.name == ACTIVE_PEERS && s.value > 0.0 {
+                    g.active.extend(remote.map(str::to_string));
+                }
             } else if s.name == LEADER_CHANGES {
                 if g.leader_changes.is_some() {
                     return usage!(
@@ -727,24 +784,34 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
         (*v[v.len() - 1]).clone()
     };
     let (mut rtt, mut fsync, mut backend) = (Hist::default(), Hist::default(), Hist::default());
-    let mut peers = 0usize;
-    let latest_all: Vec<MemberScrape> = members.values().map(latest).collect();
+    let membership = membership(&members);
+    let mut latest_all: Vec<MemberScrape> = members.values().map(latest).collect();
+    for m in &mut latest_all {
+        // A removed member's round-trip series stays in etcd's metrics until it restarts: only
+        // the peers the scrapes confirm as members count, for the latency as for the size.
+        m.rtt.retain(|to, _| membership.confirmed.contains(to));
+    }
     for m in &latest_all {
         let file = &sources[m.file].file;
-        peers = peers.max(m.rtt.len());
         for (to, h) in &m.rtt {
             rtt.add(h, &format!("{file}: {PEER_RTT}{{To=\"{to}\"}}"))?;
         }
         fsync.add(&m.fsync, &format!("{file}: {WAL_FSYNC}"))?;
         backend.add(&m.backend, &format!("{file}: {BACKEND_COMMIT}"))?;
     }
+    if rtt.total <= 0.0 && !membership.unconfirmed.is_empty() {
+        return usage!(
+            "{PEER_RTT}: none of the {} peers named by its To labels is confirmed as a current member. etcd keeps a removed member's series until it restarts, so a peer counts only when the scrapes say it is a member: {MEMBERSHIP_EVIDENCE}",
+            membership.unconfirmed.len()
+        );
+    }
     if rtt.total <= 0.0 {
         return usage!(
             "{PEER_RTT}: no observations in any scrape (the cluster needs 2 or more members that have exchanged messages)"
         );
     }
-    let nodes = (peers + 1) as u32;
-    let per_link = link_histograms(&latest_all);
+    let nodes = membership.size as u32;
+    let per_link = link_histograms(&latest_all, &membership);
     let rate = leader_change_rate(&members);
     let (leader_changes, span_ms, from, to, no_rate) = match &rate {
         Ok((k, span, from, to)) => (*k, *span, *from, *to, None),
@@ -767,6 +834,20 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     let dir = o.out.parent().unwrap_or(Path::new("")).to_path_buf();
     let mut written = Vec::new();
     let mut summary = Vec::new();
+    if !membership.unconfirmed.is_empty() {
+        let k = membership.unconfirmed.len();
+        let some: Vec<&str> = membership
+            .unconfirmed
+            .iter()
+            .take(5)
+            .map(String::as_str)
+            .collect();
+        summary.push(format!(
+            "ignored {k} peer id(s) of {PEER_RTT}'s To labels that no scrape confirms as a member (a removed member's series stays until etcd restarts): {}{}",
+            some.join(", "),
+            if k > some.len() { ", ..." } else { "" }
+        ));
+    }
     let mut write_hist = |file: &str, h: &Hist, header: &str| -> Result<Option<Empirical>> {
         if h.total <= 0.0 {
             return Ok(None);
@@ -860,37 +941,120 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
 }
 
 /// Per directed link, the round-trip histogram its sender measured: node ids are the etcd
-/// member ids in sorted order (1-based). A member's own id is the one id of the cluster (every
-/// `To` label seen) missing from its peers, so every member must have been scraped; otherwise
-/// why not.
+/// member ids in sorted order (1-based). Every member of the cluster must have been scraped,
+/// with its own id known ([`Membership`]); otherwise why not.
 #[allow(clippy::type_complexity)]
 fn link_histograms(
     latest: &[MemberScrape],
+    membership: &Membership,
 ) -> std::result::Result<(Vec<String>, BTreeMap<(u32, u32), Hist>), String> {
-    let all: std::collections::BTreeSet<&String> =
-        latest.iter().flat_map(|m| m.rtt.keys()).collect();
-    let ids: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    let ids: Vec<String> = membership.confirmed.iter().cloned().collect();
     let node = |id: &str| ids.iter().position(|x| x == id).map(|i| i as u32 + 1);
+    let owns: BTreeSet<&String> = membership.own.iter().flatten().collect();
+    if membership.own.iter().any(Option::is_none) || owns.len() != ids.len() {
+        return Err(format!(
+            "{} member scrape(s) for a cluster of {} members: per-peer latency needs a scrape of every member, to tell whose histogram is whose",
+            latest.len(),
+            membership.size
+        ));
+    }
     let mut out = BTreeMap::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for m in latest {
-        let own: Vec<&&String> = all.iter().filter(|id| !m.rtt.contains_key(**id)).collect();
-        let [own] = own.as_slice() else {
-            return Err(format!(
-                "{} member scrape(s) for a cluster of {} ids: per-peer latency needs a scrape of every member, to tell whose histogram is whose",
-                latest.len(),
-                ids.len()
-            ));
-        };
-        if !seen.insert(own.to_string()) {
-            return Err(format!("two members have the same peer set (member {own})"));
-        }
-        let from = node(own).expect("an id of the cluster");
+    for (m, own) in latest.iter().zip(&membership.own) {
+        let from = node(own.as_deref().expect("checked")).expect("a member");
         for (to, h) in &m.rtt {
-            out.insert((from, node(to).expect("an id of the cluster")), h.clone());
+            out.insert((from, node(to).expect("a confirmed member")), h.clone());
         }
     }
     Ok((ids, out))
+}
+
+/// Where a peer's membership may come from, for the error when none is confirmed.
+const MEMBERSHIP_EVIDENCE: &str = "a scraped member's own id (scrape every member, or include etcd_server_id), a peer in etcd_network_known_peers or etcd_network_active_peers, or a peer whose round trips grew between two scrapes of one member (etcd probes every peer every few seconds)";
+
+/// The cluster's members as the scrapes say (issue 47: counting every `To` label made 200
+/// removed members' stale series a cluster of 203).
+#[derive(Debug, Default)]
+struct Membership {
+    /// The etcd ids confirmed as current members.
+    confirmed: BTreeSet<String>,
+    /// Each scraped member's own id, in the members' order, when known.
+    own: Vec<Option<String>>,
+    /// Peer ids named only by round-trip `To` labels.
+    unconfirmed: BTreeSet<String>,
+    /// The cluster size: the confirmed ids, plus the scraped members whose id is unknown.
+    size: usize,
+}
+
+/// Which peers are members (see the module docs): evidence, not labels. A peer id is confirmed
+/// by `etcd_network_known_peers` or `etcd_network_active_peers` above 0, by being a scraped
+/// member's own id (`Local`, `etcd_server_id`, or the one id of the cluster missing from that
+/// member's `To` labels), or by round trips that grew between the first and the latest scrape
+/// of one member.
+fn membership(members: &BTreeMap<String, Vec<&MemberScrape>>) -> Membership {
+    let sorted: Vec<Vec<&MemberScrape>> = members
+        .values()
+        .map(|v| {
+            let mut v = v.clone();
+            v.sort_by_key(|s| (s.time_ms.unwrap_or(i64::MIN), s.file));
+            v
+        })
+        .collect();
+    let labels: BTreeSet<&String> = sorted
+        .iter()
+        .flat_map(|v| v[v.len() - 1].rtt.keys())
+        .collect();
+    let mut evidence: BTreeSet<String> = BTreeSet::new();
+    for v in &sorted {
+        let (first, last) = (v[0], v[v.len() - 1]);
+        evidence.extend(last.known.iter().flatten().cloned());
+        evidence.extend(last.active.iter().cloned());
+        evidence.extend(last.local.iter().cloned());
+        if v.len() >= 2 {
+            for (to, h) in &last.rtt {
+                // Grown, or reset by a restart (after which every series is current).
+                if first.rtt.get(to).is_none_or(|f| f.total != h.total) {
+                    evidence.insert(to.clone());
+                }
+            }
+        }
+    }
+    let own: Vec<Option<String>> = sorted
+        .iter()
+        .map(|v| {
+            let last = v[v.len() - 1];
+            if let Some(l) = &last.local {
+                return Some(l.clone());
+            }
+            let missing: Vec<&&String> = labels
+                .iter()
+                .filter(|id| !last.rtt.contains_key(**id))
+                .collect();
+            let one = |c: Vec<&&String>| match c.as_slice() {
+                [id] => Some(id.to_string()),
+                _ => None,
+            };
+            one(missing.clone()).or_else(|| {
+                one(missing
+                    .into_iter()
+                    .filter(|id| evidence.contains(**id))
+                    .collect())
+            })
+        })
+        .collect();
+    let mut confirmed = evidence;
+    confirmed.extend(own.iter().flatten().cloned());
+    let unconfirmed = labels
+        .into_iter()
+        .filter(|id| !confirmed.contains(*id))
+        .cloned()
+        .collect();
+    let size = confirmed.len() + own.iter().filter(|o| o.is_none()).count();
+    Membership {
+        confirmed,
+        own,
+        unconfirmed,
+        size,
+    }
 }
 
 fn toml_str(s: &str) -> String {
@@ -1196,6 +1360,79 @@ mod tests {
             );
         }
         assert!(!out.exists());
+    }
+
+    /// One member's scrape: round trips to `peers` (count `n` each) and to 200 removed
+    /// members (a constant 7 each), and `extra` lines.
+    fn member(peers: &[&str], n: u32, extra: &str) -> String {
+        let mut s = String::new();
+        let stale: Vec<String> = (0..200).map(|i| format!("dead{i:03}")).collect();
+        for to in peers
+            .iter()
+            .copied()
+            .chain(stale.iter().map(String::as_str))
+        {
+            let c = if to.starts_with("dead") { 7 } else { n };
+            for le in ["0.001", "+Inf"] {
+                s.push_str(&format!(
+                    "{PEER_RTT}_bucket{{To=\"{to}\",le=\"{le}\"}} {c}\n"
+                ));
+            }
+        }
+        s + extra
+    }
+
+    /// Issue 47: every `To` label counted as a member, so 200 removed members' series (etcd
+    /// keeps them until it restarts) made a 3-node cluster 203 nodes, exit 0.
+    #[test]
+    fn stale_peer_labels_are_not_members() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: String| {
+            let p = d.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let out = d.path().join("p/profile.toml");
+        // Every member scraped once: their own ids are the ids missing from their peers.
+        let all = vec![
+            write("a.prom", member(&["bb", "cc"], 10, "")),
+            write("b.prom", member(&["aa", "cc"], 10, "")),
+            write("c.prom", member(&["aa", "bb"], 10, "")),
+        ];
+        let p = profile(&options(all, out.clone())).unwrap();
+        assert_eq!(p.nodes, 3);
+        assert!(
+            p.summary[0].starts_with("ignored 200 peer id(s)"),
+            "{:?}",
+            p.summary
+        );
+        // The pooled latency holds the 6 current links' 60 round trips, no stale one; every
+        // directed link has its file.
+        let net = std::fs::read_to_string(d.path().join("p/net_latency_ms.csv")).unwrap();
+        assert!(net.ends_with("le,count\n0.5,60\n+Inf,60\n"), "{net}");
+        assert!(d.path().join("p/link_3_2_ms.csv").exists());
+        // One member, once: nothing says which of its 202 peers are members.
+        let one = write("one.prom", member(&["bb", "cc"], 10, ""));
+        let e = profile(&options(vec![one.clone()], out.clone()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("none of the 202 peers") && e.contains("etcd_network_known_peers"),
+            "{e}"
+        );
+        // Twice: the current peers' round trips grew, the removed ones' did not.
+        let again = write("one-later.prom", member(&["bb", "cc"], 30, ""));
+        let p = profile(&options(vec![one.clone(), again], out.clone())).unwrap();
+        assert_eq!(p.nodes, 3);
+        // Once, with etcd 3.6's known peers (a removed one at 0) or 3.4's active peers.
+        for metric in [KNOWN_PEERS, ACTIVE_PEERS] {
+            let gauges = format!(
+                "{metric}{{Local=\"aa\",Remote=\"bb\"}} 1\n{metric}{{Local=\"aa\",Remote=\"cc\"}} 1\n{metric}{{Local=\"aa\",Remote=\"dead000\"}} 0\n"
+            );
+            let f = write("known.prom", member(&["bb", "cc"], 10, &gauges));
+            let p = profile(&options(vec![f], out.clone())).unwrap();
+            assert_eq!(p.nodes, 3, "{metric}");
+        }
     }
 
     /// Issue 47: a sorted insert per bucket made `profile` quadratic in buckets. Buckets given
