@@ -438,7 +438,7 @@ fn bad_scrapes_and_files_are_refused_with_their_line() {
 
 /// Issue 47, done when: `empirical:/dev/zero`, a FIFO, a 2 GB file and a directory each give a
 /// named error (exit 2, the path and the reason) for `--set`, `--config` and
-/// `--from-prometheus`, none of them read (the 2 GB file is sparse; the FIFO has no writer, so
+/// `--from-prometheus` (and `merge --list`), none of them read (the 2 GB file is sparse; the FIFO has no writer, so
 /// a read would hang the test).
 #[test]
 fn unreadable_inputs_are_refused_by_name_at_every_entry_point() {
@@ -469,7 +469,11 @@ fn unreadable_inputs_are_refused_by_name_at_every_entry_point() {
         with_set.extend(["--set", &set]);
         let mut with_config = run.to_vec();
         with_config.extend(["--config", path]);
-        let mut entry_points = vec![with_set, with_config];
+        let mut entry_points = vec![
+            with_set,
+            with_config,
+            vec!["merge", "--out", "m", "--list", path],
+        ];
         // A directory is a valid --from-prometheus (its *.prom files); a FIFO in one is not.
         if !why.contains("directory") {
             entry_points.push(vec![

@@ -1,5 +1,5 @@
 //! The one reader of files a user names: `--config FILE`, `empirical:FILE` (in `--set` or in a
-//! config) and `profile --from-prometheus FILE|DIR`. Every such file goes through [`read`] (or
+//! config), `profile --from-prometheus FILE|DIR` and `merge --list FILE`. Every such file goes through [`read`] (or
 //! [`read_text`]), which bounds the time and memory one input can take, however it is named:
 //!
 //! * **Regular files only.** The path's file type is checked before the file is opened, so a
@@ -17,6 +17,10 @@
 //! | a configuration (`--config`) | 1 MiB | a profile written by `election-bench profile` is a few KiB; a config with hundreds of custom scenarios is well under 1 MiB |
 //! | a measured distribution (`empirical:`) | 16 MiB | about two million samples of a `ping` log; a larger measurement fits as a `le,count` histogram |
 //! | a Prometheus scrape (`--from-prometheus`) | 32 MiB | an etcd member's `/metrics` is a few hundred KiB; a `/federate` dump of a large fleet a few MiB |
+//! | a list of shard directories (`merge --list`) | 4 MiB | some 40,000 paths of 100 characters, more shards than any array job runs |
+//!
+//! `merge --list -` reads standard input, a stream by design: [`read_stream`] bounds it the
+//! same way.
 //!
 //! Errors ([`InputError`]) name the file, the kind of input and what is wrong with it (its
 //! type, its size against the limit, the first line that is not UTF-8), and never quote the
@@ -36,6 +40,8 @@ pub enum Kind {
     Empirical,
     /// A Prometheus text-format scrape (`profile --from-prometheus`).
     Scrape,
+    /// A list of shard directories, one a line (`merge --list`).
+    List,
 }
 
 impl Kind {
@@ -45,6 +51,7 @@ impl Kind {
             Kind::Config => 1 << 20,
             Kind::Empirical => 16 << 20,
             Kind::Scrape => 32 << 20,
+            Kind::List => 4 << 20,
         }
     }
 
@@ -54,6 +61,7 @@ impl Kind {
             Kind::Config => "configuration",
             Kind::Empirical => "measured distribution (empirical:)",
             Kind::Scrape => "Prometheus scrape",
+            Kind::List => "list of shard directories",
         }
     }
 }
@@ -202,6 +210,27 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, InputError> {
     Ok(bytes)
 }
 
+/// At most `kind.limit()` bytes of the stream `r` (standard input), named `path` in errors, as
+/// text: a longer stream is refused after `limit + 1` bytes, without reading the rest.
+pub fn read_stream(r: impl Read, path: &Path, kind: Kind) -> Result<String, InputError> {
+    let mut bytes = Vec::new();
+    r.take(kind.limit() + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputError::Io {
+            path: path.to_path_buf(),
+            kind,
+            source,
+        })?;
+    if bytes.len() as u64 > kind.limit() {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            kind,
+            size: bytes.len() as u64,
+        });
+    }
+    text(path, kind, bytes)
+}
+
 /// UTF-8 `bytes` read from `path` as text, or the line of the first byte that is not.
 pub fn text(path: &Path, kind: Kind, bytes: Vec<u8>) -> Result<String, InputError> {
     String::from_utf8(bytes).map_err(|e| {
@@ -264,7 +293,7 @@ pub(crate) mod tests {
             (d.path().to_path_buf(), "a directory"),
             (huge(d.path(), "big"), "2.0 GiB (2147483648 bytes)"),
         ];
-        for kind in [Kind::Config, Kind::Empirical, Kind::Scrape] {
+        for kind in [Kind::Config, Kind::Empirical, Kind::Scrape, Kind::List] {
             for (p, why) in &cases {
                 let e = read(p, kind).unwrap_err().to_string();
                 assert!(e.starts_with(&format!("{}: ", p.display())), "{e}");
@@ -287,6 +316,16 @@ pub(crate) mod tests {
         std::fs::write(&p, b"secret = 1\nsecret\xff\n").unwrap();
         let e = read_text(&p, Kind::Config).unwrap_err().to_string();
         assert!(e.contains("line 2") && !e.contains("secret"), "{e}");
+        // An endless stream is cut one byte past the limit.
+        let e = read_stream(std::io::repeat(b'x'), Path::new("-"), Kind::List).unwrap_err();
+        assert!(
+            matches!(e, InputError::TooLarge { size, .. } if size == Kind::List.limit() + 1),
+            "{e}"
+        );
+        assert_eq!(
+            read_stream(&b"a\nb\n"[..], Path::new("-"), Kind::List).unwrap(),
+            "a\nb\n"
+        );
         let e = read(&d.path().join("missing"), Kind::Scrape)
             .unwrap_err()
             .to_string();
