@@ -397,7 +397,9 @@ fn bad_scrapes_and_files_are_refused_with_their_line() {
     assert_eq!(out.status.code(), Some(2));
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(
-        e.contains("bad.prom: line 3") && e.contains("\"many\""),
+        e.contains("bad.prom: line 3")
+            && e.contains("the value of etcd_server_leader_changes_seen_total is not a number")
+            && !e.contains("many"),
         "{e}"
     );
     assert!(!t.join("p").exists());
@@ -432,4 +434,74 @@ fn bad_scrapes_and_files_are_refused_with_their_line() {
     assert_eq!(out.status.code(), Some(2));
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("parameter fault_loss varies"), "{e}");
+}
+
+/// Issue 47, done when: `empirical:/dev/zero`, a FIFO, a 2 GB file and a directory each give a
+/// named error (exit 2, the path and the reason) for `--set`, `--config` and
+/// `--from-prometheus` (and `merge --list`), none of them read (the 2 GB file is sparse; the FIFO has no writer, so
+/// a read would hang the test).
+#[test]
+fn unreadable_inputs_are_refused_by_name_at_every_entry_point() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path();
+    let fifo = t.join("pipe");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let big = t.join("big");
+    fs::File::create(&big).unwrap().set_len(2 << 30).unwrap();
+    let dir = t.join("dir");
+    fs::create_dir(&dir).unwrap();
+    let cases = [
+        ("/dev/zero".to_string(), "is a character device"),
+        (fifo.display().to_string(), "is a FIFO (named pipe)"),
+        (
+            big.display().to_string(),
+            "2.0 GiB (2147483648 bytes) is larger than the limit",
+        ),
+        (dir.display().to_string(), "is a directory"),
+    ];
+    let run = ["run", "-p", "raft", "-n", "3", "-s", "leader-crash"];
+    for (path, why) in &cases {
+        let set = format!("node.fsync_ms=empirical:{path}");
+        let mut with_set = run.to_vec();
+        with_set.extend(["--set", &set]);
+        let mut with_config = run.to_vec();
+        with_config.extend(["--config", path]);
+        let mut entry_points = vec![
+            with_set,
+            with_config,
+            vec!["merge", "--out", "m", "--list", path],
+        ];
+        // A directory is a valid --from-prometheus (its *.prom files); a FIFO in one is not.
+        if !why.contains("directory") {
+            entry_points.push(vec![
+                "profile",
+                "--from-prometheus",
+                path,
+                "--out",
+                "p/x.toml",
+            ]);
+        }
+        for args in entry_points {
+            let out = cli(t, &args);
+            let e = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+            assert!(
+                e.contains(&format!("{path}: ")) && e.contains(why),
+                "{args:?}: {e}"
+            );
+        }
+    }
+    std::os::unix::fs::symlink(&fifo, dir.join("b.prom")).unwrap();
+    let d = dir.display().to_string();
+    let out = cli(
+        t,
+        &["profile", "--from-prometheus", &d, "--out", "p/x.toml"],
+    );
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("b.prom: is a FIFO (named pipe)"), "{e}");
+    assert!(!t.join("p").exists());
 }

@@ -21,7 +21,8 @@ pub struct MergeArgs {
     #[arg(long)]
     pub force: bool,
     /// A file naming the shard directories, one a line (`-`: standard input), for more shards
-    /// than a command line holds; relative paths are relative to the working directory.
+    /// than a command line holds (at most 4 MiB); relative paths are relative to the working
+    /// directory.
     #[arg(long, value_name = "FILE")]
     pub list: Option<PathBuf>,
     /// No progress on stderr (an exploration's merge checks every chunk).
@@ -57,11 +58,14 @@ fn merge_inputs(a: &MergeArgs) -> Result<Vec<PathBuf>, Error> {
         dirs.extend(subs);
     }
     if let Some(list) = &a.list {
+        // The one bounded reader: a regular file (or standard input) of at most 4 MiB.
+        use election_runner::input::{self, Kind};
         let text = if list == std::path::Path::new("-") {
-            std::io::read_to_string(std::io::stdin()).map_err(|e| io("cannot read", list, e))?
+            input::read_stream(std::io::stdin().lock(), list, Kind::List)
         } else {
-            std::fs::read_to_string(list).map_err(|e| io("cannot read", list, e))?
-        };
+            input::read_text(list, Kind::List)
+        }
+        .map_err(|e| Error::Usage(format!("--list {e}")))?;
         dirs.extend(
             text.lines()
                 .map(str::trim)

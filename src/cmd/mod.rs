@@ -57,7 +57,8 @@ pub struct TrialArgs {
     /// Set a parameter: key=value (repeatable; see `election-bench params`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// TOML config with parameters, custom scenarios and network profiles.
+    /// TOML config with parameters, custom scenarios and network profiles (a regular file of at
+    /// most 1 MiB).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }

@@ -11,7 +11,8 @@ use crate::error::CliError;
 pub struct ProfileArgs {
     /// Prometheus text-format scrapes of the cluster's members (`curl http://MEMBER:2379/metrics`,
     /// or Prometheus' /federate), one or more per member, or directories of *.prom files;
-    /// times from sample timestamps or a `# scraped_at_ms MS` line.
+    /// times from sample timestamps or a `# scraped_at_ms MS` line. Each a regular file of at
+    /// most 32 MiB.
     #[arg(long = "from-prometheus", value_name = "FILE", num_args = 1.., required = true)]
     pub from_prometheus: Vec<PathBuf>,
     /// The cluster's current --heartbeat-interval, ms [default: etcd's, 100].

@@ -12,7 +12,7 @@ use crate::error::CliError;
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
-    /// TOML config describing the sweep (flags override it).
+    /// TOML config describing the sweep (flags override it; a regular file of at most 1 MiB).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Sweep name; results go to results/<name>/ unless --out is given [default: default].

@@ -62,7 +62,7 @@ impl RunError {
     /// carrying it out (exit status 1).
     pub fn is_usage(&self) -> bool {
         match self {
-            RunError::Runner(e) => matches!(e, election_runner::Error::Usage(_)),
+            RunError::Runner(e) => e.is_usage(),
             RunError::Live { source, .. } => matches!(source, LiveError::Config(_)),
             _ => false,
         }

@@ -33,8 +33,9 @@
 //! ```
 //!
 //! A distribution may be measured (`latency = "empirical:rtt.csv"`, see [`crate::empirical`]);
-//! inside a config file its path is relative to the file's directory. A config written by
-//! `election-bench profile` also has a `[profile]` table ([`ProfileSource`]).
+//! inside a config file its path is relative to the file's directory. The file is read through
+//! [`crate::input`]: a regular file of at most 1 MiB; a syntax error names its line and column
+//! and does not show the file's lines. A config written by `election-bench profile` also has a `[profile]` table ([`ProfileSource`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -255,10 +256,10 @@ impl SweepSpec {
 
     /// Read a TOML config file. Syntax errors carry the line and column.
     pub fn from_file(path: &Path) -> Result<SweepSpec> {
-        // A config that cannot be read is bad input (exit 2), like a malformed one.
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::Usage(format!("--config {}: cannot read it: {e}", path.display()))
-        })?;
+        // A config that cannot be read is bad input (exit 2), like a malformed one; it is read
+        // through the one bounded reader (a regular file of at most 1 MiB).
+        let text = crate::input::read_text(path, crate::input::Kind::Config)
+            .map_err(|e| Error::Usage(format!("--config {e}")))?;
         let mut spec = SweepSpec::from_toml(&text).map_err(|e| match e {
             Error::Toml { message, .. } => Error::Toml {
                 path: path.to_path_buf(),
@@ -301,7 +302,7 @@ impl SweepSpec {
     fn from_toml_unchecked(text: &str) -> Result<SweepSpec> {
         let toml_err = |e: toml::de::Error| Error::Toml {
             path: "<config>".into(),
-            message: e.to_string().trim_end().to_string(),
+            message: toml_message(text, &e),
         };
         let file: FileConfig = toml::from_str(text).map_err(toml_err)?;
         let mut params = Vec::new();
@@ -372,6 +373,23 @@ impl SweepSpec {
         }
         Ok(())
     }
+}
+
+/// The parser's error at its line and column, without the excerpt of the file the parser's
+/// own message shows: a file named by mistake (`--config /etc/shadow`) must not be printed.
+fn toml_message(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().trim_end().replace('\n', "; ");
+    let Some(span) = e.span() else {
+        return what;
+    };
+    let before = &text.as_bytes()[..span.start.min(text.len())];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = 1 + String::from_utf8_lossy(&before[start..]).chars().count();
+    format!("line {line}, column {column}: {what}")
 }
 
 /// A `key=value` assignment split at its first `=`, the key and the value trimmed: the one
@@ -535,6 +553,38 @@ faults = [ { at_ms = 0, action = "crash", node = "leader" } ]
             e.is_usage() && e.to_string().contains("scenario \"all\""),
             "{e}"
         );
+    }
+
+    /// Issue 47: the parser's excerpt showed the file; only the line and column are named.
+    #[test]
+    fn a_syntax_error_does_not_quote_the_file() {
+        let e = SweepSpec::from_toml("seeds = 2\nroot:$6$secret:19000\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2, column "), "{e}");
+        assert!(!e.contains("root") && !e.contains("secret"), "{e}");
+    }
+
+    /// Issue 47: `--config` read a FIFO, a device or a file of any size as it came.
+    #[test]
+    fn devices_fifos_directories_and_huge_files_are_refused_by_name() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = crate::input::tests::mkfifo(d.path(), "pipe.toml");
+        let big = crate::input::tests::huge(d.path(), "big.toml");
+        for (p, why) in [
+            (Path::new("/dev/zero"), "is a character device"),
+            (fifo.as_path(), "is a FIFO (named pipe)"),
+            (d.path(), "is a directory"),
+            (big.as_path(), "larger than the limit of 1.0 MiB"),
+        ] {
+            let e = SweepSpec::from_file(p).unwrap_err();
+            assert!(e.is_usage(), "{e}");
+            let e = e.to_string();
+            assert!(
+                e.starts_with(&format!("--config {}: ", p.display())) && e.contains(why),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -23,7 +23,10 @@
 //! Values are in the parameter's own unit: milliseconds, except `node.cpu_us` (microseconds).
 //! Blank lines and lines starting with `#` are skipped everywhere. A file that is empty, holds
 //! something that is not a number, a negative or non-finite value, bounds that do not increase
-//! or counts that decrease is refused with its path, line number and value.
+//! or counts that decrease is refused with its path and line number (and the number, when the
+//! line held one; text that is not a number is never quoted). The file is read through
+//! [`crate::input`]: a regular file of at most 16 MiB (about two million samples; a larger
+//! measurement fits as a histogram); a FIFO, a device or a directory is refused by name.
 //!
 //! A relative `PATH` is relative to the working directory on the command line (`--set`), and
 //! relative to the configuration file's directory inside a `--config` file (so a profile
@@ -38,6 +41,7 @@ use election_sim::{Empirical, EmpiricalKind, Latency};
 use serde_json::{json, Value};
 
 use crate::error::{usage, Result};
+use crate::input::{self, Kind};
 
 /// The prefix of an empirical value.
 pub const PREFIX: &str = "empirical:";
@@ -68,12 +72,10 @@ pub fn load(spec: &str) -> Result<Latency> {
     if column == Some("") {
         return usage!("{PREFIX}{spec}: no column named after '#' (syntax: {SYNTAX})");
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| crate::Error::Usage(format!("{PREFIX}{spec}: cannot read {path}: {e}")))?;
+    let file = Path::new(path);
+    let bytes = input::read(file, Kind::Empirical)?;
     let sha = sha256_hex(&bytes);
-    let Ok(text) = String::from_utf8(bytes) else {
-        return usage!("{path}: not a UTF-8 text file");
-    };
+    let text = input::text(file, Kind::Empirical, bytes)?;
     let e = match column {
         Some(c) => column_samples(path, &text, c)
             .and_then(|(lines, v)| build_samples(path, spec, &sha, &lines, &v))?,
@@ -94,10 +96,7 @@ fn number(path: &str, line: usize, what: &str, raw: &str) -> Result<f64> {
     match raw.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
         Ok(v) => usage!("{path}: line {line}: {what} {v}: expected a finite number >= 0"),
-        Err(_) => usage!(
-            "{path}: line {line}: {what} {:?} is not a number",
-            raw.trim()
-        ),
+        Err(_) => usage!("{path}: line {line}: {what} is not a number"),
     }
 }
 
@@ -134,7 +133,7 @@ fn parse_plain(path: &str, spec: &str, sha: &str, text: &str) -> Result<Empirica
     for (line, l) in lines {
         if l.contains(',') {
             return usage!(
-                "{path}: line {line}: {l:?}: a sample file holds one number per line (a CSV \
+                "{path}: line {line}: a comma: a sample file holds one number per line (a CSV \
                  file needs {PREFIX}{path}#COLUMN; a histogram starts with the line `le,count`)"
             );
         }
@@ -156,11 +155,11 @@ fn parse_histogram<'a>(
     for (line, l) in lines {
         if let Some((inf_line, _)) = total {
             return usage!(
-                "{path}: line {line}: {l:?} after the +Inf bucket (line {inf_line}), which must be last"
+                "{path}: line {line}: a bucket after the +Inf bucket (line {inf_line}), which must be last"
             );
         }
         let Some((le, count)) = l.split_once(',') else {
-            return usage!("{path}: line {line}: {l:?}: expected LE,COUNT");
+            return usage!("{path}: line {line}: expected LE,COUNT (one comma)");
         };
         let count = number(path, line, "count", count)?;
         let le = le.trim();
@@ -194,8 +193,8 @@ fn column_samples(path: &str, text: &str, column: &str) -> Result<(Vec<usize>, V
         .clone();
     let Some(k) = headers.iter().position(|h| h == column) else {
         return usage!(
-            "{path}: no column {column:?}; the header has: {}",
-            headers.iter().collect::<Vec<_>>().join(", ")
+            "{path}: no column {column:?} in the header (its {} columns are named otherwise)",
+            headers.len()
         );
     };
     let (mut at, mut v) = (Vec::new(), Vec::new());
@@ -203,7 +202,7 @@ fn column_samples(path: &str, text: &str, column: &str) -> Result<(Vec<usize>, V
         let r = r.map_err(|e| crate::Error::Usage(format!("{path}: {e}")))?;
         let line = r.position().map_or(0, |p| p.line() as usize);
         let raw = r.get(k).unwrap_or("");
-        v.push(number(path, line, &format!("column {column}:"), raw)?);
+        v.push(number(path, line, &format!("column {column}"), raw)?);
         at.push(line);
     }
     if v.is_empty() {
@@ -313,7 +312,11 @@ mod tests {
         assert!(e.contains("line 3") && e.contains("-2"), "{e}");
         let p = write(d.path(), "b", "1\nfast\n");
         let e = err(&p);
-        assert!(e.contains("line 2") && e.contains("\"fast\""), "{e}");
+        assert!(
+            e.contains("line 2") && e.contains("sample is not a number"),
+            "{e}"
+        );
+        assert!(!e.contains("fast"), "the file's text is never quoted: {e}");
         let p = write(d.path(), "c", "# nothing\n\n");
         assert!(err(&p).contains("no samples"));
         let p = write(d.path(), "d", "le,count\n1,5\n2,3\n");
@@ -328,11 +331,60 @@ mod tests {
         let p = write(d.path(), "f", "le,count\n1,5\n+Inf,4\n");
         let e = err(&p);
         assert!(e.contains("line 3") && e.contains("below"), "{e}");
-        let p = write(d.path(), "g", "x,y\n1,a\n");
+        let p = write(d.path(), "g", "secret_host,y\n1,a\n");
         let e = err(&format!("{p}#y"));
-        assert!(e.contains("line 2") && e.contains("\"a\""), "{e}");
-        assert!(err(&format!("{p}#z")).contains("no column \"z\""));
+        assert!(
+            e.contains("line 2") && e.contains("column y is not a number"),
+            "{e}"
+        );
+        let e = err(&format!("{p}#z"));
+        assert!(
+            e.contains("no column \"z\"") && !e.contains("secret_host"),
+            "{e}"
+        );
         assert!(err("/nonexistent/file").contains("cannot read"));
+    }
+
+    /// Issue 47: an error quoted the first line of whatever file it was given.
+    #[test]
+    fn no_error_quotes_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        for text in [
+            "root:$6$secret:19000:0:99999:7:::\n",
+            "le,count\nroot:$6$secret\n",
+            "le,count\n1,5\nroot,$6$secret\n",
+            "1\nroot,secret\n",
+        ] {
+            let p = write(d.path(), "shadow", text);
+            let e = err(&p);
+            assert!(e.contains("shadow: line "), "{e}");
+            assert!(
+                !e.contains("root") && !e.contains("secret"),
+                "{text:?}: {e}"
+            );
+        }
+    }
+
+    /// Issue 47: `empirical:/dev/zero` grew without bound; a FIFO hung.
+    #[test]
+    fn devices_fifos_directories_and_huge_files_are_refused_by_name() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = crate::input::tests::mkfifo(d.path(), "pipe");
+        let big = crate::input::tests::huge(d.path(), "big");
+        for (p, why) in [
+            ("/dev/zero".to_string(), "is a character device"),
+            (fifo.display().to_string(), "is a FIFO (named pipe)"),
+            (d.path().display().to_string(), "is a directory"),
+            (
+                big.display().to_string(),
+                "larger than the limit of 16.0 MiB",
+            ),
+        ] {
+            let e = load(&p).unwrap_err();
+            assert!(e.is_usage(), "{e}");
+            let e = e.to_string();
+            assert!(e.starts_with(&format!("{p}: ")) && e.contains(why), "{e}");
+        }
     }
 
     #[test]

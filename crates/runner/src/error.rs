@@ -29,6 +29,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A file the user named could not be read as its kind of input (not a regular file,
+    /// over its size limit, not UTF-8, unreadable); see [`crate::input`]. Bad input: exit 2.
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// Existing results cannot be resumed or merged (they belong to another configuration, or
     /// are damaged beyond a trailing partial cell).
     #[error("{0}")]
@@ -39,7 +43,7 @@ impl Error {
     /// True for errors in what the user asked for (the CLI exits with 2), false for failures
     /// while carrying it out (exit 1).
     pub fn is_usage(&self) -> bool {
-        matches!(self, Error::Usage(_) | Error::Toml { .. })
+        matches!(self, Error::Usage(_) | Error::Toml { .. } | Error::Input(_))
     }
 
     pub(crate) fn io(what: &str, path: &Path, source: std::io::Error) -> Error {

@@ -6,6 +6,8 @@
 //! * [`params`] — every timing, protocol, network and scenario knob under one name, the fair
 //!   timing defaults, and [`Resolved`](params::Resolved), a cell's typed parameters;
 //! * [`net`] — network profiles (`ideal`, `lan`, `dc`, `wan`, `lossy`) and the latency syntax;
+//! * [`input`] — the one reader of files a user names (configs, `empirical:` files, scrapes):
+//!   regular files only, a size limit per kind;
 //! * [`empirical`] — `empirical:FILE` distributions read from measurements;
 //! * [`profile`] — a configuration built from an etcd cluster's Prometheus metrics;
 //! * [`protocol`] — protocol specs (`raft+pre_vote`) and building a protocol's configuration;
@@ -30,6 +32,7 @@ pub mod empirical;
 pub mod error;
 pub mod explore;
 pub mod files;
+pub mod input;
 pub mod memory;
 pub mod net;
 pub mod params;

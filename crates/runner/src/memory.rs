@@ -56,6 +56,19 @@ pub const PER_FLAP_BYTES: u64 = 1024;
 /// times); `horizon_ms = 1e12` (31 years) would be budgeted ten thousand times more.
 pub const MAX_TRIAL_WORK: u64 = 4_000_000_000;
 
+/// The work a refused trial is told it may take instead: 3 × 10^8 units, about a minute of one
+/// core (the simulator does roughly 5 million units of work a second: [`MAX_TRIAL_WORK`] ran
+/// about 12 minutes, issue 47). A minute a trial is what "reasonable" means here: a sweep of a
+/// few cells and seeds still finishes within the hour.
+pub const REASONABLE_TRIAL_WORK: u64 = 300_000_000;
+
+/// The longest trial (its horizon, ms) whose default work budget with `nodes` nodes stays
+/// within [`REASONABLE_TRIAL_WORK`] (the budget grows with the horizon past 20 s).
+pub fn reasonable_horizon_ms(r: &Resolved, nodes: u32) -> f64 {
+    let per = election_sim::SimConfig::default_budget(nodes) as f64;
+    (REASONABLE_TRIAL_WORK as f64 / per * 20_000.0 * r.time_scale).floor()
+}
+
 /// Trace records one unit of work (an event or a message sent) can add at most.
 pub const TRACE_EVENTS_PER_WORK: u64 = 2;
 
@@ -179,15 +192,31 @@ pub fn check(nodes: u32, r: &Resolved, trace: bool) -> Result<()> {
         let budget = r.budget(nodes, r.horizon_ms);
         if budget > MAX_TRIAL_WORK {
             // A steady-state scenario's horizon is fault_at_ms + fault_jitter_ms + steady_ms.
-            let param = if r.horizon_ms == r.fault_at_ms + r.fault_jitter_ms + r.steady_ms {
-                format!("steady_ms = {}", crate::results::fmt_ms(r.steady_ms))
+            let start = r.fault_at_ms + r.fault_jitter_ms;
+            let fit = reasonable_horizon_ms(r, nodes);
+            let (param, shorter) = if r.horizon_ms == start + r.steady_ms {
+                let s = crate::results::fmt_ms(r.steady_ms);
+                (
+                    format!("steady_ms = {s}"),
+                    format!(
+                        "steady_ms = {}",
+                        crate::results::fmt_ms((fit - start).max(0.0))
+                    ),
+                )
             } else {
-                format!("horizon_ms = {}", crate::results::fmt_ms(r.horizon_ms))
+                let h = crate::results::fmt_ms(r.horizon_ms);
+                (
+                    format!("horizon_ms = {h}"),
+                    format!("horizon_ms = {}", crate::results::fmt_ms(fit)),
+                )
             };
             return usage!(
                 "{param}: a trial of {} ms of simulated time with {nodes} nodes would be \
                  budgeted {budget} units of work ({} per 20 s); at most {MAX_TRIAL_WORK} a \
-                 trial: a shorter trial, or an explicit work_budget",
+                 trial. For a trial that finishes in about a minute ({REASONABLE_TRIAL_WORK} \
+                 units, at roughly 5 million a second): {shorter} or less, or an explicit \
+                 work_budget = {REASONABLE_TRIAL_WORK} (the trial stops there, marked \
+                 budget_exceeded)",
                 crate::results::fmt_ms(r.horizon_ms),
                 r.budget(nodes, 20_000.0)
             );
@@ -292,12 +321,26 @@ mod tests {
         let r = resolved(&[("horizon_ms", "1e12")]);
         let e = check(5, &r, false).unwrap_err().to_string();
         assert!(e.starts_with("horizon_ms = 1000000000000:"), "{e}");
+        // Issue 47: the refusal suggested 4 × 10^9 units, about 12 minutes a trial; it now
+        // suggests a horizon and a budget of about a minute, and the horizon's budget fits.
+        let fit = reasonable_horizon_ms(&r, 5);
+        assert_eq!(fit, 12_000_000.0);
+        assert!(e.contains("horizon_ms = 12000000 or less"), "{e}");
+        assert!(e.contains("work_budget = 300000000"), "{e}");
+        let shorter = resolved(&[("horizon_ms", "12000000")]);
+        assert!(shorter.budget(5, shorter.horizon_ms) <= REASONABLE_TRIAL_WORK);
+        check(5, &shorter, false).unwrap();
+        let r = resolved(&[("horizon_ms", "1e12"), ("work_budget", "300000000")]);
+        check(5, &r, false).unwrap();
         let r = resolved(&[("horizon_ms", "1e12"), ("work_budget", "1000000")]);
         check(5, &r, false).unwrap();
         let sc = crate::scenario::Scenario::builtin("steady-noise").unwrap();
         let r = resolved(&[("steady_ms", "1e12")]).for_scenario(&sc);
         let e = check(5, &r, false).unwrap_err().to_string();
         assert!(e.starts_with("steady_ms = 1000000000000:"), "{e}");
+        let start = r.fault_at_ms + r.fault_jitter_ms;
+        let want = crate::results::fmt_ms(reasonable_horizon_ms(&r, 5) - start);
+        assert!(e.contains(&format!("steady_ms = {want} or less")), "{e}");
         // The default hour of steady-noise runs at any size.
         let r = resolved(&[]).for_scenario(&sc);
         for n in [3, 51, 1001] {

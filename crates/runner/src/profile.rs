@@ -9,10 +9,11 @@
 //!
 //! | metric (etcd) | kind | becomes |
 //! |---|---|---|
-//! | `etcd_network_peer_round_trip_time_seconds` | histogram per peer (`To` label) | `net.latency` of the `[[net]]` profile: every member's buckets for every peer, summed, bounds halved (one way = RTT / 2) and in ms: `net_latency_ms.csv`; and, when every member was scraped, each directed link's own latency (`links`: member A's histogram to B, halved, for the link A → B: `link_A_B_ms.csv`; node ids are the etcd member ids in sorted order); the peers also give the cluster size and tell members apart |
+//! | `etcd_network_peer_round_trip_time_seconds` | histogram per peer (`To` label) | `net.latency` of the `[[net]]` profile: every member's buckets for every peer, summed, bounds halved (one way = RTT / 2) and in ms: `net_latency_ms.csv`; and, when every member was scraped, each directed link's own latency (`links`: member A's histogram to B, halved, for the link A → B: `link_A_B_ms.csv`; node ids are the etcd member ids in sorted order); its `To` labels tell members apart, but only confirmed peers count (below) |
 //! | `etcd_disk_wal_fsync_duration_seconds` | histogram | `node.fsync_ms`: every member's buckets summed, in ms: `wal_fsync_ms.csv`. A Raft node's vote and term must be durable before it answers (the simulator's `persist`), which is what the WAL fsync is |
 //! | `etcd_disk_backend_commit_duration_seconds` | histogram | written as `backend_commit_ms.csv` and summarised in the config's comments, not used: bbolt commits run off the Raft path (apply), so they delay no election message. Use it with `--set` if your nodes stall on it |
 //! | `etcd_server_leader_changes_seen_total` | counter | the observed leader-change rate (`[profile]`: `leader_changes` over `span_s`) that `tune` compares with the simulated one |
+//! | `etcd_network_known_peers`, `etcd_network_active_peers` (`Local`, `Remote`), `etcd_server_id` | gauges | membership: the member's own id, and the peers it knows (etcd 3.6) or is connected to, when the value is above 0 |
 //!
 //! Everything else in a scrape is ignored. The cluster's current timing is not in its metrics:
 //! `--heartbeat-interval` and `--election-timeout` take it (etcd's flags, in ms); without them
@@ -21,12 +22,25 @@
 //! # Scrapes, members and time
 //!
 //! `--from-prometheus` takes files, or directories whose `*.prom` files are read in name order.
+//! Each is read through [`crate::input`]: a regular file of at most 32 MiB (a FIFO, a device or
+//! a directory named `*.prom` is refused by name); errors name the file and line, never quote
+//! it.
 //! A file is Prometheus' text exposition format: a member's `/metrics` as `curl` returns it,
 //! or several members' series from Prometheus' `/federate` endpoint. Its samples are grouped
 //! into one **member scrape** per `instance` label (one group when there is none). A member is
 //! named by its `instance` label, or else by its peer set (the `To` labels of its round-trip
-//! histogram: each member of a cluster has a different one). The cluster size is the largest
-//! peer set plus the member itself.
+//! histogram: each member of a cluster has a different one).
+//!
+//! **Members come from what the scrapes say about membership, not from peer labels**: etcd keeps
+//! a removed member's round-trip series until it restarts, so a `To` label alone proves
+//! nothing. A peer id is a member when it is a scraped member's own id (its `Local` label or
+//! `etcd_server_id`, or else the one id of the cluster missing from its `To` labels), when a
+//! member's `etcd_network_known_peers` or `etcd_network_active_peers` holds it above 0, or when
+//! its round trips grew between the first and the latest scrape of one member (etcd probes every
+//! peer every few seconds). The cluster size is the number of such ids, plus any scraped member
+//! whose own id is unknown; the round trips of peers not confirmed are left out of the latency
+//! and counted in the summary. One scrape of one member without those gauges confirms no peer,
+//! and is refused, saying what would.
 //!
 //! etcd's histograms and counters are per process and cumulative since it started. So: of
 //! several scrapes of one member, the **latest** gives its histograms (all it observed), and
@@ -59,7 +73,7 @@
 //! * etcd runs Raft with CheckQuorum always and PreVote by default since 3.5, so the profile's
 //!   protocol is `raft+pre_vote+check_quorum` (see `crates/runner/src/tune/mapping.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -144,12 +158,11 @@ pub fn parse_exposition(path: &str, text: &str) -> Result<Exposition> {
         if let Some(c) = l.strip_prefix('#') {
             let mut w = c.split_whitespace();
             if w.next() == Some("scraped_at_ms") {
-                let v = w.next().unwrap_or("");
-                match v.parse::<i64>() {
+                match w.next().unwrap_or("").parse::<i64>() {
                     Ok(t) if w.next().is_none() => scraped_at_ms = Some(t),
                     _ => {
                         return usage!(
-                            "{path}: line {line}: `# scraped_at_ms {v}`: expected one whole number of ms since 1970"
+                            "{path}: line {line}: `# scraped_at_ms`: expected one whole number of ms since 1970"
                         )
                     }
                 }
@@ -165,7 +178,8 @@ pub fn parse_exposition(path: &str, text: &str) -> Result<Exposition> {
 }
 
 fn parse_line(path: &str, line: usize, l: &str) -> Result<Sample> {
-    let bad = |what: String| -> Result<Sample> { usage!("{path}: line {line}: {what}: {l:?}") };
+    // The line itself is never quoted: a file named by mistake must not be printed.
+    let bad = |what: String| -> Result<Sample> { usage!("{path}: line {line}: {what}") };
     let mut chars = l.char_indices().peekable();
     match chars.peek() {
         Some(&(_, c)) if is_name_start(c) => {}
@@ -225,9 +239,6 @@ fn parse_line(path: &str, line: usize, l: &str) -> Result<Sample> {
                     }
                 }
             }
-            if labels.iter().any(|(k, _): &(String, String)| *k == key) {
-                return bad(format!("label {key} is given twice"));
-            }
             labels.push((key, value));
             r = v.trim_start();
             if let Some(after) = r.strip_prefix(',') {
@@ -237,22 +248,35 @@ fn parse_line(path: &str, line: usize, l: &str) -> Result<Sample> {
             }
         }
     }
+    // A label given twice, found by sorting once: a check per label was quadratic in a line's
+    // labels (a 32 MiB line holds millions).
+    let mut keys: Vec<&str> = labels.iter().map(|(k, _)| k.as_str()).collect();
+    keys.sort_unstable();
+    if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+        return bad(format!("label {} is given twice", w[0]));
+    }
     let mut fields = rest.split_whitespace();
     let Some(v) = fields.next() else {
         return bad(format!("no value for {name}"));
     };
     let Some(value) = prom_float(v) else {
-        return bad(format!("{v:?} is not a number"));
+        return bad(format!("the value of {name} is not a number"));
     };
     let timestamp_ms = match fields.next() {
         None => None,
         Some(t) => match t.parse::<i64>() {
             Ok(t) => Some(t),
-            Err(_) => return bad(format!("timestamp {t:?} is not a whole number of ms")),
+            Err(_) => {
+                return bad(format!(
+                    "the timestamp of {name} is not a whole number of ms"
+                ))
+            }
         },
     };
-    if let Some(x) = fields.next() {
-        return bad(format!("unexpected {x:?} after the value and timestamp"));
+    if fields.next().is_some() {
+        return bad(format!(
+            "{name}: more after the value and timestamp (expected `name{{labels}} value [timestamp_ms]`)"
+        ));
     }
     Ok(Sample {
         name,
@@ -271,14 +295,28 @@ pub const WAL_FSYNC: &str = "etcd_disk_wal_fsync_duration_seconds";
 pub const BACKEND_COMMIT: &str = "etcd_disk_backend_commit_duration_seconds";
 /// The leader-change counter.
 pub const LEADER_CHANGES: &str = "etcd_server_leader_changes_seen_total";
+/// The peers a member knows (etcd 3.6: 1 per member of its configuration, `Local`/`Remote`).
+pub const KNOWN_PEERS: &str = "etcd_network_known_peers";
+/// The peers a member is connected to (etcd 3.4 and later, `Local`/`Remote`).
+pub const ACTIVE_PEERS: &str = "etcd_network_active_peers";
+/// The member's own id (`server_id` label, value 1).
+pub const SERVER_ID: &str = "etcd_server_id";
 
 /// A cumulative histogram: finite `(le, count)` buckets by bound, and the `+Inf` count.
+///
+/// Built in time linear in its buckets (issue 47: a sorted insert per bucket took minutes at
+/// 100,000 buckets): samples are appended as read, with their lines, and sorted and checked
+/// for a bound given twice once, when the scrape is complete ([`Hist::check`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Hist {
-    /// Finite buckets, ascending bound.
+    /// Finite buckets, ascending bound (once checked; in file order before).
     pub buckets: Vec<(f64, f64)>,
     /// The `+Inf` bucket (every observation).
     pub total: f64,
+    /// The line of each bucket, while read (emptied by the check).
+    lines: Vec<usize>,
+    /// The line of the `+Inf` bucket, while read.
+    total_line: Option<usize>,
 }
 
 impl Hist {
@@ -287,7 +325,11 @@ impl Hist {
             return usage!("{path}: line {}: {} without an le label", s.line, s.name);
         };
         let Some(bound) = prom_float(le) else {
-            return usage!("{path}: line {}: le={le:?} is not a number", s.line);
+            return usage!(
+                "{path}: line {}: {}'s le label is not a number",
+                s.line,
+                s.name
+            );
         };
         if !(s.value.is_finite() && s.value >= 0.0) {
             return usage!(
@@ -297,13 +339,17 @@ impl Hist {
             );
         }
         if bound == f64::INFINITY {
-            self.total = s.value;
-        } else if bound.is_finite() && bound >= 0.0 {
-            if self.buckets.iter().any(|&(b, _)| b == bound) {
-                return usage!("{path}: line {}: bucket le={le} is given twice", s.line);
+            if let Some(first) = self.total_line {
+                return usage!(
+                    "{path}: line {}: bucket le=+Inf is given twice (first on line {first})",
+                    s.line
+                );
             }
+            self.total = s.value;
+            self.total_line = Some(s.line);
+        } else if bound.is_finite() && bound >= 0.0 {
             self.buckets.push((bound, s.value));
-            self.buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+            self.lines.push(s.line);
         } else {
             return usage!(
                 "{path}: line {}: bucket bound le={le}: expected >= 0",
@@ -313,8 +359,28 @@ impl Hist {
         Ok(())
     }
 
-    /// Cumulative counts must not decrease, nor exceed the `+Inf` bucket (when there is one).
-    fn check(&self, what: &str) -> Result<()> {
+    /// Sort the buckets read by bound (once: O(k log k) for k buckets), refuse a bound given
+    /// twice, naming `path` and both lines; then cumulative counts must not decrease, nor
+    /// exceed the `+Inf` bucket (when there is one).
+    fn check(&mut self, path: &str, what: &str) -> Result<()> {
+        if !self.lines.is_empty() {
+            let mut order: Vec<usize> = (0..self.buckets.len()).collect();
+            // Stable: of two equal bounds, the one read first comes first.
+            order.sort_by(|&a, &b| self.buckets[a].0.total_cmp(&self.buckets[b].0));
+            for w in order.windows(2) {
+                if self.buckets[w[0]].0 == self.buckets[w[1]].0 {
+                    return usage!(
+                        "{path}: line {}: bucket le={} is given twice (first on line {})",
+                        self.lines[w[1]],
+                        self.buckets[w[1]].0,
+                        self.lines[w[0]]
+                    );
+                }
+            }
+            self.buckets = order.iter().map(|&i| self.buckets[i]).collect();
+            self.lines = Vec::new();
+        }
+        self.total_line = None;
         let mut prev = (0.0, 0.0);
         for &(le, c) in &self.buckets {
             if c < prev.1 {
@@ -349,12 +415,22 @@ impl Hist {
             *self = other.clone();
             return Ok(());
         }
-        let bounds = |h: &Hist| h.buckets.iter().map(|b| b.0).collect::<Vec<_>>();
-        if bounds(self) != bounds(other) {
+        let differ = (self.buckets.len() != other.buckets.len())
+            .then_some(self.buckets.len().min(other.buckets.len()))
+            .or_else(|| (self.buckets.iter().zip(&other.buckets)).position(|(a, b)| a.0 != b.0));
+        if let Some(i) = differ {
+            let le = |h: &Hist| {
+                h.buckets
+                    .get(i)
+                    .map_or("none".to_string(), |b| b.0.to_string())
+            };
             return usage!(
-                "{what}: the bucket bounds differ between scrapes ({:?} and {:?}); histograms can only be summed over the same buckets",
-                bounds(self),
-                bounds(other)
+                "{what}: the bucket bounds differ between scrapes ({} and {} buckets; bucket {} is le={} in one and le={} in the other); histograms can only be summed over the same buckets",
+                self.buckets.len(),
+                other.buckets.len(),
+                i + 1,
+                le(self),
+                le(other)
             );
         }
         for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
@@ -373,6 +449,7 @@ impl Hist {
                 .map(|&(b, c)| (sig9(b * k), c))
                 .collect(),
             total: self.total,
+            ..Hist::default()
         }
     }
 
@@ -407,6 +484,12 @@ struct MemberScrape {
     backend: Hist,
     leader_changes: Option<f64>,
     time_ms: Option<i64>,
+    /// The member's own etcd id: the `Local` label of its peer gauges, or `etcd_server_id`.
+    local: Option<String>,
+    /// `etcd_network_known_peers`' remotes with a value above 0 (etcd 3.6), when scraped.
+    known: Option<BTreeSet<String>>,
+    /// `etcd_network_active_peers`' remotes with a value above 0 (connected now).
+    active: BTreeSet<String>,
 }
 
 impl MemberScrape {
@@ -459,7 +542,9 @@ pub const ETCD_HEARTBEAT_MS: f64 = 100.0;
 /// etcd's default `--election-timeout`, ms (`server/embed/config.go`, `ElectionMs`).
 pub const ETCD_ELECTION_MS: f64 = 1000.0;
 
-/// The scrape files named: a file as is; a directory, every `*.prom` file in it, by name.
+/// The scrape files named: a file as is; a directory, every `*.prom` entry in it, by name.
+/// Each is read through [`crate::input`], which refuses what is not a regular file (a FIFO
+/// named `x.prom` is refused by name, not skipped).
 pub fn scrape_files(named: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in named {
@@ -467,7 +552,7 @@ pub fn scrape_files(named: &[PathBuf]) -> Result<Vec<PathBuf>> {
             let mut v: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| Error::io("cannot list scrape directory", p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "prom"))
+                .filter(|f| f.extension().is_some_and(|x| x == "prom"))
                 .collect();
             if v.is_empty() {
                 return usage!(
@@ -489,14 +574,12 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
     let mut scrapes: Vec<MemberScrape> = Vec::new();
     for (fi, f) in files.iter().enumerate() {
         let path = f.display().to_string();
-        let bytes = std::fs::read(f).map_err(|e| Error::io("cannot read scrape", f, e))?;
+        let bytes = crate::input::read(f, crate::input::Kind::Scrape)?;
         sources.push(ScrapeSource {
             file: path.clone(),
             sha256: crate::empirical::sha256_hex(&bytes),
         });
-        let Ok(text) = String::from_utf8(bytes) else {
-            return usage!("{path}: not a UTF-8 text file");
-        };
+        let text = crate::input::text(f, crate::input::Kind::Scrape, bytes)?;
         let exp = parse_exposition(&path, &text)?;
         let mut groups: BTreeMap<Option<String>, MemberScrape> = BTreeMap::new();
         for s in &exp.samples {
@@ -522,6 +605,40 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
                 g.fsync.insert(&path, s)?;
             } else if hist(BACKEND_COMMIT) {
                 g.backend.insert(&path, s)?;
+            } else if s.name == KNOWN_PEERS || s.name == ACTIVE_PEERS || s.name == SERVER_ID {
+                let (local, remote) = if s.name == SERVER_ID {
+                    (s.label("server_id"), None)
+                } else {
+                    let (Some(l), Some(r)) = (s.label("Local"), s.label("Remote")) else {
+                        return usage!(
+                            "{path}: line {}: {} without its Local and Remote labels",
+                            s.line,
+                            s.name
+                        );
+                    };
+                    (Some(l), Some(r))
+                };
+                let Some(local) = local.filter(|_| s.value > 0.0 || remote.is_some()) else {
+                    continue;
+                };
+                match &g.local {
+                    Some(l) if l != local => {
+                        return usage!(
+                            "{path}: line {}: {} names member {local}, but this member is {l}",
+                            s.line,
+                            s.name
+                        );
+                    }
+                    _ => g.local = Some(local.to_string()),
+                }
+                if s.name == KNOWN_PEERS {
+                    let known = g.known.get_or_insert_with(BTreeSet::new);
+                    if s.value > 0.0 {
+                        known.extend(remote.map(str::to_string));
+                    }
+                } else if s.name == ACTIVE_PEERS && s.value > 0.0 {
+                    g.active.extend(remote.map(str::to_string));
+                }
             } else if s.name == LEADER_CHANGES {
                 if g.leader_changes.is_some() {
                     return usage!(
@@ -548,11 +665,13 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
                 .instance
                 .as_ref()
                 .map_or(String::new(), |i| format!("{{instance=\"{i}\"}}"));
-            for (to, h) in &g.rtt {
-                h.check(&format!("{path}: {PEER_RTT}{who} To=\"{to}\""))?;
+            let mut g = g;
+            for (to, h) in &mut g.rtt {
+                h.check(&path, &format!("{path}: {PEER_RTT}{who} To=\"{to}\""))?;
             }
-            g.fsync.check(&format!("{path}: {WAL_FSYNC}{who}"))?;
-            g.backend.check(&format!("{path}: {BACKEND_COMMIT}{who}"))?;
+            g.fsync.check(&path, &format!("{path}: {WAL_FSYNC}{who}"))?;
+            g.backend
+                .check(&path, &format!("{path}: {BACKEND_COMMIT}{who}"))?;
             let empty = |h: &Hist| h.buckets.is_empty() && h.total == 0.0;
             if g.rtt.is_empty()
                 && empty(&g.fsync)
@@ -669,24 +788,34 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
         (*v[v.len() - 1]).clone()
     };
     let (mut rtt, mut fsync, mut backend) = (Hist::default(), Hist::default(), Hist::default());
-    let mut peers = 0usize;
-    let latest_all: Vec<MemberScrape> = members.values().map(latest).collect();
+    let membership = membership(&members);
+    let mut latest_all: Vec<MemberScrape> = members.values().map(latest).collect();
+    for m in &mut latest_all {
+        // A removed member's round-trip series stays in etcd's metrics until it restarts: only
+        // the peers the scrapes confirm as members count, for the latency as for the size.
+        m.rtt.retain(|to, _| membership.confirmed.contains(to));
+    }
     for m in &latest_all {
         let file = &sources[m.file].file;
-        peers = peers.max(m.rtt.len());
         for (to, h) in &m.rtt {
             rtt.add(h, &format!("{file}: {PEER_RTT}{{To=\"{to}\"}}"))?;
         }
         fsync.add(&m.fsync, &format!("{file}: {WAL_FSYNC}"))?;
         backend.add(&m.backend, &format!("{file}: {BACKEND_COMMIT}"))?;
     }
+    if rtt.total <= 0.0 && !membership.unconfirmed.is_empty() {
+        return usage!(
+            "{PEER_RTT}: none of the {} peers named by its To labels is confirmed as a current member. etcd keeps a removed member's series until it restarts, so a peer counts only when the scrapes say it is a member: {MEMBERSHIP_EVIDENCE}",
+            membership.unconfirmed.len()
+        );
+    }
     if rtt.total <= 0.0 {
         return usage!(
             "{PEER_RTT}: no observations in any scrape (the cluster needs 2 or more members that have exchanged messages)"
         );
     }
-    let nodes = (peers + 1) as u32;
-    let per_link = link_histograms(&latest_all);
+    let nodes = membership.size as u32;
+    let per_link = link_histograms(&latest_all, &membership);
     let rate = leader_change_rate(&members);
     let (leader_changes, span_ms, from, to, no_rate) = match &rate {
         Ok((k, span, from, to)) => (*k, *span, *from, *to, None),
@@ -709,6 +838,20 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     let dir = o.out.parent().unwrap_or(Path::new("")).to_path_buf();
     let mut written = Vec::new();
     let mut summary = Vec::new();
+    if !membership.unconfirmed.is_empty() {
+        let k = membership.unconfirmed.len();
+        let some: Vec<&str> = membership
+            .unconfirmed
+            .iter()
+            .take(5)
+            .map(String::as_str)
+            .collect();
+        summary.push(format!(
+            "ignored {k} peer id(s) of {PEER_RTT}'s To labels that no scrape confirms as a member (a removed member's series stays until etcd restarts): {}{}",
+            some.join(", "),
+            if k > some.len() { ", ..." } else { "" }
+        ));
+    }
     let mut write_hist = |file: &str, h: &Hist, header: &str| -> Result<Option<Empirical>> {
         if h.total <= 0.0 {
             return Ok(None);
@@ -802,37 +945,124 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
 }
 
 /// Per directed link, the round-trip histogram its sender measured: node ids are the etcd
-/// member ids in sorted order (1-based). A member's own id is the one id of the cluster (every
-/// `To` label seen) missing from its peers, so every member must have been scraped; otherwise
-/// why not.
+/// member ids in sorted order (1-based). Every member of the cluster must have been scraped,
+/// with its own id known ([`Membership`]); otherwise why not.
 #[allow(clippy::type_complexity)]
 fn link_histograms(
     latest: &[MemberScrape],
+    membership: &Membership,
 ) -> std::result::Result<(Vec<String>, BTreeMap<(u32, u32), Hist>), String> {
-    let all: std::collections::BTreeSet<&String> =
-        latest.iter().flat_map(|m| m.rtt.keys()).collect();
-    let ids: Vec<String> = all.iter().map(|s| s.to_string()).collect();
-    let node = |id: &str| ids.iter().position(|x| x == id).map(|i| i as u32 + 1);
+    let ids: Vec<String> = membership.confirmed.iter().cloned().collect();
+    let index: BTreeMap<&str, u32> = (ids.iter().enumerate())
+        .map(|(i, id)| (id.as_str(), i as u32 + 1))
+        .collect();
+    let node = |id: &str| index.get(id).copied();
+    let owns: BTreeSet<&String> = membership.own.iter().flatten().collect();
+    if membership.own.iter().any(Option::is_none) || owns.len() != ids.len() {
+        return Err(format!(
+            "{} member scrape(s) for a cluster of {} members: per-peer latency needs a scrape of every member, to tell whose histogram is whose",
+            latest.len(),
+            membership.size
+        ));
+    }
     let mut out = BTreeMap::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for m in latest {
-        let own: Vec<&&String> = all.iter().filter(|id| !m.rtt.contains_key(**id)).collect();
-        let [own] = own.as_slice() else {
-            return Err(format!(
-                "{} member scrape(s) for a cluster of {} ids: per-peer latency needs a scrape of every member, to tell whose histogram is whose",
-                latest.len(),
-                ids.len()
-            ));
-        };
-        if !seen.insert(own.to_string()) {
-            return Err(format!("two members have the same peer set (member {own})"));
-        }
-        let from = node(own).expect("an id of the cluster");
+    for (m, own) in latest.iter().zip(&membership.own) {
+        let from = node(own.as_deref().expect("checked")).expect("a member");
         for (to, h) in &m.rtt {
-            out.insert((from, node(to).expect("an id of the cluster")), h.clone());
+            out.insert((from, node(to).expect("a confirmed member")), h.clone());
         }
     }
     Ok((ids, out))
+}
+
+/// Where a peer's membership may come from, for the error when none is confirmed.
+const MEMBERSHIP_EVIDENCE: &str = "a scraped member's own id (scrape every member, or include etcd_server_id), a peer in etcd_network_known_peers or etcd_network_active_peers, or a peer whose round trips grew between two scrapes of one member (etcd probes every peer every few seconds)";
+
+/// The cluster's members as the scrapes say (issue 47: counting every `To` label made 200
+/// removed members' stale series a cluster of 203).
+#[derive(Debug, Default)]
+struct Membership {
+    /// The etcd ids confirmed as current members.
+    confirmed: BTreeSet<String>,
+    /// Each scraped member's own id, in the members' order, when known.
+    own: Vec<Option<String>>,
+    /// Peer ids named only by round-trip `To` labels.
+    unconfirmed: BTreeSet<String>,
+    /// The cluster size: the confirmed ids, plus the scraped members whose id is unknown.
+    size: usize,
+}
+
+/// Which peers are members (see the module docs): evidence, not labels. A peer id is confirmed
+/// by `etcd_network_known_peers` or `etcd_network_active_peers` above 0, by being a scraped
+/// member's own id (`Local`, `etcd_server_id`, or the one id of the cluster missing from that
+/// member's `To` labels), or by round trips that grew between the first and the latest scrape
+/// of one member.
+fn membership(members: &BTreeMap<String, Vec<&MemberScrape>>) -> Membership {
+    let sorted: Vec<Vec<&MemberScrape>> = members
+        .values()
+        .map(|v| {
+            let mut v = v.clone();
+            v.sort_by_key(|s| (s.time_ms.unwrap_or(i64::MIN), s.file));
+            v
+        })
+        .collect();
+    let labels: BTreeSet<&String> = sorted
+        .iter()
+        .flat_map(|v| v[v.len() - 1].rtt.keys())
+        .collect();
+    let mut evidence: BTreeSet<String> = BTreeSet::new();
+    for v in &sorted {
+        let (first, last) = (v[0], v[v.len() - 1]);
+        evidence.extend(last.known.iter().flatten().cloned());
+        evidence.extend(last.active.iter().cloned());
+        evidence.extend(last.local.iter().cloned());
+        if v.len() >= 2 {
+            for (to, h) in &last.rtt {
+                // Grown, or reset by a restart (after which every series is current).
+                if first.rtt.get(to).is_none_or(|f| f.total != h.total) {
+                    evidence.insert(to.clone());
+                }
+            }
+        }
+    }
+    let own: Vec<Option<String>> = sorted
+        .iter()
+        .map(|v| {
+            let last = v[v.len() - 1];
+            if let Some(l) = &last.local {
+                return Some(l.clone());
+            }
+            // The ids of the cluster missing from this member's peers: its own, when there is
+            // one; else the one of them confirmed otherwise. Each search stops at a second
+            // candidate.
+            let missing = |of: &mut dyn Iterator<Item = &String>| {
+                let mut c = of.filter(|id| !last.rtt.contains_key(*id));
+                match (c.next(), c.next()) {
+                    (Some(id), None) => Some(id.clone()),
+                    _ => None,
+                }
+            };
+            if labels.len() == last.rtt.len() + 1 {
+                missing(&mut labels.iter().copied())
+            } else {
+                missing(&mut evidence.iter().filter(|id| labels.contains(id)))
+            }
+        })
+        .collect();
+    let mut confirmed = evidence;
+    confirmed.extend(own.iter().flatten().cloned());
+    let unconfirmed = labels
+        .into_iter()
+        .filter(|id| !confirmed.contains(*id))
+        .cloned()
+        .collect();
+    let size = confirmed.len() + own.iter().filter(|o| o.is_none()).count();
+    Membership {
+        confirmed,
+        own,
+        unconfirmed,
+        size,
+    }
 }
 
 fn toml_str(s: &str) -> String {
@@ -1070,14 +1300,189 @@ mod tests {
         for (t, want) in [
             ("x{a=\"1\"\n", "line 1"),
             ("ok 1\nx 1 2 3\n", "line 2"),
-            ("x fast\n", "\"fast\" is not a number"),
+            ("x fast\n", "the value of x is not a number"),
             ("x{a=1} 2\n", "quoted value"),
             ("x 1 1.5\n", "timestamp"),
             ("9x 1\n", "metric name"),
+            ("x{a=\"1\",b=\"2\",a=\"3\"} 1\n", "label a is given twice"),
             ("# scraped_at_ms soon\n", "scraped_at_ms"),
         ] {
             let e = parse_exposition("scrape.prom", t).unwrap_err().to_string();
             assert!(e.contains("scrape.prom") && e.contains(want), "{t:?}: {e}");
         }
+        // Issue 47: no error quotes the file.
+        for t in [
+            "root:$6$secret:19000\n",
+            "root $6$secret\n",
+            "root{a=\"$6$secret\"} 1 2 3\n",
+            "# scraped_at_ms $6$secret\n",
+        ] {
+            let e = parse_exposition("shadow", t).unwrap_err().to_string();
+            assert!(e.starts_with("shadow: line 1: "), "{e}");
+            assert!(!e.contains("$6$") && !e.contains("secret"), "{t:?}: {e}");
+        }
+    }
+
+    fn options(files: Vec<PathBuf>, out: PathBuf) -> ProfileOptions {
+        ProfileOptions {
+            files,
+            out,
+            name: "x".into(),
+            heartbeat_ms: None,
+            election_timeout_ms: None,
+            command: String::new(),
+        }
+    }
+
+    /// Issue 47: `--from-prometheus` read a FIFO, a device or a file of any size as it came.
+    #[test]
+    fn devices_fifos_directories_and_huge_files_are_refused_by_name() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("p/profile.toml");
+        let fifo = crate::input::tests::mkfifo(d.path(), "pipe.prom");
+        let big = crate::input::tests::huge(d.path(), "big.prom");
+        let empty = d.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        // A directory of scrapes is read; a FIFO inside it is refused by name, not skipped.
+        let with_fifo = d.path().join("scrapes");
+        std::fs::create_dir(&with_fifo).unwrap();
+        crate::input::tests::mkfifo(&with_fifo, "m1.prom");
+        for (p, why) in [
+            (
+                PathBuf::from("/dev/zero"),
+                "is a character device".to_string(),
+            ),
+            (fifo.clone(), "is a FIFO (named pipe)".into()),
+            (big.clone(), "larger than the limit of 32.0 MiB".into()),
+            (empty.clone(), "no *.prom file in this directory".into()),
+            (
+                with_fifo.clone(),
+                format!("{}: is a FIFO", with_fifo.join("m1.prom").display()),
+            ),
+        ] {
+            let e = profile(&options(vec![p.clone()], out.clone())).unwrap_err();
+            assert!(e.is_usage(), "{e}");
+            let e = e.to_string();
+            assert!(
+                e.contains(&p.display().to_string()) && e.contains(&why),
+                "{e}"
+            );
+        }
+        assert!(!out.exists());
+    }
+
+    /// One member's scrape: round trips to `peers` (count `n` each) and to 200 removed
+    /// members (a constant 7 each), and `extra` lines.
+    fn member(peers: &[&str], n: u32, extra: &str) -> String {
+        let mut s = String::new();
+        let stale: Vec<String> = (0..200).map(|i| format!("dead{i:03}")).collect();
+        for to in peers
+            .iter()
+            .copied()
+            .chain(stale.iter().map(String::as_str))
+        {
+            let c = if to.starts_with("dead") { 7 } else { n };
+            for le in ["0.001", "+Inf"] {
+                s.push_str(&format!(
+                    "{PEER_RTT}_bucket{{To=\"{to}\",le=\"{le}\"}} {c}\n"
+                ));
+            }
+        }
+        s + extra
+    }
+
+    /// Issue 47: every `To` label counted as a member, so 200 removed members' series (etcd
+    /// keeps them until it restarts) made a 3-node cluster 203 nodes, exit 0.
+    #[test]
+    fn stale_peer_labels_are_not_members() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: String| {
+            let p = d.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let out = d.path().join("p/profile.toml");
+        // Every member scraped once: their own ids are the ids missing from their peers.
+        let all = vec![
+            write("a.prom", member(&["bb", "cc"], 10, "")),
+            write("b.prom", member(&["aa", "cc"], 10, "")),
+            write("c.prom", member(&["aa", "bb"], 10, "")),
+        ];
+        let p = profile(&options(all, out.clone())).unwrap();
+        assert_eq!(p.nodes, 3);
+        assert!(
+            p.summary[0].starts_with("ignored 200 peer id(s)"),
+            "{:?}",
+            p.summary
+        );
+        // The pooled latency holds the 6 current links' 60 round trips, no stale one; every
+        // directed link has its file.
+        let net = std::fs::read_to_string(d.path().join("p/net_latency_ms.csv")).unwrap();
+        assert!(net.ends_with("le,count\n0.5,60\n+Inf,60\n"), "{net}");
+        assert!(d.path().join("p/link_3_2_ms.csv").exists());
+        // One member, once: nothing says which of its 202 peers are members.
+        let one = write("one.prom", member(&["bb", "cc"], 10, ""));
+        let e = profile(&options(vec![one.clone()], out.clone()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("none of the 202 peers") && e.contains("etcd_network_known_peers"),
+            "{e}"
+        );
+        // Twice: the current peers' round trips grew, the removed ones' did not.
+        let again = write("one-later.prom", member(&["bb", "cc"], 30, ""));
+        let p = profile(&options(vec![one.clone(), again], out.clone())).unwrap();
+        assert_eq!(p.nodes, 3);
+        // Once, with etcd 3.6's known peers (a removed one at 0) or 3.4's active peers.
+        for metric in [KNOWN_PEERS, ACTIVE_PEERS] {
+            let gauges = format!(
+                "{metric}{{Local=\"aa\",Remote=\"bb\"}} 1\n{metric}{{Local=\"aa\",Remote=\"cc\"}} 1\n{metric}{{Local=\"aa\",Remote=\"dead000\"}} 0\n"
+            );
+            let f = write("known.prom", member(&["bb", "cc"], 10, &gauges));
+            let p = profile(&options(vec![f], out.clone())).unwrap();
+            assert_eq!(p.nodes, 3, "{metric}");
+        }
+    }
+
+    /// Issue 47: a sorted insert per bucket made `profile` quadratic in buckets. Buckets given
+    /// in any order come out sorted, a bound given twice is named with both lines.
+    #[test]
+    fn histograms_are_sorted_once_and_duplicates_named() {
+        let k = 20_000;
+        let mut t = String::new();
+        for i in (1..=k).rev() {
+            t.push_str(&format!(
+                "{WAL_FSYNC}_bucket{{le=\"{}\"}} {i}\n",
+                i as f64 / 1e6
+            ));
+        }
+        t.push_str(&format!("{WAL_FSYNC}_bucket{{le=\"+Inf\"}} {k}\n"));
+        let exp = parse_exposition("f", &t).unwrap();
+        let mut h = Hist::default();
+        for s in &exp.samples {
+            h.insert("f", s).unwrap();
+        }
+        h.check("f", "f").unwrap();
+        assert_eq!(h.buckets.len(), k);
+        assert_eq!(
+            (h.buckets[0], h.buckets[k - 1]),
+            ((1e-6, 1.0), (0.02, k as f64))
+        );
+        assert!(h
+            .buckets
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        let t = format!(
+            "{WAL_FSYNC}_bucket{{le=\"0.2\"}} 1\n{WAL_FSYNC}_bucket{{le=\"0.1\"}} 1\n{WAL_FSYNC}_bucket{{le=\"0.2\"}} 2\n"
+        );
+        let mut h = Hist::default();
+        for s in &parse_exposition("f", &t).unwrap().samples {
+            h.insert("f", s).unwrap();
+        }
+        let e = h.check("f", "f").unwrap_err().to_string();
+        assert!(
+            e.contains("line 3: bucket le=0.2 is given twice (first on line 1)"),
+            "{e}"
+        );
     }
 }

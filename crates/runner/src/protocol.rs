@@ -268,6 +268,7 @@ pub const FAMILIES: [Family; 6] = [
         detector: false,
         no_handover: None,
         build: |n, r| {
+            check_tick("raftrs.tick_ms", r.raftrs.tick_ms, r)?;
             let mut c = RaftrsConfig::with_timing(n, r.timing());
             c.tick = Resolved::duration(r.raftrs.tick_ms);
             c.pre_vote = r.raftrs.pre_vote;
@@ -296,6 +297,7 @@ pub const FAMILIES: [Family; 6] = [
             "the omnipaxos crate (0.2.4) has no leadership transfer: a leader cannot hand over (its API has try_become_leader, for another server to take over, and set_priority, neither a leader stepping aside)",
         ),
         build: |n, r| {
+            check_tick("omnipaxos.tick_ms", r.omnipaxos.tick_ms, r)?;
             let c = omni_config(n, r);
             c.validate()?;
             Ok(Built::OmniPaxos(PerNode::shared(c)))
@@ -305,6 +307,51 @@ pub const FAMILIES: [Family; 6] = [
         systems: |t, k| vec![mapping::omnipaxos(t, k)],
     },
 ];
+
+/// The most ticks of a library adapter (`raftrs.tick_ms`, `omnipaxos.tick_ms`) in one heartbeat
+/// interval: 50, a tick of 1 ms at the default 50 ms heartbeat.
+pub const MAX_TICKS_PER_HEARTBEAT: f64 = 50.0;
+
+/// A library's tick (`key` = `tick_ms`) against the timing it counts in whole ticks: from
+/// `heartbeat_ms / MAX_TICKS_PER_HEARTBEAT` up to `heartbeat_ms` and `detect_timeout_ms`.
+///
+/// Longer, and raft-rs' `heartbeat_tick` or `election_tick`, or Omni-Paxos' ticks per round,
+/// round to 0 and are clamped to 1: the library runs on the tick, not on the timing asked for.
+/// Finer, and every node's ticks alone (one timer firing each, one unit of the trial's work
+/// budget) spend the budget: by default 5 units a node per simulated ms, so a 0.2 ms tick
+/// spends all of it and a 0.001 ms one 1000 times it; the trial stops `budget_exceeded` with no
+/// election, which read as the protocol's liveness failure (issue 47).
+fn check_tick(key: &str, tick_ms: f64, r: &Resolved) -> Result<(), String> {
+    let f = crate::results::fmt_ms;
+    let finest = r.heartbeat_ms / MAX_TICKS_PER_HEARTBEAT;
+    let (bound, longest) = if r.detect_timeout_ms < r.heartbeat_ms {
+        ("detect_timeout_ms", r.detect_timeout_ms)
+    } else {
+        ("heartbeat_ms", r.heartbeat_ms)
+    };
+    let range = format!(
+        "the tick must be {}-{} ms with heartbeat_ms = {} ms and detect_timeout_ms = {} ms",
+        f(finest),
+        f(longest),
+        f(r.heartbeat_ms),
+        f(r.detect_timeout_ms)
+    );
+    if tick_ms > longest {
+        return Err(format!(
+            "{key} = {} ms is longer than {bound} = {} ms; {range}: the library counts its heartbeat and election timeout in whole ticks, and a tick longer than either rounds it to one tick, not the timing asked for",
+            f(tick_ms),
+            f(longest)
+        ));
+    }
+    if tick_ms < finest {
+        return Err(format!(
+            "{key} = {} ms is finer than heartbeat_ms / {MAX_TICKS_PER_HEARTBEAT} = {} ms; {range}: every tick is a timer firing on every node and one unit of the trial's work budget (by default 5 a node per simulated ms), so a finer tick spends the budget on ticks and stops the trial before the protocol can elect",
+            f(tick_ms),
+            f(finest)
+        ));
+    }
+    Ok(())
+}
 
 /// Omni-Paxos' tick and round from the resolved parameters (`election_omnipaxos` docs).
 fn omni_config(n: u32, r: &Resolved) -> OmniConfig {
@@ -847,6 +894,52 @@ mod tests {
         assert!(!Built::new(ProtocolKind::Raft, 51, &plain)
             .unwrap()
             .uses_ids());
+    }
+
+    /// Issue 47: `raftrs.tick_ms=0.001`, or a tick longer than the heartbeat or the timeout,
+    /// ran and read as the protocol's liveness failure; now refused, naming the field, the
+    /// value and the range. The bounds themselves, a multiplied node and the reference's
+    /// `tick_ms=5` build.
+    #[test]
+    fn a_library_tick_far_from_the_timing_is_refused_by_name() {
+        let lan = crate::net::NetProfile::builtin("lan").unwrap();
+        let with = |sets: &[(&'static str, &str)]| {
+            let mut m = ParamMap::new();
+            for (k, v) in sets {
+                m.insert(k, v.to_string());
+            }
+            Resolved::resolve(&lan, &m).unwrap()
+        };
+        for (kind, key) in [
+            (ProtocolKind::Raftrs, "raftrs.tick_ms"),
+            (ProtocolKind::OmniPaxos, "omnipaxos.tick_ms"),
+        ] {
+            for (tick, why) in [
+                ("0.001", "is finer than heartbeat_ms / 50 = 1 ms"),
+                ("0.99", "is finer than heartbeat_ms / 50 = 1 ms"),
+                ("50.5", "is longer than heartbeat_ms = 50 ms"),
+                ("1000", "is longer than heartbeat_ms = 50 ms"),
+            ] {
+                let e = Built::new(kind, 3, &with(&[(key, tick)])).unwrap_err();
+                assert!(e.starts_with(&format!("{key} = {tick} ms {why}")), "{e}");
+                assert!(e.contains("the tick must be 1-50 ms"), "{e}");
+            }
+            let e = Built::new(
+                kind,
+                3,
+                &with(&[("detect_timeout_ms", "40"), ("detect_jitter_ms", "40")]),
+            )
+            .unwrap_err();
+            assert!(
+                e.contains("is longer than detect_timeout_ms = 40 ms"),
+                "{e}"
+            );
+            for tick in ["1", "5", "50"] {
+                Built::new(kind, 3, &with(&[(key, tick)])).unwrap();
+            }
+            let slow = with(&[(key, "5"), ("node.timing_multiplier", "3:10")]);
+            Built::new(kind, 3, &slow).unwrap();
+        }
     }
 
     /// The table is the one definition of a family: indexed by its kind, names unique, every
