@@ -46,7 +46,10 @@ fn leader_crash_writes_live_rows_in_the_results_schema() {
     // After the results schema, the live-only column: nothing but the cluster spoke.
     for file in [&csv, &summary] {
         let mut lines = file.lines();
-        assert!(lines.next().unwrap().ends_with(",datagrams_rejected"), "{file}");
+        assert!(
+            lines.next().unwrap().ends_with(",datagrams_rejected"),
+            "{file}"
+        );
         assert!(lines.next().unwrap().ends_with(",0"), "{file}");
     }
 }
