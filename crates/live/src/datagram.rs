@@ -152,10 +152,15 @@ pub struct Envelope {
 pub fn encode<M: Wire>(key: &Key, env: Envelope, msg: &M, out: &mut Vec<u8>) {
     header(env, out);
     msg.encode(out);
+    debug_assert!(
+        out.len() - HEADER <= MAX_PAYLOAD,
+        "{}-byte payload",
+        out.len() - HEADER
+    );
     finish(key, out);
 }
 
-/// [`encode`] for a payload already encoded (or made up: the forgery tests).
+/// [`encode`] for a payload already encoded (or made up, of any size: the forgery tests).
 pub fn seal(key: &Key, env: Envelope, payload: &[u8], out: &mut Vec<u8>) {
     header(env, out);
     out.extend_from_slice(payload);
@@ -174,7 +179,6 @@ fn header(env: Envelope, out: &mut Vec<u8>) {
 /// Fill in the length field and append the tag.
 fn finish(key: &Key, out: &mut Vec<u8>) {
     let len = out.len() - HEADER;
-    debug_assert!(len <= MAX_PAYLOAD, "{len}-byte payload");
     out[HEADER - 2..HEADER].copy_from_slice(&(len.min(u16::MAX as usize) as u16).to_be_bytes());
     let mut mac = key.mac();
     mac.update(out);

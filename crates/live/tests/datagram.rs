@@ -304,3 +304,53 @@ fn the_replay_window_refuses_replays_and_keeps_reordering() {
     assert_eq!(w.accept(6), Ok(()), "just inside the window");
     assert_eq!(w.accept(6), Err(FrameError::Replay(6)));
 }
+
+/// RUSTSEC-2024-0437 (uncontrolled recursion while parsing unknown fields; fixed in protobuf
+/// 3.7.2) names every `protobuf` before 3.7.2, so also the 2.28 that tikv's raft 0.7 needs (its
+/// `prost-codec` would replace it by another code generator, not remove it from the graph).
+/// Why the live decoder is not reachable by it: (1) the tag is checked before any payload is
+/// decoded, so only the trial's own nodes reach the decoder at all; (2) a payload is at most
+/// `MAX_PAYLOAD` (512) bytes, refused before decoding otherwise; (3) in 2.28, skipping an
+/// unknown group does not descend into a nested one (`rt::skip_group` refuses a start-group
+/// inside it), and nested known messages stop at `CodedInputStream`'s recursion limit (100).
+/// The check for (2) and (3): the deepest group nesting 512 bytes can hold (an unknown field
+/// opening 506 groups, one byte each), terminated or not, is refused in a 32 KiB stack, a
+/// sixty-fourth of a Rust thread's default; one byte more never reaches the decoder.
+#[test]
+fn the_raftrs_decoder_cannot_be_driven_into_the_protobuf_recursion() {
+    use election_live::datagram::MAX_PAYLOAD;
+    use election_raftrs::RaftrsMsg;
+    let deepest = |terminated: bool| {
+        // Field 100, wire type 3 (start group): an unknown field of eraftpb::Message.
+        let mut body = vec![0xa3, 0x06];
+        let room = MAX_PAYLOAD - 4 - body.len();
+        if terminated {
+            body.extend(std::iter::repeat_n(0x0b, (room - 2) / 2));
+            body.extend(std::iter::repeat_n(0x0c, (room - 2) / 2));
+            body.extend([0xa4, 0x06]);
+        } else {
+            body.extend(std::iter::repeat_n(0x0b, room));
+        }
+        let mut payload = (body.len() as u32).to_be_bytes().to_vec();
+        payload.extend(body);
+        payload
+    };
+    for terminated in [false, true] {
+        let payload = deepest(terminated);
+        assert!(payload.len() <= MAX_PAYLOAD);
+        let decoded = std::thread::Builder::new()
+            .stack_size(32 * 1024)
+            .spawn(move || RaftrsMsg::decode(&payload).is_err())
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert!(decoded, "refused (terminated: {terminated})");
+    }
+    // One byte more than a payload may hold: refused before any decoder runs.
+    let mut bytes = Vec::new();
+    datagram::seal(&key(), env(1), &[0x0b; MAX_PAYLOAD + 1], &mut bytes);
+    assert_eq!(
+        datagram::open(&key(), &bytes, 5).map(|_| ()),
+        Err(FrameError::Oversized(MAX_DATAGRAM + 1))
+    );
+}
