@@ -221,14 +221,13 @@ proptest! {
     }
 }
 
-/// A Raft datagram carrying a term no cluster reaches — above 2^48, up to the terms that would
-/// leave a node nothing to campaign for (2^64 − 3, 2^64 − 2) and 2^64 − 1 — is refused by the
-/// payload decoder (the live driver counts it in `rejected_payload` and never hands it to the
-/// protocol); every term up to 2^48 still decodes.
+/// A Raft datagram carrying a term no node sends — above 2^48 (`MAX_TERM`, the nodes' own
+/// ceiling), up to 2^64 − 1 — is refused by the payload decoder (the live driver counts it in
+/// `rejected_payload` and never hands it to the protocol); every term up to 2^48 decodes.
 #[test]
 fn a_raft_term_no_cluster_reaches_is_refused() {
     use election_core::WireError;
-    use election_raft::{LogPos, MAX_TERM, MAX_WIRE_TERM};
+    use election_raft::{LogPos, MAX_WIRE_TERM};
     let kinds = |term| {
         [
             RaftMsg::RequestVote {
@@ -260,8 +259,8 @@ fn a_raft_term_no_cluster_reaches_is_refused() {
     };
     for (good, bad) in [
         (0, MAX_WIRE_TERM + 1),
-        (1, MAX_TERM - 1),
-        (MAX_WIRE_TERM - 1, MAX_TERM),
+        (1, u64::MAX - 2),
+        (MAX_WIRE_TERM - 1, u64::MAX - 1),
         (MAX_WIRE_TERM, u64::MAX),
     ] {
         for (ok, forged) in kinds(good).into_iter().zip(kinds(bad)) {
