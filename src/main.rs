@@ -128,6 +128,11 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
   election-bench trace -p ring -n 5 -s leader-crash --format jsonl")]
     Trace(cmd::trace::TraceArgs),
     /// Run a scenario with the same protocol code over real UDP sockets (loopback by default).
+    ///
+    /// Every datagram carries an HMAC-SHA-256 tag under a key drawn per trial and a per-link
+    /// sequence number: only the trial's own nodes can speak in it. Anything else (from
+    /// another address, malformed, forged, replayed) is dropped and counted in the
+    /// `datagrams_rejected` column of trials.csv and summary.csv.
     #[command(after_help = "Example:
   election-bench live -p bully -n 5 -s leader-crash --trials 5     # rows into a temporary directory
   election-bench live -p raft -n 5 -s leader-crash --out results/live")]

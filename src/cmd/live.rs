@@ -56,16 +56,29 @@ pub fn run(a: LiveCliArgs) -> Result<(), CliError> {
         // A progress line: a write error here shows again, and ends the command, at the
         // summary.
         use std::io::Write as _;
+        let h = &report.health;
         let _ = writeln!(
             std::io::stdout(),
-            "seed {}: converged {} leader {} failover_ms {} split_brain {} rejected datagrams {}",
+            "seed {}: converged {} leader {} failover_ms {} split_brain {} datagrams_rejected {}",
             row.seed,
             row.converged,
             row.leader.map_or("-".into(), |l| l.to_string()),
             row.failover_ms.map_or("-".into(), fmt_ms),
             row.split_brain,
-            report.health.rejected(),
+            h.rejected(),
         );
+        // Something other than the trial's own nodes spoke to them (or a datagram was
+        // mangled): said with the trial, not only summed at the end.
+        if h.rejected() > 0 {
+            let _ = writeln!(
+                std::io::stdout(),
+                "  seed {}: its nodes rejected {} datagrams ({}); first: {}",
+                row.seed,
+                h.rejected(),
+                rejected_breakdown(h),
+                h.notes.first().map_or("-", String::as_str),
+            );
+        }
     });
     let out = match out {
         Ok(out) => out,
@@ -118,9 +131,29 @@ fn print_live_summary(
         election_runner::stats::mean(&msgs).map_or("-".into(), |m| format!("{m:.1}"))
     );
     out!("split brain      {split} of {n} trials; {stale} stale writes in all");
+    let touched = out
+        .reports
+        .iter()
+        .filter(|r| r.health.rejected() > 0)
+        .count();
     out!(
-        "datagrams        {} rejected (malformed or from outside the cluster)",
-        out.health.rejected()
+        "datagrams_rejected {} in {touched} of {n} trials ({})",
+        out.health.rejected(),
+        rejected_breakdown(&out.health)
     );
     Ok(())
+}
+
+/// The rejected datagrams by reason, in `Health`'s words.
+fn rejected_breakdown(h: &election_live::Health) -> String {
+    format!(
+        "{} from non-members, {} impersonating another member, {} malformed, \
+         {} failing authentication, {} replayed, {} undecodable",
+        h.rejected_non_member,
+        h.rejected_impersonation,
+        h.rejected_frame,
+        h.rejected_forged,
+        h.rejected_replay,
+        h.rejected_payload
+    )
 }

@@ -100,7 +100,9 @@ pub use node::Bully;
 /// The highest epoch the wire decoder accepts (`epoch` option): 2^48. No cluster reaches it
 /// legitimately (one election a millisecond for 8,900 years); without the bound a single
 /// forged datagram carrying an epoch near 2^64 would be adopted by every node it reached, and
-/// the next coordinator would have no epoch left to declare in.
+/// the next coordinator would have no epoch left to declare in. It is also the highest epoch a
+/// coordinator declares, so that every epoch a node sends, its peers accept (issue 47: a node
+/// at 2^48 declared 2^48 + 1, which every peer refused).
 pub const MAX_WIRE_EPOCH: u64 = 1 << 48;
 
 #[cfg(test)]

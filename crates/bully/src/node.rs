@@ -176,8 +176,10 @@ impl Bully {
         self.mode = Mode::Leader;
         self.leader = Some(self.id);
         if self.cfg.epoch {
-            // Saturating: the wire refuses epochs past MAX_WIRE_EPOCH, so no cluster gets here.
-            self.epoch = self.epoch.saturating_add(1);
+            // Never past what the wire accepts: at the ceiling (2^48 elections, or a member's
+            // forged epoch) a coordinator declares the ceiling again rather than an epoch
+            // every peer would refuse.
+            self.epoch = self.epoch.saturating_add(1).min(crate::MAX_WIRE_EPOCH);
             self.led_epoch = self.epoch;
             io.persist(self.epoch);
         }

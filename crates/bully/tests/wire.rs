@@ -104,3 +104,41 @@ fn epochs_no_cluster_reaches_are_invalid() {
         }
     }
 }
+
+/// What a node sends, its peers accept (issue 47): a coordinator whose stable storage holds
+/// the highest epoch the wire carries declares that epoch again, never one past it, and its
+/// COORDINATOR decodes.
+#[test]
+fn a_coordinator_at_the_epoch_ceiling_declares_what_the_wire_accepts() {
+    use election_bully::{Bully, BullyConfig};
+    use election_core::{Action, Io, NodeId, Protocol, Rng, SeedableRng};
+    use std::sync::Arc;
+    let mut cfg = BullyConfig::new(2);
+    cfg.epoch = true;
+    let mut top = Bully::new(NodeId(2), Arc::new(cfg));
+    let mut rng = Rng::seed_from_u64(1);
+    let mut actions: Vec<Action<Bully>> = Vec::new();
+    top.on_start(
+        &mut Io::new(Time::ZERO, &mut rng, &mut actions),
+        Some(&MAX_WIRE_EPOCH),
+    );
+    let coordinators: Vec<&BullyMsg> = actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Send { msg, .. } if matches!(msg, BullyMsg::Coordinator { .. }) => Some(msg),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        coordinators,
+        [&BullyMsg::Coordinator {
+            epoch: Some(MAX_WIRE_EPOCH)
+        }],
+        "{actions:?}"
+    );
+    assert_eq!(top.status().epoch, Some(MAX_WIRE_EPOCH));
+    assert_eq!(
+        BullyMsg::decode(&encode(coordinators[0])).as_ref(),
+        Ok(coordinators[0])
+    );
+}

@@ -281,6 +281,7 @@ pub fn calibrate(
     };
     let seeds = args.first_seed..args.first_seed + args.trials;
     let mut all_rows = Vec::new();
+    let mut all_rejected = Vec::new();
     let mut results = Vec::new();
     // Live nodes keep their stable record in memory: the simulated side gets no disk either,
     // unless the user says otherwise. Everything else is the default node model.
@@ -308,6 +309,7 @@ pub fn calibrate(
             sim_rows.push(cell.run(seed, false)?.row);
         }
         let mut live_rows = Vec::new();
+        let mut live_rejected = Vec::new();
         let mut lateness = Vec::new();
         let mut anomalies = 0;
         for seed in seeds.clone() {
@@ -325,6 +327,7 @@ pub fn calibrate(
             anomalies +=
                 report.health.rejected() + report.health.send_errors + report.health.recv_errors;
             live_rows.push(row);
+            live_rejected.push(Some(report.health.rejected()));
         }
         lateness.sort_by(f64::total_cmp);
         let sim = Sample::new(&sim_rows);
@@ -348,11 +351,13 @@ pub fn calibrate(
             c.sim.p50().map_or("-".into(), fmt_ms),
             c.live.p50().map_or("-".into(), fmt_ms)
         ));
+        all_rejected.extend(sim_rows.iter().map(|_| None));
+        all_rejected.extend(live_rejected);
         all_rows.extend(sim_rows);
         all_rows.extend(live_rows);
         results.push(c);
     }
-    let mut files = write_rows(&args.out, &all_rows)?;
+    let mut files = write_rows(&args.out, &all_rows, &all_rejected)?;
     files.push(write_loopback_csv(args, &loopback)?);
     files.push(write_calibration_csv(args, &results)?);
     let page = CalibrationPage {

@@ -64,11 +64,17 @@
 //!
 //! # Robustness
 //!
-//! A datagram from an address that is not a cluster member, one whose header names a
-//! different member than the address it came from, one with a bad header and one the
-//! protocol cannot decode are each dropped and counted ([`Health`]); a socket error is
-//! counted and the node carries on. Nothing a peer sends can make a node panic or allocate:
-//! datagrams are read into one fixed buffer.
+//! Every trial draws a secret [`Key`] from the operating system, and every datagram carries a
+//! tag under it ([`datagram`]): only the trial's own nodes can make one that verifies, so a
+//! forger who can send to the ports, even from a member's address, cannot make a node act on
+//! anything. A datagram from an address that is not a cluster member, one with a bad header,
+//! one whose tag does not verify, one whose header names a different member than the address
+//! it came from or another receiver, a replay (each receiver keeps a [`ReplayWindow`] per
+//! sender, in the hub's memory so that it outlives the receiver's crashes, as the senders'
+//! counters outlive theirs) and one the protocol cannot decode are each dropped and counted
+//! ([`Health`]; their sum is the `datagrams_rejected` column); a socket error is counted and
+//! the node carries on. Nothing a peer sends can make a node panic or allocate: datagrams are
+//! read into one fixed buffer.
 
 use std::future::pending;
 use std::io;
@@ -92,10 +98,13 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 use tokio::time::{sleep, sleep_until, Instant};
 
-use crate::datagram::{self, FrameError, MAX_DATAGRAM};
+use crate::datagram::{self, Envelope, FrameError, Key, ReplayWindow, MAX_DATAGRAM};
 
 /// The longest trial the driver accepts.
 pub const MAX_HORIZON: Duration = Duration::from_secs(600);
+/// The most endpoints (members and service endpoints) a live trial runs: one socket each, and
+/// each keeps a [`ReplayWindow`] per peer (a few megabytes at this size).
+pub const MAX_ENDPOINTS: u32 = 256;
 
 /// Everything that defines one live trial: the trial as the simulator defines it, plus what
 /// only sockets need.
@@ -153,6 +162,17 @@ impl LiveConfig {
                 self.bind,
                 "the nodes need one address their peers see datagrams come from: \
                  an unspecified (0.0.0.0, ::) or multicast address is none (e.g. 127.0.0.1)",
+            ));
+        }
+        if t.nodes + t.services > MAX_ENDPOINTS {
+            return Err(ConfigError::new(
+                "nodes",
+                t.nodes,
+                format!(
+                    "a live trial runs at most {MAX_ENDPOINTS} endpoints (nodes + service \
+                     endpoints, here {} + {}), one UDP socket each",
+                    t.nodes, t.services
+                ),
             ));
         }
         if t.horizon > MAX_HORIZON {
@@ -262,6 +282,9 @@ pub enum LiveError {
     /// The tokio runtime could not start.
     #[error("starting the tokio runtime: {0}")]
     Runtime(io::Error),
+    /// The operating system's generator could not give the trial's datagram key.
+    #[error("drawing the datagram key from the operating system's generator: {0}")]
+    Key(getrandom::Error),
     /// The trial overran its horizon by more than the grace period (a driver bug).
     #[error("the trial did not stop within {0:?} of its start")]
     Overrun(Duration),
@@ -288,7 +311,8 @@ pub enum Rejection {
         /// The member whose address it came from.
         actual: NodeId,
     },
-    /// Its header or payload is malformed.
+    /// Its header or payload is malformed, its tag does not verify, it is meant for another
+    /// node or it is a replay (the [`FrameError`] says which).
     Malformed(FrameError),
 }
 
@@ -302,6 +326,12 @@ pub struct Health {
     pub rejected_impersonation: u64,
     /// Datagrams with a malformed header (short, oversized, wrong version or length).
     pub rejected_frame: u64,
+    /// Datagrams whose tag does not verify under the trial's key (forged or altered), or
+    /// authentic ones naming a sender or receiver that does not fit (never from the trial's
+    /// own nodes).
+    pub rejected_forged: u64,
+    /// Authentic datagrams received a second time, or too late to tell ([`ReplayWindow`]).
+    pub rejected_replay: u64,
     /// Datagrams whose payload the protocol's decoder refused, or that name a node id no
     /// member has.
     pub rejected_payload: u64,
@@ -319,11 +349,14 @@ impl Health {
     /// The most notes kept.
     pub const MAX_NOTES: usize = 20;
 
-    /// Every datagram rejected before reaching a protocol.
+    /// Every datagram rejected before reaching a protocol: the `datagrams_rejected` column of
+    /// a live row and of a live summary.
     pub fn rejected(&self) -> u64 {
         self.rejected_non_member
             + self.rejected_impersonation
             + self.rejected_frame
+            + self.rejected_forged
+            + self.rejected_replay
             + self.rejected_payload
     }
 
@@ -338,6 +371,8 @@ impl Health {
         self.rejected_non_member += other.rejected_non_member;
         self.rejected_impersonation += other.rejected_impersonation;
         self.rejected_frame += other.rejected_frame;
+        self.rejected_forged += other.rejected_forged;
+        self.rejected_replay += other.rejected_replay;
         self.rejected_payload += other.rejected_payload;
         self.send_errors += other.send_errors;
         self.recv_errors += other.recv_errors;
@@ -377,12 +412,20 @@ where
 
 /// Called once the sockets are bound, with the nodes' addresses.
 pub type OnBound = Box<dyn FnOnce(&[SocketAddr]) + Send>;
+/// Called once the sockets are bound, with a second handle on each endpoint's socket.
+pub type OnSockets = Box<dyn FnOnce(Vec<std::net::UdpSocket>) + Send>;
 /// Optional extras for [`run_trial_with`].
 #[derive(Default)]
 pub struct Hooks {
     /// Called once every socket is bound, before any node boots, with the nodes' addresses
     /// (indexed by `id - 1`).
     pub on_bound: Option<OnBound>,
+    /// Called once every socket is bound, before any node boots, with a clone of every
+    /// endpoint's socket (indexed by `id - 1`; non-blocking, as the node's own). What is sent
+    /// on one arrives from that member's own address, as a forger who spoofs source addresses
+    /// would make it arrive (the forgery tests); reading from one would steal the node's
+    /// datagrams, peeking does not.
+    pub on_sockets: Option<OnSockets>,
 }
 
 impl std::ops::Deref for LiveReport {
@@ -396,6 +439,7 @@ impl std::fmt::Debug for Hooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hooks")
             .field("on_bound", &self.on_bound.is_some())
+            .field("on_sockets", &self.on_sockets.is_some())
             .finish()
     }
 }
@@ -415,12 +459,17 @@ where
         .enable_all()
         .build()
         .map_err(LiveError::Runtime)?;
+    let key = Key::random().map_err(LiveError::Key)?;
     let grace = Duration::from_secs(5);
     let limit = cfg.trial.horizon + grace;
     let result = rt.block_on(async {
-        let mut hub = Hub::<P, F>::bind(cfg, factory).await?;
+        let (mut hub, clones) =
+            Hub::<P, F>::bind(cfg, factory, key, hooks.on_sockets.is_some()).await?;
         if let Some(f) = hooks.on_bound {
             f(&hub.shared.peers);
+        }
+        if let Some(f) = hooks.on_sockets {
+            f(clones);
         }
         hub.restart_clock();
         tokio::time::timeout(limit, hub.run())
@@ -495,6 +544,14 @@ struct Shared {
     events: UnboundedSender<Stamped>,
     trace: bool,
     seed: u64,
+    /// The trial's datagram key.
+    key: Key,
+    /// The last sequence number each endpoint used towards each other, by `from * n + to`
+    /// (indices): here, not in the node task, so that numbers keep rising across crashes.
+    sent: Vec<AtomicU64>,
+    /// Each receiver's record of each sender's numbers, by `to * n + from` (indices): in the
+    /// hub's memory, so that a datagram a node accepted before its crash is a replay after it.
+    windows: Vec<Mutex<ReplayWindow>>,
 }
 
 impl Shared {
@@ -525,8 +582,9 @@ impl Shared {
         stream.rng_at(self.seed, (node.0 as u64) << 16 | incarnation << 48)
     }
 
-    /// Check a datagram `me` received from `addr`: the sender must be the member at that
-    /// address, the header sound and the payload decodable. Rejections are reported.
+    /// Check a datagram `me` received from `addr`: it must come from an endpoint's address,
+    /// its header be sound and its tag verify, it must name that endpoint as sender and `me`
+    /// as receiver, be fresh, and its payload decode. Rejections are reported.
     fn accept<M: Wire>(&self, me: NodeId, bytes: &[u8], addr: SocketAddr) -> Option<(NodeId, M)> {
         let reject = |why| {
             self.emit(self.now(), Ev::Rejected(me, why));
@@ -535,13 +593,35 @@ impl Shared {
         let Some(actual) = self.member(addr) else {
             return reject(Rejection::NonMember(addr));
         };
-        match datagram::decode_for::<M>(bytes, self.n, self.members) {
-            Err(e) => reject(Rejection::Malformed(e)),
-            Ok((claimed, _)) if claimed != actual => {
-                reject(Rejection::Impersonation { claimed, actual })
-            }
-            Ok(ok) => Some(ok),
+        let (env, body) = match datagram::open(&self.key, bytes, self.n) {
+            Ok(ok) => ok,
+            Err(e) => return reject(Rejection::Malformed(e)),
+        };
+        if env.from != actual {
+            return reject(Rejection::Impersonation {
+                claimed: env.from,
+                actual,
+            });
         }
+        if env.to != me {
+            return reject(Rejection::Malformed(FrameError::Receiver(env.to.0)));
+        }
+        let fresh = self.windows[me.index() * self.n as usize + env.from.index()]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .accept(env.seq);
+        if let Err(e) = fresh {
+            return reject(Rejection::Malformed(e));
+        }
+        match datagram::payload::<M>(body, self.members) {
+            Err(e) => reject(Rejection::Malformed(e)),
+            Ok(msg) => Some((env.from, msg)),
+        }
+    }
+
+    /// The next sequence number from `from` to `to`.
+    fn next_seq(&self, from: NodeId, to: NodeId) -> u64 {
+        self.sent[from.index() * self.n as usize + to.index()].fetch_add(1, Ordering::Relaxed) + 1
     }
 }
 
@@ -735,7 +815,12 @@ where
             shared.emit(now, Ev::Drop(info, DropReason::Loss));
             return;
         }
-        datagram::encode(self.id, &msg, &mut self.send_buf);
+        let env = Envelope {
+            from: self.id,
+            to,
+            seq: shared.next_seq(self.id, to),
+        };
+        datagram::encode(&shared.key, env, &msg, &mut self.send_buf);
         let addr = shared.peers[to.index()];
         match &shared.delay {
             None => {
@@ -849,20 +934,33 @@ where
     P: ThreadedProtocol,
     F: Fn(NodeId) -> P + Send + Sync + 'static,
 {
-    async fn bind(live: &LiveConfig, factory: F) -> Result<Self, LiveError> {
+    /// Bind every endpoint's socket; with `clone`, also return a second handle on each
+    /// ([`Hooks::on_sockets`]).
+    async fn bind(
+        live: &LiveConfig,
+        factory: F,
+        key: Key,
+        clone: bool,
+    ) -> Result<(Self, Vec<std::net::UdpSocket>), LiveError> {
         let cfg = &live.trial;
         // Every endpoint: the members, then the service endpoints.
         let n = cfg.nodes + cfg.services;
         let mut sockets = Vec::with_capacity(n as usize);
+        let mut clones = Vec::new();
         for id in election_core::all_nodes(n) {
             let addr = SocketAddr::new(live.bind, 0);
-            let socket = UdpSocket::bind(addr)
-                .await
-                .map_err(|source| LiveError::Bind {
-                    node: id,
-                    addr,
-                    source,
-                })?;
+            let bind_err = |source| LiveError::Bind {
+                node: id,
+                addr,
+                source,
+            };
+            // Bound through std so that the socket can be cloned; tokio needs it non-blocking.
+            let std_socket = std::net::UdpSocket::bind(addr).map_err(bind_err)?;
+            std_socket.set_nonblocking(true).map_err(bind_err)?;
+            if clone {
+                clones.push(std_socket.try_clone().map_err(bind_err)?);
+            }
+            let socket = UdpSocket::from_std(std_socket).map_err(bind_err)?;
             sockets.push(Arc::new(socket));
         }
         let mut peers = Vec::with_capacity(sockets.len());
@@ -893,10 +991,15 @@ where
             events: tx,
             trace: cfg.trace,
             seed: cfg.seed,
+            key,
+            sent: (0..n * n).map(|_| AtomicU64::new(0)).collect(),
+            windows: (0..n * n)
+                .map(|_| Mutex::new(ReplayWindow::default()))
+                .collect(),
         });
         let timeline = Timeline::new(cfg);
         let observer = trial::observer(cfg, timeline.initial_reference());
-        Ok(Hub {
+        let hub = Hub {
             members: cfg.nodes as usize,
             slots: sockets
                 .into_iter()
@@ -927,7 +1030,8 @@ where
             health: Health::default(),
             factory,
             shared,
-        })
+        };
+        Ok((hub, clones))
     }
 
     fn now(&self) -> Time {
@@ -1194,7 +1298,16 @@ where
                     Rejection::Malformed(FrameError::Payload(_) | FrameError::Named(_)) => {
                         h.rejected_payload += 1
                     }
-                    Rejection::Malformed(_) => h.rejected_frame += 1,
+                    Rejection::Malformed(
+                        FrameError::Tag | FrameError::Sender(_) | FrameError::Receiver(_),
+                    ) => h.rejected_forged += 1,
+                    Rejection::Malformed(FrameError::Replay(_)) => h.rejected_replay += 1,
+                    Rejection::Malformed(
+                        FrameError::Short(_)
+                        | FrameError::Oversized(_)
+                        | FrameError::Version(_)
+                        | FrameError::Length { .. },
+                    ) => h.rejected_frame += 1,
                 }
                 let what = match why {
                     Rejection::NonMember(addr) => format!("dropped a datagram from non-member {addr}"),
@@ -1444,6 +1557,11 @@ mod tests {
                 events: tx,
                 trace: false,
                 seed: 1,
+                key: Key::from_bytes([7; 32]),
+                sent: (0..4).map(|_| AtomicU64::new(0)).collect(),
+                windows: (0..4)
+                    .map(|_| Mutex::new(ReplayWindow::default()))
+                    .collect(),
             });
             let (_control_tx, control) = unbounded_channel();
             let node = Node {

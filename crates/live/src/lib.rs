@@ -9,11 +9,13 @@
 //!   the trial's rules (the fault timeline, the reference instant, the end of the trial, the
 //!   selectors, the topology) are the simulator's own `election_sim::trial`, so a live trial
 //!   decides what a simulated one does (`tests/conformance.rs` checks it).
-//! * [`datagram`] is the framing around each message: a version byte, the sender's id and a
-//!   length, all checked before the protocol's decoder runs.
+//! * [`datagram`] is the authenticated envelope around each message: a version byte, the
+//!   sender's and the receiver's ids, a sequence number and a length, and a tag under the
+//!   trial's secret key (HMAC-SHA-256), all checked before the protocol's decoder runs: only the
+//!   trial's own nodes can speak in it, and a replay is refused.
 //! * [`run_live`] (`election-bench live`) runs trials of a protocol spec and a scenario from
 //!   the runner's catalog and writes them as `trials.csv` / `summary.csv` rows with
-//!   `mode = live`.
+//!   `mode = live` and a [`DATAGRAMS_REJECTED`] column.
 //! * [`calibrate()`] (`election-bench calibrate`) measures the loopback, runs the same scenario
 //!   live and simulated over a latency profile fitted to it, writes the measurements into
 //!   [`CalibrateArgs::out`] (the CLI's default is a temporary directory; `--out
@@ -30,8 +32,10 @@ mod run;
 
 pub use calibrate::{calibrate, CalibrateArgs, CalibrationOutcome};
 pub use driver::{
-    run_trial, run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveReport, OnBound, Rejection,
+    run_trial, run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveReport, OnBound,
+    OnSockets, Rejection,
 };
 pub use run::{
-    live_config, live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError, LOOPBACK,
+    live_config, live_trial, run_built, run_live, LiveArgs, LiveOutcome, RunError,
+    DATAGRAMS_REJECTED, LOOPBACK,
 };

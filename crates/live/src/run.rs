@@ -9,6 +9,11 @@
 //! when it fires (it waits for a quorum leader, at most `fault_wait_ms`) and for selectors,
 //! which are resolved from the live cluster's state when each fault fires.
 //!
+//! Both files have the results schema's columns (`election_runner::results`) and one more at
+//! the end, [`DATAGRAMS_REJECTED`]: live nodes drop datagrams that simulated ones never see
+//! (from outside the cluster, malformed, forged, replayed; see [`crate::driver`]), and a row
+//! says how many, so that a trial that met any says so.
+//!
 //! The network is the real loopback (`net = loopback`); `--net PROFILE` additionally delays
 //! and drops datagrams as that profile's model does (`net = loopback+PROFILE`, or
 //! `loopback+PROFILE+net.loss=0.05` when `--set net.*` overrides the profile, the simulator's
@@ -27,6 +32,12 @@ use crate::driver::{run_trial_with, Health, Hooks, LiveConfig, LiveError, LiveRe
 
 /// The `net` column of a live row without emulation.
 pub const LOOPBACK: &str = "loopback";
+
+/// The column after the results schema's in a live `trials.csv` and `summary.csv`: the
+/// datagrams the trial's nodes dropped before they reached a protocol (from non-members,
+/// malformed, failing authentication, replayed, undecodable: [`Health::rejected`]), summed
+/// over the cell's trials in `summary.csv`; empty on a simulated row (`calibrate` writes both).
+pub const DATAGRAMS_REJECTED: &str = "datagrams_rejected";
 
 /// What can go wrong in live mode or calibration.
 #[derive(Debug, thiserror::Error)]
@@ -278,13 +289,15 @@ pub fn run_live(
     let mut rows = Vec::new();
     let mut reports = Vec::new();
     let mut health = Health::default();
+    let mut rejected = Vec::new();
     for seed in args.first_seed..args.first_seed + args.trials {
         let (row, report) = live_trial(&cell, seed, &net_name, emulate, args.bind)?;
         health.absorb(&report.health);
         rows.push(row);
         // Rewritten whole after every trial (a live trial takes seconds, so the copy costs
         // nothing), each file replaced atomically: a killed run keeps its finished trials.
-        write_rows(&args.out, &rows)?;
+        rejected.push(Some(report.health.rejected()));
+        write_rows(&args.out, &rows, &rejected)?;
         progress(rows.last().expect("just pushed"), &report);
         reports.push(report);
     }
@@ -297,19 +310,28 @@ pub fn run_live(
     })
 }
 
-/// Write `trials.csv` (every row) and `summary.csv` (one row per cell) into `dir`.
-pub(crate) fn write_rows(dir: &Path, rows: &[TrialRow]) -> Result<Vec<PathBuf>, RunError> {
+/// Write `trials.csv` (every row) and `summary.csv` (one row per cell) into `dir`, with each
+/// row's [`DATAGRAMS_REJECTED`] (`rejected`, by row; `None`: a simulated row).
+pub(crate) fn write_rows(
+    dir: &Path,
+    rows: &[TrialRow],
+    rejected: &[Option<u64>],
+) -> Result<Vec<PathBuf>, RunError> {
+    let rejected_at = |i: usize| rejected.get(i).copied().flatten();
+    let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
     let csv_err = |path: &Path, e: csv::Error| RunError::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
     };
     let trials = dir.join("trials.csv");
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(trial_header(&[]))
-        .map_err(|e| csv_err(&trials, e))?;
-    for r in rows {
-        w.write_record(r.to_record())
-            .map_err(|e| csv_err(&trials, e))?;
+    let mut header = trial_header(&[]);
+    header.push(DATAGRAMS_REJECTED.to_string());
+    w.write_record(header).map_err(|e| csv_err(&trials, e))?;
+    for (i, r) in rows.iter().enumerate() {
+        let mut record = r.to_record();
+        record.push(cell(rejected_at(i)));
+        w.write_record(record).map_err(|e| csv_err(&trials, e))?;
     }
     let bytes = w.into_inner().map_err(|e| RunError::Io {
         path: trials.clone(),
@@ -319,8 +341,9 @@ pub(crate) fn write_rows(dir: &Path, rows: &[TrialRow]) -> Result<Vec<PathBuf>, 
 
     let summary = dir.join("summary.csv");
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(summary_header(&[]))
-        .map_err(|e| csv_err(&summary, e))?;
+    let mut header = summary_header(&[]);
+    header.push(DATAGRAMS_REJECTED.to_string());
+    w.write_record(header).map_err(|e| csv_err(&summary, e))?;
     let mut keys: Vec<CellKey> = Vec::new();
     for r in rows {
         let k = r.cell_key();
@@ -329,13 +352,18 @@ pub(crate) fn write_rows(dir: &Path, rows: &[TrialRow]) -> Result<Vec<PathBuf>, 
         }
     }
     for k in &keys {
-        let cell_rows: Vec<TrialRow> = rows
-            .iter()
-            .filter(|r| r.cell_key() == *k)
-            .cloned()
+        let in_cell: Vec<usize> = (0..rows.len())
+            .filter(|&i| rows[i].cell_key() == *k)
             .collect();
-        w.write_record(summary_record(k, &cell_rows, None))
-            .map_err(|e| csv_err(&summary, e))?;
+        let cell_rows: Vec<TrialRow> = in_cell.iter().map(|&i| rows[i].clone()).collect();
+        // A simulated cell has no count; a live one sums its trials'.
+        let sum = in_cell
+            .iter()
+            .map(|&i| rejected_at(i))
+            .try_fold(0u64, |acc, r| r.map(|r| acc + r));
+        let mut record = summary_record(k, &cell_rows, None);
+        record.push(cell(sum));
+        w.write_record(record).map_err(|e| csv_err(&summary, e))?;
     }
     let bytes = w.into_inner().map_err(|e| RunError::Io {
         path: summary.clone(),

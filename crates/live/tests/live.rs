@@ -342,8 +342,14 @@ fn datagrams_from_non_members_are_dropped_and_counted() {
             std::thread::spawn(move || {
                 let s = UdpSocket::bind("127.0.0.1:0").unwrap();
                 let mut forged = Vec::new();
+                let env = datagram::Envelope {
+                    from: NodeId(3),
+                    to: NodeId(1),
+                    seq: 1,
+                };
                 datagram::encode(
-                    NodeId(5),
+                    &datagram::Key::from_bytes([0; 32]),
+                    env,
                     &BullyMsg::Coordinator { epoch: None },
                     &mut forged,
                 );
@@ -360,6 +366,7 @@ fn datagrams_from_non_members_are_dropped_and_counted() {
                 }
             });
         })),
+        ..Hooks::default()
     };
     let r = run_trial_with(&live(3, 7, vec![]), bully(3), hooks).unwrap();
     assert!(r.metrics.converged);

@@ -43,6 +43,15 @@ fn leader_crash_writes_live_rows_in_the_results_schema() {
         .nth(1)
         .unwrap()
         .starts_with("bully,5,leader-crash,loopback,1,1,"));
+    // After the results schema, the live-only column: nothing but the cluster spoke.
+    for file in [&csv, &summary] {
+        let mut lines = file.lines();
+        assert!(
+            lines.next().unwrap().ends_with(",datagrams_rejected"),
+            "{file}"
+        );
+        assert!(lines.next().unwrap().ends_with(",0"), "{file}");
+    }
 }
 
 /// A live verdict counts recoveries in the trial's own election timeout, as the simulator

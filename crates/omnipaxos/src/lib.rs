@@ -125,4 +125,4 @@ mod node;
 mod wire;
 
 pub use node::{OmniConfig, OmniEntry, OmniMsg, OmniPaxos, OmniTimer, Record};
-pub use wire::MAX_WIRE;
+pub use wire::{MAX_BALLOT, MAX_WIRE};

@@ -160,6 +160,11 @@ impl OmniMsg {
         }
     }
 
+    /// Is every ballot's round at most [`crate::MAX_BALLOT`]?
+    pub(crate) fn ballots_within_bound(&self) -> bool {
+        self.ballots().iter().all(|b| b.n <= crate::MAX_BALLOT)
+    }
+
     /// Does every id the message names (sender, recipient, ballots' pids; 0 is the library's
     /// "no ballot") lie in `1..=n`, with the sender `from` and the recipient `to`? The
     /// library indexes per-node vectors by pid, so a message naming any other id is dropped
@@ -402,8 +407,15 @@ impl OmniPaxos {
                 LibMessage::SequencePaxos(p) => p.to,
                 LibMessage::BLE(b) => b.to,
             };
-            if to >= 1 && to <= self.config.n as Pid && to != self.id.0 as Pid {
-                io.send(NodeId(to as u32), OmniMsg(m));
+            let m = OmniMsg(m);
+            // Never a ballot the peers' decoders refuse: past MAX_BALLOT the library would
+            // campaign in rounds nobody accepts; held back, no election goes past it.
+            if to >= 1
+                && to <= self.config.n as Pid
+                && to != self.id.0 as Pid
+                && m.ballots_within_bound()
+            {
+                io.send(NodeId(to as u32), m);
             }
         }
     }

@@ -13,6 +13,14 @@ use crate::node::{OmniEntry, OmniMsg};
 /// The largest encoding accepted or produced: a UDP datagram's payload.
 pub const MAX_WIRE: u64 = 65_507;
 
+/// The highest ballot round (`Ballot::n`) the decoder accepts and a node sends: 2^31 − 1.
+/// One bound for both, so that every ballot a node sends, its peers accept (issue 47: one
+/// forged Prepare with a round of 2^31 or more wedged a 3-node cluster). It also keeps the
+/// library's unchecked `n + 1` inside a `u32` and the packed epoch (`n << 32 | pid`) below
+/// 2^63. No cluster gets near it (a round per election); forged rounds are kept out by the
+/// live driver's authentication.
+pub const MAX_BALLOT: u32 = (1 << 31) - 1;
+
 fn options() -> impl Options {
     bincode::DefaultOptions::new()
         .with_fixint_encoding()
@@ -45,6 +53,11 @@ impl Wire for OmniMsg {
                 let (from, to) = m.ends();
                 if from == 0 || to == 0 || from > u32::MAX as u64 || to > u32::MAX as u64 {
                     return Err(WireError::Invalid("node id 0 or past u32"));
+                }
+                if !m.ballots_within_bound() {
+                    return Err(WireError::Invalid(
+                        "ballot round above 2^31 - 1, which no node sends (MAX_BALLOT)",
+                    ));
                 }
                 Ok(m)
             }
@@ -148,6 +161,44 @@ mod tests {
                 decided_idx: 5,
             })),
         ]
+    }
+
+    /// Every ballot round a node may send decodes; a round past [`MAX_BALLOT`] (the issue's
+    /// forged 2^31, and 2^32 − 1 whose `n + 1` overflows) is refused in every message that
+    /// carries a ballot.
+    #[test]
+    fn ballot_rounds_past_the_ceiling_are_refused() {
+        let prepare = |n: u32| {
+            paxos(PaxosMsg::Prepare(Prepare {
+                n: b(n, 2),
+                decided_idx: 0,
+                n_accepted: b(1, 2),
+                accepted_idx: 0,
+            }))
+        };
+        let reply = |n: u32| {
+            OmniMsg(LibMessage::BLE(BLEMessage {
+                from: 2,
+                to: 1,
+                msg: HeartbeatMsg::Reply(HeartbeatReply {
+                    round: 1,
+                    ballot: b(1, 2),
+                    leader: b(n, 2),
+                    happy: true,
+                }),
+            }))
+        };
+        for m in [prepare(MAX_BALLOT), reply(MAX_BALLOT)] {
+            assert_eq!(OmniMsg::decode(&to_bytes(&m)).as_ref(), Ok(&m));
+        }
+        for n in [MAX_BALLOT + 1, u32::MAX] {
+            for m in [prepare(n), reply(n)] {
+                assert!(
+                    matches!(OmniMsg::decode(&to_bytes(&m)), Err(WireError::Invalid(_))),
+                    "{m:?}"
+                );
+            }
+        }
     }
 
     #[test]

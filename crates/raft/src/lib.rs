@@ -267,19 +267,20 @@ pub use config::{
 pub use message::{LogPos, RaftMsg, RaftTimer};
 pub use node::{Raft, Stable};
 
-/// The highest term a node ever starts, adopts or sends: `u64::MAX - 1`, so that
-/// `current_term + 1` is always representable. A node whose term has reached it stays a
-/// follower rather than start an election it has no term for, and the wire decoder rejects a
-/// message carrying a larger term (`u64::MAX`) as [`WireError::Invalid`]: accepting it would
-/// leave every node that adopted it unable to ever elect again.
+/// The highest term a node ever starts, adopts or sends, and the highest the wire decoder
+/// accepts ([`MAX_WIRE_TERM`], the same bound): 2^48. One bound for both, so that every term a
+/// node can send is one its peers accept (issue 47: with the decoder stopping at 2^48 and the
+/// nodes at 2^64 − 2, a node that adopted 2^48 campaigned for 2^48 + 1, which every peer
+/// refused). No cluster reaches it legitimately (one election a millisecond for 8,900 years).
+/// A node whose term has reached it stays a follower rather than start an election it has no
+/// term for, and a message carrying a larger term is refused by the decoder as
+/// [`WireError::Invalid`] and ignored by the node. Forged terms are kept out by the live
+/// driver's authentication, not by this bound: a member that sent [`MAX_TERM`] would still
+/// end the cluster's elections.
 ///
 /// [`WireError::Invalid`]: election_core::WireError::Invalid
-pub const MAX_TERM: u64 = u64::MAX - 1;
+pub const MAX_TERM: u64 = 1 << 48;
 
-/// The highest term the wire decoder accepts: 2^48. No cluster reaches it legitimately (one
-/// election a millisecond for 8,900 years), and a node that adopts it still has 2^64 − 2^48
-/// terms to campaign with: without this bound a single forged datagram carrying
-/// [`MAX_TERM`] − 1 (or [`MAX_TERM`]) would move every node that adopted it to the end of the
-/// term space, where no node can start an election again, wedging the cluster for good.
-/// Log positions carry terms below their message's, so they are bounded too.
-pub const MAX_WIRE_TERM: u64 = 1 << 48;
+/// The highest term the wire decoder accepts: [`MAX_TERM`]. Log positions carry terms below
+/// their message's, so they are bounded too.
+pub const MAX_WIRE_TERM: u64 = MAX_TERM;

@@ -18,9 +18,8 @@
 //! | 11 | `REQUEST_VOTE` with `transfer` (term, last log term, last log index) | 25 |
 //!
 //! Tag 0 is unused, so that a zeroed buffer is never a message. A term above
-//! [`MAX_WIRE_TERM`](crate::MAX_WIRE_TERM) (2^48) is invalid: no cluster reaches it, and a
-//! forged one near [`MAX_TERM`](crate::MAX_TERM) would leave every node that adopted it with no
-//! term to campaign for. Decoding also rejects, as
+//! [`MAX_WIRE_TERM`](crate::MAX_WIRE_TERM) (2^48, the nodes' own [`MAX_TERM`](crate::MAX_TERM))
+//! is invalid: no node sends one, so every term a node can send decodes. Decoding also rejects, as
 //! [`WireError::Invalid`], log positions no node ever sends: half-empty ones (term 0 with an
 //! index, or an index 0 with a term), a candidate's last log term not below the term it asks
 //! for (its log's terms are at most its current term, which the request's term exceeds), and

@@ -339,11 +339,20 @@ impl RaftRs {
         self.drain_ready(io);
     }
 
+    /// Sends the library's messages to their peers; never one its peers' decoders refuse.
+    /// raft-rs has no ceiling of its own: a node at term `MAX_WIRE_TERM` campaigns for the
+    /// next, which no peer accepts (issue 47). Holding such a message back makes the end of
+    /// the term space what it is for our Raft (`election_raft::MAX_TERM`): no election past
+    /// it, and nothing sent that a peer would count as malformed. No cluster gets near it.
     fn send_all(&self, io: &mut Io<'_, Self>, msgs: Vec<Message>) {
         for m in msgs {
             let to = m.to;
-            if (1..=u64::from(self.config.n)).contains(&to) && to != u64::from(self.id.0) {
-                io.send(NodeId(to as u32), RaftrsMsg(m));
+            let m = RaftrsMsg(m);
+            if (1..=u64::from(self.config.n)).contains(&to)
+                && to != u64::from(self.id.0)
+                && m.invalid().is_none()
+            {
+                io.send(NodeId(to as u32), m);
             }
         }
     }

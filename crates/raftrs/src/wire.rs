@@ -69,7 +69,7 @@ impl Message for RaftrsMsg {
 
 impl RaftrsMsg {
     /// Why this message is one no node sends, if it is not.
-    fn invalid(&self) -> Option<&'static str> {
+    pub(crate) fn invalid(&self) -> Option<&'static str> {
         let m = &self.0;
         if m.from == 0 || m.to == 0 {
             return Some("node id 0");

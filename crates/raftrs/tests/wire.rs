@@ -108,3 +108,46 @@ fn arbitrary_bytes_never_panic_and_accepted_ones_are_canonical() {
         wire_contract::canonical::<RaftrsMsg>(&b).unwrap();
     }
 }
+
+/// What a node sends, its peers accept (issue 47): raft-rs has no term ceiling of its own, so
+/// a node at `MAX_WIRE_TERM` would campaign for 2^48 + 1, refused by every peer; the adapter
+/// holds such messages back. A node one term below still campaigns, for `MAX_WIRE_TERM`.
+#[test]
+fn a_node_never_sends_a_term_its_peers_refuse() {
+    use election_core::{Action, Io, NodeId, Protocol, Rng, SeedableRng, Time};
+    use election_raftrs::{RaftRs, RaftrsConfig, RaftrsTimer, Stable};
+    use std::sync::Arc;
+    // The terms sent over 100 ticks of a lone follower of a 3-node cluster stored at `term`.
+    let sent_from = |term: u64| {
+        let cfg = Arc::new(RaftrsConfig::new(3));
+        let mut node = RaftRs::new(NodeId(1), cfg);
+        let mut rng = Rng::seed_from_u64(3);
+        let mut actions: Vec<Action<RaftRs>> = Vec::new();
+        let stored = Stable {
+            term,
+            vote: 0,
+            commit: 0,
+            terms: vec![],
+        };
+        node.on_start(
+            &mut Io::new(Time::ZERO, &mut rng, &mut actions),
+            Some(&stored),
+        );
+        let mut terms = Vec::new();
+        for tick in 1..=100u64 {
+            for a in actions.drain(..) {
+                if let Action::Send { msg, .. } = a {
+                    assert_eq!(RaftrsMsg::decode(&encode(&msg)).as_ref(), Ok(&msg));
+                    terms.push(msg.0.term);
+                }
+            }
+            let now = Time(tick * 10_000_000);
+            node.on_timer(&mut Io::new(now, &mut rng, &mut actions), RaftrsTimer::Tick);
+        }
+        terms
+    };
+    let below = sent_from(MAX_WIRE_TERM - 1);
+    assert!(below.contains(&MAX_WIRE_TERM), "{below:?}");
+    let at = sent_from(MAX_WIRE_TERM);
+    assert!(at.iter().all(|&t| t <= MAX_WIRE_TERM), "{at:?}");
+}
