@@ -24,9 +24,10 @@ fn leader_crash_writes_live_rows_in_the_results_schema() {
     let row = &out.rows[0];
     assert_eq!((row.mode.as_str(), row.net.as_str()), ("live", "loopback"));
     assert!(row.converged && row.leader == Some(4), "{row:?}");
-    // The fault instant is the runner's: fault_at_ms + U[0, fault_jitter_ms].
+    // The fault instant is the runner's: fault_at_ms + U[0, fault_jitter_ms] (1200 ms and
+    // 300 ms: four longest election timeouts and one).
     let t = out.reports[0].metrics.reference_ms;
-    assert!((1000.0..=1050.0).contains(&t), "{t}");
+    assert!((1200.0..=1500.0).contains(&t), "{t}");
     let csv = std::fs::read_to_string(dir.path().join("trials.csv")).unwrap();
     let mut lines = csv.lines();
     assert!(lines
@@ -60,11 +61,13 @@ fn leader_crash_writes_live_rows_in_the_results_schema() {
 fn recovered_timeouts_count_in_the_trials_detect_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = args("bully", "leader-crash", dir.path());
-    // A longer detection window, and a settle window of its size.
-    a.params.retain(|(k, _)| k != "settle_ms");
+    // A longer detection window, a settle window of its size, and a horizon with room for the
+    // fault (1600 + U[0, 400] ms) and the verdict's hold span (ten windows of 400 ms).
+    a.params.retain(|(k, _)| k != "settle_ms" && k != "horizon_ms");
     a.params.push(("detect_timeout_ms".into(), "300".into()));
     a.params.push(("detect_jitter_ms".into(), "100".into()));
     a.params.push(("settle_ms".into(), "800".into()));
+    a.params.push(("horizon_ms".into(), "8000".into()));
     let out = run_live(&a, |_, _| {}).unwrap();
     let row = &out.rows[0];
     let failover = row.failover_ms.expect("a quorum leader after the fault");
