@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::dirs::scratch_dir;
+use super::dirs::{refuse_committed, scratch_dir};
 use crate::error::CliError;
 
 #[derive(Args, Debug)]
@@ -25,14 +25,28 @@ pub struct CalibrateCliArgs {
     #[arg(long, default_value_t = 0)]
     pub first_seed: u64,
     /// Where the chart, tables and README go [default: a directory under the system's
-    /// temporary directory, printed; `--out reports/calibration` regenerates the committed page].
+    /// temporary directory, printed; `--out reports/calibration --force` replaces the committed
+    /// page].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the committed reports/calibration (measured live, so no rerun reproduces it:
+    /// it is replaced only on purpose).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `calibrate`: the live and simulated failover times of each protocol, their ratio printed and
 /// the page written (into a scratch directory unless `--out`).
 pub fn run(a: CalibrateCliArgs) -> Result<(), CliError> {
+    if let Some(out) = &a.out {
+        refuse_committed(
+            "calibrate",
+            &[out],
+            Some(a.force),
+            "measured live, so no rerun reproduces it",
+            "leave out --out (a temporary directory) or give another DIR",
+        )?;
+    }
     let mut c = election_live::CalibrateArgs {
         nodes: a.nodes,
         trials: a.trials,
