@@ -36,8 +36,8 @@ use error::{is_broken_pipe, CliError};
   election-bench sweep                                    # the default sweep and its report
   election-bench run -p bully -n 5 -s leader-crash        # one trial, readable
   election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
-      --scenarios leader-crash --set net.loss=0,0.05,0.1 --seeds 500
-  election-bench trace -p raft -n 5 -s leader-crash --out raft.svg
+      --scenarios lossy-leader-crash --set fault_loss=0,0.05,0.1 --seeds 500
+  election-bench trace -p raft -n 5 -s leader-crash --out reports/traces/raft.svg
   mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
 
@@ -79,6 +79,10 @@ enum Command {
     Sweep(cmd::sweep::SweepArgs),
     /// Every link-failure pattern of small clusters on a settled cluster, every protocol, a
     /// liveness verdict per pattern (results/explore/).
+    #[command(after_help = "Examples:
+  election-bench explore                      # n = 3, 4, 5 -> results/explore/, reports/explore/
+  election-bench explore --protocols raft,raft+pre_vote --nodes 3 --seeds 1 \\
+      --out results/explore-3 --report-out reports/explore-3")]
     Explore(cmd::explore::ExploreArgs),
     /// The timeout advisor: search each protocol's timing for the best trade between p99
     /// failover and false elections under noise, and map it onto etcd, hashicorp/raft,
@@ -88,7 +92,7 @@ enum Command {
   election-bench tune --name etcd --protocols raft+pre_vote+check_quorum --net dc \\
       --max-false-per-day 0.5 --max-p99-ms 3000
   election-bench tune --name quick --hours 1 --max-hours 8 --crash-trials 200 --rounds 1
-  election-bench tune --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
+  election-bench tune --name stalls --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
     Tune(cmd::tune::TuneArgs),
     /// Build a config (network and node profile, current timing, observed leader changes) for
     /// your etcd cluster from Prometheus scrapes, ready for run, sweep and tune --config.
@@ -105,9 +109,9 @@ Every metric read and every assumption: crates/runner/src/profile.rs.")]
   election-bench sweep --shard 1/2 --out shards/1 --no-report
   election-bench sweep --shard 2/2 --out shards/2 --no-report
   election-bench merge --out results/mine shards/1 shards/2
-  election-bench merge --out results/mine shards              # every subdirectory of shards/
-  find /data/shards -name manifest.json -printf '%h\\n' > list.txt
-  election-bench merge --out results/mine --list list.txt     # a thousand shards: not argv
+  election-bench merge --out results/all shards               # every subdirectory of shards/
+  find shards -name manifest.json -printf '%h\\n' > list.txt
+  election-bench merge --out results/listed --list list.txt   # a thousand shards: not argv
   election-bench report --results results/mine
 
 Every k/N of one sweep must be there (a missing, duplicated or unfinished shard is named and
@@ -123,8 +127,8 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
     Compare(cmd::compare::CompareArgs),
     /// Draw one trial as a message-sequence chart (SVG, Mermaid or JSON lines).
     #[command(after_help = "Examples:
-  election-bench trace -p raft -n 5 -s leader-crash --seed 1 --out raft.svg
-  election-bench trace -p bully -n 5 -s leader-crash --out bully.mmd     # Mermaid, from the extension
+  election-bench trace -p raft -n 5 -s leader-crash --seed 1 --out reports/traces/raft.svg
+  election-bench trace -p bully -n 5 -s leader-crash --out reports/traces/bully.mmd   # Mermaid
   election-bench trace -p ring -n 5 -s leader-crash --format jsonl")]
     Trace(cmd::trace::TraceArgs),
     /// Run a scenario with the same protocol code over real UDP sockets (loopback by default).
@@ -133,29 +137,39 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
   election-bench live -p raft -n 5 -s leader-crash --out results/live")]
     Live(cmd::live::LiveCliArgs),
     /// Measure loopback, then compare simulated and live failover times (into a temporary
-    /// directory; `--out reports/calibration` regenerates the committed page).
+    /// directory; `--out reports/calibration --force` replaces the committed page).
     #[command(after_help = "Examples:
   election-bench calibrate --trials 10 --sim-trials 100
-  election-bench calibrate --out reports/calibration       # regenerate the committed page")]
+  election-bench calibrate --out reports/calibration --force   # replace the committed page
+
+Exit 0 when every protocol's live/sim ratio is judged; a verdict needs enough live trials
+(the page and the output say when a sample is too small to judge the 15 % target).")]
     Calibrate(cmd::calibrate::CalibrateCliArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     #[command(after_help = "Examples:
   mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
+  mkdir -p ~/.zfunc ~/.config/fish/completions
   election-bench completions zsh > ~/.zfunc/_election-bench
-  election-bench completions fish > ~/.config/fish/completions/election-bench.fish")]
+  election-bench completions fish > ~/.config/fish/completions/election-bench.fish
+
+Protocol specs (each family's base name and the specs of the family table), scenario names,
+network profiles, trace formats and file paths complete.")]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Run the catalog of textbook results; one line per case; exit 1 if any fails.
+    /// Run the catalog of textbook results; three lines per case (verdict and name, the
+    /// published figure, the measured one); exit 1 if any fails.
     Validate(cmd::validate::ValidateArgs),
     /// Our Raft against tikv's raft-rs and Omni-Paxos in the same simulator: the differential
     /// sweep into results/reference/ and its page reports/reference/REFERENCE.md; exit 1 if a
     /// difference is unexplained.
     #[command(after_help = "Examples:
   election-bench reference                 # the sweep (about a minute on 2 cores) and the page
-  election-bench reference --no-run        # the page again from results/reference")]
+  election-bench reference --no-run        # the page again from results/reference
+  election-bench reference --seeds 20 --nodes 3 --results results/reference-quick \\
+      --out reports/reference-quick          # a quick, coarser page beside the committed one")]
     Reference(cmd::reference::ReferenceArgs),
 }
 

@@ -123,6 +123,6 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
     out!("page: {}", files[0].display());
     match analysis.unexplained() {
         0 => Ok(()),
-        n => Err(CliError::Reference(n)),
+        n => Err(CliError::Reference(n, files[0].clone())),
     }
 }
