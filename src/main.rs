@@ -142,8 +142,10 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
   election-bench calibrate --trials 10 --sim-trials 100
   election-bench calibrate --out reports/calibration --force   # replace the committed page
 
-Exit 0 when every protocol's live/sim ratio is judged; a verdict needs enough live trials
-(the page and the output say when a sample is too small to judge the 15 % target).")]
+Each protocol's line gives the live/sim ratio of median failover and whether it is within
+15 %, OUTSIDE 15 %, or that the live trials are too few to judge (the ratio's 95 % interval
+crosses a 15 % bound). Exit 0 once the page is written, whatever the ratios: calibrate
+measures, it does not check.")]
     Calibrate(cmd::calibrate::CalibrateCliArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     #[command(after_help = "Examples:
