@@ -22,7 +22,9 @@ pub struct ReferenceArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Seeds per cell [default: the reference sweep's, 100]; fewer give a quick, coarser page
-    /// (the committed one uses the default).
+    /// whose tests can flag differences the full run explains (exit 1 like any unexplained
+    /// one); with --results and --out elsewhere, or --force, since the committed pages use the
+    /// default.
     #[arg(long)]
     pub seeds: Option<u64>,
     /// Cluster sizes [default: 3, 5, 7].
