@@ -179,7 +179,8 @@ fn explore_and_tune_write_the_committed_directories_only_on_purpose() {
 }
 
 /// Every other command that could write into a committed directory refuses without --force
-/// (exit 2, naming the directory) and leaves it as it was: `reference` with fewer seeds,
+/// (exit 2, naming the directory) and leaves it as it was: `sweep --out` of a directory named
+/// like a committed one (its report would replace reports/default), `reference` with fewer seeds,
 /// `calibrate --out reports/calibration` (measured live: never reproduced), `report` of other
 /// results, and `live`, `trace` and `profile` pointed into one.
 #[test]
@@ -200,6 +201,24 @@ fn every_writer_leaves_the_committed_directories_alone_without_force() {
     let refused = |args: &[&str], needles: &[&str]| {
         usage(&bench_env(args, d.path(), &[]), needles);
     };
+    // A sweep's report goes where `report --results DIR` puts it; only a results directory
+    // named like a committed one, elsewhere, would reach a committed report.
+    refused(
+        &[
+            "sweep",
+            "--protocols",
+            "raft",
+            "--nodes",
+            "3",
+            "--scenarios",
+            "leader-crash",
+            "--seeds",
+            "2",
+            "--out",
+            "mine/default",
+        ],
+        &["reports/default", "--out DIR", "--force"],
+    );
     refused(
         &["reference", "--seeds", "5", "--nodes", "3", "--quiet"],
         &["results/reference", "--results DIR", "--force"],
@@ -272,7 +291,30 @@ fn every_writer_leaves_the_committed_directories_alone_without_force() {
         }
     }
     assert_eq!(left.len(), committed.len(), "{left:?}");
-    // Elsewhere it runs; a trace's directory is made for it.
+    // Elsewhere it runs: a sweep's report beside its results' name, a trace's directory made.
+    ok(&bench_env(
+        &[
+            "sweep",
+            "--protocols",
+            "raft",
+            "--nodes",
+            "3",
+            "--scenarios",
+            "leader-crash",
+            "--seeds",
+            "2",
+            "--out",
+            "results/mine",
+            "--quiet",
+        ],
+        d.path(),
+        &[],
+    ));
+    assert!(d.path().join("reports/mine/REPORT.md").is_file());
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("reports/default/REPORT.md")).unwrap(),
+        "reports/default/REPORT.md"
+    );
     ok(&bench_env(
         &[
             "trace",

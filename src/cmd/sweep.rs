@@ -61,7 +61,8 @@ pub struct SweepArgs {
     /// Results of the same configuration are always overwritten (or continued with --resume).
     #[arg(long)]
     pub force: bool,
-    /// Output directory [default: results/<name>].
+    /// Output directory [default: results/<name>]; the report goes to reports/<its last
+    /// component>, as `report --results DIR` puts it.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Do not render the report after the sweep.
@@ -75,15 +76,16 @@ pub struct SweepArgs {
 /// `sweep`: the plan, its trials into the results directory, then the report unless
 /// `--no-report` or a shard.
 pub fn run(a: SweepArgs) -> Result<(), CliError> {
-    // The config by its absolute path: the manifest's command and the report's replay
-    // commands name it (and its `empirical:` files) so that they run from any directory.
+    let mut spec = SweepSpec::from_config(a.config.as_deref())?;
+    // The manifest's command names the config by its absolute path, so the command and the
+    // report's replay commands (which take the config's own parameters, `empirical:` files
+    // included, from it) run from any directory.
     let config = match &a.config {
         Some(c) => Some(std::path::absolute(c).map_err(|e| {
             election_runner::Error::Usage(format!("--config {}: {e}", c.display()))
         })?),
         None => None,
     };
-    let mut spec = SweepSpec::from_config(config.as_deref())?;
     if a.name.is_some() {
         spec.name = a.name.clone();
     }
@@ -116,8 +118,30 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         progress: !a.quiet,
         command: reproduce_command(&args, config.as_deref()),
     };
-    // The report renders while the sweep's trials.csv.gz is compressed.
-    let report_dir = PathBuf::from("reports").join(&plan.name);
+    // The report renders while the sweep's trials.csv.gz is compressed. It goes where
+    // `report --results DIR` puts it: reports/<the results directory's name> (reports/<name>
+    // without --out), so results elsewhere never replace the committed reports/<name>.
+    let report_dir = PathBuf::from("reports").join(
+        results_dir
+            .file_name()
+            .map_or_else(|| PathBuf::from(&plan.name), PathBuf::from),
+    );
+    // A committed report (reports/default) is the page of its own committed results
+    // (results/default), whose configuration the sweep checks.
+    if !a.no_report && shard.is_none() {
+        let own = super::dirs::committed_dir(&results_dir)
+            .and_then(|r| r.strip_prefix("results/"))
+            .is_some_and(|name| {
+                super::dirs::committed_dir(&report_dir) == Some(&format!("reports/{name}")[..])
+            });
+        super::dirs::guard_committed(
+            "sweep",
+            &[&report_dir],
+            own,
+            a.force,
+            "give --out DIR under another name, or --no-report",
+        )?;
+    }
     let (_, rendered, compressed) = election_runner::sweep::run_sweep_then(&plan, &opts, |o| {
         out!(
             "sweep {}{}: {} cells ({} skipped), {} trials{} -> {}",
