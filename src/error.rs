@@ -17,8 +17,8 @@ pub enum CliError {
     Live(#[from] election_live::RunError),
     #[error("{0} validate case(s) failed")]
     Validate(usize),
-    #[error("{0} difference(s) between our Raft and the libraries are unexplained (reports/reference/REFERENCE.md)")]
-    Reference(usize),
+    #[error("{0} difference(s) between our Raft and the libraries are unexplained ({page})", page = .1.display())]
+    Reference(usize, std::path::PathBuf),
 }
 
 impl CliError {
@@ -32,7 +32,7 @@ impl CliError {
                 ReportError::Io { .. } | ReportError::Chart { .. } | ReportError::Trace(_)
             ),
             CliError::Live(e) => e.is_usage(),
-            CliError::Validate(_) | CliError::Reference(_) | CliError::Stdout(_) => false,
+            CliError::Validate(_) | CliError::Reference(..) | CliError::Stdout(_) => false,
         };
         if usage {
             2

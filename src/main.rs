@@ -36,8 +36,8 @@ use error::{is_broken_pipe, CliError};
   election-bench sweep                                    # the default sweep and its report
   election-bench run -p bully -n 5 -s leader-crash        # one trial, readable
   election-bench sweep --name loss --protocols bully+quorum,raft+pre_vote --nodes 5,9 \\
-      --scenarios leader-crash --set net.loss=0,0.05,0.1 --seeds 500
-  election-bench trace -p raft -n 5 -s leader-crash --out raft.svg
+      --scenarios lossy-leader-crash --set fault_loss=0,0.05,0.1 --seeds 500
+  election-bench trace -p raft -n 5 -s leader-crash --out reports/traces/raft.svg
   mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
 
@@ -79,6 +79,10 @@ enum Command {
     Sweep(cmd::sweep::SweepArgs),
     /// Every link-failure pattern of small clusters on a settled cluster, every protocol, a
     /// liveness verdict per pattern (results/explore/).
+    #[command(after_help = "Examples:
+  election-bench explore                      # n = 3, 4, 5 -> results/explore/, reports/explore/
+  election-bench explore --protocols raft,raft+pre_vote --nodes 3 --seeds 1 \\
+      --out results/explore-3 --report-out reports/explore-3")]
     Explore(cmd::explore::ExploreArgs),
     /// The timeout advisor: search each protocol's timing for the best trade between p99
     /// failover and false elections under noise, and map it onto etcd, hashicorp/raft,
@@ -88,7 +92,7 @@ enum Command {
   election-bench tune --name etcd --protocols raft+pre_vote+check_quorum --net dc \\
       --max-false-per-day 0.5 --max-p99-ms 3000
   election-bench tune --name quick --hours 1 --max-hours 8 --crash-trials 200 --rounds 1
-  election-bench tune --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
+  election-bench tune --name stalls --set noise.stall_per_hour=60 --set noise.stall_ms=lognormal:50:1")]
     Tune(cmd::tune::TuneArgs),
     /// Build a config (network and node profile, current timing, observed leader changes) for
     /// your etcd cluster from Prometheus scrapes, ready for run, sweep and tune --config.
@@ -105,9 +109,9 @@ Every metric read and every assumption: crates/runner/src/profile.rs.")]
   election-bench sweep --shard 1/2 --out shards/1 --no-report
   election-bench sweep --shard 2/2 --out shards/2 --no-report
   election-bench merge --out results/mine shards/1 shards/2
-  election-bench merge --out results/mine shards              # every subdirectory of shards/
-  find /data/shards -name manifest.json -printf '%h\\n' > list.txt
-  election-bench merge --out results/mine --list list.txt     # a thousand shards: not argv
+  election-bench merge --out results/all shards               # every subdirectory of shards/
+  find shards -name manifest.json -printf '%h\\n' > list.txt
+  election-bench merge --out results/listed --list list.txt   # a thousand shards: not argv
   election-bench report --results results/mine
 
 Every k/N of one sweep must be there (a missing, duplicated or unfinished shard is named and
@@ -123,8 +127,8 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
     Compare(cmd::compare::CompareArgs),
     /// Draw one trial as a message-sequence chart (SVG, Mermaid or JSON lines).
     #[command(after_help = "Examples:
-  election-bench trace -p raft -n 5 -s leader-crash --seed 1 --out raft.svg
-  election-bench trace -p bully -n 5 -s leader-crash --out bully.mmd     # Mermaid, from the extension
+  election-bench trace -p raft -n 5 -s leader-crash --seed 1 --out reports/traces/raft.svg
+  election-bench trace -p bully -n 5 -s leader-crash --out reports/traces/bully.mmd   # Mermaid
   election-bench trace -p ring -n 5 -s leader-crash --format jsonl")]
     Trace(cmd::trace::TraceArgs),
     /// Run a scenario with the same protocol code over real UDP sockets (loopback by default).
@@ -138,29 +142,41 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
   election-bench live -p raft -n 5 -s leader-crash --out results/live")]
     Live(cmd::live::LiveCliArgs),
     /// Measure loopback, then compare simulated and live failover times (into a temporary
-    /// directory; `--out reports/calibration` regenerates the committed page).
+    /// directory; `--out reports/calibration --force` replaces the committed page).
     #[command(after_help = "Examples:
   election-bench calibrate --trials 10 --sim-trials 100
-  election-bench calibrate --out reports/calibration       # regenerate the committed page")]
+  election-bench calibrate --out reports/calibration --force   # replace the committed page
+
+Each protocol's line gives the live/sim ratio of median failover and whether it is within
+15 %, OUTSIDE 15 %, or that the live trials are too few to judge (the ratio's 95 % interval
+crosses a 15 % bound). Exit 0 once the page is written, whatever the ratios: calibrate
+measures, it does not check.")]
     Calibrate(cmd::calibrate::CalibrateCliArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     #[command(after_help = "Examples:
   mkdir -p ~/.local/share/bash-completion/completions
   election-bench completions bash > ~/.local/share/bash-completion/completions/election-bench
+  mkdir -p ~/.zfunc ~/.config/fish/completions
   election-bench completions zsh > ~/.zfunc/_election-bench
-  election-bench completions fish > ~/.config/fish/completions/election-bench.fish")]
+  election-bench completions fish > ~/.config/fish/completions/election-bench.fish
+
+Protocol specs (each family's base name and the specs of the family table), scenario names,
+network profiles, trace formats and file paths complete.")]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Run the catalog of textbook results; one line per case; exit 1 if any fails.
+    /// Run the catalog of textbook results; three lines per case (verdict and name, the
+    /// published figure, the measured one); exit 1 if any fails.
     Validate(cmd::validate::ValidateArgs),
     /// Our Raft against tikv's raft-rs and Omni-Paxos in the same simulator: the differential
     /// sweep into results/reference/ and its page reports/reference/REFERENCE.md; exit 1 if a
     /// difference is unexplained.
     #[command(after_help = "Examples:
   election-bench reference                 # the sweep (about a minute on 2 cores) and the page
-  election-bench reference --no-run        # the page again from results/reference")]
+  election-bench reference --no-run        # the page again from results/reference
+  election-bench reference --seeds 20 --nodes 3 --results results/reference-quick \\
+      --out reports/reference-quick          # a quick, coarser page beside the committed one")]
     Reference(cmd::reference::ReferenceArgs),
 }
 
@@ -174,37 +190,52 @@ fn cli_command() -> clap::Command {
     let many = help::scenario_help(true);
     let net = help::net_help(false);
     let nets = help::net_help(true);
+    // Any value parses (a spec with options, a --config's custom names); the candidates are
+    // for shell completion, and the help text lists them itself.
+    let values = |a: clap::Arg, c: help::Candidates| a.value_parser(c).hide_possible_values(true);
+    let protocol =
+        |a: clap::Arg, h: &String| values(a.help(h.clone()), help::protocol_candidates());
+    let scenario = |a: clap::Arg, h: &String, list: bool| {
+        values(a.help(h.clone()), help::scenario_candidates(list))
+    };
+    let network = |a: clap::Arg, h: &String| values(a.help(h.clone()), help::net_candidates());
     Cli::command()
         .mut_subcommand("run", |c| {
-            c.mut_arg("protocol", |a| a.help(proto.clone()))
-                .mut_arg("scenario", |a| a.help(one.clone()))
-                .mut_arg("net", |a| a.help(net.clone()))
+            c.mut_arg("protocol", |a| protocol(a, &proto))
+                .mut_arg("scenario", |a| scenario(a, &one, false))
+                .mut_arg("net", |a| network(a, &net))
         })
         .mut_subcommand("trace", |c| {
-            c.mut_arg("protocol", |a| a.help(proto.clone()))
-                .mut_arg("scenario", |a| a.help(one.clone()))
-                .mut_arg("net", |a| a.help(net.clone()))
+            c.mut_arg("protocol", |a| protocol(a, &proto))
+                .mut_arg("scenario", |a| scenario(a, &one, false))
+                .mut_arg("net", |a| network(a, &net))
         })
         .mut_subcommand("live", |c| {
-            c.mut_arg("protocol", |a| a.help(proto.clone()))
-                .mut_arg("scenario", |a| a.help(one.clone()))
+            c.mut_arg("protocol", |a| protocol(a, &proto))
+                .mut_arg("scenario", |a| scenario(a, &one, false))
+                .mut_arg("net", |a| values(a, help::net_candidates()))
         })
         .mut_subcommand("calibrate", |c| {
-            c.mut_arg("protocol", |a| a.help(proto.clone()))
+            c.mut_arg("protocol", |a| protocol(a, &proto))
         })
         .mut_subcommand("explore", |c| {
             c.mut_arg("protocols", |a| {
-                a.help(format!(
+                let h = format!(
                     "Protocol specs [default: {}]",
                     election_runner::explore::DEFAULT_PROTOCOLS.join(", ")
-                ))
+                );
+                values(a.help(h), help::protocol_candidates())
             })
+        })
+        .mut_subcommand("tune", |c| {
+            c.mut_arg("protocols", |a| values(a, help::protocol_candidates()))
+                .mut_arg("net", |a| values(a, help::net_candidates()))
         })
         .mut_subcommand("validate", |c| c.after_help(help::validate_help()))
         .mut_subcommand("sweep", |c| {
-            c.mut_arg("protocols", |a| a.help(protos.clone()))
-                .mut_arg("scenarios", |a| a.help(many.clone()))
-                .mut_arg("nets", |a| a.help(nets.clone()))
+            c.mut_arg("protocols", |a| protocol(a, &protos))
+                .mut_arg("scenarios", |a| scenario(a, &many, true))
+                .mut_arg("nets", |a| network(a, &nets))
         })
 }
 
@@ -229,6 +260,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// clap_complete's bash script names the state of a subcommand of a hyphenated binary two
+/// ways: the loop that reads the words arrives at `election__bench__subcmd__run`, the case arms
+/// are labelled `election__subcmd__bench__subcmd__run`, so no subcommand's options or values
+/// ever completed (clap-rs/clap#6421, open for clap_complete 4.6). The arms take the loop's
+/// spelling.
+fn bash_subcommand_arms(script: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(script)
+        .replace("election__subcmd__bench", "election__bench")
+        .into_bytes()
+}
+
 fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Scenarios(a) => cmd::scenarios::run(a),
@@ -248,6 +290,9 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut cli_command(), "election-bench", &mut script);
+            if shell == clap_complete::Shell::Bash {
+                script = bash_subcommand_arms(&script);
+            }
             use std::io::Write as _;
             std::io::stdout()
                 .write_all(&script)

@@ -139,6 +139,58 @@ fn shell_completions_are_generated() {
     fails(&bench(&["completions", "tcsh"], d.path()), 2, &["tcsh"]);
 }
 
+/// The bash script, sourced in bash, completes what a user types after a subcommand: protocol
+/// specs (base names and the default sweep's specs), scenario names, network profiles.
+#[test]
+fn bash_completes_protocol_specs_and_scenario_names() {
+    let d = tempfile::tempdir().unwrap();
+    let script = d.path().join("election-bench.bash");
+    std::fs::write(&script, ok(&bench(&["completions", "bash"], d.path()))).unwrap();
+    let complete = |line: &[&str]| -> Vec<String> {
+        // bash calls the function with the command, the word being completed and the one
+        // before it, COMP_WORDS and COMP_CWORD set.
+        let words: Vec<String> = line.iter().map(|w| format!("'{w}'")).collect();
+        let prog = format!(
+            "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; _election__bench election-bench '{}' '{}'; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display(),
+            words.join(" "),
+            line.len() - 1,
+            line[line.len() - 1],
+            line[line.len() - 2],
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &prog])
+            .output()
+            .expect("bash runs");
+        text(&out.stdout).lines().map(str::to_string).collect()
+    };
+    let specs = complete(&["election-bench", "run", "-p", "raft+pre"]);
+    assert!(
+        specs.contains(&"raft+pre_vote".to_string())
+            && specs.contains(&"raft+pre_vote+check_quorum".to_string()),
+        "{specs:?}"
+    );
+    let bases = complete(&["election-bench", "sweep", "--protocols", ""]);
+    for b in ["bully", "ring", "raft", "lease", "raftrs", "omnipaxos"] {
+        assert!(bases.contains(&b.to_string()), "{b} not in {bases:?}");
+    }
+    let scenarios = complete(&[
+        "election-bench",
+        "trace",
+        "--scenario",
+        "partition-leader-m",
+    ]);
+    assert_eq!(
+        scenarios,
+        ["partition-leader-minority", "partition-leader-majority"]
+    );
+    let nets = complete(&["election-bench", "run", "--net", "w"]);
+    assert_eq!(nets, ["wan"]);
+    let all = complete(&["election-bench", "sweep", "--scenarios", "al"]);
+    assert_eq!(all, ["all"]);
+}
+
 #[test]
 fn params_lists_keys_and_profiles() {
     let d = tempfile::tempdir().unwrap();

@@ -178,6 +178,161 @@ fn explore_and_tune_write_the_committed_directories_only_on_purpose() {
     assert!(d.path().join("results/explore/summary.csv").is_file());
 }
 
+/// Every other command that could write into a committed directory refuses without --force
+/// (exit 2, naming the directory) and leaves it as it was: `sweep --out` of a directory named
+/// like a committed one (its report would replace reports/default), `reference` with fewer seeds,
+/// `calibrate --out reports/calibration` (measured live: never reproduced), `report` of other
+/// results, and `live`, `trace` and `profile` pointed into one.
+#[test]
+fn every_writer_leaves_the_committed_directories_alone_without_force() {
+    let d = tempfile::tempdir().unwrap();
+    let committed = [
+        "results/reference/manifest.json",
+        "reports/reference/REFERENCE.md",
+        "reports/calibration/README.md",
+        "reports/default/REPORT.md",
+        "results/default/summary.csv",
+    ];
+    for f in committed {
+        let p = d.path().join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, f).unwrap();
+    }
+    let refused = |args: &[&str], needles: &[&str]| {
+        usage(&bench_env(args, d.path(), &[]), needles);
+    };
+    // A sweep's report goes where `report --results DIR` puts it; only a results directory
+    // named like a committed one, elsewhere, would reach a committed report.
+    refused(
+        &[
+            "sweep",
+            "--protocols",
+            "raft",
+            "--nodes",
+            "3",
+            "--scenarios",
+            "leader-crash",
+            "--seeds",
+            "2",
+            "--out",
+            "mine/default",
+        ],
+        &["reports/default", "--out DIR", "--force"],
+    );
+    refused(
+        &["reference", "--seeds", "5", "--nodes", "3", "--quiet"],
+        &["results/reference", "--results DIR", "--force"],
+    );
+    refused(
+        &["reference", "--no-run", "--results", "results/mine"],
+        &["reports/reference", "--force"],
+    );
+    refused(
+        &["calibrate", "--trials", "2", "--out", "reports/calibration"],
+        &["reports/calibration", "measured live", "--force"],
+    );
+    refused(
+        &[
+            "report",
+            "--results",
+            "results/mine",
+            "--out",
+            "reports/default",
+        ],
+        &["reports/default", "--out DIR", "--force"],
+    );
+    refused(
+        &[
+            "live",
+            "-p",
+            "bully",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--out",
+            "results/default",
+        ],
+        &["results/default", "--out DIR"],
+    );
+    refused(
+        &[
+            "trace",
+            "-p",
+            "raft",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--out",
+            "reports/default/t.svg",
+        ],
+        &["reports/default", "reports/traces/"],
+    );
+    refused(
+        &[
+            "profile",
+            "--from-prometheus",
+            "x.prom",
+            "--out",
+            "reports/default/p.toml",
+        ],
+        &["reports/default"],
+    );
+    for f in committed {
+        assert_eq!(std::fs::read_to_string(d.path().join(f)).unwrap(), f);
+    }
+    let mut left: Vec<String> = Vec::new();
+    for dir in ["results", "reports"] {
+        for e in std::fs::read_dir(d.path().join(dir)).unwrap() {
+            for f in std::fs::read_dir(e.unwrap().path()).unwrap() {
+                left.push(f.unwrap().path().display().to_string());
+            }
+        }
+    }
+    assert_eq!(left.len(), committed.len(), "{left:?}");
+    // Elsewhere it runs: a sweep's report beside its results' name, a trace's directory made.
+    ok(&bench_env(
+        &[
+            "sweep",
+            "--protocols",
+            "raft",
+            "--nodes",
+            "3",
+            "--scenarios",
+            "leader-crash",
+            "--seeds",
+            "2",
+            "--out",
+            "results/mine",
+            "--quiet",
+        ],
+        d.path(),
+        &[],
+    ));
+    assert!(d.path().join("reports/mine/REPORT.md").is_file());
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("reports/default/REPORT.md")).unwrap(),
+        "reports/default/REPORT.md"
+    );
+    ok(&bench_env(
+        &[
+            "trace",
+            "-p",
+            "raft",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+            "--out",
+            "reports/traces/t.svg",
+        ],
+        d.path(),
+        &[],
+    ));
+    assert!(d.path().join("reports/traces/t.svg").is_file());
+}
+
 #[test]
 fn shard_auto_runs_the_schedulers_shard_and_merge_takes_their_parent_or_a_list() {
     let d = tempfile::tempdir().unwrap();

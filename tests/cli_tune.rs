@@ -56,6 +56,13 @@ fn tune_writes_its_advice_and_says_when_limits_contradict() {
         out.contains("tune:") && out.contains("raft") && out.contains("lease"),
         "{out}"
     );
+    // A quick run says on standard output, next to its advice, what its budget cannot show:
+    // 4 steady hours bound no rate near 1 a day, 30 crash trials no p99.
+    assert!(
+        out.contains("note: --max-hours 4 cannot show the limit of 1 false elections a day")
+            && out.contains("30 leader-crash trials per point cannot bound a p99"),
+        "{out}"
+    );
     let advice = fs::read_to_string(dir.path().join("t1/ADVICE.md")).unwrap();
     assert!(advice.starts_with("# Timeout advice"), "{advice}");
     for needle in [

@@ -7,8 +7,12 @@
 //! line must be one of the few non-tool commands the README shows (`cargo build`, `mkdir -p`,
 //! ...), so a new kind of example cannot slip past unrun.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
+
+use common::smaller;
 
 const BIN: &str = env!("CARGO_BIN_EXE_election-bench");
 const RUN: &str = "cargo run --release --";
@@ -51,65 +55,6 @@ fn sh_lines(readme: &str) -> Vec<String> {
     out
 }
 
-/// Sets `flag` to `value`: replaces the value the command gives, or appends the flag.
-fn set(args: &mut Vec<String>, flag: &str, value: &str) {
-    match args.iter().position(|a| a == flag) {
-        Some(i) => args[i + 1] = value.to_string(),
-        None => args.extend([flag.to_string(), value.to_string()]),
-    }
-}
-
-/// The same command with a budget a debug build runs in seconds.
-fn smaller(mut args: Vec<String>) -> Vec<String> {
-    let has = |args: &[String], f: &str| args.iter().any(|a| a == f);
-    match args[0].as_str() {
-        "sweep" => {
-            set(&mut args, "--seeds", "2");
-            if !has(&args, "--nodes") {
-                set(&mut args, "--nodes", "3");
-            }
-        }
-        "explore" => {
-            set(&mut args, "--nodes", "3");
-            set(&mut args, "--seeds", "1");
-            // Other options than the defaults into the default (here scratch) directories.
-            args.push("--force".into());
-        }
-        "tune" => {
-            if !has(&args, "--protocols") {
-                set(&mut args, "--protocols", "raft");
-            }
-            set(&mut args, "--hours", "1");
-            set(&mut args, "--max-hours", "1");
-            set(&mut args, "--crash-trials", "20");
-            set(&mut args, "--rounds", "0");
-            set(&mut args, "--ratios", "5");
-            set(&mut args, "--disk-hours", "1");
-            // Five simulated minutes for each "hour" of steady noise.
-            args.extend(["--set".into(), "steady_ms=300000".into()]);
-            if !has(&args, "--name") && !has(&args, "--out") {
-                args.push("--force".into());
-            }
-        }
-        "live" => set(&mut args, "--trials", "1"),
-        "calibrate" => {
-            set(&mut args, "--protocol", "bully");
-            set(&mut args, "--trials", "2");
-            set(&mut args, "--sim-trials", "5");
-        }
-        "validate" => {
-            set(&mut args, "--case", "bully-best-case");
-        }
-        "reference" => {
-            // Too few seeds for any test: the page says so, nothing is unexplained.
-            set(&mut args, "--seeds", "2");
-            set(&mut args, "--nodes", "3");
-        }
-        _ => {}
-    }
-    args
-}
-
 /// The README's lines that are not the tool, and what may follow them.
 const OTHER_COMMANDS: [&str; 5] = [
     // Regenerates committed files; tests/profile.rs checks they are what it writes.
@@ -136,6 +81,9 @@ fn every_readme_command_runs_as_written() {
     }
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(root.join("examples"), dir.path().join("examples")).unwrap();
+    // `live` and `calibrate` write under the system's temporary directory: here, the scratch one.
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
     let mut ran = Vec::new();
     for l in tool {
         let mut args = shlex::split(&l[RUN.len()..])
@@ -157,6 +105,7 @@ fn every_readme_command_runs_as_written() {
         let out = Command::new(BIN)
             .args(&args)
             .current_dir(dir.path())
+            .env("TMPDIR", &tmp)
             .output()
             .unwrap();
         assert!(
@@ -183,8 +132,8 @@ fn every_readme_command_runs_as_written() {
         "reports/loss/REPORT.md",
         "reports/compare-before-vs-after/COMPARE.md",
         "reports/compare-before-vs-lossy/COMPARE.md",
-        "raft.svg",
-        "reports/calibration/README.md",
+        "reports/traces/raft.svg",
+        "tmp/election-bench/calibration/README.md",
         "results/explore/summary.csv",
         "reports/tune-default/ADVICE.md",
         "reports/tune-etcd-dc/ADVICE.md",
@@ -197,6 +146,14 @@ fn every_readme_command_runs_as_written() {
             "no {f} after the README's commands"
         );
     }
+    // Nothing lands in the working directory itself (a trace there once did): only the
+    // output directories the README names, and the scratch ones of this test.
+    let mut top: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert_eq!(top, ["examples", "profiles", "reports", "results", "tmp"]);
     for c in [
         "sweep",
         "scenarios",

@@ -7,20 +7,22 @@ use election_runner::Error;
 
 /// The output directories committed to the repository (`.gitignore` lists the same ones; every
 /// other directory under `results/` and `reports/` is ignored by git).
-pub const COMMITTED_DIRS: [&str; 8] = [
+pub const COMMITTED_DIRS: [&str; 10] = [
     "results/default",
     "results/gray",
     "results/explore",
+    "results/reference",
     "reports/default",
     "reports/gray",
     "reports/explore",
+    "reports/reference",
     "reports/tune-default",
     "reports/calibration",
 ];
 
 /// The committed directory `dir` names (relative to the working directory, as the defaults
 /// are), if it is one.
-fn committed_dir(dir: &std::path::Path) -> Option<&'static str> {
+pub fn committed_dir(dir: &std::path::Path) -> Option<&'static str> {
     let clean: PathBuf = dir
         .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
@@ -49,6 +51,37 @@ pub fn guard_committed(
         ))),
         None => Ok(()),
     }
+}
+
+/// Refuses (exit 2) any write into a committed directory, for output that no rerun reproduces
+/// byte for byte (`calibrate`'s live measurements) or that no command's defaults put there
+/// (`live`, `trace`, `profile` given such a path): `what` says why, `elsewhere` what to do
+/// instead. `force`: `Some(true)` allows it, `None` when the command has no `--force` (its
+/// output never belongs in a committed directory).
+pub fn refuse_committed(
+    command: &str,
+    dirs: &[&std::path::Path],
+    force: Option<bool>,
+    what: &str,
+    elsewhere: &str,
+) -> Result<(), Error> {
+    match dirs.iter().find_map(|d| committed_dir(d)) {
+        Some(_) if force == Some(true) => Ok(()),
+        Some(c) => Err(Error::Usage(format!(
+            "{command} would write into the committed {c} ({what}): {elsewhere}{}",
+            if force.is_some() {
+                ", or --force to replace the committed output"
+            } else {
+                ""
+            }
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The directory a file is written into, for [`refuse_committed`] (`trace --out FILE`).
+pub fn parent_of(file: &std::path::Path) -> &std::path::Path {
+    file.parent().unwrap_or(std::path::Path::new(""))
 }
 
 /// A directory for output nobody asked to keep: under the system's temporary directory, so
@@ -84,4 +117,43 @@ pub fn fresh_dir(parent: &std::path::Path) -> Result<PathBuf, Error> {
         }
     }
     unreachable!("some name is free")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The guard protects exactly what git tracks: the `.gitignore` allow-list under
+    /// `results/` and `reports/`.
+    #[test]
+    fn the_committed_dirs_are_the_gitignore_allow_list() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let ignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+        let mut allowed: Vec<&str> = ignore
+            .lines()
+            .filter_map(|l| l.strip_prefix("!/")?.strip_suffix('/'))
+            .filter(|d| d.starts_with("results/") || d.starts_with("reports/"))
+            .collect();
+        allowed.sort_unstable();
+        let mut ours = COMMITTED_DIRS.to_vec();
+        ours.sort_unstable();
+        assert_eq!(ours, allowed);
+    }
+
+    #[test]
+    fn a_committed_dir_is_refused_only_without_force() {
+        let p = std::path::Path::new("./reports/calibration");
+        assert_eq!(committed_dir(p), Some("reports/calibration"));
+        assert_eq!(committed_dir(std::path::Path::new("reports/mine")), None);
+        let e = refuse_committed("calibrate", &[p], Some(false), "live", "give --out DIR");
+        let e = e.unwrap_err();
+        assert!(e.is_usage());
+        assert!(e.to_string().contains("reports/calibration"), "{e}");
+        assert!(e.to_string().contains("--force"), "{e}");
+        assert!(refuse_committed("calibrate", &[p], Some(true), "live", "x").is_ok());
+        let e = refuse_committed("live", &[p], None, "live rows", "give another --out");
+        assert!(!e.unwrap_err().to_string().contains("--force"));
+        let svg = std::path::Path::new("reports/default/x.svg");
+        assert_eq!(committed_dir(parent_of(svg)), Some("reports/default"));
+    }
 }

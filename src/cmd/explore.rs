@@ -13,7 +13,8 @@ pub struct ExploreArgs {
     /// Protocol specs [default: the list in DEFAULT_PROTOCOLS, filled in by `cli_command`].
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     pub protocols: Option<Vec<String>>,
-    /// Cluster sizes (2 to 8; the families are defined for 3 to 5).
+    /// Cluster sizes, 2 to 8: every symmetric pattern at each size (2^(n(n-1)/2), 2^28 at 8),
+    /// every directed one up to 4, at 5 the directed classes (Raft) or --sample patterns.
     #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "3,4,5")]
     pub nodes: Vec<u32>,
     /// Seeds per pattern (0, 1, ...).

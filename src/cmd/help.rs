@@ -62,3 +62,64 @@ pub fn net_help(list: bool) -> String {
         )
     }
 }
+
+/// A value parser that takes any string (a spec, a custom scenario of `--config`) but offers
+/// shell completion the known values: `completions` writes them into the script, `--help`
+/// leaves them out (the help text lists them with their options).
+#[derive(Clone, Debug)]
+pub struct Candidates(Vec<&'static str>);
+
+impl clap::builder::TypedValueParser for Candidates {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|v| clap::builder::PossibleValue::new(*v)),
+        ))
+    }
+}
+
+/// The protocol specs a shell completes: every family's base name, then the specs of the
+/// default sweep and of `explore`, each once.
+pub fn protocol_candidates() -> Candidates {
+    let mut v: Vec<&'static str> = election_runner::protocol::FAMILIES
+        .iter()
+        .map(|f| f.name)
+        .collect();
+    for s in election_runner::plan::DEFAULT_PROTOCOLS
+        .into_iter()
+        .chain(election_runner::explore::DEFAULT_PROTOCOLS)
+    {
+        if !v.contains(&s) {
+            v.push(s);
+        }
+    }
+    Candidates(v)
+}
+
+/// The scenario names a shell completes (`list`: with `all`, for `--scenarios`).
+pub fn scenario_candidates(list: bool) -> Candidates {
+    let names = election_runner::scenario::CATALOG.iter().map(|b| b.name);
+    Candidates(
+        if list { vec!["all"] } else { vec![] }
+            .into_iter()
+            .chain(names)
+            .collect(),
+    )
+}
+
+/// The built-in network profiles a shell completes.
+pub fn net_candidates() -> Candidates {
+    Candidates(election_runner::net::BUILTIN_NETS.to_vec())
+}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use election_runner::results::fmt_ms;
 
-use super::dirs::{fresh_dir, scratch_dir};
+use super::dirs::{fresh_dir, refuse_committed, scratch_dir};
 use super::CellArgs;
 use crate::error::CliError;
 
@@ -39,6 +39,15 @@ pub fn run(a: LiveCliArgs) -> Result<(), CliError> {
     let mut args = election_live::LiveArgs::new(&a.cell.protocol, a.cell.nodes, &a.cell.scenario);
     args.trials = a.trials;
     args.first_seed = a.first_seed;
+    if let Some(out) = &a.out {
+        refuse_committed(
+            "live",
+            &[out],
+            None,
+            "its trials.csv and summary.csv would replace the committed files",
+            "give another --out DIR, e.g. results/live",
+        )?;
+    }
     let fresh = a.out.is_none();
     args.out = match a.out {
         Some(out) => out,

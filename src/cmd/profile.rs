@@ -48,6 +48,13 @@ pub fn run(a: ProfileArgs) -> Result<(), CliError> {
         command.push_str(&format!(" --election-timeout {e}"));
     }
     command.push_str(&format!(" --name {} --out {}", a.name, out.display()));
+    super::dirs::refuse_committed(
+        "profile",
+        &[super::dirs::parent_of(&out)],
+        None,
+        "a committed directory holds only what its command generates",
+        "leave out --out (profiles/<name>/profile.toml) or give another FILE",
+    )?;
     let p = profile::profile(&profile::ProfileOptions {
         files: a.from_prometheus.clone(),
         out,

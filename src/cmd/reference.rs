@@ -7,7 +7,7 @@ use clap::Args;
 use election_runner::reference;
 use election_runner::SweepOptions;
 
-use super::check_jobs;
+use super::{check_jobs, dirs};
 use crate::error::CliError;
 
 #[derive(Args, Debug)]
@@ -22,7 +22,9 @@ pub struct ReferenceArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Seeds per cell [default: the reference sweep's, 100]; fewer give a quick, coarser page
-    /// (the committed one uses the default).
+    /// whose tests can flag differences the full run explains (exit 1 like any unexplained
+    /// one); with --results and --out elsewhere, or --force, since the committed pages use the
+    /// default.
     #[arg(long)]
     pub seeds: Option<u64>,
     /// Cluster sizes [default: 3, 5, 7].
@@ -34,6 +36,10 @@ pub struct ReferenceArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Write into the committed results/reference and reports/reference with options other
+    /// than the defaults (without it, such a run needs --results and --out elsewhere).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `reference`: the sweep (unless `--no-run`), then the page; exit 1 when a difference is
@@ -48,6 +54,23 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join(reference::NAME));
+    // The committed results/reference and reports/reference are the run with every default;
+    // fewer seeds or other sizes (or a page from other results) would replace them.
+    let default_run = a.seeds.is_none()
+        && a.nodes.is_none()
+        && dirs::committed_dir(&results) == Some("results/reference");
+    let written: Vec<&std::path::Path> = if a.no_run {
+        vec![&out]
+    } else {
+        vec![&results, &out]
+    };
+    dirs::guard_committed(
+        "reference",
+        &written,
+        default_run,
+        a.force,
+        "give --results DIR and --out DIR (e.g. results/reference-quick, reports/reference-quick)",
+    )?;
     if !a.no_run {
         let mut spec = reference::sweep_spec();
         let mut command = "election-bench reference".to_string();
@@ -102,6 +125,6 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
     out!("page: {}", files[0].display());
     match analysis.unexplained() {
         0 => Ok(()),
-        n => Err(CliError::Reference(n)),
+        n => Err(CliError::Reference(n, files[0].clone())),
     }
 }

@@ -26,6 +26,10 @@ pub struct ReportArgs {
     /// bootstrap interval (as `compare BASELINE RESULTS` computes it).
     #[arg(long, value_name = "DIR")]
     pub baseline: Option<PathBuf>,
+    /// Write into a committed report directory (reports/default, reports/gray, ...) from other
+    /// results or with other options than its committed page.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `report`: the exploration's page, or the sweep's report once its results are checked.
@@ -34,6 +38,20 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         let name = a.results.file_name().map(PathBuf::from);
         PathBuf::from("reports").join(name.unwrap_or_else(|| "default".into()))
     });
+    // A committed report is its committed results' page with the default options
+    // (reports/gray from results/gray); anything else into it is refused without --force.
+    let own_results = super::dirs::committed_dir(&out)
+        .and_then(|c| c.strip_prefix("reports/"))
+        .is_some_and(|name| {
+            super::dirs::committed_dir(&a.results) == Some(&format!("results/{name}")[..])
+        });
+    super::dirs::guard_committed(
+        "report",
+        &[&out],
+        own_results && a.focus_nodes.is_none() && a.baseline.is_none(),
+        a.force,
+        "give --out DIR (e.g. reports/mine)",
+    )?;
     // An exploration's results (explore, or the merge of its shards) have their own page.
     if explore_results(&a.results) {
         if let Some(b) = &a.baseline {

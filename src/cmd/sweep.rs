@@ -61,7 +61,8 @@ pub struct SweepArgs {
     /// Results of the same configuration are always overwritten (or continued with --resume).
     #[arg(long)]
     pub force: bool,
-    /// Output directory [default: results/<name>].
+    /// Output directory [default: results/<name>]; the report goes to reports/<its last
+    /// component>, as `report --results DIR` puts it.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Do not render the report after the sweep.
@@ -76,6 +77,15 @@ pub struct SweepArgs {
 /// `--no-report` or a shard.
 pub fn run(a: SweepArgs) -> Result<(), CliError> {
     let mut spec = SweepSpec::from_config(a.config.as_deref())?;
+    // The manifest's command names the config by its absolute path, so the command and the
+    // report's replay commands (which take the config's own parameters, `empirical:` files
+    // included, from it) run from any directory.
+    let config = match &a.config {
+        Some(c) => Some(std::path::absolute(c).map_err(|e| {
+            election_runner::Error::Usage(format!("--config {}: {e}", c.display()))
+        })?),
+        None => None,
+    };
     if a.name.is_some() {
         spec.name = a.name.clone();
     }
@@ -106,10 +116,32 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         resume: a.resume,
         force: a.force,
         progress: !a.quiet,
-        command: reproduce_command(&args),
+        command: reproduce_command(&args, config.as_deref()),
     };
-    // The report renders while the sweep's trials.csv.gz is compressed.
-    let report_dir = PathBuf::from("reports").join(&plan.name);
+    // The report renders while the sweep's trials.csv.gz is compressed. It goes where
+    // `report --results DIR` puts it: reports/<the results directory's name> (reports/<name>
+    // without --out), so results elsewhere never replace the committed reports/<name>.
+    let report_dir = PathBuf::from("reports").join(
+        results_dir
+            .file_name()
+            .map_or_else(|| PathBuf::from(&plan.name), PathBuf::from),
+    );
+    // A committed report (reports/default) is the page of its own committed results
+    // (results/default), whose configuration the sweep checks.
+    if !a.no_report && shard.is_none() {
+        let own = super::dirs::committed_dir(&results_dir)
+            .and_then(|r| r.strip_prefix("results/"))
+            .is_some_and(|name| {
+                super::dirs::committed_dir(&report_dir) == Some(&format!("reports/{name}")[..])
+            });
+        super::dirs::guard_committed(
+            "sweep",
+            &[&report_dir],
+            own,
+            a.force,
+            "give --out DIR under another name, or --no-report",
+        )?;
+    }
     let (_, rendered, compressed) = election_runner::sweep::run_sweep_then(&plan, &opts, |o| {
         out!(
             "sweep {}{}: {} cells ({} skipped), {} trials{} -> {}",
@@ -151,8 +183,9 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
 }
 
 /// The command line that reproduces a sweep: the arguments as given, without those that only
-/// say how to carry it out (threads, shard, resume, output directory, report, progress).
-fn reproduce_command(args: &[String]) -> String {
+/// say how to carry it out (threads, shard, resume, output directory, report, progress), and
+/// with `--config`'s file as `config` (its absolute path), so it runs from any directory.
+fn reproduce_command(args: &[String], config: Option<&std::path::Path>) -> String {
     const WITH_VALUE: [&str; 6] = [
         "--jobs",
         "-j",
@@ -164,8 +197,20 @@ fn reproduce_command(args: &[String]) -> String {
     const FLAGS: [&str; 5] = ["--resume", "--force", "--no-report", "--quiet", "-q"];
     let mut out = vec!["election-bench".to_string()];
     let mut skip_next = false;
+    let mut config_next = false;
+    let config = config.map(|c| shell_quote(&c.to_string_lossy()));
     for a in args {
         if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if let (true, Some(c)) = (std::mem::take(&mut config_next), &config) {
+            out.push(c.clone());
+            continue;
+        }
+        if a == "--config" {
+            config_next = true;
+        } else if let (Some(_), Some(c)) = (a.strip_prefix("--config="), &config) {
+            out.push(format!("--config={c}"));
             continue;
         }
         if WITH_VALUE.contains(&a.as_str()) {
@@ -210,8 +255,26 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(
-            reproduce_command(&args),
+            reproduce_command(&args, None),
             "election-bench sweep --protocols raft,bully --set net.loss=0,0.1 --name 'a b'"
+        );
+    }
+
+    #[test]
+    fn the_reproducing_command_names_the_config_by_its_absolute_path() {
+        let args =
+            |words: &[&str]| -> Vec<String> { words.iter().map(|s| s.to_string()).collect() };
+        let abs = std::path::Path::new("/home/me/my profiles/p.toml");
+        assert_eq!(
+            reproduce_command(
+                &args(&["sweep", "--config", "p.toml", "--seeds", "2"]),
+                Some(abs)
+            ),
+            "election-bench sweep --config '/home/me/my profiles/p.toml' --seeds 2"
+        );
+        assert_eq!(
+            reproduce_command(&args(&["sweep", "--config=p.toml"]), Some(abs)),
+            "election-bench sweep --config='/home/me/my profiles/p.toml'"
         );
     }
 }

@@ -43,7 +43,26 @@ fn trace_format(format: Option<&str>, out: Option<&std::path::Path>) -> Result<T
 /// `trace`: one trial's chart in the format `--format` or `--out`'s extension names.
 pub fn run(a: TraceArgs) -> Result<(), CliError> {
     let format = trace_format(a.format.as_deref(), a.out.as_deref())?;
+    if let Some(path) = &a.out {
+        super::dirs::refuse_committed(
+            "trace",
+            &[super::dirs::parent_of(path)],
+            None,
+            "a committed directory holds only what its command generates",
+            "give --out in another directory, e.g. reports/traces/",
+        )?;
+    }
     let cell = a.trial.cell("trace")?;
+    // `--out reports/traces/raft.svg`: the directory is made once the trial is known to be
+    // valid, so bad input leaves nothing behind.
+    if let Some(dir) = a.out.as_deref().map(super::dirs::parent_of) {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+                context: format!("cannot create {}", dir.display()),
+                source: e,
+            })?;
+        }
+    }
     if format == TraceFormat::Jsonl {
         return trace_jsonl(&a, &cell);
     }

@@ -218,8 +218,9 @@ pub fn print_outcome(
             );
         }
     }
+    // What the budget cannot show belongs with the advice it qualifies, on standard output.
     for w in &outcome.warnings {
-        eprintln!("note: {w}");
+        out!("note: {w}");
     }
     out!(
         "tune: {} trials {} -> {} (ADVICE.md, points.csv, frontier.png)",

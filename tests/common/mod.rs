@@ -142,3 +142,67 @@ pub fn rehash(dir: &Path) {
     m["trials_csv"]["bytes"] = (t.len() as u64).into();
     fs::write(&mp, serde_json::to_string_pretty(&m).unwrap()).unwrap();
 }
+
+/// Sets `flag` to `value`: replaces the value the command gives, or appends the flag.
+pub fn set(args: &mut Vec<String>, flag: &str, value: &str) {
+    match args.iter().position(|a| a == flag) {
+        Some(i) => args[i + 1] = value.to_string(),
+        None => args.extend([flag.to_string(), value.to_string()]),
+    }
+}
+
+/// The same command (its words after `election-bench`) with a budget a debug build runs in
+/// seconds, every other flag kept: for the README's commands (`tests/readme_examples.rs`) and
+/// the `--help` examples (`tests/help_examples.rs`), run in scratch directories (so `--force`
+/// where a smaller budget into a default directory would otherwise be refused).
+pub fn smaller(mut args: Vec<String>) -> Vec<String> {
+    let has = |args: &[String], f: &str| args.iter().any(|a| a == f);
+    match args[0].as_str() {
+        "sweep" => {
+            set(&mut args, "--seeds", "2");
+            if !has(&args, "--nodes") {
+                set(&mut args, "--nodes", "3");
+            }
+        }
+        "explore" => {
+            set(&mut args, "--nodes", "3");
+            set(&mut args, "--seeds", "1");
+            // Other options than the defaults into the default (here scratch) directories.
+            args.push("--force".into());
+        }
+        "tune" => {
+            if !has(&args, "--protocols") {
+                set(&mut args, "--protocols", "raft");
+            }
+            set(&mut args, "--hours", "1");
+            set(&mut args, "--max-hours", "1");
+            set(&mut args, "--crash-trials", "20");
+            set(&mut args, "--rounds", "0");
+            set(&mut args, "--ratios", "5");
+            set(&mut args, "--disk-hours", "1");
+            // One simulated minute for each "hour" of steady noise.
+            args.extend(["--set".into(), "steady_ms=60000".into()]);
+            if !has(&args, "--name") && !has(&args, "--out") {
+                args.push("--force".into());
+            }
+        }
+        "live" => set(&mut args, "--trials", "1"),
+        "calibrate" => {
+            set(&mut args, "--protocol", "bully");
+            set(&mut args, "--trials", "2");
+            set(&mut args, "--sim-trials", "5");
+        }
+        "validate" => {
+            set(&mut args, "--case", "bully-best-case");
+        }
+        "reference" => {
+            // Too few seeds for any test: the page says so, nothing is unexplained. Other
+            // options than the defaults into the default (here scratch) directories.
+            set(&mut args, "--seeds", "2");
+            set(&mut args, "--nodes", "3");
+            args.push("--force".into());
+        }
+        _ => {}
+    }
+    args
+}

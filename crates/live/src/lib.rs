@@ -19,7 +19,7 @@
 //! * [`calibrate()`] (`election-bench calibrate`) measures the loopback, runs the same scenario
 //!   live and simulated over a latency profile fitted to it, writes the measurements into
 //!   [`CalibrateArgs::out`] (the CLI's default is a temporary directory; `--out
-//!   reports/calibration` regenerates the committed page) and has the report crate render the
+//!   reports/calibration --force` replaces the committed page) and has the report crate render the
 //!   comparison page from them (`election_report::calibration`).
 //!
 //! No protocol code changes for live mode: the protocols never knew what drives them.

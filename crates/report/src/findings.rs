@@ -296,13 +296,20 @@ pub(crate) fn replay_params(
 }
 
 /// The parameters the sweep set to one value (`--set k=v` without a list), from the manifest,
-/// in its order: a replay command needs them as much as the varied ones.
+/// in its order: a replay command needs them as much as the varied ones. A sweep run with
+/// `--config` gives only those its command line set: the replay names the config, which holds
+/// the rest (its `empirical:` files relative to the file, so the replay runs from any
+/// directory).
 pub(crate) fn fixed_params(results: &crate::data::Results) -> Vec<(String, String)> {
     let Some(params) = results.manifest.config["params"].as_object() else {
         return Vec::new();
     };
+    let command = &results.manifest.command;
+    let from_command = election_runner::replay::config_file(command)
+        .map(|_| election_runner::replay::set_keys(command));
     params
         .iter()
+        .filter(|(k, _)| from_command.as_ref().is_none_or(|keys| keys.contains(k)))
         .filter_map(|(k, p)| match &p["value"] {
             serde_json::Value::String(v) => Some((k.clone(), v.clone())),
             serde_json::Value::Number(v) => Some((k.clone(), v.to_string())),

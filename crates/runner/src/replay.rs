@@ -34,6 +34,28 @@ pub fn config_file(command: &str) -> Option<String> {
     None
 }
 
+/// The parameter keys a recorded command line sets with `--set KEY=...` (or `--set=KEY=...`):
+/// with a `--config`, the sweep's other parameters come from the file, and a replay that names
+/// the file takes them from it.
+pub fn set_keys(command: &str) -> Vec<String> {
+    let Some(words) = shlex::split(command) else {
+        return Vec::new();
+    };
+    let mut keys = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let pair = match w.strip_prefix("--set=") {
+            Some(p) => Some(p),
+            None if w == "--set" => it.next().map(String::as_str),
+            None => None,
+        };
+        if let Some((k, _)) = pair.and_then(|p| p.split_once('=')) {
+            keys.push(k.to_string());
+        }
+    }
+    keys
+}
+
 /// The flag names a replay uses: `--protocol --nodes --scenario` (prose) or `-p -n -s`
 /// (tables and lists).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,5 +162,9 @@ mod tests {
             Some("x.toml")
         );
         assert_eq!(config_file("election-bench sweep --name gray"), None);
+        assert_eq!(
+            set_keys("election-bench sweep --config x.toml --set a=1 --set=b.c=2,3 --seeds 2"),
+            ["a", "b.c"]
+        );
     }
 }
