@@ -72,9 +72,8 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
-/// `sweep`: the plan, its trials into the results directory, then the report unless
-/// `--no-report` or a shard.
-pub fn run(a: SweepArgs) -> Result<(), CliError> {
+/// The sweep the arguments describe: the `--config` (or the defaults) with the flags over it.
+pub fn spec_of(a: &SweepArgs) -> Result<SweepSpec, CliError> {
     let mut spec = SweepSpec::from_config(a.config.as_deref())?;
     if a.name.is_some() {
         spec.name = a.name.clone();
@@ -84,6 +83,13 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
     }
     over!(protocols, nodes, scenarios, nets, seeds, first_seed);
     spec.set_all(&a.set)?;
+    Ok(spec)
+}
+
+/// `sweep`: the plan, its trials into the results directory, then the report unless
+/// `--no-report` or a shard.
+pub fn run(a: SweepArgs) -> Result<(), CliError> {
+    let spec = spec_of(&a)?;
     let shard = a.shard.resolve()?;
     let shard_by: election_runner::ShardBy = a.shard_by.parse()?;
     check_jobs(a.jobs)?;

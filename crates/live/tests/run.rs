@@ -63,7 +63,8 @@ fn recovered_timeouts_count_in_the_trials_detect_timeout() {
     let mut a = args("bully", "leader-crash", dir.path());
     // A longer detection window, a settle window of its size, and a horizon with room for the
     // fault (1600 + U[0, 400] ms) and the verdict's hold span (ten windows of 400 ms).
-    a.params.retain(|(k, _)| k != "settle_ms" && k != "horizon_ms");
+    a.params
+        .retain(|(k, _)| k != "settle_ms" && k != "horizon_ms");
     a.params.push(("detect_timeout_ms".into(), "300".into()));
     a.params.push(("detect_jitter_ms".into(), "100".into()));
     a.params.push(("settle_ms".into(), "800".into()));

@@ -775,32 +775,11 @@ const FILES: [&str; 5] = [
     "chunks",
 ];
 
-/// Join the shards of one exploration (`explore --shard k/N`, every `k` once, in any order)
-/// into `out`: their chunks are collected into `out/chunks` (each from the shard that owns
-/// it; a missing one is refused by name) and the files are built from them as `--resume`
-/// builds them, each chunk checked and every failing verdict replayed: the unsharded run's
-/// files, byte for byte. The cells are rebuilt from the shards' manifest (protocols, sizes,
-/// `--set`) and must hash as the shards' did.
-pub fn merge(
-    out: &Path,
-    shards: &[PathBuf],
-    force: bool,
-    progress: bool,
-    jobs_n: Option<usize>,
-) -> Result<(ExploreOptions, ExploreOutcome)> {
-    let set = crate::shard::read_set(out, shards, force, &FILES)?;
-    let (_, base_dir, base) = &set[0];
-    for (_, dir, m) in &set[1..] {
-        if m.get("config") != base.get("config") || m.get("command") != base.get("command") {
-            return Err(Error::Results(format!(
-                "{} and {} are shards of different explorations",
-                base_dir.display(),
-                dir.display()
-            )));
-        }
-    }
-    let mp = base_dir.join("manifest.json");
-    let config = base.get("config").cloned().unwrap_or_default();
+/// The exploration the manifest `m` (read from `mp`) describes, resuming into `out`: its
+/// cells rebuilt from the protocols, sizes and `--set` it records, which must hash as the
+/// recorded cells do.
+fn options_of(mp: &Path, m: &serde_json::Value, out: &Path) -> Result<ExploreOptions> {
+    let config = m.get("config").cloned().unwrap_or_default();
     let bad = |what: &str| Error::Results(format!("{}: no valid config.{what}", mp.display()));
     let strings = |key: &str| -> Result<Vec<String>> {
         config
@@ -833,17 +812,96 @@ pub fn merge(
         sample: num("sample")?,
         out: out.to_path_buf(),
         resume: true,
-        progress,
-        jobs: jobs_n,
+        progress: false,
+        jobs: None,
         shard: None,
     };
     if manifest(&opts).get("config") != Some(&config) {
         return Err(Error::Results(format!(
-            "{}: the shards' cells do not hash as this build's cells do (another version, or \
-             parameters whose defaults changed); rerun the shards with this build",
+            "{}: the recorded cells do not hash as this build's cells do (another version, or \
+             parameters whose defaults changed); rerun the exploration with this build",
             mp.display()
         )));
     }
+    Ok(opts)
+}
+
+/// The exploration recorded in `dir/manifest.json`, resuming into `out`.
+pub fn options_from_manifest(dir: &Path, out: &Path) -> Result<ExploreOptions> {
+    let mp = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&mp).map_err(|e| Error::io("cannot read", &mp, e))?;
+    let m: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
+    if let Some(sh) = m.get("shard") {
+        return Err(Error::Results(format!(
+            "{}: shard {sh} of an exploration; verify the merged results (`merge`)",
+            mp.display()
+        )));
+    }
+    options_of(&mp, &m, out)
+}
+
+/// One row of `patterns.csv`: the cell (an index into [`ExploreOptions::cells`]), family and
+/// pattern it was run with.
+#[derive(Clone, Debug)]
+pub struct PatternAt {
+    cell: usize,
+    fam: Family,
+    pattern: Pattern,
+}
+
+/// Every row of the exploration's `patterns.csv`, in order.
+pub fn pattern_index(opts: &ExploreOptions) -> Vec<PatternAt> {
+    jobs(opts)
+        .iter()
+        .flat_map(|j| {
+            let cell = opts
+                .cells
+                .iter()
+                .position(|c| std::ptr::eq(c, j.cell))
+                .expect("a job's cell is one of the options'");
+            j.run.iter().map(move |&pattern| PatternAt {
+                cell,
+                fam: j.fam,
+                pattern,
+            })
+        })
+        .collect()
+}
+
+/// The `patterns.csv` row of `at`, run again (the pattern with every seed).
+pub fn rerun_pattern(opts: &ExploreOptions, at: &PatternAt) -> Result<Vec<String>> {
+    let rows = run_chunk(&opts.cells[at.cell], &at.fam, &[at.pattern], opts.seeds)?;
+    Ok(rows.into_iter().next().unwrap_or_default())
+}
+
+/// Join the shards of one exploration (`explore --shard k/N`, every `k` once, in any order)
+/// into `out`: their chunks are collected into `out/chunks` (each from the shard that owns
+/// it; a missing one is refused by name) and the files are built from them as `--resume`
+/// builds them, each chunk checked and every failing verdict replayed: the unsharded run's
+/// files, byte for byte. The cells are rebuilt from the shards' manifest (protocols, sizes,
+/// `--set`) and must hash as the shards' did.
+pub fn merge(
+    out: &Path,
+    shards: &[PathBuf],
+    force: bool,
+    progress: bool,
+    jobs_n: Option<usize>,
+) -> Result<(ExploreOptions, ExploreOutcome)> {
+    let set = crate::shard::read_set(out, shards, force, &FILES)?;
+    let (_, base_dir, base) = &set[0];
+    for (_, dir, m) in &set[1..] {
+        if m.get("config") != base.get("config") || m.get("command") != base.get("command") {
+            return Err(Error::Results(format!(
+                "{} and {} are shards of different explorations",
+                base_dir.display(),
+                dir.display()
+            )));
+        }
+    }
+    let mut opts = options_of(&base_dir.join("manifest.json"), base, out)?;
+    opts.progress = progress;
+    opts.jobs = jobs_n;
     prepare_dir(out)?;
     // The manifest first: the build below resumes from the chunks this manifest describes.
     write_atomic(
@@ -867,7 +925,19 @@ pub fn merge(
                 )));
             }
             let to = chunks_dir.join(&c.file);
+            // The chunk's hash travels with it and is checked when the files are built.
+            let from_hash = chunk_hash_path(&from);
+            if !from_hash.is_file() {
+                return Err(Error::Results(format!(
+                    "{}: missing, so {} cannot be checked (shard {sh} wrote the chunk but not \
+                     its hash: rerun that shard with --resume)",
+                    from_hash.display(),
+                    from.display()
+                )));
+            }
             std::fs::copy(&from, &to).map_err(|e| Error::io("cannot copy", &from, e))?;
+            std::fs::copy(&from_hash, chunk_hash_path(&to))
+                .map_err(|e| Error::io("cannot copy", &from_hash, e))?;
         }
     }
     // A merge leaves no chunk unowned: the final files come from the copied chunks only.
@@ -958,7 +1028,7 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
                 None => {
                     let rows = run_chunk(cell, fam, chunk, opts.seeds)?;
                     out.trials_run += chunk.len() as u64 * opts.seeds;
-                    write_atomic(&file, &csv_bytes(rows.iter()))?;
+                    write_chunk(&file, &csv_bytes(rows.iter()))?;
                     rows
                 }
             };
@@ -1063,12 +1133,55 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     Ok(out)
 }
 
+/// The file beside a chunk that records its SHA-256 (`<chunk>.csv.sha256`, the hex digest and
+/// a newline), written when the chunk is.
+fn chunk_hash_path(chunk: &Path) -> PathBuf {
+    let mut name = chunk.file_name().unwrap_or_default().to_os_string();
+    name.push(".sha256");
+    chunk.with_file_name(name)
+}
+
+/// Write a chunk, then its SHA-256 beside it (each atomically). A run killed in between leaves
+/// a chunk without its hash, which `--resume` runs again.
+fn write_chunk(file: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic(file, bytes)?;
+    let hash = format!("{}\n", crate::empirical::sha256_hex(bytes));
+    write_atomic(&chunk_hash_path(file), hash.as_bytes())
+}
+
+/// Whether the chunk at `path` is the one that was written: `Ok(false)` when no hash was
+/// recorded for it (the run stopped between the two writes, or an older build wrote it: it is
+/// run again), an [`Error::Altered`] when its content no longer has the recorded SHA-256.
+fn check_chunk_hash(path: &Path) -> Result<bool> {
+    let hash_path = chunk_hash_path(path);
+    let want = match std::fs::read_to_string(&hash_path) {
+        Ok(text) => text.trim().to_string(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io("cannot read", &hash_path, e)),
+    };
+    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let got = crate::empirical::sha256_hex(&bytes);
+    if got != want {
+        return Err(Error::Altered {
+            path: path.to_path_buf(),
+            detail: format!(
+                "SHA-256 {got}, but {} recorded {want} when the chunk was written: the chunk \
+                 was edited or damaged since (rerun without --resume)",
+                hash_path.display()
+            ),
+        });
+    }
+    Ok(true)
+}
+
 /// A finished chunk's rows, if its file exists. Every row must be the one this cell, family and
 /// chunk would write: its protocol, size, family, pattern and cut count in order, outcome
 /// counts that add up to the seeds, the worst of them as the verdict and a seed showing it;
 /// and a failing verdict is replayed (its pattern and seed run once more) before it is
 /// believed. Anything else is refused naming the file and line: a chunk is written whole
-/// (atomically), so a row that does not check was edited, or written by other code.
+/// (atomically), so a row that does not check was edited, or written by other code. First of
+/// all the file must have the SHA-256 recorded when it was written ([`check_chunk_hash`]);
+/// without a recorded hash the chunk is run again.
 fn read_chunk(
     path: &Path,
     cell: &Cell,
@@ -1076,7 +1189,7 @@ fn read_chunk(
     chunk: &[Pattern],
     seeds: u64,
 ) -> Result<Option<Vec<Vec<String>>>> {
-    if !path.exists() {
+    if !path.exists() || !check_chunk_hash(path)? {
         return Ok(None);
     }
     let recs = read_csv(path)?;

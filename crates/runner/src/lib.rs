@@ -49,6 +49,7 @@ pub mod stats;
 pub mod sweep;
 pub mod tune;
 pub mod validate;
+pub mod verify;
 
 pub use config::SweepSpec;
 pub use error::{Error, Result};
