@@ -73,6 +73,7 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
             shard: None,
             shard_by: election_runner::ShardBy::Cells,
             resume: false,
+            verify_sample: election_runner::sweep::RESUME_SAMPLE,
             // The reference sweep's configuration is the code's: results of an older one are
             // replaced, never kept.
             force: true,

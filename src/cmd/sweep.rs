@@ -56,6 +56,10 @@ pub struct SweepArgs {
     /// Continue an interrupted sweep in the output directory.
     #[arg(long, conflicts_with = "force")]
     pub resume: bool,
+    /// With --resume: kept trials run again (drawn from a fixed seed) and compared with their
+    /// rows before the sweep continues; 0 trusts the SHA-256 recorded as they were written.
+    #[arg(long, value_name = "K", default_value_t = election_runner::sweep::RESUME_SAMPLE, requires = "resume")]
+    pub verify_sample: u64,
     /// Overwrite the output directory's results (finished or interrupted) even when they
     /// come from a different configuration; without it such results are refused (exit 2).
     /// Results of the same configuration are always overwritten (or continued with --resume).
@@ -110,6 +114,7 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         shard,
         shard_by,
         resume: a.resume,
+        verify_sample: a.verify_sample,
         force: a.force,
         progress: !a.quiet,
         command: reproduce_command(&args),
@@ -159,7 +164,8 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
 /// The command line that reproduces a sweep: the arguments as given, without those that only
 /// say how to carry it out (threads, shard, resume, output directory, report, progress).
 fn reproduce_command(args: &[String]) -> String {
-    const WITH_VALUE: [&str; 6] = [
+    const WITH_VALUE: [&str; 7] = [
+        "--verify-sample",
         "--jobs",
         "-j",
         "--shard",

@@ -24,7 +24,7 @@ pub struct VerifyArgs {
 
 /// The sweep a finished sweep's (or the reference sweep's) manifest records, rebuilt from its
 /// `command` the way that command builds it.
-fn recorded_plan(dir: &Path, command: &str) -> Result<SweepPlan, CliError> {
+pub fn recorded_plan(dir: &Path, command: &str) -> Result<SweepPlan, CliError> {
     let mp = dir.join("manifest.json");
     let words = election_runner::replay::split_command(command)
         .filter(|w| w.first().is_some_and(|w| w == "election-bench"))

@@ -26,6 +26,9 @@
 //! and its lines) when a recorded cell's rows were edited; a cell written but not yet recorded
 //! (the run was killed in between) is run again. The file goes with the marker when the sweep
 //! finishes; from then on the manifest's SHA-256 of the whole `trials.csv` vouches for it.
+//! Since a hash can be recomputed by whoever edits, `--resume` also runs a sample of the kept
+//! trials again ([`SweepOptions::verify_sample`], [`crate::verify::check_rows`]) and refuses the
+//! directory when one gives another row.
 //!
 //! # Sharding
 //!
@@ -62,6 +65,13 @@ pub const IN_PROGRESS: &str = ".in-progress.json";
 /// <SHA-256 of the cell's rows>`, appended as the rows are (see the module docs).
 pub const ROW_HASHES: &str = ".trials.sha256";
 
+/// Kept trials `--resume` runs again by default ([`SweepOptions::verify_sample`]), drawn by
+/// [`crate::verify::pick`] from [`RESUME_SAMPLE_SEED`]: the same ones every time.
+pub const RESUME_SAMPLE: u64 = 8;
+
+/// The seed of `--resume`'s sample.
+pub const RESUME_SAMPLE_SEED: u64 = 0;
+
 /// How to carry out a sweep (none of it changes the results).
 #[derive(Clone, Debug)]
 pub struct SweepOptions {
@@ -75,6 +85,9 @@ pub struct SweepOptions {
     pub shard_by: ShardBy,
     /// Continue an interrupted sweep in `out`.
     pub resume: bool,
+    /// With `resume`: how many of the kept trials to run again and compare with their rows
+    /// before continuing ([`RESUME_SAMPLE`] by default; 0 trusts the recorded hashes alone).
+    pub verify_sample: u64,
     /// Overwrite results of a different configuration in `out` (without it, such results
     /// are refused).
     pub force: bool,
@@ -449,6 +462,16 @@ pub fn run_sweep_then<R>(
                     }
                 }
             }
+            // A hash can be recomputed by whoever edits: a sample of the kept trials is run
+            // again and must give the very rows kept.
+            let runnable_cells: Vec<&Cell> = cells
+                .iter()
+                .filter(|c| c.skipped.is_none())
+                .copied()
+                .collect();
+            let kept = done_cells as u64 * plan.seeds;
+            let picks = crate::verify::pick(kept, opts.verify_sample, RESUME_SAMPLE_SEED);
+            crate::verify::check_rows(&trials_path, plan, &runnable_cells, kept, &picks)?;
             let header_end = ranges.first().map_or(offset, |r| r.start);
             keep_bytes = ranges[..done_cells].last().map_or(header_end, |r| r.end);
             kept_hashes = ranges[..done_cells]
@@ -1292,6 +1315,7 @@ mod tests {
             shard: None,
             shard_by: Default::default(),
             resume: false,
+            verify_sample: RESUME_SAMPLE,
             force: false,
             progress: false,
             command: "test".into(),
@@ -1410,6 +1434,38 @@ mod tests {
         let e = e.to_string();
         assert!(
             e.contains("trials.csv: lines 4-5 (cell bully") && e.contains(ROW_HASHES),
+            "{e}"
+        );
+        // The same edit with its cell's hash recomputed, as a forger who knew the scheme would:
+        // the kept trials run again (the default sample covers all four) give other rows.
+        let edited = lines.join("\n") + "\n";
+        let first_end: usize = String::from_utf8(killed[1].clone())
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let forged_hashes = format!(
+            "{}\n{} {}\n",
+            String::from_utf8(killed[1].clone())
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+            edited.len(),
+            crate::empirical::sha256_hex(&edited.as_bytes()[first_end..])
+        );
+        restore(edited.as_bytes());
+        fs::write(d.path().join(ROW_HASHES), forged_hashes).unwrap();
+        let e = run_sweep(&plan, &o).unwrap_err();
+        assert!(matches!(e, Error::Altered { .. }), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains("trials.csv: line 4 (bully / 4 nodes") && e.contains("column msgs_total"),
             "{e}"
         );
         // Untouched, every cell is kept.

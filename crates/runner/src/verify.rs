@@ -116,7 +116,31 @@ pub fn sweep(dir: &Path, plan: &SweepPlan, sample: u64, seed: u64) -> Result<Che
     let runnable: Vec<&Cell> = cells.iter().filter(|c| c.skipped.is_none()).collect();
     let total = runnable.len() as u64 * plan.seeds;
     let picks = pick(total, sample, seed);
-    let path = crate::files::trials_file(dir);
+    check_rows(
+        &crate::files::trials_file(dir),
+        plan,
+        &runnable,
+        total,
+        &picks,
+    )?;
+    Ok(Checked {
+        rows: picks.len() as u64,
+        of: total,
+        trials: picks.len() as u64,
+    })
+}
+
+/// Re-run the rows `picks` (ascending indices over the `runnable` cells' trials, cell by cell,
+/// seeds in order, `total` in all) of the trials file at `path`, whose header must be the
+/// plan's, and compare each with its recorded row.
+pub(crate) fn check_rows(
+    path: &Path,
+    plan: &SweepPlan,
+    runnable: &[&Cell],
+    total: u64,
+    picks: &[u64],
+) -> Result<()> {
+    let path = path.to_path_buf();
     let varied = plan.varied_keys();
     let header = crate::results::trial_header(&varied);
     let mut csv = CsvStream::open(&path)?;
@@ -130,7 +154,7 @@ pub fn sweep(dir: &Path, plan: &SweepPlan, sample: u64, seed: u64) -> Result<Che
         }
     }
     let mut next = 0u64;
-    for &i in &picks {
+    for &i in picks {
         let recorded = loop {
             let Some((rec, _)) = csv.next_record()? else {
                 return Err(Error::Altered {
@@ -159,11 +183,7 @@ pub fn sweep(dir: &Path, plan: &SweepPlan, sample: u64, seed: u64) -> Result<Che
             });
         }
     }
-    Ok(Checked {
-        rows: picks.len() as u64,
-        of: total,
-        trials: picks.len() as u64,
-    })
+    Ok(())
 }
 
 /// Re-run `sample` rows of the exploration in `dir` (its `patterns.csv`; chosen by [`pick`]
