@@ -162,6 +162,8 @@ nothing is written); the merged files equal the unsharded run's byte for byte.")
   election-bench reference                 # the sweep (about a minute on 2 cores) and the page
   election-bench reference --no-run        # the page again from results/reference")]
     Reference(cmd::reference::ReferenceArgs),
+    /// Run a sample of a results directory's recorded trials again (sweep, reference, explore)
+    /// and compare them byte for byte with their rows; exit 1 naming the first that differs.
     #[command(after_help = "Examples:
   election-bench verify results/default                 # 16 recorded trials run again
   election-bench verify results/explore --sample 64 --seed 3

@@ -14,7 +14,8 @@ pub struct VerifyArgs {
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// Recorded trials to run again (a sweep's rows; an exploration's patterns, each with
-    /// every seed); 0 checks only the recorded hashes.
+    /// every seed); 0 runs none (a sweep's trials file is still checked against the SHA-256
+    /// its manifest records).
     #[arg(long, default_value_t = 16)]
     pub sample: u64,
     /// Which trials: the sample drawn from this seed (the same every time).
@@ -59,14 +60,24 @@ pub fn recorded_plan(dir: &Path, command: &str) -> Result<SweepPlan, CliError> {
 /// `trials.csv` (or `trials.csv.gz`), a sample of it run again.
 pub fn run(a: VerifyArgs) -> Result<(), CliError> {
     let mp = a.dir.join("manifest.json");
-    let text = std::fs::read_to_string(&mp).map_err(|e| Error::Io {
-        context: format!(
-            "cannot read {} (is {} a results directory?)",
-            mp.display(),
-            a.dir.display()
-        ),
-        source: e,
-    })?;
+    let text = match std::fs::read_to_string(&mp) {
+        Ok(t) => t,
+        // A directory that is not a results directory is bad input (exit 2).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::Usage(format!(
+                "verify: {} is not a results directory (no manifest.json)",
+                a.dir.display()
+            ))
+            .into())
+        }
+        Err(e) => {
+            return Err(Error::Io {
+                context: format!("cannot read {}", mp.display()),
+                source: e,
+            }
+            .into())
+        }
+    };
     let m: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
     let command = m
