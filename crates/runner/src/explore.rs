@@ -37,7 +37,10 @@
 //! mask>`, which `run` and `trace` accept too: the replay command). Patterns run in parallel
 //! (rayon) in chunks; each finished chunk is written to `<out>/chunks/` atomically, so a killed
 //! run resumes where it stopped, and the final files are built from the chunks in a fixed order:
-//! the same bytes whatever the thread count or interruptions.
+//! the same bytes whatever the thread count or interruptions. Each chunk's SHA-256 is written
+//! beside it (`<chunk>.csv.sha256`) and `--resume` and [`merge`] refuse a chunk that no longer
+//! has it ([`Error::Altered`]); `--resume` also runs a sample of the kept patterns again
+//! ([`ExploreOptions::verify_sample`]), since whoever edits a chunk can recompute its hash.
 //!
 //! `--shard k/N` runs the chunks whose index (over every cell and family, in output order) is
 //! `k - 1` modulo `N`, and writes only them and its manifest; [`merge`] collects every shard's
@@ -491,6 +494,10 @@ pub struct ExploreOptions {
     pub out: PathBuf,
     /// Keep finished chunks of an earlier run (otherwise they are recomputed).
     pub resume: bool,
+    /// With `resume`: how many kept patterns to run again (drawn from
+    /// [`crate::sweep::RESUME_SAMPLE_SEED`]) and compare with their rows before they are used;
+    /// 0 trusts the chunks' recorded SHA-256 (and the replay of every failing verdict) alone.
+    pub verify_sample: u64,
     /// Progress on stderr.
     pub progress: bool,
     /// Threads (`None`: one per core).
@@ -812,6 +819,8 @@ fn options_of(mp: &Path, m: &serde_json::Value, out: &Path) -> Result<ExploreOpt
         sample: num("sample")?,
         out: out.to_path_buf(),
         resume: true,
+        // `merge` runs its own sample of the merged rows (and `verify` its own).
+        verify_sample: 0,
         progress: false,
         jobs: None,
         shard: None,
@@ -1008,6 +1017,9 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     let mut progress = Progress::new(opts.progress, "explore", total, 0, threads);
     let mut out = ExploreOutcome::default();
     let mut pattern_rows: Vec<Vec<String>> = Vec::new();
+    // Rows kept from an earlier run: their chunk file and line, what they were run with, and
+    // their index in `pattern_rows`.
+    let mut kept_rows: Vec<(PathBuf, usize, &Cell, Family, Pattern, usize)> = Vec::new();
     for job in &jobs {
         let (cell, fam, run) = (job.cell, &job.fam, &job.run);
         let mut counts = [0u64; 5];
@@ -1024,7 +1036,13 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
                 None
             };
             let rows = match kept {
-                Some(rows) => rows,
+                Some(rows) => {
+                    for (k, p) in chunk.iter().enumerate() {
+                        let at = pattern_rows.len() + k;
+                        kept_rows.push((file.clone(), k + 1, cell, *fam, *p, at));
+                    }
+                    rows
+                }
                 None => {
                     let rows = run_chunk(cell, fam, chunk, opts.seeds)?;
                     out.trials_run += chunk.len() as u64 * opts.seeds;
@@ -1061,6 +1079,32 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
         out.summary.push(s);
     }
     progress.finish();
+    // A chunk's hash can be recomputed by whoever edits it: a sample of the kept rows is run
+    // again and must give the very rows kept.
+    let picks = crate::verify::pick(
+        kept_rows.len() as u64,
+        opts.verify_sample,
+        crate::sweep::RESUME_SAMPLE_SEED,
+    );
+    let header: Vec<String> = PATTERN_COLUMNS.iter().map(|s| s.to_string()).collect();
+    for i in picks {
+        let (file, line, cell, fam, p, at) = &kept_rows[i as usize];
+        let rerun = run_chunk(cell, fam, &[*p], opts.seeds)?;
+        let rerun = rerun.first().cloned().unwrap_or_default();
+        if let Some(diff) = crate::verify::first_difference(&header, &pattern_rows[*at], &rerun) {
+            return Err(Error::Altered {
+                path: file.clone(),
+                detail: format!(
+                    "line {line} ({} nodes {} pattern {}, seeds 0..{}): {diff} (rerun without \
+                     --resume)",
+                    cell.protocol.spec,
+                    cell.nodes,
+                    p.name(),
+                    opts.seeds
+                ),
+            });
+        }
+    }
     if opts.shard.is_some() {
         // One shard's chunks: `merge` builds the files from every shard's.
         out.summary.clear();

@@ -49,7 +49,11 @@ pub fn pick(total: u64, k: u64, seed: u64) -> Vec<u64> {
 
 /// The recorded row `recorded` against the re-run `rerun` (both with `header`'s columns):
 /// `None` when they are the same, else the first differing column and both values.
-fn first_difference(header: &[String], recorded: &[String], rerun: &[String]) -> Option<String> {
+pub(crate) fn first_difference(
+    header: &[String],
+    recorded: &[String],
+    rerun: &[String],
+) -> Option<String> {
     if recorded.len() != rerun.len() {
         return Some(format!(
             "{} fields recorded, the re-run has {}",

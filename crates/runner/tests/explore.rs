@@ -13,6 +13,7 @@ fn opts(dir: &std::path::Path, jobs: usize, resume: bool) -> ExploreOptions {
         sample: 10,
         out: dir.to_path_buf(),
         resume,
+        verify_sample: election_runner::sweep::RESUME_SAMPLE,
         progress: false,
         jobs: Some(jobs),
     }
@@ -176,8 +177,19 @@ fn an_edited_chunk_is_refused_by_resume_and_merge() {
         e.contains(&chunk.display().to_string()) && e.contains("SHA-256"),
         "{e}"
     );
+    // The same edit with the chunk's hash recomputed passes every row check (a stable verdict
+    // is not replayed), but not the kept patterns run again (here every one of them).
+    forge(&chunk, &failing_made_stable(&text, o.seeds));
+    o.verify_sample = 1000;
+    let e = explore::explore(&o).unwrap_err();
+    assert!(matches!(e, election_runner::Error::Altered { .. }), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains(&chunk.display().to_string()) && e.contains("column stable = \"2\" recorded"),
+        "{e}"
+    );
     // Untouched again, it resumes with nothing to run.
-    std::fs::write(&chunk, &text).unwrap();
+    forge(&chunk, &text);
     assert_eq!(explore::explore(&o).unwrap().trials_run, 0);
 
     // `verify` re-runs recorded patterns: every one passes untouched; the same edit in
@@ -251,6 +263,7 @@ fn explore_resumes_only_what_it_computed() {
         sample: 10,
         out: d.path().to_path_buf(),
         resume: true,
+        verify_sample: election_runner::sweep::RESUME_SAMPLE,
         progress: false,
         jobs: Some(2),
     };
@@ -322,6 +335,7 @@ fn explore_verdicts_do_not_depend_on_the_settle_window() {
             sample: 10,
             out: d.path().to_path_buf(),
             resume: false,
+            verify_sample: election_runner::sweep::RESUME_SAMPLE,
             progress: false,
             jobs: Some(2),
         };
