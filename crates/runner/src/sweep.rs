@@ -27,8 +27,8 @@
 //! (the run was killed in between) is run again. The file goes with the marker when the sweep
 //! finishes; from then on the manifest's SHA-256 of the whole `trials.csv` vouches for it.
 //! Since a hash can be recomputed by whoever edits, `--resume` also runs a sample of the kept
-//! trials again ([`SweepOptions::verify_sample`], [`crate::verify::check_rows`]) and refuses the
-//! directory when one gives another row.
+//! trials again ([`SweepOptions::verify_sample`], as [`crate::verify::sweep`] does) and
+//! refuses the directory when one gives another row.
 //!
 //! # Sharding
 //!
