@@ -94,6 +94,7 @@ fn bench(c: &mut Criterion) {
                 sample: 4096,
                 out: dir.path().to_path_buf(),
                 resume: false,
+                verify_sample: election_runner::sweep::RESUME_SAMPLE,
                 progress: false,
                 jobs: None,
             })

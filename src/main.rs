@@ -7,7 +7,7 @@
 //! (join the shards of a sweep, an exploration or a tuning), `report` (charts and REPORT.md from
 //! a results directory), `compare` (what changed between two results directories, with
 //! bootstrap intervals), `trace` (one trial as a message-sequence chart), `validate` (textbook
-//! results), and `live` and `calibrate` (real UDP on loopback). Exit codes:
+//! results), `verify` (re-run a sample of a results directory's trials), and `live` and `calibrate` (real UDP on loopback). Exit codes:
 //! 0 success, 2 bad input (unknown names, bad values, malformed TOML, bad flags, a results
 //! directory that is missing or of another schema), 1 failures while running (files that
 //! cannot be written).
@@ -178,6 +178,14 @@ network profiles, trace formats and file paths complete.")]
   election-bench reference --seeds 20 --nodes 3 --results results/reference-quick \\
       --out reports/reference-quick          # a quick, coarser page beside the committed one")]
     Reference(cmd::reference::ReferenceArgs),
+    /// Run a sample of a results directory's recorded trials again (sweep, reference, explore)
+    /// and compare them byte for byte with their rows; exit 1 naming the first that differs.
+    #[command(after_help = "Examples:
+  election-bench verify results/default                 # 16 recorded trials run again
+  election-bench verify results/explore --sample 64 --seed 3
+
+Exit 0 when every re-run trial equals its recorded row; 1 naming the first that differs.")]
+    Verify(cmd::verify::VerifyArgs),
 }
 
 /// The command line, with help that lists the valid values of `--protocol`, `--scenario`
@@ -299,5 +307,6 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
                 .map_err(CliError::Stdout)
         }
         Command::Merge(a) => cmd::merge::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
     }
 }

@@ -532,6 +532,82 @@ fn explore_shards_merge_into_the_unsharded_exploration() {
     ));
     let md = std::fs::read_to_string(d.path().join("page/REPORT.md")).unwrap();
     assert!(md.contains("| raft | 3 |"), "{md}");
+
+    // Issue 47: a shard's failing pattern made `stable` (counts consistent) with its chunk's
+    // hash recomputed passes every check of the chunk, but not the merged patterns run again.
+    let (chunk, text) = std::fs::read_dir(d.path().join("shards"))
+        .unwrap()
+        .flat_map(|s| std::fs::read_dir(s.unwrap().path().join("chunks")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap()))
+        .find(|(_, t)| t.contains(",livelock,") || t.contains(",no-leader,"))
+        .expect("3-node patterns include liveness failures");
+    let forged: String = text
+        .lines()
+        .map(|l| {
+            let mut f: Vec<String> = l.split(',').map(String::from).collect();
+            if matches!(f[10].as_str(), "livelock" | "no-leader") {
+                f[5] = "1".into(); // the seeds: --seeds 1
+                for c in &mut f[6..10] {
+                    *c = "0".into();
+                }
+                f[10] = "stable".into();
+                f[11] = "0".into();
+            }
+            f.join(",") + "\n"
+        })
+        .collect();
+    std::fs::write(&chunk, &forged).unwrap();
+    let digest: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(forged.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let mut hash = chunk.clone().into_os_string();
+    hash.push(".sha256");
+    std::fs::write(hash, format!("{digest}\n")).unwrap();
+    let merge = |sample: &str| {
+        bench_env(
+            &[
+                "merge",
+                "--out",
+                "merged",
+                "--force",
+                "--quiet",
+                "--verify-sample",
+                sample,
+                "shards",
+            ],
+            d.path(),
+            &[],
+        )
+    };
+    let o = merge("1000");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("merged/patterns.csv: line ")
+            && err.contains("column stable = \"1\" recorded"),
+        "{err}"
+    );
+    // Without the sample, only the hashes: the forgery passes (what the sample is for).
+    ok(&bench_env(
+        &[
+            "merge",
+            "--out",
+            "merged",
+            "--force",
+            "--quiet",
+            "--verify-sample",
+            "0",
+            "shards",
+        ],
+        d.path(),
+        &[],
+    ));
 }
 
 /// `tune --shard k/N` searches its protocols; `merge` recomputes every protocol's advice from

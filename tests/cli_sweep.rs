@@ -9,7 +9,7 @@ use std::fs;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bench, corrupt, fails, files, listing, ok, same_files, tiny, BIN, TINY};
+use common::{bench, corrupt, fails, files, listing, ok, rehash, same_files, tiny, BIN, TINY};
 
 #[test]
 fn sweep_writes_the_three_files_to_results_name_by_default() {
@@ -164,6 +164,46 @@ fn a_killed_sweep_resumes_without_losing_or_repeating_anything() {
             break;
         }
         let _ = fs::remove_dir_all(d.path().join("killed"));
+    }
+    if killed_mid_run {
+        // Issue 47: a kept row edited in range (msgs_total + 1000) is refused by the SHA-256
+        // recorded as the cell was appended, naming the cell's lines, and nothing is run.
+        let forged = d.path().join("forged");
+        fs::create_dir_all(&forged).unwrap();
+        for f in ["trials.csv", ".in-progress.json", ".trials.sha256"] {
+            fs::copy(d.path().join("killed").join(f), forged.join(f)).unwrap();
+        }
+        let text = fs::read_to_string(forged.join("trials.csv")).unwrap();
+        let col = text
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "msgs_total")
+            .unwrap();
+        let msgs: u64 = text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .nth(col)
+            .unwrap()
+            .parse()
+            .unwrap();
+        corrupt(
+            &forged.join("trials.csv"),
+            2,
+            "msgs_total",
+            &(msgs + 1000).to_string(),
+        );
+        let mut forged_args = args.to_vec();
+        forged_args.extend(["--out", "forged", "--resume"]);
+        fails(
+            &bench(&forged_args, d.path()),
+            1,
+            &["forged/trials.csv: lines 2-21", ".trials.sha256 recorded"],
+        );
+        assert!(!forged.join("summary.csv").exists());
     }
     let mut resume = cut_args.clone();
     resume.push("--resume");
@@ -850,4 +890,67 @@ fn config_text_is_escaped_and_names_are_plain() {
         let o = bench(&["sweep", "--config", "bad.toml", "--out", "b"], d.path());
         fails(&o, 2, &["faults[0]: at_ms", ">= 0"]);
     }
+}
+
+/// Issue 47: `verify` re-runs recorded trials and compares them with their rows: it passes on an
+/// untouched sweep (its `trials.csv` or, as committed, only `trials.csv.gz`), refuses an edited
+/// row by the manifest's SHA-256, and, when the editor recomputed that too, names the first
+/// edited row, its trial, column and both values.
+#[test]
+fn verify_reruns_recorded_trials_and_names_the_first_edited_row() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&tiny(d.path(), "v", &["--no-report"]));
+    let dir = d.path().join("v");
+    let o = ok(&bench(&["verify", "v", "--sample", "100"], d.path()));
+    assert!(o.contains("16 of 16 rows of trials.csv run again"), "{o}");
+    let trials = fs::read(dir.join("trials.csv")).unwrap();
+    fs::remove_file(dir.join("trials.csv")).unwrap();
+    let o = ok(&bench(
+        &["verify", "v", "--sample", "3", "--seed", "5"],
+        d.path(),
+    ));
+    assert!(o.contains("3 of 16 rows of trials.csv.gz run again"), "{o}");
+    fs::write(dir.join("trials.csv"), &trials).unwrap();
+    let msgs = |line: usize| -> u64 {
+        let text = String::from_utf8(trials.clone()).unwrap();
+        let col = text
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "msgs_total")
+            .unwrap();
+        text.lines()
+            .nth(line - 1)
+            .unwrap()
+            .split(',')
+            .nth(col)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for line in [9, 5] {
+        corrupt(
+            &dir.join("trials.csv"),
+            line,
+            "msgs_total",
+            &(msgs(line) + 1000).to_string(),
+        );
+    }
+    fails(
+        &bench(&["verify", "v", "--sample", "100"], d.path()),
+        1,
+        &["is not the file the sweep wrote"],
+    );
+    rehash(&dir);
+    let want = format!(
+        "column msgs_total = \"{}\" recorded, the re-run gives \"{}\"",
+        msgs(5) + 1000,
+        msgs(5)
+    );
+    fails(
+        &bench(&["verify", "v", "--sample", "100"], d.path()),
+        1,
+        &["v/trials.csv: line 5 (bully", &want],
+    );
 }

@@ -29,6 +29,10 @@ pub struct ExploreArgs {
     /// Keep the finished chunks of an interrupted run.
     #[arg(long)]
     pub resume: bool,
+    /// With --resume: kept patterns run again (drawn from a fixed seed) and compared with their
+    /// rows before they are used; 0 trusts the SHA-256 recorded beside each chunk.
+    #[arg(long, value_name = "K", default_value_t = election_runner::sweep::RESUME_SAMPLE, requires = "resume")]
+    pub verify_sample: u64,
     #[command(flatten)]
     pub work: WorkArgs,
     /// Set a parameter: key=value (repeatable; see `election-bench params`).
@@ -88,6 +92,7 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
         shard,
         out: out.clone(),
         resume: a.resume,
+        verify_sample: a.verify_sample,
         progress: !a.work.quiet,
         jobs: a.work.jobs,
     })?;

@@ -28,6 +28,11 @@ pub struct MergeArgs {
     /// No progress on stderr (an exploration's merge checks every chunk).
     #[arg(long)]
     pub quiet: bool,
+    /// Merged trials (a sweep's rows; an exploration's patterns, each with every seed) run
+    /// again, drawn from a fixed seed, and compared with their rows as `verify` does; 0 skips
+    /// it (a tuning's merge recomputes everything it writes).
+    #[arg(long, value_name = "K", default_value_t = election_runner::sweep::RESUME_SAMPLE)]
+    pub verify_sample: u64,
 }
 
 /// The shard directories `merge` is given: each argument that is not itself a shard (it has
@@ -79,6 +84,40 @@ fn merge_inputs(a: &MergeArgs) -> Result<Vec<PathBuf>, Error> {
     Ok(dirs)
 }
 
+/// A sample of the merged trials run again (`--verify-sample`): the shards' rows must be what
+/// their configuration gives, not only hash as recorded.
+fn verify_merged(a: &MergeArgs, explore: bool) -> Result<(), CliError> {
+    use election_runner::{sweep::RESUME_SAMPLE_SEED, verify};
+    if a.verify_sample == 0 {
+        return Ok(());
+    }
+    let refused = |e: Error| {
+        Error::Results(format!(
+            "{e}\n(the merged results in {} are not to be trusted: a shard holds rows its \
+             configuration does not give)",
+            a.out.display()
+        ))
+    };
+    if explore {
+        verify::explore(&a.out, a.verify_sample, RESUME_SAMPLE_SEED).map_err(refused)?;
+    } else {
+        let mp = a.out.join("manifest.json");
+        let text = std::fs::read_to_string(&mp).map_err(|e| Error::Io {
+            context: format!("cannot read {}", mp.display()),
+            source: e,
+        })?;
+        let m: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
+        let command = m
+            .get("command")
+            .and_then(|c| c.as_str())
+            .unwrap_or_default();
+        let plan = super::verify::recorded_plan(&a.out, command)?;
+        verify::sweep(&a.out, &plan, a.verify_sample, RESUME_SAMPLE_SEED).map_err(refused)?;
+    }
+    Ok(())
+}
+
 /// `merge`: the shards of a sweep, an exploration or a tuning, by what the first one is.
 pub fn run(a: MergeArgs) -> Result<(), CliError> {
     use election_runner::shard::Kind;
@@ -86,6 +125,7 @@ pub fn run(a: MergeArgs) -> Result<(), CliError> {
     match election_runner::shard::kind(&shards[0])? {
         Kind::Sweep => {
             let m = election_runner::merge(&a.out, &shards, a.force)?;
+            verify_merged(&a, false)?;
             out!(
                 "merged {} shards: {} cells, {} trials into {}",
                 shards.len(),
@@ -96,6 +136,7 @@ pub fn run(a: MergeArgs) -> Result<(), CliError> {
         }
         Kind::Explore => {
             let (_, o) = election_runner::explore::merge(&a.out, &shards, a.force, !a.quiet, None)?;
+            verify_merged(&a, true)?;
             super::explore::print_summary(&o.summary)?;
             out!(
                 "merged {} explore shards into {} (patterns.csv, summary.csv, failing.csv); \

@@ -20,6 +20,7 @@ pub mod sweep;
 pub mod trace;
 pub mod tune;
 pub mod validate;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

@@ -42,6 +42,22 @@ pub struct ReferenceArgs {
     pub force: bool,
 }
 
+/// The reference sweep the arguments describe, and the command that reproduces it.
+pub fn spec_of(a: &ReferenceArgs) -> (election_runner::SweepSpec, String) {
+    let mut spec = reference::sweep_spec();
+    let mut command = "election-bench reference".to_string();
+    if let Some(k) = a.seeds {
+        spec.seeds = Some(k);
+        command.push_str(&format!(" --seeds {k}"));
+    }
+    if let Some(n) = &a.nodes {
+        spec.nodes = Some(n.clone());
+        let sizes: Vec<String> = n.iter().map(u32::to_string).collect();
+        command.push_str(&format!(" --nodes {}", sizes.join(",")));
+    }
+    (spec, command)
+}
+
 /// `reference`: the sweep (unless `--no-run`), then the page; exit 1 when a difference is
 /// unexplained.
 pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
@@ -72,17 +88,7 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
         "give --results DIR and --out DIR (e.g. results/reference-quick, reports/reference-quick)",
     )?;
     if !a.no_run {
-        let mut spec = reference::sweep_spec();
-        let mut command = "election-bench reference".to_string();
-        if let Some(k) = a.seeds {
-            spec.seeds = Some(k);
-            command.push_str(&format!(" --seeds {k}"));
-        }
-        if let Some(n) = &a.nodes {
-            spec.nodes = Some(n.clone());
-            let sizes: Vec<String> = n.iter().map(u32::to_string).collect();
-            command.push_str(&format!(" --nodes {}", sizes.join(",")));
-        }
+        let (spec, command) = spec_of(&a);
         let plan = spec.plan()?;
         let opts = SweepOptions {
             out: results.clone(),
@@ -90,6 +96,7 @@ pub fn run(a: ReferenceArgs) -> Result<(), CliError> {
             shard: None,
             shard_by: election_runner::ShardBy::Cells,
             resume: false,
+            verify_sample: election_runner::sweep::RESUME_SAMPLE,
             // The reference sweep's configuration is the code's: results of an older one are
             // replaced, never kept.
             force: true,

@@ -56,6 +56,10 @@ pub struct SweepArgs {
     /// Continue an interrupted sweep in the output directory.
     #[arg(long, conflicts_with = "force")]
     pub resume: bool,
+    /// With --resume: kept trials run again (drawn from a fixed seed) and compared with their
+    /// rows before the sweep continues; 0 trusts the SHA-256 recorded as they were written.
+    #[arg(long, value_name = "K", default_value_t = election_runner::sweep::RESUME_SAMPLE, requires = "resume")]
+    pub verify_sample: u64,
     /// Overwrite the output directory's results (finished or interrupted) even when they
     /// come from a different configuration; without it such results are refused (exit 2).
     /// Results of the same configuration are always overwritten (or continued with --resume).
@@ -73,9 +77,8 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
-/// `sweep`: the plan, its trials into the results directory, then the report unless
-/// `--no-report` or a shard.
-pub fn run(a: SweepArgs) -> Result<(), CliError> {
+/// The sweep the arguments describe: the `--config` (or the defaults) with the flags over it.
+pub fn spec_of(a: &SweepArgs) -> Result<SweepSpec, CliError> {
     let mut spec = SweepSpec::from_config(a.config.as_deref())?;
     // The manifest's command names the config by its absolute path, so the command and the
     // report's replay commands (which take the config's own parameters, `empirical:` files
@@ -94,6 +97,13 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
     }
     over!(protocols, nodes, scenarios, nets, seeds, first_seed);
     spec.set_all(&a.set)?;
+    Ok(spec)
+}
+
+/// `sweep`: the plan, its trials into the results directory, then the report unless
+/// `--no-report` or a shard.
+pub fn run(a: SweepArgs) -> Result<(), CliError> {
+    let spec = spec_of(&a)?;
     let shard = a.shard.resolve()?;
     let shard_by: election_runner::ShardBy = a.shard_by.parse()?;
     check_jobs(a.jobs)?;
@@ -114,6 +124,7 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         shard,
         shard_by,
         resume: a.resume,
+        verify_sample: a.verify_sample,
         force: a.force,
         progress: !a.quiet,
         command: reproduce_command(&args, config.as_deref()),
@@ -183,10 +194,12 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
 }
 
 /// The command line that reproduces a sweep: the arguments as given, without those that only
-/// say how to carry it out (threads, shard, resume, output directory, report, progress), and
-/// with `--config`'s file as `config` (its absolute path), so it runs from any directory.
+/// say how to carry it out (threads, shard, resume, re-run sample, output directory, report,
+/// progress), and with `--config`'s file as `config` (its absolute path), so it runs from any
+/// directory.
 fn reproduce_command(args: &[String], config: Option<&std::path::Path>) -> String {
-    const WITH_VALUE: [&str; 6] = [
+    const WITH_VALUE: [&str; 7] = [
+        "--verify-sample",
         "--jobs",
         "-j",
         "--shard",

@@ -621,6 +621,7 @@ fn the_explore_report_draws_the_smallest_failing_patterns() {
         sample: 10,
         out: results.clone(),
         resume: false,
+        verify_sample: election_runner::sweep::RESUME_SAMPLE,
         progress: false,
         jobs: Some(2),
     })

@@ -37,6 +37,16 @@ pub enum Error {
     /// are damaged beyond a trailing partial cell).
     #[error("{0}")]
     Results(String),
+    /// Recorded results differ from what was recorded when they were written (the SHA-256
+    /// noted beside them) or from what re-running their trials gives: they were edited or
+    /// corrupted after the run. `path` is the file, `detail` says where and what differs.
+    #[error("{}: {detail}", path.display())]
+    Altered {
+        /// The file whose content differs.
+        path: PathBuf,
+        /// The line, trial or column that differs, with both values.
+        detail: String,
+    },
 }
 
 impl Error {

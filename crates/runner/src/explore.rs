@@ -37,7 +37,10 @@
 //! mask>`, which `run` and `trace` accept too: the replay command). Patterns run in parallel
 //! (rayon) in chunks; each finished chunk is written to `<out>/chunks/` atomically, so a killed
 //! run resumes where it stopped, and the final files are built from the chunks in a fixed order:
-//! the same bytes whatever the thread count or interruptions.
+//! the same bytes whatever the thread count or interruptions. Each chunk's SHA-256 is written
+//! beside it (`<chunk>.csv.sha256`) and `--resume` and [`merge`] refuse a chunk that no longer
+//! has it ([`Error::Altered`]); `--resume` also runs a sample of the kept patterns again
+//! ([`ExploreOptions::verify_sample`]), since whoever edits a chunk can recompute its hash.
 //!
 //! `--shard k/N` runs the chunks whose index (over every cell and family, in output order) is
 //! `k - 1` modulo `N`, and writes only them and its manifest; [`merge`] collects every shard's
@@ -491,6 +494,10 @@ pub struct ExploreOptions {
     pub out: PathBuf,
     /// Keep finished chunks of an earlier run (otherwise they are recomputed).
     pub resume: bool,
+    /// With `resume`: how many kept patterns to run again (drawn from
+    /// [`crate::sweep::RESUME_SAMPLE_SEED`]) and compare with their rows before they are used;
+    /// 0 trusts the chunks' recorded SHA-256 (and the replay of every failing verdict) alone.
+    pub verify_sample: u64,
     /// Progress on stderr.
     pub progress: bool,
     /// Threads (`None`: one per core).
@@ -775,32 +782,11 @@ const FILES: [&str; 5] = [
     "chunks",
 ];
 
-/// Join the shards of one exploration (`explore --shard k/N`, every `k` once, in any order)
-/// into `out`: their chunks are collected into `out/chunks` (each from the shard that owns
-/// it; a missing one is refused by name) and the files are built from them as `--resume`
-/// builds them, each chunk checked and every failing verdict replayed: the unsharded run's
-/// files, byte for byte. The cells are rebuilt from the shards' manifest (protocols, sizes,
-/// `--set`) and must hash as the shards' did.
-pub fn merge(
-    out: &Path,
-    shards: &[PathBuf],
-    force: bool,
-    progress: bool,
-    jobs_n: Option<usize>,
-) -> Result<(ExploreOptions, ExploreOutcome)> {
-    let set = crate::shard::read_set(out, shards, force, &FILES)?;
-    let (_, base_dir, base) = &set[0];
-    for (_, dir, m) in &set[1..] {
-        if m.get("config") != base.get("config") || m.get("command") != base.get("command") {
-            return Err(Error::Results(format!(
-                "{} and {} are shards of different explorations",
-                base_dir.display(),
-                dir.display()
-            )));
-        }
-    }
-    let mp = base_dir.join("manifest.json");
-    let config = base.get("config").cloned().unwrap_or_default();
+/// The exploration the manifest `m` (read from `mp`) describes, resuming into `out`: its
+/// cells rebuilt from the protocols, sizes and `--set` it records, which must hash as the
+/// recorded cells do.
+fn options_of(mp: &Path, m: &serde_json::Value, out: &Path) -> Result<ExploreOptions> {
+    let config = m.get("config").cloned().unwrap_or_default();
     let bad = |what: &str| Error::Results(format!("{}: no valid config.{what}", mp.display()));
     let strings = |key: &str| -> Result<Vec<String>> {
         config
@@ -833,17 +819,98 @@ pub fn merge(
         sample: num("sample")?,
         out: out.to_path_buf(),
         resume: true,
-        progress,
-        jobs: jobs_n,
+        // `merge` runs its own sample of the merged rows (and `verify` its own).
+        verify_sample: 0,
+        progress: false,
+        jobs: None,
         shard: None,
     };
     if manifest(&opts).get("config") != Some(&config) {
         return Err(Error::Results(format!(
-            "{}: the shards' cells do not hash as this build's cells do (another version, or \
-             parameters whose defaults changed); rerun the shards with this build",
+            "{}: the recorded cells do not hash as this build's cells do (another version, or \
+             parameters whose defaults changed); rerun the exploration with this build",
             mp.display()
         )));
     }
+    Ok(opts)
+}
+
+/// The exploration recorded in `dir/manifest.json`, resuming into `out`.
+pub fn options_from_manifest(dir: &Path, out: &Path) -> Result<ExploreOptions> {
+    let mp = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&mp).map_err(|e| Error::io("cannot read", &mp, e))?;
+    let m: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
+    if let Some(sh) = m.get("shard") {
+        return Err(Error::Results(format!(
+            "{}: shard {sh} of an exploration; verify the merged results (`merge`)",
+            mp.display()
+        )));
+    }
+    options_of(&mp, &m, out)
+}
+
+/// One row of `patterns.csv`: the cell (an index into [`ExploreOptions::cells`]), family and
+/// pattern it was run with.
+#[derive(Clone, Debug)]
+pub struct PatternAt {
+    cell: usize,
+    fam: Family,
+    pattern: Pattern,
+}
+
+/// Every row of the exploration's `patterns.csv`, in order.
+pub fn pattern_index(opts: &ExploreOptions) -> Vec<PatternAt> {
+    jobs(opts)
+        .iter()
+        .flat_map(|j| {
+            let cell = opts
+                .cells
+                .iter()
+                .position(|c| std::ptr::eq(c, j.cell))
+                .expect("a job's cell is one of the options'");
+            j.run.iter().map(move |&pattern| PatternAt {
+                cell,
+                fam: j.fam,
+                pattern,
+            })
+        })
+        .collect()
+}
+
+/// The `patterns.csv` row of `at`, run again (the pattern with every seed).
+pub fn rerun_pattern(opts: &ExploreOptions, at: &PatternAt) -> Result<Vec<String>> {
+    let rows = run_chunk(&opts.cells[at.cell], &at.fam, &[at.pattern], opts.seeds)?;
+    Ok(rows.into_iter().next().unwrap_or_default())
+}
+
+/// Join the shards of one exploration (`explore --shard k/N`, every `k` once, in any order)
+/// into `out`: their chunks are collected into `out/chunks` (each from the shard that owns
+/// it; a missing one is refused by name) and the files are built from them as `--resume`
+/// builds them, each chunk checked and every failing verdict replayed: the unsharded run's
+/// files, byte for byte. The cells are rebuilt from the shards' manifest (protocols, sizes,
+/// `--set`) and must hash as the shards' did.
+pub fn merge(
+    out: &Path,
+    shards: &[PathBuf],
+    force: bool,
+    progress: bool,
+    jobs_n: Option<usize>,
+) -> Result<(ExploreOptions, ExploreOutcome)> {
+    let set = crate::shard::read_set(out, shards, force, &FILES)?;
+    let (_, base_dir, base) = &set[0];
+    for (_, dir, m) in &set[1..] {
+        if m.get("config") != base.get("config") || m.get("command") != base.get("command") {
+            return Err(Error::Results(format!(
+                "{} and {} are shards of different explorations",
+                base_dir.display(),
+                dir.display()
+            )));
+        }
+    }
+    let mut opts = options_of(&base_dir.join("manifest.json"), base, out)?;
+    opts.progress = progress;
+    opts.jobs = jobs_n;
     prepare_dir(out)?;
     // The manifest first: the build below resumes from the chunks this manifest describes.
     write_atomic(
@@ -867,7 +934,19 @@ pub fn merge(
                 )));
             }
             let to = chunks_dir.join(&c.file);
+            // The chunk's hash travels with it and is checked when the files are built.
+            let from_hash = chunk_hash_path(&from);
+            if !from_hash.is_file() {
+                return Err(Error::Results(format!(
+                    "{}: missing, so {} cannot be checked (shard {sh} wrote the chunk but not \
+                     its hash: rerun that shard with --resume)",
+                    from_hash.display(),
+                    from.display()
+                )));
+            }
             std::fs::copy(&from, &to).map_err(|e| Error::io("cannot copy", &from, e))?;
+            std::fs::copy(&from_hash, chunk_hash_path(&to))
+                .map_err(|e| Error::io("cannot copy", &from_hash, e))?;
         }
     }
     // A merge leaves no chunk unowned: the final files come from the copied chunks only.
@@ -938,6 +1017,9 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     let mut progress = Progress::new(opts.progress, "explore", total, 0, threads);
     let mut out = ExploreOutcome::default();
     let mut pattern_rows: Vec<Vec<String>> = Vec::new();
+    // Rows kept from an earlier run: their chunk file and line, what they were run with, and
+    // their index in `pattern_rows`.
+    let mut kept_rows: Vec<(PathBuf, usize, &Cell, Family, Pattern, usize)> = Vec::new();
     for job in &jobs {
         let (cell, fam, run) = (job.cell, &job.fam, &job.run);
         let mut counts = [0u64; 5];
@@ -954,11 +1036,17 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
                 None
             };
             let rows = match kept {
-                Some(rows) => rows,
+                Some(rows) => {
+                    for (k, p) in chunk.iter().enumerate() {
+                        let at = pattern_rows.len() + k;
+                        kept_rows.push((file.clone(), k + 1, cell, *fam, *p, at));
+                    }
+                    rows
+                }
                 None => {
                     let rows = run_chunk(cell, fam, chunk, opts.seeds)?;
                     out.trials_run += chunk.len() as u64 * opts.seeds;
-                    write_atomic(&file, &csv_bytes(rows.iter()))?;
+                    write_chunk(&file, &csv_bytes(rows.iter()))?;
                     rows
                 }
             };
@@ -991,6 +1079,32 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
         out.summary.push(s);
     }
     progress.finish();
+    // A chunk's hash can be recomputed by whoever edits it: a sample of the kept rows is run
+    // again and must give the very rows kept.
+    let picks = crate::verify::pick(
+        kept_rows.len() as u64,
+        opts.verify_sample,
+        crate::sweep::RESUME_SAMPLE_SEED,
+    );
+    let header: Vec<String> = PATTERN_COLUMNS.iter().map(|s| s.to_string()).collect();
+    for i in picks {
+        let (file, line, cell, fam, p, at) = &kept_rows[i as usize];
+        let rerun = run_chunk(cell, fam, &[*p], opts.seeds)?;
+        let rerun = rerun.first().cloned().unwrap_or_default();
+        if let Some(diff) = crate::verify::first_difference(&header, &pattern_rows[*at], &rerun) {
+            return Err(Error::Altered {
+                path: file.clone(),
+                detail: format!(
+                    "line {line} ({} nodes {} pattern {}, seeds 0..{}): {diff} (rerun without \
+                     --resume)",
+                    cell.protocol.spec,
+                    cell.nodes,
+                    p.name(),
+                    opts.seeds
+                ),
+            });
+        }
+    }
     if opts.shard.is_some() {
         // One shard's chunks: `merge` builds the files from every shard's.
         out.summary.clear();
@@ -1063,12 +1177,55 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     Ok(out)
 }
 
+/// The file beside a chunk that records its SHA-256 (`<chunk>.csv.sha256`, the hex digest and
+/// a newline), written when the chunk is.
+fn chunk_hash_path(chunk: &Path) -> PathBuf {
+    let mut name = chunk.file_name().unwrap_or_default().to_os_string();
+    name.push(".sha256");
+    chunk.with_file_name(name)
+}
+
+/// Write a chunk, then its SHA-256 beside it (each atomically). A run killed in between leaves
+/// a chunk without its hash, which `--resume` runs again.
+fn write_chunk(file: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic(file, bytes)?;
+    let hash = format!("{}\n", crate::empirical::sha256_hex(bytes));
+    write_atomic(&chunk_hash_path(file), hash.as_bytes())
+}
+
+/// Whether the chunk at `path` is the one that was written: `Ok(false)` when no hash was
+/// recorded for it (the run stopped between the two writes, or an older build wrote it: it is
+/// run again), an [`Error::Altered`] when its content no longer has the recorded SHA-256.
+fn check_chunk_hash(path: &Path) -> Result<bool> {
+    let hash_path = chunk_hash_path(path);
+    let want = match std::fs::read_to_string(&hash_path) {
+        Ok(text) => text.trim().to_string(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io("cannot read", &hash_path, e)),
+    };
+    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let got = crate::empirical::sha256_hex(&bytes);
+    if got != want {
+        return Err(Error::Altered {
+            path: path.to_path_buf(),
+            detail: format!(
+                "SHA-256 {got}, but {} recorded {want} when the chunk was written: the chunk \
+                 was edited or damaged since (rerun without --resume)",
+                hash_path.display()
+            ),
+        });
+    }
+    Ok(true)
+}
+
 /// A finished chunk's rows, if its file exists. Every row must be the one this cell, family and
 /// chunk would write: its protocol, size, family, pattern and cut count in order, outcome
 /// counts that add up to the seeds, the worst of them as the verdict and a seed showing it;
 /// and a failing verdict is replayed (its pattern and seed run once more) before it is
 /// believed. Anything else is refused naming the file and line: a chunk is written whole
-/// (atomically), so a row that does not check was edited, or written by other code.
+/// (atomically), so a row that does not check was edited, or written by other code. First of
+/// all the file must have the SHA-256 recorded when it was written ([`check_chunk_hash`]);
+/// without a recorded hash the chunk is run again.
 fn read_chunk(
     path: &Path,
     cell: &Cell,
@@ -1076,7 +1233,7 @@ fn read_chunk(
     chunk: &[Pattern],
     seeds: u64,
 ) -> Result<Option<Vec<Vec<String>>>> {
-    if !path.exists() {
+    if !path.exists() || !check_chunk_hash(path)? {
         return Ok(None);
     }
     let recs = read_csv(path)?;

@@ -20,7 +20,9 @@
 //!   column definitions, the manifest), written and read through the same types, and the
 //!   statistics;
 //! * [`reference`] — the differential sweep of our Raft against the production libraries;
-//! * [`validate`] — textbook results measured through the same path (`election-bench validate`).
+//! * [`validate`] — textbook results measured through the same path (`election-bench validate`);
+//! * [`verify`] — recorded results checked by running a sample of their trials again
+//!   (`election-bench verify`, and the sample `--resume` and `merge` run).
 //!
 //! The files a sweep writes (`trials.csv`, `summary.csv`, `manifest.json`) follow
 //! `results/README.md`, which documents every column.
@@ -49,6 +51,7 @@ pub mod stats;
 pub mod sweep;
 pub mod tune;
 pub mod validate;
+pub mod verify;
 
 pub use config::SweepSpec;
 pub use error::{Error, Result};

@@ -17,6 +17,12 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
+/// A recorded command line (a manifest's `command`, quoted by [`shell_quote`]) split into its
+/// words as a POSIX shell would; `None` when its quoting is unbalanced.
+pub fn split_command(command: &str) -> Option<Vec<String>> {
+    shlex::split(command)
+}
+
 /// The `--config FILE` of a recorded command line (a sweep's manifest `command`), if it has
 /// one: a replay of one of its trials needs the same file for its custom networks, scenarios
 /// and measured distributions.

@@ -19,6 +19,17 @@
 //! cell. The summary and manifest are computed from `trials.csv` itself at the end, so a
 //! resumed sweep writes exactly the files an uninterrupted one would.
 //!
+//! Each cell's rows are recorded with their SHA-256 as they are appended: `.trials.sha256`
+//! ([`ROW_HASHES`]) gets one line per cell, `<byte offset just past the cell> <SHA-256 of its
+//! rows>`, after the rows are flushed. `--resume` keeps only the cells whose bytes still have
+//! the recorded hash, in order, and refuses the directory ([`Error::Altered`], naming the cell
+//! and its lines) when a recorded cell's rows were edited; a cell written but not yet recorded
+//! (the run was killed in between) is run again. The file goes with the marker when the sweep
+//! finishes; from then on the manifest's SHA-256 of the whole `trials.csv` vouches for it.
+//! Since a hash can be recomputed by whoever edits, `--resume` also runs a sample of the kept
+//! trials again ([`SweepOptions::verify_sample`], as [`crate::verify::sweep`] does) and
+//! refuses the directory when one gives another row.
+//!
 //! # Sharding
 //!
 //! `--shard k/N` (1-based `k`) runs the cells whose index `i` has `i mod N = k − 1`:
@@ -50,6 +61,17 @@ use crate::shard::{seed_block, Shard, ShardBy};
 /// The marker holding the manifest of a sweep in progress.
 pub const IN_PROGRESS: &str = ".in-progress.json";
 
+/// Beside the `trials.csv` of a sweep under way: one line per complete cell, `<end offset>
+/// <SHA-256 of the cell's rows>`, appended as the rows are (see the module docs).
+pub const ROW_HASHES: &str = ".trials.sha256";
+
+/// Kept trials `--resume` runs again by default ([`SweepOptions::verify_sample`]), drawn by
+/// [`crate::verify::pick`] from [`RESUME_SAMPLE_SEED`]: the same ones every time.
+pub const RESUME_SAMPLE: u64 = 8;
+
+/// The seed of `--resume`'s sample.
+pub const RESUME_SAMPLE_SEED: u64 = 0;
+
 /// How to carry out a sweep (none of it changes the results).
 #[derive(Clone, Debug)]
 pub struct SweepOptions {
@@ -63,6 +85,9 @@ pub struct SweepOptions {
     pub shard_by: ShardBy,
     /// Continue an interrupted sweep in `out`.
     pub resume: bool,
+    /// With `resume`: how many of the kept trials to run again and compare with their rows
+    /// before continuing ([`RESUME_SAMPLE`] by default; 0 trusts the recorded hashes alone).
+    pub verify_sample: u64,
     /// Overwrite results of a different configuration in `out` (without it, such results
     /// are refused).
     pub force: bool,
@@ -209,7 +234,8 @@ impl TrialStream {
 
 /// Walk `trials.csv` along the runnable `cells`, in order: every row must belong to the cell
 /// and seed this configuration expects there, and hold valid values. `on_cell` gets each
-/// complete cell's rows (one cell at a time: nothing more is held). Returns the number of
+/// complete cell's rows and their byte range in the file (one cell at a time: nothing more is
+/// held). Returns the number of
 /// complete cells and the byte offset just past the last one (past the header if none); a
 /// trailing partial cell is not counted. `None`: not even a complete header line.
 fn scan_trials(
@@ -217,7 +243,7 @@ fn scan_trials(
     header: &[String],
     cells: &[&Cell],
     plan: &SweepPlan,
-    mut on_cell: impl FnMut(&Cell, &[TrialRow]),
+    mut on_cell: impl FnMut(&Cell, &[TrialRow], std::ops::Range<u64>),
 ) -> Result<Option<(usize, u64)>> {
     let varied = plan.varied_keys();
     let Some(mut rows) = TrialStream::open(path, header, varied.len())? else {
@@ -249,7 +275,7 @@ fn scan_trials(
             buf.push(row);
             end = off;
         }
-        on_cell(cell, &buf);
+        on_cell(cell, &buf, offset..end);
         complete += 1;
         offset = end;
     }
@@ -379,6 +405,7 @@ pub fn run_sweep_then<R>(
     // all there is).
     let mut done_cells = 0;
     let mut keep_bytes = 0;
+    let mut kept_hashes: Vec<(u64, String)> = Vec::new();
     if opts.resume {
         if let Some((path, old)) = &recorded {
             // A finished sweep's trials are checked against the hash its manifest recorded
@@ -396,11 +423,62 @@ pub fn run_sweep_then<R>(
                 trials_path.display()
             )));
         }
+        let mut ranges = Vec::new();
         if let Some((complete, offset)) =
-            scan_trials(&trials_path, &header, &cells, plan, |_, _| {})?
+            scan_trials(&trials_path, &header, &cells, plan, |_, _, r| {
+                ranges.push(r)
+            })?
         {
+            let hashes = cell_hashes(&trials_path, &ranges)?;
+            // A finished sweep's file was checked whole against its manifest above; an
+            // unfinished one's cells each against the hash recorded as they were appended.
+            let finished = recorded
+                .as_ref()
+                .is_some_and(|(p, _)| p.ends_with("manifest.json"));
             done_cells = complete;
-            keep_bytes = offset;
+            if !finished {
+                let recorded_hashes = read_row_hashes(&out.join(ROW_HASHES))?;
+                done_cells = complete.min(recorded_hashes.len());
+                let runnable_cells: Vec<&&Cell> =
+                    cells.iter().filter(|c| c.skipped.is_none()).collect();
+                for k in 0..done_cells {
+                    let (end, want) = &recorded_hashes[k];
+                    if *end != ranges[k].end || *want != hashes[k] {
+                        let first_line = 2 + k as u64 * plan.seeds;
+                        return Err(Error::Altered {
+                            path: trials_path.clone(),
+                            detail: format!(
+                                "lines {first_line}-{} (cell {}): SHA-256 {} over bytes {}..{}, \
+                                 but {ROW_HASHES} recorded {want} over bytes ..{end} when the \
+                                 rows were appended: they were edited or damaged since (rerun \
+                                 without --resume, or with --force, to start over)",
+                                first_line + plan.seeds - 1,
+                                runnable_cells[k].describe(&varied),
+                                hashes[k],
+                                ranges[k].start,
+                                ranges[k].end,
+                            ),
+                        });
+                    }
+                }
+            }
+            // A hash can be recomputed by whoever edits: a sample of the kept trials is run
+            // again and must give the very rows kept.
+            let runnable_cells: Vec<&Cell> = cells
+                .iter()
+                .filter(|c| c.skipped.is_none())
+                .copied()
+                .collect();
+            let kept = done_cells as u64 * plan.seeds;
+            let picks = crate::verify::pick(kept, opts.verify_sample, RESUME_SAMPLE_SEED);
+            crate::verify::check_rows(&trials_path, plan, &runnable_cells, kept, &picks)?;
+            let header_end = ranges.first().map_or(offset, |r| r.start);
+            keep_bytes = ranges[..done_cells].last().map_or(header_end, |r| r.end);
+            kept_hashes = ranges[..done_cells]
+                .iter()
+                .zip(hashes)
+                .map(|(r, h)| (r.end, h))
+                .collect();
         }
     }
     for stale in ["summary.csv", "manifest.json"] {
@@ -419,6 +497,7 @@ pub fn run_sweep_then<R>(
         total_trials,
         done_cells,
         keep_bytes,
+        &kept_hashes,
         &header,
         &mut written,
     );
@@ -427,13 +506,14 @@ pub fn run_sweep_then<R>(
         if done_cells + written == 0 {
             let _ = fs::remove_file(&marker);
             let _ = fs::remove_file(&trials_path);
+            let _ = fs::remove_file(out.join(ROW_HASHES));
         }
         return Err(e);
     }
 
     // Summaries from the file itself, one cell at a time.
     let mut stats: Vec<Vec<String>> = Vec::with_capacity(runnable);
-    let complete = scan_trials(&trials_path, &header, &cells, plan, |c, rows| {
+    let complete = scan_trials(&trials_path, &header, &cells, plan, |c, rows, _| {
         stats.push(summary_record(&c.key(), rows, None))
     })?
     .map_or(0, |(complete, _)| complete);
@@ -481,6 +561,10 @@ pub fn run_sweep_then<R>(
     });
     let compressed = compressed
         .and_then(|()| fs::remove_file(&marker).map_err(|e| Error::io("cannot remove", &marker, e)))
+        .and_then(|()| {
+            let hashes = out.join(ROW_HASHES);
+            fs::remove_file(&hashes).map_err(|e| Error::io("cannot remove", &hashes, e))
+        })
         .map_err(|e| {
             let hint = format!(
                 "{}: {} not finished (trials.csv, summary.csv and manifest.json are complete; \
@@ -501,7 +585,8 @@ pub fn run_sweep_then<R>(
 
 /// Run the runnable `cells` after the first `done_cells` and append their rows to
 /// `trials.csv` (cut to `keep_bytes` first, or started afresh when 0), counting the cells
-/// written in `written`.
+/// written in `written`. [`ROW_HASHES`] is rewritten with `kept_hashes` (the kept cells') and
+/// gets each new cell's line once its rows are flushed.
 #[allow(clippy::too_many_arguments)]
 fn run_cells(
     plan: &SweepPlan,
@@ -511,10 +596,21 @@ fn run_cells(
     total_trials: u64,
     done_cells: usize,
     keep_bytes: u64,
+    kept_hashes: &[(u64, String)],
     header: &[String],
     written: &mut usize,
 ) -> Result<()> {
     let trials_path = opts.out.join("trials.csv");
+    let hashes_path = opts.out.join(ROW_HASHES);
+    let kept: String = kept_hashes
+        .iter()
+        .map(|(end, h)| format!("{end} {h}\n"))
+        .collect();
+    write_atomic(&hashes_path, kept.as_bytes())?;
+    let mut hashes_file = OpenOptions::new()
+        .append(true)
+        .open(&hashes_path)
+        .map_err(|e| Error::io("cannot open", &hashes_path, e))?;
     let mut file = if keep_bytes > 0 {
         let f = OpenOptions::new()
             .write(true)
@@ -534,6 +630,10 @@ fn run_cells(
             .map_err(|e| Error::io("cannot write", &trials_path, e))?;
         f
     };
+    let mut end = file
+        .metadata()
+        .map_err(|e| Error::io("cannot read", &trials_path, e))?
+        .len();
 
     let todo: Vec<&Cell> = cells
         .iter()
@@ -616,6 +716,12 @@ fn run_cells(
             file.write_all(&bytes)
                 .and_then(|_| file.flush())
                 .map_err(|e| Error::io("cannot write", &trials_path, e))?;
+            end += bytes.len() as u64;
+            let line = format!("{end} {}\n", crate::empirical::sha256_hex(&bytes));
+            hashes_file
+                .write_all(line.as_bytes())
+                .and_then(|_| hashes_file.flush())
+                .map_err(|e| Error::io("cannot write", &hashes_path, e))?;
             *written += 1;
             progress.advance(plan.seeds);
         }
@@ -626,6 +732,62 @@ fn run_cells(
     drop(file);
     progress.finish();
     Ok(())
+}
+
+/// The SHA-256 (hex) of each byte range of the file at `path`.
+fn cell_hashes(path: &Path, ranges: &[std::ops::Range<u64>]) -> Result<Vec<String>> {
+    use sha2::Digest;
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut out = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        f.seek(SeekFrom::Start(r.start))
+            .map_err(|e| Error::io("cannot read", path, e))?;
+        let mut hash = sha2::Sha256::new();
+        let mut left = r.end - r.start;
+        while left > 0 {
+            let n = left.min(buf.len() as u64) as usize;
+            f.read_exact(&mut buf[..n])
+                .map_err(|e| Error::io("cannot read", path, e))?;
+            hash.update(&buf[..n]);
+            left -= n as u64;
+        }
+        out.push(hash.finalize().iter().map(|b| format!("{b:02x}")).collect());
+    }
+    Ok(out)
+}
+
+/// The cells recorded in [`ROW_HASHES`] at `path`: `(end offset, SHA-256)` per complete line
+/// (a trailing line without its newline is a write the run did not finish, and is left out;
+/// none at all without the file). A complete line that does not parse is refused.
+fn read_row_hashes(path: &Path) -> Result<Vec<(u64, String)>> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("cannot read", path, e)),
+    };
+    let complete = text.rfind('\n').map_or("", |i| &text[..i]);
+    complete
+        .split('\n')
+        .filter(|_| !complete.is_empty())
+        .enumerate()
+        .map(|(i, line)| {
+            line.split_once(' ')
+                .and_then(|(end, h)| {
+                    let ok = h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit());
+                    Some((end.parse().ok()?, h.to_string())).filter(|_| ok)
+                })
+                .ok_or_else(|| Error::Altered {
+                    path: path.to_path_buf(),
+                    detail: format!(
+                        "line {}: {line:?} is not `<end offset> <SHA-256>` (rerun without \
+                         --resume, or with --force, to start over)",
+                        i + 1
+                    ),
+                })
+        })
+        .collect()
 }
 
 /// What a merge did.
@@ -1153,6 +1315,7 @@ mod tests {
             shard: None,
             shard_by: Default::default(),
             resume: false,
+            verify_sample: RESUME_SAMPLE,
             force: false,
             progress: false,
             command: "test".into(),
@@ -1206,10 +1369,13 @@ mod tests {
             (
                 d.path().join(IN_PROGRESS).exists(),
                 d.path().join("manifest.json").exists(),
+                fs::read(d.path().join(ROW_HASHES)).unwrap(),
             )
         })
         .unwrap();
-        assert_eq!(seen, (true, true));
+        let (marker, manifest_written, row_hashes) = seen;
+        assert_eq!((marker, manifest_written), (true, true));
+        assert!(!d.path().join(ROW_HASHES).exists());
         compressed.unwrap();
         assert!(!d.path().join(IN_PROGRESS).exists());
         let gz = fs::read(d.path().join("trials.csv.gz")).unwrap();
@@ -1217,6 +1383,7 @@ mod tests {
         // The state a kill during the compression leaves.
         fs::remove_file(d.path().join("trials.csv.gz")).unwrap();
         fs::write(d.path().join(IN_PROGRESS), &manifest).unwrap();
+        fs::write(d.path().join(ROW_HASHES), &row_hashes).unwrap();
         let mut o = opts(d.path());
         o.resume = true;
         let out = run_sweep(&tiny_plan(), &o).unwrap();
@@ -1224,6 +1391,95 @@ mod tests {
         assert_eq!(fs::read(d.path().join("trials.csv.gz")).unwrap(), gz);
         assert_eq!(fs::read(d.path().join("manifest.json")).unwrap(), manifest);
         assert!(!d.path().join(IN_PROGRESS).exists());
+    }
+
+    /// Issue 47: the rows of an interrupted sweep are kept by `--resume` only with the SHA-256
+    /// recorded as they were appended; a row edited within range (`msgs_total` + 1000) is
+    /// refused naming its cell's lines, and the untouched rows are kept.
+    #[test]
+    fn resume_refuses_an_edited_row_of_an_interrupted_sweep() {
+        let d = tempfile::tempdir().unwrap();
+        let plan = crate::SweepSpec::from_toml(
+            "protocols = [\"bully\"]\nnodes = [3, 4]\nscenarios = [\"leader-crash\"]\nseeds = 2\n",
+        )
+        .unwrap()
+        .plan()
+        .unwrap();
+        // What a SIGKILL after the last cell leaves: trials.csv, the marker, the row hashes.
+        let (_, killed, compressed) = run_sweep_then(&plan, &opts(d.path()), |_| {
+            [IN_PROGRESS, ROW_HASHES, "trials.csv"].map(|f| fs::read(d.path().join(f)).unwrap())
+        })
+        .unwrap();
+        compressed.unwrap();
+        let restore = |trials: &[u8]| {
+            for f in ["summary.csv", "manifest.json", "trials.csv.gz"] {
+                let _ = fs::remove_file(d.path().join(f));
+            }
+            fs::write(d.path().join(IN_PROGRESS), &killed[0]).unwrap();
+            fs::write(d.path().join(ROW_HASHES), &killed[1]).unwrap();
+            fs::write(d.path().join("trials.csv"), trials).unwrap();
+        };
+        let text = String::from_utf8(killed[2].clone()).unwrap();
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        let col = lines[0].split(',').position(|c| c == "msgs_total").unwrap();
+        // Line 4: the second cell's first row.
+        let mut f: Vec<String> = lines[3].split(',').map(String::from).collect();
+        f[col] = (f[col].parse::<u64>().unwrap() + 1000).to_string();
+        lines[3] = f.join(",");
+        restore((lines.join("\n") + "\n").as_bytes());
+        let mut o = opts(d.path());
+        o.resume = true;
+        let e = run_sweep(&plan, &o).unwrap_err();
+        assert!(matches!(e, Error::Altered { .. }), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains("trials.csv: lines 4-5 (cell bully") && e.contains(ROW_HASHES),
+            "{e}"
+        );
+        // The same edit with its cell's hash recomputed, as a forger who knew the scheme would:
+        // the kept trials run again (the default sample covers all four) give other rows.
+        let edited = lines.join("\n") + "\n";
+        let first_end: usize = String::from_utf8(killed[1].clone())
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let forged_hashes = format!(
+            "{}\n{} {}\n",
+            String::from_utf8(killed[1].clone())
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+            edited.len(),
+            crate::empirical::sha256_hex(&edited.as_bytes()[first_end..])
+        );
+        restore(edited.as_bytes());
+        fs::write(d.path().join(ROW_HASHES), forged_hashes).unwrap();
+        let e = run_sweep(&plan, &o).unwrap_err();
+        assert!(matches!(e, Error::Altered { .. }), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains("trials.csv: line 4 (bully / 4 nodes") && e.contains("column msgs_total"),
+            "{e}"
+        );
+        // Untouched, every cell is kept.
+        restore(&killed[2]);
+        assert_eq!(run_sweep(&plan, &o).unwrap().resumed_cells, 2);
+        // A cell whose line was never recorded (killed in between) is run again.
+        restore(&killed[2]);
+        let first_line = killed[1].split(|&b| b == b'\n').next().unwrap().to_vec();
+        fs::write(
+            d.path().join(ROW_HASHES),
+            [first_line, b"\n".to_vec()].concat(),
+        )
+        .unwrap();
+        assert_eq!(run_sweep(&plan, &o).unwrap().resumed_cells, 1);
     }
 
     /// `trials.csv.gz` decompresses to exactly `trials.csv`, whose SHA-256 and row count the

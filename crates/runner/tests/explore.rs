@@ -13,6 +13,7 @@ fn opts(dir: &std::path::Path, jobs: usize, resume: bool) -> ExploreOptions {
         sample: 10,
         out: dir.to_path_buf(),
         resume,
+        verify_sample: election_runner::sweep::RESUME_SAMPLE,
         progress: false,
         jobs: Some(jobs),
     }
@@ -58,10 +59,9 @@ fn explore_three_nodes_is_deterministic_resumable_and_replayable() {
     // A damaged chunk is refused by --resume, never trusted, and recomputed without it.
     let chunk = std::fs::read_dir(a.path().join("chunks"))
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "csv"))
+        .unwrap();
     std::fs::write(&chunk, "garbage\n").unwrap();
     let e = explore::explore(&opts(a.path(), 2, true))
         .unwrap_err()
@@ -111,6 +111,143 @@ fn a_pattern_refuses_another_cluster_size() {
     assert!(cell.skipped.as_deref().unwrap().contains("exactly 3 nodes"));
 }
 
+/// Write `text` as a chunk and, as a forger who knows the scheme would, its recomputed hash.
+fn forge(chunk: &std::path::Path, text: &str) {
+    std::fs::write(chunk, text).unwrap();
+    let mut hash = chunk.as_os_str().to_os_string();
+    hash.push(".sha256");
+    let digest = election_runner::empirical::sha256_hex(text.as_bytes());
+    std::fs::write(hash, format!("{digest}\n")).unwrap();
+}
+
+/// Whether a pattern row's verdict is a failure.
+fn failing(row: &str) -> bool {
+    matches!(row.split(',').nth(10), Some("livelock" | "no-leader"))
+}
+
+/// The chunk's failing row turned into a stable one with consistent counts (issue 47's
+/// forgery: it passed every row check, and the failing pattern left `failing.csv`).
+fn failing_made_stable(text: &str, seeds: u64) -> String {
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let i = lines
+        .iter()
+        .position(|l| failing(l))
+        .expect("a failing pattern in the chunk");
+    let mut f: Vec<String> = lines[i].split(',').map(String::from).collect();
+    for count in &mut f[5..10] {
+        *count = "0".into();
+    }
+    f[5] = seeds.to_string();
+    f[10] = "stable".into();
+    f[11] = "0".into();
+    lines[i] = f.join(",");
+    lines.join("\n") + "\n"
+}
+
+/// The first chunk holding a failing pattern.
+fn failing_chunk(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut chunks: Vec<_> = std::fs::read_dir(dir.join("chunks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    chunks.sort();
+    chunks
+        .into_iter()
+        .find(|p| std::fs::read_to_string(p).unwrap().lines().any(failing))
+        .expect("3-node patterns include liveness failures")
+}
+
+/// Issue 47: a chunk edited after it was written (a failing verdict made `stable`, counts and
+/// all) is refused by `--resume` and by `merge` of shards, by the SHA-256 recorded beside it.
+#[test]
+fn an_edited_chunk_is_refused_by_resume_and_merge() {
+    let d = tempfile::tempdir().unwrap();
+    let mut o = opts(d.path(), 2, false);
+    o.cells = explore::cells(&["raft".into()], &[3], &[]).unwrap();
+    explore::explore(&o).unwrap();
+    let chunk = failing_chunk(d.path());
+    let text = std::fs::read_to_string(&chunk).unwrap();
+    std::fs::write(&chunk, failing_made_stable(&text, o.seeds)).unwrap();
+    o.resume = true;
+    let e = explore::explore(&o).unwrap_err();
+    assert!(matches!(e, election_runner::Error::Altered { .. }), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains(&chunk.display().to_string()) && e.contains("SHA-256"),
+        "{e}"
+    );
+    // The same edit with the chunk's hash recomputed passes every row check (a stable verdict
+    // is not replayed), but not the kept patterns run again (here every one of them).
+    forge(&chunk, &failing_made_stable(&text, o.seeds));
+    o.verify_sample = 1000;
+    let e = explore::explore(&o).unwrap_err();
+    assert!(matches!(e, election_runner::Error::Altered { .. }), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains(&chunk.display().to_string()) && e.contains("column stable = \"2\" recorded"),
+        "{e}"
+    );
+    // Untouched again, it resumes with nothing to run.
+    forge(&chunk, &text);
+    assert_eq!(explore::explore(&o).unwrap().trials_run, 0);
+
+    // `verify` re-runs recorded patterns: every one passes untouched; the same edit in
+    // patterns.csv is named by its line, pattern, column and both values.
+    let all = election_runner::verify::explore(d.path(), 1000, 0).unwrap();
+    assert_eq!((all.rows, all.of, all.trials), (44, 44, 88));
+    let some = election_runner::verify::explore(d.path(), 5, 1).unwrap();
+    assert_eq!((some.rows, some.of), (5, 44));
+    let patterns = d.path().join("patterns.csv");
+    let recorded = std::fs::read_to_string(&patterns).unwrap();
+    let edited = failing_made_stable(&recorded, o.seeds);
+    let line = 1 + recorded
+        .lines()
+        .zip(edited.lines())
+        .position(|(a, b)| a != b)
+        .unwrap();
+    std::fs::write(&patterns, &edited).unwrap();
+    let e = election_runner::verify::explore(d.path(), 1000, 0).unwrap_err();
+    assert!(matches!(e, election_runner::Error::Altered { .. }), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains(&format!("patterns.csv: line {line} (raft nodes 3 pattern "))
+            && e.contains("recorded, the re-run gives"),
+        "{e}"
+    );
+    std::fs::write(&patterns, &recorded).unwrap();
+
+    // The same edit in one shard of a sharded exploration: merge refuses it.
+    let s = tempfile::tempdir().unwrap();
+    for k in 1..=2 {
+        let mut sh = o.clone();
+        sh.resume = false;
+        sh.out = s.path().join(format!("{k}"));
+        sh.shard = Some(format!("{k}/2").parse().unwrap());
+        explore::explore(&sh).unwrap();
+    }
+    let shard_dirs = [s.path().join("1"), s.path().join("2")];
+    let owner = shard_dirs
+        .iter()
+        .map(|d| d.join("chunks").join(chunk.file_name().unwrap()))
+        .find(|p| p.exists())
+        .unwrap();
+    std::fs::write(&owner, failing_made_stable(&text, o.seeds)).unwrap();
+    let merged = s.path().join("merged");
+    let e = explore::merge(&merged, &shard_dirs, false, false, Some(2)).unwrap_err();
+    assert!(matches!(e, election_runner::Error::Altered { .. }), "{e}");
+    // Untouched, the shards merge into the unsharded files.
+    std::fs::write(&owner, &text).unwrap();
+    explore::merge(&merged, &shard_dirs, true, false, Some(2)).unwrap();
+    for f in ["patterns.csv", "failing.csv"] {
+        assert_eq!(
+            std::fs::read(merged.join(f)).unwrap(),
+            std::fs::read(d.path().join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
 /// `--resume` keeps only what this very configuration computed: another `--set` (here a
 /// shorter horizon), other seeds, or chunks no manifest vouches for are refused, not returned
 /// as "0 trials run"; and a hand-edited row — a fake failing pattern with consistent counts,
@@ -126,6 +263,7 @@ fn explore_resumes_only_what_it_computed() {
         sample: 10,
         out: d.path().to_path_buf(),
         resume: true,
+        verify_sample: election_runner::sweep::RESUME_SAMPLE,
         progress: false,
         jobs: Some(2),
     };
@@ -156,7 +294,8 @@ fn explore_resumes_only_what_it_computed() {
     f[10] = "livelock";
     f[11] = "1";
     lines[i] = f.join(",");
-    std::fs::write(&chunk, lines.join("\n") + "\n").unwrap();
+    // (With its hash recomputed, so that the row checks behind the hash are what refuse it.)
+    forge(&chunk, &(lines.join("\n") + "\n"));
     let e = explore::explore(&base()).unwrap_err().to_string();
     assert!(
         e.contains(&format!("line {}", i + 1)) && e.contains("replaying it gives"),
@@ -165,7 +304,7 @@ fn explore_resumes_only_what_it_computed() {
     // Rows swapped: each is a valid row, in the wrong place.
     lines[i] = text.lines().nth(i).unwrap().to_string();
     lines.swap(0, 1);
-    std::fs::write(&chunk, lines.join("\n") + "\n").unwrap();
+    forge(&chunk, &(lines.join("\n") + "\n"));
     let e = explore::explore(&base()).unwrap_err().to_string();
     assert!(e.contains("line 1: column pattern"), "{e}");
     // Chunks without the manifest that says who wrote them.
@@ -196,6 +335,7 @@ fn explore_verdicts_do_not_depend_on_the_settle_window() {
             sample: 10,
             out: d.path().to_path_buf(),
             resume: false,
+            verify_sample: election_runner::sweep::RESUME_SAMPLE,
             progress: false,
             jobs: Some(2),
         };

@@ -47,6 +47,7 @@ fn peak_of_sweep(cells: u32, seeds: u64) -> usize {
         shard: None,
         shard_by: Default::default(),
         resume: false,
+        verify_sample: election_runner::sweep::RESUME_SAMPLE,
         force: false,
         progress: false,
         command: "test".into(),

@@ -397,6 +397,7 @@ pub fn run_small_sweep(spec: &election_runner::SweepSpec, results: &Path, comman
             shard: None,
             shard_by: Default::default(),
             resume: false,
+            verify_sample: election_runner::sweep::RESUME_SAMPLE,
             force: false,
             progress: false,
             command: command.into(),
