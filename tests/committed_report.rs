@@ -46,9 +46,12 @@ fn the_committed_report_reads_in_one_screen_and_its_links_resolve() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/default");
     let report = fs::read_to_string(dir.join("REPORT.md")).unwrap();
     let appendix = fs::read_to_string(dir.join("APPENDIX.md")).unwrap();
+    // 34 KB until issue #43's verdicts showed liveness failures that the 600 ms window hid
+    // (each failing cell names its count, first cell and seed in the matrix and a finding):
+    // 35.3 KB. Issue #48's compact matrix is where the page shrinks again.
     assert!(
-        report.len() < 34 * 1024,
-        "REPORT.md is {} bytes; the main body must stay under 34 KB",
+        report.len() < 36 * 1024,
+        "REPORT.md is {} bytes; the main body must stay under 36 KB",
         report.len()
     );
     let first = report.lines().find(|l| l.starts_with("## ")).unwrap();
