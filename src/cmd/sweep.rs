@@ -80,15 +80,6 @@ pub struct SweepArgs {
 /// The sweep the arguments describe: the `--config` (or the defaults) with the flags over it.
 pub fn spec_of(a: &SweepArgs) -> Result<SweepSpec, CliError> {
     let mut spec = SweepSpec::from_config(a.config.as_deref())?;
-    // The manifest's command names the config by its absolute path, so the command and the
-    // report's replay commands (which take the config's own parameters, `empirical:` files
-    // included, from it) run from any directory.
-    let config = match &a.config {
-        Some(c) => Some(std::path::absolute(c).map_err(|e| {
-            election_runner::Error::Usage(format!("--config {}: {e}", c.display()))
-        })?),
-        None => None,
-    };
     if a.name.is_some() {
         spec.name = a.name.clone();
     }
@@ -104,6 +95,15 @@ pub fn spec_of(a: &SweepArgs) -> Result<SweepSpec, CliError> {
 /// `--no-report` or a shard.
 pub fn run(a: SweepArgs) -> Result<(), CliError> {
     let spec = spec_of(&a)?;
+    // The manifest's command names the config by its absolute path, so the command and the
+    // report's replay commands (which take the config's own parameters, `empirical:` files
+    // included, from it) run from any directory.
+    let config = match &a.config {
+        Some(c) => Some(std::path::absolute(c).map_err(|e| {
+            election_runner::Error::Usage(format!("--config {}: {e}", c.display()))
+        })?),
+        None => None,
+    };
     let shard = a.shard.resolve()?;
     let shard_by: election_runner::ShardBy = a.shard_by.parse()?;
     check_jobs(a.jobs)?;
