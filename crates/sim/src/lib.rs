@@ -59,9 +59,9 @@
 //! # End of a trial
 //!
 //! A trial ends at `horizon`, or earlier once every fault has fired and the same quorum leader
-//! (see the observer) has led for `settle` since the later of the start of its leadership and
-//! the last fault:
-//! a trial costs what its election costs, not what an arbitrary horizon costs.
+//! (see the observer) has led for `settle` and for the verdict's `hold` span since the later of
+//! the start of its leadership and the last fault: a trial costs what its election costs, not
+//! what an arbitrary horizon costs, and it never ends before its verdict is decided.
 //!
 //! These rules (the fault timeline, the wait for a leader, the reference instant, the end of a
 //! trial, selector resolution, the topology after a fault) are written once, sans IO, in

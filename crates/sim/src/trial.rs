@@ -5,7 +5,8 @@
 //!   wait for a quorum leader before the first one (bounded by
 //!   [`SimConfig::fault_wait`]), the reference instant of every duration metric, the faults
 //!   counted as skipped (the wait expired, or still pending at the end), and when the trial
-//!   ends (the settle window after the last fault, or the horizon).
+//!   ends (the settle window and the verdict's hold span after the last fault, or the
+//!   horizon), and the calm the verdict counts from.
 //! * [`resolve`]: the selector rules ([`Resolver`]) over "which nodes are up, who leads".
 //! * [`apply_topology`]: what an applied fault does to the link table and to the nodes cut off
 //!   from the shared resource, and whether the observer must be told.
