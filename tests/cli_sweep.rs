@@ -9,7 +9,9 @@ use std::fs;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bench, corrupt, fails, files, listing, ok, rehash, same_files, tiny, BIN, TINY};
+use common::{
+    bench, corrupt, fails, field, files, listing, ok, rehash, same_files, tiny, BIN, TINY,
+};
 
 #[test]
 fn sweep_writes_the_three_files_to_results_name_by_default() {
@@ -174,22 +176,7 @@ fn a_killed_sweep_resumes_without_losing_or_repeating_anything() {
             fs::copy(d.path().join("killed").join(f), forged.join(f)).unwrap();
         }
         let text = fs::read_to_string(forged.join("trials.csv")).unwrap();
-        let col = text
-            .lines()
-            .next()
-            .unwrap()
-            .split(',')
-            .position(|c| c == "msgs_total")
-            .unwrap();
-        let msgs: u64 = text
-            .lines()
-            .nth(1)
-            .unwrap()
-            .split(',')
-            .nth(col)
-            .unwrap()
-            .parse()
-            .unwrap();
+        let msgs: u64 = field(&text, 2, "msgs_total").parse().unwrap();
         corrupt(
             &forged.join("trials.csv"),
             2,
@@ -911,24 +898,8 @@ fn verify_reruns_recorded_trials_and_names_the_first_edited_row() {
     ));
     assert!(o.contains("3 of 16 rows of trials.csv.gz run again"), "{o}");
     fs::write(dir.join("trials.csv"), &trials).unwrap();
-    let msgs = |line: usize| -> u64 {
-        let text = String::from_utf8(trials.clone()).unwrap();
-        let col = text
-            .lines()
-            .next()
-            .unwrap()
-            .split(',')
-            .position(|c| c == "msgs_total")
-            .unwrap();
-        text.lines()
-            .nth(line - 1)
-            .unwrap()
-            .split(',')
-            .nth(col)
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
+    let text = String::from_utf8(trials.clone()).unwrap();
+    let msgs = |line: usize| -> u64 { field(&text, line, "msgs_total").parse().unwrap() };
     for line in [9, 5] {
         corrupt(
             &dir.join("trials.csv"),

@@ -166,13 +166,7 @@ fn every_help_example_runs_as_printed() {
             .env("PATH", &path)
             .env("HOME", dir.path().join("home"))
             .env("TMPDIR", dir.path().join("tmp"));
-        for v in [
-            "JOB_COMPLETION_INDEX",
-            "SLURM_ARRAY_TASK_ID",
-            "SLURM_ARRAY_TASK_MIN",
-            "SLURM_ARRAY_TASK_COUNT",
-            "SLURM_ARRAY_TASK_STEP",
-        ] {
+        for v in common::SCHEDULER_VARS {
             c.env_remove(v);
         }
         if line.contains("--shard auto") && !line.contains("JOB_COMPLETION_INDEX") {

@@ -18,18 +18,22 @@ pub fn bench(args: &[&str], cwd: &Path) -> Output {
         .expect("the binary runs")
 }
 
+/// The Kubernetes and Slurm array variables `--shard auto` reads: a test removes those of its
+/// own environment.
+pub const SCHEDULER_VARS: [&str; 5] = [
+    "JOB_COMPLETION_INDEX",
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_STEP",
+];
+
 /// [`bench`] under a batch scheduler's environment: `env` set, and none of the Kubernetes or
 /// Slurm array variables of the test's own environment.
 pub fn bench_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(BIN);
     c.args(args).current_dir(cwd);
-    for v in [
-        "JOB_COMPLETION_INDEX",
-        "SLURM_ARRAY_TASK_ID",
-        "SLURM_ARRAY_TASK_MIN",
-        "SLURM_ARRAY_TASK_COUNT",
-        "SLURM_ARRAY_TASK_STEP",
-    ] {
+    for v in SCHEDULER_VARS {
         c.env_remove(v);
     }
     c.envs(env.iter().copied());
@@ -118,13 +122,38 @@ pub fn listing(dir: &Path) -> Vec<String> {
 
 /// `path` with field `column` of line `line` (1-based; the header is 1) set to `value`.
 pub fn corrupt(path: &Path, line: usize, column: &str, value: &str) {
-    let text = fs::read_to_string(path).unwrap();
+    fs::write(
+        path,
+        replaced(&fs::read_to_string(path).unwrap(), line, column, value),
+    )
+    .unwrap();
+}
+
+/// The field `column` of line `line` (1-based; line 1 is the header) of a CSV text.
+pub fn field<'a>(text: &'a str, line: usize, column: &str) -> &'a str {
+    let mut lines = text.lines();
+    let col = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == column)
+        .unwrap();
+    text.lines()
+        .nth(line - 1)
+        .unwrap()
+        .split(',')
+        .nth(col)
+        .unwrap()
+}
+
+/// A CSV text with the field `column` of line `line` (1-based) set to `value`.
+fn replaced(text: &str, line: usize, column: &str, value: &str) -> String {
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let col = lines[0].split(',').position(|c| c == column).unwrap();
     let mut cells: Vec<&str> = lines[line - 1].split(',').collect();
     cells[col] = value;
     lines[line - 1] = cells.join(",");
-    fs::write(path, lines.join("\n") + "\n").unwrap();
+    lines.join("\n") + "\n"
 }
 
 /// Record `dir/trials.csv`'s current byte count and SHA-256 in `dir/manifest.json`, as a
