@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{bench_env, ok};
+use common::{bench_env, fails, ok};
 
 /// Exit 2, and standard error's first line holds every needle.
 #[track_caller]
@@ -663,6 +663,37 @@ fn tune_shards_merge_into_the_unsharded_page() {
     for ((name, p), (_, q)) in x.iter().zip(&y) {
         assert!(p == q, "{name} differs between the run and the merge");
     }
+    // A shard edited after it was written is refused before anything is written: by the
+    // SHA-256 it recorded of its searches, and, once a forger recomputes that, by running its
+    // points again (a sample larger than the shard runs every point).
+    let m = b.path().join("s1/manifest.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&m).unwrap()).unwrap();
+    let fe = &mut v["searches"][0]["points"][0]["false_elections"];
+    *fe = (fe.as_u64().unwrap() + 1).into();
+    std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let merge = ["merge", "--out", "u", "s2", "s1", "--verify-sample", "1000"];
+    fails(
+        &bench_env(&merge, b.path(), &[]),
+        1,
+        &["s1/manifest.json", "edited or corrupted"],
+    );
+    use sha2::Digest;
+    let searches = serde_json::to_vec(&v["searches"]).unwrap();
+    let sha: String = sha2::Sha256::digest(&searches)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    v["searches_sha256"] = sha.into();
+    std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    fails(
+        &bench_env(&merge, b.path(), &[]),
+        1,
+        &["false_elections = ", "merge refused"],
+    );
+    assert!(
+        !b.path().join("u").exists(),
+        "a refused merge wrote its output"
+    );
     let mut four = base.to_vec();
     four.extend(["--shard", "4/4", "--out", "s4"]);
     usage(

@@ -28,9 +28,10 @@ pub struct MergeArgs {
     /// No progress on stderr (an exploration's merge checks every chunk).
     #[arg(long)]
     pub quiet: bool,
-    /// Merged trials (a sweep's rows; an exploration's patterns, each with every seed) run
-    /// again, drawn from a fixed seed, and compared with their rows as `verify` does; 0 skips
-    /// it (a tuning's merge recomputes everything it writes).
+    /// Merged trials (a sweep's rows; an exploration's patterns, each with every seed; a
+    /// tuning's evaluated points, each with every seed it ran) run again, drawn from a fixed
+    /// seed, and compared with what the shards recorded, as `verify` does; 0 skips it (the
+    /// recorded SHA-256s are still checked).
     #[arg(long, value_name = "K", default_value_t = election_runner::sweep::RESUME_SAMPLE)]
     pub verify_sample: u64,
 }
@@ -148,6 +149,17 @@ pub fn run(a: MergeArgs) -> Result<(), CliError> {
         }
         Kind::Tune => {
             let outcome = election_runner::tune::merge(&a.out, &shards, a.force)?;
+            // Before anything is written: the advice is computed from the shards' points.
+            election_runner::tune::verify(
+                &outcome,
+                a.verify_sample,
+                election_runner::sweep::RESUME_SAMPLE_SEED,
+            )
+            .map_err(|e| {
+                Error::Results(format!(
+                    "{e}\n(merge refused: the tune shards hold points their options do not give)"
+                ))
+            })?;
             outcome.write()?;
             super::tune::print_outcome(&outcome, None)?;
         }

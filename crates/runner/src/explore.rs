@@ -675,7 +675,6 @@ fn check_size(opts: &ExploreOptions) -> Result<()> {
 /// configuration (every parameter, `--set` included), so that `--resume` keeps only chunks
 /// this very configuration computed.
 pub fn manifest(opts: &ExploreOptions) -> serde_json::Value {
-    use sha2::Digest;
     let mut protocols: Vec<&str> = Vec::new();
     let mut nodes: Vec<u32> = Vec::new();
     for c in &opts.cells {
@@ -689,10 +688,7 @@ pub fn manifest(opts: &ExploreOptions) -> serde_json::Value {
     // The cells' Debug form holds every resolved parameter, in a fixed order (no maps). The
     // hash is a cache key for `--resume`: it moves whenever a cell's configuration or its
     // types change (a parameter added to any family), which costs only a rerun of the chunks.
-    let cells: String = sha2::Sha256::digest(format!("{:?}", opts.cells).as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let cells = crate::empirical::sha256_hex(format!("{:?}", opts.cells).as_bytes());
     serde_json::json!({
         "tool": "election-bench",
         "version": env!("CARGO_PKG_VERSION"),

@@ -146,12 +146,7 @@ pub fn manifest(plan: &SweepPlan, opts: &SweepOptions, cells: usize, trials: u64
 /// The SHA-256 (hex) of a resolved configuration as compact JSON, keys in the manifest's order:
 /// the same inputs give the same hash on every machine and at every commit.
 pub fn config_sha256(config: &Value) -> String {
-    use sha2::Digest;
-    let bytes = serde_json::to_vec(config).expect("serializable");
-    sha2::Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::empirical::sha256_hex(&serde_json::to_vec(config).expect("serializable"))
 }
 
 /// JSON as the results files hold it: pretty, with a final newline.

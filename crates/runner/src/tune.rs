@@ -130,7 +130,7 @@ use crate::protocol::{ProtocolKind, ProtocolSpec};
 use crate::shard::Shard;
 
 mod shard;
-pub use shard::merge;
+pub use shard::{merge, verify};
 
 pub mod mapping;
 
@@ -405,6 +405,12 @@ pub struct Point {
     /// Steady-noise trials whose window opened with no quorum leader (the noise kept the
     /// cluster from settling even before it): counted in, and said.
     pub unsettled_starts: u64,
+    /// Steady-noise trials run, budget-exceeded ones included: seeds `first_seed..` in order
+    /// (a confirmed point's extra hours continue the base hours' seeds). With
+    /// [`Point::crash_runs`] it is what a tune shard's merge runs again to check a point.
+    pub steady_runs: u64,
+    /// Leader-crash trials run, whatever their outcome: seeds `first_seed..` in order.
+    pub crash_runs: u64,
 }
 
 impl Point {
@@ -432,6 +438,8 @@ impl Point {
             budget_exceeded: 0,
             faults_skipped: 0,
             unsettled_starts: 0,
+            steady_runs: 0,
+            crash_runs: 0,
         }
     }
 }
@@ -951,6 +959,7 @@ fn evaluate(
                 Job::Steady(i, _) => {
                     hours += 1;
                     let p = &mut points[i];
+                    p.steady_runs += 1;
                     if m.budget_exceeded {
                         p.budget_exceeded += 1;
                         continue;
@@ -965,6 +974,7 @@ fn evaluate(
                 }
                 Job::Crash(i, _) => {
                     let p = &mut points[i];
+                    p.crash_runs += 1;
                     if m.budget_exceeded {
                         p.budget_exceeded += 1;
                     } else if m.faults_skipped > 0 {

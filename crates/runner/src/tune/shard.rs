@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{finish, Advice, DiskCheck, Point, Ran, Search, SystemCheck, TuneOptions, TuneOutcome};
+use crate::empirical::sha256_hex;
 use crate::error::{Error, Result};
 use crate::protocol::ProtocolSpec;
 use crate::shard::Shard;
@@ -26,12 +27,17 @@ fn real(x: f64) -> Value {
 
 /// The SHA-256 (hex) of a file's bytes.
 fn file_sha256(path: &Path) -> Result<String> {
-    use sha2::Digest;
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
-    Ok(sha2::Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(sha256_hex(&bytes))
+}
+
+/// The SHA-256 of a shard's searches as compact JSON (object keys sorted, real numbers as the
+/// text they are written as): recorded beside them when the shard is written and checked by
+/// [`merge`], so that a shard edited or corrupted since is refused before anything is
+/// computed from it. Whoever edits a shard can recompute this too: [`verify`] runs a sample of
+/// its points again.
+fn searches_sha256(searches: &Value) -> String {
+    sha256_hex(&serde_json::to_vec(searches).expect("serializable"))
 }
 
 /// The options that decide what a tune computes (not where it writes or how many threads);
@@ -78,6 +84,8 @@ fn point_json(p: &Point) -> Value {
         "budget_exceeded": p.budget_exceeded,
         "faults_skipped": p.faults_skipped,
         "unsettled_starts": p.unsettled_starts,
+        "steady_runs": p.steady_runs,
+        "crash_runs": p.crash_runs,
     })
 }
 
@@ -121,6 +129,7 @@ pub(super) fn to_json(outcome: &TuneOutcome, shard: Shard) -> Result<Value> {
         "command": outcome.command(),
         "shard": shard.to_string(),
         "options": options_json(o)?,
+        "searches_sha256": searches_sha256(&Value::Array(searches.clone())),
         "searches": searches,
     }))
 }
@@ -248,6 +257,8 @@ impl Reader<'_> {
             budget_exceeded: self.count(v, "budget_exceeded")?,
             faults_skipped: self.count(v, "faults_skipped")?,
             unsettled_starts: self.count(v, "unsettled_starts")?,
+            steady_runs: self.count(v, "steady_runs")?,
+            crash_runs: self.count(v, "crash_runs")?,
         })
     }
 }
@@ -281,6 +292,15 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
                 "{} and {} are shards of different tunings (their options differ)",
                 base_dir.display(),
                 dir.display()
+            )));
+        }
+        let recorded = r.text(m, "searches_sha256")?;
+        let actual = searches_sha256(r.get(m, "searches")?);
+        if recorded != actual {
+            return Err(Error::Results(format!(
+                "{}: its searches hash to SHA-256 {actual}, and the shard recorded {recorded} \
+                 when it wrote them: the file was edited or corrupted since; run the shard again",
+                path.display()
             )));
         }
         let mut have = BTreeSet::new();
@@ -382,4 +402,98 @@ pub fn merge(out: &Path, shards: &[PathBuf], force: bool) -> Result<TuneOutcome>
         advice.push(a);
     }
     Ok(finish(o, advice, ran))
+}
+
+/// Where a recorded point was evaluated, which decides the cells it ran on.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// The protocol's own search.
+    Search,
+    /// A system's rule set at the advised point ([`SystemCheck`]).
+    System(&'a str),
+    /// A disk preset at the advised point ([`DiskCheck`]).
+    Disk(&'static crate::disk::Disk),
+}
+
+/// Runs `sample` of `outcome`'s recorded points again — drawn by `seed` among every search,
+/// rule-set and disk point, in the order the page lists them — on the seeds they ran
+/// ([`Point::steady_runs`] and [`Point::crash_runs`] from the first seed), and compares every
+/// recorded field. A tuning is deterministic, so a point that differs was not computed from
+/// its shard's options: the error names it and its first differing field. Returns the points
+/// checked.
+///
+/// This is what makes a merge of tune shards trustworthy: the advice is recomputed from the
+/// shards' points, and [`searches_sha256`] catches edits only by someone who did not
+/// recompute it.
+pub fn verify(outcome: &TuneOutcome, sample: u64, seed: u64) -> Result<u64> {
+    use super::{evaluate, point_cell, point_cell_with, Job};
+    use crate::progress::Progress;
+    let o = &outcome.options;
+    let mut all: Vec<(&str, Source, &Point)> = Vec::new();
+    for a in &outcome.advice {
+        all.extend(
+            a.points
+                .iter()
+                .map(|p| (a.protocol.as_str(), Source::Search, p)),
+        );
+        all.extend(
+            a.systems
+                .iter()
+                .map(|c| (a.protocol.as_str(), Source::System(&c.spec), &c.point)),
+        );
+        all.extend(
+            a.disks
+                .iter()
+                .map(|d| (a.protocol.as_str(), Source::Disk(d.disk), &d.point)),
+        );
+    }
+    let picks = crate::verify::pick(all.len() as u64, sample, seed);
+    for &i in &picks {
+        let (protocol, source, p) = all[i as usize];
+        let spec = ProtocolSpec::parse(match source {
+            Source::System(s) => s,
+            Source::Search | Source::Disk(_) => protocol,
+        })?;
+        let (t, k) = (p.timeout_ms, p.ratio);
+        let cells = match source {
+            Source::Disk(disk) => {
+                let steady =
+                    point_cell_with(o, &spec, t, k, "steady-noise", super::disk_params(o, disk))?;
+                (steady.clone(), steady)
+            }
+            Source::Search | Source::System(_) => (
+                point_cell(o, &spec, t, k, "steady-noise")?,
+                point_cell(o, &spec, t, k, "leader-crash")?,
+            ),
+        };
+        let mut rerun = [Point::unmeasured(&p.protocol, p.kind, t, k, &p.phase)];
+        let jobs: Vec<Job> = (0..p.steady_runs)
+            .map(|s| Job::Steady(0, o.first_seed + s))
+            .chain((0..p.crash_runs).map(|s| Job::Crash(0, o.first_seed + s)))
+            .collect();
+        let mut progress = Progress::labelled(false, "merge", protocol, "hours", 0, 1);
+        evaluate(&[cells], &mut rerun, &jobs, &mut progress)?;
+        let (want, got) = (point_json(p), point_json(&rerun[0]));
+        if want != got {
+            let field = want
+                .as_object()
+                .and_then(|w| w.iter().find(|(k, v)| got.get(k.as_str()) != Some(v)))
+                .map_or_else(
+                    || "its fields".to_string(),
+                    |(k, v)| format!("{k} = {v} where a re-run gives {}", got[k.as_str()]),
+                );
+            let at = match source {
+                Source::Search => String::new(),
+                Source::System(s) => format!(" under {s}'s rules"),
+                Source::Disk(d) => format!(" on the {} disk", d.name),
+            };
+            return Err(Error::Results(format!(
+                "tune point {} at timeout {t} ms, ratio {k}{at} ({}): the shard records {field}; \
+                 the shard was not computed from the options it records (edited, or written by \
+                 other code)",
+                p.protocol, p.phase
+            )));
+        }
+    }
+    Ok(picks.len() as u64)
 }

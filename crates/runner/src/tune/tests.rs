@@ -29,6 +29,8 @@ fn pt(t: f64, fe: u64, hours: f64, p99: f64, n: usize) -> Point {
         budget_exceeded: 0,
         faults_skipped: 0,
         unsettled_starts: 0,
+        steady_runs: hours.round() as u64,
+        crash_runs: n as u64,
     }
 }
 
