@@ -322,6 +322,21 @@ pub(crate) fn asked_lines(gray: &Results, own: &Results, page: &str) -> Vec<Vec<
     out
 }
 
+/// The gray sweep's liveness per protocol beside a report of `results_dir` written to
+/// `out_dir`, for the matrix's liveness column: there when the gray sweep's summary and page
+/// are ([`guide_lines`]'s condition), never in the gray sweep's or the exploration's own
+/// report.
+pub(crate) fn gray_beside(results_dir: &Path, out_dir: &Path) -> Vec<GrayLiveness> {
+    let own = results_dir.file_name().and_then(|s| s.to_str());
+    let (Some(results), Some(reports)) = (results_dir.parent(), out_dir.parent()) else {
+        return Vec::new();
+    };
+    if matches!(own, Some("gray" | "explore")) || !reports.join("gray/REPORT.md").is_file() {
+        return Vec::new();
+    }
+    gray_liveness(&results.join("gray/summary.csv")).unwrap_or_default()
+}
+
 /// The companion lines for a report of `results_dir` written to `out_dir`: the gray sweep's
 /// and the exploration's, each if its summary and its report page are there; none for the
 /// gray sweep's or the exploration's own report.

@@ -105,7 +105,7 @@ impl Tone {
 
 /// Every verdict word the report uses and its tone: the one list the matrix takes its words
 /// from ([`verdict`]) and the HTML page colours them by ([`tone_of`]).
-pub const VERDICTS: [(&str, Tone); 24] = [
+pub const VERDICTS: [(&str, Tone); 26] = [
     ("pass", Tone::Good),
     ("fails", Tone::Bad),
     ("best", Tone::Good),
@@ -114,8 +114,10 @@ pub const VERDICTS: [(&str, Tone); 24] = [
     ("poor", Tone::Bad),
     ("none", Tone::Good),
     ("rare", Tone::Fair),
+    ("few", Tone::Fair),
     ("damaging", Tone::Bad),
     ("brief", Tone::Fair),
+    ("short", Tone::Fair),
     ("lasting", Tone::Bad),
     ("≤ 1 window", Tone::Good),
     ("≤ 2 windows", Tone::Fair),

@@ -276,6 +276,7 @@ pub fn render_report(
         .unwrap_or_default();
     // The gray sweep and the exploration beside this report, if they are there.
     let companions = companions::guide_lines(&results, results_dir, out_dir);
+    let gray = companions::gray_beside(results_dir, out_dir);
     let md = markdown::write_report(
         &results,
         opts,
@@ -286,6 +287,7 @@ pub fn render_report(
         markdown::Beside {
             closeness: &closeness,
             companions: &companions,
+            gray: &gray,
         },
     );
     let report = out_dir.join("REPORT.md");

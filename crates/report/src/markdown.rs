@@ -274,6 +274,8 @@ pub(crate) struct Beside<'a> {
     pub(crate) closeness: &'a [crate::reference::Closeness],
     /// The gray sweep's and the exploration's guide lines ([`crate::companions`]).
     pub(crate) companions: &'a [Vec<crate::doc::Inline>],
+    /// The gray sweep's liveness per protocol, for the matrix's liveness column.
+    pub(crate) gray: &'a [crate::companions::GrayLiveness],
 }
 
 pub(crate) fn write_report(
@@ -288,6 +290,7 @@ pub(crate) fn write_report(
     let Beside {
         closeness,
         companions,
+        gray,
     } = beside;
     let m = &results.manifest;
     let ctx = Ctx::new(results, opts, charts);
@@ -317,7 +320,7 @@ pub(crate) fn write_report(
 
     // 1. The decision matrix.
     d.heading(2, vec![text("1. Decision matrix")]);
-    let mx = matrix::matrix(&ctx);
+    let mx = matrix::matrix(&ctx, gray);
     if mx.columns.is_empty() {
         d.paragraph(vec![text("The sweep has none of the scenarios the matrix compares (a leader crash, a partition, a recovery).")]);
     } else {

@@ -10,21 +10,27 @@
 //!
 //! | concern | scenarios | number | verdict |
 //! |---|---|---|---|
-//! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` (and the share of trials with none) | absolute: p95 in detection windows (`detect_timeout_ms + detect_jitter_ms`, the longest a detector waits): `≤ 1 window`, `≤ 2 windows`, `> 2 windows`; relative, on p95 against the best: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor` |
+//! | failover | the first of the report's failover scenarios the sweep has (`leader-crash`), else the first that crashes or pauses the leader without cutting links or bringing nodes back; focus size | p50 / p95 of `failover_ms` (and the share of trials with none) | absolute: p95 in detection windows (`detect_timeout_ms + detect_jitter_ms`, the longest a detector waits): `≤ 1 window`, `≤ 2 windows`, `> 2 windows`; relative, on p95 against the best: `best`, `good` (≤ 1.25×), `fair` (≤ 2×), `poor`, decided on intervals (below) |
 //! | election messages | the same scenario at the largest size, and over every size | mean `msgs_election`; the least-squares exponent of its growth with n | the growth class: `O(1)`, `O(n)`, `O(n log n)`, `O(n²)` |
-//! | steady messages per second | the same scenario at the largest size | `msgs_steady_per_s_mean`: what the cluster sends with no fault and no election (the steady window, defined in the observer) | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor` |
+//! | steady messages per second | the same scenario at the largest size | `msgs_steady_per_s_mean`: what the cluster sends with no fault and no election (the steady window, defined in the observer) | against the best: `best`, `good` (≤ 2×), `fair` (≤ 10×), `poor`, on intervals |
 //! | one leader per epoch | every cell | cells where two live leaders claimed one epoch (`same_epoch_leaders_max > 0`), the first failing seed | `pass`, `fails` |
 //! | fenced writes | every scenario; focus size | worst mean `writes_stale`: a deposed leader's writes accepted despite fencing tokens, the first failing seed | `pass`, `fails` |
-//! | damage, unfenced | the same | worst mean `writes_stale` + `writes_fenced`: what a resource without fencing takes | `none`, `rare` (< 1 per trial), `damaging` |
-//! | split brain under partition | the scenarios that cut links and reach the protocol; focus size | the worst: `split_brain_rate`, mean `split_brain_ms`, and its writes taken and refused | `none`, `brief` (< 1 ms), `lasting` |
+//! | damage, unfenced | the same | worst mean `writes_stale` + `writes_fenced`: what a resource without fencing takes | in proportion to it: `none`, `rare` (< 1 per trial), `few` (< 10), `damaging` |
+//! | split brain under partition | the scenarios that cut links and reach the protocol; focus size | the worst: `split_brain_rate`, mean `split_brain_ms`, and its writes taken and refused | in proportion to the overlap: `none`, `brief` (< 1 ms), `short` (≤ 1 detection window), `lasting` |
 //! | liveness | every cell | measured trials whose `outcome` is `no-leader` or `livelock` (no quorum leader that held ten election timeouts although a connected majority existed), the first failing seed | `pass`, `fails` |
-//! | churn | the recovery and flapping scenarios (the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor` |
+//! | churn | the recovery and flapping scenarios (the guide's and chart 6's); focus size | mean `leader_changes` summed over them | against the best: `best`, `good` (≤ 1.5×), `fair` (≤ 3×), `poor`, on intervals |
 //! | depends on | the protocol's family | service endpoints (a lease's store) | `a store: single point of failure`, `a lock store of K endpoints: a quorum of its own` (a replicated store), or `members only` |
+//!
+//! The grades *against the best* are decided on 95 % intervals, not on point values
+//! ([`tie_values`]): cells whose intervals overlap, directly or through a chain, are tied and
+//! graded by the group's lowest value, so that two protocols equal within their intervals
+//! never get different grades (978.9 and 979.1 messages a second are not `best` and `good`).
 //!
 //! A number summed or counted over several cells is in the appendix's by-protocol table
 //! ([`crate::findings::BY_PROTOCOL`]) and links there. A cell with no measured trial reads `–`.
 
 use crate::charts::Series;
+use crate::companions::GrayLiveness;
 use crate::data::{CellKey, SummaryRow, TrialRow};
 use crate::doc::{code, link, text, verdict, Inline};
 use crate::figures::{failover_scenarios, key_of, own_window, series_for};
@@ -32,12 +38,57 @@ use crate::findings::{by_protocol_target, churn_total, exercises, loglog_slope, 
 use crate::quote::shown;
 use election_runner::results::Stat;
 
+/// What the legend of a column graded on intervals adds.
+const TIES: &str = "; grades are decided on 95 % intervals: cells whose intervals overlap (directly or through a chain of overlapping cells) are tied and share the grade of the lowest";
+
 /// A concern of the matrix.
 pub(crate) struct Column {
     /// Header text.
     pub title: String,
     /// What it measures and where, for the legend under the matrix.
     pub about: String,
+    /// For a column graded against its best ([`Builder::ranked`]): per row, the 95 % interval
+    /// of the graded value and the grade it got (what the consistency test reads).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub graded: Vec<Option<((f64, f64), &'static str)>>,
+}
+
+/// The value each ranked cell is graded by, so that no grade claims a difference its data
+/// cannot show: cells whose 95 % intervals overlap, directly or through a chain of
+/// overlapping cells, form one tie group, and every cell of a group is graded by the group's
+/// lowest value (with the best's group, that is the best itself). Two cells that are equal
+/// within their intervals therefore always get the same grade; a grade differs only where
+/// the intervals separate. `None` cells (not ranked) stay `None`. Each cell is
+/// `(value, (lo, hi))`; an infinite value (a failover some trials never completed) ties only
+/// with other infinite ones.
+pub(crate) fn tie_values(cells: &[Option<(f64, (f64, f64))>]) -> Vec<Option<f64>> {
+    let mut order: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].is_some()).collect();
+    let at = |i: usize| cells[i].expect("ranked");
+    let lo = |i: usize| at(i).1 .0.min(at(i).0);
+    let hi = |i: usize| at(i).1 .1.max(at(i).0);
+    order.sort_by(|&a, &b| lo(a).total_cmp(&lo(b)).then(at(a).0.total_cmp(&at(b).0)));
+    let mut out = vec![None; cells.len()];
+    let mut group: Vec<usize> = Vec::new();
+    let mut reach = f64::NEG_INFINITY;
+    let close = |group: &mut Vec<usize>, out: &mut Vec<Option<f64>>| {
+        let least = group.iter().map(|&i| at(i).0).fold(f64::INFINITY, f64::min);
+        for &i in group.iter() {
+            out[i] = Some(least);
+        }
+        group.clear();
+    };
+    for i in order {
+        if !group.is_empty() && lo(i) > reach {
+            close(&mut group, &mut out);
+            reach = f64::NEG_INFINITY;
+        }
+        reach = reach.max(hi(i));
+        group.push(i);
+    }
+    if !group.is_empty() {
+        close(&mut group, &mut out);
+    }
+    out
 }
 
 /// A column's cells before their verdicts: per series, the value ranked and the spans.
@@ -110,6 +161,35 @@ fn by_ratio(v: f64, best: f64, good: f64, fair: f64) -> &'static str {
         "fair"
     } else {
         "poor"
+    }
+}
+
+/// The unfenced-damage grade of a mean count of deposed leaders' writes per trial, in
+/// proportion to it: one write a trial is not graded like a hundred.
+fn damage_verdict(writes: f64) -> &'static str {
+    if writes == 0.0 {
+        "none"
+    } else if writes < 1.0 {
+        "rare"
+    } else if writes < 10.0 {
+        "few"
+    } else {
+        "damaging"
+    }
+}
+
+/// The split-brain grade of a mean overlap of leaders, ms, in proportion to the detection
+/// window `window` (the longest a detector waits): under 1 ms `brief`, within one window
+/// `short`, longer `lasting` (without a window, any overlap of 1 ms or more is `lasting`).
+fn split_verdict(ms: f64, window: Option<f64>) -> &'static str {
+    if ms == 0.0 {
+        "none"
+    } else if ms < 1.0 {
+        "brief"
+    } else if window.is_some_and(|w| ms <= w) {
+        "short"
+    } else {
+        "lasting"
     }
 }
 
@@ -194,7 +274,11 @@ impl<'a> Builder<'a, '_> {
             .filter_map(|(c, _)| c.as_ref())
             .map(|c| c.0)
             .fold(f64::INFINITY, f64::min);
-        self.m.columns.push(Column { title, about });
+        self.m.columns.push(Column {
+            title,
+            about,
+            graded: Vec::new(),
+        });
         for ((row, cell), own) in self.m.rows.iter_mut().zip(cells).zip(own) {
             row.1.push(cell.map(|(v, mut spans)| {
                 if let Some(word) = verdict_of(v, (!own).then_some(best)) {
@@ -204,6 +288,78 @@ impl<'a> Builder<'a, '_> {
                 Cell { spans }
             }));
         }
+    }
+
+    /// The 95 % interval of `stat` ([`crate::quote::interval`]) of each series' cell of
+    /// `sc` at size `n`, where `cells` has a cell; a cell ranked as infinite (some trials never
+    /// recovered) gets `(inf, inf)`.
+    fn intervals(&self, cells: &Cells, sc: &str, n: u32, stat: Stat) -> Vec<Option<(f64, f64)>> {
+        self.series
+            .iter()
+            .zip(cells)
+            .map(|(s, c)| {
+                let v = c.as_ref()?.0;
+                if v.is_infinite() {
+                    return Some((v, v));
+                }
+                crate::quote::interval(self.c.results, self.row(s, n, sc)?, stat)
+            })
+            .collect()
+    }
+
+    /// Adds a column graded against its best on intervals: `intervals` holds each cell's 95 %
+    /// interval, and a cell is graded by [`tie_values`] (its tie group's lowest value), so
+    /// that cells equal within their intervals get one grade. Rows at a time scale of their
+    /// own are neither ranked nor graded, as in [`Builder::column`].
+    fn ranked(
+        &mut self,
+        title: String,
+        about: String,
+        cells: Cells,
+        intervals: Vec<Option<(f64, f64)>>,
+        verdict_of: impl Fn(f64, f64) -> &'static str,
+    ) {
+        if cells.iter().all(Option::is_none) {
+            return;
+        }
+        let own: Vec<bool> = self
+            .m
+            .facts
+            .iter()
+            .map(|f| f.own_window.is_some())
+            .collect();
+        let ranked: Vec<Option<(f64, (f64, f64))>> = cells
+            .iter()
+            .zip(&intervals)
+            .zip(&own)
+            .map(|((c, i), own)| {
+                let v = c.as_ref().filter(|_| !own)?.0;
+                Some((v, i.unwrap_or((v, v))))
+            })
+            .collect();
+        let best = ranked
+            .iter()
+            .flatten()
+            .map(|c| c.0)
+            .fold(f64::INFINITY, f64::min);
+        let graded_by = tie_values(&ranked);
+        let mut graded = Vec::new();
+        for (i, (row, cell)) in self.m.rows.iter_mut().zip(cells).enumerate() {
+            let word = graded_by[i].map(|g| verdict_of(g, best));
+            graded.push(word.and_then(|w| Some((ranked[i]?.1, w))));
+            row.1.push(cell.map(|(_, mut spans)| {
+                if let Some(word) = word {
+                    spans.push(text(" "));
+                    spans.push(verdict(word));
+                }
+                Cell { spans }
+            }));
+        }
+        self.m.columns.push(Column {
+            title,
+            about,
+            graded,
+        });
     }
 
     fn failover(&mut self) {
@@ -262,6 +418,7 @@ impl<'a> Builder<'a, '_> {
                 Some((rank, spans))
             })
             .collect::<Cells>();
+        let intervals = self.intervals(&cells, &sc, n, Stat::FailoverP95);
         for (i, s) in self.series.iter().enumerate() {
             if let Some(r) = self.row(s, n, &sc) {
                 if let Some(p95) = r.get(Stat::FailoverP95) {
@@ -278,11 +435,12 @@ impl<'a> Builder<'a, '_> {
             }
         }
         let abs = window.map_or(String::new(), |w| format!("absolute: p95 in detection windows of {} ms (`detect_timeout_ms + detect_jitter_ms`); ", crate::data::fmt_sig(w)));
-        self.column(
-            format!("failover p50 / p95, n = {n}"),
-            format!("`failover_ms` in `{sc}`; {abs}relative: p95 against the best (good ≤ 1.25×, fair ≤ 2×)"),
+        self.ranked(
+            format!("failover p50 / p95 in {sc}, n = {n}"),
+            format!("`failover_ms` in `{sc}`; {abs}relative: p95 against the best (good ≤ 1.25×, fair ≤ 2×){TIES}"),
             cells,
-            |v, best| best.map(|b| by_ratio(v, b, 1.25, 2.0)),
+            intervals,
+            |v, best| by_ratio(v, best, 1.25, 2.0),
         );
     }
 
@@ -374,11 +532,13 @@ impl<'a> Builder<'a, '_> {
                 _ => None,
             });
         }
-        self.column(
+        let intervals = self.intervals(&cells, &sc, n, Stat::SteadyRateMean);
+        self.ranked(
             format!("steady messages per second, n = {n}"),
-            format!("`msgs_steady_per_s_mean` in `{sc}`: messages per second with no fault and no election (heartbeats, a lease's renewals and polls; `msgs_steady` in the window before the fault; good ≤ 2× the fewest, fair ≤ 10×)"),
+            format!("`msgs_steady_per_s_mean` in `{sc}`: messages per second with no fault and no election (heartbeats, a lease's renewals and polls; `msgs_steady` in the window before the fault; good ≤ 2× the fewest, fair ≤ 10×){TIES}"),
             cells,
-            |v, best| best.map(|b| by_ratio(v, b, 2.0, 10.0)),
+            intervals,
+            |v, best| by_ratio(v, best, 2.0, 10.0),
         );
     }
 
@@ -559,17 +719,9 @@ impl<'a> Builder<'a, '_> {
                 .collect();
             self.column(
                 format!("damage, unfenced, n = {n}"),
-                "worst mean `writes_stale` + `writes_fenced` per trial over every scenario: what a resource without fencing takes from deposed leaders (rare: < 1)".to_string(),
+                "worst mean `writes_stale` + `writes_fenced` per trial over every scenario: what a resource without fencing takes from deposed leaders (rare: < 1 a trial, few: < 10, damaging: 10 or more)".to_string(),
                 cells,
-                |v, _| {
-                    Some(if v == 0.0 {
-                        "none"
-                    } else if v < 1.0 {
-                        "rare"
-                    } else {
-                        "damaging"
-                    })
-                },
+                |v, _| Some(damage_verdict(v)),
             );
         }
         // Split brain under partition: rate, duration and damage of the worst.
@@ -627,26 +779,25 @@ impl<'a> Builder<'a, '_> {
         for (f, c) in self.m.facts.iter_mut().zip(&cells) {
             f.no_split_brain = c.as_ref().map(|c| c.0 == 0.0);
         }
+        let window = detection_window(self.c);
+        let windows = window.map_or(String::new(), |w| {
+            format!(
+                ", short: ≤ 1 detection window ({} ms), lasting: longer",
+                crate::data::fmt_sig(w)
+            )
+        });
         self.column(
             format!("split brain under partition, n = {n}"),
-            "the worst partition scenario that reaches the protocol: `split_brain_rate`, mean `split_brain_ms`, and mean `writes_stale` + `writes_fenced` (brief: < 1 ms)".to_string(),
+            format!("the worst partition scenario that reaches the protocol: `split_brain_rate`, mean `split_brain_ms`, and mean `writes_stale` + `writes_fenced` (brief: < 1 ms{windows})"),
             cells,
-            |v, _| {
-                Some(if v == 0.0 {
-                    "none"
-                } else if v < 1.0 {
-                    "brief"
-                } else {
-                    "lasting"
-                })
-            },
+            |v, _| Some(split_verdict(v, window)),
         );
     }
 
     /// Liveness under every connected-majority scenario: trials that ended with a connected
     /// majority and no settled leader (`no-leader`) or with leadership still changing
     /// (`livelock`).
-    fn liveness(&mut self) {
+    fn liveness(&mut self, gray: &[GrayLiveness]) {
         let target = by_protocol_target();
         let cells: Cells = self
             .series
@@ -656,6 +807,7 @@ impl<'a> Builder<'a, '_> {
                 if total == 0 {
                     return None;
                 }
+                let beside = gray_cell(gray.iter().find(|g| g.protocol == s.protocol));
                 Some(match first {
                     None => (
                         0.0,
@@ -681,14 +833,23 @@ impl<'a> Builder<'a, '_> {
                         ],
                     ),
                 })
+                .map(|(v, mut spans)| {
+                    spans.extend(beside);
+                    (v, spans)
+                })
             })
             .collect();
         for (f, c) in self.m.facts.iter_mut().zip(&cells) {
             f.liveness = c.as_ref().map(|c| c.0 == 0.0);
         }
+        let also = if gray.is_empty() {
+            ""
+        } else {
+            "; then the same count over the gray sweep (partial connectivity, slow and flaky leaders, lost disks), which is harder: the answers above read this sweep's"
+        };
         self.column(
             "liveness".to_string(),
-            "every cell: no trial's `outcome` is `no-leader` or `livelock` (a connected majority without a settled leader); else the count and the first failing cell and seed".to_string(),
+            format!("every cell: no trial's `outcome` is `no-leader` or `livelock` (a connected majority without a settled leader); else the count and the first failing cell and seed{also}"),
             cells,
             |_, _| None,
         );
@@ -701,26 +862,32 @@ impl<'a> Builder<'a, '_> {
         }
         let n = self.c.focus;
         let target = by_protocol_target();
-        let cells: Cells = self
+        let cells: Vec<Option<((f64, (f64, f64)), Vec<Inline>)>> = self
             .series
             .iter()
             .map(|s| {
                 let (total, half) = churn_total(self.c, s)?;
                 Some((
-                    total,
+                    (total, (total - half, total + half)),
                     linked(crate::findings::churn_text(total, half), target.clone()),
                 ))
             })
+            .collect::<Vec<_>>();
+        let intervals = cells.iter().map(|c| Some(c.as_ref()?.0 .1)).collect();
+        let cells: Cells = cells
+            .into_iter()
+            .map(|c| c.map(|((v, _), spans)| (v, spans)))
             .collect();
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();
-        self.column(
+        self.ranked(
             format!("leader changes in recovery and flapping scenarios, n = {n}"),
             format!(
-                "mean `leader_changes` summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×)",
+                "mean `leader_changes` summed over {} (good ≤ 1.5× the fewest, fair ≤ 3×){TIES}",
                 names.join(", ")
             ),
             cells,
-            |v, best| best.map(|b| by_ratio(v, b, 1.5, 3.0)),
+            intervals,
+            |v, best| by_ratio(v, best, 1.5, 3.0),
         );
     }
 
@@ -1015,8 +1182,35 @@ pub(crate) fn liveness_of(c: &Ctx, s: &Series) -> (u64, u64, Option<(CellKey, u6
     (total, bad, first)
 }
 
+/// The liveness column's second half: the gray sweep's count for the protocol, linked to its
+/// page, with its own verdict; nothing if the gray sweep did not run it.
+fn gray_cell(g: Option<&GrayLiveness>) -> Vec<Inline> {
+    let Some(g) = g.filter(|g| g.measured > 0) else {
+        return Vec::new();
+    };
+    let count = format!("{} of {} trials", g.failed, g.measured);
+    let mut spans = vec![text("; gray sweep: ")];
+    if g.failed == 0 {
+        spans.extend([
+            link(count.as_str(), "../gray/REPORT.md"),
+            text(" "),
+            verdict("pass"),
+        ]);
+    } else {
+        spans.extend([
+            verdict("fails"),
+            text(": "),
+            link(count.as_str(), "../gray/REPORT.md"),
+        ]);
+        if let Some((sc, n)) = &g.first {
+            spans.push(text(format!("; first `{sc}` n = {n}")));
+        }
+    }
+    spans
+}
+
 /// The decision matrix of the report's network at its focus size.
-pub(crate) fn matrix(c: &Ctx) -> Matrix {
+pub(crate) fn matrix(c: &Ctx, gray: &[GrayLiveness]) -> Matrix {
     let series = series_for(c.results, &c.net);
     let rows = series
         .iter()
@@ -1042,7 +1236,7 @@ pub(crate) fn matrix(c: &Ctx) -> Matrix {
     b.messages();
     b.one_leader_per_epoch();
     b.damage();
-    b.liveness();
+    b.liveness(gray);
     b.churn();
     b.depends_on();
     b.m
@@ -1060,6 +1254,72 @@ mod tests {
         assert_eq!(by_ratio(21.0, 10.0, 1.25, 2.0), "poor");
         // A best of zero makes every other value poor, never good.
         assert_eq!(by_ratio(1.0, 0.0, 1.25, 2.0), "poor");
+    }
+
+    #[test]
+    fn overlapping_intervals_tie_and_chains_tie_too() {
+        let c = |v: f64, lo: f64, hi: f64| Some((v, (lo, hi)));
+        // 978.9 and 979.1 overlap: one grade; 2000 stands apart; a row not ranked stays so.
+        let t = tie_values(&[
+            c(979.1, 975.0, 983.0),
+            c(978.9, 974.0, 982.0),
+            None,
+            c(2000.0, 1990.0, 2010.0),
+        ]);
+        assert_eq!(t, vec![Some(978.9), Some(978.9), None, Some(2000.0)]);
+        // A chain: a overlaps b, b overlaps c, a and c do not: one group, graded by a.
+        let t = tie_values(&[c(10.0, 9.0, 11.5), c(12.0, 11.0, 13.0), c(14.0, 12.5, 15.0)]);
+        assert_eq!(t, vec![Some(10.0); 3]);
+        // Unrecovered cells tie only with each other.
+        let inf = f64::INFINITY;
+        let t = tie_values(&[c(inf, inf, inf), c(100.0, 90.0, 1e9), c(inf, inf, inf)]);
+        assert_eq!(t, vec![Some(inf), Some(100.0), Some(inf)]);
+    }
+
+    #[test]
+    fn damage_and_split_grades_follow_the_amount() {
+        assert_eq!(damage_verdict(0.0), "none");
+        assert_eq!(damage_verdict(0.4), "rare");
+        assert_eq!(damage_verdict(1.0), "few");
+        assert_eq!(damage_verdict(158.0), "damaging");
+        assert_eq!(split_verdict(0.0, Some(300.0)), "none");
+        assert_eq!(split_verdict(0.5, Some(300.0)), "brief");
+        assert_eq!(split_verdict(129.0, Some(300.0)), "short");
+        assert_eq!(split_verdict(1334.0, Some(300.0)), "lasting");
+        assert_eq!(split_verdict(129.0, None), "lasting");
+    }
+
+    /// On the committed sweeps, every pair of cells of a ranked column whose 95 % intervals
+    /// overlap has one grade.
+    #[test]
+    fn committed_matrices_grade_equal_cells_alike() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results");
+        let opts = crate::ReportOptions::default();
+        let mut pairs = 0;
+        for dir in ["default", "gray"] {
+            let results = crate::data::Results::load(&root.join(dir)).unwrap();
+            let c = Ctx::new(&results, &opts, &[]);
+            let m = matrix(&c, &[]);
+            let ranked: Vec<&Column> = m.columns.iter().filter(|c| !c.graded.is_empty()).collect();
+            assert!(ranked.len() >= 2, "{dir}: ranked columns missing");
+            for col in ranked {
+                let g: Vec<_> = col.graded.iter().flatten().collect();
+                for (i, a) in g.iter().enumerate() {
+                    for b in &g[i + 1..] {
+                        let ((alo, ahi), (blo, bhi)) = (a.0, b.0);
+                        if alo <= bhi && blo <= ahi {
+                            pairs += 1;
+                            assert_eq!(
+                                a.1, b.1,
+                                "{dir}, {}: {:?} and {:?} overlap but are graded apart",
+                                col.title, a, b
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(pairs > 0, "no overlapping pair: the test checks nothing");
     }
 
     #[test]

@@ -534,7 +534,7 @@ fn the_matrix_comes_first_and_an_outage_is_not_a_failover() {
     // the safety properties stay.
     assert_eq!(
         header,
-        "| protocol | failover p50 / p95, n = 5 | election messages, n = 7 | one leader per epoch | split brain under partition, n = 5 | liveness | leader changes in recovery and flapping scenarios, n = 5 | depends on |"
+        "| protocol | failover p50 / p95 in leader-crash, n = 5 | election messages, n = 7 | one leader per epoch | split brain under partition, n = 5 | liveness | leader changes in recovery and flapping scenarios, n = 5 | depends on |"
     );
     for p in common::PROTOCOLS {
         let row = md
