@@ -862,21 +862,21 @@ impl<'a> Builder<'a, '_> {
         }
         let n = self.c.focus;
         let target = by_protocol_target();
-        let cells: Vec<Option<((f64, (f64, f64)), Vec<Inline>)>> = self
-            .series
+        let totals: Vec<Option<(f64, f64)>> =
+            self.series.iter().map(|s| churn_total(self.c, s)).collect();
+        let cells: Cells = totals
             .iter()
-            .map(|s| {
-                let (total, half) = churn_total(self.c, s)?;
+            .map(|t| {
+                let (total, half) = (*t)?;
                 Some((
-                    (total, (total - half, total + half)),
+                    total,
                     linked(crate::findings::churn_text(total, half), target.clone()),
                 ))
             })
-            .collect::<Vec<_>>();
-        let intervals = cells.iter().map(|c| Some(c.as_ref()?.0 .1)).collect();
-        let cells: Cells = cells
-            .into_iter()
-            .map(|c| c.map(|((v, _), spans)| (v, spans)))
+            .collect();
+        let intervals = totals
+            .iter()
+            .map(|t| t.map(|(total, half)| (total - half, total + half)))
             .collect();
         let names: Vec<String> = back.iter().map(|s| format!("`{s}`")).collect();
         self.ranked(
