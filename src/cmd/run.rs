@@ -199,17 +199,19 @@ fn print_trial(t: &TrialRun) -> Result<(), CliError> {
         r.msgs_leader,
         r.msgs_heartbeat
     );
-    if r.msgs_workload > 0 {
-        out!(
-            "                 workload: {} messages (not election traffic)",
-            r.msgs_workload
-        );
-    }
+    // `msgs_total` counts the protocol's messages only; the workload's are beside it, never
+    // in it (results/README.md), so they are printed after it as an addition, not a part.
     out!(
-        "                 whole trial: {} messages, {} bytes",
+        "                 whole trial: {} protocol messages, {} bytes",
         r.msgs_total,
         r.bytes_total
     );
+    if r.msgs_workload > 0 {
+        out!(
+            "                 + workload: {} messages (writes and acknowledgements; in neither count above)",
+            r.msgs_workload
+        );
+    }
     out!(
         "trial ended at   {} ms ({} events)",
         fmt_ms(m.end_ms),

@@ -755,14 +755,17 @@ fn at_a_glance(d: &mut Document, ctx: &Ctx) {
     let series = series_for(results, &ctx.net);
     let mut rows = Vec::new();
     for sc in results.scenarios() {
-        let cells: Vec<(String, &SummaryRow)> = series
+        // A series at a time scale of its own (`lease+profile=k8s`) is not ranked, as in the
+        // matrix: its `ranked` is false.
+        let cells: Vec<(String, &SummaryRow, bool)> = series
             .iter()
             .filter_map(|se| {
                 let key = crate::figures::key_of(se, ctx.focus, &sc, &ctx.net);
+                let ranked = crate::figures::own_window(results, &se.protocol).is_none();
                 results
                     .cell(&key)
                     .filter(|r| r.ran())
-                    .map(|r| (se.label.clone(), r))
+                    .map(|r| (se.label.clone(), r, ranked))
             })
             .collect();
         if cells.is_empty() {
@@ -771,7 +774,8 @@ fn at_a_glance(d: &mut Document, ctx: &Ctx) {
         let best = |stat: Stat| -> Cell {
             cells
                 .iter()
-                .filter_map(|(l, r)| r.get(stat).map(|v| (l, r, v)))
+                .filter(|c| c.2)
+                .filter_map(|(l, r, _)| r.get(stat).map(|v| (l, r, v)))
                 .min_by(|a, b| a.2.total_cmp(&b.2))
                 .map(|(l, r, _)| {
                     Cell::new(vec![code(l.as_str()), text(format!(" {}", r.raw(stat)))])
@@ -780,8 +784,8 @@ fn at_a_glance(d: &mut Document, ctx: &Ctx) {
         };
         let no_split: Vec<Vec<Inline>> = cells
             .iter()
-            .filter(|(_, r)| r.get(Stat::SplitRate) == Some(0.0))
-            .map(|(l, _)| vec![code(l.as_str())])
+            .filter(|(_, r, _)| r.get(Stat::SplitRate) == Some(0.0))
+            .map(|(l, _, _)| vec![code(l.as_str())])
             .collect();
         // A failover only where a fault takes the leader; an outage is not a failover.
         let kind = results.scenario_kind(&sc).unwrap_or_default();
@@ -816,7 +820,7 @@ fn at_a_glance(d: &mut Document, ctx: &Ctx) {
         ctx.focus
     )),
         code("summary.csv"),
-        text("). Failover time is shown only where a fault crashes or pauses the leader."),
+        text("). Failover time is shown only where a fault crashes or pauses the leader. A protocol run at a time scale of its own (the matrix's unranked rows) is left out of the fastest, fewest and least columns."),
     ]);
     let mut t = Table::new(Vec::<String>::new());
     t.header = [

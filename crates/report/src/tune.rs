@@ -722,8 +722,27 @@ fn disk_section(d: &mut Document, outcome: &TuneOutcome) {
         })
         .collect();
     if !quiet.is_empty() {
+        // With no event in `h` hours the 95 % upper bound is poisson_ci(0).1 / h an hour: the
+        // hours it takes for that bound to reach the limit are what the section would need to
+        // tell a preset that meets the limit from one that does not.
+        let none_hi = election_runner::tune::poisson_ci(0).1;
+        let per_day = |h: u64| none_hi * 24.0 / h as f64;
+        let need = (none_hi * 24.0 / o.max_false_per_day).ceil() as u64;
+        let enough = if per_day(o.disk_hours) <= o.max_false_per_day {
+            format!(
+                "{} hours are enough to show the limit of {} a day",
+                o.disk_hours,
+                fmt_sig(o.max_false_per_day)
+            )
+        } else {
+            format!(
+                "that bound, {} a day, is above the limit of {} a day, so this section cannot tell a preset that meets the limit from one that does not; with no false election that takes {need} hours a preset (`--disk-hours {need}`)",
+                fmt_sig(per_day(o.disk_hours)),
+                fmt_sig(o.max_false_per_day)
+            )
+        };
         d.paragraph(spans(&format!(
-            "No preset caused a false election in {} hours at the advised timing of {}: at these timeouts the disk is not what decides (the 95 % upper bound is what {} hours can show). A disk whose writes stall for a large part of the timeout is `noise.stall_*`, not a preset.",
+            "No preset caused a false election in {} hours at the advised timing of {}: at these timeouts the disk is not what decides within what {} hours can show (the 95 % upper bound in the table; {enough}). A disk whose writes stall for a large part of the timeout is `noise.stall_*`, not a preset.",
             o.disk_hours,
             quiet.join("; "),
             o.disk_hours
