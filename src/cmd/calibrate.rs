@@ -59,7 +59,9 @@ pub fn run(a: CalibrateCliArgs) -> Result<(), CliError> {
         c.protocols = vec![p];
     }
     let o = election_live::calibrate(&c, |line| eprintln!("{line}"))?;
-    for p in &o.protocols {
+    // The live crate measures; the report says what the numbers mean.
+    election_report::calibration::write_calibration_page(&o.page, &c.out)?;
+    for p in &o.page.protocols {
         out!(
             "{}: live/sim median failover ratio {} ({})",
             p.protocol,

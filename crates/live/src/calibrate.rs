@@ -16,23 +16,24 @@
 //! Everything goes into [`CalibrateArgs::out`] (`reports/calibration/` for the committed page;
 //! the CLI writes under the temporary directory unless `--out` says so): the data this module
 //! measures — `trials.csv` and `summary.csv` (the results schema, `mode` = `sim` / `live`),
-//! `loopback.csv` and `calibration.csv` — and the page, `README.md` with `failover.svg` and
-//! `failover.png`, which [`election_report::calibration`] renders from a
-//! [`CalibrationPage`]. The measurement loop stays here because it needs the sockets and the
-//! live driver (the loopback ping-pong and the live trials are tokio code); what the numbers
-//! mean is the report's, which renders the same page from fixed results in its tests.
+//! `loopback.csv` and `calibration.csv` — and returns the page's data as a
+//! [`CalibrationPage`] (a type of the results schema); the CLI has the report render it
+//! (`README.md` with `failover.svg` and `failover.png`, the report crate's `calibration`). The
+//! measurement loop stays here because it needs the sockets and the live driver (the loopback
+//! ping-pong and the live trials are tokio code); what the numbers mean is the report's, which
+//! renders the same page from fixed results in its tests. This crate does not depend on the
+//! report.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use election_core::{Rng, RngExt, SeedableRng};
-use election_report::calibration::write_calibration_page;
-pub use election_report::calibration::{
-    CalibrationPage, Loopback, ProtocolCalibration, Sample, TARGET,
-};
 use election_runner::config::NetDef;
 use election_runner::net::format_latency;
+pub use election_runner::results::calibration::{
+    CalibrationPage, Loopback, ProtocolCalibration, Sample, TARGET,
+};
 use election_runner::results::fmt_ms;
 use election_runner::stats::percentile;
 use election_sim::Latency;
@@ -181,11 +182,10 @@ fn round_sig(x: f64) -> f64 {
 /// What [`calibrate`] measured and wrote.
 #[derive(Clone, Debug)]
 pub struct CalibrationOutcome {
-    /// The loopback measurement and its fit.
-    pub loopback: Loopback,
-    /// One comparison per protocol, in the order asked.
-    pub protocols: Vec<ProtocolCalibration>,
-    /// The files written.
+    /// What the page says: the loopback measurement and its fit, one comparison per
+    /// protocol in the order asked, and the run's settings.
+    pub page: CalibrationPage,
+    /// The files written (the data; the page's files are the caller's).
     pub files: Vec<PathBuf>,
 }
 
@@ -372,17 +372,7 @@ pub fn calibrate(
         protocols: results,
         node: node_time,
     };
-    files.extend(write_calibration_page(&page, &args.out)?);
-    let CalibrationPage {
-        loopback,
-        protocols: results,
-        ..
-    } = page;
-    Ok(CalibrationOutcome {
-        loopback,
-        protocols: results,
-        files,
-    })
+    Ok(CalibrationOutcome { page, files })
 }
 
 fn opt(x: Option<f64>) -> String {

@@ -19,8 +19,9 @@
 //! * [`calibrate()`] (`election-bench calibrate`) measures the loopback, runs the same scenario
 //!   live and simulated over a latency profile fitted to it, writes the measurements into
 //!   [`CalibrateArgs::out`] (the CLI's default is a temporary directory; `--out
-//!   reports/calibration --force` replaces the committed page) and has the report crate render the
-//!   comparison page from them (`election_report::calibration`).
+//!   reports/calibration --force` replaces the committed page) and returns what the comparison
+//!   page says; the CLI has the report crate render it. This crate does not depend on the
+//!   report (check: `grep -rn election_report crates/live/src` prints nothing).
 //!
 //! No protocol code changes for live mode: the protocols never knew what drives them.
 #![warn(missing_docs, unreachable_pub)]

@@ -63,9 +63,6 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
-    /// The calibration page (its chart or its Markdown) could not be written.
-    #[error(transparent)]
-    Report(#[from] election_report::ReportError),
 }
 
 impl RunError {

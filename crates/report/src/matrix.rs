@@ -968,7 +968,10 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
     let properties = [
         ("one leader per epoch", measured(|f| f.one_leader_per_epoch)),
         ("fenced writes", measured(|f| f.fenced_writes)),
-        ("split brain under partition", measured(|f| f.no_split_brain)),
+        (
+            "split brain under partition",
+            measured(|f| f.no_split_brain),
+        ),
         ("liveness", measured(|f| f.liveness)),
     ]
     .iter()

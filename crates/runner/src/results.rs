@@ -13,6 +13,7 @@ use election_core::MsgCategory;
 use election_sim::{Metrics, Outcome};
 use serde_json::{Map, Value};
 
+pub mod calibration;
 mod manifest;
 mod summary;
 mod trial_columns;
