@@ -213,6 +213,18 @@ fn from_scrape_to_advice() {
         report.contains("`empirical:a/wal_fsync_ms.csv` (sha256"),
         "{report}"
     );
+    // Its guide sets the simulated false elections beside the leader changes the profile
+    // observed: 2 steady hours without one cannot explain 3 an hour (2.35-3.78).
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("**Your cluster against the model**"))
+        .unwrap_or_else(|| panic!("no cluster line: {report}"));
+    assert!(
+        line.contains("72 leader changes in 24 h")
+            && line.contains("0 in 2 simulated hours")
+            && line.contains("**disagree**: the cluster changes leader more often"),
+        "{line}"
+    );
     // Every replay command the pages print runs as printed: the sweep's --config comes with it
     // (its network is the profile's, defined only there). The representative traces are in
     // the appendix.

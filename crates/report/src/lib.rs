@@ -45,6 +45,7 @@
 
 pub mod calibration;
 pub mod charts;
+mod cluster;
 mod companions;
 pub mod compare;
 pub mod data;

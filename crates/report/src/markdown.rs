@@ -386,6 +386,9 @@ pub(crate) fn write_report(
     for line in companions {
         d.paragraph(line.clone());
     }
+    if let Some(line) = crate::cluster::cluster_line(results) {
+        d.paragraph(line);
+    }
 
     // 3. Findings, most severe first.
     d.heading(2, vec![text("3. Findings")]);
