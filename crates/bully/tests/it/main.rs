@@ -1,0 +1,11 @@
+//! Every integration test of `election-bully`, in one binary: each module below was its own
+//! `crates/bully/tests/NAME.rs` binary, each linking the whole dependency closure again. One binary
+//! per package links it once (issue #44); `cargo test -p election-bully --test it NAME` runs one
+//! former file's tests (their paths are now `NAME::...`).
+//!
+//! `common` holds this package's own helpers.
+
+mod common;
+mod election;
+mod faults;
+mod wire;

@@ -1,0 +1,7 @@
+//! Every integration test of `election-lease`, in one binary: each module below was its own
+//! `crates/lease/tests/NAME.rs` binary, each linking the whole dependency closure again. One binary
+//! per package links it once (issue #44); `cargo test -p election-lease --test it NAME` runs one
+//! former file's tests (their paths are now `NAME::...`).
+
+mod sim;
+mod wire;

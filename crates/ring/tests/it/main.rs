@@ -1,0 +1,11 @@
+//! Every integration test of `election-ring`, in one binary: each module below was its own
+//! `crates/ring/tests/NAME.rs` binary, each linking the whole dependency closure again. One binary
+//! per package links it once (issue #44); `cargo test -p election-ring --test it NAME` runs one
+//! former file's tests (their paths are now `NAME::...`).
+//!
+//! `common` holds this package's own helpers.
+
+mod chang_roberts;
+mod common;
+mod fault_tolerance;
+mod wire;

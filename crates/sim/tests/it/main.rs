@@ -1,0 +1,14 @@
+//! Every integration test of `election-sim`, in one binary: each module below was its own
+//! `crates/sim/tests/NAME.rs` binary, each linking the whole dependency closure again. One binary
+//! per package links it once (issue #44); `cargo test -p election-sim --test it NAME` runs one
+//! former file's tests (their paths are now `NAME::...`).
+//!
+//! `common` holds this package's own helpers.
+
+mod common;
+mod engine;
+mod extremes;
+mod gray;
+mod node_time;
+mod properties;
+mod run_all;
