@@ -23,8 +23,6 @@
 //!   comparison page from them (`election_report::calibration`).
 //!
 //! No protocol code changes for live mode: the protocols never knew what drives them.
-#![warn(missing_docs, unreachable_pub)]
-
 pub mod calibrate;
 pub mod datagram;
 pub mod driver;

@@ -3,6 +3,10 @@
 //! per package links it once (issue #44); `cargo test -p election-live --test it NAME` runs one
 //! former file's tests (their paths are now `NAME::...`).
 
+// The helpers and fixtures are `pub` for the sibling modules: the workspace's `unreachable_pub`
+// is about library APIs, which a test binary has none of.
+#![allow(unreachable_pub)]
+
 mod calibrate;
 mod conformance;
 mod datagram;

@@ -3,4 +3,8 @@
 //! per package links it once (issue #44); `cargo test -p election-omnipaxos --test it NAME` runs one
 //! former file's tests (their paths are now `NAME::...`).
 
+// The helpers and fixtures are `pub` for the sibling modules: the workspace's `unreachable_pub`
+// is about library APIs, which a test binary has none of.
+#![allow(unreachable_pub)]
+
 mod sim;

@@ -5,6 +5,10 @@
 //!
 //! `common` holds this package's own helpers.
 
+// The helpers and fixtures are `pub` for the sibling modules: the workspace's `unreachable_pub`
+// is about library APIs, which a test binary has none of.
+#![allow(unreachable_pub)]
+
 mod common;
 mod election;
 mod faults;
