@@ -170,7 +170,7 @@ fn cascade_t_coord_restart_elects_the_third_highest_within_bound() {
             .iter()
             .filter(|e| {
                 matches!(&e.what, election_sim::TraceKind::Send(m)
-                    if m.kind == "ELECTION" && m.from == NodeId(n - 2) && e.at >= common::at(T))
+                    if m.kind == "ELECTION" && m.from == NodeId(n - 2) && e.at >= election_testing::trace::at(T))
             })
             .count();
         assert_eq!(from_n2, 4, "{what}");

@@ -6,12 +6,11 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{
-    assert_agreed, at, became_leader, leaders_at, max_leaders_between, run, scenario, statuses_at,
-};
+use common::{assert_agreed, run, scenario};
 use election_bully::{BullyConfig, Rejoin};
 use election_core::{NodeId, Role};
 use election_sim::{Fault, FaultAction, Latency, Selector, SimConfig};
+use election_testing::trace::{at, became_leader, leaders_at, max_leaders_between, statuses_at};
 
 const T: f64 = 1010.0;
 /// How long partitions last.

@@ -1,11 +1,11 @@
-//! Helpers shared by the ring's simulator tests.
-#![allow(dead_code)]
+//! The ring's own test helpers: running a trial of it, forced suspicions, and its agreement
+//! check. Counting sends in the trace is `election_testing::trace`.
 
 use std::sync::Arc;
 
-use election_core::{NodeId, Role};
+use election_core::{NodeId, Role, Time};
 use election_ring::{Ring, RingConfig};
-use election_sim::{Fault, FaultAction, NodeSet, Selector, Sim, SimConfig, TraceKind, TrialReport};
+use election_sim::{Fault, FaultAction, NodeSet, Selector, Sim, SimConfig, TrialReport};
 
 /// Runs one trial of the ring under `sim`.
 pub fn run(sim: SimConfig, ring: RingConfig) -> TrialReport {
@@ -18,10 +18,7 @@ pub fn run(sim: SimConfig, ring: RingConfig) -> TrialReport {
 
 /// Messages of `kind` sent over the whole (traced) trial.
 pub fn sent(r: &TrialReport, kind: &str) -> usize {
-    r.trace
-        .iter()
-        .filter(|e| matches!(&e.what, TraceKind::Send(m) if m.kind == kind))
-        .count()
+    election_testing::trace::sent_since(r, kind, Time::ZERO)
 }
 
 /// Automatic detection off from the start (so no boot election), then a forced suspicion at

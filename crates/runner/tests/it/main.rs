@@ -5,7 +5,8 @@
 //! of its own: it measures the process's peak heap with a global allocator, which every other
 //! test in this binary would disturb.
 //!
-//! `common` holds this package's own helpers.
+//! `common` holds this package's own helpers; what the tests of several packages share
+//! is in `election-testing` (`crates/testing`).
 
 // The helpers and fixtures are `pub` for the sibling modules: the workspace's `unreachable_pub`
 // is about library APIs, which a test binary has none of.

@@ -3,7 +3,9 @@
 //! per package links it once (issue #44); `cargo test -p election-sim --test it NAME` runs one
 //! former file's tests (their paths are now `NAME::...`).
 //!
-//! `common` holds this package's own helpers.
+//! `common` holds this package's own helpers: the toy protocol of the engine tests.
+//! (`election-testing`, the helpers the other packages' tests share, depends on this crate, so
+//! these tests cannot use it without a cycle.)
 
 // The helpers and fixtures are `pub` for the sibling modules: the workspace's `unreachable_pub`
 // is about library APIs, which a test binary has none of.
