@@ -15,6 +15,10 @@
 //!   results directory (`election-report`), sweep cells (`election-runner`) and the binary's
 //!   command-line helpers (`election-bench`).
 //!
+//! proptest keeps a package's regression seeds in `tests/proptest-regressions/NAME.txt`: its
+//! default (`SourceParallel`) walks up from `tests/it/NAME.rs` to the directory holding a
+//! `main.rs`, `tests/it`, and writes beside that directory.
+//!
 //! This crate depends on `election-core` and `election-sim` only, so any package whose tests
 //! run trials can use it without a cycle — except `election-sim` itself (and
 //! `election-core`), whose tests keep their helpers at home.
