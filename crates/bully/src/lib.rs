@@ -86,8 +86,6 @@
 //!   at `T+3L+t_coord`, its second election finds nobody higher and it declares at
 //!   `T+3L+t_coord+t_elec`; everyone names it at **`T + 4L + t_coord + t_elec`** (64 ms with
 //!   the defaults and `L` = 1 ms).
-#![warn(missing_docs, unreachable_pub)]
-
 mod config;
 mod message;
 mod node;

@@ -50,8 +50,6 @@
 //! [`Io::rng`] is a [`Rng`] (ChaCha8, a portable generator whose output is fixed by its seed on
 //! every platform). The simulator seeds it from the trial seed; protocols use it for election
 //! timeouts and detection jitter. Nothing else in a protocol may be random.
-#![warn(missing_docs, unreachable_pub)]
-
 use std::fmt;
 use std::ops::{Add, Sub};
 use std::time::Duration;

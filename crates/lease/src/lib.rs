@@ -139,8 +139,6 @@
 //! they can, and once `(retry + renew_deadline) / r` exceeds `duration` plus the observation
 //! lag and a poll (two jittered retries, `2 × 2.2 × retry`) plus the store's round trips, they
 //! always do.
-#![warn(missing_docs, unreachable_pub)]
-
 mod config;
 mod message;
 mod node;

@@ -119,8 +119,6 @@
 //! | `ACCEPT_SYNC` | Leader | the new leader's synchronised log: it now leads |
 //! | `ACCEPT_DECIDE`, `ACCEPTED`, `NOT_ACCEPTED`, `DECIDE` | Heartbeat | replication |
 //! | `FORWARD`, `COMPACTION`, `ACCEPT_STOPSIGN`, `FORWARD_STOPSIGN` | Heartbeat | proposals forwarded, trims, reconfiguration (never sent here) |
-#![warn(missing_docs, unreachable_pub)]
-
 mod node;
 mod wire;
 

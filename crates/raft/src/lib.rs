@@ -254,8 +254,6 @@
 //!
 //! Every message is a one-byte tag and a u64 term (9 bytes on the wire); the three that carry
 //! a log position add its term and index (25 bytes).
-#![warn(missing_docs, unreachable_pub)]
-
 mod config;
 mod message;
 mod node;

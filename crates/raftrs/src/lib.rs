@@ -94,8 +94,6 @@
 //! In live mode a message is raft-rs's own protobuf encoding (`eraftpb::Message`, protobuf
 //! 2's `write_to_bytes`/`parse_from_bytes`) after a 4-byte big-endian length; see
 //! [`RaftrsMsg`].
-#![warn(missing_docs, unreachable_pub)]
-
 mod node;
 mod wire;
 

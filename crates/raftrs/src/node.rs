@@ -248,7 +248,7 @@ impl std::fmt::Debug for RaftRs {
 ///   at most what the leader sent), or asking for a snapshot (this adapter never does).
 ///
 /// Nothing a correct peer sends is refused, so simulated runs are unchanged; the live
-/// driver's decoder fuzzing (`crates/live/tests/fuzz.rs`) feeds it forged messages.
+/// driver's decoder fuzzing (`crates/live/tests/it/fuzz.rs`) feeds it forged messages.
 fn admissible(r: &raft::Raft<MemStorage>, m: &Message) -> bool {
     use raft::eraftpb::MessageType::*;
     let log = &r.raft_log;

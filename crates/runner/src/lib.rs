@@ -26,8 +26,6 @@
 //!
 //! The files a sweep writes (`trials.csv`, `summary.csv`, `manifest.json`) follow
 //! `results/README.md`, which documents every column.
-#![warn(missing_docs, unreachable_pub)]
-
 pub mod config;
 pub mod disk;
 pub mod empirical;

@@ -2,7 +2,7 @@
 //! number formatting, as `results/README.md` defines them, and `manifest.json`
 //! ([`Manifest`]). Each is one type that the writer and every reader use; the column tables of
 //! `results/README.md` are generated from the column definitions here (`trial_columns`,
-//! `summary`) and checked by `crates/runner/tests/readme_columns.rs`.
+//! `summary`) and checked by `crates/runner/tests/it/readme_columns.rs`.
 //!
 //! Millisecond values are rounded to 3 decimals when a row is made (`{:.3}`, trailing zeros
 //! trimmed), and a row read back from a CSV is the same value: summaries are computed from

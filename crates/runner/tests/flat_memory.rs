@@ -2,6 +2,10 @@
 //! while they run and one cell while it summarizes, never every trial. Measured with a
 //! counting allocator (heap bytes, not time): ten times the trials must not cost anywhere
 //! near ten times the trial rows.
+//!
+//! The one test of this package outside `tests/it` (its own binary): it installs a counting
+//! global allocator and reads the process's peak heap, which other tests running beside it in
+//! the same process would move.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

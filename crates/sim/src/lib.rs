@@ -66,8 +66,6 @@
 //! These rules (the fault timeline, the wait for a leader, the reference instant, the end of a
 //! trial, selector resolution, the topology after a fault) are written once, sans IO, in
 //! [`trial`]; the engine and the live driver both call them.
-#![warn(missing_docs, unreachable_pub)]
-
 mod config;
 pub mod empirical;
 mod engine;

@@ -20,7 +20,7 @@
 //! as plain values or the [`Observer`]; every decision comes back as data ([`Start`],
 //! [`Wait`], [`GiveUp`], [`Deadline`], [`Applied`]) for the driver to carry out. The simulator
 //! feeds it simulated instants from its event queue; the live driver feeds it the real time
-//! since the trial's start. The live/sim conformance test (`crates/live/tests/conformance.rs`)
+//! since the trial's start. The live/sim conformance test (`crates/live/tests/it/conformance.rs`)
 //! drives both over the same scenarios.
 
 use std::time::Duration;

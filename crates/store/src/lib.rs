@@ -50,8 +50,6 @@
 //!
 //! Store traffic (the group's heartbeats, votes, forwarded requests) is counted like every
 //! message: what a replicated store costs is part of what the lease costs.
-#![warn(missing_docs, unreachable_pub)]
-
 mod msg;
 mod replica;
 

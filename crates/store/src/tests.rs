@@ -1,5 +1,5 @@
 //! The store's messages against the wire contract and its configuration's checks (its rules
-//! over the simulator: `crates/runner/tests/store.rs`).
+//! over the simulator: `crates/runner/tests/it/store.rs`).
 
 use std::time::Duration;
 
