@@ -6,7 +6,7 @@
 use election_runner::results::{summary_columns_markdown, trial_columns_markdown};
 
 const NOTE: &str = "Generated from the column definitions in `crates/runner/src/results/` by \
-`UPDATE_README=1 cargo test -p election-runner --test readme_columns` (the test fails when this \
+`UPDATE_README=1 cargo test -p election-runner --test it readme_columns` (the test fails when this \
 table and the code disagree).";
 
 /// `text` with the section `name` replaced by `table`, or why it cannot be.
