@@ -7,13 +7,19 @@ pub fn protocol_help() -> String {
         .iter()
         .map(|f| format!("{} (+{})", f.name, f.kind.options().join(", +")))
         .collect();
+    let systems: Vec<&str> = election_runner::systems::SYSTEMS
+        .iter()
+        .map(|s| s.name)
+        .collect();
     format!(
         "Protocol spec: a protocol plus +options, e.g. bully+quorum, raft+pre_vote+check_quorum, \
          raft+timeout_ms=300-600, raft+pre_vote+check_quorum+voters=5 (5 voters, the rest \
          learners), lease+store_nodes=3 (the lease's store a 3-endpoint Raft group), \
          lease+expiry=renew_time+cas=false+on_loss=exit (other lease libraries' rules). \
-         Protocols and their options: {}",
-        opts.join("; ")
+         Protocols and their options: {}. System specs (raft with a real system's rules and \
+         timings, sources in `election-bench params`): {}",
+        opts.join("; "),
+        systems.join(", ")
     )
 }
 
@@ -100,6 +106,7 @@ pub fn protocol_candidates() -> Candidates {
     for s in election_runner::plan::DEFAULT_PROTOCOLS
         .into_iter()
         .chain(election_runner::explore::DEFAULT_PROTOCOLS)
+        .chain(election_runner::systems::SYSTEMS.iter().map(|s| s.name))
     {
         if !v.contains(&s) {
             v.push(s);

@@ -18,6 +18,13 @@ pub fn run() -> Result<(), CliError> {
             election_runner::params::values(d)
         );
     }
+    out!("\nSystem specs (a protocol spec, NAME or raft+system=NAME; options on top win, e.g. etcd@3.4+pre_vote):\n");
+    for sys in election_runner::systems::SYSTEMS {
+        out!("{}  {}", sys.name, sys.about);
+        for r in sys.rules {
+            out!("  {} = {}  ({})", r.key, r.value, r.source);
+        }
+    }
     out!("\nNetwork profiles (--net, --nets):\n");
     for n in BUILTIN_NETS {
         let p = NetProfile::builtin(n).expect("built-in");

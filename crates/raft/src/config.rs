@@ -51,6 +51,9 @@ pub struct RaftConfig {
     pub replies: RepliesRule,
     /// Whether a leader's messages wait for its own write (default: they do).
     pub leader_send: LeaderSend,
+    /// What the election timeout, the leader lease and the CheckQuorum period are counted in
+    /// (default: time on the node's clock).
+    pub clock: Clock,
 }
 
 /// Declares a rule enum with its option names, in one place: the runner's `raft.*` choices
@@ -208,6 +211,53 @@ rule! {
     }
 }
 
+rule! {
+    /// What a node counts its election timeout, its leader lease and its CheckQuorum period in
+    /// (`raft.clock`).
+    Clock {
+        /// Time on the node's own clock: a timeout drawn in `[timeout_min, timeout_max]` fires
+        /// that long after it was armed, and the lease is `timeout_min` since the last contact.
+        /// This crate's original rule.
+        #[default]
+        Time = "time",
+        /// Whole ticks of the node's own ticker, as etcd counts them. etcd's server drives
+        /// etcd-io/raft with one `Tick` per `--heartbeat-interval` from a Go `time.Ticker` each
+        /// member starts at its own boot (etcd-io/etcd `server/etcdserver/raft.go`,
+        /// `raftNode.start`: `case <-r.ticker.C: r.tick()`; `newRaftNode`:
+        /// `time.NewTicker(heartbeat)`), and etcd-io/raft counts every timeout in those ticks
+        /// (`raft.go`):
+        ///
+        /// - the period is `timing.heartbeat` (etcd's `HeartbeatTick: 1`); each node's ticker
+        ///   starts in its own phase ([`election_core::Ticker::start`]) when it boots;
+        /// - the election timeout is `E = timeout_min / heartbeat` ticks and the randomized one
+        ///   a whole number drawn uniformly from `[E, timeout_max / heartbeat)`, `[E, 2E)` at
+        ///   etcd's ratio (both integer divisions, as `ElectionTicks()` in
+        ///   `server/embed/config.go`; `resetRandomizedElectionTimeout`: `electionTimeout +
+        ///   rand.Intn(electionTimeout)`), drawn when [`Redraw`] says;
+        /// - a follower or candidate counts `electionElapsed` up by one per tick and campaigns
+        ///   when it reaches the randomized timeout (`tickElection`, `pastElectionTimeout`);
+        ///   the count restarts at 0 where this crate re-arms its election timer: on an
+        ///   AppendEntries from the leader (`stepFollower`: `r.electionElapsed = 0`), on
+        ///   granting a vote (`Step`: "only record real votes", `r.electionElapsed = 0`), at
+        ///   every (pre-)candidacy (`tickElection` zeroes it before `MsgHup`) and on a change of
+        ///   role or term (`reset`) as [`Redraw`] describes;
+        /// - the leader lease of `check_quorum` is `leader known && electionElapsed < E`
+        ///   (`Step`, the `m.Term > r.Term` case: `inLease := r.checkQuorum && r.lead != None
+        ///   && r.electionElapsed < r.electionTimeout`): a voter whose ticker is behind the
+        ///   candidate's ignores a candidate that timed out after exactly `E` ticks ("lease is
+        ///   not expired (remaining ticks: 1)");
+        /// - the leader sends its AppendEntries on every tick and checks its quorum every `E`
+        ///   ticks of its own ticker since it took office (`tickHeartbeat`: `electionElapsed++`
+        ///   ... `if r.electionElapsed >= r.electionTimeout { r.electionElapsed = 0; if
+        ///   r.checkQuorum { r.Step(MsgCheckQuorum) } }`), so it needs
+        ///   [`CheckQuorumEvery::Timeout`];
+        /// - PreVote's "heard from a leader within `timeout_min`" is `electionElapsed < E` too.
+        ///
+        /// hashicorp/raft counts no ticks ([`FollowerRule::Hashicorp`] is refused with it).
+        Ticks = "ticks",
+    }
+}
+
 impl RaftConfig {
     /// The fair defaults for an `n`-node cluster: [`Timing::default()`] (50 ms heartbeats),
     /// election timeouts drawn from `[detect_timeout, detect_timeout + detect_jitter]` =
@@ -234,6 +284,7 @@ impl RaftConfig {
             append: AppendRule::Heartbeat,
             replies: RepliesRule::Paper,
             leader_send: LeaderSend::Persisted,
+            clock: Clock::Time,
         }
     }
 
@@ -251,6 +302,18 @@ impl RaftConfig {
     /// votes, a pre-candidate's pre-votes and a CheckQuorum leader's contacts must reach.
     pub fn quorum(&self) -> u32 {
         election_core::majority(self.voter_count())
+    }
+
+    /// Under [`Clock::Ticks`]: the election timeout in whole ticks of `timing.heartbeat`,
+    /// `E = timeout_min / heartbeat` (integer division, etcd's `ElectionTicks()`), and the end
+    /// of the randomized timeout's half-open range, `timeout_max / heartbeat`, at least `E + 1`
+    /// (a timeout is drawn from `[E, end)`; etcd's `[E, 2E)` when `timeout_max = 2 ×
+    /// timeout_min`). [`RaftConfig::validate`] guarantees `E >= 1`.
+    pub fn election_ticks(&self) -> (u32, u32) {
+        let p = self.timing.heartbeat.as_nanos().max(1);
+        let ticks = |d: Duration| (d.as_nanos() / p).min(u128::from(u32::MAX - 1)) as u32;
+        let e = ticks(self.timeout_min).max(1);
+        (e, ticks(self.timeout_max).max(e + 1))
     }
 
     /// How many entries `node` lags behind the leader's log (0: not lagging).
@@ -290,6 +353,14 @@ impl RaftConfig {
                 "timing.heartbeat ({:?}) must be shorter than timeout_min ({:?})",
                 self.timing.heartbeat, self.timeout_min
             ));
+        }
+        if self.clock == Clock::Ticks {
+            if self.follower == FollowerRule::Hashicorp {
+                return Err("clock (ticks) with follower (hashicorp): hashicorp/raft counts time with Go timers, not ticks; use clock = time".into());
+            }
+            if self.check_quorum && self.check_quorum_every == CheckQuorumEvery::Rearm {
+                return Err("clock (ticks) with check_quorum and check_quorum_every (rearm): a leader counting ticks checks its quorum once per election timeout of ticks (etcd-io/raft tickHeartbeat); set check_quorum_every = timeout".into());
+            }
         }
         for (i, &(node, k)) in self.lagging.iter().enumerate() {
             if node.0 == 0 || node.0 > self.n {

@@ -204,6 +204,19 @@
 //!   everyone's, leave once the record they depend on is durable) or `parallel` — raft-rs and
 //!   etcd's server send a leader's messages before its own write (the thesis, §10.2.1), so a
 //!   new leader is heard one fsync sooner.
+//! - **`clock`** ([`Clock`]): `time` (default: timeouts and the leader lease are durations on
+//!   the node's clock) or `ticks` — etcd counts them in whole ticks of each member's own
+//!   `--heartbeat-interval` ticker (etcd-io/raft `tickElection`, `tickHeartbeat`, `Step`'s
+//!   `inLease`; etcd `raftNode.start`'s `r.ticker.C`). The node arms one timer,
+//!   [`RaftTimer::Tick`], on an [`election_core::Ticker`] started in its own phase at boot;
+//!   the election timeout is a whole number of ticks drawn in `[E, timeout_max / heartbeat)`
+//!   with `E = timeout_min / heartbeat`; the leader lease holds while fewer than `E` ticks have
+//!   passed since the count last restarted; the leader heartbeats every tick and checks its
+//!   quorum every `E` ticks (so `check_quorum_every = timeout`). A timeout of `k` ticks counted
+//!   from a reset within a tick lasts `k - 1` to `k` periods, so a voter whose ticker is behind
+//!   the first candidate's is still in its lease when a candidate that drew exactly `E` asks:
+//!   it ignores the request, and the term is lost when enough voters do (etcd's log: "lease is
+//!   not expired (remaining ticks: 1)").
 //!
 //! # Stable storage
 //!
@@ -260,7 +273,7 @@ mod node;
 mod wire;
 
 pub use config::{
-    AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, RaftConfig, Redraw, RepliesRule,
+    AppendRule, CheckQuorumEvery, Clock, FollowerRule, LeaderSend, RaftConfig, Redraw, RepliesRule,
 };
 pub use message::{LogPos, RaftMsg, RaftTimer};
 pub use node::{Raft, Stable};

@@ -162,7 +162,8 @@ impl Message for RaftMsg {
     }
 }
 
-/// The node's timers. Only [`RaftTimer::Election`] is the failure detector.
+/// The node's timers. Only [`RaftTimer::Election`] is the failure detector; under
+/// [`crate::Clock::Ticks`] [`RaftTimer::Tick`] is the only one armed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum RaftTimer {
     /// A follower's election timeout: fires when no valid heartbeat arrived and no vote was
@@ -177,10 +178,15 @@ pub enum RaftTimer {
     /// The leader's CheckQuorum deadline: the instant at which it will have gone `timeout_min`
     /// without hearing from a majority, unless someone answers first.
     CheckQuorum,
+    /// Under [`crate::Clock::Ticks`], the only timer: one tick of the node's own ticker
+    /// ([`election_core::Ticker`], a fixed rate of one per `timing.heartbeat`), which counts
+    /// every timeout above in whole ticks. Not a failure detector a scenario can switch off (the
+    /// runner skips such scenarios for a Raft counting ticks).
+    Tick,
 }
 
 impl TimerKind for RaftTimer {
-    const COUNT: usize = 4;
+    const COUNT: usize = 5;
 
     fn index(self) -> usize {
         self as usize

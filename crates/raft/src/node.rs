@@ -3,11 +3,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use election_core::{all_nodes, Io, NodeId, Protocol, QuorumRule, Role, Status, Time};
+use election_core::{
+    all_nodes, Io, NodeId, Protocol, QuorumRule, RngExt, Role, Status, Ticker, Time,
+};
 
 use crate::{
-    AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, LogPos, RaftConfig, RaftMsg, RaftTimer,
-    Redraw, RepliesRule, MAX_TERM,
+    AppendRule, CheckQuorumEvery, Clock, FollowerRule, LeaderSend, LogPos, RaftConfig, RaftMsg,
+    RaftTimer, Redraw, RepliesRule, MAX_TERM,
 };
 
 /// What a Raft node keeps on stable storage (Figure 2 of the paper, with the log abstracted to
@@ -86,6 +88,13 @@ pub struct Raft {
     /// The node was told it is about to be stopped ([`Protocol::on_handover`]): it no longer
     /// campaigns, nor answers a `TimeoutNow`, until it boots again.
     stopping: bool,
+    /// [`Clock::Ticks`]: the node's own ticker, started in its own phase at boot.
+    ticker: Option<Ticker>,
+    /// [`Clock::Ticks`]: ticks since the count last restarted (etcd-io/raft `electionElapsed`).
+    elapsed: u32,
+    /// [`Clock::Ticks`]: the armed election timeout, in ticks (etcd-io/raft
+    /// `randomizedElectionTimeout`); `u32::MAX` when nothing is armed (a learner, a leader).
+    timeout_ticks: u32,
 }
 
 impl Raft {
@@ -120,6 +129,9 @@ impl Raft {
             acked: Vec::new(),
             transfer: None,
             stopping: false,
+            ticker: None,
+            elapsed: 0,
+            timeout_ticks: u32::MAX,
         }
     }
 
@@ -150,13 +162,35 @@ impl Raft {
     /// Leader stickiness (thesis §4.2.3), on with `check_quorum` as in etcd: this node leads,
     /// or knows a leader it heard from less than `timeout_min` ago (etcd's `inLease`:
     /// `checkQuorum && lead != None && electionElapsed < electionTimeout`).
+    ///
+    /// Under [`Clock::Ticks`] "less than `timeout_min` ago" is etcd's own test, fewer than `E`
+    /// ticks of this node's ticker since its count last restarted.
     fn in_lease(&self, now: Time) -> bool {
-        self.config.check_quorum
-            && (self.state == State::Leader
-                || (self.leader.is_some()
+        self.config.check_quorum && self.heard_leader(now)
+    }
+
+    /// This node leads, or knows a leader it heard from less than `timeout_min` ago (under
+    /// [`Clock::Ticks`]: fewer than `E` of its own ticks ago, etcd's `lead != None &&
+    /// electionElapsed < electionTimeout`). The leader lease of `check_quorum` and PreVote's
+    /// leader-contact rule.
+    fn heard_leader(&self, now: Time) -> bool {
+        if self.state == State::Leader {
+            return true;
+        }
+        match self.config.clock {
+            Clock::Time => {
+                self.leader.is_some()
                     && self
                         .leader_contact
-                        .is_some_and(|t| now.saturating_since(t) < self.config.timeout_min)))
+                        .is_some_and(|t| now.saturating_since(t) < self.config.timeout_min)
+            }
+            Clock::Ticks => self.leader.is_some() && self.elapsed < self.config.election_ticks().0,
+        }
+    }
+
+    /// Counting in ticks ([`Clock::Ticks`])?
+    fn ticks(&self) -> bool {
+        self.config.clock == Clock::Ticks
     }
 
     /// True unless this node is a learner (see the crate docs, "Learners").
@@ -186,11 +220,34 @@ impl Raft {
     /// The election timeout to arm now, `U[timeout_min, timeout_max]`: a fresh draw at every
     /// arming ([`Redraw::EveryRearm`]), or the one drawn for this term and role
     /// ([`Redraw::PerTerm`], drawn at its first arming after [`Raft::redraw_point`]).
+    ///
+    /// Under [`Clock::Ticks`] the draw is a whole number of ticks `k`, uniform in `[E, end)`
+    /// ([`RaftConfig::election_ticks`]; etcd-io/raft `resetRandomizedElectionTimeout`:
+    /// `electionTimeout + rand.Intn(electionTimeout)`), returned as `k` tick periods.
     fn draw_timeout(&mut self, io: &mut Io<'_, Self>) -> Duration {
         let (lo, hi) = (self.config.timeout_min, self.config.timeout_max);
+        let ticks = self.ticks().then(|| self.config.election_ticks());
+        let period = self.config.timing.heartbeat;
+        let draw = |io: &mut Io<'_, Self>| match ticks {
+            None => io.uniform(lo, hi),
+            Some((e, end)) => period * io.rng().random_range(e..end),
+        };
         match self.config.redraw {
-            Redraw::EveryRearm => io.uniform(lo, hi),
-            Redraw::PerTerm => *self.term_timeout.get_or_insert_with(|| io.uniform(lo, hi)),
+            Redraw::EveryRearm => draw(io),
+            Redraw::PerTerm => *self.term_timeout.get_or_insert_with(|| draw(io)),
+        }
+    }
+
+    /// Arms the election timer `timer` to fire `after` from now; under [`Clock::Ticks`],
+    /// restarts the tick count instead (`electionElapsed = 0`) towards `after` in ticks
+    /// (a whole number of them: [`Raft::draw_timeout`]).
+    fn arm_election(&mut self, io: &mut Io<'_, Self>, timer: RaftTimer, after: Duration) {
+        if self.ticks() {
+            let period = self.config.timing.heartbeat.as_nanos().max(1);
+            self.elapsed = 0;
+            self.timeout_ticks = (after.as_nanos() / period).min(u128::from(u32::MAX)) as u32;
+        } else {
+            io.set_timer(timer, after);
         }
     }
 
@@ -209,7 +266,7 @@ impl Raft {
             return;
         }
         let after = self.draw_timeout(io);
-        io.set_timer(RaftTimer::Election, after);
+        self.arm_election(io, RaftTimer::Election, after);
     }
 
     /// Writes the stable record if it changed. Called before every send and at the end of
@@ -349,7 +406,7 @@ impl Raft {
         self.leader_contact = None;
         io.cancel_timer(RaftTimer::Election);
         let after = self.draw_timeout(io);
-        io.set_timer(RaftTimer::ElectionRetry, after);
+        self.arm_election(io, RaftTimer::ElectionRetry, after);
         self.reset_tally();
         if self.granted_count >= self.quorum() {
             self.start_election(io);
@@ -378,7 +435,7 @@ impl Raft {
         self.leader_contact = None;
         io.cancel_timer(RaftTimer::Election);
         let after = self.draw_timeout(io);
-        io.set_timer(RaftTimer::ElectionRetry, after);
+        self.arm_election(io, RaftTimer::ElectionRetry, after);
         self.reset_tally();
         if self.granted_count >= self.quorum() {
             self.become_leader(io);
@@ -423,17 +480,26 @@ impl Raft {
             self.recent_active.clear();
             self.recent_active.resize(self.config.n as usize, false);
             self.recent_active[self.id.index()] = true;
-            io.set_timer(RaftTimer::CheckQuorum, self.config.timeout_min);
+            if !self.ticks() {
+                io.set_timer(RaftTimer::CheckQuorum, self.config.timeout_min);
+            }
         }
+        // etcd-io/raft `becomeLeader` → `reset`: the leader's tick count restarts too.
+        self.elapsed = 0;
+        self.timeout_ticks = u32::MAX;
         self.heartbeat(io);
     }
 
     /// Sends AppendEntries to every other node (the first one announces the new leader) and
     /// schedules the next. Each ships the leader's log up to its last entry, or for a lagging
     /// node up to [`Raft::shipped_to`].
+    /// Under [`Clock::Ticks`] the next one goes with the next tick of the node's ticker
+    /// ([`Raft::tick`]).
     fn heartbeat(&mut self, io: &mut Io<'_, Self>) {
         self.ship(io);
-        io.set_timer(RaftTimer::Heartbeat, self.config.timing.heartbeat);
+        if !self.ticks() {
+            io.set_timer(RaftTimer::Heartbeat, self.config.timing.heartbeat);
+        }
     }
 
     /// Sends the AppendEntries of [`Raft::heartbeat`] without scheduling the next.
@@ -504,7 +570,45 @@ impl Raft {
         for (i, a) in self.recent_active.iter_mut().enumerate() {
             *a = i == self.id.index();
         }
-        io.set_timer(RaftTimer::CheckQuorum, self.config.timeout_min);
+        if !self.ticks() {
+            io.set_timer(RaftTimer::CheckQuorum, self.config.timeout_min);
+        }
+    }
+
+    /// [`Clock::Ticks`]: one tick of the node's own ticker (etcd-io/raft `Node.Tick`, which
+    /// etcd's server calls on every `r.ticker.C`). The leader runs `tickHeartbeat`: it counts
+    /// towards its CheckQuorum every `E` ticks since it took office and ships an AppendEntries
+    /// on every tick (`heartbeatTimeout` is one tick: the tick is the heartbeat interval). A
+    /// follower or (pre-)candidate runs `tickElection`: it counts towards its armed timeout and,
+    /// on reaching it, acts as its election timer would (a follower campaigns, a
+    /// (pre-)candidate starts its next round), which restarts the count.
+    fn tick(&mut self, io: &mut Io<'_, Self>) {
+        if let Some(ticker) = self.ticker.as_mut() {
+            let next = ticker.fired(io.now());
+            io.set_timer(RaftTimer::Tick, next);
+        }
+        self.elapsed = self.elapsed.saturating_add(1);
+        if self.state == State::Leader {
+            if self.elapsed >= self.config.election_ticks().0 {
+                self.elapsed = 0;
+                if self.config.check_quorum {
+                    self.check_quorum_periodic(io);
+                }
+            }
+            if self.state == State::Leader {
+                self.ship(io);
+            }
+            return;
+        }
+        if self.elapsed < self.timeout_ticks {
+            return;
+        }
+        match self.state {
+            State::Follower => self.election_timeout(io),
+            State::PreCandidate => self.start_pre_vote(io),
+            State::Candidate => self.start_election(io),
+            State::Leader => unreachable!("handled above"),
+        }
     }
 
     /// [`FollowerRule::Hashicorp`]'s periodic wake-up (`runFollower`'s `heartbeatTimer`): a
@@ -610,10 +714,16 @@ impl Raft {
 
     fn on_pre_vote(&mut self, io: &mut Io<'_, Self>, from: NodeId, term: u64, log: LogPos) {
         let current = self.current_term;
-        let heard_leader = self.state == State::Leader
-            || self
-                .leader_contact
-                .is_some_and(|t| io.now().saturating_since(t) < self.config.timeout_min);
+        let heard_leader = match self.config.clock {
+            // (The original rule reads the contact time whatever the believed leader.)
+            Clock::Time => {
+                self.state == State::Leader
+                    || self
+                        .leader_contact
+                        .is_some_and(|t| io.now().saturating_since(t) < self.config.timeout_min)
+            }
+            Clock::Ticks => self.heard_leader(io.now()),
+        };
         // Thesis §9.6: a pre-vote is granted only if the real vote could be, so the
         // pre-candidate's log must be at least as up-to-date as this node's (§5.4.1).
         if self.config.replies == RepliesRule::Etcd && term > current && self.in_lease(io.now()) {
@@ -778,6 +888,15 @@ impl Protocol for Raft {
         self.acked.clear();
         self.transfer = None;
         self.stopping = false;
+        self.elapsed = 0;
+        self.timeout_ticks = u32::MAX;
+        self.ticker = None;
+        if self.ticks() {
+            // A restarted process starts a new ticker, in a phase of its own.
+            let (ticker, first) = Ticker::start(io.now(), self.config.timing.heartbeat, io.rng());
+            self.ticker = Some(ticker);
+            io.set_timer(RaftTimer::Tick, first);
+        }
         self.reset_election_timer(io);
     }
 
@@ -877,6 +996,7 @@ impl Protocol for Raft {
             (RaftTimer::CheckQuorum, State::Leader) if self.config.check_quorum => {
                 self.check_quorum(io)
             }
+            (RaftTimer::Tick, _) if self.ticks() => self.tick(io),
             // A timer of a role the node has left (drivers drop cancelled timers; be robust).
             _ => {}
         }

@@ -47,6 +47,7 @@ pub mod scenario;
 pub mod shard;
 pub mod stats;
 pub mod sweep;
+pub mod systems;
 pub mod tune;
 pub mod validate;
 pub mod verify;

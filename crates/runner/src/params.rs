@@ -35,7 +35,9 @@ use std::time::Duration;
 use election_bully::Rejoin;
 use election_core::Timing;
 use election_lease::{Expiry, OnLoss};
-use election_raft::{AppendRule, CheckQuorumEvery, FollowerRule, LeaderSend, Redraw, RepliesRule};
+use election_raft::{
+    AppendRule, CheckQuorumEvery, Clock, FollowerRule, LeaderSend, Redraw, RepliesRule,
+};
 use election_sim::workload::{Commit, Fencing, Workload};
 use election_sim::{Bursts, Latency, NetConfig, NodeTime, Noise, Spikes};
 
@@ -162,6 +164,8 @@ pub const PARAMS: &[ParamDef] = &[
     p("raft.append", Kind::Choice(AppendRule::NAMES), "heartbeat", "raft: a leader ships a client entry with its next heartbeat (heartbeat), or sends an AppendEntries to every follower at once, as etcd-io/raft and raft-rs do (immediate: stepLeader on MsgProp → bcastAppend)"),
     p("raft.replies", Kind::Choice(RepliesRule::NAMES), "paper", "raft: every request is answered, a stale one with the receiver's term (paper), or etcd-io/raft's and raft-rs's silences (etcd: a stale message is ignored, a stale append answered only with pre_vote or check_quorum; with check_quorum a vote or pre-vote within the leader lease is ignored)"),
     p("raft.leader_send", Kind::Choice(LeaderSend::NAMES), "persisted", "raft: a leader's messages leave once its own write is durable, like everyone's (persisted), or before it, as raft-rs and etcd's server send a leader's messages (parallel: the thesis, section 10.2.1; RawNode::ready, raftNode.start)"),
+    p("raft.clock", Kind::Choice(Clock::NAMES), "time", "raft: the election timeout, the leader lease and the CheckQuorum period are durations on the node's clock (time), or whole ticks of each node's own heartbeat_ms ticker, started in its own phase, as etcd counts them (ticks: etcd-io/raft tickElection, tickHeartbeat, Step's inLease; a timeout of k ticks drawn in [timeout_min / heartbeat_ms, timeout_max / heartbeat_ms); with check_quorum it needs check_quorum_every = timeout, and refuses follower = hashicorp)"),
+    p("raft.system", Kind::Choice(crate::systems::SYSTEM_NAMES), "none", "raft: a real system's election rules and default timings as the defaults of the raft.* options and of heartbeat_ms, detect_timeout_ms and detect_jitter_ms (explicit values win); the spec etcd@3.4 is raft+system=etcd@3.4; `election-bench params` lists each system's rules with their sources"),
     p("raft.lagging", Kind::NodeLags, "none", "raft: NODE:K/... keeps each NODE's log K entries behind the leader's (at most back to the start of the leader's term); bully and ring ignore it"),
     p("raft.voters", Kind::Count, "every node", "raft: the K lowest ids (1..=K) vote; the others are learners (etcd-io/raft learners, hashicorp/raft non-voters) that follow the leader and take its entries but never campaign or vote; votes, pre-votes, CheckQuorum and the quorum leader count a majority of the K voters; K >= nodes: every node votes"),
     p("raftrs.tick_ms", Kind::PositiveMs, "heartbeat_ms", "raftrs: raft-rs's tick period on each node's clock; heartbeat_tick = heartbeat_ms / tick, election_tick = detect_timeout_ms / tick, randomized timeout in [election_tick, election_tick + detect_jitter_ms / tick) ticks (each rounded; raft-rs's default [election_tick, 2 x election_tick) at the default jitter); each node's ticker starts in its own drawn phase; from heartbeat_ms / 50 up to heartbeat_ms and detect_timeout_ms (a finer tick spends the work budget on ticks, a longer one rounds the timeouts to one tick): refused otherwise"),
@@ -568,6 +572,8 @@ pub struct RaftParams {
     pub leader_send: LeaderSend,
     /// `raft.voters` (`None`: every node votes).
     pub voters: Option<u32>,
+    /// `raft.clock`.
+    pub clock: Clock,
 }
 
 /// raft-rs's parameters (`raftrs.*`), resolved.
@@ -700,6 +706,10 @@ pub struct Resolved {
 impl Resolved {
     /// Resolve `params` (already canonical) over `profile`.
     pub fn resolve(profile: &NetProfile, params: &ParamMap) -> Result<Resolved> {
+        // `raft.system`: a real system's rules and timings are the defaults of the parameters
+        // it sets ([`crate::systems`]); what `params` sets explicitly wins.
+        let with_system = crate::systems::with_defaults(params);
+        let params = with_system.as_ref().unwrap_or(params);
         let get = |k: &str| params.get(k).map(String::as_str);
         let num = |k: &str, d: f64| get(k).map_or(d, |v| v.parse::<f64>().expect("canonical"));
         let flag = |k: &str, d: bool| get(k).map_or(d, |v| v == "true");
@@ -808,6 +818,8 @@ impl Resolved {
                     LeaderSend::from_name(v).expect("canonical")
                 }),
                 voters: get("raft.voters").map(|v| v.parse().expect("canonical count")),
+                clock: get("raft.clock")
+                    .map_or_else(Clock::default, |v| Clock::from_name(v).expect("canonical")),
             },
             raftrs: RaftrsParams {
                 tick_ms: num("raftrs.tick_ms", heartbeat_ms),

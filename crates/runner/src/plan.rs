@@ -512,7 +512,11 @@ impl SweepPlan {
                                 .skip_reason(n, proto.kind.services(&resolved))
                                 .or_else(|| {
                                     scenario
-                                        .detector_skip_reason(proto.kind.detector(), n, &resolved)
+                                        .detector_skip_reason(
+                                            proto.kind.has_detector(&resolved),
+                                            n,
+                                            &resolved,
+                                        )
                                         .or_else(|| {
                                             scenario.handover_skip_reason(
                                                 proto.kind.no_handover(),

@@ -14,7 +14,9 @@
 //! A **spec** is a family name plus options, `bully+quorum`, `raft+pre_vote+check_quorum`,
 //! `ring+arrangement=random`. Each spec is its own series in results and charts; its options
 //! are parameters of that family (`+quorum` is `bully.quorum=true`, `+rejoin=defer` is
-//! `bully.rejoin=defer`) and win over the same parameters set globally.
+//! `bully.rejoin=defer`) and win over the same parameters set globally. A **system spec**
+//! (`etcd@3.4`, [`crate::systems`]) is the `raft` family with `raft.system` set to the
+//! system's name, `etcd@3.4+pre_vote` the same with an option on top.
 
 use std::fmt;
 use std::sync::Arc;
@@ -23,7 +25,7 @@ use election_bully::{Bully, BullyConfig};
 use election_core::{NodeId, ThreadedProtocol};
 use election_lease::{Lease, LeaseConfig};
 use election_omnipaxos::{OmniConfig, OmniPaxos};
-use election_raft::{Raft, RaftConfig};
+use election_raft::{Clock, Raft, RaftConfig};
 use election_raftrs::{RaftRs, RaftrsConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
@@ -172,6 +174,7 @@ pub const FAMILIES: [Family; 6] = [
             c.append = r.raft.append;
             c.replies = r.raft.replies;
             c.leader_send = r.raft.leader_send;
+            c.clock = r.raft.clock;
             c.voters = r.raft.voters;
             c.lagging = r
                 .raft
@@ -183,10 +186,22 @@ pub const FAMILIES: [Family; 6] = [
             Ok(Built::Raft(PerNode::shared(c)))
         },
         timing: |r| {
-            format!(
+            let mut s = format!(
                 "heartbeat {} ms; election timeout {}-{} ms",
                 r.heartbeat_ms, r.raft.timeout_ms.0, r.raft.timeout_ms.1
-            )
+            );
+            if r.raft.clock == Clock::Ticks {
+                let mut c = RaftConfig::with_timing(0, r.timing());
+                c.timeout_min = Resolved::duration(r.raft.timeout_ms.0);
+                c.timeout_max = Resolved::duration(r.raft.timeout_ms.1);
+                let (e, end) = c.election_ticks();
+                s.push_str(&format!(
+                    "; counted in ticks of {} ms on each node's own ticker: {e}-{} ticks, lease and CheckQuorum {e} ticks",
+                    r.heartbeat_ms,
+                    end - 1
+                ));
+            }
+            s
         },
         tune_knobs: |t, period| {
             vec![
@@ -399,6 +414,14 @@ impl ProtocolKind {
         self.family().detector
     }
 
+    /// Does a cell of this family with `r` have a failure detector a scenario can force or
+    /// switch off? The family's [`Family::detector`], except a Raft counting ticks
+    /// (`raft.clock = ticks`): its follower campaigns when its tick count runs out, as raft-rs
+    /// does, and there is no detector timer to switch off.
+    pub fn has_detector(self, r: &Resolved) -> bool {
+        self.detector() && !(self == ProtocolKind::Raft && r.raft.clock == Clock::Ticks)
+    }
+
     /// See [`Family::no_handover`].
     pub fn no_handover(self) -> Option<&'static str> {
         self.family().no_handover
@@ -485,23 +508,51 @@ pub fn check_distinct(specs: &[ProtocolSpec]) -> Result<()> {
 impl ProtocolSpec {
     /// The options that differ from their parameter's default (a default that is a rule,
     /// such as `raft.timeout_ms`'s, is never dropped).
+    ///
+    /// Under a system spec (`raft.system`) the default of a parameter the system sets is the
+    /// system's value: `etcd@3.4+check_quorum=false` differs from `etcd@3.4`, and
+    /// `etcd@3.4+check_quorum` does not.
     pub fn effective_options(&self) -> ParamMap {
+        let system = self
+            .options
+            .get("raft.system")
+            .and_then(|s| crate::systems::named(s));
         self.options
             .iter()
             .filter(|(k, v)| {
-                let default = lookup(k).ok().and_then(|d| canonical(d, d.default).ok());
+                let default = match system.and_then(|s| s.value(k)) {
+                    Some(value) => Some(value.to_string()),
+                    None => lookup(k).ok().and_then(|d| canonical(d, d.default).ok()),
+                };
                 default.as_ref() != Some(*v)
             })
             .map(|(k, v)| (*k, v.clone()))
             .collect()
     }
 
-    /// Parse `name(+option[=value])*`.
+    /// Parse `name(+option[=value])*`; `name` is a family, or a system spec ([`crate::systems`]:
+    /// `etcd@3.4` is `raft+system=etcd@3.4`).
     pub fn parse(s: &str) -> Result<ProtocolSpec> {
         let s = s.trim();
         let mut parts = s.split('+');
-        let kind = ProtocolKind::parse(parts.next().unwrap_or("").trim())?;
+        let first = parts.next().unwrap_or("").trim();
         let mut options = ParamMap::new();
+        let kind = match crate::systems::named(first) {
+            Some(system) => {
+                options.insert("raft.system", system.name.to_string());
+                ProtocolKind::Raft
+            }
+            None if first.contains('@') => {
+                let names: Vec<&str> = crate::systems::SYSTEMS.iter().map(|s| s.name).collect();
+                return Err(crate::Error::Usage(crate::error::unknown_name(
+                    &format!("unknown system {first:?}"),
+                    first,
+                    names.iter().copied(),
+                    &format!("system specs: {}", names.join(", ")),
+                )));
+            }
+            None => ProtocolKind::parse(first)?,
+        };
         for opt in parts {
             let (name, value) = match opt.split_once('=') {
                 Some((n, v)) => (n.trim(), Some(v.trim())),
@@ -964,6 +1015,85 @@ mod tests {
             election_lease::SERVICES
         );
         assert!(!ProtocolKind::OmniPaxos.family().detector);
+    }
+
+    /// A system spec is the Raft family with `raft.system`: `etcd@3.4` expands to etcd 3.4's
+    /// documented rules and timings (the table in `crate::systems`), built into the Raft
+    /// configuration; what is set explicitly wins; `etcd@3.5` adds PreVote; an option on top
+    /// is a what-if, and one that repeats the system's value is the same series.
+    #[test]
+    fn system_specs_expand_to_their_rules_and_timings() {
+        use election_raft::{AppendRule, CheckQuorumEvery, LeaderSend, Redraw, RepliesRule};
+        let lan = crate::net::NetProfile::builtin("lan").unwrap();
+        let resolve = |spec: &str, global: &[(&'static str, &str)]| {
+            let p = ProtocolSpec::parse(spec).unwrap();
+            let mut params = ParamMap::new();
+            for (k, v) in global {
+                params.insert(k, v.to_string());
+            }
+            params.extend(p.options.iter().map(|(k, v)| (*k, v.clone())));
+            (p, Resolved::resolve(&lan, &params).unwrap())
+        };
+        let (p, r) = resolve("etcd@3.4", &[]);
+        assert_eq!(p.kind, ProtocolKind::Raft);
+        assert_eq!(p.spec, "etcd@3.4");
+        assert_eq!(p.options.get("raft.system").unwrap(), "etcd@3.4");
+        assert_eq!(
+            (r.heartbeat_ms, r.detect_timeout_ms, r.detect_jitter_ms),
+            (100.0, 1000.0, 1000.0)
+        );
+        assert_eq!(r.raft.timeout_ms, (1000.0, 2000.0));
+        let Built::Raft(c) = Built::new(ProtocolKind::Raft, 5, &r).unwrap() else {
+            panic!("not raft")
+        };
+        assert_eq!(c.clock, Clock::Ticks);
+        assert!(c.check_quorum && !c.pre_vote);
+        assert_eq!(c.redraw, Redraw::PerTerm);
+        assert_eq!(c.check_quorum_every, CheckQuorumEvery::Timeout);
+        assert_eq!(c.replies, RepliesRule::Etcd);
+        assert_eq!(c.append, AppendRule::Immediate);
+        assert_eq!(c.leader_send, LeaderSend::Parallel);
+        assert_eq!(c.election_ticks(), (10, 20));
+        assert_eq!(c.timing.heartbeat, std::time::Duration::from_millis(100));
+        // The scenario times derive from the system's window (2 s).
+        assert_eq!(r.fault_at_ms, 8000.0);
+        assert!(!ProtocolKind::Raft.has_detector(&r));
+        assert!(ProtocolKind::Raft.has_detector(&resolve("raft", &[]).1));
+        let timing = (ProtocolKind::Raft.family().timing)(&r);
+        assert!(timing.contains("10-19 ticks"), "{timing}");
+        // The same spec spelt as the family with the option.
+        let (q, rq) = resolve("raft+system=etcd@3.4", &[]);
+        assert_eq!(rq, r);
+        check_distinct(&[p.clone(), q]).unwrap_err();
+        // etcd 3.5: PreVote on, nothing else changes.
+        let (_, r5) = resolve("etcd@3.5", &[]);
+        assert!(r5.raft.pre_vote);
+        let mut r5_off = r5.clone();
+        r5_off.raft.pre_vote = false;
+        assert_eq!(r5_off, r);
+        // Explicit values win: a global timing, an option of the spec.
+        let (_, r50) = resolve("etcd@3.4", &[("heartbeat_ms", "50")]);
+        assert_eq!(r50.heartbeat_ms, 50.0);
+        let (w, rw) = resolve("etcd@3.4+pre_vote+clock=time+check_quorum_every=rearm", &[]);
+        assert!(rw.raft.pre_vote && rw.raft.clock == Clock::Time);
+        assert_eq!(rw.heartbeat_ms, 100.0);
+        assert_eq!(w.effective_options().len(), 4);
+        // An option equal to the system's value changes nothing; one that differs does.
+        let same = ProtocolSpec::parse("etcd@3.4+check_quorum").unwrap();
+        check_distinct(&[p.clone(), same]).unwrap_err();
+        let off = ProtocolSpec::parse("etcd@3.4+check_quorum=false").unwrap();
+        check_distinct(&[p, off]).unwrap();
+        // hashicorp/raft: its follower rule, no ticks.
+        let (_, h) = resolve("hashicorp-raft@1.7", &[]);
+        assert_eq!(h.raft.follower, election_raft::FollowerRule::Hashicorp);
+        assert!(h.raft.pre_vote && h.raft.check_quorum && h.raft.clock == Clock::Time);
+        Built::new(ProtocolKind::Raft, 3, &h).unwrap();
+        // Every system builds; unknown ones are refused with the list.
+        for s in crate::systems::SYSTEMS {
+            Built::new(ProtocolKind::Raft, 3, &resolve(s.name, &[]).1).unwrap();
+        }
+        let e = ProtocolSpec::parse("etcd@9.9").unwrap_err().to_string();
+        assert!(e.contains("etcd@3.4") && e.contains("etcd@3.5"), "{e}");
     }
 
     #[test]

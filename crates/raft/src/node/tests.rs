@@ -2241,3 +2241,186 @@ fn timeout_now_is_an_election_message() {
     assert_eq!(m.category(), MsgCategory::Election);
     assert_eq!(m.wire_size(), 9);
 }
+
+/// A 3-node configuration counting ticks of 50 ms ([`Clock::Ticks`]): `E` = 150 / 50 = 3
+/// ticks, the randomized timeout in `[3, 6)` ticks, CheckQuorum (every `E` ticks, as it must
+/// be with ticks) with its lease.
+fn ticks_config() -> RaftConfig {
+    let mut cfg = config(3);
+    cfg.clock = Clock::Ticks;
+    cfg.check_quorum = true;
+    cfg.check_quorum_every = CheckQuorumEvery::Timeout;
+    cfg
+}
+
+impl Node {
+    /// One tick of the node's ticker, at the instant it is due (`due`, updated to the next).
+    fn tick(&mut self, due: &mut Time) -> Actions {
+        self.now = *due;
+        let a = self.timer(RaftTimer::Tick);
+        *due = timer_set(&a, RaftTimer::Tick).expect("the ticker re-arms on every tick");
+        a
+    }
+}
+
+/// With ticks the node arms one timer, its ticker's first tick within one period, and each
+/// tick re-arms it a whole period after the one before: the election timers are never armed.
+#[test]
+fn ticks_arm_only_the_ticker_at_a_fixed_rate() {
+    let mut a = Node::new(2, ticks_config());
+    let boot = a.start(None);
+    let first = timer_set(&boot, RaftTimer::Tick).expect("ticker armed");
+    assert!(first > Time::ZERO && first <= Time::from_millis(50));
+    assert_eq!(timer_set(&boot, RaftTimer::Election), None);
+    assert!(
+        (3..6).contains(&a.raft.timeout_ticks),
+        "{}",
+        a.raft.timeout_ticks
+    );
+    let mut due = first;
+    a.tick(&mut due);
+    assert_eq!(due, first + Duration::from_millis(50));
+    assert_eq!(a.raft.elapsed, 1);
+}
+
+/// etcd-io/raft `Step`'s `inLease` (`checkQuorum && lead != None && electionElapsed <
+/// electionTimeout`): a follower that heard its leader `E - 1` ticks ago ignores a
+/// RequestVote of a higher term (no answer, no new term: "lease is not expired (remaining
+/// ticks: 1)"), however much *time* has passed, and grants the same request one tick later.
+/// A pre-vote is refused and granted alike. The count restarts on the leader's AppendEntries.
+#[test]
+fn ticks_lease_ignores_a_vote_one_tick_early_and_grants_after() {
+    let mut f = Node::new(2, ticks_config());
+    let boot = f.start(None);
+    let mut due = timer_set(&boot, RaftTimer::Tick).unwrap();
+    f.at(0).msg(1, ae(1));
+    assert_eq!(f.raft.elapsed, 0);
+    // Pin the drawn timeout above E so the follower does not campaign on the E-th tick.
+    f.raft.timeout_ticks = 5;
+    f.tick(&mut due);
+    f.tick(&mut due);
+    assert_eq!(f.raft.elapsed, 2);
+    // Two ticks is 50-100 ms of time, less than timeout_min either way; a third puts the
+    // node out of its lease whatever the time.
+    f.now = Time(due.0 - 1);
+    // (A pre-vote in the lease is refused under `replies = paper`, ignored under `etcd`.)
+    assert_eq!(
+        vote_reply(&f.msg(3, pv(2))),
+        Some(false),
+        "pre-vote refused"
+    );
+    assert!(f.msg(3, rv(2)).is_empty(), "vote ignored in the lease");
+    assert_eq!(f.raft.stable().current_term, 1);
+    f.tick(&mut due);
+    assert_eq!(f.raft.elapsed, 3);
+    assert_eq!(f.role(), Role::Follower);
+    assert_eq!(vote_reply(&f.msg(3, pv(2))), Some(true));
+    assert_eq!(vote_reply(&f.msg(3, rv(2))), Some(true));
+    assert_eq!(f.raft.stable().voted_for, Some(NodeId(3)));
+    // Granting a vote restarts the count (`Step`: `r.electionElapsed = 0`): in the lease of
+    // the new term's leader-to-be only once it hears from it.
+    assert_eq!(f.raft.elapsed, 0);
+    // The leader's AppendEntries restarts it too, and with it the lease.
+    let mut g = Node::new(2, ticks_config());
+    let boot = g.start(None);
+    let mut due = timer_set(&boot, RaftTimer::Tick).unwrap();
+    g.msg(1, ae(1));
+    g.raft.timeout_ticks = 5;
+    for _ in 0..3 {
+        g.tick(&mut due);
+    }
+    g.msg(1, ae(1));
+    assert_eq!(g.raft.elapsed, 0);
+    assert!(g.msg(3, rv(2)).is_empty());
+}
+
+/// A follower campaigns on the tick its count reaches the drawn timeout (`tickElection`,
+/// `pastElectionTimeout`), not before.
+#[test]
+fn ticks_follower_campaigns_when_the_count_reaches_its_timeout() {
+    let mut f = Node::new(2, ticks_config());
+    let boot = f.start(None);
+    let mut due = timer_set(&boot, RaftTimer::Tick).unwrap();
+    f.msg(1, ae(1));
+    f.raft.timeout_ticks = 4;
+    for _ in 0..3 {
+        assert!(sends(&f.tick(&mut due)).is_empty());
+    }
+    let a = f.tick(&mut due);
+    assert_eq!(f.role(), Role::Candidate);
+    assert_eq!(f.raft.stable().current_term, 2);
+    assert_eq!(sends(&a).len(), 2, "RequestVote to both voters");
+    assert_eq!(f.raft.elapsed, 0);
+}
+
+/// etcd-io/raft `tickHeartbeat`: the leader ships AppendEntries on every tick and checks its
+/// quorum every `E` ticks of its own ticker since it took office (`electionElapsed >=
+/// electionTimeout` → `MsgCheckQuorum`), stepping down at a check unless a majority answered
+/// since the last one.
+#[test]
+fn ticks_check_quorum_every_election_timeout_of_ticks() {
+    let mut l = Node::new(1, ticks_config());
+    let boot = l.start(None);
+    let mut due = timer_set(&boot, RaftTimer::Tick).unwrap();
+    l.suspect();
+    l.msg(
+        2,
+        RaftMsg::Vote {
+            term: 1,
+            granted: true,
+        },
+    );
+    assert_eq!(l.role(), Role::Leader);
+    assert_eq!(l.raft.elapsed, 0);
+    // Node 2 answers in the first period, then nobody does.
+    let a = l.tick(&mut due);
+    assert_eq!(
+        sends(&a).len(),
+        2,
+        "AppendEntries to both followers every tick"
+    );
+    l.msg(
+        2,
+        RaftMsg::AppendResp {
+            term: 1,
+            success: true,
+        },
+    );
+    l.tick(&mut due);
+    assert_eq!(l.role(), Role::Leader);
+    // Third tick: the first check; node 2 answered since the leader took office.
+    l.tick(&mut due);
+    assert_eq!(l.role(), Role::Leader);
+    assert_eq!(l.raft.elapsed, 0);
+    // Two more ticks without an answer: still leading, whatever the time.
+    l.tick(&mut due);
+    l.tick(&mut due);
+    assert_eq!(l.role(), Role::Leader);
+    // The sixth tick is the second check: nobody answered since the first; step down.
+    let a = l.tick(&mut due);
+    assert_eq!(l.role(), Role::Follower);
+    assert!(sends(&a).is_empty(), "no AppendEntries after stepping down");
+}
+
+/// Counting ticks is etcd's rule set: hashicorp/raft's follower has no ticks, and a leader
+/// counting ticks checks its quorum once per election timeout of them.
+#[test]
+fn ticks_refuse_the_rules_that_count_no_ticks() {
+    let mut c = ticks_config();
+    c.check_quorum_every = CheckQuorumEvery::Rearm;
+    assert!(c.validate().unwrap_err().contains("check_quorum_every"));
+    let mut c = ticks_config();
+    c.follower = FollowerRule::Hashicorp;
+    assert!(c.validate().unwrap_err().contains("hashicorp"));
+    ticks_config().validate().unwrap();
+    assert_eq!(ticks_config().election_ticks(), (3, 6));
+    let mut c = ticks_config();
+    c.timing.heartbeat = Duration::from_millis(100);
+    c.timeout_min = Duration::from_millis(1000);
+    c.timeout_max = Duration::from_millis(2000);
+    assert_eq!(
+        c.election_ticks(),
+        (10, 20),
+        "etcd's [E, 2E) at 100/1000 ms"
+    );
+}
