@@ -48,10 +48,12 @@ fn the_committed_report_reads_in_one_screen_and_its_links_resolve() {
     let appendix = fs::read_to_string(dir.join("APPENDIX.md")).unwrap();
     // 34 KB until issue #43's verdicts showed liveness failures that the 600 ms window hid
     // (each failing cell names its count, first cell and seed in the matrix and a finding):
-    // 35.3 KB. Issue #48's compact matrix is where the page shrinks again.
+    // 35.3 KB; 43 KB with the system rows of issue #45 (etcd@3.4, etcd@3.5,
+    // hashicorp-raft@1.7: three matrix rows and the "as deployed" answers). Issue #48's
+    // compact matrix is where the page shrinks again.
     assert!(
-        report.len() < 36 * 1024,
-        "REPORT.md is {} bytes; the main body must stay under 36 KB",
+        report.len() < 44 * 1024,
+        "REPORT.md is {} bytes; the main body must stay under 44 KB",
         report.len()
     );
     let first = report.lines().find(|l| l.starts_with("## ")).unwrap();

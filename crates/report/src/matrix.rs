@@ -131,6 +131,14 @@ pub(crate) struct Facts {
     pub per_second: Option<String>,
     /// The fenced-writes failure: quoted mean, scenario, link.
     pub fenced_failure: Option<(String, String, String)>,
+    /// Liveness failures and measured trials, over every cell of this sweep.
+    pub liveness_failed: Option<(u64, u64)>,
+    /// The split-brain cell of the worst partition scenario: (quoted rate, overlap and
+    /// writes; its link), when there was split brain.
+    pub split: Option<(String, String)>,
+    /// The worst mean of deposed leaders' writes a resource without fencing takes: (mean,
+    /// quoted, scenario, link).
+    pub unfenced: Option<(f64, String, String, String)>,
     /// The detection window of a protocol at a time scale of its own
     /// ([`crate::figures::own_window`]): graded against it, not ranked.
     pub own_window: Option<f64>,
@@ -139,11 +147,15 @@ pub(crate) struct Facts {
 impl Facts {
     /// Every safety and liveness property measured passed.
     pub(crate) fn safe(&self) -> bool {
+        self.safe_but_liveness() && self.liveness != Some(false)
+    }
+
+    /// Every safety property measured passed (liveness aside).
+    pub(crate) fn safe_but_liveness(&self) -> bool {
         [
             self.one_leader_per_epoch,
             self.fenced_writes,
             self.no_split_brain,
-            self.liveness,
         ]
         .iter()
         .all(|p| *p != Some(false))
@@ -717,6 +729,20 @@ impl<'a> Builder<'a, '_> {
                     Some((v, spans))
                 })
                 .collect();
+            for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+                if let Some((v, spans)) = c.as_ref().filter(|c| c.0 > 0.0) {
+                    if let (Some(Inline::Link { text, href }), Some(Inline::Text(sc))) =
+                        (spans.first(), spans.get(1))
+                    {
+                        f.unfenced = Some((
+                            *v,
+                            crate::doc::plain(text),
+                            sc.trim_matches(|ch| " (`)".contains(ch)).to_string(),
+                            href.clone(),
+                        ));
+                    }
+                }
+            }
             self.column(
                 format!("damage, unfenced, n = {n}"),
                 "worst mean `writes_stale` + `writes_fenced` per trial over every scenario: what a resource without fencing takes from deposed leaders (rare: < 1 a trial, few: < 10, damaging: 10 or more)".to_string(),
@@ -738,6 +764,7 @@ impl<'a> Builder<'a, '_> {
         if parts.is_empty() {
             return;
         }
+        let window = detection_window(self.c);
         let cells: Cells = self
             .series
             .iter()
@@ -747,16 +774,15 @@ impl<'a> Builder<'a, '_> {
                     .filter(|sc| exercises(self.c, &s.protocol, sc))
                     .cloned()
                     .collect();
-                // Worst by rate, then by overlap.
+                // Worst by overlap (what a deposed leader can do while it lasts), then by rate.
                 let (_, r) = self.worst(s, &reached, |r| {
-                    Some(r.get(Stat::SplitRate)? * 1e9 + r.get(Stat::SplitMsMean).unwrap_or(0.0))
+                    Some(r.get(Stat::SplitMsMean).unwrap_or(0.0) * 1e6 + r.get(Stat::SplitRate)?)
                 })?;
                 let rate = r.get(Stat::SplitRate)?;
                 if rate == 0.0 {
-                    return Some((
-                        0.0,
-                        linked("0% of trials".into(), self.link(&r.key.scenario)),
-                    ));
+                    let mut spans = linked("0% of trials".into(), self.link(&r.key.scenario));
+                    spans.extend([text(" "), verdict("none")]);
+                    return Some((0.0, spans));
                 }
                 let ms = r.get(Stat::SplitMsMean).unwrap_or(0.0);
                 let mut t = format!(
@@ -773,13 +799,22 @@ impl<'a> Builder<'a, '_> {
                 }
                 let mut spans = linked(t, self.link(&r.key.scenario));
                 spans.push(text(format!(" (`{}`)", r.key.scenario)));
+                // Graded in the row's own detection window where it has one (a system spec
+                // or `lease+profile=k8s`), as the failover column is.
+                let window = own_window(self.c.results, &s.protocol).or(window);
+                spans.push(text(" "));
+                spans.push(verdict(split_verdict(ms, window)));
                 Some((ms.max(f64::MIN_POSITIVE), spans))
             })
             .collect();
         for (f, c) in self.m.facts.iter_mut().zip(&cells) {
             f.no_split_brain = c.as_ref().map(|c| c.0 == 0.0);
+            if let Some((_, spans)) = c.as_ref().filter(|c| c.0 > 0.0) {
+                if let Some(Inline::Link { text, href }) = spans.first() {
+                    f.split = Some((crate::doc::plain(text), href.clone()));
+                }
+            }
         }
-        let window = detection_window(self.c);
         let windows = window.map_or(String::new(), |w| {
             format!(
                 ", short: ≤ 1 detection window ({} ms), lasting: longer",
@@ -788,9 +823,9 @@ impl<'a> Builder<'a, '_> {
         });
         self.column(
             format!("split brain under partition, n = {n}"),
-            format!("the worst partition scenario that reaches the protocol: `split_brain_rate`, mean `split_brain_ms`, and mean `writes_stale` + `writes_fenced` (brief: < 1 ms{windows})"),
+            format!("the worst partition scenario that reaches the protocol (the longest mean overlap, then the highest rate): `split_brain_rate`, mean `split_brain_ms`, and mean `writes_stale` + `writes_fenced` (brief: < 1 ms{windows}; a row at a time scale of its own against its own window)"),
             cells,
-            |v, _| Some(split_verdict(v, window)),
+            |_, _| None,
         );
     }
 
@@ -839,8 +874,10 @@ impl<'a> Builder<'a, '_> {
                 })
             })
             .collect();
-        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+        for ((f, c), s) in self.m.facts.iter_mut().zip(&cells).zip(&self.series) {
             f.liveness = c.as_ref().map(|c| c.0 == 0.0);
+            let (total, bad, _) = liveness_of(self.c, s);
+            f.liveness_failed = (total > 0).then_some((bad, total));
         }
         let also = if gray.is_empty() {
             ""
@@ -954,10 +991,20 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
     }
     // Safe without a store, fastest p95 first (ties: every one within the best's 1.25×, the
     // matrix's "good").
+    let candidate = |f: &Facts| !f.store && f.failover.is_some() && f.own_window.is_none();
     let mut safe: Vec<&(&String, &Facts)> = rows
         .iter()
-        .filter(|r| r.1.safe() && !r.1.store && r.1.failover.is_some() && r.1.own_window.is_none())
+        .filter(|r| r.1.safe() && candidate(r.1))
         .collect();
+    // None passes every column: those that pass every safety column, each with its liveness
+    // failures said (a rare liveness failure is a cost to weigh; a safety failure is not).
+    let relaxed = safe.is_empty();
+    if relaxed {
+        safe = rows
+            .iter()
+            .filter(|r| r.1.safe_but_liveness() && candidate(r.1))
+            .collect();
+    }
     safe.sort_by(|a, b| {
         let p = |f: &Facts| f.failover.as_ref().map_or(f64::INFINITY, |x| x.0);
         p(a.1).total_cmp(&p(b.1))
@@ -977,8 +1024,14 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
     .iter()
     .filter(|p| p.1)
     .map(|p| p.0)
-    .collect::<Vec<_>>()
-    .join(", ");
+    .collect::<Vec<_>>();
+    let safety = properties
+        .iter()
+        .filter(|p| **p != "liveness")
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let properties = properties.join(", ");
     let small = if !safe.is_empty() {
         let failovers: Vec<String> = safe
             .iter()
@@ -991,12 +1044,31 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
                 }
             })
             .collect();
+        let (columns, liveness) = if relaxed {
+            let fails: Vec<String> = safe
+                .iter()
+                .filter_map(|r| {
+                    let (bad, total) = r.1.liveness_failed.filter(|x| x.0 > 0)?;
+                    Some(format!("`{}` {bad} of {total}", r.0))
+                })
+                .collect();
+            (
+                safety.as_str(),
+                format!(
+                    "; none passes liveness too: trials without a settled leader although a majority was connected, {} (the matrix names the first seed)",
+                    fails.join(", ")
+                ),
+            )
+        } else {
+            (properties.as_str(), String::new())
+        };
         format!(
-            "**A {}-node control plane on `{}`**: {} — {} every property column ({properties}) without a store; failover p50 / p95 {}.",
+            "**A {}-node control plane on `{}`**: {} — {} every {} column ({columns}) without a store; failover p50 / p95 {}{liveness}.",
             c.focus,
             c.net,
             names(&safe),
             if safe.len() == 1 { "the only protocol that passes" } else { "the protocols that pass" },
+            if relaxed { "safety" } else { "property" },
             failovers.join(", ")
         )
     } else {
@@ -1055,6 +1127,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
         text.push_str(&learners_sentence(c, best.0));
         out.push(text);
     }
+    out.extend(systems_answers(c, &rows));
     // A store already run: the store protocols.
     let stores: Vec<&(&String, &Facts)> = rows.iter().filter(|r| r.1.store).collect();
     if !stores.is_empty() {
@@ -1095,6 +1168,155 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The system a row's spec names (`etcd@3.5`, `raft+system=etcd@3.5`), if any.
+fn system_of(spec: &str) -> Option<&'static election_runner::systems::System> {
+    let p = election_runner::protocol::ProtocolSpec::parse(spec).ok()?;
+    election_runner::systems::named(p.options.get("raft.system")?)
+}
+
+/// The algorithm row of the default sweep that runs a system's election rules at the
+/// workbench's time scale, in milliseconds: `raft` with the system's PreVote and CheckQuorum.
+fn algorithm_of(system: &election_runner::systems::System) -> String {
+    let mut spec = "raft".to_string();
+    for (key, option) in [
+        ("raft.pre_vote", "pre_vote"),
+        ("raft.check_quorum", "check_quorum"),
+    ] {
+        if system.value(key) == Some("true") {
+            spec.push('+');
+            spec.push_str(option);
+        }
+    }
+    spec
+}
+
+/// The first screen's answers in systems as deployed: one line naming each system row of the
+/// sweep with its settings (its own timing, as the manifest records it), failover, split
+/// brain under partition with what a resource then needs, and liveness; then, where the
+/// algorithm row with the same rules got another verdict, one line that says so and links the
+/// reference page. Nothing when the sweep ran no system spec.
+fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> Vec<String> {
+    let systems: Vec<(&(&String, &Facts), &election_runner::systems::System)> = rows
+        .iter()
+        .filter_map(|r| Some((r, system_of(r.0)?)))
+        .collect();
+    if systems.is_empty() {
+        return Vec::new();
+    }
+    let timing = &c.results.manifest.config["timing"];
+    let mut parts = Vec::new();
+    let mut differences = Vec::new();
+    for ((label, f), system) in &systems {
+        let own = &timing["specs"][label.as_str()];
+        let t = if own.is_null() { timing } else { own };
+        let ms = |k: &str| t[k].as_f64().map(crate::data::fmt_sig);
+        let on = |k: &str| system.value(k) == Some("true");
+        let settings = format!(
+            "heartbeat {} ms, election timeout {} ms, PreVote {}, CheckQuorum {}",
+            ms("heartbeat_ms").unwrap_or_else(|| "–".into()),
+            ms("detect_timeout_ms").unwrap_or_else(|| "–".into()),
+            if on("raft.pre_vote") { "on" } else { "off" },
+            if on("raft.check_quorum") { "on" } else { "off" },
+        );
+        let mut line = format!("`{label}` ({settings})");
+        if let Some((_, t, l)) = &f.failover {
+            line.push_str(&format!(": failover p50 / p95 [{t}]({l})"));
+        }
+        let lingering = lingering(c, label);
+        match (&f.split, f.no_split_brain) {
+            (Some((t, l)), _) => line.push_str(&format!(
+                "; split brain under partition [{t}]({l}){lingering}"
+            )),
+            (None, Some(true)) => line.push_str("; no split brain under partition"),
+            _ => {}
+        }
+        match &f.unfenced {
+            Some((_, q, sc, l)) => line.push_str(&format!(
+                "; **a resource it guards needs fencing**: without it, deposed leaders' writes were taken (worst: [{q} per trial]({l}) in `{sc}`)"
+            )),
+            None if f.fenced_writes.is_some() => {
+                line.push_str("; no deposed leader's write was taken, fenced or not")
+            }
+            None => {}
+        }
+        line.push_str(match f.liveness {
+            Some(true) => "; liveness pass",
+            Some(false) => "; liveness **fails** (the matrix names the first seed)",
+            None => "",
+        });
+        parts.push(line);
+        let algorithm = algorithm_of(system);
+        if let Some((_, a)) = rows.iter().find(|r| *r.0 == algorithm) {
+            let mut differ = Vec::new();
+            if a.no_split_brain != f.no_split_brain {
+                differ.push("split brain under partition");
+            }
+            if a.unfenced.is_some() != f.unfenced.is_some() {
+                differ.push("whether a resource needs fencing");
+            }
+            if a.liveness != f.liveness {
+                differ.push("liveness");
+            }
+            if !differ.is_empty() {
+                differences.push(format!(
+                    "`{algorithm}` (our model, counting time in milliseconds) and `{label}` (the same rules as deployed) differ on {}",
+                    match differ.split_last() {
+                        Some((last, [])) => last.to_string(),
+                        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                        None => String::new(),
+                    }
+                ));
+            }
+        }
+    }
+    let mut out = vec![format!(
+        "**As deployed** (system specs: the real system's rules and default timings, graded against their own detection window, not ranked): {}.",
+        parts.join("; ")
+    )];
+    if !differences.is_empty() {
+        out.push(format!(
+            "**Model and system differ**: {}. Choose on the system's row; the [reference page](../reference/REFERENCE.md) compares our Raft with the libraries rule by rule.",
+            differences.join("; ")
+        ));
+    }
+    out
+}
+
+/// How long a deposed leader kept leading cut off in a minority (`partition-leader-minority`,
+/// mean `minority_leader_ms` at the focus size) in the row `label`, as a clause with its link
+/// and in the row's own election timeouts; empty without that cell.
+fn lingering(c: &Ctx, label: &str) -> String {
+    let sc = "partition-leader-minority";
+    let Some(s) = series_for(c.results, &c.net)
+        .into_iter()
+        .find(|s| s.label == label)
+    else {
+        return String::new();
+    };
+    let Some(r) = c
+        .results
+        .cell(&key_of(&s, c.focus, sc, &c.net))
+        .filter(|r| r.ran())
+    else {
+        return String::new();
+    };
+    let Some(ms) = r.get(Stat::MinorityMsMean).filter(|&v| v > 0.0) else {
+        return String::new();
+    };
+    let own = &c.results.manifest.config["timing"]["specs"][label];
+    let timeout = own["detect_timeout_ms"]
+        .as_f64()
+        .or_else(|| c.results.manifest.config["timing"]["detect_timeout_ms"].as_f64());
+    let in_timeouts = timeout.map_or(String::new(), |t| {
+        format!(", {} election timeouts", crate::data::fmt_sig(ms / t))
+    });
+    format!(
+        ": a deposed leader cut off in a minority keeps leading for [{} ms]({}) on average (`{sc}`{in_timeouts}) before it notices",
+        shown(c.results, r, Stat::MinorityMsMean),
+        crate::markdown::table_target(c.results, sc, &c.net)
+    )
 }
 
 /// `K` of a spec's `+voters=K` option, if it has one.
@@ -1140,8 +1362,10 @@ fn learners_sentence(c: &Ctx, best: &str) -> String {
     };
     let l = crate::markdown::table_target(c.results, &sc, &c.net);
     let mut out = format!(
-        " Only its {k} voters campaign and vote; the other {} members are learners, which follow the leader but never campaign or vote, so an election costs the same at any size.",
-        n - k
+        " Only its {k} voters campaign and vote; the other {} members are learners, which follow the leader but never campaign or vote, so an election costs the same at any size. The price: the cluster survives {} voter failures, not the {} that {n} voting members would.",
+        n - k,
+        (k - 1) / 2,
+        (n - 1) / 2
     );
     if let Some(f) = failover(best) {
         out.push_str(&format!(" Its failover p50 / p95 at n = {n}: [{f}]({l})"));

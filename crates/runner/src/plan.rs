@@ -33,8 +33,11 @@ use crate::scenario::{draw_ms, Builtin, Custom, Part, Scenario, CATALOG};
 /// the answer to "should all 51 nodes vote?" beyond. `lease+profile=k8s` is the lease with
 /// client-go's real timings, run at Kubernetes' time scale (every scenario time 100×,
 /// [`crate::params::K8S_TIME_SCALE`]) beside the scaled `lease`: the report grades it against
-/// its own detection window and does not rank it against the others.
-pub const DEFAULT_PROTOCOLS: [&str; 10] = [
+/// its own detection window and does not rank it against the others. The system specs
+/// (`etcd@3.4`, `etcd@3.5`, `hashicorp-raft@1.7`, [`crate::systems`]) are the rules and
+/// default timings of what reviewers deploy, beside the algorithm rows (the textbook
+/// baseline); they too run at their own time scale and are graded against their own window.
+pub const DEFAULT_PROTOCOLS: [&str; 13] = [
     "bully",
     "bully+quorum",
     "bully+epoch",
@@ -45,6 +48,9 @@ pub const DEFAULT_PROTOCOLS: [&str; 10] = [
     "raft+pre_vote+check_quorum+voters=5",
     "lease",
     "lease+profile=k8s",
+    "etcd@3.4",
+    "etcd@3.5",
+    "hashicorp-raft@1.7",
 ];
 
 /// The cluster sizes of the default sweep.
@@ -513,7 +519,7 @@ impl SweepPlan {
                                 .or_else(|| {
                                     scenario
                                         .detector_skip_reason(
-                                            proto.kind.has_detector(&resolved),
+                                            proto.kind.no_detector(&resolved),
                                             n,
                                             &resolved,
                                         )

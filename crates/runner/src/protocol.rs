@@ -25,7 +25,7 @@ use election_bully::{Bully, BullyConfig};
 use election_core::{NodeId, ThreadedProtocol};
 use election_lease::{Lease, LeaseConfig};
 use election_omnipaxos::{OmniConfig, OmniPaxos};
-use election_raft::{Clock, Raft, RaftConfig};
+use election_raft::{Clock, FollowerRule, Raft, RaftConfig};
 use election_raftrs::{RaftRs, RaftrsConfig};
 use election_ring::{Arrangement, Ring, RingConfig};
 use election_sim::{ConfigError, Sim, SimConfig, TraceSink, TrialReport};
@@ -415,11 +415,36 @@ impl ProtocolKind {
     }
 
     /// Does a cell of this family with `r` have a failure detector a scenario can force or
-    /// switch off? The family's [`Family::detector`], except a Raft counting ticks
-    /// (`raft.clock = ticks`): its follower campaigns when its tick count runs out, as raft-rs
-    /// does, and there is no detector timer to switch off.
+    /// switch off? See [`ProtocolKind::no_detector`].
     pub fn has_detector(self, r: &Resolved) -> bool {
-        self.detector() && !(self == ProtocolKind::Raft && r.raft.clock == Clock::Ticks)
+        self.no_detector(r).is_none()
+    }
+
+    /// Why a scenario cannot force or switch off the failure detection of a cell of this
+    /// family with `r`, if it cannot: a family without a detector ([`Family::detector`]); a
+    /// Raft counting ticks (`raft.clock = ticks`: its follower campaigns when its tick count
+    /// runs out, as raft-rs does, and there is no detector timer to switch off); a Raft on
+    /// hashicorp/raft's follower rule (`raft.follower = hashicorp`), whose heartbeat timer also
+    /// decides whether it votes: hashicorp/raft's runFollower clears the known leader only
+    /// when that timer fires, and requestVote rejects a candidate while a leader is known, so
+    /// a follower whose detection is switched off would reject every candidate forever — a
+    /// state a hashicorp/raft server cannot be in, which would read as the protocol's
+    /// liveness failure (it did: 2,600 `no-leader` trials of `hashicorp-raft@1.7` in
+    /// `leader-crash-lowest-detects` and `cascade-crash`).
+    pub fn no_detector(self, r: &Resolved) -> Option<&'static str> {
+        if !self.detector() {
+            Some("this protocol has no failure detector to force (its timeouts are its own ticks)")
+        } else if self == ProtocolKind::Raft && r.raft.clock == Clock::Ticks {
+            Some("this Raft counts its timeouts in ticks and has no failure detector to force")
+        } else if self == ProtocolKind::Raft && r.raft.follower == FollowerRule::Hashicorp {
+            Some(
+                "under hashicorp/raft's follower rule the heartbeat timer also decides whether a \
+                 node votes (it rejects candidates while it knows a leader), so a node whose \
+                 detection is off could never vote: a state hashicorp/raft cannot be in",
+            )
+        } else {
+            None
+        }
     }
 
     /// See [`Family::no_handover`].

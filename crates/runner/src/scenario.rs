@@ -1041,10 +1041,13 @@ impl Scenario {
     /// Why a protocol without a failure detector a scenario can force or switch
     /// ([`crate::protocol::Family::detector`] false) cannot run this scenario, if it cannot:
     /// the scenario has `suspect` or `detection` actions.
-    pub fn detector_skip_reason(&self, detector: bool, n: u32, r: &Resolved) -> Option<String> {
-        if detector {
-            return None;
-        }
+    pub fn detector_skip_reason(
+        &self,
+        no_detector: Option<&str>,
+        n: u32,
+        r: &Resolved,
+    ) -> Option<String> {
+        let why = no_detector?;
         // Read off the scenario's own timeline (its actions do not depend on the draw), so a
         // catalog entry needs no flag of its own.
         let mut rng = <Rng as election_core::SeedableRng>::seed_from_u64(0);
@@ -1054,7 +1057,7 @@ impl Scenario {
             .any(|f| matches!(f.action, Suspect(_) | Detection { .. }));
         forces.then(|| {
             format!(
-                "{} forces or switches failure detection, and this protocol has no failure detector to force (its timeouts are its own ticks)",
+                "{} forces or switches failure detection, and {why}",
                 self.name()
             )
         })
