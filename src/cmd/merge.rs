@@ -102,18 +102,8 @@ fn verify_merged(a: &MergeArgs, explore: bool) -> Result<(), CliError> {
     if explore {
         verify::explore(&a.out, a.verify_sample, RESUME_SAMPLE_SEED).map_err(refused)?;
     } else {
-        let mp = a.out.join("manifest.json");
-        let text = std::fs::read_to_string(&mp).map_err(|e| Error::Io {
-            context: format!("cannot read {}", mp.display()),
-            source: e,
-        })?;
-        let m: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
-        let command = m
-            .get("command")
-            .and_then(|c| c.as_str())
-            .unwrap_or_default();
-        let plan = super::verify::recorded_plan(&a.out, command)?;
+        let command = super::verify::recorded_command(&a.out, "merge")?;
+        let plan = super::verify::recorded_plan(&a.out, &command)?;
         verify::sweep(&a.out, &plan, a.verify_sample, RESUME_SAMPLE_SEED).map_err(refused)?;
     }
     Ok(())

@@ -56,17 +56,16 @@ pub fn recorded_plan(dir: &Path, command: &str) -> Result<SweepPlan, CliError> {
     Ok(spec.plan()?)
 }
 
-/// `verify`: by the manifest's `command`, an exploration's `patterns.csv` or a sweep's
-/// `trials.csv` (or `trials.csv.gz`), a sample of it run again.
-pub fn run(a: VerifyArgs) -> Result<(), CliError> {
-    let mp = a.dir.join("manifest.json");
+/// The `command` a results directory's `manifest.json` records (empty if it has none); a
+/// directory without a manifest is bad input for `what` (exit 2).
+pub fn recorded_command(dir: &Path, what: &str) -> Result<String, CliError> {
+    let mp = dir.join("manifest.json");
     let text = match std::fs::read_to_string(&mp) {
         Ok(t) => t,
-        // A directory that is not a results directory is bad input (exit 2).
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::Usage(format!(
-                "verify: {} is not a results directory (no manifest.json)",
-                a.dir.display()
+                "{what}: {} is not a results directory (no manifest.json)",
+                dir.display()
             ))
             .into())
         }
@@ -80,10 +79,17 @@ pub fn run(a: VerifyArgs) -> Result<(), CliError> {
     };
     let m: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Error::Results(format!("{}: not valid JSON: {e}", mp.display())))?;
-    let command = m
-        .get("command")
+    Ok(m.get("command")
         .and_then(|c| c.as_str())
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// `verify`: by the manifest's `command`, an exploration's `patterns.csv` or a sweep's
+/// `trials.csv` (or `trials.csv.gz`), a sample of it run again.
+pub fn run(a: VerifyArgs) -> Result<(), CliError> {
+    let command = recorded_command(&a.dir, "verify")?;
+    let command = command.as_str();
     let (what, checked) = if command == "explore" {
         let c = election_runner::verify::explore(&a.dir, a.sample, a.seed)?;
         ("patterns.csv", c)
