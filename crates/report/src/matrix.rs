@@ -1088,7 +1088,8 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
         let v = |f: &Facts| f.messages.as_ref().map_or(f64::INFINITY, |x| x.0);
         v(a.1).total_cmp(&v(b.1))
     });
-    if let Some(best) = cheap.first() {
+    // (Only when the sweep has sizes beyond the control plane's: else it would answer the same question twice.)
+    if let Some(best) = cheap.first().filter(|_| c.n_max > c.focus) {
         let (_, q, l) = best.1.messages.as_ref().expect("filtered");
         let growth = best
             .1
