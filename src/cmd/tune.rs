@@ -193,6 +193,17 @@ pub fn print_outcome(
                     p.false_per_hour().unwrap_or(f64::NAN) * 24.0,
                     p.verdict(lim.0, lim.1).name()
                 );
+                // Each system measured under its own rules at that timing, with its own verdict.
+                for c in &a.systems {
+                    out!(
+                        "{:<28}   under {}: p99 failover {:.0} ms, {:.3} false elections a day ({})",
+                        "",
+                        c.spec,
+                        c.point.failover(0.99).unwrap_or(f64::NAN),
+                        c.point.false_per_hour().unwrap_or(f64::NAN) * 24.0,
+                        c.point.verdict(lim.0, lim.1).name()
+                    );
+                }
             }
             None => out!(
                 "{:<28} no evaluated setting meets both limits (closest points in the page)",

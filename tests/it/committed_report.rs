@@ -80,3 +80,49 @@ fn the_committed_report_reads_in_one_screen_and_its_links_resolve() {
         }
     }
 }
+
+/// The committed tune page gives each system measured under its own rules an answer row of its
+/// own, with its own verdict, and no row pairs one system's verdict with another's settings
+/// (issue #45: the raft row said "meets both limits" beside hashicorp/raft's settings while
+/// hashicorp's rules measured 2.5 false elections a day).
+#[test]
+fn the_committed_tune_answer_gives_each_system_its_own_row() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/tune-default");
+    let advice = fs::read_to_string(dir.join("ADVICE.md")).unwrap();
+    let table: Vec<Vec<&str>> = advice
+        .split("## The answer")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip_while(|l| !l.starts_with("| protocol"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    let systems: Vec<&Vec<&str>> = table.iter().filter(|r| r[0].contains(" as ")).collect();
+    assert!(systems.len() >= 2, "no system rows: {table:?}");
+    for r in &systems {
+        // `raft as etcd `spec``: the settings cell is that system's only.
+        let system = r[0]
+            .split(" as ")
+            .nth(1)
+            .unwrap()
+            .split(" `")
+            .next()
+            .unwrap();
+        assert!(r[5].starts_with(&format!("{system}:")), "{r:?}");
+        assert!(!r[5].contains("; "), "{r:?}");
+        assert!(!r[4].is_empty(), "{r:?}");
+    }
+    let raft = table.iter().find(|r| r[0] == "raft").unwrap();
+    for r in &systems {
+        let system = r[0]
+            .split(" as ")
+            .nth(1)
+            .unwrap()
+            .split(" `")
+            .next()
+            .unwrap();
+        assert!(!raft[5].contains(&format!("{system}:")), "{raft:?}");
+    }
+}

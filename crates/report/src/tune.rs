@@ -438,12 +438,12 @@ fn not_shown(a: &Advice, lim: (f64, f64)) -> Option<&Point> {
 }
 
 /// The answer table's row for one protocol.
-fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Cell> {
+fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Vec<Cell>> {
     let o = &outcome.options;
     let lim = (o.max_false_per_hour(), o.max_p99_ms);
     let row = |cells: Vec<Vec<Inline>>| cells.into_iter().map(Cell::new).collect();
     if let Some(c) = contradicted(outcome, a) {
-        return row(vec![
+        return vec![row(vec![
             vec![text(&a.protocol)],
             vec![
                 strong("withheld"),
@@ -460,48 +460,76 @@ fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Cell> {
             vec![],
             vec![],
             vec![],
-        ]);
+        ])];
     }
     match a.chosen {
         Some(i) => {
             let p = &a.points[i];
-            let v = p.verdict(lim.0, lim.1);
-            let mut real = Vec::new();
-            for (k, m) in mapping::map(p.kind, p.timeout_ms, p.ratio)
-                .iter()
-                .enumerate()
-            {
-                if k > 0 {
-                    real.push(text("; "));
+            let verdict = |q: &Point| match q.verdict(lim.0, lim.1) {
+                Verdict::Meets => "meets both limits (95 % upper bounds)",
+                Verdict::Likely => {
+                    "not shown with this budget: meets them on the estimates, but a 95 % interval straddles a limit"
                 }
-                real.push(text(format!("{}: ", m.system)));
+                Verdict::Fails => "fails",
+            };
+            let settings = |m: &mapping::Mapping| {
+                let mut real = vec![text(format!("{}: ", m.system))];
                 for (j, x) in m.settings.iter().enumerate() {
                     if j > 0 {
                         real.push(text(", "));
                     }
                     real.extend([code(&x.name), text(format!(" {}", x.value))]);
                 }
+                real
+            };
+            let timing = format!(
+                "T = {} ms, ratio {}",
+                fmt_sig(p.timeout_ms),
+                fmt_sig(p.ratio)
+            );
+            // A system whose rules were measured at this point gets a row of its own with its
+            // own verdict (issue #45: no row pairs one system's verdict with another's
+            // settings); the tuned model's row keeps the mappings without a rule set.
+            let maps = mapping::map(p.kind, p.timeout_ms, p.ratio);
+            let measured =
+                |m: &mapping::Mapping| m.rule_set.and_then(|spec| a.system(spec)).is_some();
+            let mut real = Vec::new();
+            for m in maps.iter().filter(|m| !measured(m)) {
+                if !real.is_empty() {
+                    real.push(text("; "));
+                }
+                real.extend(settings(m));
             }
-            row(vec![
+            if maps.iter().any(measured) {
+                if !real.is_empty() {
+                    real.push(text("; "));
+                }
+                real.push(text("each system measured under its own rules: its own row"));
+            }
+            let mut rows = vec![row(vec![
                 vec![text(&a.protocol)],
-                vec![text(format!(
-                    "T = {} ms, ratio {}",
-                    fmt_sig(p.timeout_ms),
-                    fmt_sig(p.ratio)
-                ))],
+                vec![text(timing.clone())],
                 vec![text(p99(p))],
                 vec![text(day(p))],
-                vec![text(match v {
-                    Verdict::Meets => "meets both limits (95 % upper bounds)",
-                    Verdict::Likely => {
-                        "not shown with this budget: meets them on the estimates, but a 95 % interval straddles a limit"
-                    }
-                    Verdict::Fails => "fails",
-                })],
+                vec![text(verdict(p))],
                 real,
-            ])
+            ])];
+            for m in maps.iter().filter(|m| measured(m)) {
+                let c = a
+                    .system(m.rule_set.expect("measured"))
+                    .expect("measured");
+                rows.push(row(vec![
+                    vec![text(format!("{} as {} ", a.protocol, m.system)), code(&c.spec)],
+                    vec![text(format!("{timing}, under its rules"))],
+                    vec![text(p99(&c.point))],
+                    vec![text(day(&c.point))],
+                    vec![text(verdict(&c.point))],
+                    settings(m),
+                ]));
+            }
+            rows
         }
-        None => row(vec![
+        None => vec![row(vec![
             vec![text(&a.protocol)],
             vec![
                 strong("none"),
@@ -521,7 +549,7 @@ fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Cell> {
                 ],
             },
             vec![],
-        ]),
+        ])],
     }
 }
 
@@ -809,7 +837,7 @@ pub(crate) fn document(outcome: &TuneOutcome) -> Document {
         "real settings",
     ]);
     for a in &outcome.advice {
-        t.rows.push(answer(a, outcome));
+        t.rows.extend(answer(a, outcome));
     }
     d.push(Block::Table(t));
     cluster_section(&mut d, outcome);
