@@ -517,3 +517,76 @@ fn unreadable_inputs_are_refused_by_name_at_every_entry_point() {
     assert!(e.contains("b.prom: is a FIFO (named pipe)"), "{e}");
     assert!(!t.join("p").exists());
 }
+
+/// The rule set follows the members' `etcd_server_version`: 3.4 → `etcd@3.4` (PreVote off,
+/// ticks), 3.5 and later → `etcd@3.5`, the oldest when members differ (a rolling upgrade);
+/// `etcd_server_heartbeat_send_failures_total`'s increase is recorded beside the leader
+/// changes. Without a version, the model with etcd 3.5's defaults (the test above).
+#[test]
+fn the_members_etcd_version_chooses_the_rule_set() {
+    let t = tempfile::tempdir().unwrap();
+    let t = t.path();
+    let with = |versions: [&str; 3], out: &str| -> String {
+        let dir = t.join(format!("{out}-scrapes"));
+        fs::create_dir_all(&dir).unwrap();
+        for (name, text) in generate::scrapes() {
+            let member: usize = name["member".len()..]
+                .chars()
+                .next()
+                .unwrap()
+                .to_digit(10)
+                .unwrap() as usize;
+            let second = name.contains("scrape2");
+            let extra = format!(
+                "# TYPE etcd_server_version gauge\netcd_server_version{{server_version=\"{}\"}} 1\n# TYPE etcd_server_heartbeat_send_failures_total counter\netcd_server_heartbeat_send_failures_total {}\n",
+                versions[member - 1],
+                if second { 7 } else { 2 }
+            );
+            fs::write(dir.join(&name), text + &extra).unwrap();
+        }
+        let config = format!("{out}/profile.toml");
+        ok(
+            t,
+            &[
+                "profile",
+                "--from-prometheus",
+                dir.to_str().unwrap(),
+                "--name",
+                out,
+                "--out",
+                &config,
+            ],
+        );
+        fs::read_to_string(t.join(config)).unwrap()
+    };
+    let toml = with(["3.4.23", "3.4.23", "3.4.23"], "v34");
+    assert!(toml.contains("protocols = [\"etcd@3.4\"]"), "{toml}");
+    assert!(toml.contains("server_version = \"3.4.23\""), "{toml}");
+    // 3 members, each 2 → 7 between its scrapes.
+    assert!(toml.contains("heartbeat_send_failures = 15"), "{toml}");
+    let toml = with(["3.5.17", "3.5.17", "3.6.1"], "v35");
+    assert!(toml.contains("protocols = [\"etcd@3.5\"]"), "{toml}");
+    assert!(toml.contains("server_version = \"3.5.17\""), "{toml}");
+    let toml = with(["3.5.17", "3.4.23", "3.5.17"], "mixed");
+    assert!(toml.contains("protocols = [\"etcd@3.4\"]"), "{toml}");
+    assert!(toml.contains("a rolling upgrade"), "{toml}");
+    // The profile runs as it says: one trial of its rule set.
+    let run = ok(
+        t,
+        &[
+            "run",
+            "--config",
+            "v34/profile.toml",
+            "-p",
+            "etcd@3.4",
+            "-n",
+            "3",
+            "-s",
+            "leader-crash",
+        ],
+    );
+    assert!(
+        run.starts_with("etcd@3.4 | 3 nodes | leader-crash"),
+        "{run}"
+    );
+}

@@ -138,6 +138,17 @@ pub struct ProfileSource {
     pub leader_changes: u64,
     /// Why no leader-change rate was observed, when none was.
     pub no_rate: Option<String>,
+    /// The etcd version the members report (`etcd_server_version`'s `server_version` label;
+    /// the oldest, when they differ), which chose the profile's rule set; absent when no
+    /// scrape has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// Heartbeats the members failed to send over the span
+    /// (`etcd_server_heartbeat_send_failures_total`'s increase, summed over members): etcd's
+    /// own evidence of a starved leader (a slow disk or CPU), beside the leader changes;
+    /// absent when the scrapes do not have it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heartbeat_send_failures: Option<u64>,
 }
 
 /// One scrape file a profile was built from.

@@ -14,6 +14,8 @@
 //! | `etcd_disk_backend_commit_duration_seconds` | histogram | written as `backend_commit_ms.csv` and summarised in the config's comments, not used: bbolt commits run off the Raft path (apply), so they delay no election message. Use it with `--set` if your nodes stall on it |
 //! | `etcd_server_leader_changes_seen_total` | counter | the observed leader-change rate (`[profile]`: `leader_changes` over `span_s`) that `tune` compares with the simulated one |
 //! | `etcd_network_known_peers`, `etcd_network_active_peers` (`Local`, `Remote`), `etcd_server_id` | gauges | membership: the member's own id, and the peers it knows (etcd 3.6) or is connected to, when the value is above 0 |
+//! | `etcd_server_version` (`server_version`) | gauge | the rule set of the config's `protocols`: `etcd@3.4` for 3.4 and older, `etcd@3.5` from 3.5 on (the oldest version when members differ); `[profile]`: `server_version` |
+//! | `etcd_server_heartbeat_send_failures_total` | counter | `[profile]`: `heartbeat_send_failures`, its increase over each member's scrapes, summed: etcd's sign of a starved leader, reported beside the leader changes (the noise model does not reproduce it) |
 //!
 //! Everything else in a scrape is ignored. The cluster's current timing is not in its metrics:
 //! `--heartbeat-interval` and `--election-timeout` take it (etcd's flags, in ms); without them
@@ -70,8 +72,11 @@
 //! * `noise.profile = none`: the measured distributions carry the cluster's own tails (a slow
 //!   fsync is a stall), and nothing in these metrics measures GC pauses or CPU starvation. When
 //!   the cluster changes leader more often than this model does, `tune` says so.
-//! * etcd runs Raft with CheckQuorum always and PreVote by default since 3.5, so the profile's
-//!   protocol is `raft+pre_vote+check_quorum` (see `crates/runner/src/tune/mapping.rs`).
+//! * The profile's protocol is the system spec of the members' etcd version
+//!   (`etcd_server_version`): `etcd@3.4` (CheckQuorum, no PreVote, time in ticks) or `etcd@3.5`
+//!   (PreVote too), [`crate::systems`]. Without a version in the scrapes it is our Raft with
+//!   etcd 3.5's defaults, `raft+pre_vote+check_quorum` (counting milliseconds), and the
+//!   summary says so.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -301,6 +306,11 @@ pub const KNOWN_PEERS: &str = "etcd_network_known_peers";
 pub const ACTIVE_PEERS: &str = "etcd_network_active_peers";
 /// The member's own id (`server_id` label, value 1).
 pub const SERVER_ID: &str = "etcd_server_id";
+/// etcd's version gauge (`server_version` label), which chooses the profile's rule set.
+pub const SERVER_VERSION: &str = "etcd_server_version";
+/// Heartbeats a leader failed to send (etcd's `etcdserver/raft.go` counts one each time a
+/// heartbeat could not be sent on time): the starvation that precedes false elections.
+pub const HEARTBEAT_FAILURES: &str = "etcd_server_heartbeat_send_failures_total";
 
 /// A cumulative histogram: finite `(le, count)` buckets by bound, and the `+Inf` count.
 ///
@@ -483,6 +493,10 @@ struct MemberScrape {
     fsync: Hist,
     backend: Hist,
     leader_changes: Option<f64>,
+    /// `etcd_server_version`'s `server_version`.
+    version: Option<String>,
+    /// `etcd_server_heartbeat_send_failures_total`.
+    heartbeat_failures: Option<f64>,
     time_ms: Option<i64>,
     /// The member's own etcd id: the `Local` label of its peer gauges, or `etcd_server_id`.
     local: Option<String>,
@@ -639,6 +653,17 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
                 } else if s.name == ACTIVE_PEERS && s.value > 0.0 {
                     g.active.extend(remote.map(str::to_string));
                 }
+            } else if s.name == SERVER_VERSION {
+                g.version = s.label("server_version").map(str::to_string);
+            } else if s.name == HEARTBEAT_FAILURES {
+                if !(s.value.is_finite() && s.value >= 0.0) {
+                    return usage!(
+                        "{path}: line {}: {HEARTBEAT_FAILURES} = {}: a counter is a finite number >= 0",
+                        s.line,
+                        s.value
+                    );
+                }
+                g.heartbeat_failures = Some(s.value);
             } else if s.name == LEADER_CHANGES {
                 if g.leader_changes.is_some() {
                     return usage!(
@@ -697,30 +722,103 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
     Ok((sources, scrapes))
 }
 
+/// A counter's increase over a member's timed scrapes (a decrease is a restart: the counter
+/// began again from zero), with the first and last instants; `None` with fewer than two.
+fn counter_increase(
+    scrapes: &[&MemberScrape],
+    value: impl Fn(&MemberScrape) -> Option<f64>,
+) -> Option<(f64, i64, i64)> {
+    let mut timed: Vec<(i64, f64)> = scrapes
+        .iter()
+        .filter_map(|s| Some((s.time_ms?, value(s)?)))
+        .collect();
+    timed.sort_by_key(|t| t.0);
+    if timed.len() < 2 {
+        return None;
+    }
+    let mut inc = 0.0;
+    for w in timed.windows(2) {
+        inc += if w[1].1 >= w[0].1 {
+            w[1].1 - w[0].1
+        } else {
+            w[1].1
+        };
+    }
+    Some((inc, timed[0].0, timed[timed.len() - 1].0))
+}
+
+/// The heartbeats the members failed to send, summed over every member's timed scrapes;
+/// `None` when no member has two timed scrapes with the counter.
+fn heartbeat_send_failures(members: &BTreeMap<String, Vec<&MemberScrape>>) -> Option<u64> {
+    let incs: Vec<f64> = members
+        .values()
+        .filter_map(|v| Some(counter_increase(v, |s| s.heartbeat_failures)?.0))
+        .collect();
+    (!incs.is_empty()).then(|| incs.iter().sum::<f64>().round() as u64)
+}
+
+/// The rule set of the members' etcd version: `etcd@3.4` for 3.4 and older (PreVote off by
+/// default: etcd 3.4 `embed/config.go` NewConfig), `etcd@3.5` from 3.5 on (PreVote on by
+/// default), both counting time in ticks ([`crate::systems`]); with no version scraped, our
+/// Raft with etcd 3.5's defaults (`raft+pre_vote+check_quorum`, counting milliseconds), as
+/// before versions were read. Returns the spec, the version it read (the oldest, when the
+/// members differ: a rolling upgrade runs the old rules until it ends) and a line for the
+/// summary.
+fn rule_set(
+    members: &BTreeMap<String, Vec<&MemberScrape>>,
+) -> (&'static str, Option<String>, String) {
+    let parse = |v: &str| -> Option<(u32, u32)> {
+        let mut it = v.trim_start_matches('v').split('.');
+        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+    };
+    let mut versions: Vec<(u32, u32, String)> = members
+        .values()
+        .flatten()
+        .filter_map(|s| {
+            let v = s.version.as_deref()?;
+            let (a, b) = parse(v)?;
+            Some((a, b, v.to_string()))
+        })
+        .collect();
+    versions.sort();
+    versions.dedup();
+    let Some((major, minor, oldest)) = versions.first().cloned() else {
+        return (
+            "raft+pre_vote+check_quorum",
+            None,
+            format!("no {SERVER_VERSION} in the scrapes: our Raft with etcd 3.5's defaults (PreVote, CheckQuorum), raft+pre_vote+check_quorum; scrape etcd_server_version to run the system's own rule set"),
+        );
+    };
+    let spec = if (major, minor) <= (3, 4) {
+        "etcd@3.4"
+    } else {
+        "etcd@3.5"
+    };
+    let mixed = if versions.len() > 1 {
+        let all: Vec<&str> = versions.iter().map(|v| v.2.as_str()).collect();
+        format!(
+            " (members run {}: a rolling upgrade keeps the oldest's rules until it ends)",
+            all.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    (
+        spec,
+        Some(oldest.clone()),
+        format!("etcd {oldest}{mixed}: the rule set {spec} (crates/runner/src/systems.rs)"),
+    )
+}
+
 /// The observed leader changes: (changes, span ms, from, to), or why there are none.
 fn leader_change_rate(
     members: &BTreeMap<String, Vec<&MemberScrape>>,
 ) -> std::result::Result<(u64, i64, i64, i64), String> {
     let mut best: Option<(i64, u64, i64, i64)> = None;
     for scrapes in members.values() {
-        let mut timed: Vec<(i64, f64)> = scrapes
-            .iter()
-            .filter_map(|s| Some((s.time_ms?, s.leader_changes?)))
-            .collect();
-        timed.sort_by_key(|t| t.0);
-        if timed.len() < 2 {
+        let Some((inc, from, to)) = counter_increase(scrapes, |s| s.leader_changes) else {
             continue;
-        }
-        let mut inc = 0.0;
-        for w in timed.windows(2) {
-            inc += if w[1].1 >= w[0].1 {
-                w[1].1 - w[0].1
-            } else {
-                // A restart: the counter began again from zero.
-                w[1].1
-            };
-        }
-        let (from, to) = (timed[0].0, timed[timed.len() - 1].0);
+        };
         let cand = (to - from, inc.round() as u64, from, to);
         if best.is_none_or(|b| (cand.0, cand.1) > (b.0, b.1)) {
             best = Some(cand);
@@ -817,6 +915,7 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     let nodes = membership.size as u32;
     let per_link = link_histograms(&latest_all, &membership);
     let rate = leader_change_rate(&members);
+    let (protocol, version, rule_line) = rule_set(&members);
     let (leader_changes, span_ms, from, to, no_rate) = match &rate {
         Ok((k, span, from, to)) => (*k, *span, *from, *to, None),
         Err(why) => (0, 0, 0, 0, Some(why.clone())),
@@ -833,6 +932,8 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
         span_to_ms: to,
         leader_changes,
         no_rate,
+        server_version: version,
+        heartbeat_send_failures: heartbeat_send_failures(&members),
     };
 
     let dir = o.out.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -923,8 +1024,15 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
         }
         Err(why) => format!("no per-link latencies: {why}"),
     };
+    summary.push(rule_line);
+    if let Some(k) = source.heartbeat_send_failures {
+        summary.push(format!(
+            "{HEARTBEAT_FAILURES}: {k} heartbeats not sent on time over the scrapes, summed over members (etcd's sign of a starved leader: a slow disk or CPU; the profile's noise model does not reproduce it)"
+        ));
+    }
     let toml = config_text(
         o,
+        protocol,
         &source,
         nodes,
         &lat,
@@ -1072,6 +1180,7 @@ fn toml_str(s: &str) -> String {
 #[allow(clippy::too_many_arguments)]
 fn config_text(
     o: &ProfileOptions,
+    protocol: &str,
     src: &ProfileSource,
     nodes: u32,
     lat: &Empirical,
@@ -1098,8 +1207,12 @@ fn config_text(
         );
     }
     let _ = writeln!(s, "\nname = {}", toml_str(&o.name));
-    s.push_str("# etcd runs CheckQuorum always and PreVote by default since 3.5.\n");
-    s.push_str("protocols = [\"raft+pre_vote+check_quorum\"]\n");
+    let _ = writeln!(
+        s,
+        "# The rule set of the members' etcd version ({}): etcd runs CheckQuorum always and\n# PreVote by default since 3.5; etcd@3.4 and etcd@3.5 count time in ticks as etcd does.\nprotocols = [{}]",
+        src.server_version.as_deref().unwrap_or("not scraped: etcd 3.5's defaults, in our model"),
+        toml_str(protocol)
+    );
     let _ = writeln!(s, "nodes = [{nodes}]");
     let _ = writeln!(s, "nets = [{}]", toml_str(&o.name));
     s.push_str("scenarios = [\"leader-crash\", \"steady-noise\"]\nseeds = 20\n\n");
@@ -1173,6 +1286,12 @@ fn config_text(
     let _ = writeln!(s, "leader_changes = {}", src.leader_changes);
     if let Some(why) = &src.no_rate {
         let _ = writeln!(s, "no_rate = {}", toml_str(why));
+    }
+    if let Some(v) = &src.server_version {
+        let _ = writeln!(s, "server_version = {}", toml_str(v));
+    }
+    if let Some(k) = src.heartbeat_send_failures {
+        let _ = writeln!(s, "heartbeat_send_failures = {k}");
     }
     s.push_str("scrapes = [\n");
     for sc in &src.scrapes {
