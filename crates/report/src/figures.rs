@@ -16,9 +16,10 @@ use crate::charts::{
     rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart, ParamAxis,
     ParamPanel, Series, Swatch,
 };
-use crate::data::{fmt_count, fmt_num, percentile, CellKey, Results, Stat};
+use crate::data::{percentile, CellKey, Results, Stat};
 use crate::error::ReportError;
 use crate::palette::variant_colour;
+use crate::quote::shown;
 use crate::ReportOptions;
 
 /// A chart written to disk, with what the report says about it.
@@ -310,6 +311,11 @@ impl Ctx<'_> {
         })
     }
 
+    /// Every series' label, in series order: printed on each bar ([`BarPanel::labels`]).
+    fn labels(&self) -> Vec<String> {
+        self.series.iter().map(|s| s.label.clone()).collect()
+    }
+
     fn net_note(&self) -> String {
         if self.multi_net {
             format!(", net {}", self.net)
@@ -578,7 +584,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker,
-                text: format!("{}%", fmt_num((v * 10.0).round() / 10.0)),
+                text: shown(r, row, Stat::SplitRate),
             })
         });
         let dur = self.bars(n, &scenarios, |_, k| {
@@ -587,7 +593,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker: None,
-                text: format!("{} ms", compact_ms(v)),
+                text: format!("{} ms", shown(r, row, Stat::SplitMsMean)),
             })
         });
         let colours: Vec<RGBColor> = self.series.iter().map(|s| rgb(s.colour)).collect();
@@ -596,6 +602,7 @@ impl Ctx<'_> {
             x_desc: "trials with two or more acting leaders at once (%)".into(),
             categories: scenarios.clone(),
             colours: colours.clone(),
+            labels: self.labels(),
             bars: rate,
             x_max: Some(109.0),
             empty_note: format!("no split brain in any scenario at n = {n}"),
@@ -605,6 +612,7 @@ impl Ctx<'_> {
             x_desc: "time with two or more acting leaders (ms, mean over trials)".into(),
             categories: scenarios,
             colours,
+            labels: self.labels(),
             bars: dur,
             x_max: None,
             empty_note: format!("no scenario ran at n = {n}"),
@@ -619,9 +627,13 @@ impl Ctx<'_> {
                 value: stale,
                 whisker: None,
                 text: if fenced > 0.0 {
-                    format!("{} (+{} fenced)", fmt_count(stale), fmt_count(fenced))
+                    format!(
+                        "{} (+{} fenced)",
+                        shown(r, row, Stat::WritesStaleMean),
+                        shown(r, row, Stat::WritesFencedMean)
+                    )
                 } else {
-                    fmt_count(stale)
+                    shown(r, row, Stat::WritesStaleMean)
                 },
             })
         });
@@ -634,6 +646,7 @@ impl Ctx<'_> {
                 x_desc: "writes taken from a deposed leader (mean; fenced ones in brackets)".into(),
                 categories: panels[1].categories.clone(),
                 colours: panels[1].colours.clone(),
+                labels: self.labels(),
                 bars: damage,
                 x_max: None,
                 empty_note: format!("no workload at n = {n}"),
@@ -681,7 +694,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker: None,
-                text: format!("{} ms", compact_ms(v)),
+                text: format!("{} ms", shown(r, row, Stat::UnavailableMean)),
             })
         });
         if bars.iter().flatten().all(Option::is_none) {
@@ -692,6 +705,7 @@ impl Ctx<'_> {
             x_desc: "time without a quorum leader after the fault (ms, mean over trials)".into(),
             categories: scenarios,
             colours: self.series.iter().map(|s| rgb(s.colour)).collect(),
+            labels: self.labels(),
             bars,
             x_max: None,
             empty_note: format!("no scenario ran at n = {n}"),
@@ -731,7 +745,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker,
-                text: fmt_num((v * 100.0).round() / 100.0),
+                text: shown(r, row, Stat::LeaderChangesMean),
             })
         });
         if bars.iter().flatten().all(Option::is_none) {
@@ -743,6 +757,7 @@ impl Ctx<'_> {
             x_desc: "entries into the leader role after the fault, per trial (mean; whiskers 5th–95th percentile)".into(),
             categories: scenarios.clone(),
             colours: self.series.iter().map(|s| rgb(s.colour)).collect(),
+            labels: self.labels(),
             bars,
             x_max: None,
             empty_note: if wanted.is_empty() {
@@ -1074,14 +1089,6 @@ fn first_appearance<'a>(it: impl Iterator<Item = &'a String>) -> Vec<String> {
         }
     }
     out
-}
-
-fn compact_ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{}", v.round())
-    } else {
-        fmt_num((v * 10.0).round() / 10.0)
-    }
 }
 
 /// O(n), O(n log n) and O(n²) through the geometric mean of the lines' values at the smallest
