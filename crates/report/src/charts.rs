@@ -815,6 +815,9 @@ pub(crate) struct BarPanel {
     pub x_desc: String,
     pub categories: Vec<String>,
     pub colours: Vec<RGBColor>,
+    /// Each series' label, printed on every bar of the series (beside it, or inside it where
+    /// the panel has no room to its right), so no bar needs the legend's colours to be read.
+    pub labels: Vec<String>,
     /// `bars[category][series]`.
     pub bars: Vec<Vec<Option<Bar>>>,
     pub x_max: Option<f64>,
@@ -927,21 +930,60 @@ impl BarPanel {
                     ])?;
                     text_x = text_x.max(hi);
                 }
-                if !bar.text.is_empty() {
-                    chart.draw_series(std::iter::once(
-                        EmptyElement::at((text_x, yc))
-                            + Text::new(
-                                bar.text.clone(),
-                                (6, 0),
-                                text_style(14)
-                                    .color(&RGBColor(50, 50, 50))
-                                    .pos(Pos::new(HPos::Left, VPos::Center)),
-                            ),
-                    ))?;
+                let text = bar_label(self.labels.get(si).map(String::as_str), &bar.text);
+                if !text.is_empty() {
+                    let style = text_style(14).color(&RGBColor(50, 50, 50));
+                    let (tw, _) = area.estimate_text_size(&text, &style)?;
+                    let right = chart.plotting_area().get_pixel_range().0.end;
+                    let (px, _) = chart.backend_coord(&(text_x, yc));
+                    let (bx, _) = chart.backend_coord(&(bar.value.max(0.0), yc));
+                    let (x0, _) = chart.backend_coord(&(0.0, yc));
+                    if px + 6 + tw as i32 <= right || bx - x0 < tw as i32 + 12 {
+                        chart.draw_series(std::iter::once(
+                            EmptyElement::at((text_x, yc))
+                                + Text::new(
+                                    text,
+                                    (6, 0),
+                                    style.pos(Pos::new(HPos::Left, VPos::Center)),
+                                ),
+                        ))?;
+                    } else {
+                        // No room right of the bar: inside it, at its end (before its
+                        // whisker, where that leaves room), in white (black on a light colour).
+                        let mut end = bar.value.max(0.0);
+                        if let Some((lo, _)) = bar.whisker.filter(|w| w.0 < end) {
+                            let (lx, _) = chart.backend_coord(&(lo, yc));
+                            if lx - x0 >= tw as i32 + 12 {
+                                end = lo;
+                            }
+                        }
+                        let luma =
+                            colour.0 as u32 * 299 + colour.1 as u32 * 587 + colour.2 as u32 * 114;
+                        let ink = if luma > 130_000 { BLACK } else { WHITE };
+                        chart.draw_series(std::iter::once(
+                            EmptyElement::at((end, yc))
+                                + Text::new(
+                                    text,
+                                    (-6, 0),
+                                    text_style(14)
+                                        .color(&ink)
+                                        .pos(Pos::new(HPos::Right, VPos::Center)),
+                                ),
+                        ))?;
+                    }
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// The text beside a bar: its series' label, then its value (`raft+pre_vote · 96%`).
+pub(crate) fn bar_label(series: Option<&str>, value: &str) -> String {
+    match (series.filter(|s| !s.is_empty()), value.is_empty()) {
+        (Some(s), false) => format!("{s} · {value}"),
+        (Some(s), true) => s.to_string(),
+        (None, _) => value.to_string(),
     }
 }
 

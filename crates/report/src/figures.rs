@@ -16,9 +16,10 @@ use crate::charts::{
     rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart, ParamAxis,
     ParamPanel, Series, Swatch,
 };
-use crate::data::{fmt_count, fmt_num, percentile, CellKey, Results, Stat};
+use crate::data::{percentile, CellKey, Results, Stat};
 use crate::error::ReportError;
 use crate::palette::variant_colour;
+use crate::quote::shown;
 use crate::ReportOptions;
 
 /// A chart written to disk, with what the report says about it.
@@ -207,11 +208,39 @@ pub(crate) fn render_charts(
             sizes.dedup();
             sizes.len() > 1
         });
+        let mut size_note = String::new();
         if scales {
-            infos.extend(ctx.messages_vs_nodes()?);
-            infos.extend(ctx.failover_vs_nodes()?);
+            let msgs = ctx.messages_vs_nodes()?;
+            let fail = ctx.failover_vs_nodes()?;
+            let missing: Vec<&str> = [
+                (msgs.is_none(), "election messages"),
+                (fail.is_none(), "failover time"),
+            ]
+            .iter()
+            .filter(|m| m.0)
+            .map(|m| m.1)
+            .collect();
+            if !missing.is_empty() {
+                size_note = format!(
+                    " No chart of {} against cluster size is drawn: the sweep ran sizes {}, but no protocol has measured values of {} at two or more of them, and a line against size needs two.",
+                    missing.join(" or "),
+                    results
+                        .sizes()
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    scaling_scenarios(results, opts)
+                        .iter()
+                        .map(|s| format!("`{s}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                );
+            }
+            infos.extend(msgs);
+            infos.extend(fail);
         }
-        infos.extend(ctx.failover_cdf()?);
+        infos.extend(ctx.failover_cdf(&size_note)?);
         infos.extend(ctx.split_brain()?);
         infos.extend(ctx.unavailability()?);
         infos.extend(ctx.leader_changes()?);
@@ -310,6 +339,11 @@ impl Ctx<'_> {
         })
     }
 
+    /// Every series' label, in series order: printed on each bar ([`BarPanel::labels`]).
+    fn labels(&self) -> Vec<String> {
+        self.series.iter().map(|s| s.label.clone()).collect()
+    }
+
     fn net_note(&self) -> String {
         if self.multi_net {
             format!(", net {}", self.net)
@@ -325,7 +359,8 @@ impl Ctx<'_> {
     fn messages_vs_nodes(&self) -> Result<Option<ChartInfo>, ReportError> {
         let sizes: Vec<f64> = self.results.sizes().iter().map(|&n| n as f64).collect();
         let mut panels = Vec::new();
-        let mut shown = Vec::new();
+        let mut drawn = Vec::new();
+        let mut one_size = Vec::new();
         for sc in &scaling_scenarios(self.results, self.opts) {
             let lines: Vec<Line> = self
                 .series
@@ -341,7 +376,13 @@ impl Ctx<'_> {
             if lines.iter().all(|l| l.points.iter().all(|p| p.1 <= 0.0)) {
                 continue;
             }
-            shown.push(sc.clone());
+            // A line against size needs two sizes: a panel where no series has them is left
+            // out (the caption names it), never drawn as lone dots on a size axis.
+            if !lines.iter().any(|l| spans_sizes(&l.points)) {
+                one_size.push(sc.clone());
+                continue;
+            }
+            drawn.push(sc.clone());
             let guides = guides(&lines, &sizes);
             panels.push(LinePanel {
                 title: format!("scenario {sc}"),
@@ -358,6 +399,7 @@ impl Ctx<'_> {
         if panels.is_empty() {
             return Ok(None);
         }
+        let shown = drawn;
         let chart = PanelChart {
             title: format!("Election messages vs cluster size{}", self.net_note()),
             subtitle: "messages sent from the fault to convergence (heartbeats excluded); dashed: O(n), O(n log n), O(n²) through the smallest size".into(),
@@ -368,8 +410,9 @@ impl Ctx<'_> {
             cols: 3,
         };
         let caption = format!(
-            "Mean election messages per trial (`msgs_election_mean`: every category but heartbeats, sent from the reference instant to convergence) against cluster size, both axes logarithmic, in {}. On log-log axes a cost of O(n^k) is a straight line of slope k; the dashed guides have slopes 1 (O(n)), ~1.1–1.3 (O(n log n)) and 2 (O(n²)), anchored at the geometric mean of the protocols' values at the smallest size.",
-            shown.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" and ")
+            "Mean election messages per trial (`msgs_election_mean`: every category but heartbeats, sent from the reference instant to convergence) against cluster size, both axes logarithmic, in {}. On log-log axes a cost of O(n^k) is a straight line of slope k; the dashed guides have slopes 1 (O(n)), ~1.1–1.3 (O(n log n)) and 2 (O(n²)), anchored at the geometric mean of the protocols' values at the smallest size.{}",
+            shown.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" and "),
+            left_out_note(&one_size, "scenario")
         );
         self.write(1, "messages_vs_nodes", chart, caption).map(Some)
     }
@@ -381,6 +424,8 @@ impl Ctx<'_> {
         let scenarios = scaling_scenarios(self.results, self.opts);
         let mut panels = Vec::new();
         let mut shown = Vec::new();
+        let mut one_size = Vec::new();
+        let mut no_trial = Vec::new();
         for sc in &scenarios {
             let lines: Vec<(String, Line)> = self
                 .series
@@ -408,8 +453,26 @@ impl Ctx<'_> {
             if lines.iter().all(|(_, l)| l.points.is_empty()) {
                 continue;
             }
-            shown.push(sc.clone());
+            let mut any = false;
             for (label, line) in lines {
+                // A line against size needs two sizes: a series measured at fewer is left out
+                // (the caption names it), never drawn as a lone dot on a size axis.
+                if !spans_sizes(&line.points) {
+                    if line.points.is_empty() {
+                        no_trial.push(format!("{label} · {sc}"));
+                    } else {
+                        one_size.push(format!(
+                            "{label} · {sc} (n = {})",
+                            line.points
+                                .iter()
+                                .map(|p| format!("{}", p.0))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ));
+                    }
+                    continue;
+                }
+                any = true;
                 panels.push(LinePanel {
                     title: if scenarios.len() > 1 {
                         format!("{label} · {}", short_scenario(sc))
@@ -425,6 +488,9 @@ impl Ctx<'_> {
                     empty_note: format!("no converged trials of {sc}"),
                     y_max: None,
                 });
+            }
+            if any {
+                shown.push(sc.clone());
             }
         }
         if panels.is_empty() {
@@ -469,11 +535,26 @@ impl Ctx<'_> {
             panels,
             cols,
         };
-        let caption = "Failover time (`failover_ms`: from the fault to the first instant with a quorum leader) against cluster size, one small panel per protocol on the same axes: the line is the median (`failover_ms_p50`), the shaded band runs from `failover_ms_p5` to `failover_ms_p95`. Only trials that had a quorum leader after the fault count; see `unavailable_ms` and the liveness table for the others.".to_string();
+        let caption = format!("Failover time (`failover_ms`: from the fault to the first instant with a quorum leader) against cluster size, one small panel per protocol on the same axes: the line is the median (`failover_ms_p50`), the shaded band runs from `failover_ms_p5` to `failover_ms_p95`. Only trials that had a quorum leader after the fault count; see `unavailable_ms` and the liveness table for the others.{}{}",
+            left_out_note(&one_size, "protocol and scenario"),
+            if no_trial.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " Without any converged trial, so not drawn: {}.",
+                    no_trial
+                        .iter()
+                        .map(|s| format!("`{s}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        );
         self.write(2, "failover_vs_nodes", chart, caption).map(Some)
     }
 
-    fn failover_cdf(&self) -> Result<Option<ChartInfo>, ReportError> {
+    /// `size_note`: what the caption says of charts against size that were left out.
+    fn failover_cdf(&self, size_note: &str) -> Result<Option<ChartInfo>, ReportError> {
         let Some(sc) = scaling_scenarios(self.results, self.opts)
             .into_iter()
             .next()
@@ -510,7 +591,7 @@ impl Ctx<'_> {
             cols: 3,
         };
         let caption = format!(
-            "Empirical cumulative distribution of `failover_ms` over every trial of `{sc}` at n = {n}, from `trials.csv`. The denominator is every trial, so a curve that stops below 100% shows the share that never had a quorum leader after the fault. When the sweep varies a parameter (a Raft timeout range, say), each value is its own curve, a shade of its protocol's colour."
+            "Empirical cumulative distribution of `failover_ms` over every trial of `{sc}` at n = {n}, from `trials.csv`. The denominator is every trial, so a curve that stops below 100% shows the share that never had a quorum leader after the fault. When the sweep varies a parameter (a Raft timeout range, say), each value is its own curve, a shade of its protocol's colour.{size_note}"
         );
         self.write(3, "failover_cdf", chart, caption).map(Some)
     }
@@ -578,7 +659,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker,
-                text: format!("{}%", fmt_num((v * 10.0).round() / 10.0)),
+                text: shown(r, row, Stat::SplitRate),
             })
         });
         let dur = self.bars(n, &scenarios, |_, k| {
@@ -587,7 +668,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker: None,
-                text: format!("{} ms", compact_ms(v)),
+                text: format!("{} ms", shown(r, row, Stat::SplitMsMean)),
             })
         });
         let colours: Vec<RGBColor> = self.series.iter().map(|s| rgb(s.colour)).collect();
@@ -596,6 +677,7 @@ impl Ctx<'_> {
             x_desc: "trials with two or more acting leaders at once (%)".into(),
             categories: scenarios.clone(),
             colours: colours.clone(),
+            labels: self.labels(),
             bars: rate,
             x_max: Some(109.0),
             empty_note: format!("no split brain in any scenario at n = {n}"),
@@ -605,6 +687,7 @@ impl Ctx<'_> {
             x_desc: "time with two or more acting leaders (ms, mean over trials)".into(),
             categories: scenarios,
             colours,
+            labels: self.labels(),
             bars: dur,
             x_max: None,
             empty_note: format!("no scenario ran at n = {n}"),
@@ -619,9 +702,13 @@ impl Ctx<'_> {
                 value: stale,
                 whisker: None,
                 text: if fenced > 0.0 {
-                    format!("{} (+{} fenced)", fmt_count(stale), fmt_count(fenced))
+                    format!(
+                        "{} (+{} fenced)",
+                        shown(r, row, Stat::WritesStaleMean),
+                        shown(r, row, Stat::WritesFencedMean)
+                    )
                 } else {
-                    fmt_count(stale)
+                    shown(r, row, Stat::WritesStaleMean)
                 },
             })
         });
@@ -634,6 +721,7 @@ impl Ctx<'_> {
                 x_desc: "writes taken from a deposed leader (mean; fenced ones in brackets)".into(),
                 categories: panels[1].categories.clone(),
                 colours: panels[1].colours.clone(),
+                labels: self.labels(),
                 bars: damage,
                 x_max: None,
                 empty_note: format!("no workload at n = {n}"),
@@ -681,7 +769,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker: None,
-                text: format!("{} ms", compact_ms(v)),
+                text: format!("{} ms", shown(r, row, Stat::UnavailableMean)),
             })
         });
         if bars.iter().flatten().all(Option::is_none) {
@@ -692,6 +780,7 @@ impl Ctx<'_> {
             x_desc: "time without a quorum leader after the fault (ms, mean over trials)".into(),
             categories: scenarios,
             colours: self.series.iter().map(|s| rgb(s.colour)).collect(),
+            labels: self.labels(),
             bars,
             x_max: None,
             empty_note: format!("no scenario ran at n = {n}"),
@@ -731,7 +820,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker,
-                text: fmt_num((v * 100.0).round() / 100.0),
+                text: shown(r, row, Stat::LeaderChangesMean),
             })
         });
         if bars.iter().flatten().all(Option::is_none) {
@@ -743,6 +832,7 @@ impl Ctx<'_> {
             x_desc: "entries into the leader role after the fault, per trial (mean; whiskers 5th–95th percentile)".into(),
             categories: scenarios.clone(),
             colours: self.series.iter().map(|s| rgb(s.colour)).collect(),
+            labels: self.labels(),
             bars,
             x_max: None,
             empty_note: if wanted.is_empty() {
@@ -1076,12 +1166,22 @@ fn first_appearance<'a>(it: impl Iterator<Item = &'a String>) -> Vec<String> {
     out
 }
 
-fn compact_ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{}", v.round())
-    } else {
-        fmt_num((v * 10.0).round() / 10.0)
+/// Whether a line's points cover two or more cluster sizes: only then is it drawn against
+/// size.
+pub(crate) fn spans_sizes(points: &[(f64, f64)]) -> bool {
+    points.iter().any(|p| p.0 != points[0].0)
+}
+
+/// The caption's sentence naming the panels left out of a chart against cluster size because
+/// they were measured at one size only (empty when none was).
+fn left_out_note(left: &[String], what: &str) -> String {
+    if left.is_empty() {
+        return String::new();
     }
+    format!(
+        " Left out, each {what} measured at one cluster size only (a line against size needs two; its values are in the tables): {}.",
+        left.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// O(n), O(n log n) and O(n²) through the geometric mean of the lines' values at the smallest

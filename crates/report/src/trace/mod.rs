@@ -538,10 +538,22 @@ impl Model {
                 (a.min(b), a.max(b))
             }
             TraceWindow::Auto => {
-                let full_fits = nodes <= meta.max_nodes
-                    && visible(Time::ZERO, end).0.len() <= meta.max_messages;
+                // The chart starts a few sends before the fault ([`lead_in`]): the boot
+                // election and the steady state before it are one note, not the top of the
+                // chart. Everything after the fault stays when it fits.
+                let (win_from, win_to) = election_window(events, reference, converged_at, end);
+                let start = lead_in(events, win_from);
+                if start > Time::ZERO {
+                    cut_notes.push(format!(
+                        "boot election and steady state, 0 ms to {} ms, elided: the chart starts {:.3} ms before t0",
+                        ms(start),
+                        reference.as_millis_f64() - start.as_millis_f64()
+                    ));
+                }
+                let full_fits =
+                    nodes <= meta.max_nodes && visible(start, end).0.len() <= meta.max_messages;
                 if full_fits {
-                    (Time::ZERO, end)
+                    (start, end)
                 } else {
                     if nodes > meta.max_nodes {
                         cut_notes.push(format!(
@@ -549,7 +561,7 @@ impl Model {
                             meta.max_nodes
                         ));
                     }
-                    election_window(events, reference, converged_at, end)
+                    (start, win_to)
                 }
             }
         };
@@ -823,6 +835,24 @@ fn mark(at: Time, node: NodeId, kind: MarkKind) -> Mark {
     }
 }
 
+/// Where an automatic window starts: at `window_from` (a few send instants before the fault,
+/// [`election_window`]) when the trial sent anything before that instant — the boot election
+/// and the heartbeats after it, elided — else at the trial's start (nothing to elide).
+pub(crate) fn lead_in(events: &[TraceEvent], window_from: Time) -> Time {
+    let earlier = events
+        .iter()
+        .any(|e| e.at < window_from && matches!(e.what, TraceKind::Send(_)));
+    if earlier {
+        window_from
+    } else {
+        Time::ZERO
+    }
+}
+
+/// How many distinct send instants before the reference an automatic window keeps (about a
+/// couple of heartbeat rounds of every node).
+pub(crate) const LEAD_IN_SENDS: usize = 4;
+
 /// From a few instants before the reference to a few after convergence.
 fn election_window(
     events: &[TraceEvent],
@@ -839,7 +869,7 @@ fn election_window(
     let before: Vec<Time> = sends.iter().copied().filter(|&t| t < reference).collect();
     let from = before
         .len()
-        .checked_sub(4)
+        .checked_sub(LEAD_IN_SENDS)
         .map(|i| before[i])
         .or_else(|| before.first().copied())
         .unwrap_or(reference);
@@ -1087,5 +1117,100 @@ pub(crate) fn mark_label(k: &MarkKind) -> String {
                 n => format!("{what}{}, {n} in a row to {} ms", token(*t), ms(*last)),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use election_sim::MsgInfo;
+
+    fn at(ms: u64, what: TraceKind) -> TraceEvent {
+        TraceEvent {
+            at: Time::from_millis(ms),
+            what,
+        }
+    }
+
+    fn msg(from: u32, to: u32, kind: &'static str, category: MsgCategory) -> MsgInfo {
+        MsgInfo {
+            from: NodeId(from),
+            to: NodeId(to),
+            kind,
+            category,
+            bytes: 16,
+        }
+    }
+
+    /// A boot election, heartbeats every 50 ms to 1000 ms, the fault at 1000 ms, then an
+    /// election of three messages.
+    fn long_boot() -> (Vec<TraceEvent>, TraceMeta) {
+        let mut ev = Vec::new();
+        for n in 1..=3 {
+            ev.push(at(0, TraceKind::Boot(NodeId(n))));
+        }
+        let vote = msg(2, 1, "REQUEST_VOTE", MsgCategory::Election);
+        ev.push(at(5, TraceKind::Send(vote)));
+        ev.push(at(6, TraceKind::Deliver(vote)));
+        for k in 1..20 {
+            let hb = msg(3, 1, "APPEND_ENTRIES", MsgCategory::Heartbeat);
+            ev.push(at(k * 50, TraceKind::Send(hb)));
+            ev.push(at(k * 50 + 1, TraceKind::Deliver(hb)));
+        }
+        ev.push(at(1000, TraceKind::Fault(Applied::Crash(NodeId(3)))));
+        let e = msg(2, 1, "REQUEST_VOTE", MsgCategory::Election);
+        let v = msg(1, 2, "VOTE", MsgCategory::Reply);
+        let hb = msg(2, 1, "APPEND_ENTRIES", MsgCategory::Heartbeat);
+        for (t, m) in [(1200, e), (1202, v), (1204, hb)] {
+            ev.push(at(t, TraceKind::Send(m)));
+            ev.push(at(t + 1, TraceKind::Deliver(m)));
+        }
+        let mut meta = TraceMeta::new("raft", "leader-crash", "lan", 1);
+        meta.reference_ms = 1000.0;
+        meta.elect_ms = Some(205.0);
+        (ev, meta)
+    }
+
+    #[test]
+    fn an_automatic_window_starts_a_few_sends_before_the_fault() {
+        let (events, meta) = long_boot();
+        let m = Model::build(&events, 3, &meta);
+        // The last LEAD_IN_SENDS heartbeat instants before t0: 800, 850, 900, 950 ms.
+        assert_eq!(m.from, Time::from_millis(800));
+        let lead = m.reference.as_millis_f64() - m.from.as_millis_f64();
+        assert!(
+            lead > 0.0 && lead <= (LEAD_IN_SENDS as f64) * 50.0,
+            "{lead}"
+        );
+        assert!(
+            m.msgs.iter().all(|x| x.sent >= m.from),
+            "a message before the window"
+        );
+        // Everything after the fault stays.
+        let after = m.msgs.iter().filter(|x| x.sent >= m.reference).count();
+        assert_eq!(after, 3);
+        assert!(
+            m.cut_notes
+                .iter()
+                .any(|n| n.contains("boot election and steady state, 0 ms to 800.000 ms, elided")),
+            "{:?}",
+            m.cut_notes
+        );
+    }
+
+    #[test]
+    fn a_trial_with_nothing_before_the_lead_in_is_drawn_from_its_start() {
+        let (events, meta) = long_boot();
+        // Drop every send before 900 ms: nothing to elide, the chart starts at 0.
+        let events: Vec<TraceEvent> = events
+            .into_iter()
+            .filter(|e| {
+                e.at >= Time::from_millis(900)
+                    || !matches!(e.what, TraceKind::Send(_) | TraceKind::Deliver(_))
+            })
+            .collect();
+        let m = Model::build(&events, 3, &meta);
+        assert_eq!(m.from, Time::ZERO);
+        assert!(!m.cut_notes.iter().any(|n| n.contains("boot election")));
     }
 }

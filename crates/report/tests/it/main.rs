@@ -11,6 +11,7 @@
 #![allow(unreachable_pub)]
 
 mod asked;
+mod charts_say;
 mod common;
 mod quoted_numbers;
 mod real_sweep;
