@@ -126,3 +126,43 @@ fn the_committed_tune_answer_gives_each_system_its_own_row() {
         assert!(!raft[5].contains(&format!("{system}:")), "{raft:?}");
     }
 }
+
+/// The committed report's first answer speaks in systems as deployed: every system row of
+/// the matrix is named there with its settings, its failover, its split brain with how long
+/// a deposed leader lingers, and whether a resource it guards needs fencing (issue #45: the
+/// etcd rows linger for an election timeout and take unfenced writes).
+#[test]
+fn the_committed_report_answers_as_deployed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/default");
+    let report = fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    let answer = report
+        .lines()
+        .find(|l| l.starts_with("- **A 5-node control plane on `lan`**: as deployed"))
+        .unwrap_or_else(|| panic!("no as-deployed answer"));
+    let systems: Vec<&str> = report
+        .lines()
+        .filter(|l| l.starts_with("| `etcd@") || l.starts_with("| `hashicorp-raft@"))
+        .map(|l| l.split('`').nth(1).unwrap())
+        .collect();
+    assert!(systems.len() >= 2, "no system rows in the matrix");
+    for s in &systems {
+        let clause = answer
+            .split(&format!("`{s}` ("))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{s} not in the answer: {answer}"));
+        let clause = clause.split("; `").next().unwrap();
+        assert!(
+            clause.contains("heartbeat 100 ms, election timeout 1000 ms"),
+            "{clause}"
+        );
+        assert!(clause.contains("failover p50 / p95 ["), "{clause}");
+    }
+    for etcd in ["etcd@3.4", "etcd@3.5"] {
+        let clause = answer.split(&format!("`{etcd}` (")).nth(1).unwrap();
+        assert!(
+            clause.contains("keeps leading for [")
+                && clause.contains("**a resource it guards needs fencing**"),
+            "{etcd}: {clause}"
+        );
+    }
+}

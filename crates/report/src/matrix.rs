@@ -1063,21 +1063,31 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
             (properties.as_str(), String::new())
         };
         format!(
-            "**A {}-node control plane on `{}`**: {} — {} every {} column ({columns}) without a store; failover p50 / p95 {}{liveness}.",
-            c.focus,
-            c.net,
+            "{} — {} every {} column ({columns}) without a store; failover p50 / p95 {}{liveness}.",
             names(&safe),
-            if safe.len() == 1 { "the only protocol that passes" } else { "the protocols that pass" },
+            if safe.len() == 1 {
+                "the only protocol that passes"
+            } else {
+                "the protocols that pass"
+            },
             if relaxed { "safety" } else { "property" },
             failovers.join(", ")
         )
     } else {
         format!(
-            "**A {}-node control plane on `{}`**: no protocol of this sweep passes every property column ({properties}) without a store: read the failing seeds in the matrix before choosing.",
-            c.focus, c.net
+            "no protocol of this sweep passes every property column ({properties}) without a store: read the failing seeds in the matrix before choosing."
         )
     };
-    out.push(small);
+    // The systems as deployed come first where the sweep ran them: a reviewer deploys a
+    // system; the algorithm rows are the textbook baseline.
+    let systems = systems_answers(c, &rows);
+    out.push(match &systems.deployed {
+        Some(d) => format!(
+            "**A {}-node control plane on `{}`**: as deployed (system specs: the real system's rules and default timings, graded against their own detection window, not ranked) — {d}. In our model, at this sweep's time scale: {small}",
+            c.focus, c.net
+        ),
+        None => format!("**A {}-node control plane on `{}`**: {small}", c.focus, c.net),
+    });
     // The largest size: of the safe ones, the cheapest election.
     let mut cheap: Vec<&(&String, &Facts)> = safe
         .iter()
@@ -1102,8 +1112,11 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
             .as_ref()
             .map(|p| format!(", [{p} messages per second]({l}) in steady state"))
             .unwrap_or_default();
+        let deployed = systems.messages.as_ref().map_or(String::new(), |m| {
+            format!("as deployed, {m}; in our model, ")
+        });
         let mut text = format!(
-            "**A {}-node cluster**: of those, `{}` elects with the fewest messages at n = {}: [{q} per failover]({l}){growth}{per_second}.",
+            "**A {}-node cluster**: {deployed}of those, `{}` elects with the fewest messages at n = {}: [{q} per failover]({l}){growth}{per_second}.",
             c.n_max, best.0, c.n_max
         );
         let cheapest = rows
@@ -1128,7 +1141,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
         text.push_str(&learners_sentence(c, best.0));
         out.push(text);
     }
-    out.extend(systems_answers(c, &rows));
+    out.extend(systems.differences);
     // A store already run: the store protocols.
     let stores: Vec<&(&String, &Facts)> = rows.iter().filter(|r| r.1.store).collect();
     if !stores.is_empty() {
@@ -1198,13 +1211,23 @@ fn algorithm_of(system: &election_runner::systems::System) -> String {
 /// brain under partition with what a resource then needs, and liveness; then, where the
 /// algorithm row with the same rules got another verdict, one line that says so and links the
 /// reference page. Nothing when the sweep ran no system spec.
-fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> Vec<String> {
+/// What the system rows answer: the control plane's clause (each system's settings,
+/// failover, split brain, fencing and liveness), the largest size's election cost, and the
+/// line on where model and system differ.
+#[derive(Default)]
+struct SystemAnswers {
+    deployed: Option<String>,
+    messages: Option<String>,
+    differences: Option<String>,
+}
+
+fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
     let systems: Vec<(&(&String, &Facts), &election_runner::systems::System)> = rows
         .iter()
         .filter_map(|r| Some((r, system_of(r.0)?)))
         .collect();
     if systems.is_empty() {
-        return Vec::new();
+        return SystemAnswers::default();
     }
     let timing = &c.results.manifest.config["timing"];
     let mut parts = Vec::new();
@@ -1272,17 +1295,31 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> Vec<String> {
             }
         }
     }
-    let mut out = vec![format!(
-        "**As deployed** (system specs: the real system's rules and default timings, graded against their own detection window, not ranked): {}.",
-        parts.join("; ")
-    )];
-    if !differences.is_empty() {
-        out.push(format!(
+    let messages: Vec<String> = systems
+        .iter()
+        .filter_map(|((label, f), _)| {
+            let (_, q, l) = f.messages.as_ref()?;
+            let growth = f
+                .growth
+                .map(|(_, class)| format!(" ({class})"))
+                .unwrap_or_default();
+            Some(format!("`{label}` [{q} per failover]({l}){growth}"))
+        })
+        .collect();
+    SystemAnswers {
+        deployed: Some(parts.join("; ")),
+        messages: (!messages.is_empty() && c.n_max > c.focus).then(|| {
+            format!(
+                "the systems elect with {} at n = {}",
+                messages.join(", "),
+                c.n_max
+            )
+        }),
+        differences: (!differences.is_empty()).then(|| format!(
             "**Model and system differ**: {}. Choose on the system's row; the [reference page](../reference/REFERENCE.md) compares our Raft with the libraries rule by rule.",
             differences.join("; ")
-        ));
+        )),
     }
-    out
 }
 
 /// How long a deposed leader kept leading cut off in a minority (`partition-leader-minority`,
