@@ -309,9 +309,17 @@ impl RaftConfig {
     /// of the randomized timeout's half-open range, `timeout_max / heartbeat`, at least `E + 1`
     /// (a timeout is drawn from `[E, end)`; etcd's `[E, 2E)` when `timeout_max = 2 ×
     /// timeout_min`). [`RaftConfig::validate`] guarantees `E >= 1`.
+    ///
+    /// One departure from plain integer division: a ratio less than 0.6 % below a whole number
+    /// counts as that number. Settings written to three significant digits (tune's grid: a
+    /// 500 ms timeout at ratio 3 sets a 167 ms heartbeat) would otherwise lose a whole tick
+    /// (500 / 167 = 2.994 → 2 ticks, a third shorter than the point); a real etcd flag pair is
+    /// whole milliseconds, and one that far from a multiple is unusual.
     pub fn election_ticks(&self) -> (u32, u32) {
         let p = self.timing.heartbeat.as_nanos().max(1);
-        let ticks = |d: Duration| (d.as_nanos() / p).min(u128::from(u32::MAX - 1)) as u32;
+        let ticks = |d: Duration| {
+            (d.as_nanos().saturating_mul(1006) / 1000 / p).min(u128::from(u32::MAX - 1)) as u32
+        };
         let e = ticks(self.timeout_min).max(1);
         (e, ticks(self.timeout_max).max(e + 1))
     }

@@ -2423,4 +2423,14 @@ fn ticks_refuse_the_rules_that_count_no_ticks() {
         (10, 20),
         "etcd's [E, 2E) at 100/1000 ms"
     );
+    // A heartbeat written to three significant digits (tune: 500 ms at ratio 3 → 167 ms)
+    // keeps its whole ticks; a timeout clearly between two multiples is cut as etcd cuts it.
+    c.timing.heartbeat = Duration::from_millis(167);
+    c.timeout_min = Duration::from_millis(500);
+    c.timeout_max = Duration::from_millis(1000);
+    assert_eq!(c.election_ticks(), (3, 6));
+    c.timing.heartbeat = Duration::from_millis(100);
+    c.timeout_min = Duration::from_millis(290);
+    c.timeout_max = Duration::from_millis(580);
+    assert_eq!(c.election_ticks(), (2, 5));
 }
