@@ -559,13 +559,7 @@ fn explore_shards_merge_into_the_unsharded_exploration() {
         })
         .collect();
     std::fs::write(&chunk, &forged).unwrap();
-    let digest: String = {
-        use sha2::Digest;
-        sha2::Sha256::digest(forged.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    };
+    let digest = crate::common::sha256_hex(forged.as_bytes());
     let mut hash = chunk.clone().into_os_string();
     hash.push(".sha256");
     std::fs::write(hash, format!("{digest}\n")).unwrap();
@@ -677,13 +671,8 @@ fn tune_shards_merge_into_the_unsharded_page() {
         1,
         &["s1/manifest.json", "edited or corrupted"],
     );
-    use sha2::Digest;
     let searches = serde_json::to_vec(&v["searches"]).unwrap();
-    let sha: String = sha2::Sha256::digest(&searches)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    v["searches_sha256"] = sha.into();
+    v["searches_sha256"] = crate::common::sha256_hex(&searches).into();
     std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
     fails(
         &bench_env(&merge, b.path(), &[]),

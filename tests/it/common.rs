@@ -157,12 +157,8 @@ fn replaced(text: &str, line: usize, column: &str, value: &str) -> String {
 /// Record `dir/trials.csv`'s current byte count and SHA-256 in `dir/manifest.json`, as a
 /// forger who knew the format would.
 pub fn rehash(dir: &Path) {
-    use sha2::Digest;
     let t = fs::read(dir.join("trials.csv")).unwrap();
-    let sha: String = sha2::Sha256::digest(&t)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha = sha256_hex(&t);
     let mp = dir.join("manifest.json");
     let mut m: serde_json::Value = serde_json::from_str(&fs::read_to_string(&mp).unwrap()).unwrap();
     m["trials_csv"]["sha256"] = sha.into();
@@ -232,4 +228,13 @@ pub fn smaller(mut args: Vec<String>) -> Vec<String> {
         _ => {}
     }
     args
+}
+
+/// The SHA-256 of `bytes` in hex, as the tool records it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

@@ -194,12 +194,7 @@ fn from_scrape_to_advice() {
     assert!(far > 1.7 * near && far < 2.3 * near, "{near} {far}");
     for e in emp {
         let file = fs::read(t.join(e["source"].as_str().unwrap())).unwrap();
-        use sha2::Digest;
-        let sha: String = sha2::Sha256::digest(&file)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(e["sha256"], sha.as_str());
+        assert_eq!(e["sha256"], crate::common::sha256_hex(&file).as_str());
     }
     assert_eq!(m["config"]["profile"]["leader_changes"], 72);
     // The report's method names the profile and the files.

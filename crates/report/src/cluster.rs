@@ -17,11 +17,10 @@ use crate::doc::{spans, Inline};
 
 const HOUR_MS: f64 = 3_600_000.0;
 
-/// A resolved parameter of the manifest as a number: its value, else its default.
-fn param(results: &Results, key: &str) -> Option<f64> {
+/// A resolved parameter of the manifest as written: its value, else its default.
+fn param<'a>(results: &'a Results, key: &str) -> Option<&'a str> {
     let p = &results.manifest.config["params"][key];
-    let text = p["value"].as_str().or_else(|| p["default"].as_str())?;
-    text.parse().ok()
+    p["value"].as_str().or_else(|| p["default"].as_str())
 }
 
 /// The guide's line, or `None` without a profile, an observed rate or a `steady-noise` cell.
@@ -31,7 +30,7 @@ pub(crate) fn cluster_line(results: &Results) -> Option<Vec<Inline>> {
     if span_s <= 0.0 {
         return None;
     }
-    let steady_ms = param(results, "steady_ms")?;
+    let steady_ms: f64 = param(results, "steady_ms")?.parse().ok()?;
     let span_h = span_s / 3600.0;
     let (olo, ohi) = poisson_ci(changes);
     let observed = (changes as f64 / span_h, olo / span_h, ohi / span_h);
@@ -53,10 +52,7 @@ pub(crate) fn cluster_line(results: &Results) -> Option<Vec<Inline>> {
             Agreement::Consistent => "consistent: the intervals overlap".to_string(),
             Agreement::ModelTooQuiet => format!(
                 "**disagree**: the cluster changes leader more often; what causes its elections is not in this model (`{}` noise), so this sweep's other numbers describe a calmer cluster than yours",
-                results.manifest.config["params"]["noise.profile"]["value"]
-                    .as_str()
-                    .or_else(|| results.manifest.config["params"]["noise.profile"]["default"].as_str())
-                    .unwrap_or("its")
+                param(results, "noise.profile").unwrap_or("its")
             ),
             Agreement::ModelTooNoisy => {
                 "**disagree**: the model changes leader more often than the cluster".to_string()

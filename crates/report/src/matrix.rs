@@ -136,9 +136,9 @@ pub(crate) struct Facts {
     /// The split-brain cell of the worst partition scenario: (quoted rate, overlap and
     /// writes; its link), when there was split brain.
     pub split: Option<(String, String)>,
-    /// The worst mean of deposed leaders' writes a resource without fencing takes: (mean,
-    /// quoted, scenario, link).
-    pub unfenced: Option<(f64, String, String, String)>,
+    /// The worst mean of deposed leaders' writes a resource without fencing takes, when
+    /// above zero: (quoted, scenario, link).
+    pub unfenced: Option<(String, String, String)>,
     /// The detection window of a protocol at a time scale of its own
     /// ([`crate::figures::own_window`]): graded against it, not ranked.
     pub own_window: Option<f64>,
@@ -706,43 +706,52 @@ impl<'a> Builder<'a, '_> {
                 cells,
                 |_, _| None,
             );
-            let cells: Cells = self
+            // Per series, the worst scenario by what a resource without fencing takes.
+            let worst: Vec<Option<(f64, &SummaryRow)>> = self
                 .series
                 .iter()
                 .map(|s| {
-                    let (v, r) = self.worst(s, &all, |r| {
+                    self.worst(s, &all, |r| {
                         Some(
                             r.get(Stat::WritesStaleMean)?
                                 + r.get(Stat::WritesFencedMean).unwrap_or(0.0),
                         )
-                    })?;
+                    })
+                })
+                .collect();
+            let quoted = |r: &SummaryRow| {
+                format!(
+                    "{} + {} writes",
+                    shown(self.c.results, r, Stat::WritesStaleMean),
+                    shown(self.c.results, r, Stat::WritesFencedMean)
+                )
+            };
+            let unfenced: Vec<Option<(String, String, String)>> = worst
+                .iter()
+                .map(|w| {
+                    let (_, r) = w.filter(|(v, _)| *v > 0.0)?;
+                    Some((
+                        quoted(r),
+                        r.key.scenario.clone(),
+                        self.link(&r.key.scenario),
+                    ))
+                })
+                .collect();
+            for (f, u) in self.m.facts.iter_mut().zip(unfenced) {
+                f.unfenced = u;
+            }
+            let cells: Cells = worst
+                .iter()
+                .map(|w| {
+                    let (v, r) = (*w)?;
                     if v == 0.0 {
                         return Some((0.0, linked("0 writes".into(), self.link(&r.key.scenario))));
                     }
-                    let text_ = format!(
-                        "{} + {} writes",
-                        shown(self.c.results, r, Stat::WritesStaleMean),
-                        shown(self.c.results, r, Stat::WritesFencedMean)
-                    );
-                    let mut spans = linked(text_, self.link(&r.key.scenario));
+                    let mut spans = linked(quoted(r), self.link(&r.key.scenario));
                     spans.push(text(format!(" (`{}`)", r.key.scenario)));
                     Some((v, spans))
                 })
                 .collect();
-            for (f, c) in self.m.facts.iter_mut().zip(&cells) {
-                if let Some((v, spans)) = c.as_ref().filter(|c| c.0 > 0.0) {
-                    if let (Some(Inline::Link { text, href }), Some(Inline::Text(sc))) =
-                        (spans.first(), spans.get(1))
-                    {
-                        f.unfenced = Some((
-                            *v,
-                            crate::doc::plain(text),
-                            sc.trim_matches(|ch| " (`)".contains(ch)).to_string(),
-                            href.clone(),
-                        ));
-                    }
-                }
-            }
             self.column(
                 format!("damage, unfenced, n = {n}"),
                 "worst mean `writes_stale` + `writes_fenced` per trial over every scenario: what a resource without fencing takes from deposed leaders (rare: < 1 a trial, few: < 10, damaging: 10 or more)".to_string(),
@@ -1219,17 +1228,15 @@ struct SystemAnswers {
 }
 
 fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
-    let systems: Vec<(&(&String, &Facts), &election_runner::systems::System)> = rows
-        .iter()
-        .filter_map(|r| Some((r, system_of(r.0)?)))
-        .collect();
+    let systems: Vec<&(&String, &Facts)> =
+        rows.iter().filter(|r| system_of(r.0).is_some()).collect();
     if systems.is_empty() {
         return SystemAnswers::default();
     }
     let timing = &c.results.manifest.config["timing"];
     let mut parts = Vec::new();
     let mut differences = Vec::new();
-    for ((label, f), system) in &systems {
+    for (label, f) in &systems {
         let own = &timing["specs"][label.as_str()];
         let t = if own.is_null() { timing } else { own };
         let ms = |k: &str| t[k].as_f64().map(crate::data::fmt_sig);
@@ -1241,9 +1248,8 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
         let on = |k: &str| {
             effective
                 .as_ref()
-                .and_then(|m| m.get(k).map(String::as_str))
-                .or_else(|| system.value(k))
-                == Some("true")
+                .and_then(|m| m.get(k))
+                .is_some_and(|v| v == "true")
         };
         let settings = format!(
             "heartbeat {} ms, election timeout {} ms, PreVote {}, CheckQuorum {}",
@@ -1265,7 +1271,7 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
             _ => {}
         }
         match &f.unfenced {
-            Some((_, q, sc, l)) => line.push_str(&format!(
+            Some((q, sc, l)) => line.push_str(&format!(
                 "; **a resource it guards needs fencing**: without it, deposed leaders' writes were taken (worst: [{q} per trial]({l}) in `{sc}`)"
             )),
             None if f.fenced_writes.is_some() => {
@@ -1305,7 +1311,7 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
     }
     let messages: Vec<String> = systems
         .iter()
-        .filter_map(|((label, f), _)| {
+        .filter_map(|(label, f)| {
             let (_, q, l) = f.messages.as_ref()?;
             let growth = f
                 .growth
