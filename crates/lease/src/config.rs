@@ -15,6 +15,15 @@ pub const RESTART: Duration = Duration::from_millis(100);
 /// The restart delay with Kubernetes' own timings: the kubelet's 10 s back-off.
 pub const RESTART_K8S: Duration = Duration::from_secs(10);
 
+/// How long a Kubernetes client stays on a connection to an API server that stopped
+/// answering: client-go's HTTP/2 health check (`k8s.io/apimachinery/pkg/util/net/http.go`,
+/// `SetTransportDefaults` → `configureHTTP2Transport`) pings a connection that has received no
+/// frame for `ReadIdleTimeout` (`readIdleTimeoutSeconds()`, 30 s) and closes it when the ping
+/// is unanswered for `PingTimeout` (`pingTimeoutSeconds()`, 15 s): 45 s. Until then every
+/// request, renewals included, goes out on the dead connection (kubernetes/kubernetes#125530
+/// reports leader-election clients stuck about 30 s before they even retry).
+pub const RECONNECT_K8S: Duration = Duration::from_secs(45);
+
 /// How many service endpoints the protocol needs besides the `n` members: one, the store.
 pub const SERVICES: u32 = 1;
 
@@ -40,10 +49,18 @@ pub struct LeaseConfig {
     /// How many endpoints the store has, ids `n + 1 ..= n + stores`: 1, the store this crate
     /// runs itself; more, a replicated store whose endpoints another crate builds (the
     /// runner's `lease.store_nodes`: a Raft group, `election-store`). A member sends each
-    /// request to one endpoint and moves to the next when its previous request there went
-    /// unanswered until the next one is due (etcd's client balancer moving off an endpoint
-    /// that fails its requests).
+    /// request to one endpoint and moves to the next when a request there has gone
+    /// unanswered for [`Self::reconnect`] by the time the next one is due.
     pub stores: u32,
+    /// How long a member keeps sending over its connection to one store endpoint while a
+    /// request there stays unanswered, on its own clock, before it gives the connection up and
+    /// moves to the next endpoint. Zero (the default) moves at the next request after one that
+    /// went unanswered, as etcd's client balancer moves off an endpoint that fails its
+    /// requests. Kubernetes' clients ([`RECONNECT_K8S`]) keep one long-lived HTTP/2
+    /// connection to an API server and give it up only when its health check fails: when the
+    /// server's node vanishes without closing the connection, every request in between is
+    /// lost on it.
+    pub reconnect: Duration,
     /// How a non-holder decides that the holder's lease expired ([`Expiry`]).
     pub expiry: Expiry,
     /// Acquisitions are compare-and-swap on the version (client-go); `false`: blind writes
@@ -132,6 +149,7 @@ impl LeaseConfig {
             cas: true,
             on_loss: OnLoss::Continue,
             restart: (RESTART, RESTART),
+            reconnect: Duration::ZERO,
         }
     }
 
@@ -142,6 +160,7 @@ impl LeaseConfig {
             renew_deadline: Duration::from_secs(10),
             retry: Duration::from_secs(2),
             restart: (RESTART_K8S, RESTART_K8S),
+            reconnect: RECONNECT_K8S,
             ..LeaseConfig::new(n)
         }
     }

@@ -144,7 +144,9 @@ mod message;
 mod node;
 mod wire;
 
-pub use config::{Expiry, LeaseConfig, OnLoss, JITTER_FACTOR, RESTART, RESTART_K8S, SERVICES};
+pub use config::{
+    Expiry, LeaseConfig, OnLoss, JITTER_FACTOR, RECONNECT_K8S, RESTART, RESTART_K8S, SERVICES,
+};
 pub use message::{LeaseMsg, LeaseTimer, Op, Record, RECORD_BYTES};
 pub use node::Lease;
 

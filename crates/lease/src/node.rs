@@ -39,8 +39,9 @@ struct Member {
     believed: Option<NodeId>,
     /// Which of the store's endpoints it sends to (0-based; always 0 with one endpoint).
     endpoint: u32,
-    /// Its last request has had no answer yet.
-    unanswered: bool,
+    /// When (on this node's clock) it sent the oldest request on its current endpoint that
+    /// has had no answer yet; `None` once an answer arrives.
+    unanswered_since: Option<Time>,
     /// With `on_loss = exit`: the process exited and has not started again yet.
     down: bool,
     /// About to be stopped on purpose ([`Protocol::on_handover`]): its elector's context is
@@ -48,14 +49,21 @@ struct Member {
     stopping: bool,
 }
 
-/// Send `msg` to the store endpoint `m` uses; if its previous request there is still
-/// unanswered now that the next one is due, move to the next endpoint first (with one
-/// endpoint this changes nothing).
+/// Send `msg` to the store endpoint `m` uses. If a request there has been unanswered for
+/// [`LeaseConfig::reconnect`] or longer now that the next one is due, its connection is
+/// given up and the member moves to the next endpoint first; with `reconnect = 0` that is
+/// whenever the previous request is still unanswered. With one endpoint there is nowhere to
+/// move and this changes nothing.
 fn request(cfg: &LeaseConfig, m: &mut Member, io: &mut Io<'_, Lease>, msg: LeaseMsg) {
-    if m.unanswered && cfg.stores > 1 {
+    let now = io.now();
+    if cfg.stores > 1
+        && m.unanswered_since
+            .is_some_and(|t| now.saturating_since(t) >= cfg.reconnect)
+    {
         m.endpoint = (m.endpoint + 1) % cfg.stores;
+        m.unanswered_since = None;
     }
-    m.unanswered = true;
+    m.unanswered_since.get_or_insert(now);
     io.send(cfg.store_endpoint(m.endpoint), msg);
 }
 
@@ -407,7 +415,7 @@ impl Protocol for Lease {
         let now = io.now();
         let me = self.id;
         if let Part::Member(m) = &mut self.part {
-            m.unanswered = false;
+            m.unanswered_since = None;
         }
         match msg {
             LeaseMsg::Record(rec) => {

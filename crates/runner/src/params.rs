@@ -183,6 +183,7 @@ pub const PARAMS: &[ParamDef] = &[
     p("lease.cas", Kind::Bool, "true", "lease: acquisitions are compare-and-swap on the version (client-go's Update with resourceVersion); false: blind writes, last writer wins, renewals and releases applied while the record names the writer (hendrikmaus/kube-leader-election's merge patches)"),
     p("lease.on_loss", Kind::Choice(OnLoss::NAMES), "continue", "lease: a holder that stops leading goes back to reading the record (continue: client-go's OnStoppedLeading returns) or its process exits and restarts after lease.restart_ms, its state gone (exit: kube-controller-manager's and kube-scheduler's klog.FlushAndExit)"),
     p("lease.restart_ms", Kind::MsRange, "scaled: 100; k8s: 10000", "lease: with on_loss = exit, how long the exited process is down, drawn uniformly from LO-HI at each exit: the kubelet's first restart back-off, 10 s (pkg/kubelet backOffPeriod), divided by 100 with the scaled timings"),
+    p("lease.reconnect_ms", Kind::Ms, "scaled: 0; k8s: 45000", "lease: with a replicated store (lease.store_nodes >= 2), how long a member keeps its connection to one store endpoint while a request there stays unanswered before it moves to the next endpoint; 0: at the next request (etcd's client balancer); k8s: client-go's HTTP/2 health check, ReadIdleTimeout 30 s + PingTimeout 15 s (k8s.io/apimachinery/pkg/util/net/http.go), during which a vanished API server's clients lose every request"),
     p("omnipaxos.tick_ms", Kind::PositiveMs, "heartbeat_ms", "omnipaxos: the tick period; a BLE heartbeat round is detect_timeout_ms rounded to whole ticks; from heartbeat_ms / 50 up to heartbeat_ms and detect_timeout_ms, as raftrs.tick_ms"),
     p("net.latency", Kind::Latency, "the profile's", "one-way latency distribution of every link"),
     p("net.loss", Kind::Probability, "the profile's", "probability that a message is lost"),
@@ -612,6 +613,8 @@ pub struct LeaseParams {
     pub on_loss: OnLoss,
     /// `lease.restart_ms` as (lo, hi).
     pub restart_ms: (f64, f64),
+    /// `lease.reconnect_ms`.
+    pub reconnect_ms: f64,
 }
 
 /// Omni-Paxos' parameters (`omnipaxos.*`), resolved.
@@ -871,6 +874,14 @@ impl Resolved {
                             (ms, ms)
                         }
                     },
+                    reconnect_ms: num(
+                        "lease.reconnect_ms",
+                        if k8s {
+                            election_lease::RECONNECT_K8S.as_secs_f64() * 1e3
+                        } else {
+                            0.0
+                        },
+                    ),
                 }
             },
             omnipaxos: OmniPaxosParams {

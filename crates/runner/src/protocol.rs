@@ -240,6 +240,7 @@ pub const FAMILIES: [Family; 6] = [
                 Resolved::duration(r.lease.restart_ms.0),
                 Resolved::duration(r.lease.restart_ms.1),
             );
+            c.reconnect = Resolved::duration(r.lease.reconnect_ms);
             if r.lease.store_nodes > 1 {
                 let s = r.lease.store_nodes;
                 let mut raft = RaftConfig::with_timing(
@@ -555,18 +556,21 @@ impl ProtocolSpec {
             .collect()
     }
 
-    /// Parse `name(+option[=value])*`; `name` is a family, or a system spec ([`crate::systems`]:
-    /// `etcd@3.4` is `raft+system=etcd@3.4`).
+    /// Parse `name(+option[=value])*`; `name` is a family, a system spec ([`crate::systems`]:
+    /// `etcd@3.4` is `raft+system=etcd@3.4`) or a bundle (`k8s-lease` is
+    /// `lease+profile=k8s+store_nodes=3`).
     pub fn parse(s: &str) -> Result<ProtocolSpec> {
         let s = s.trim();
         let mut parts = s.split('+');
         let first = parts.next().unwrap_or("").trim();
         let mut options = ParamMap::new();
+        let bundle = crate::systems::bundle(first);
         let kind = match crate::systems::named(first) {
             Some(system) => {
                 options.insert("raft.system", system.name.to_string());
                 ProtocolKind::Raft
             }
+            None if bundle.is_some() => ProtocolKind::parse(bundle.expect("checked").family)?,
             None if first.contains('@') => {
                 let names: Vec<&str> = crate::systems::SYSTEMS.iter().map(|s| s.name).collect();
                 return Err(crate::Error::Usage(crate::error::unknown_name(
@@ -609,6 +613,12 @@ impl ProtocolSpec {
             if options.insert(def.key, value).is_some() {
                 return usage!("protocol spec {s:?}: option {name:?} given twice");
             }
+        }
+        // A bundle's options are defaults under the ones written on top of it.
+        for r in bundle.map_or(&[][..], |b| b.rules) {
+            options
+                .entry(lookup(r.key)?.key)
+                .or_insert_with(|| r.value.to_string());
         }
         Ok(ProtocolSpec {
             spec: s.to_string(),
