@@ -11,15 +11,33 @@ pub fn protocol_help() -> String {
         .iter()
         .map(|s| s.name)
         .collect();
+    let bundles: Vec<String> = election_runner::systems::BUNDLES
+        .iter()
+        .map(|b| {
+            let opts: Vec<String> = b
+                .rules
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}={}",
+                        r.key.split_once('.').map_or(r.key, |k| k.1),
+                        r.value
+                    )
+                })
+                .collect();
+            format!("{} ({}+{})", b.name, b.family, opts.join("+"))
+        })
+        .collect();
     format!(
         "Protocol spec: a protocol plus +options, e.g. bully+quorum, raft+pre_vote+check_quorum, \
          raft+timeout_ms=300-600, raft+pre_vote+check_quorum+voters=5 (5 voters, the rest \
          learners), lease+store_nodes=3 (the lease's store a 3-endpoint Raft group), \
          lease+expiry=renew_time+cas=false+on_loss=exit (other lease libraries' rules). \
          Protocols and their options: {}. System specs (raft with a real system's rules and \
-         timings, sources in `election-bench params`): {}",
+         timings, sources in `election-bench params`): {}; and {}",
         opts.join("; "),
-        systems.join(", ")
+        systems.join(", "),
+        bundles.join(", ")
     )
 }
 
@@ -107,6 +125,7 @@ pub fn protocol_candidates() -> Candidates {
         .into_iter()
         .chain(election_runner::explore::DEFAULT_PROTOCOLS)
         .chain(election_runner::systems::SYSTEMS.iter().map(|s| s.name))
+        .chain(election_runner::systems::BUNDLES.iter().map(|b| b.name))
     {
         if !v.contains(&s) {
             v.push(s);

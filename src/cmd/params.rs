@@ -25,6 +25,12 @@ pub fn run() -> Result<(), CliError> {
             out!("  {} = {}  ({})", r.key, r.value, r.source);
         }
     }
+    for b in election_runner::systems::BUNDLES {
+        out!("{}  {} ({} with these options)", b.name, b.about, b.family);
+        for r in b.rules {
+            out!("  {} = {}  ({})", r.key, r.value, r.source);
+        }
+    }
     out!("\nNetwork profiles (--net, --nets):\n");
     for n in BUILTIN_NETS {
         let p = NetProfile::builtin(n).expect("built-in");

@@ -585,3 +585,55 @@ fn the_members_etcd_version_chooses_the_rule_set() {
         "{run}"
     );
 }
+
+/// A member restarted between two scrapes has no round-trip histogram until it first probes
+/// its peers (issue #45): its scrape is left out, with a line that says so, and the profile is
+/// built from the others; with `etcd_server_id` it is known by its id and used.
+#[test]
+fn a_freshly_restarted_member_without_round_trips_is_left_out_or_named_by_its_id() {
+    let t = tempfile::tempdir().unwrap();
+    let t = t.path();
+    let build = |out: &str, server_id: bool| -> String {
+        let dir = t.join(format!("{out}-scrapes"));
+        fs::create_dir_all(&dir).unwrap();
+        for (name, text) in generate::scrapes() {
+            let text = if name == "member3-scrape2.prom" {
+                let mut kept: String = text
+                    .lines()
+                    .filter(|l| !l.contains("etcd_network_peer_round_trip_time_seconds"))
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                if server_id {
+                    kept.push_str("# TYPE etcd_server_id gauge\netcd_server_id{server_id=\"e0f39b7c4d1a2865\"} 1\n");
+                }
+                kept
+            } else {
+                text
+            };
+            fs::write(dir.join(&name), text).unwrap();
+        }
+        let config = format!("{out}/profile.toml");
+        ok(
+            t,
+            &[
+                "profile",
+                "--from-prometheus",
+                dir.to_str().unwrap(),
+                "--name",
+                out,
+                "--out",
+                &config,
+            ],
+        )
+    };
+    let said = build("restarted", false);
+    assert!(
+        said.contains("member3-scrape2.prom: left out: no etcd_network_peer_round_trip_time_seconds histogram yet"),
+        "{said}"
+    );
+    assert!(said.contains("cluster size     3 nodes"), "{said}");
+    assert!(t.join("restarted/profile.toml").is_file());
+    let named = build("named", true);
+    assert!(!named.contains("left out"), "{named}");
+    assert!(named.contains("cluster size     3 nodes"), "{named}");
+}

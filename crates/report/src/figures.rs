@@ -42,7 +42,7 @@ pub struct ChartInfo {
 }
 
 /// The detection window (`detect_timeout_ms + detect_jitter_ms`) of a protocol spec that runs
-/// at a time scale of its own (`lease+profile=k8s`: every time 100×,
+/// at a time scale of its own (`k8s-lease`: every time 100×,
 /// `election_runner::params::K8S_TIME_SCALE`), from the manifest's `timing.specs`; `None`
 /// for a spec at the sweep's time scale.
 pub(crate) fn own_window(results: &Results, protocol: &str) -> Option<f64> {

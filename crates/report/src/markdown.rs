@@ -758,7 +758,7 @@ fn at_a_glance(d: &mut Document, ctx: &Ctx) {
     let series = series_for(results, &ctx.net);
     let mut rows = Vec::new();
     for sc in results.scenarios() {
-        // A series at a time scale of its own (`lease+profile=k8s`) is not ranked, as in the
+        // A series at a time scale of its own (`k8s-lease`) is not ranked, as in the
         // matrix: its `ranked` is false.
         let cells: Vec<(String, &SummaryRow, bool)> = series
             .iter()

@@ -809,7 +809,7 @@ impl<'a> Builder<'a, '_> {
                 let mut spans = linked(t, self.link(&r.key.scenario));
                 spans.push(text(format!(" (`{}`)", r.key.scenario)));
                 // Graded in the row's own detection window where it has one (a system spec
-                // or `lease+profile=k8s`), as the failover column is.
+                // or `k8s-lease`), as the failover column is.
                 let window = own_window(self.c.results, &s.protocol).or(window);
                 spans.push(text(" "));
                 spans.push(verdict(split_verdict(ms, window)));
@@ -1164,7 +1164,12 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
                     (None, Some(true)) => "; no deposed holder's write got through fencing".to_string(),
                     _ => String::new(),
                 };
-                format!("`{}`: {}{fenced}", r.0, failover(r.1))
+                format!(
+                    "`{}`: {}{fenced}{}",
+                    r.0,
+                    failover(r.1),
+                    vanished_endpoint(c, r.0)
+                )
             })
             .collect();
         out.push(format!(
@@ -1179,7 +1184,7 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
                     .map(|r| r.0.as_str())
                     .collect();
                 match (scaled, own.is_empty()) {
-                    (Some(t), true) => format!("; timings here: {t}; client-go's defaults are 15 s / 10 s / 2 s (`lease+profile=k8s`), and failover scales with them"),
+                    (Some(t), true) => format!("; timings here: {t}; client-go's defaults are 15 s / 10 s / 2 s (`k8s-lease`), and failover scales with them"),
                     (Some(t), false) => format!(
                         "; `lease` runs client-go's timings divided by {k} ({t}), `{}` runs them as shipped (15 s / 10 s / 2 s) with every scenario time {k}× too, so its row is graded against its own detection window and not ranked against the others",
                         own.join("`, `"),
@@ -1191,6 +1196,29 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
         ));
     }
     out
+}
+
+/// What a vanished store endpoint cost the lease row `label` at the control-plane size, when
+/// the sweep ran `store-endpoint-vanish` for it (a replicated store): the mean time without a
+/// leader, and the connection rule that decides it.
+fn vanished_endpoint(c: &Ctx, label: &str) -> String {
+    let sc = "store-endpoint-vanish";
+    let series = series_for(c.results, &c.net);
+    let Some(s) = series.iter().find(|s| s.label == label) else {
+        return String::new();
+    };
+    let Some(r) = c
+        .results
+        .cell(&key_of(s, c.focus, sc, &c.net))
+        .filter(|r| r.ran() && r.get(Stat::UnavailableMean).is_some())
+    else {
+        return String::new();
+    };
+    let l = crate::markdown::table_target(c.results, sc, &c.net);
+    format!(
+        "; when the store endpoint every member uses vanishes silently (`{sc}`, an API server whose node disappears), [{} ms]({l}) without a leader on average, for a client gives up its connection only after `lease.reconnect_ms`",
+        shown(c.results, r, Stat::UnavailableMean)
+    )
 }
 
 /// The system a row's spec names (`etcd@3.5`, `raft+system=etcd@3.5`), if any.
@@ -1419,6 +1447,29 @@ fn learners_sentence(c: &Ctx, best: &str) -> String {
         (k - 1) / 2,
         (n - 1) / 2
     );
+    // The price, measured: `minority-crash` takes down as many members as `n` voters survive.
+    let crash = "minority-crash";
+    let converged = |label: &str| {
+        let s = series.iter().find(|s| s.label == label)?;
+        let r = c
+            .results
+            .cell(&key_of(s, n, crash, &c.net))
+            .filter(|r| r.ran())?;
+        r.get(Stat::ConvergedRate)?;
+        Some(shown(c.results, r, Stat::ConvergedRate))
+    };
+    if let Some(mine) = converged(best) {
+        let l = crate::markdown::table_target(c.results, crash, &c.net);
+        out.push_str(&format!(
+            " Measured in `{crash}` at n = {n} ({} members down, the leader among them): [{mine}]({l}) of its trials end with a quorum leader",
+            (n - 1) / 2
+        ));
+        let all = every_member_voting(best);
+        match converged(&all) {
+            Some(g) => out.push_str(&format!(", against [{g}]({l}) for `{all}`.")),
+            None => out.push('.'),
+        }
+    }
     if let Some(f) = failover(best) {
         out.push_str(&format!(" Its failover p50 / p95 at n = {n}: [{f}]({l})"));
         let all = every_member_voting(best);

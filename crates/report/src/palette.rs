@@ -3,7 +3,7 @@
 //! The known specs have fixed colours, in this documented order (which is also the order of
 //! legends and tables): `bully`, `bully+quorum`, `bully+epoch`, `ring`, `raft`, `raft+pre_vote`,
 //! `raft+pre_vote+check_quorum`, `raft+pre_vote+check_quorum+voters=5`, `lease`,
-//! `lease+profile=k8s`. Warm colours are the bully family, purple the ring, cool colours the
+//! `k8s-lease`. Warm colours are the bully family, purple the ring, cool colours the
 //! Raft family (dark green with learners), gold the lease (dark at the scaled timings, bright
 //! at client-go's own). Any other spec gets a colour from a second palette picked by a
 //! stable hash (FNV-1a) of its text, so it never depends on iteration order or on which other
@@ -43,7 +43,7 @@ pub const KNOWN: [(&str, Rgb); 10] = [
     ("raft+pre_vote+check_quorum", Rgb(0x2c, 0xa0, 0x2c)),
     ("raft+pre_vote+check_quorum+voters=5", Rgb(0x0b, 0x5d, 0x1e)),
     ("lease", Rgb(0xb8, 0x86, 0x0b)),
-    ("lease+profile=k8s", Rgb(0xe6, 0xab, 0x02)),
+    ("k8s-lease", Rgb(0xe6, 0xab, 0x02)),
 ];
 
 /// Colours for specs not in [`KNOWN`].

@@ -508,13 +508,15 @@ struct MemberScrape {
 
 impl MemberScrape {
     fn key(&self) -> Option<String> {
-        match &self.instance {
-            Some(i) => Some(format!("instance {i}")),
-            None if !self.rtt.is_empty() => Some(format!(
+        match (&self.instance, &self.local) {
+            (Some(i), _) => Some(format!("instance {i}")),
+            _ if !self.rtt.is_empty() => Some(format!(
                 "peers {}",
                 self.rtt.keys().cloned().collect::<Vec<_>>().join(",")
             )),
-            None => None,
+            // A freshly restarted member has no round trips yet; its own id still names it.
+            (None, Some(id)) => Some(format!("member {id}")),
+            (None, None) => None,
         }
     }
 }
@@ -583,9 +585,17 @@ pub fn scrape_files(named: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<MemberScrape>)> {
+/// The scrape files' sources, the member scrapes read from them, and the files left out: a
+/// member with no round-trip histogram and nothing else that names it (a member freshly
+/// restarted has no `To` series until it first probes its peers) cannot be told apart from
+/// the others, so its scrape is set aside and the profile says so.
+#[allow(clippy::type_complexity)]
+fn read_member_scrapes(
+    files: &[PathBuf],
+) -> Result<(Vec<ScrapeSource>, Vec<MemberScrape>, Vec<String>)> {
     let mut sources = Vec::new();
     let mut scrapes: Vec<MemberScrape> = Vec::new();
+    let mut left_out = Vec::new();
     for (fi, f) in files.iter().enumerate() {
         let path = f.display().to_string();
         let bytes = crate::input::read(f, crate::input::Kind::Scrape)?;
@@ -707,19 +717,25 @@ fn read_member_scrapes(files: &[PathBuf]) -> Result<(Vec<ScrapeSource>, Vec<Memb
                 continue;
             }
             if g.key().is_none() {
-                return usage!(
-                    "{path}: no {PEER_RTT} histogram and no instance label: cannot tell which member this is (is it an etcd member's /metrics, of a cluster of 2 or more?)"
-                );
+                left_out.push(path.clone());
+                continue;
             }
             scrapes.push(g);
         }
-        if scrapes.len() == before {
+        if scrapes.len() == before && left_out.last() != Some(&path) {
             return usage!(
                 "{path}: no etcd member's samples (none of {PEER_RTT}, {WAL_FSYNC}, {BACKEND_COMMIT}, {LEADER_CHANGES})"
             );
         }
     }
-    Ok((sources, scrapes))
+    if scrapes.is_empty() {
+        if let Some(path) = left_out.first() {
+            return usage!(
+                "{path}: no {PEER_RTT} histogram, no instance label and no etcd_server_id: cannot tell which member this is (is it an etcd member's /metrics, of a cluster of 2 or more?)"
+            );
+        }
+    }
+    Ok((sources, scrapes, left_out))
 }
 
 /// A counter's increase over a member's timed scrapes (a decrease is a restart: the counter
@@ -871,7 +887,7 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     }
     .to_string();
 
-    let (sources, scrapes) = read_member_scrapes(&scrape_files(&o.files)?)?;
+    let (sources, scrapes, left_out) = read_member_scrapes(&scrape_files(&o.files)?)?;
     let mut members: BTreeMap<String, Vec<&MemberScrape>> = BTreeMap::new();
     for s in &scrapes {
         members
@@ -939,6 +955,12 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     let dir = o.out.parent().unwrap_or(Path::new("")).to_path_buf();
     let mut written = Vec::new();
     let mut summary = Vec::new();
+    for path in &left_out {
+        summary.push(format!(
+            "{path}: left out: no {PEER_RTT} histogram yet (a member freshly restarted has none until it first probes its peers), and no instance label or etcd_server_id to say which member it is; the profile uses the other {} scrape(s)",
+            scrapes.len()
+        ));
+    }
     if !membership.unconfirmed.is_empty() {
         let k = membership.unconfirmed.len();
         let some: Vec<&str> = membership

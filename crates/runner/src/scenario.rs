@@ -248,6 +248,20 @@ pub const CATALOG: &[Builtin] = &[
         },
     ),
     scenario(
+        "minority-crash",
+        "the leader and the lowest followers, floor((n-1)/2) members in all, crash for good: the most a cluster of n voting members survives; with fewer voters (raft.voters = 5 at n = 51) the crashed include a majority of the voters, and no leader can form although most members live",
+        Sizes::AtLeast(3, "it crashes floor((n-1)/2) nodes, at least one"),
+        // The followers first, each the lowest live one then (a selector that names the
+        // leader's followers needs the leader alive), the leader last.
+        |a, _| {
+            (1..(a.n - 1) / 2)
+                .map(|_| Selector::KthLowestFollower(1))
+                .chain(std::iter::once(Selector::Leader))
+                .map(|s| at(a.t, Crash(s)))
+                .collect()
+        },
+    ),
+    scenario(
         "leader-recovers",
         "the leader crashes and comes back outage_ms later, after a new leader was elected: does it take over again?",
         TWO,
@@ -410,6 +424,14 @@ pub const CATALOG: &[Builtin] = &[
                 f.push(at(a.t + a.r.outage_ms, Heal));
                 f
             },
+        )
+    },
+    Builtin {
+        replicated_store: true,
+        ..store(
+            "store-endpoint-vanish",
+            "replicated lease store only (lease.store_nodes >= 2): the store endpoint every member starts on (the first) vanishes for good, silently, as an API server does when its node disappears; a member moves to another endpoint only when it gives that connection up (lease.reconnect_ms; k8s-lease: client-go's HTTP/2 health check, 45 s), and every request until then is lost",
+            |a, _| vec![at(a.t, Crash(STORE))],
         )
     },
     store(

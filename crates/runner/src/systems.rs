@@ -1,7 +1,7 @@
 //! Systems as deployed: named bundles of our Raft's rules and a real system's default timings.
 //!
 //! A **system spec** names one system and version a reviewer would deploy (`etcd@3.4`,
-//! `etcd@3.5`, `hashicorp-raft@1.6`, `hashicorp-raft@1.7`). It is our `raft` family with the
+//! `etcd@3.5`, `hashicorp-raft@1.6`, `hashicorp-raft@1.7`, `consul@1.16`). It is our `raft` family with the
 //! parameter `raft.system` set to that name ([`SYSTEMS`]), so `etcd@3.4` and
 //! `raft+system=etcd@3.4` are the same spec, and the spec is written and read as every other:
 //! `etcd@3.4+pre_vote` asks what etcd 3.4 would do with PreVote on. Each system is data: the
@@ -13,7 +13,8 @@
 //!
 //! The timings are the systems' defaults: etcd's `--heartbeat-interval` 100 ms and
 //! `--election-timeout` 1000 ms, hashicorp/raft's `HeartbeatTimeout` and `ElectionTimeout`
-//! 1000 ms with a leader heartbeat of a tenth of that. The scenario times that derive from the
+//! 1000 ms with a leader heartbeat of a tenth of that, Consul's those times
+//! `performance.raft_multiplier` (5 by default). The scenario times that derive from the
 //! detection window (`fault_at_ms`, `outage_ms`, `horizon_ms`, ...) follow, so a partition
 //! outlasts an election timeout as it does at the workbench's own scale.
 
@@ -113,24 +114,29 @@ macro_rules! etcd_rules {
     };
 }
 
-/// hashicorp/raft's timings and the rules both its versions here share (its follower's
-/// `lastContact` check, no ticks).
+/// hashicorp/raft's rules that every spec on it shares (its follower's `lastContact` check, no
+/// ticks), at the given timings: hashicorp/raft's own defaults, or Consul's, which scales them
+/// by `raft_multiplier`.
 macro_rules! hashicorp_rules {
     ($pre_vote:literal, $pre_vote_source:literal) => {
+        hashicorp_rules!(
+            $pre_vote,
+            $pre_vote_source,
+            "100",
+            "hashicorp/raft replication.go heartbeat: every randomTimeout(HeartbeatTimeout / 10), 100-200 ms at the default",
+            "1000",
+            "hashicorp/raft config.go DefaultConfig: HeartbeatTimeout = ElectionTimeout = 1000 ms",
+            "hashicorp/raft raft.go checkLeaderLease: the leader steps down without contact from a quorum (LeaderLeaseTimeout, 500 ms; this model's window is the election timeout)"
+        )
+    };
+    ($pre_vote:literal, $pre_vote_source:literal, $heartbeat:literal, $heartbeat_source:literal,
+     $timeout:literal, $timeout_source:literal, $lease_source:literal) => {
         &[
-            rule(
-                "heartbeat_ms",
-                "100",
-                "hashicorp/raft replication.go heartbeat: every randomTimeout(HeartbeatTimeout / 10), 100-200 ms at the default",
-            ),
-            rule(
-                "detect_timeout_ms",
-                "1000",
-                "hashicorp/raft config.go DefaultConfig: HeartbeatTimeout = ElectionTimeout = 1000 ms",
-            ),
+            rule("heartbeat_ms", $heartbeat, $heartbeat_source),
+            rule("detect_timeout_ms", $timeout, $timeout_source),
             rule(
                 "detect_jitter_ms",
-                "1000",
+                $timeout,
                 "hashicorp/raft util.go randomTimeout(min): min + rand % min, the range [T, 2T)",
             ),
             rule(
@@ -138,11 +144,7 @@ macro_rules! hashicorp_rules {
                 "hashicorp",
                 "hashicorp/raft raft.go runFollower (a timer that is never reset, campaign only without lastContact for HeartbeatTimeout) and requestVote / requestPreVote (rejected while a leader is known)",
             ),
-            rule(
-                "raft.check_quorum",
-                "true",
-                "hashicorp/raft raft.go checkLeaderLease: the leader steps down without contact from a quorum (LeaderLeaseTimeout, 500 ms; this model's window is the election timeout)",
-            ),
+            rule("raft.check_quorum", "true", $lease_source),
             rule("raft.pre_vote", $pre_vote, $pre_vote_source),
         ]
     };
@@ -182,7 +184,60 @@ pub const SYSTEMS: &[System] = &[
             "hashicorp/raft v1.7.0 config.go PreVoteDisabled = false by default; raft.go preElectSelf, requestPreVote"
         ),
     },
+    System {
+        name: "consul@1.16",
+        about: "a Consul 1.16 server group with its defaults: hashicorp/raft v1.5 (as hashicorp-raft@1.6: no PreVote) with every Raft timing scaled by performance.raft_multiplier = 5, so heartbeat 500 ms and election timeout 5000 ms; Consul advises raft_multiplier = 1 in production, which is hashicorp-raft@1.6's timings",
+        rules: hashicorp_rules!(
+            "false",
+            "consul go.mod: github.com/hashicorp/raft v1.5.0 (before v1.7.0, no pre-vote: raft.go electSelf only)",
+            "500",
+            "hashicorp/raft replication.go heartbeat: every randomTimeout(HeartbeatTimeout / 10); consul agent/config/builder.go: consul.raft.heartbeat_timeout (1000 ms, agent/config/default.go DefaultConsulSource) x performance.raft_multiplier",
+            "5000",
+            "consul agent/config/default.go DefaultConsulSource: consul.raft.election_timeout = heartbeat_timeout = 1000 ms; agent/config/builder.go: each x performance.raft_multiplier; agent/consul/config.go: DefaultRaftMultiplier = 5",
+            "hashicorp/raft raft.go checkLeaderLease: the leader steps down without contact from a quorum (consul.raft.leader_lease_timeout 500 ms x raft_multiplier 5 = 2500 ms; this model's window is the election timeout)"
+        ),
+    },
 ];
+
+/// A system that is not our Raft: a family with a bundle of its options, each with where the
+/// real system sets it. `k8s-lease` is `lease+profile=k8s+store_nodes=3`; options written on
+/// top win (`k8s-lease+store_nodes=5`), and one written to its parameter's default drops out
+/// of the spec's effective options as any default does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bundle {
+    /// The spec's name.
+    pub name: &'static str,
+    /// The family it runs (`lease`).
+    pub family: &'static str,
+    /// One line on what it is.
+    pub about: &'static str,
+    /// The options it sets, in canonical form, each with its source.
+    pub rules: &'static [Rule],
+}
+
+/// Every bundle, in catalog order.
+pub const BUNDLES: &[Bundle] = &[Bundle {
+    name: "k8s-lease",
+    family: "lease",
+    about: "a Kubernetes Lease as kube-scheduler and kube-controller-manager run it: client-go's 15 s / 10 s / 2 s, clients on long-lived HTTP/2 connections that give up a silent API server only after their health check (45 s), and an HA control plane's store of three endpoints",
+    rules: &[
+        rule(
+            "lease.profile",
+            "k8s",
+            "client-go tools/leaderelection/leaderelection.go (tryAcquireOrRenew, renew, acquire); k8s.io/component-base/config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration: LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s; the profile also sets lease.reconnect_ms to 45 s: k8s.io/apimachinery/pkg/util/net/http.go configureHTTP2Transport, ReadIdleTimeout 30 s + PingTimeout 15 s",
+        ),
+        rule(
+            "lease.store_nodes",
+            "3",
+            "an HA control plane: three API servers, each over its own etcd member (kubeadm's stacked etcd topology); a client stays on the API server it connected to",
+        ),
+    ],
+}];
+
+/// The bundle called `name`, if any.
+pub fn bundle(name: &str) -> Option<&'static Bundle> {
+    BUNDLES.iter().find(|b| b.name == name)
+}
 
 /// The values `raft.system` takes: `none`, then every system's name.
 pub const SYSTEM_NAMES: &[&str] = &[
@@ -191,6 +246,7 @@ pub const SYSTEM_NAMES: &[&str] = &[
     "etcd@3.5",
     "hashicorp-raft@1.6",
     "hashicorp-raft@1.7",
+    "consul@1.16",
 ];
 
 /// The system called `name`, if any.

@@ -66,7 +66,7 @@
 //! its quorum once per election timeout; a hashicorp/raft follower does not reset its timer
 //! on heartbeats but wakes every `[T, 2T)` and campaigns only after `T` without contact, and
 //! its nodes refuse votes while they know a leader. So each system names its **rule set**
-//! ([`mapping::Mapping::rule_set`]: [`mapping::ETCD_RULES`], [`mapping::HASHICORP_RULES`]),
+//! ([`mapping::Mapping::rule_set`]: [`mapping::ETCD_RULES`], [`mapping::HASHICORP_RULES`], [`mapping::CONSUL_RULES`]),
 //! and after the search the advised point (the recommendation, or the closest point) is run
 //! once more under each distinct rule set ([`SystemCheck`], phase `rule-set` in `points.csv`):
 //! the same timing, the same steady-noise seeds as the advised point ran (its base and

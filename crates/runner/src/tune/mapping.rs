@@ -44,7 +44,7 @@
 //! Raft system therefore names the **rule set** it runs ([`Mapping::rule_set`], a spec of our
 //! Raft's options, see `crates/raft/src/config.rs` for each rule's source), and `tune`
 //! evaluates the advised point again under it ([`crate::tune::SystemCheck`]): [`ETCD_RULES`]
-//! for etcd, [`HASHICORP_RULES`] for hashicorp/raft and Consul.
+//! for etcd, [`HASHICORP_RULES`] for hashicorp/raft and [`CONSUL_RULES`] for Consul.
 //!
 //! The bully and the Chang–Roberts ring ship in no mainstream system as a configurable
 //! component; their "settings" are the workbench's own, for a hand-written implementation.
@@ -74,7 +74,7 @@ pub struct Mapping {
     /// Where the rules come from.
     pub source: &'static str,
     /// The spec of our Raft that runs the system's election rules, when the family is Raft
-    /// ([`ETCD_RULES`], [`HASHICORP_RULES`]); `None` when the family's own rules are the
+    /// ([`ETCD_RULES`], [`HASHICORP_RULES`], [`CONSUL_RULES`]); `None` when the family's own rules are the
     /// system's (client-go's lease) or there is no system (the bully, the ring).
     pub rule_set: Option<&'static str>,
 }
@@ -87,8 +87,12 @@ pub struct Mapping {
 /// the leader lease ignored), its immediate appends (`stepLeader` → `bcastAppend`) and its
 /// server's leader that sends before it writes (`server/etcdserver/raft.go`, `raftNode.start`:
 /// `if islead` the messages go before `storage.Save`): the rule set `election-bench
-/// reference` matches against raft-rs, which shares these rules.
-pub const ETCD_RULES: &str = "raft+pre_vote+check_quorum+redraw=per_term+check_quorum_every=timeout+append=immediate+replies=etcd+leader_send=parallel";
+/// reference` matches against raft-rs, which shares these rules — and, as the `etcd@3.5`
+/// system spec ([`crate::systems`]), its time counted in whole ticks of each member's own
+/// heartbeat ticker (`clock=ticks`: `server/etcdserver/raft.go` `raftNode.start`, etcd-io/raft
+/// `tickElection`, `pastElectionTimeout` and `Step`'s lease), so the tuned point's election
+/// timeout is a whole number of its heartbeat intervals, as etcd's flags make it.
+pub const ETCD_RULES: &str = "raft+pre_vote+check_quorum+redraw=per_term+check_quorum_every=timeout+append=immediate+replies=etcd+leader_send=parallel+clock=ticks";
 
 /// hashicorp/raft's election rules (and Consul's, which runs it) as our Raft's options: the
 /// follower's periodic `lastContact` check and the refusal of votes while a leader is known
@@ -97,6 +101,11 @@ pub const ETCD_RULES: &str = "raft+pre_vote+check_quorum+redraw=per_term+check_q
 /// quorum (`raft.go` `checkLeaderLease`, our `check_quorum`; its window here is the heartbeat
 /// timeout `T`, the library's `LeaderLeaseTimeout` is `T/2` in this mapping).
 pub const HASHICORP_RULES: &str = "raft+pre_vote+check_quorum+follower=hashicorp";
+
+/// Consul's election rules: [`HASHICORP_RULES`] without PreVote, for Consul 1.16 vendors
+/// hashicorp/raft v1.5.0 (`go.mod`), before v1.7.0 brought pre-vote (the `consul@1.16` system
+/// spec, [`crate::systems`]).
+pub const CONSUL_RULES: &str = "raft+check_quorum+follower=hashicorp";
 
 fn set(name: &str, value: String) -> Setting {
     Setting {
@@ -308,8 +317,8 @@ pub fn consul(timeout_ms: f64) -> Mapping {
         settings: vec![set("performance.raft_multiplier", format!("{m}"))],
         notes,
         valid: Ok(()),
-        source: "hashicorp/consul agent/consul/config.go (DefaultRaftMultiplier, MaxRaftMultiplier), agent/config/builder.go; Consul docs, Server Performance",
-        rule_set: Some(HASHICORP_RULES),
+        source: "hashicorp/consul agent/consul/config.go (DefaultRaftMultiplier, MaxRaftMultiplier), agent/config/builder.go, go.mod (hashicorp/raft v1.5.0); Consul docs, Server Performance",
+        rule_set: Some(CONSUL_RULES),
     }
 }
 

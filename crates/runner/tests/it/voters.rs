@@ -185,3 +185,24 @@ fn partition_leader_minority_no_learner_ever_leads() {
         }
     }
 }
+
+/// `minority-crash` takes down floor((n-1)/2) members, the leader among them: a cluster of n
+/// voting members elects again; with 5 voters among 51 the voters are gone and nobody can.
+#[test]
+fn minority_crash_is_survived_by_voters_not_by_learners() {
+    let all = cell("raft+pre_vote+check_quorum", 51, "minority-crash", "")
+        .run(0, false)
+        .unwrap();
+    assert_eq!(all.sim.faults.len(), 25);
+    assert!(all.report.metrics.converged);
+    let few = cell(
+        "raft+pre_vote+check_quorum+voters=5",
+        51,
+        "minority-crash",
+        "",
+    )
+    .run(0, false)
+    .unwrap();
+    assert_eq!(few.report.metrics.faults_skipped, 0);
+    assert!(!few.report.metrics.converged);
+}
