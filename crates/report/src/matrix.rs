@@ -402,7 +402,7 @@ impl<'a> Builder<'a, '_> {
                 })
                 .collect();
             about.push_str(&format!(
-                "; tied across grades — their intervals overlap, but only the first reaches its group's leader: {}",
+                "; tied though graded apart (their intervals overlap, and only the first one's also overlaps the cell that leads its tie): {}",
                 pairs.join("; ")
             ));
         }
@@ -1691,7 +1691,7 @@ mod tests {
                                 assert!(
                                     col.about.contains(&format!("`{x}`"))
                                         && col.about.contains(&format!("`{y}`"))
-                                        && col.about.contains("tied across grades"),
+                                        && col.about.contains("tied though graded apart"),
                                     "{dir}, {}: the tie of {x} and {y} is not in the legend",
                                     col.title
                                 );
