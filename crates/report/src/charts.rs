@@ -978,6 +978,18 @@ impl BarPanel {
     }
 }
 
+/// What a bar of `value`, quoted `quoted` by the text's formatter ([`crate::quote::shown`]),
+/// says beside it: the quote, except for a bar of exactly zero, which draws nothing and so
+/// reads `none` — the word the matrix gives a zero (`0% of trials` **none**), so "nothing
+/// happened" never looks like "too small to see" (`bully · 0.03 ms` still quotes its number).
+pub(crate) fn bar_text(value: f64, quoted: String) -> String {
+    if value == 0.0 {
+        "none".to_string()
+    } else {
+        quoted
+    }
+}
+
 /// The text beside a bar: its series' label, then its value (`raft+pre_vote · 96%`).
 pub(crate) fn bar_label(series: Option<&str>, value: &str) -> String {
     match (series.filter(|s| !s.is_empty()), value.is_empty()) {

@@ -13,8 +13,8 @@ use std::path::Path;
 use plotters::style::RGBColor;
 
 use crate::charts::{
-    rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart, ParamAxis,
-    ParamPanel, Series, Swatch,
+    bar_text, rgb, write_chart, Bar, BarPanel, CdfPanel, Guide, Line, LinePanel, PanelChart,
+    ParamAxis, ParamPanel, Series, Swatch,
 };
 use crate::data::{percentile, CellKey, Results, Stat};
 use crate::error::ReportError;
@@ -659,7 +659,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker,
-                text: shown(r, row, Stat::SplitRate),
+                text: bar_text(v, shown(r, row, Stat::SplitRate)),
             })
         });
         let dur = self.bars(n, &scenarios, |_, k| {
@@ -668,7 +668,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker: None,
-                text: format!("{} ms", shown(r, row, Stat::SplitMsMean)),
+                text: bar_text(v, format!("{} ms", shown(r, row, Stat::SplitMsMean))),
             })
         });
         let colours: Vec<RGBColor> = self.series.iter().map(|s| rgb(s.colour)).collect();
@@ -704,11 +704,11 @@ impl Ctx<'_> {
                 text: if fenced > 0.0 {
                     format!(
                         "{} (+{} fenced)",
-                        shown(r, row, Stat::WritesStaleMean),
+                        bar_text(stale, shown(r, row, Stat::WritesStaleMean)),
                         shown(r, row, Stat::WritesFencedMean)
                     )
                 } else {
-                    shown(r, row, Stat::WritesStaleMean)
+                    bar_text(stale, shown(r, row, Stat::WritesStaleMean))
                 },
             })
         });
@@ -753,7 +753,7 @@ impl Ctx<'_> {
                 clean.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
             )
             };
-        let caption = format!("Per scenario at n = {n}: first, `split_brain_rate` (share of trials in which two or more acting leaders — live, unpaused nodes in the leader role — existed at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); second, `split_brain_ms_mean`, the mean total time per trial with two or more acting leaders; third (with a workload), `writes_stale_mean`, the writes per trial taken from a deposed leader, with `writes_fenced_mean` (refused by fencing tokens) in brackets. A split with no stale write did no damage.{never}");
+        let caption = format!("Per scenario at n = {n}: first, `split_brain_rate` (share of trials in which two or more acting leaders — live, unpaused nodes in the leader role — existed at the same instant after the reference instant), with whiskers from `split_brain_ci_lo` to `split_brain_ci_hi` (95% Wilson score interval); second, `split_brain_ms_mean`, the mean total time per trial with two or more acting leaders; third (with a workload), `writes_stale_mean`, the writes per trial taken from a deposed leader, with `writes_fenced_mean` (refused by fencing tokens) in brackets. A split with no stale write did no damage. A bar of exactly zero reads `none`.{never}");
         self.write(4, "split_brain", chart, caption).map(Some)
     }
 
@@ -769,7 +769,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker: None,
-                text: format!("{} ms", shown(r, row, Stat::UnavailableMean)),
+                text: bar_text(v, format!("{} ms", shown(r, row, Stat::UnavailableMean))),
             })
         });
         if bars.iter().flatten().all(Option::is_none) {
@@ -795,7 +795,7 @@ impl Ctx<'_> {
             panels: vec![panel],
             cols: 3,
         };
-        let caption = format!("Per scenario at n = {n}: `unavailable_ms_mean`, the mean total time per trial, from the reference instant to the end of the trial, without a quorum leader (a leader that a majority of the members name over links up both ways; for the lease, the holder the store names while it reaches the store). A trial that never converges is unavailable until its horizon.");
+        let caption = format!("Per scenario at n = {n}: `unavailable_ms_mean`, the mean total time per trial, from the reference instant to the end of the trial, without a quorum leader (a leader that a majority of the members name over links up both ways; for the lease, the holder the store names while it reaches the store). A trial that never converges is unavailable until its horizon. A bar of exactly zero reads `none`.");
         self.write(5, "unavailability", chart, caption).map(Some)
     }
 
@@ -820,7 +820,7 @@ impl Ctx<'_> {
             Some(Bar {
                 value: v,
                 whisker,
-                text: shown(r, row, Stat::LeaderChangesMean),
+                text: bar_text(v, shown(r, row, Stat::LeaderChangesMean)),
             })
         });
         if bars.iter().flatten().all(Option::is_none) {
@@ -851,7 +851,7 @@ impl Ctx<'_> {
             panels: vec![panel],
             cols: 3,
         };
-        let caption = format!("Per recovery or flapping scenario at n = {n}: bars are `leader_changes_mean` (entries into the leader role at or after the reference instant, per trial); whiskers run from the 5th to the 95th percentile of `leader_changes` over the cell's trials in `trials.csv`. A protocol that hands leadership back to a recovered higher-id node (the bully's rejoin) pays one extra change per recovery; a flapping node can make it pay many.");
+        let caption = format!("Per recovery or flapping scenario at n = {n}: bars are `leader_changes_mean` (entries into the leader role at or after the reference instant, per trial); whiskers run from the 5th to the 95th percentile of `leader_changes` over the cell's trials in `trials.csv`. A protocol that hands leadership back to a recovered higher-id node (the bully's rejoin) pays one extra change per recovery; a flapping node can make it pay many. A bar of exactly zero reads `none`.");
         self.write(6, "leader_changes", chart, caption).map(Some)
     }
 }

@@ -22,9 +22,11 @@
 //! | depends on | the protocol's family | service endpoints (a lease's store) | `a store: single point of failure`, `a lock store of K endpoints: a quorum of its own` (a replicated store), or `members only` |
 //!
 //! The grades *against the best* are decided on 95 % intervals, not on point values
-//! ([`tie_values`]): cells whose intervals overlap, directly or through a chain, are tied and
-//! graded by the group's lowest value, so that two protocols equal within their intervals
-//! never get different grades (978.9 and 979.1 messages a second are not `best` and `good`).
+//! ([`tie_values`]): the lowest value leads a group of the cells whose intervals overlap its
+//! own, all graded by the leader's value; the lowest value left leads the next group. Two
+//! protocols equal within their intervals are tied (978.9 and 979.1 messages a second are not
+//! `best` and `good`), and ties do not chain: a cell is graded only by a leader its own
+//! interval reaches, so one wide interval cannot lend `best` to a cell far from the best.
 //!
 //! A number summed or counted over several cells is in the appendix's by-protocol table
 //! ([`crate::findings::BY_PROTOCOL`]) and links there. A cell with no measured trial reads `–`.
@@ -39,7 +41,7 @@ use crate::quote::shown;
 use election_runner::results::Stat;
 
 /// What the legend of a column graded on intervals adds.
-const TIES: &str = "; grades are decided on 95 % intervals: cells whose intervals overlap (directly or through a chain of overlapping cells) are tied and share the grade of the lowest";
+const TIES: &str = "; grades are decided on 95 % intervals: the lowest value and every cell whose interval overlaps its interval are tied and share its grade, then the lowest value left leads the next tie (a tie is with its leader only, never through a chain of overlapping cells)";
 
 /// A concern of the matrix.
 pub(crate) struct Column {
@@ -51,42 +53,64 @@ pub(crate) struct Column {
     /// of the graded value and the grade it got (what the consistency test reads).
     #[cfg_attr(not(test), allow(dead_code))]
     pub graded: Vec<Option<((f64, f64), &'static str)>>,
+    /// Pairs of rows (better-graded first) whose intervals overlap but whose grades differ,
+    /// because only the better one's interval reaches its group's leader ([`tie_values`]):
+    /// the legend says they are tied ([`cross_grade_ties`]).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub ties: Vec<(usize, usize)>,
+}
+
+/// The pairs of ranked cells whose intervals overlap (widened to hold their values, as in
+/// [`tie_values`]) but whose grades `words` differ, better-graded (lower value) first.
+fn cross_grade_ties(
+    cells: &[Option<(f64, (f64, f64))>],
+    words: &[Option<&'static str>],
+) -> Vec<(usize, usize)> {
+    let span = |i: usize| cells[i].map(|(v, (lo, hi))| (lo.min(v), hi.max(v), v));
+    let mut out = Vec::new();
+    for i in 0..cells.len() {
+        for j in i + 1..cells.len() {
+            let (Some(a), Some(b), Some(wa), Some(wb)) = (span(i), span(j), words[i], words[j])
+            else {
+                continue;
+            };
+            if wa != wb && a.0 <= b.1 && b.0 <= a.1 {
+                out.push(if a.2 <= b.2 { (i, j) } else { (j, i) });
+            }
+        }
+    }
+    out
 }
 
 /// The value each ranked cell is graded by, so that no grade claims a difference its data
-/// cannot show: cells whose 95 % intervals overlap, directly or through a chain of
-/// overlapping cells, form one tie group, and every cell of a group is graded by the group's
-/// lowest value (with the best's group, that is the best itself). Two cells that are equal
-/// within their intervals therefore always get the same grade; a grade differs only where
-/// the intervals separate. `None` cells (not ranked) stay `None`. Each cell is
-/// `(value, (lo, hi))`; an infinite value (a failover some trials never completed) ties only
-/// with other infinite ones.
+/// cannot show, and no grade is lent across a difference the data does show. Groups are
+/// anchored on a leader: the lowest value not yet graded leads a group, every cell not yet
+/// graded whose 95 % interval overlaps the *leader's* interval joins it, and every cell of the
+/// group is graded by the leader's value; then the lowest remaining value leads the next
+/// group. So the best cell and everything equal to it within the intervals share the best's
+/// grade, and a cell is graded only by a leader whose interval its own overlaps: overlap is
+/// not chained (a overlaps b, b overlaps c, a and c apart: c is not graded by a, however wide
+/// b's interval). A cell that overlaps two leaders joins the first (lower) one. `None` cells
+/// (not ranked) stay `None`. Each cell is `(value, (lo, hi))`, widened to hold its value; an
+/// infinite value (a failover some trials never completed) ties only with other infinite ones.
 pub(crate) fn tie_values(cells: &[Option<(f64, (f64, f64))>]) -> Vec<Option<f64>> {
     let mut order: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].is_some()).collect();
     let at = |i: usize| cells[i].expect("ranked");
     let lo = |i: usize| at(i).1 .0.min(at(i).0);
     let hi = |i: usize| at(i).1 .1.max(at(i).0);
-    order.sort_by(|&a, &b| lo(a).total_cmp(&lo(b)).then(at(a).0.total_cmp(&at(b).0)));
-    let mut out = vec![None; cells.len()];
-    let mut group: Vec<usize> = Vec::new();
-    let mut reach = f64::NEG_INFINITY;
-    let close = |group: &mut Vec<usize>, out: &mut Vec<Option<f64>>| {
-        let least = group.iter().map(|&i| at(i).0).fold(f64::INFINITY, f64::min);
-        for &i in group.iter() {
-            out[i] = Some(least);
+    let overlap = |a: usize, b: usize| lo(a) <= hi(b) && lo(b) <= hi(a);
+    order.sort_by(|&a, &b| at(a).0.total_cmp(&at(b).0).then(lo(a).total_cmp(&lo(b))));
+    let mut out: Vec<Option<f64>> = vec![None; cells.len()];
+    for (k, &leader) in order.iter().enumerate() {
+        if out[leader].is_some() {
+            continue;
         }
-        group.clear();
-    };
-    for i in order {
-        if !group.is_empty() && lo(i) > reach {
-            close(&mut group, &mut out);
-            reach = f64::NEG_INFINITY;
+        let value = at(leader).0;
+        for &i in &order[k..] {
+            if out[i].is_none() && overlap(leader, i) {
+                out[i] = Some(value);
+            }
         }
-        reach = reach.max(hi(i));
-        group.push(i);
-    }
-    if !group.is_empty() {
-        close(&mut group, &mut out);
     }
     out
 }
@@ -290,6 +314,7 @@ impl<'a> Builder<'a, '_> {
             title,
             about,
             graded: Vec::new(),
+            ties: Vec::new(),
         });
         for ((row, cell), own) in self.m.rows.iter_mut().zip(cells).zip(own) {
             row.1.push(cell.map(|(v, mut spans)| {
@@ -320,7 +345,7 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// Adds a column graded against its best on intervals: `intervals` holds each cell's 95 %
-    /// interval, and a cell is graded by [`tie_values`] (its tie group's lowest value), so
+    /// interval, and a cell is graded by [`tie_values`] (its tie group's leader's value), so
     /// that cells equal within their intervals get one grade. Rows at a time scale of their
     /// own are neither ranked nor graded, as in [`Builder::column`].
     fn ranked(
@@ -355,9 +380,35 @@ impl<'a> Builder<'a, '_> {
             .map(|c| c.0)
             .fold(f64::INFINITY, f64::min);
         let graded_by = tie_values(&ranked);
+        let words: Vec<Option<&'static str>> = graded_by
+            .iter()
+            .map(|g| g.map(|g| verdict_of(g, best)))
+            .collect();
+        // Cells equal within their intervals but graded apart (the tie is not chained to the
+        // better one's leader) are said to be tied in the legend, so the cells stay short.
+        let ties = cross_grade_ties(&ranked, &words);
+        let mut about = about;
+        if !ties.is_empty() {
+            let pairs: Vec<String> = ties
+                .iter()
+                .map(|&(a, b)| {
+                    format!(
+                        "`{}` ({}) and `{}` ({})",
+                        self.m.rows[a].0,
+                        words[a].unwrap_or("–"),
+                        self.m.rows[b].0,
+                        words[b].unwrap_or("–")
+                    )
+                })
+                .collect();
+            about.push_str(&format!(
+                "; tied though graded apart (their intervals overlap, and only the first one's also overlaps the cell that leads its tie): {}",
+                pairs.join("; ")
+            ));
+        }
         let mut graded = Vec::new();
         for (i, (row, cell)) in self.m.rows.iter_mut().zip(cells).enumerate() {
-            let word = graded_by[i].map(|g| verdict_of(g, best));
+            let word = words[i];
             graded.push(word.and_then(|w| Some((ranked[i]?.1, w))));
             row.1.push(cell.map(|(_, mut spans)| {
                 if let Some(word) = word {
@@ -371,6 +422,7 @@ impl<'a> Builder<'a, '_> {
             title,
             about,
             graded,
+            ties,
         });
     }
 
@@ -1600,7 +1652,7 @@ mod tests {
     }
 
     #[test]
-    fn overlapping_intervals_tie_and_chains_tie_too() {
+    fn overlapping_intervals_tie_with_their_leader() {
         let c = |v: f64, lo: f64, hi: f64| Some((v, (lo, hi)));
         // 978.9 and 979.1 overlap: one grade; 2000 stands apart; a row not ranked stays so.
         let t = tie_values(&[
@@ -1610,13 +1662,38 @@ mod tests {
             c(2000.0, 1990.0, 2010.0),
         ]);
         assert_eq!(t, vec![Some(978.9), Some(978.9), None, Some(2000.0)]);
-        // A chain: a overlaps b, b overlaps c, a and c do not: one group, graded by a.
-        let t = tie_values(&[c(10.0, 9.0, 11.5), c(12.0, 11.0, 13.0), c(14.0, 12.5, 15.0)]);
-        assert_eq!(t, vec![Some(10.0); 3]);
         // Unrecovered cells tie only with each other.
         let inf = f64::INFINITY;
         let t = tie_values(&[c(inf, inf, inf), c(100.0, 90.0, 1e9), c(inf, inf, inf)]);
         assert_eq!(t, vec![Some(inf), Some(100.0), Some(inf)]);
+    }
+
+    /// Ties do not chain: a overlaps b, b overlaps c, a and c are apart, so c leads a group of
+    /// its own (the old rule graded all three by a).
+    #[test]
+    fn ties_do_not_chain_across_cells_that_do_not_overlap() {
+        let c = |v: f64, lo: f64, hi: f64| Some((v, (lo, hi)));
+        let t = tie_values(&[c(10.0, 9.0, 11.5), c(12.0, 11.0, 13.0), c(14.0, 12.5, 15.0)]);
+        assert_eq!(t, vec![Some(10.0), Some(10.0), Some(14.0)]);
+        // One wide interval (5–60) overlaps both the best (10) and a cell five times it (50):
+        // it shares the best's grade, but the far cell keeps its own value, whatever the order.
+        let cells = [c(50.0, 45.0, 55.0), c(30.0, 5.0, 60.0), c(10.0, 9.5, 10.5)];
+        let t = tie_values(&cells);
+        assert_eq!(t, vec![Some(50.0), Some(10.0), Some(10.0)]);
+        assert_eq!(
+            by_ratio(t[0].unwrap(), 10.0, 1.25, 2.0),
+            "poor",
+            "a cell 5x the best is not lent the best's grade"
+        );
+        // Every cell is graded by a leader whose interval overlaps its own.
+        for (cell, g) in cells.iter().zip(&t) {
+            let (v, (lo, hi)) = cell.unwrap();
+            let leader = cells.iter().flatten().find(|l| l.0 == g.unwrap()).unwrap();
+            assert!(
+                lo <= leader.1 .1 && leader.1 .0 <= hi,
+                "{v} graded by {leader:?}, which it does not overlap"
+            );
+        }
     }
 
     #[test]
@@ -1633,7 +1710,8 @@ mod tests {
     }
 
     /// On the committed sweeps, every pair of cells of a ranked column whose 95 % intervals
-    /// overlap has one grade.
+    /// overlap has one grade, or the legend says they are tied (ties do not chain, so a cell
+    /// can overlap one graded by a leader its own interval does not reach).
     #[test]
     fn committed_matrices_grade_equal_cells_alike() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results");
@@ -1646,16 +1724,35 @@ mod tests {
             let ranked: Vec<&Column> = m.columns.iter().filter(|c| !c.graded.is_empty()).collect();
             assert!(ranked.len() >= 2, "{dir}: ranked columns missing");
             for col in ranked {
-                let g: Vec<_> = col.graded.iter().flatten().collect();
-                for (i, a) in g.iter().enumerate() {
-                    for b in &g[i + 1..] {
+                let g: Vec<(usize, _)> = col
+                    .graded
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, g)| Some((i, (*g)?)))
+                    .collect();
+                for (k, &(i, a)) in g.iter().enumerate() {
+                    for &(j, b) in &g[k + 1..] {
                         let ((alo, ahi), (blo, bhi)) = (a.0, b.0);
                         if alo <= bhi && blo <= ahi {
                             pairs += 1;
-                            assert_eq!(
-                                a.1, b.1,
+                            // Equal grades, or said to be tied in the legend.
+                            let said = col.ties.contains(&(i, j)) || col.ties.contains(&(j, i));
+                            if said {
+                                let (x, y) = (&m.rows[i].0, &m.rows[j].0);
+                                assert!(
+                                    col.about.contains(&format!("`{x}`"))
+                                        && col.about.contains(&format!("`{y}`"))
+                                        && col.about.contains("tied though graded apart"),
+                                    "{dir}, {}: the tie of {x} and {y} is not in the legend",
+                                    col.title
+                                );
+                            }
+                            assert!(
+                                a.1 == b.1 || said,
                                 "{dir}, {}: {:?} and {:?} overlap but are graded apart",
-                                col.title, a, b
+                                col.title,
+                                a,
+                                b
                             );
                         }
                     }

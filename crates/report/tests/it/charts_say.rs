@@ -195,3 +195,46 @@ fn a_real_trace_starts_within_a_detection_window_before_the_fault() {
         "the election after the fault is cut"
     );
 }
+
+/// A bar of exactly zero draws nothing, so its label says what the text says of a zero:
+/// `none` (the matrix's word for `0% of trials`), never a bare `· 0%` or `· 0 ms` beside the
+/// axis that reads like a bar too short to see; a non-zero bar keeps its number.
+#[test]
+fn a_zero_bar_reads_none() {
+    let base = common::scratch("charts-say-zero");
+    let results = common::write_results(&base.join("results"), &common::trials());
+    let out = base.join("report");
+    render_report(&results, &out, &text_only(), None).unwrap();
+    let split = fs::read_to_string(out.join("charts/split_brain.svg")).unwrap();
+    // PreVote+CheckQuorum never split: its rate bar and its duration bar are both zero.
+    assert_eq!(
+        split
+            .matches("\nraft+pre_vote+check_quorum · none\n")
+            .count(),
+        2,
+        "the zero split bars do not read none"
+    );
+    // Raft split in a third of the trials: its bars quote their numbers.
+    assert!(
+        split.contains("\nraft · 33.3%\n"),
+        "raft's rate bar lost its number"
+    );
+    let unavail = fs::read_to_string(out.join("charts/unavailability.svg")).unwrap();
+    for (chart, svg) in [("split brain", &split), ("unavailability", &unavail)] {
+        for zero in [" · 0%\n", " · 0 ms\n", " · 0\n"] {
+            assert!(
+                !svg.contains(zero),
+                "{chart}: a zero bar reads {:?}",
+                zero.trim()
+            );
+        }
+    }
+    // The text gives the same zero the same word.
+    let md = fs::read_to_string(out.join("REPORT.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| `raft+pre_vote+check_quorum` |"))
+        .expect("no matrix row for raft+pre_vote+check_quorum");
+    assert!(row.contains("0% of trials"), "{row}");
+    assert!(row.contains("**none**"), "{row}");
+}
