@@ -158,8 +158,8 @@ pub(crate) struct Facts {
     /// Liveness failures and measured trials, over every cell of this sweep.
     pub liveness_failed: Option<(u64, u64)>,
     /// The split-brain cell of the worst partition scenario: (quoted rate, overlap and
-    /// writes; its link), when there was split brain.
-    pub split: Option<(String, String)>,
+    /// writes; its link; the scenario), when there was split brain.
+    pub split: Option<(String, String, String)>,
     /// The worst mean of deposed leaders' writes a resource without fencing takes, when
     /// above zero: (quoted, scenario, link).
     pub unfenced: Option<(String, String, String)>,
@@ -826,7 +826,8 @@ impl<'a> Builder<'a, '_> {
             return;
         }
         let window = detection_window(self.c);
-        let cells: Cells = self
+        // Each row's cell and the scenario it quotes.
+        let rows: Vec<Option<(f64, Vec<Inline>, String)>> = self
             .series
             .iter()
             .map(|s| {
@@ -843,7 +844,7 @@ impl<'a> Builder<'a, '_> {
                 if rate == 0.0 {
                     let mut spans = linked("0% of trials".into(), self.link(&r.key.scenario));
                     spans.extend([text(" "), verdict("none")]);
-                    return Some((0.0, spans));
+                    return Some((0.0, spans, r.key.scenario.clone()));
                 }
                 let ms = r.get(Stat::SplitMsMean).unwrap_or(0.0);
                 let mut t = format!(
@@ -865,14 +866,18 @@ impl<'a> Builder<'a, '_> {
                 let window = own_window(self.c.results, &s.protocol).or(window);
                 spans.push(text(" "));
                 spans.push(verdict(split_verdict(ms, window)));
-                Some((ms.max(f64::MIN_POSITIVE), spans))
+                Some((ms.max(f64::MIN_POSITIVE), spans, r.key.scenario.clone()))
             })
             .collect();
-        for (f, c) in self.m.facts.iter_mut().zip(&cells) {
+        let cells: Cells = rows
+            .iter()
+            .map(|r| r.as_ref().map(|(ms, spans, _)| (*ms, spans.clone())))
+            .collect();
+        for (f, c) in self.m.facts.iter_mut().zip(&rows) {
             f.no_split_brain = c.as_ref().map(|c| c.0 == 0.0);
-            if let Some((_, spans)) = c.as_ref().filter(|c| c.0 > 0.0) {
+            if let Some((_, spans, sc)) = c.as_ref().filter(|c| c.0 > 0.0) {
                 if let Some(Inline::Link { text, href }) = spans.first() {
-                    f.split = Some((crate::doc::plain(text), href.clone()));
+                    f.split = Some((crate::doc::plain(text), href.clone(), sc.clone()));
                 }
             }
         }
@@ -1216,8 +1221,22 @@ pub(crate) fn answers(c: &Ctx, m: &Matrix) -> Vec<String> {
                     (None, Some(true)) => "; no deposed holder's write got through fencing".to_string(),
                     _ => String::new(),
                 };
+                let split = match (&r.1.split, r.1.no_split_brain) {
+                    (Some((q, l, sc)), _) => {
+                        format!("; split brain under partition [{q}]({l}) (`{sc}`)")
+                    }
+                    (None, Some(true)) => "; no split brain under partition".to_string(),
+                    _ => String::new(),
+                };
+                let liveness = match r.1.liveness_failed {
+                    Some((0, of)) => format!("; liveness pass ({of} trials)"),
+                    Some((k, of)) => format!(
+                        "; liveness fails in {k} of {of} trials (the matrix names the first seed)"
+                    ),
+                    None => String::new(),
+                };
                 format!(
-                    "`{}`: {}{fenced}{}",
+                    "`{}`: {}{fenced}{split}{liveness}{}",
                     r.0,
                     failover(r.1),
                     vanished_endpoint(c, r.0)
@@ -1344,7 +1363,7 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
         }
         let lingering = lingering(c, label);
         match (&f.split, f.no_split_brain) {
-            (Some((t, l)), _) => line.push_str(&format!(
+            (Some((t, l, _)), _) => line.push_str(&format!(
                 "; split brain under partition [{t}]({l}){lingering}"
             )),
             (None, Some(true)) => line.push_str("; no split brain under partition"),
