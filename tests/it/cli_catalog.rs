@@ -29,9 +29,11 @@ fn scenarios_lists_the_whole_catalog() {
         "leader-pause",
         "follower-isolation-rejoin",
         "lossy-leader-crash",
+        "minority-crash",
         "store-cut-holder",
         "store-crash",
         "store-quorum-loss",
+        "store-endpoint-vanish",
         "store-slow",
         "store-cut-slow-clock-within",
         "store-cut-slow-clock-beyond",
@@ -56,11 +58,11 @@ fn scenarios_lists_the_whole_catalog() {
             "{name} missing from:\n{out}"
         );
     }
-    // 20 scenarios of `all` (14, and 6 on the lease store), then a heading for the 14 gray ones
+    // 22 scenarios of `all` (15, and 7 on the lease store), then a heading for the 14 gray ones
     // and one for steady-noise (each with a blank line either side).
     assert_eq!(
         out.lines().filter(|l| !l.trim().is_empty()).count(),
-        20 + 1 + 14 + 1 + 1
+        22 + 1 + 14 + 1 + 1
     );
     assert!(out.contains("Gray failures (not part of `all`"));
 }

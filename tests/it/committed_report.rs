@@ -49,11 +49,14 @@ fn the_committed_report_reads_in_one_screen_and_its_links_resolve() {
     // 34 KB until issue #43's verdicts showed liveness failures that the 600 ms window hid
     // (each failing cell names its count, first cell and seed in the matrix and a finding):
     // 35.3 KB; 43 KB with the system rows of issue #45 (etcd@3.4, etcd@3.5,
-    // hashicorp-raft@1.7: three matrix rows and the "as deployed" answers). Issue #48's
-    // compact matrix is where the page shrinks again.
+    // hashicorp-raft@1.7: three matrix rows and the "as deployed" answers); 44.6 KB with
+    // consul@1.16's row, each lease row's split brain and liveness in the service answer and
+    // minority-crash's measured price of learners (the liveness shapes now one clause per
+    // protocol). Issue #48's compact matrix is in index.html only: the Markdown keeps every
+    // cell's words.
     assert!(
-        report.len() < 44 * 1024,
-        "REPORT.md is {} bytes; the main body must stay under 44 KB",
+        report.len() < 46 * 1024,
+        "REPORT.md is {} bytes; the main body must stay under 46 KB",
         report.len()
     );
     let first = report.lines().find(|l| l.starts_with("## ")).unwrap();
@@ -160,7 +163,7 @@ fn the_committed_report_answers_as_deployed() {
     for etcd in ["etcd@3.4", "etcd@3.5"] {
         let clause = answer.split(&format!("`{etcd}` (")).nth(1).unwrap();
         assert!(
-            clause.contains("keeps leading for [")
+            clause.contains("leads on for [")
                 && clause.contains("**a resource it guards needs fencing**"),
             "{etcd}: {clause}"
         );

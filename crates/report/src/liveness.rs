@@ -95,17 +95,26 @@ pub(crate) fn by_shape(results: &Results) -> Option<String> {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            let ok = sizes(&|r| fails(r) == 0 && count(r, Stat::OutcomeMinorityOnly) == 0);
-            if !ok.is_empty() {
+            let recovered =
+                |r: &SummaryRow| fails(r) == 0 && count(r, Stat::OutcomeMinorityOnly) == 0;
+            let ok = sizes(&recovered);
+            if mine.iter().all(|r| recovered(r)) {
+                good.push(format!("`{p}` (every size)"));
+            } else if !ok.is_empty() {
                 good.push(format!("`{p}` (n = {ok})"));
             }
-            for r in mine.iter().filter(|r| fails(r) > 0) {
+            // A protocol's failing cells in one clause: their sizes and the counts summed.
+            let failing: Vec<&&&SummaryRow> =
+                mine.iter().copied().filter(|r| fails(r) > 0).collect();
+            if !failing.is_empty() {
+                let sum = |stat| failing.iter().map(|r| count(r, stat)).sum::<u64>();
+                let measured: u64 = failing.iter().map(|r| r.measured()).sum();
                 bad.push(format!(
-                    "`{p}` at n = {}: {} `livelock`, {} `no-leader` of {}",
-                    r.key.nodes,
-                    count(r, Stat::OutcomeLivelock),
-                    count(r, Stat::OutcomeNoLeader),
-                    r.measured()
+                    "`{p}` at n = {}: {} `livelock`, {} `no-leader` of {measured}{}",
+                    sizes(&|r| fails(r) > 0),
+                    sum(Stat::OutcomeLivelock),
+                    sum(Stat::OutcomeNoLeader),
+                    if failing.len() > 1 { " in all" } else { "" }
                 ));
             }
         }

@@ -1334,7 +1334,7 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
     }
     let timing = &c.results.manifest.config["timing"];
     let mut parts = Vec::new();
-    let mut differences = Vec::new();
+    let mut differences: Vec<(String, Vec<String>)> = Vec::new();
     for (label, f) in &systems {
         let own = &timing["specs"][label.as_str()];
         let t = if own.is_null() { timing } else { own };
@@ -1371,7 +1371,7 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
         }
         match &f.unfenced {
             Some((q, sc, l)) => line.push_str(&format!(
-                "; **a resource it guards needs fencing**: without it, deposed leaders' writes were taken (worst: [{q} per trial]({l}) in `{sc}`)"
+                "; **a resource it guards needs fencing**: without it, deposed leaders' writes were taken ([{q} per trial]({l}) in `{sc}`)"
             )),
             None if f.fenced_writes.is_some() => {
                 line.push_str("; no deposed leader's write was taken, fenced or not")
@@ -1397,14 +1397,17 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
                 differ.push("liveness");
             }
             if !differ.is_empty() {
-                differences.push(format!(
-                    "`{algorithm}` (our textbook rules with the same PreVote and CheckQuorum, at this sweep's time scale) and `{label}` (the system's rules and timings as deployed: among them CheckQuorum once per election timeout and, for etcd, time in whole ticks) differ on {}",
-                    match differ.split_last() {
-                        Some((last, [])) => last.to_string(),
-                        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-                        None => String::new(),
-                    }
-                ));
+                let on = match differ.split_last() {
+                    Some((last, [])) => last.to_string(),
+                    Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                    None => String::new(),
+                };
+                // One clause per textbook row, naming each system it differs from.
+                match differences.iter_mut().find(|(a, _)| *a == algorithm) {
+                    Some((_, v)) => v.push(format!("from `{label}` on {on}")),
+                    None => differences
+                        .push((algorithm.clone(), vec![format!("from `{label}` on {on}")])),
+                }
             }
         }
     }
@@ -1428,10 +1431,16 @@ fn systems_answers(c: &Ctx, rows: &[(&String, &Facts)]) -> SystemAnswers {
                 c.n_max
             )
         }),
-        differences: (!differences.is_empty()).then(|| format!(
-            "**Model and system differ**: {}. Choose on the system's row; the [reference page](../reference/REFERENCE.md) compares our Raft with the libraries rule by rule.",
-            differences.join("; ")
-        )),
+        differences: (!differences.is_empty()).then(|| {
+            let clauses: Vec<String> = differences
+                .iter()
+                .map(|(a, v)| format!("`{a}` differs {}", v.join(", ")))
+                .collect();
+            format!(
+                "**Model and system differ**: {} (the textbook row: our rules with the same PreVote and CheckQuorum, at this sweep's time scale; the system's: its rules and timings as deployed, among them CheckQuorum once per election timeout and, for etcd, time in whole ticks). Choose on the system's row; the [reference page](../reference/REFERENCE.md) compares our Raft with the libraries rule by rule.",
+                clauses.join("; ")
+            )
+        }),
     }
 }
 
@@ -1464,7 +1473,7 @@ fn lingering(c: &Ctx, label: &str) -> String {
         format!(", {} election timeouts", crate::data::fmt_sig(ms / t))
     });
     format!(
-        ": a deposed leader cut off in a minority keeps leading for [{} ms]({}) on average (`{sc}`{in_timeouts}) before it notices",
+        ": a deposed leader cut off in a minority leads on for [{} ms]({}) on average (`{sc}`{in_timeouts})",
         shown(c.results, r, Stat::MinorityMsMean),
         crate::markdown::table_target(c.results, sc, &c.net)
     )

@@ -520,7 +520,11 @@ fn answer(a: &Advice, outcome: &TuneOutcome) -> Vec<Vec<Cell>> {
                     .expect("measured");
                 rows.push(row(vec![
                     vec![text(format!("{} as {} ", a.protocol, m.system)), code(&c.spec)],
-                    vec![text(format!("{timing}, under its rules"))],
+                    vec![text(format!(
+                        "its settings: T = {} ms, ratio {}, under its rules",
+                        fmt_sig(c.point.timeout_ms),
+                        fmt_sig(c.point.ratio)
+                    ))],
                     vec![text(p99(&c.point))],
                     vec![text(day(&c.point))],
                     vec![text(verdict(&c.point))],
@@ -1067,7 +1071,9 @@ pub(crate) fn document(outcome: &TuneOutcome) -> Document {
             if let Some(c) = m.rule_set.and_then(|spec| a.system(spec)) {
                 let q = &c.point;
                 sub.push(spans(&format!(
-                    "under its rules (`{}`, the same timing and seeds): p50 failover {}, p99 {}, false elections a day {}; tuned as `{}`: p50 {}, p99 {}, {} a day",
+                    "under its settings (T = {} ms, ratio {}) and its rules (`{}`), on the same seeds: p50 failover {}, p99 {}, false elections a day {}; tuned as `{}`: p50 {}, p99 {}, {} a day",
+                    fmt_sig(q.timeout_ms),
+                    fmt_sig(q.ratio),
                     c.spec,
                     ms(q.failover(0.5)),
                     p99(q),

@@ -1117,7 +1117,7 @@ impl Scenario {
         }
         if matches!(self, Scenario::Builtin(b) if b.replicated_store) && services < 2 {
             return Some(format!(
-                "{} splits a replicated store, and this protocol's store has {services} endpoint (set lease.store_nodes >= 2)",
+                "{} needs a replicated store, and this protocol's store has {services} endpoint (set lease.store_nodes >= 2)",
                 self.name()
             ));
         }

@@ -611,8 +611,9 @@ pub struct Advice {
     /// The point at the profiled cluster's current settings (`--config` with a profile).
     pub current: Option<usize>,
     /// The advised point (the recommendation, or the closest point when there is none)
-    /// evaluated again under each real system's rule set ([`mapping::Mapping::rule_set`]), in
-    /// the order the family's mappings name them, one per distinct rule set.
+    /// evaluated again under each real system's rule set ([`mapping::Mapping::rule_set`]) at
+    /// the timing its settings realise ([`mapping::Mapping::runs_at`]), in the order the
+    /// family's mappings name them, one per distinct rule set.
     pub systems: Vec<SystemCheck>,
     /// The advised point's steady-noise hours on each disk preset ([`disk_curve`]), in
     /// [`crate::disk::DISKS`] order; empty with `--disk-hours 0` or no advised point.
@@ -634,7 +635,8 @@ pub struct DiskCheck {
 pub struct SystemCheck {
     /// The spec of the system's rule set (`raft+pre_vote+check_quorum+follower=hashicorp`).
     pub spec: String,
-    /// The advised point's timing under that spec (phase `rule-set`), on the seeds the
+    /// The system's settings for the advised point ([`mapping::Mapping::runs_at`]: the
+    /// nearest timing the system accepts) under that spec (phase `rule-set`), on the seeds the
     /// advised point ran.
     pub point: Point,
 }
@@ -1240,13 +1242,14 @@ impl Search<'_> {
 }
 
 /// The rule-set specs of the systems a point of `kind` maps onto, each once, in the order the
-/// mappings name them.
-pub fn rule_sets(kind: ProtocolKind, timeout_ms: f64, ratio: f64) -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = Vec::new();
+/// mappings name them, with the timing `(timeout_ms, ratio)` the system's settings realise
+/// ([`mapping::Mapping::runs_at`]), at which each is measured.
+pub fn rule_sets(kind: ProtocolKind, timeout_ms: f64, ratio: f64) -> Vec<(&'static str, f64, f64)> {
+    let mut v: Vec<(&'static str, f64, f64)> = Vec::new();
     for m in mapping::map(kind, timeout_ms, ratio) {
         if let Some(spec) = m.rule_set {
-            if !v.contains(&spec) {
-                v.push(spec);
+            if !v.iter().any(|(s, _, _)| *s == spec) {
+                v.push((spec, m.runs_at.0, m.runs_at.1));
             }
         }
     }
@@ -1270,19 +1273,13 @@ fn check_systems(o: &TuneOptions, a: &Advice) -> Result<(Vec<SystemCheck>, u64)>
     let mut cells = Vec::new();
     let mut points = Vec::new();
     let mut jobs = Vec::new();
-    for (j, spec) in specs.iter().enumerate() {
+    for (j, &(spec, t, k)) in specs.iter().enumerate() {
         let spec = ProtocolSpec::parse(spec)?;
         cells.push((
-            point_cell(o, &spec, p.timeout_ms, p.ratio, "steady-noise")?,
-            point_cell(o, &spec, p.timeout_ms, p.ratio, "leader-crash")?,
+            point_cell(o, &spec, t, k, "steady-noise")?,
+            point_cell(o, &spec, t, k, "leader-crash")?,
         ));
-        points.push(Point::unmeasured(
-            &spec.spec,
-            spec.kind,
-            p.timeout_ms,
-            p.ratio,
-            "rule-set",
-        ));
+        points.push(Point::unmeasured(&spec.spec, spec.kind, t, k, "rule-set"));
         jobs.extend((0..hours).map(|s| Job::Steady(j, o.first_seed + s)));
         jobs.extend((0..o.crash_trials).map(|s| Job::Crash(j, o.first_seed + s)));
     }
@@ -1299,7 +1296,7 @@ fn check_systems(o: &TuneOptions, a: &Advice) -> Result<(Vec<SystemCheck>, u64)>
     let checks = specs
         .iter()
         .zip(points)
-        .map(|(spec, point)| SystemCheck {
+        .map(|(&(spec, _, _), point)| SystemCheck {
             spec: ProtocolSpec::parse(spec).map_or_else(|_| spec.to_string(), |s| s.spec),
             point,
         })

@@ -77,6 +77,11 @@ pub struct Mapping {
     /// ([`ETCD_RULES`], [`HASHICORP_RULES`], [`CONSUL_RULES`]); `None` when the family's own rules are the
     /// system's (client-go's lease) or there is no system (the bully, the ring).
     pub rule_set: Option<&'static str>,
+    /// The timing the system's settings realise, `(timeout_ms, ratio)`, at which
+    /// [`Self::rule_set`] is measured: the tuned point's own where the settings express it
+    /// exactly, else the nearest the system accepts (etcd's whole ticks, Consul's whole
+    /// multiplier, hashicorp/raft's heartbeat at a tenth of its timeout).
+    pub runs_at: (f64, f64),
 }
 
 /// etcd's election rules as our Raft's options: `CheckQuorum: true` always
@@ -154,6 +159,7 @@ pub fn hand_written(algorithm: &str, timeout_ms: f64, ratio: f64) -> Mapping {
         valid: Ok(()),
         source: "crates/runner/src/params.rs (the workbench's fair timing)",
         rule_set: None,
+        runs_at: (timeout_ms, ratio),
     }
 }
 
@@ -181,6 +187,7 @@ pub fn omnipaxos(timeout_ms: f64, ratio: f64) -> Mapping {
         source: "omnipaxos 0.2.4, src/omni_paxos.rs (ServerConfig, tick)",
         // An omnipaxos point is a run of the library itself.
         rule_set: None,
+        runs_at: (timeout_ms, timeout_ms / period),
     }
 }
 
@@ -240,6 +247,7 @@ pub fn etcd(timeout_ms: f64, period_ms: f64) -> Mapping {
         valid,
         source: "etcd-io/etcd server/embed/config.go (Config.Validate, ElectionTicks), etcd-io/raft raft.go (resetRandomizedElectionTimeout)",
         rule_set: Some(ETCD_RULES),
+        runs_at: (election, ticks),
     }
 }
 
@@ -257,9 +265,9 @@ pub fn hashicorp(timeout_ms: f64, ratio: f64) -> Mapping {
             crate::results::fmt_ms(ratio),
             // A ratio under 5 is a heartbeat of T/3, say: rarer than the library's T/10 to T/5.
             if ratio < 5.0 {
-                "its heartbeats are more frequent than the tuned point's: no more false elections, more traffic"
+                "its heartbeats are more frequent than the tuned point's; its row is measured with them (a tenth of its timeout)"
             } else {
-                "its heartbeats are rarer than the tuned point's, so expect more false elections than measured here"
+                "its heartbeats are rarer than the tuned point's; its row is measured with them (a tenth of its timeout)"
             }
         ));
     }
@@ -287,6 +295,8 @@ pub fn hashicorp(timeout_ms: f64, ratio: f64) -> Mapping {
         valid,
         source: "hashicorp/raft config.go (Config, DefaultConfig, ValidateConfig), util.go (randomTimeout), replication.go (heartbeat), raft.go (runFollower, requestVote)",
         rule_set: Some(HASHICORP_RULES),
+        // replication.go heartbeat: every randomTimeout(HeartbeatTimeout / 10).
+        runs_at: (timeout_ms, 10.0),
     }
 }
 
@@ -319,6 +329,7 @@ pub fn consul(timeout_ms: f64) -> Mapping {
         valid: Ok(()),
         source: "hashicorp/consul agent/consul/config.go (DefaultRaftMultiplier, MaxRaftMultiplier), agent/config/builder.go, go.mod (hashicorp/raft v1.5.0); Consul docs, Server Performance",
         rule_set: Some(CONSUL_RULES),
+        runs_at: (m * 1000.0, 10.0),
     }
 }
 
@@ -353,6 +364,7 @@ pub fn client_go(timeout_ms: f64, period_ms: f64) -> Mapping {
         valid,
         source: "kubernetes/client-go tools/leaderelection/leaderelection.go (NewLeaderElector, JitterFactor)",
         rule_set: None,
+        runs_at: (timeout_ms, timeout_ms / period_ms),
     }
 }
 
@@ -390,6 +402,7 @@ pub fn raft_rs(timeout_ms: f64, period_ms: f64) -> Mapping {
         valid: Ok(()),
         // A raftrs point is a run of the library itself: no rule set of ours stands in.
         rule_set: None,
+        runs_at: (timeout_ms, timeout_ms / period_ms),
         source: "tikv/raft-rs src/config.rs (Config::validate), src/raft.rs (reset_randomized_election_timeout, tick_heartbeat)",
     }
 }

@@ -235,3 +235,24 @@ fn the_gap_to_bisect_lies_between_too_noisy_and_quiet_enough() {
     ];
     assert_eq!(gap(&near, day, 2000.0), None);
 }
+
+/// Each system's rule set is measured at the timing its own settings realise (issue #45: no
+/// row pairs one system's verdict with another's settings): etcd's whole ticks at least 5 a
+/// timeout, hashicorp/raft's heartbeat at a tenth of its timeout, Consul's whole multiplier.
+#[test]
+fn rule_sets_run_at_the_systems_own_settings() {
+    assert_eq!(etcd(500.0, 167.0).runs_at, (500.0, 5.0));
+    assert_eq!(etcd(1000.0, 100.0).runs_at, (1000.0, 10.0));
+    assert_eq!(hashicorp(500.0, 3.0).runs_at, (500.0, 10.0));
+    assert_eq!(consul(500.0).runs_at, (1000.0, 10.0));
+    assert_eq!(consul(2500.0).runs_at, (3000.0, 10.0));
+    let sets = crate::tune::rule_sets(crate::protocol::ProtocolKind::Raft, 500.0, 3.0);
+    assert_eq!(
+        sets,
+        vec![
+            (mapping::ETCD_RULES, 500.0, 5.0),
+            (mapping::HASHICORP_RULES, 500.0, 10.0),
+            (mapping::CONSUL_RULES, 1000.0, 10.0)
+        ]
+    );
+}
