@@ -1,0 +1,237 @@
+//! `reality`: a real etcd cluster through the simulator's faults, measured in its terms.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use election_reality::run::{Fault, Progress, RealityArgs, TrialReport};
+use election_runner::results::fmt_ms;
+use election_runner::Error;
+
+use super::dirs::refuse_committed;
+use crate::error::CliError;
+
+pub const ABOUT: &str = "Run a real etcd cluster on loopback through the simulator's faults \
+and write its measurements as `mode = real` rows beside the prediction's.
+
+It reads `etcd --version` to choose the system spec the rows are compared with (etcd 3.4: \
+etcd@3.4, or etcd@3.4+pre_vote with --pre-vote; 3.5: etcd@3.5), starts each cluster size on \
+127.0.0.1 (free ports, a temporary data directory, one log file per member under \
+OUT/logs/), and for each fault runs its trials one after the other: wait until every member \
+names the same leader at the same term for two election timeouts, SIGKILL (`kill`, scenario \
+leader-crash) or SIGSTOP for the spec's pause_ms then SIGCONT (`pause`, scenario \
+leader-pause) that leader, wait until the cluster agrees again (at most --deadline-ms), and \
+measure the trial from the members' own zap logs with the simulator's observer. A killed \
+member is restarted with its data before the next trial. Every etcd process it started is \
+killed when it ends, on error and on Ctrl-C.
+
+Files: OUT/trials.csv and OUT/summary.csv (the simulator's schema, mode = real; \
+results/README.md), OUT/reality.csv (per trial: the leaders and terms before and after, \
+the terms the failover took, (pre-)candidacies, votes ignored within a leader's lease, \
+check-quorum step-downs, and the machine's load at the fault), OUT/logs/nN/mI.log.";
+
+pub const AFTER_HELP: &str = "Examples:
+  election-bench reality                                     # 3 members, 10 kills, 10 pauses
+  election-bench reality --nodes 3,5 --faults kill --trials 40 --out results/reality-40
+  election-bench reality --timing 50/500 --pre-vote --trials 5
+  election-bench run -p etcd@3.4 -n 3 -s leader-crash --seed 1   # one simulated prediction
+
+At etcd's defaults (100/1000) a kill trial takes about 5 s and a pause trial about 8 s.";
+
+#[derive(Args, Debug)]
+pub struct RealityCliArgs {
+    /// The etcd binary (a name is looked up on PATH).
+    #[arg(long, default_value = "etcd", value_name = "PATH")]
+    pub etcd: PathBuf,
+    /// Compare with this system spec instead of the one `etcd --version` selects (etcd@3.4,
+    /// etcd@3.5).
+    #[arg(long, value_name = "SPEC")]
+    pub system: Option<String>,
+    /// Cluster sizes, one cluster each (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "3")]
+    pub nodes: Vec<u32>,
+    /// etcd's --heartbeat-interval and --election-timeout, in ms.
+    #[arg(long, default_value = "100/1000", value_name = "HEARTBEAT/ELECTION")]
+    pub timing: String,
+    /// Faults, each run --trials times per size: kill, pause (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "kill,pause")]
+    pub faults: Vec<String>,
+    /// Trials per fault and cluster size.
+    #[arg(long, default_value_t = 10)]
+    pub trials: u32,
+    /// Start the members with --pre-vote (etcd 3.4's default is off).
+    #[arg(long)]
+    pub pre_vote: bool,
+    /// How long a trial may take to settle after its last action, ms [default: 20 election
+    /// timeouts]; a trial with no agreed leader by then is recorded as such.
+    #[arg(long, value_name = "MS")]
+    pub deadline_ms: Option<u64>,
+    /// Where the files go (git ignores everything under results/ but its committed runs).
+    #[arg(long, default_value = "results/reality")]
+    pub out: PathBuf,
+    /// Replace an earlier run's files in --out.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `--timing H/E`.
+fn parse_timing(s: &str) -> Result<(u64, u64), Error> {
+    let bad = |why: &str| {
+        Error::Usage(format!(
+            "--timing {s:?}: {why}; give HEARTBEAT/ELECTION in ms, e.g. 100/1000 (etcd's defaults)"
+        ))
+    };
+    let (h, e) = s.split_once('/').ok_or_else(|| bad("no '/'"))?;
+    let ms = |x: &str| {
+        x.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| bad(&format!("{x:?} is not a whole number of ms above 0")))
+    };
+    Ok((ms(h)?, ms(e)?))
+}
+
+pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
+    let (heartbeat_ms, election_ms) = parse_timing(&a.timing)?;
+    let faults = a
+        .faults
+        .iter()
+        .map(|f| Fault::parse(f.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    refuse_committed(
+        "reality",
+        &[&a.out],
+        Some(a.force),
+        "real measurements are not reproduced byte for byte",
+        "give another --out DIR, e.g. results/reality",
+    )?;
+    if a.out.join("trials.csv").exists() && !a.force {
+        return Err(Error::Usage(format!(
+            "--out {}: it holds an earlier run's trials.csv; give another --out DIR, or --force to replace it",
+            a.out.display()
+        ))
+        .into());
+    }
+    let args = RealityArgs {
+        etcd: a.etcd,
+        system: a.system,
+        nodes: a.nodes,
+        heartbeat_ms,
+        election_ms,
+        faults,
+        trials: a.trials,
+        pre_vote: a.pre_vote,
+        out: a.out,
+        deadline_ms: a.deadline_ms,
+    };
+    election_reality::install_interrupt_handler()?;
+    eprintln!(
+        "reality: rows into {} as each trial finishes",
+        args.out.display()
+    );
+    let out = election_reality::run(&args, |p| match p {
+        Progress::Version(v, spec) => {
+            eprintln!("reality: etcd {v}, compared with {spec}");
+        }
+        Progress::ClusterUp(n, pids) => {
+            let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+            eprintln!("reality: {n} members up (pids {})", pids.join(" "));
+        }
+        Progress::Trial(t, k, of) => eprintln!("{}", trial_line(t, k, of)),
+    })?;
+    out!(
+        "summary          etcd {} as {} | {}/{} ms | {} trials",
+        out.version,
+        out.protocol,
+        args.heartbeat_ms,
+        args.election_ms,
+        out.trials.len()
+    );
+    let mut cells: Vec<(u32, String)> = Vec::new();
+    for t in &out.trials {
+        let c = (t.row.nodes, t.row.scenario.clone());
+        if !cells.contains(&c) {
+            cells.push(c);
+        }
+    }
+    for (n, scenario) in &cells {
+        let ts: Vec<&TrialReport> = out
+            .trials
+            .iter()
+            .filter(|t| t.row.nodes == *n && &t.row.scenario == scenario)
+            .collect();
+        out!("{}", cell_summary(*n, scenario, &ts));
+    }
+    for f in &out.files {
+        out!("wrote {}", f.display());
+    }
+    out!("wrote {}", args.out.join("logs").display());
+    Ok(())
+}
+
+fn opt_ms(x: Option<f64>) -> String {
+    x.map_or("-".into(), fmt_ms)
+}
+
+/// The progress line of one trial.
+fn trial_line(t: &TrialReport, k: u32, of: u32) -> String {
+    let f = &t.failover;
+    let load = t.load.0.map_or("-".into(), |l| format!("{:.2}", l[0]));
+    format!(
+        "  {} n={} {k}/{of}: member {} | failover_ms {} elect_ms {} | terms {} candidacies {} pre {} ignored votes {} | outcome {} | load {load}{}",
+        t.row.scenario,
+        t.row.nodes,
+        t.target,
+        opt_ms(t.row.failover_ms),
+        opt_ms(t.row.elect_ms),
+        f.terms().map_or("-".into(), |x| x.to_string()),
+        f.candidacies,
+        f.pre_candidacies,
+        f.votes_ignored,
+        t.row.outcome.name(),
+        if t.note.is_empty() {
+            String::new()
+        } else {
+            format!(" | {}", t.note)
+        }
+    )
+}
+
+/// One line per size and fault: failover p50/p95, and how many failovers lost a term.
+fn cell_summary(n: u32, scenario: &str, ts: &[&TrialReport]) -> String {
+    use election_runner::stats::percentile;
+    let mut fo: Vec<f64> = ts.iter().filter_map(|t| t.row.failover_ms).collect();
+    fo.sort_by(f64::total_cmp);
+    let p = |q: f64| percentile(&fo, q).map_or("-".into(), |v| format!("{} ms", fmt_ms(v)));
+    let lost = ts
+        .iter()
+        .filter(|t| t.failover.terms().is_some_and(|k| k >= 2))
+        .count();
+    let loads: Vec<f64> = ts.iter().filter_map(|t| t.load.0.map(|l| l[0])).collect();
+    let load = if loads.is_empty() {
+        "-".into()
+    } else {
+        format!("{:.2}", loads.iter().sum::<f64>() / loads.len() as f64)
+    };
+    format!(
+        "{scenario:<16} n={n} | {} trials, {} with a new leader | failover p50 {}, p95 {} | {lost} needed a second term | mean load {load}",
+        ts.len(),
+        fo.len(),
+        p(0.5),
+        p(0.95)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_names_the_bad_value() {
+        assert_eq!(parse_timing("100/1000").unwrap(), (100, 1000));
+        let e = parse_timing("100-1000").unwrap_err().to_string();
+        assert!(e.contains("--timing \"100-1000\""), "{e}");
+        let e = parse_timing("0/1000").unwrap_err().to_string();
+        assert!(e.contains("\"0\""), "{e}");
+    }
+}
