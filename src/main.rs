@@ -153,7 +153,7 @@ crosses a 15 % bound). Exit 0 once the page is written, whatever the ratios: cal
 measures, it does not check.")]
     Calibrate(cmd::calibrate::CalibrateCliArgs),
     /// Run a real etcd cluster on loopback through the simulator's faults (leader killed,
-    /// leader paused) and write its measurements as `mode = real` rows beside the prediction's.
+    /// paused, cut off) and write its measurements as `mode = real` rows beside the prediction's.
     #[command(long_about = cmd::reality::ABOUT, after_help = cmd::reality::AFTER_HELP)]
     Reality(cmd::reality::RealityCliArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.

@@ -19,7 +19,11 @@ etcd@3.4, or etcd@3.4+pre_vote with --pre-vote; 3.5: etcd@3.5), starts each clus
 OUT/logs/), and for each fault runs its trials one after the other: wait until every member \
 names the same leader at the same term for two election timeouts, SIGKILL (`kill`, scenario \
 leader-crash) or SIGSTOP for the spec's pause_ms then SIGCONT (`pause`, scenario \
-leader-pause) that leader, wait until the cluster agrees again (at most --deadline-ms), and \
+leader-pause) that leader, or cut it and the lowest followers (floor((n-1)/2) members) off \
+from the rest both ways for the spec's outage_ms, then heal (`partition`, scenario \
+partition-leader-minority: a TCP proxy in front of each member's peer port drops the \
+connections that carry the cut links, known by etcd's X-Server-From header), wait until the \
+cluster agrees again (at most --deadline-ms), and \
 measure the trial from the members' own zap logs with the simulator's observer. A killed \
 member is restarted with its data before the next trial. Every etcd process it started is \
 killed when it ends, on error and on Ctrl-C.
@@ -32,10 +36,12 @@ check-quorum step-downs, and the machine's load at the fault), OUT/logs/nN/mI.lo
 pub const AFTER_HELP: &str = "Examples:
   election-bench reality                                     # 3 members, 10 kills, 10 pauses
   election-bench reality --nodes 3,5 --faults kill --trials 40 --out results/reality-40
+  election-bench reality --faults partition --trials 5 --out results/reality-partition
   election-bench reality --timing 50/500 --pre-vote --trials 5
   election-bench run -p etcd@3.4 -n 3 -s leader-crash --seed 1   # one simulated prediction
 
-At etcd's defaults (100/1000) a kill trial takes about 5 s and a pause trial about 8 s.";
+At etcd's defaults (100/1000) a kill trial takes about 6 s, a pause trial about 9 s and a
+partition trial (a 10 s outage) about 15 s.";
 
 #[derive(Args, Debug)]
 pub struct RealityCliArgs {
@@ -52,7 +58,7 @@ pub struct RealityCliArgs {
     /// etcd's --heartbeat-interval and --election-timeout, in ms.
     #[arg(long, default_value = "100/1000", value_name = "HEARTBEAT/ELECTION")]
     pub timing: String,
-    /// Faults, each run --trials times per size: kill, pause (comma-separated).
+    /// Faults, each run --trials times per size: kill, pause, partition (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "kill,pause")]
     pub faults: Vec<String>,
     /// Trials per fault and cluster size.

@@ -25,6 +25,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
 use crate::log::RaftId;
+use crate::proxy::Proxies;
 use crate::status::{query, MemberStatus};
 use crate::Error;
 
@@ -104,6 +105,9 @@ pub struct ClusterConfig {
     pub pre_vote: bool,
     /// Where each member's log goes (`m1.log`, `m2.log`, ...).
     pub log_dir: PathBuf,
+    /// Put a [`Proxies`] proxy in front of every member's peer port, so that links can be
+    /// cut ([`Cluster::partition`], [`Cluster::heal`]).
+    pub proxies: bool,
 }
 
 /// One member.
@@ -111,7 +115,10 @@ pub struct ClusterConfig {
 struct Member {
     name: String,
     client: SocketAddr,
+    /// The peer address etcd listens on.
     peer: SocketAddr,
+    /// The peer address the others reach it at: `peer`, or its proxy's.
+    advertised: SocketAddr,
     data_dir: PathBuf,
     log: PathBuf,
     child: Option<Child>,
@@ -125,7 +132,8 @@ pub struct Cluster {
     cfg: ClusterConfig,
     token: String,
     members: Vec<Member>,
-    // Dropped after the members are killed (field order): the data goes with the cluster.
+    // Dropped after the members are killed (field order): the proxies, then the data.
+    proxies: Option<Proxies>,
     _data: tempfile::TempDir,
 }
 
@@ -165,11 +173,34 @@ impl Cluster {
         })?;
         let n = cfg.nodes as usize;
         let ports = free_ports(2 * n)?;
+        // The proxies' listeners are bound now and kept: they are the advertised peer URLs.
+        let proxy_listeners: Vec<TcpListener> = if cfg.proxies {
+            (0..n)
+                .map(|_| TcpListener::bind("127.0.0.1:0"))
+                .collect::<Result<_, _>>()
+                .map_err(|e| Error::Process(format!("cannot bind a peer proxy: {e}")))?
+        } else {
+            Vec::new()
+        };
+        let mut advertised = Vec::new();
+        for l in &proxy_listeners {
+            advertised.push(
+                l.local_addr()
+                    .map_err(|e| Error::Process(format!("cannot read a bound port: {e}")))?,
+            );
+        }
+        let proxies = if cfg.proxies {
+            let targets = (0..n).map(|i| ports[2 * i + 1]).collect();
+            Some(Proxies::start(proxy_listeners, targets)?)
+        } else {
+            None
+        };
         let members = (0..n)
             .map(|i| Member {
                 name: format!("m{}", i + 1),
                 client: ports[2 * i],
                 peer: ports[2 * i + 1],
+                advertised: advertised.get(i).copied().unwrap_or(ports[2 * i + 1]),
                 data_dir: data.path().join(format!("m{}", i + 1)),
                 log: cfg.log_dir.join(format!("m{}.log", i + 1)),
                 child: None,
@@ -182,6 +213,7 @@ impl Cluster {
             cfg: cfg.clone(),
             token,
             members,
+            proxies,
             _data: data,
         };
         for i in 0..n {
@@ -207,13 +239,16 @@ impl Cluster {
                 sleep(Duration::from_millis(50))?;
             }
         }
+        if let Some(p) = &c.proxies {
+            p.set_ids(c.ids());
+        }
         Ok(c)
     }
 
     fn initial_cluster(&self) -> String {
         self.members
             .iter()
-            .map(|m| format!("{}=http://{}", m.name, m.peer))
+            .map(|m| format!("{}=http://{}", m.name, m.advertised))
             .collect::<Vec<_>>()
             .join(",")
     }
@@ -229,7 +264,7 @@ impl Cluster {
             .arg("--listen-peer-urls")
             .arg(format!("http://{}", m.peer))
             .arg("--initial-advertise-peer-urls")
-            .arg(format!("http://{}", m.peer))
+            .arg(format!("http://{}", m.advertised))
             .arg("--listen-client-urls")
             .arg(format!("http://{}", m.client))
             .arg("--advertise-client-urls")
@@ -312,9 +347,34 @@ impl Cluster {
         self.members.iter().position(|m| m.id == id)
     }
 
-    /// Member `i`'s client and peer addresses.
+    /// Member `i`'s client and (advertised) peer addresses.
     pub fn addrs(&self, i: usize) -> (SocketAddr, SocketAddr) {
-        (self.members[i].client, self.members[i].peer)
+        (self.members[i].client, self.members[i].advertised)
+    }
+
+    fn proxies(&self) -> Result<&Proxies, Error> {
+        self.proxies.as_ref().ok_or_else(|| {
+            Error::Process(
+                "this cluster was started without peer proxies: links cannot be cut".into(),
+            )
+        })
+    }
+
+    /// Cut the links both ways between the groups (member indices). Returns the instant (ms)
+    /// taken just before.
+    pub fn partition(&mut self, groups: &[Vec<usize>]) -> Result<i64, Error> {
+        let p = self.proxies()?;
+        let at = now_ms();
+        p.partition(groups);
+        Ok(at)
+    }
+
+    /// Every link up again. Returns the instant (ms) taken just before.
+    pub fn heal(&mut self) -> Result<i64, Error> {
+        let p = self.proxies()?;
+        let at = now_ms();
+        p.heal();
+        Ok(at)
     }
 
     /// Member `i`'s log file.

@@ -8,6 +8,8 @@
 //! * [`cluster`] starts the members (loopback, free ports, a temporary data directory, a log
 //!   file each), injects the faults as signals to their process groups and kills every one of
 //!   them on drop, on error and on Ctrl-C;
+//! * [`proxy`] stands in front of each member's peer port and cuts the links a partition
+//!   cuts, knowing each connection's sender from etcd's `X-Server-From` header;
 //! * [`status`] asks a member who leads at which term (`/v3/maintenance/status`), which is how
 //!   the run knows the cluster is healthy before a fault and settled after it;
 //! * [`log`] reads the members' zap JSON logs into election events with their timestamps;
@@ -22,6 +24,7 @@
 pub mod cluster;
 pub mod log;
 pub mod measure;
+pub mod proxy;
 pub mod replay;
 pub mod run;
 pub mod status;

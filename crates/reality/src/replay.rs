@@ -100,18 +100,31 @@ fn cluster_logs(dir: &Path) -> Result<ClusterLogs, Error> {
     let mut journal = Vec::new();
     for r in records(&journal_path)? {
         let t: i64 = num(&journal_path, &r, "unix_ms")?;
-        let m: usize = num(&journal_path, &r, "member")?;
-        let i = m.checked_sub(1).filter(|&i| i < ids.len()).ok_or_else(|| {
-            bad(
-                &journal_path,
-                format!("member {m} is not one of 1..={}", ids.len()),
-            )
-        })?;
+        let member = |s: &str| -> Result<usize, Error> {
+            s.parse::<usize>()
+                .ok()
+                .and_then(|m| m.checked_sub(1))
+                .filter(|&i| i < ids.len())
+                .ok_or_else(|| {
+                    bad(
+                        &journal_path,
+                        format!("member {s:?} is not one of 1..={}", ids.len()),
+                    )
+                })
+        };
+        let who = field(&journal_path, &r, "member")?;
         let act = match field(&journal_path, &r, "act")? {
-            "crash" => Act::Crash(i),
-            "restart" => Act::Restart(i),
-            "pause" => Act::Pause(i),
-            "resume" => Act::Resume(i),
+            "heal" => Act::Heal,
+            // The groups' members, space-separated, the groups joined by `|`.
+            "partition" => Act::Partition(
+                who.split('|')
+                    .map(|g| g.split_whitespace().map(member).collect())
+                    .collect::<Result<_, Error>>()?,
+            ),
+            "crash" => Act::Crash(member(who)?),
+            "restart" => Act::Restart(member(who)?),
+            "pause" => Act::Pause(member(who)?),
+            "resume" => Act::Resume(member(who)?),
             other => return Err(bad(&journal_path, format!("unknown act {other:?}"))),
         };
         journal.push((t, act));

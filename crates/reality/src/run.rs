@@ -8,8 +8,10 @@
 //!    that agreement was first seen is the trial's *origin*;
 //! 2. reads the machine's load (`/proc/loadavg`) and injects the fault into the leader it agreed
 //!    on: `kill` is SIGKILL (scenario `leader-crash`), `pause` is SIGSTOP for the spec's
-//!    `pause_ms` then SIGCONT (scenario `leader-pause`); the instant just before the signal is
-//!    `t0`;
+//!    `pause_ms` then SIGCONT (scenario `leader-pause`), `partition` cuts the leader and the
+//!    lowest followers (`floor((n-1)/2)` members) off from the rest both ways for the spec's
+//!    `outage_ms`, then heals (scenario `partition-leader-minority`, through the peer proxies of
+//!    [`crate::proxy`]); the instant just before the signal or the cut is `t0`;
 //! 3. waits for the cluster to be healthy again after the last action (the SIGCONT), at most
 //!    the trial's deadline (`deadline_ms` after it, by default twenty election timeouts): the
 //!    end of the trial. A trial with no agreement by then ends at the deadline and is recorded
@@ -51,16 +53,13 @@ pub enum Fault {
     Kill,
     /// SIGSTOP the leader for `pause_ms`, then SIGCONT (`leader-pause`).
     Pause,
+    /// Cut the leader and the lowest followers, `floor((n-1)/2)` members in all, off from the
+    /// majority both ways for `outage_ms`, then heal (`partition-leader-minority`).
+    Partition,
 }
 
 /// The faults `--faults` names, in order.
-pub const FAULTS: [Fault; 2] = [Fault::Kill, Fault::Pause];
-
-/// Faults asked for that this build cannot inject yet, with the reason.
-pub const NOT_YET: [(&str, &str); 1] = [(
-    "partition",
-    "the per-member peer proxy that cuts connections by their X-Server-From header is not built yet",
-)];
+pub const FAULTS: [Fault; 3] = [Fault::Kill, Fault::Pause, Fault::Partition];
 
 impl Fault {
     /// Its name in `--faults`.
@@ -68,6 +67,7 @@ impl Fault {
         match self {
             Fault::Kill => "kill",
             Fault::Pause => "pause",
+            Fault::Partition => "partition",
         }
     }
 
@@ -76,6 +76,7 @@ impl Fault {
         match self {
             Fault::Kill => "leader-crash",
             Fault::Pause => "leader-pause",
+            Fault::Partition => "partition-leader-minority",
         }
     }
 
@@ -83,11 +84,6 @@ impl Fault {
     pub fn parse(s: &str) -> Result<Fault, Error> {
         if let Some(f) = FAULTS.iter().find(|f| f.name() == s) {
             return Ok(*f);
-        }
-        if let Some((_, why)) = NOT_YET.iter().find(|(n, _)| *n == s) {
-            return Err(Error::Usage(format!(
-                "--faults {s}: not available yet: {why}"
-            )));
         }
         Err(Error::Usage(format!(
             "--faults {s:?}: not a fault; the faults are {}",
@@ -428,14 +424,27 @@ fn write_journal(path: &Path, journal: &[(i64, Act)]) -> Result<(), Error> {
     let mut rows = vec![["unix_ms", "act", "member"].map(String::from).to_vec()];
     for (t, a) in journal {
         let (name, who) = match a {
-            Act::Crash(i) => ("crash", i + 1),
-            Act::Restart(i) => ("restart", i + 1),
-            Act::Pause(i) => ("pause", i + 1),
-            Act::Resume(i) => ("resume", i + 1),
-            // Not written by this build (no partitions yet); kept exhaustive.
-            Act::Partition(_) | Act::Heal => continue,
+            Act::Crash(i) => ("crash", (i + 1).to_string()),
+            Act::Restart(i) => ("restart", (i + 1).to_string()),
+            Act::Pause(i) => ("pause", (i + 1).to_string()),
+            Act::Resume(i) => ("resume", (i + 1).to_string()),
+            // The groups' members, 1-based, space-separated, the groups joined by `|`.
+            Act::Partition(groups) => (
+                "partition",
+                groups
+                    .iter()
+                    .map(|g| {
+                        g.iter()
+                            .map(|i| (i + 1).to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            ),
+            Act::Heal => ("heal", String::new()),
         };
-        rows.push(vec![t.to_string(), name.to_string(), who.to_string()]);
+        rows.push(vec![t.to_string(), name.to_string(), who]);
     }
     write_csv(path, rows)
 }
@@ -600,6 +609,7 @@ pub fn run(
             election_ms: args.election_ms,
             pre_vote: args.pre_vote,
             log_dir: args.out.join("logs").join(format!("n{n}")),
+            proxies: args.faults.contains(&Fault::Partition),
         };
         // A cluster from an earlier run into the same directory would be appended to.
         for i in 1..=n {
@@ -659,6 +669,17 @@ pub fn run(
     })
 }
 
+/// `partition-leader-minority`'s sides, as the simulator's scenario draws them: the leader and
+/// the lowest-numbered followers, `floor((n-1)/2)` members in all, against the rest.
+pub fn minority_partition(n: usize, leader: usize) -> Vec<Vec<usize>> {
+    let k = (n.saturating_sub(1)) / 2;
+    let mut side = vec![leader];
+    side.extend((0..n).filter(|&i| i != leader).take(k.saturating_sub(1)));
+    side.sort_unstable();
+    let rest = (0..n).filter(|i| !side.contains(i)).collect();
+    vec![side, rest]
+}
+
 /// The verdict window of a real trial: the election timeout, and a hold span of two of them.
 pub fn verdict(election_ms: u64) -> Verdict {
     Verdict {
@@ -701,24 +722,37 @@ fn trial(
         })?;
     let target = healthy.leader;
     let load = Load::now();
-    let t0 = match fault {
-        Fault::Kill => cluster.kill(target)?,
-        Fault::Pause => cluster.pause(target)?,
+    let ms = |x: f64| Duration::from_secs_f64(x / 1000.0);
+    let calm = match fault {
+        Fault::Kill => {
+            let t0 = cluster.kill(target)?;
+            journal.push((t0, Act::Crash(target)));
+            t0
+        }
+        Fault::Pause => {
+            let t0 = cluster.pause(target)?;
+            journal.push((t0, Act::Pause(target)));
+            crate::cluster::sleep(ms(cell.resolved.pause_ms))?;
+            let t1 = cluster.resume(target)?;
+            journal.push((t1, Act::Resume(target)));
+            t1
+        }
+        Fault::Partition => {
+            let groups = minority_partition(cluster.len(), target);
+            let t0 = cluster.partition(&groups)?;
+            journal.push((t0, Act::Partition(groups)));
+            crate::cluster::sleep(ms(cell.resolved.outage_ms))?;
+            let t1 = cluster.heal()?;
+            journal.push((t1, Act::Heal));
+            t1
+        }
     };
-    journal.push((
-        t0,
-        match fault {
-            Fault::Kill => Act::Crash(target),
-            Fault::Pause => Act::Pause(target),
-        },
-    ));
-    let mut calm = t0;
-    if fault == Fault::Pause {
-        let pause = Duration::from_secs_f64(cell.resolved.pause_ms / 1000.0);
-        crate::cluster::sleep(pause)?;
-        calm = cluster.resume(target)?;
-        journal.push((calm, Act::Resume(target)));
-    }
+    let t0 = journal
+        .iter()
+        .rev()
+        .find(|(_, a)| matches!(a, Act::Crash(_) | Act::Pause(_) | Act::Partition(_)))
+        .map(|(t, _)| *t)
+        .expect("the fault was journaled");
     let deadline = Instant::now() + Duration::from_millis(args.deadline());
     let settled = cluster.wait_agreement(hold, every, deadline)?;
     let end = now_ms();
@@ -780,10 +814,12 @@ mod tests {
         );
         assert_eq!(parse_loadavg(""), None);
         assert_eq!(Fault::parse("kill").unwrap(), Fault::Kill);
-        let e = Fault::parse("partition").unwrap_err().to_string();
-        assert!(e.contains("not available yet"), "{e}");
+        assert_eq!(Fault::parse("partition").unwrap(), Fault::Partition);
         let e = Fault::parse("crash").unwrap_err().to_string();
-        assert!(e.contains("kill, pause"), "{e}");
+        assert!(e.contains("kill, pause, partition"), "{e}");
+        assert_eq!(minority_partition(3, 1), vec![vec![1], vec![0, 2]]);
+        assert_eq!(minority_partition(5, 3), vec![vec![0, 3], vec![1, 2, 4]]);
+        assert_eq!(minority_partition(5, 0), vec![vec![0, 1], vec![2, 3, 4]]);
         assert_eq!(protocol_spec("etcd@3.4", true), "etcd@3.4+pre_vote");
         assert_eq!(protocol_spec("etcd@3.5", true), "etcd@3.5");
     }

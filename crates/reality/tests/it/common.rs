@@ -15,6 +15,9 @@ pub const KILL_PAUSE: &str = "etcd-3.4.23-n3-kill-pause";
 /// Three members with `--pre-vote`: two kills.
 pub const PRE_VOTE: &str = "etcd-3.4.23-n3-pre-vote-kill";
 
+/// Three members: the leader cut off from the other two both ways for 10 s, twice.
+pub const PARTITION: &str = "etcd-3.4.23-n3-partition";
+
 /// A fixture member's log text.
 pub fn log_text(run: &str, member: u32) -> String {
     std::fs::read_to_string(fixture(run).join(format!("logs/n3/m{member}.log"))).unwrap()

@@ -3,7 +3,7 @@
 
 use election_reality::log::{parse_line, parse_log, Event};
 
-use crate::common::{log_text, KILL_PAUSE, KILL_PAUSE_IDS, PRE_VOTE};
+use crate::common::{log_text, KILL_PAUSE, KILL_PAUSE_IDS, PARTITION, PRE_VOTE};
 
 /// One line of each kind, copied from the fixture logs, read to the exact event and instant.
 #[test]
@@ -103,7 +103,7 @@ fn each_kind_of_line_reads_to_its_event() {
 /// other: the counts are those of `grep` on the same files.
 #[test]
 fn the_corpus_reads_completely() {
-    for run in [KILL_PAUSE, PRE_VOTE] {
+    for run in [KILL_PAUSE, PRE_VOTE, PARTITION] {
         for m in 1..=3 {
             let text = log_text(run, m);
             let events = parse_log(&text);
@@ -139,7 +139,11 @@ fn the_corpus_reads_completely() {
                 grep("lease is not expired"),
                 "{run} m{m}"
             );
-            assert_eq!(events.len(), count(|_| true));
+            assert_eq!(
+                count(|e| matches!(e, Event::SteppedDown { .. })),
+                grep("stepped down to follower since quorum is not active"),
+                "{run} m{m}"
+            );
             // Each member logs only its own events, and its timestamps never go back.
             let me = events[0].event.member();
             assert!(events.iter().all(|e| e.event.member() == me), "{run} m{m}");

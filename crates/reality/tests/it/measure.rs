@@ -9,7 +9,7 @@ use election_reality::run::{reality_record, verdict, Load, TrialReport, REALITY_
 use election_runner::results::TrialRow;
 use election_sim::Outcome;
 
-use crate::common::{fixture, log_text, KILL_PAUSE, KILL_PAUSE_IDS, PRE_VOTE};
+use crate::common::{fixture, log_text, KILL_PAUSE, KILL_PAUSE_IDS, PARTITION, PRE_VOTE};
 
 fn replayed(run: &str, scenario: &str, seed: u64) -> Replayed {
     replay_dir(&fixture(run))
@@ -91,11 +91,38 @@ fn a_pre_vote_failover_counts_its_pre_candidacy() {
     assert_eq!(r.row.elections_started, 2);
 }
 
+/// Partition 1 of the corpus: the leader (member 2, term 2) is cut off from members 1 and 3
+/// at t0 for 10 s. Member 3 campaigns at +1264 ms and leads at +1265 ms (member 1 follows it
+/// then); the deposed leader, alone, steps down only when CheckQuorum finds no quorum at
+/// +1763 ms (`stepped down to follower since quorum is not active`): 1763 ms as a minority
+/// leader, 498 of them beside the new one. Cut off, it campaigns on alone (no PreVote) up to
+/// term 8, and after the heal its term deposes the new leader (+10064 ms) until member 3 wins
+/// term 9 at +11264 ms, which the other two follow at +11265 ms.
+#[test]
+fn a_partitioned_leader_lingers_until_check_quorum() {
+    let r = replayed(PARTITION, "partition-leader-minority", 1);
+    let (row, f) = (&r.row, &r.failover);
+    assert_eq!(r.window.calm_ms - r.window.t0_ms, 10_001);
+    assert_eq!(row.detect_ms, Some(1264.0));
+    assert_eq!(row.failover_ms, Some(1265.0));
+    assert_eq!(row.minority_leader_ms, 1763.0);
+    assert!(row.split_brain);
+    assert_eq!(row.split_brain_ms, 1763.0 - 1265.0);
+    assert_eq!(row.elect_ms, Some(11265.0));
+    // Without a quorum leader: to the first election, and from the deposing vote to the instant
+    // a second member names term 9's leader.
+    assert_eq!(row.unavailable_ms, 1265.0 + (11265.0 - 10064.0));
+    assert_eq!(row.leader_changes, 2);
+    assert_eq!(f.leader_before, Some((2, 2)));
+    assert_eq!(f.leader_after, Some((3, 3)));
+    assert_eq!((f.candidacies, f.stepped_down), (1, 1));
+}
+
 /// A whole run measured again from its files alone gives the rows it wrote as it ran, byte for
 /// byte, and the same failover details.
 #[test]
 fn a_run_measured_again_from_its_files_gives_its_rows() {
-    for run in [KILL_PAUSE, PRE_VOTE] {
+    for run in [KILL_PAUSE, PRE_VOTE, PARTITION] {
         let dir = fixture(run);
         let again = replay_dir(&dir).unwrap();
         let text = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
