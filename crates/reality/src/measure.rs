@@ -14,8 +14,10 @@
 //! the millisecond) and the injector's instants (taken just before each signal, truncated the
 //! same way). The observer's clock starts at the trial's *origin*, when the cluster was last
 //! seen healthy before the fault; what happened before it only sets each member's status at
-//! the origin. Within one millisecond the injector's actions come first, then the log lines,
-//! member by member in log order: a millisecond is the resolution of every real duration.
+//! the origin. Within one millisecond the injector's actions come first, then the log lines of
+//! the members that do not end that millisecond as leader, then of those that do, each member's
+//! in log order: a millisecond is the resolution of every real duration, and two leaders at
+//! once are counted only when the logs show them so for at least one.
 //!
 //! # What the rows cannot say
 //!
@@ -180,14 +182,34 @@ pub fn measure(
     verdict: Verdict,
 ) -> Measured {
     let n = ids.len();
-    // Acts before log lines within a millisecond; the sort is stable, so each member's lines
-    // keep their log order.
+    // Within a millisecond the order between members is unknown: acts first, then the members
+    // whose lines in that millisecond do not end in the leader role, then those whose do (so a
+    // leader handing over within one millisecond is never counted as two leaders at once: an
+    // overlap must be visible at the logs' resolution). Each member's lines keep their log
+    // order (the sort is stable and a member's lines of one millisecond share their key).
+    let mut ends_leading: std::collections::HashMap<(i64, usize), bool> =
+        std::collections::HashMap::new();
+    for e in events {
+        if let Some(m) = ids.iter().position(|&id| id == e.event.member()) {
+            let role_change = match e.event {
+                Event::BecameLeader { .. } => Some(true),
+                Event::BecameFollower { .. }
+                | Event::BecamePreCandidate { .. }
+                | Event::BecameCandidate { .. } => Some(false),
+                _ => None,
+            };
+            if let Some(leads) = role_change {
+                ends_leading.insert((e.ts_ms, m), leads);
+            }
+        }
+    }
     let mut items: Vec<(i64, u8, Item)> = acts
         .iter()
         .map(|(t, a)| (*t, 0, Item::Act(a)))
         .chain(events.iter().filter_map(|e| {
             let m = ids.iter().position(|&id| id == e.event.member())?;
-            Some((e.ts_ms, 1, Item::Log(m, &e.event)))
+            let leads = ends_leading.get(&(e.ts_ms, m)).copied().unwrap_or(false);
+            Some((e.ts_ms, 1 + u8::from(leads), Item::Log(m, &e.event)))
         }))
         .collect();
     items.sort_by_key(|(t, class, _)| (*t, *class));

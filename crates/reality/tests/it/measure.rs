@@ -202,3 +202,92 @@ fn the_window_bounds_what_is_measured() {
     assert_eq!(m.metrics.outcome, Outcome::NoLeader);
     assert!(m.metrics.outcome.is_failure());
 }
+
+/// Within one millisecond the logs cannot tell which member acted first: a handover logged in
+/// one millisecond (the old leader's `became follower`, the new one's `became leader`) is not
+/// two leaders at once, whichever member's file is read first. Constructed events, real
+/// message shapes.
+#[test]
+fn a_handover_within_one_millisecond_is_not_a_split_brain() {
+    use election_reality::log::{Event, LogEvent};
+    let (a, b, c) = (0xa, 0xb, 0xc);
+    let at = |ts_ms, event| LogEvent { ts_ms, event };
+    let boot = |id| {
+        [
+            at(0, Event::BecameFollower { id, term: 1 }),
+            at(
+                1,
+                Event::Leader {
+                    id,
+                    leader: Some(a),
+                    term: 1,
+                },
+            ),
+        ]
+    };
+    let mut base: Vec<LogEvent> = vec![at(0, Event::BecameLeader { id: a, term: 1 })];
+    base.push(at(
+        0,
+        Event::Leader {
+            id: a,
+            leader: Some(a),
+            term: 1,
+        },
+    ));
+    base.extend(boot(b));
+    base.extend(boot(c));
+    // At 500 ms: a steps down as b takes term 2; c follows b at once.
+    let old = [
+        at(500, Event::BecameFollower { id: a, term: 2 }),
+        at(
+            500,
+            Event::Leader {
+                id: a,
+                leader: Some(b),
+                term: 2,
+            },
+        ),
+    ];
+    let new = [
+        at(500, Event::BecameLeader { id: b, term: 2 }),
+        at(
+            500,
+            Event::Leader {
+                id: b,
+                leader: Some(b),
+                term: 2,
+            },
+        ),
+        at(
+            500,
+            Event::Leader {
+                id: c,
+                leader: Some(b),
+                term: 2,
+            },
+        ),
+    ];
+    let w = Window {
+        origin_ms: 0,
+        t0_ms: 100,
+        calm_ms: 100,
+        end_ms: 3000,
+    };
+    for first_new in [false, true] {
+        let mut events = base.clone();
+        if first_new {
+            events.extend(new);
+            events.extend(old);
+        } else {
+            events.extend(old);
+            events.extend(new);
+        }
+        let m = measure(&[a, b, c], &events, &[], w, verdict(1000));
+        assert_eq!(
+            m.metrics.max_leaders, 1,
+            "new leader's lines first: {first_new}"
+        );
+        assert!(!m.metrics.split_brain);
+        assert_eq!(m.metrics.leader.map(|l| l.0), Some(2));
+    }
+}
