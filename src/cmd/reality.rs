@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use election_reality::run::{Fault, Progress, RealityArgs, TrialReport};
-use election_runner::results::fmt_ms;
+use election_reality::Failover;
+use election_runner::results::{fmt_ms, TrialRow};
 use election_runner::Error;
 
 use super::dirs::refuse_committed;
@@ -77,6 +78,11 @@ pub struct RealityCliArgs {
     /// Replace an earlier run's files in --out.
     #[arg(long)]
     pub force: bool,
+    /// Start nothing: measure the finished run in DIR again from its files (run.json,
+    /// reality.csv, logs/) with this build, print its summary and how many rows differ from
+    /// the trials.csv it wrote; writes nothing.
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
 }
 
 /// `--timing H/E`.
@@ -98,6 +104,9 @@ fn parse_timing(s: &str) -> Result<(u64, u64), Error> {
 }
 
 pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
+    if let Some(dir) = &a.replay {
+        return replay(dir);
+    }
     let (heartbeat_ms, election_ms) = parse_timing(&a.timing)?;
     let faults = a
         .faults
@@ -153,21 +162,12 @@ pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
         args.election_ms,
         out.trials.len()
     );
-    let mut cells: Vec<(u32, String)> = Vec::new();
-    for t in &out.trials {
-        let c = (t.row.nodes, t.row.scenario.clone());
-        if !cells.contains(&c) {
-            cells.push(c);
-        }
-    }
-    for (n, scenario) in &cells {
-        let ts: Vec<&TrialReport> = out
-            .trials
-            .iter()
-            .filter(|t| t.row.nodes == *n && &t.row.scenario == scenario)
-            .collect();
-        out!("{}", cell_summary(*n, scenario, &ts));
-    }
+    let all: Vec<Trial> = out
+        .trials
+        .iter()
+        .map(|t| (&t.row, &t.failover, t.load.0.map(|l| l[0])))
+        .collect();
+    print_cells(&all)?;
     for f in &out.files {
         out!("wrote {}", f.display());
     }
@@ -203,29 +203,103 @@ fn trial_line(t: &TrialReport, k: u32, of: u32) -> String {
     )
 }
 
+/// A trial as the summary reads it: its row, its failover, the load at its fault.
+type Trial<'a> = (&'a TrialRow, &'a Failover, Option<f64>);
+
+/// One summary line per size and fault, in the trials' order.
+fn print_cells(all: &[Trial]) -> Result<(), CliError> {
+    let mut cells: Vec<(u32, &str)> = Vec::new();
+    for (r, _, _) in all {
+        if !cells.contains(&(r.nodes, r.scenario.as_str())) {
+            cells.push((r.nodes, r.scenario.as_str()));
+        }
+    }
+    for (n, scenario) in cells {
+        let ts: Vec<Trial> = all
+            .iter()
+            .filter(|(r, _, _)| r.nodes == n && r.scenario == scenario)
+            .copied()
+            .collect();
+        out!("{}", cell_summary(n, scenario, &ts));
+    }
+    Ok(())
+}
+
 /// One line per size and fault: failover p50/p95, and how many failovers lost a term.
-fn cell_summary(n: u32, scenario: &str, ts: &[&TrialReport]) -> String {
+fn cell_summary(n: u32, scenario: &str, ts: &[Trial]) -> String {
     use election_runner::stats::percentile;
-    let mut fo: Vec<f64> = ts.iter().filter_map(|t| t.row.failover_ms).collect();
+    let mut fo: Vec<f64> = ts.iter().filter_map(|t| t.0.failover_ms).collect();
     fo.sort_by(f64::total_cmp);
     let p = |q: f64| percentile(&fo, q).map_or("-".into(), |v| format!("{} ms", fmt_ms(v)));
     let lost = ts
         .iter()
-        .filter(|t| t.failover.terms().is_some_and(|k| k >= 2))
+        .filter(|t| t.1.terms().is_some_and(|k| k >= 2))
         .count();
-    let loads: Vec<f64> = ts.iter().filter_map(|t| t.load.0.map(|l| l[0])).collect();
+    let loads: Vec<f64> = ts.iter().filter_map(|t| t.2).collect();
     let load = if loads.is_empty() {
         "-".into()
     } else {
         format!("{:.2}", loads.iter().sum::<f64>() / loads.len() as f64)
     };
+    let mut minority: Vec<f64> = ts.iter().map(|t| t.0.minority_leader_ms).collect();
+    minority.sort_by(f64::total_cmp);
+    let lingered = if minority.iter().any(|&m| m > 0.0) {
+        format!(
+            " | minority leader p50 {}",
+            percentile(&minority, 0.5).map_or("-".into(), |v| format!("{} ms", fmt_ms(v)))
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{scenario:<16} n={n} | {} trials, {} with a new leader | failover p50 {}, p95 {} | {lost} needed a second term | mean load {load}",
+        "{scenario:<16} n={n} | {} trials, {} with a new leader | failover p50 {}, p95 {} | {lost} needed a second term{lingered} | mean load {load}",
         ts.len(),
         fo.len(),
         p(0.5),
         p(0.95)
     )
+}
+
+/// `--replay DIR`.
+fn replay(dir: &std::path::Path) -> Result<(), CliError> {
+    let again = election_reality::replay::replay_dir(dir)?;
+    let written = std::fs::read_to_string(dir.join("trials.csv"))
+        .map_err(|e| Error::Usage(format!("--replay {}: no trials.csv ({e})", dir.display())))?;
+    let lines: Vec<&str> = written.lines().skip(1).collect();
+    let differ = again
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| {
+            let line = election_runner::results::write_trials([&r.row]);
+            lines.get(*i).map(|l| format!("{l}\n").into_bytes()) != Some(line)
+        })
+        .count();
+    out!(
+        "replay           {}: {} trials measured again; {differ} rows differ from its trials.csv",
+        dir.display(),
+        again.len()
+    );
+    let loads = load_column(dir);
+    let all: Vec<Trial> = again
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (&r.row, &r.failover, loads.get(i).copied().flatten()))
+        .collect();
+    print_cells(&all)
+}
+
+/// `reality.csv`'s `load1`, by trial.
+fn load_column(dir: &std::path::Path) -> Vec<Option<f64>> {
+    let Ok(text) = std::fs::read_to_string(dir.join("reality.csv")) else {
+        return Vec::new();
+    };
+    let mut lines = text.lines();
+    let at = lines
+        .next()
+        .and_then(|h| h.split(',').position(|c| c == "load1"));
+    lines
+        .map(|l| at.and_then(|i| l.split(',').nth(i)?.parse().ok()))
+        .collect()
 }
 
 #[cfg(test)]
