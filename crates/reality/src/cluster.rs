@@ -12,6 +12,9 @@
 //! The faults act on processes: [`Cluster::kill`] is SIGKILL to the member's group (then
 //! [`Cluster::restart`] starts it again with the same flags and data directory), and
 //! [`Cluster::pause`] / [`Cluster::resume`] are SIGSTOP / SIGCONT, a stop-the-world pause.
+//! Started with [`ClusterConfig::proxies`], every member's advertised peer URL is a proxy
+//! ([`crate::proxy`]) in front of the port it listens on, and [`Cluster::partition`] /
+//! [`Cluster::heal`] cut and restore links between members.
 
 use std::fs::OpenOptions;
 use std::net::{SocketAddr, TcpListener};
