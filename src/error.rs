@@ -15,6 +15,8 @@ pub enum CliError {
     Report(#[from] ReportError),
     #[error(transparent)]
     Live(#[from] election_live::RunError),
+    #[error(transparent)]
+    Reality(#[from] election_reality::Error),
     #[error("{0} validate case(s) failed")]
     Validate(usize),
     #[error("{0} difference(s) between our Raft and the libraries are unexplained ({page})", page = .1.display())]
@@ -32,6 +34,7 @@ impl CliError {
                 ReportError::Io { .. } | ReportError::Chart { .. } | ReportError::Trace(_)
             ),
             CliError::Live(e) => e.is_usage(),
+            CliError::Reality(e) => e.is_usage(),
             CliError::Validate(_) | CliError::Reference(..) | CliError::Stdout(_) => false,
         };
         if usage {

@@ -7,7 +7,7 @@
 //! (join the shards of a sweep, an exploration or a tuning), `report` (charts and REPORT.md from
 //! a results directory), `compare` (what changed between two results directories, with
 //! bootstrap intervals), `trace` (one trial as a message-sequence chart), `validate` (textbook
-//! results), `verify` (re-run a sample of a results directory's trials), and `live` and `calibrate` (real UDP on loopback). Exit codes:
+//! results), `verify` (re-run a sample of a results directory's trials), `live` and `calibrate` (real UDP on loopback), and `reality` (a real etcd cluster through the same faults). Exit codes:
 //! 0 success, 2 bad input (unknown names, bad values, malformed TOML, bad flags, a results
 //! directory that is missing or of another schema), 1 failures while running (files that
 //! cannot be written).
@@ -152,6 +152,10 @@ Each protocol's line gives the live/sim ratio of median failover and whether it 
 crosses a 15 % bound). Exit 0 once the page is written, whatever the ratios: calibrate
 measures, it does not check.")]
     Calibrate(cmd::calibrate::CalibrateCliArgs),
+    /// Run a real etcd cluster on loopback through the simulator's faults (leader killed,
+    /// paused, cut off) and write its measurements as `mode = real` rows beside the prediction's.
+    #[command(long_about = cmd::reality::ABOUT, after_help = cmd::reality::AFTER_HELP)]
+    Reality(cmd::reality::RealityCliArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     #[command(after_help = "Examples:
   mkdir -p ~/.local/share/bash-completion/completions
@@ -293,6 +297,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Trace(a) => cmd::trace::run(a),
         Command::Live(a) => cmd::live::run(a),
         Command::Calibrate(a) => cmd::calibrate::run(a),
+        Command::Reality(a) => cmd::reality::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Reference(a) => cmd::reference::run(a),
         Command::Completions { shell } => {

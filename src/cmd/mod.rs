@@ -12,6 +12,7 @@ pub mod live;
 pub mod merge;
 pub mod params;
 pub mod profile;
+pub mod reality;
 pub mod reference;
 pub mod report;
 pub mod run;

@@ -18,10 +18,29 @@ use std::process::Command;
 use common::{smaller, BIN};
 
 /// `--help` lines that are not the tool and are not run here, with the reason.
-const NOT_RUN: [(&str, &str); 1] = [(
-    "cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes",
-    "regenerates committed files; tests/it/profile.rs checks they are what it writes",
-)];
+const NOT_RUN: [(&str, &str); 5] = [
+    (
+        "cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes",
+        "regenerates committed files; tests/it/profile.rs checks they are what it writes",
+    ),
+    ("election-bench reality", REALITY),
+    (
+        "election-bench reality --nodes 3,5 --faults kill --trials 40 --out results/reality-40",
+        REALITY,
+    ),
+    (
+        "election-bench reality --faults partition --trials 5 --out results/reality-partition",
+        REALITY,
+    ),
+    (
+        "election-bench reality --timing 50/500 --pre-vote --trials 5",
+        REALITY,
+    ),
+];
+
+/// Why `reality`'s examples are not run here.
+const REALITY: &str = "runs a real etcd cluster for minutes (etcd is not installed by the \
+tests); crates/reality's tests cover its parser, mapping and proxy on a corpus of real logs";
 
 /// Commands other than the tool that examples may run (as printed, through `sh`).
 const OTHER_COMMANDS: [&str; 2] = ["mkdir", "find"];

@@ -56,9 +56,14 @@ fn sh_lines(readme: &str) -> Vec<String> {
 }
 
 /// The README's lines that are not the tool, and what may follow them.
-const OTHER_COMMANDS: [&str; 5] = [
+const OTHER_COMMANDS: [&str; 8] = [
     // Regenerates committed files; tests/it/profile.rs checks they are what it writes.
     "cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes",
+    // A real etcd cluster for minutes (etcd is not installed by the tests); crates/reality's
+    // tests cover its parser, mapping and proxy on a corpus of real logs.
+    "sudo apt-get install etcd-server",
+    "election-bench reality",
+    "election-bench reality --nodes 3,5 --faults kill,pause,partition --trials 20 --out results/reality-20",
     "cargo test --workspace",
     "cargo build --release",
     "cargo install --path .",

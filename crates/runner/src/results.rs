@@ -170,7 +170,7 @@ impl std::fmt::Display for FieldError {
 /// [`write_trials`]; milliseconds print through [`fmt_ms`], absent values as empty fields.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TrialRow {
-    /// `sim` or `live`.
+    /// `sim`, `live` or `real`.
     pub mode: String,
     /// The protocol spec (`raft+pre_vote`).
     pub protocol: String,
@@ -595,8 +595,8 @@ pub struct RowRule {
 pub const ROW_RULES: &[RowRule] = &[
     RowRule {
         column: "mode",
-        requires: "must be sim or live",
-        holds: |r| r.mode == "sim" || r.mode == "live",
+        requires: "must be sim, live or real",
+        holds: |r| matches!(r.mode.as_str(), "sim" | "live" | "real"),
     },
     RowRule {
         column: "nodes",

@@ -41,7 +41,7 @@ pub const TERMS: [Term; 4] = [
 pub const TRIAL_KEY_DEFS: [Column; 6] = [
     Column {
         name: "mode",
-        definition: "`sim` (this simulator) or `live` (the UDP driver)",
+        definition: "`sim` (this simulator), `live` (the UDP driver) or `real` (a real etcd cluster, `election-bench reality`: its members' own logs fed to the simulator's observer, so every column means the same; times have the logs' millisecond resolution, the message and byte counts are 0 (etcd's messages are not counted), the write columns are empty (no workload), `outcome` is judged over a hold span of two election timeouts instead of ten, `seed` numbers the trial, `protocol` is the system spec it is compared with, and the machine's load at each fault is in `reality.csv` beside it)",
     },
     Column {
         name: "protocol",
