@@ -21,6 +21,10 @@ pub struct ProfileArgs {
     /// The cluster's current --election-timeout, ms [default: etcd's, 1000].
     #[arg(long)]
     pub election_timeout: Option<f64>,
+    /// The cluster's --pre-vote, when set [default: its etcd version's: off in 3.4, on from
+    /// 3.5].
+    #[arg(long, value_name = "BOOL")]
+    pub pre_vote: Option<bool>,
     /// The profile's name (its network profile's too).
     #[arg(long, default_value = "etcd-profile")]
     pub name: String,
@@ -47,6 +51,9 @@ pub fn run(a: ProfileArgs) -> Result<(), CliError> {
     if let Some(e) = a.election_timeout {
         command.push_str(&format!(" --election-timeout {e}"));
     }
+    if let Some(p) = a.pre_vote {
+        command.push_str(&format!(" --pre-vote {p}"));
+    }
     command.push_str(&format!(" --name {} --out {}", a.name, out.display()));
     super::dirs::refuse_committed(
         "profile",
@@ -61,6 +68,7 @@ pub fn run(a: ProfileArgs) -> Result<(), CliError> {
         name: a.name.clone(),
         heartbeat_ms: a.heartbeat_interval,
         election_timeout_ms: a.election_timeout,
+        pre_vote: a.pre_vote,
         command,
     })?;
     out!("{}", p.source.describe());

@@ -521,7 +521,7 @@ fn unreadable_inputs_are_refused_by_name_at_every_entry_point() {
 fn the_members_etcd_version_chooses_the_rule_set() {
     let t = tempfile::tempdir().unwrap();
     let t = t.path();
-    let with = |versions: [&str; 3], out: &str| -> String {
+    let with_flags = |versions: [&str; 3], out: &str, flags: &[&str]| -> String {
         let dir = t.join(format!("{out}-scrapes"));
         fs::create_dir_all(&dir).unwrap();
         for (name, text) in generate::scrapes() {
@@ -540,20 +540,20 @@ fn the_members_etcd_version_chooses_the_rule_set() {
             fs::write(dir.join(&name), text + &extra).unwrap();
         }
         let config = format!("{out}/profile.toml");
-        ok(
-            t,
-            &[
-                "profile",
-                "--from-prometheus",
-                dir.to_str().unwrap(),
-                "--name",
-                out,
-                "--out",
-                &config,
-            ],
-        );
+        let mut args = vec![
+            "profile",
+            "--from-prometheus",
+            dir.to_str().unwrap(),
+            "--name",
+            out,
+            "--out",
+            &config,
+        ];
+        args.extend_from_slice(flags);
+        ok(t, &args);
         fs::read_to_string(t.join(config)).unwrap()
     };
+    let with = |versions: [&str; 3], out: &str| -> String { with_flags(versions, out, &[]) };
     let toml = with(["3.4.23", "3.4.23", "3.4.23"], "v34");
     assert!(toml.contains("protocols = [\"etcd@3.4\"]"), "{toml}");
     assert!(toml.contains("server_version = \"3.4.23\""), "{toml}");
@@ -562,6 +562,31 @@ fn the_members_etcd_version_chooses_the_rule_set() {
     let toml = with(["3.5.17", "3.5.17", "3.6.1"], "v35");
     assert!(toml.contains("protocols = [\"etcd@3.5\"]"), "{toml}");
     assert!(toml.contains("server_version = \"3.5.17\""), "{toml}");
+    // The cluster's own --pre-vote wins over its version's default.
+    let toml = with_flags(
+        ["3.4.23", "3.4.23", "3.4.23"],
+        "v34pv",
+        &["--pre-vote", "true"],
+    );
+    assert!(
+        toml.contains("protocols = [\"etcd@3.4+pre_vote\"]"),
+        "{toml}"
+    );
+    let toml = with_flags(
+        ["3.5.17", "3.5.17", "3.5.17"],
+        "v35off",
+        &["--pre-vote", "false"],
+    );
+    assert!(
+        toml.contains("protocols = [\"etcd@3.5+pre_vote=false\"]"),
+        "{toml}"
+    );
+    let toml = with_flags(
+        ["3.5.17", "3.5.17", "3.5.17"],
+        "v35on",
+        &["--pre-vote", "true"],
+    );
+    assert!(toml.contains("protocols = [\"etcd@3.5\"]"), "{toml}");
     let toml = with(["3.5.17", "3.4.23", "3.5.17"], "mixed");
     assert!(toml.contains("protocols = [\"etcd@3.4\"]"), "{toml}");
     assert!(toml.contains("a rolling upgrade"), "{toml}");

@@ -534,6 +534,8 @@ pub struct ProfileOptions {
     pub heartbeat_ms: Option<f64>,
     /// `--election-timeout`, ms.
     pub election_timeout_ms: Option<f64>,
+    /// `--pre-vote`, when given: the cluster's own flag, over its version's default.
+    pub pre_vote: Option<bool>,
     /// The command line, recorded in `[profile]`.
     pub command: String,
 }
@@ -780,9 +782,13 @@ fn heartbeat_send_failures(members: &BTreeMap<String, Vec<&MemberScrape>>) -> Op
 /// before versions were read. Returns the spec, the version it read (the oldest, when the
 /// members differ: a rolling upgrade runs the old rules until it ends) and a line for the
 /// summary.
+///
+/// `pre_vote`, the cluster's `--pre-vote` when given, wins over the version's default: the
+/// spec then carries it as an option (`etcd@3.4+pre_vote`, `etcd@3.5+pre_vote=false`).
 fn rule_set(
     members: &BTreeMap<String, Vec<&MemberScrape>>,
-) -> (&'static str, Option<String>, String) {
+    pre_vote: Option<bool>,
+) -> (String, Option<String>, String) {
     let parse = |v: &str| -> Option<(u32, u32)> {
         let mut it = v.trim_start_matches('v').split('.');
         Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
@@ -799,17 +805,34 @@ fn rule_set(
     versions.sort();
     versions.dedup();
     let Some((major, minor, oldest)) = versions.first().cloned() else {
+        let spec = if pre_vote == Some(false) {
+            "raft+check_quorum"
+        } else {
+            "raft+pre_vote+check_quorum"
+        };
         return (
-            "raft+pre_vote+check_quorum",
+            spec.to_string(),
             None,
-            format!("no {SERVER_VERSION} in the scrapes: our Raft with etcd 3.5's defaults (PreVote, CheckQuorum), raft+pre_vote+check_quorum; scrape etcd_server_version to run the system's own rule set"),
+            format!("no {SERVER_VERSION} in the scrapes: our Raft with etcd's CheckQuorum and {} PreVote, {spec}; scrape etcd_server_version to run the system's own rule set", if pre_vote == Some(false) { "without (--pre-vote false)" } else { "etcd 3.5's default" }),
         );
     };
-    let spec = if (major, minor) <= (3, 4) {
-        "etcd@3.4"
+    let (system, default_pre_vote) = if (major, minor) <= (3, 4) {
+        ("etcd@3.4", false)
     } else {
-        "etcd@3.5"
+        ("etcd@3.5", true)
     };
+    let spec = match pre_vote {
+        Some(true) if !default_pre_vote => format!("{system}+pre_vote"),
+        Some(false) if default_pre_vote => format!("{system}+pre_vote=false"),
+        _ => system.to_string(),
+    };
+    let flag = match pre_vote {
+        Some(p) if p != default_pre_vote => {
+            format!(" with --pre-vote {p} (its default: {default_pre_vote})")
+        }
+        _ => String::new(),
+    };
+
     let mixed = if versions.len() > 1 {
         let all: Vec<&str> = versions.iter().map(|v| v.2.as_str()).collect();
         format!(
@@ -819,11 +842,9 @@ fn rule_set(
     } else {
         String::new()
     };
-    (
-        spec,
-        Some(oldest.clone()),
-        format!("etcd {oldest}{mixed}: the rule set {spec} (crates/runner/src/systems.rs)"),
-    )
+    let line =
+        format!("etcd {oldest}{mixed}{flag}: the rule set {spec} (crates/runner/src/systems.rs)");
+    (spec, Some(oldest.clone()), line)
 }
 
 /// The observed leader changes: (changes, span ms, from, to), or why there are none.
@@ -931,7 +952,7 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     let nodes = membership.size as u32;
     let per_link = link_histograms(&latest_all, &membership);
     let rate = leader_change_rate(&members);
-    let (protocol, version, rule_line) = rule_set(&members);
+    let (protocol, version, rule_line) = rule_set(&members, o.pre_vote);
     let (leader_changes, span_ms, from, to, no_rate) = match &rate {
         Ok((k, span, from, to)) => (*k, *span, *from, *to, None),
         Err(why) => (0, 0, 0, 0, Some(why.clone())),
@@ -1054,7 +1075,7 @@ pub fn profile(o: &ProfileOptions) -> Result<Profile> {
     }
     let toml = config_text(
         o,
-        protocol,
+        &protocol,
         &source,
         nodes,
         &lat,
@@ -1355,6 +1376,7 @@ mod tests {
             name: "x".into(),
             heartbeat_ms: None,
             election_timeout_ms: None,
+            pre_vote: None,
             command: String::new(),
         })
         .unwrap_err()
@@ -1409,6 +1431,7 @@ mod tests {
             name: "two".into(),
             heartbeat_ms: None,
             election_timeout_ms: None,
+            pre_vote: None,
             command: "test".into(),
         };
         let p = profile(&o).unwrap();
@@ -1471,6 +1494,7 @@ mod tests {
             name: "x".into(),
             heartbeat_ms: None,
             election_timeout_ms: None,
+            pre_vote: None,
             command: String::new(),
         }
     }
