@@ -264,9 +264,18 @@ pub(crate) fn asked_lines(gray: &Results, own: &Results, page: &str) -> Vec<Vec<
     // A lease is as available as its store.
     let lost = list("store-quorum-loss", Stat::UnavailableMean);
     let crash = list("store-crash", Stat::UnavailableMean);
+    let vanish = list("store-endpoint-vanish", Stat::UnavailableMean);
     if !lost.is_empty() && !crash.is_empty() {
+        let vanish = if vanish.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; the endpoint every member uses vanishes silently, as an API server whose node disappears (`store-endpoint-vanish`) {}, for a client leaves that endpoint only after `lease.reconnect_ms` (0 for the scaled `lease`; 45 s for Kubernetes' clients, `k8s-lease`: client-go's HTTP/2 health check)",
+                vanish.join(", ")
+            )
+        };
         out.push(spans(&format!(
-            "**A lease is as available as its store** ({at}, mean ms without a quorum leader): store quorum lost (`store-quorum-loss`) {}; one store endpoint down (`store-crash`) {} (`+store_nodes=3`: the store a 3-endpoint Raft group).",
+            "**A lease is as available as its store** ({at}, mean ms without a quorum leader): store quorum lost (`store-quorum-loss`) {}; one store endpoint down (`store-crash`) {}{vanish} (`+store_nodes=3`: the store a 3-endpoint Raft group).",
             lost.join(", "),
             crash.join(", ")
         )));

@@ -31,8 +31,8 @@ use crate::scenario::{draw_ms, Builtin, Custom, Part, Scenario, CATALOG};
 /// The protocol specs of the default sweep. `raft+pre_vote+check_quorum+voters=5` is the same
 /// Raft with 5 voters and the other members learners: the same protocol up to 5 nodes, and
 /// the answer to "should all 51 nodes vote?" beyond. `k8s-lease` is the lease as Kubernetes
-/// runs it ([`crate::systems::BUNDLES`]: client-go's real timings and connections, a store of
-/// three endpoints), at Kubernetes' time scale (every scenario time 100×,
+/// runs it ([`crate::systems::BUNDLES`]: client-go's real timings and connections), at
+/// Kubernetes' time scale (every scenario time 100×,
 /// [`crate::params::K8S_TIME_SCALE`]) beside the scaled `lease`: the report grades it against
 /// its own detection window and does not rank it against the others. The system specs
 /// (`etcd@3.4`, `etcd@3.5`, `hashicorp-raft@1.7`, `consul@1.16`, [`crate::systems`]) are the rules and
@@ -974,11 +974,11 @@ mod tests {
         assert_eq!(p.name, "default");
         assert_eq!(p.protocols.len(), DEFAULT_PROTOCOLS.len());
         assert_eq!(p.nodes, DEFAULT_NODES);
-        assert_eq!(p.scenarios.len(), 22);
+        assert_eq!(p.scenarios.len(), 21);
         assert_eq!(p.seeds, 200);
         let cells = p.cells().unwrap();
-        assert_eq!(cells.len(), DEFAULT_PROTOCOLS.len() * 7 * 22);
-        // The seven lease-store scenarios run for the two lease specs only; the other specs'
+        assert_eq!(cells.len(), DEFAULT_PROTOCOLS.len() * 7 * 21);
+        // The six lease-store scenarios run for the two lease specs only; the other specs'
         // cells say why.
         let store_skips = cells
             .iter()
@@ -988,14 +988,7 @@ mod tests {
                     .is_some_and(|s| s.contains("lease store"))
             })
             .count();
-        assert_eq!(store_skips, (DEFAULT_PROTOCOLS.len() - 2) * 7 * 7);
-        // The vanished endpoint needs a replicated store: `k8s-lease` has one, `lease` not.
-        let vanish: Vec<_> = cells
-            .iter()
-            .filter(|c| c.scenario.name() == "store-endpoint-vanish" && c.skipped.is_none())
-            .map(|c| c.protocol.spec.as_str())
-            .collect();
-        assert_eq!(vanish, vec!["k8s-lease"; 7]);
+        assert_eq!(store_skips, (DEFAULT_PROTOCOLS.len() - 2) * 7 * 6);
     }
 
     /// Omni-Paxos has no failure detector a scenario can force or switch off: such cells are

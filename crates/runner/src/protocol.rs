@@ -558,7 +558,7 @@ impl ProtocolSpec {
 
     /// Parse `name(+option[=value])*`; `name` is a family, a system spec ([`crate::systems`]:
     /// `etcd@3.4` is `raft+system=etcd@3.4`) or a bundle (`k8s-lease` is
-    /// `lease+profile=k8s+store_nodes=3`).
+    /// `lease+profile=k8s`).
     pub fn parse(s: &str) -> Result<ProtocolSpec> {
         let s = s.trim();
         let mut parts = s.split('+');

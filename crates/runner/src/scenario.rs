@@ -428,9 +428,10 @@ pub const CATALOG: &[Builtin] = &[
     },
     Builtin {
         replicated_store: true,
+        part: Part::Gray,
         ..store(
             "store-endpoint-vanish",
-            "replicated lease store only (lease.store_nodes >= 2): the store endpoint every member starts on (the first) vanishes for good, silently, as an API server does when its node disappears; a member moves to another endpoint only when it gives that connection up (lease.reconnect_ms; k8s-lease: client-go's HTTP/2 health check, 45 s), and every request until then is lost",
+            "replicated lease store only (lease.store_nodes >= 2): the store endpoint every member starts on (the first) vanishes for good, silently, as an API server does when its node disappears; a member moves to another endpoint only when it gives that connection up (lease.reconnect_ms; k8s-lease+store_nodes=3: client-go's HTTP/2 health check, 45 s), and every request until then is lost",
             |a, _| vec![at(a.t, Crash(STORE))],
         )
     },

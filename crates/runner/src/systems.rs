@@ -200,9 +200,10 @@ pub const SYSTEMS: &[System] = &[
 ];
 
 /// A system that is not our Raft: a family with a bundle of its options, each with where the
-/// real system sets it. `k8s-lease` is `lease+profile=k8s+store_nodes=3`; options written on
-/// top win (`k8s-lease+store_nodes=5`), and one written to its parameter's default drops out
-/// of the spec's effective options as any default does.
+/// real system sets it. `k8s-lease` is `lease+profile=k8s`; options written on top win
+/// (`k8s-lease+store_nodes=3`: the store as three endpoints, as an HA control plane's API
+/// servers), and one written to its parameter's default drops out of the spec's effective
+/// options as any default does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bundle {
     /// The spec's name.
@@ -219,19 +220,12 @@ pub struct Bundle {
 pub const BUNDLES: &[Bundle] = &[Bundle {
     name: "k8s-lease",
     family: "lease",
-    about: "a Kubernetes Lease as kube-scheduler and kube-controller-manager run it: client-go's 15 s / 10 s / 2 s, clients on long-lived HTTP/2 connections that give up a silent API server only after their health check (45 s), and an HA control plane's store of three endpoints",
-    rules: &[
-        rule(
-            "lease.profile",
-            "k8s",
-            "client-go tools/leaderelection/leaderelection.go (tryAcquireOrRenew, renew, acquire); k8s.io/component-base/config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration: LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s; the profile also sets lease.reconnect_ms to 45 s: k8s.io/apimachinery/pkg/util/net/http.go configureHTTP2Transport, ReadIdleTimeout 30 s + PingTimeout 15 s",
-        ),
-        rule(
-            "lease.store_nodes",
-            "3",
-            "an HA control plane: three API servers, each over its own etcd member (kubeadm's stacked etcd topology); a client stays on the API server it connected to",
-        ),
-    ],
+    about: "a Kubernetes Lease as kube-scheduler and kube-controller-manager run it: client-go's 15 s / 10 s / 2 s, and clients on long-lived HTTP/2 connections that give up a silent API server only after their health check (45 s, lease.reconnect_ms: it matters with a replicated store, k8s-lease+store_nodes=3)",
+    rules: &[rule(
+        "lease.profile",
+        "k8s",
+        "client-go tools/leaderelection/leaderelection.go (tryAcquireOrRenew, renew, acquire); k8s.io/component-base/config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration: LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s; the profile also sets lease.reconnect_ms to 45 s: k8s.io/apimachinery/pkg/util/net/http.go configureHTTP2Transport, ReadIdleTimeout 30 s + PingTimeout 15 s",
+    )],
 }];
 
 /// The bundle called `name`, if any.

@@ -293,7 +293,8 @@ fn lease_trials_are_deterministic() {
     );
 }
 
-/// A vanished API server (kubernetes/kubernetes#125530): under `k8s-lease` every member stays
+/// A vanished API server (kubernetes/kubernetes#125530): under `k8s-lease` with a store of
+/// three endpoints (an HA control plane's API servers) every member stays
 /// on its silent connection until client-go's HTTP/2 health check gives it up (45 s), so the
 /// holder misses its renew deadline and nobody can take the lease meanwhile; a client that
 /// moves at its next request (`reconnect_ms = 0`, etcd's balancer) loses only the store's own
@@ -301,7 +302,7 @@ fn lease_trials_are_deterministic() {
 #[test]
 fn a_vanished_store_endpoint_strands_k8s_clients_until_their_health_check() {
     for seed in 0..4 {
-        let stuck = cell("k8s-lease", 3, "store-endpoint-vanish", "")
+        let stuck = cell("k8s-lease+store_nodes=3", 3, "store-endpoint-vanish", "")
             .run(seed, false)
             .unwrap()
             .report
@@ -313,11 +314,16 @@ fn a_vanished_store_endpoint_strands_k8s_clients_until_their_health_check() {
             stuck.unavailable_ms
         );
         assert!(stuck.leader_changes >= 1, "seed {seed}");
-        let moved = cell("k8s-lease+reconnect_ms=0", 3, "store-endpoint-vanish", "")
-            .run(seed, false)
-            .unwrap()
-            .report
-            .metrics;
+        let moved = cell(
+            "k8s-lease+store_nodes=3+reconnect_ms=0",
+            3,
+            "store-endpoint-vanish",
+            "",
+        )
+        .run(seed, false)
+        .unwrap()
+        .report
+        .metrics;
         assert!(moved.converged, "seed {seed}: {moved:?}");
         assert!(
             moved.unavailable_ms < 5_000.0,
@@ -327,9 +333,8 @@ fn a_vanished_store_endpoint_strands_k8s_clients_until_their_health_check() {
     }
     // The bundle is the lease with its options: written out, it is the same spec.
     let bundle = election_runner::protocol::ProtocolSpec::parse("k8s-lease").unwrap();
-    let spelled =
-        election_runner::protocol::ProtocolSpec::parse("lease+profile=k8s+store_nodes=3").unwrap();
+    let spelled = election_runner::protocol::ProtocolSpec::parse("lease+profile=k8s").unwrap();
     assert_eq!(bundle.effective_options(), spelled.effective_options());
-    let over = election_runner::protocol::ProtocolSpec::parse("k8s-lease+store_nodes=5").unwrap();
-    assert_eq!(over.options.get("lease.store_nodes").unwrap(), "5");
+    let over = election_runner::protocol::ProtocolSpec::parse("k8s-lease+profile=scaled").unwrap();
+    assert_eq!(over.options.get("lease.profile").unwrap(), "scaled");
 }
