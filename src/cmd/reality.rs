@@ -32,10 +32,13 @@ killed when it ends, on error and on Ctrl-C.
 Files: OUT/trials.csv and OUT/summary.csv (the simulator's schema, mode = real; \
 results/README.md), OUT/reality.csv (per trial: the leaders and terms before and after, \
 the terms the failover took, (pre-)candidacies, votes ignored within a leader's lease, \
-check-quorum step-downs, the machine's load at the fault, the trial's instants), OUT/run.json \
-(settings, etcd's version, the machine), and per cluster OUT/logs/nN/: each member's log \
-mI.log, members.csv (raft ids, addresses) and journal.csv (what was injected when), from \
-which --replay measures the run again.";
+check-quorum step-downs, the machine's load at the fault, the trial's instants, lost_terms: \
+what the logs show for each term the failover lost), OUT/run.json (settings, etcd's version, \
+the machine), OUT/manifest.json (a sweep-style manifest with config.mode = real, so `compare \
+PREDICTION OUT` and `report --results OUT` read the run: the latter writes its page beside the \
+prediction of the same spec), and per cluster OUT/logs/nN/: each member's log mI.log, \
+members.csv (raft ids, addresses) and journal.csv (what was injected when), from which \
+--replay measures the run again.";
 
 pub const AFTER_HELP: &str = "Examples:
   election-bench reality                                     # 3 members, 10 kills, 10 pauses

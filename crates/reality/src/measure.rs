@@ -388,10 +388,18 @@ fn start_observer(
 /// term or none: who stood (`became candidate at term k`; two or more is a **split vote**),
 /// and each vote ignored within a leader's lease while that term's election ran (`ignored
 /// MsgVote ... lease is not expired (remaining ticks: K)`, raft.go Step's `inLease`); a term
-/// with one candidate and no ignored vote says `no quorum of votes`. Members are 1-based
+/// with one candidate and no ignored vote says `no quorum of votes`. A candidate cut off from
+/// the majority by a partition of the journal `acts` at its candidacy is named apart (`m2
+/// stood cut off`): it takes no part in the majority's vote. Members are 1-based
 /// (`m2`), like `reality.csv`'s `target`; terms are joined by ` / `, and the text has no
 /// comma (a CSV field read by a naive split stays one field).
-pub fn lost_terms(ids: &[RaftId], events: &[LogEvent], w: Window, f: &Failover) -> String {
+pub fn lost_terms(
+    ids: &[RaftId],
+    events: &[LogEvent],
+    acts: &[(i64, Act)],
+    w: Window,
+    f: &Failover,
+) -> String {
     let (Some((_, before)), Some((_, after))) = (f.leader_before, f.leader_after) else {
         return String::new();
     };
@@ -407,16 +415,38 @@ pub fn lost_terms(ids: &[RaftId], events: &[LogEvent], w: Window, f: &Failover) 
             .map(|e| e.ts_ms)
             .min()
     };
+    // Is member `m` (1-based) on a side without a majority at `t`?
+    let cut_off = |m: usize, t: i64| {
+        let last = acts
+            .iter()
+            .rev()
+            .find(|(at, a)| *at <= t && matches!(a, Act::Partition(_) | Act::Heal));
+        match last {
+            Some((_, Act::Partition(groups))) => groups
+                .iter()
+                .find(|g| g.contains(&(m - 1)))
+                .is_some_and(|g| 2 * g.len() <= ids.len()),
+            _ => false,
+        }
+    };
     let mut out = Vec::new();
     for k in before + 1..after {
-        let mut stood: Vec<usize> = span
-            .iter()
-            .filter_map(|e| match e.event {
-                Event::BecameCandidate { id, term } if term == k => member(id),
-                _ => None,
-            })
-            .collect();
-        stood.dedup();
+        let mut stood: Vec<usize> = Vec::new();
+        let mut apart: Vec<usize> = Vec::new();
+        for e in &span {
+            if let Event::BecameCandidate { id, term } = e.event {
+                if let Some(m) = member(id).filter(|_| term == k) {
+                    let list = if cut_off(m, e.ts_ms) {
+                        &mut apart
+                    } else {
+                        &mut stood
+                    };
+                    if !list.contains(&m) {
+                        list.push(m);
+                    }
+                }
+            }
+        }
         let from = first_at(k).unwrap_or(w.t0_ms);
         let to = first_at(k + 1).unwrap_or(w.end_ms);
         let ignored: Vec<String> = span
@@ -448,6 +478,9 @@ pub fn lost_terms(ids: &[RaftId], events: &[LogEvent], w: Window, f: &Failover) 
             1 => format!("{} stood", who[0]),
             _ => format!("{} stood (split vote)", who.join(" and ")),
         });
+        for m in &apart {
+            clause.push_str(&format!("; m{m} stood cut off"));
+        }
         for i in &ignored {
             clause.push_str("; ");
             clause.push_str(i);

@@ -179,7 +179,7 @@ pub fn replay_dir(dir: &Path) -> Result<Vec<Replayed>, Error> {
         let seed: u64 = num(&trials_path, &r, "seed")?;
         out.push(Replayed {
             row: TrialRow::from_metrics(&key, seed, &m.metrics),
-            lost_terms: lost_terms(&c.ids, &c.events, window, &m.failover),
+            lost_terms: lost_terms(&c.ids, &c.events, &c.journal, window, &m.failover),
             failover: m.failover,
             window,
         });

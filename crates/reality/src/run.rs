@@ -1025,7 +1025,7 @@ fn trial(
         window,
         verdict(args.election_ms),
     );
-    let lost = lost_terms(&cluster.ids(), &events, window, &measured.failover);
+    let lost = lost_terms(&cluster.ids(), &events, journal, window, &measured.failover);
     if fault == Fault::Kill {
         cluster.restart(target)?;
         journal.push((now_ms(), Act::Restart(target)));

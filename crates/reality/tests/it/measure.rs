@@ -400,3 +400,32 @@ fn trials_per_fault_and_size() {
         .to_string();
     assert!(e.contains("no trials on 5 members"), "{e}");
 }
+
+/// The committed run (`results/reality`, its raft log lines kept) measures again to its rows,
+/// and a partition's lost term names the cut-off leader's own candidacy apart from the
+/// majority's split vote: partition 1 cut m2 off; m1 and m3 split term 74 (m1 having ignored
+/// m3's vote within its lease) while m2 stood alone on its side.
+#[test]
+fn the_committed_run_names_a_cut_off_candidate_apart() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../results/reality");
+    if !dir.join("run.json").is_file() {
+        return;
+    }
+    let again = replay_dir(&dir).unwrap();
+    assert_eq!(again.len(), 115);
+    let written = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
+    for (r, line) in again.iter().zip(written.lines().skip(1)) {
+        assert_eq!(
+            String::from_utf8(election_runner::results::write_trials([&r.row])).unwrap(),
+            format!("{line}\n")
+        );
+    }
+    let cut = again
+        .iter()
+        .find(|r| r.row.scenario == "partition-leader-minority" && r.row.seed == 1)
+        .unwrap();
+    assert_eq!(
+        cut.lost_terms,
+        "term 74: m1 and m3 stood (split vote); m2 stood cut off; m1 ignored m3's MsgVote (lease is not expired: remaining ticks 1)"
+    );
+}
