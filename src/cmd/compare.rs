@@ -12,6 +12,8 @@ pub const ABOUT: &str = "What changed between two results directories (A before,
 
 A cell is (protocol, nodes, scenario, net, varied parameters); both directories must vary the same parameters. Per common cell, over the measured trials of trials.csv: failover_ms_p50 (not in cold-start), elect_ms_p50 (cold-start only), msgs_election_mean, unavailable_ms_mean, split_brain_rate, converged_rate and writes_stale_mean (with a workload); medians for durations, means for counts and rates. Each difference B - A gets a seeded two-sample percentile bootstrap interval; it is significant when the interval excludes 0 and |B - A| is at least --min-change percent of A. The same two directories always give byte-identical output.
 
+A real run (`election-bench reality` DIR, mode = real) against a simulated sweep is matched by (protocol spec, nodes, scenario): the real rows' protocol is the system spec they are compared with (etcd@3.4, etcd@3.4+pre_vote), their net (loopback) is left out of the match, and messages are not compared (etcd's are not counted). E.g. `election-bench sweep --name etcd-prediction --protocols etcd@3.4 --nodes 3,5 --scenarios leader-crash,leader-pause,partition-leader-minority --nets ideal --seeds 1000` then `compare results/etcd-prediction results/reality`.
+
 --ignore COLUMN matches cells without a column that names the change itself (net for lan against lan+net.loss=0.05, protocol for raft against raft+pre_vote).
 
 Prints the significant changes, largest relative change first, and writes COMPARE.md (every comparison), compare.csv and charts/changes.svg/.png into --out. No common cells, a missing directory or another schema: exit 2.";

@@ -7,17 +7,19 @@ use election_runner::Error;
 
 /// The output directories committed to the repository (`.gitignore` lists the same ones; every
 /// other directory under `results/` and `reports/` is ignored by git).
-pub const COMMITTED_DIRS: [&str; 10] = [
+pub const COMMITTED_DIRS: [&str; 12] = [
     "results/default",
     "results/gray",
     "results/explore",
     "results/reference",
+    "results/reality",
     "reports/default",
     "reports/gray",
     "reports/explore",
     "reports/reference",
     "reports/tune-default",
     "reports/calibration",
+    "reports/reality",
 ];
 
 /// The committed directory `dir` names (relative to the working directory, as the defaults

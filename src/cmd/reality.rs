@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use election_reality::run::{Fault, Progress, RealityArgs, TrialReport};
+use election_reality::run::{Fault, Progress, RealityArgs, TrialReport, Trials};
 use election_reality::Failover;
 use election_runner::results::{fmt_ms, TrialRow};
 use election_runner::Error;
@@ -32,15 +32,19 @@ killed when it ends, on error and on Ctrl-C.
 Files: OUT/trials.csv and OUT/summary.csv (the simulator's schema, mode = real; \
 results/README.md), OUT/reality.csv (per trial: the leaders and terms before and after, \
 the terms the failover took, (pre-)candidacies, votes ignored within a leader's lease, \
-check-quorum step-downs, the machine's load at the fault, the trial's instants), OUT/run.json \
-(settings, etcd's version, the machine), and per cluster OUT/logs/nN/: each member's log \
-mI.log, members.csv (raft ids, addresses) and journal.csv (what was injected when), from \
-which --replay measures the run again.";
+check-quorum step-downs, the machine's load at the fault, the trial's instants, lost_terms: \
+what the logs show for each term the failover lost), OUT/run.json (settings, etcd's version, \
+the machine), OUT/manifest.json (a sweep-style manifest with config.mode = real, so `compare \
+PREDICTION OUT` and `report --results OUT` read the run: the latter writes its page beside the \
+prediction of the same spec), and per cluster OUT/logs/nN/: each member's log mI.log, \
+members.csv (raft ids, addresses) and journal.csv (what was injected when), from which \
+--replay measures the run again.";
 
 pub const AFTER_HELP: &str = "Examples:
   election-bench reality                                     # 3 members, 10 kills, 10 pauses
   election-bench reality --nodes 3,5 --faults kill --trials 40 --out results/reality-40
   election-bench reality --faults partition --trials 5 --out results/reality-partition
+  election-bench reality --nodes 3,5 --trials 3:kill=40,3:pause=20,3:partition=15,5:kill=40
   election-bench reality --timing 50/500 --pre-vote --trials 5
   election-bench run -p etcd@3.4 -n 3 -s leader-crash --seed 1   # one simulated prediction
 
@@ -62,12 +66,15 @@ pub struct RealityCliArgs {
     /// etcd's --heartbeat-interval and --election-timeout, in ms.
     #[arg(long, default_value = "100/1000", value_name = "HEARTBEAT/ELECTION")]
     pub timing: String,
-    /// Faults, each run --trials times per size: kill, pause, partition (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "kill,pause")]
-    pub faults: Vec<String>,
-    /// Trials per fault and cluster size.
-    #[arg(long, default_value_t = 10)]
-    pub trials: u32,
+    /// Faults: kill, pause, partition (comma-separated) [default: the faults --trials names,
+    /// else kill,pause].
+    #[arg(long, value_delimiter = ',')]
+    pub faults: Option<Vec<String>>,
+    /// Trials per fault and cluster size: K (every fault on every size), FAULT=K or
+    /// N:FAULT=K, comma-separated; the most specific entry counts, a cell no entry names is
+    /// not run (e.g. 3:kill=40,3:pause=20,3:partition=15,5:kill=40).
+    #[arg(long, default_value = "10", value_name = "K|FAULT=K|N:FAULT=K,..")]
+    pub trials: String,
     /// Start the members with --pre-vote (etcd 3.4's default is off).
     #[arg(long)]
     pub pre_vote: bool,
@@ -75,17 +82,23 @@ pub struct RealityCliArgs {
     /// timeouts]; a trial with no agreed leader by then is recorded as such.
     #[arg(long, value_name = "MS")]
     pub deadline_ms: Option<u64>,
-    /// Where the files go (git ignores everything under results/ but its committed runs).
-    #[arg(long, default_value = "results/reality")]
+    /// Where the files go (git ignores everything under results/ but its committed runs;
+    /// results/reality is the committed run, replaced only with --force).
+    #[arg(long, default_value = "results/reality-run")]
     pub out: PathBuf,
     /// Replace an earlier run's files in --out.
     #[arg(long)]
     pub force: bool,
     /// Start nothing: measure the finished run in DIR again from its files (run.json,
     /// reality.csv, logs/) with this build, print its summary and how many rows differ from
-    /// the trials.csv it wrote; writes nothing.
+    /// the trials.csv it wrote; writes nothing without --write.
     #[arg(long, value_name = "DIR")]
     pub replay: Option<PathBuf>,
+    /// With --replay: write the run's trials.csv, summary.csv, reality.csv and manifest.json
+    /// anew from its logs with this build (an older run gains the columns and the manifest
+    /// `compare` and `report` read; target, load and note are kept).
+    #[arg(long, requires = "replay")]
+    pub write: bool,
 }
 
 /// `--timing H/E`.
@@ -108,20 +121,31 @@ fn parse_timing(s: &str) -> Result<(u64, u64), Error> {
 
 pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
     if let Some(dir) = &a.replay {
-        return replay(dir);
+        replay(dir)?;
+        if a.write {
+            for f in election_reality::replay::rewrite(dir, dir)? {
+                out!("wrote {}", f.display());
+            }
+        }
+        return Ok(());
     }
     let (heartbeat_ms, election_ms) = parse_timing(&a.timing)?;
-    let faults = a
-        .faults
-        .iter()
-        .map(|f| Fault::parse(f.trim()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let trials = Trials::parse(&a.trials)?;
+    let faults = match &a.faults {
+        Some(fs) => fs
+            .iter()
+            .map(|f| Fault::parse(f.trim()))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => trials
+            .faults()
+            .unwrap_or_else(|| vec![Fault::Kill, Fault::Pause]),
+    };
     refuse_committed(
         "reality",
         &[&a.out],
         Some(a.force),
         "real measurements are not reproduced byte for byte",
-        "give another --out DIR, e.g. results/reality",
+        "give another --out DIR, e.g. results/reality-run",
     )?;
     if a.out.join("trials.csv").exists() && !a.force {
         return Err(Error::Usage(format!(
@@ -137,7 +161,7 @@ pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
         heartbeat_ms,
         election_ms,
         faults,
-        trials: a.trials,
+        trials,
         pre_vote: a.pre_vote,
         out: a.out,
         deadline_ms: a.deadline_ms,

@@ -11,7 +11,8 @@ use crate::error::CliError;
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// The results directory of a sweep (or of an exploration: its page).
+    /// The results directory of a sweep (or of an exploration: its page; or of a real run,
+    /// `election-bench reality`: the reality page, the run beside the prediction it computes).
     #[arg(long, default_value = "results/default")]
     pub results: PathBuf,
     /// Where REPORT.md, charts/ and traces/ go [default: reports/<name of the results directory>].
@@ -52,6 +53,31 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         a.force,
         "give --out DIR (e.g. reports/mine)",
     )?;
+    // A real run (`reality`) has its own page: the run beside the prediction it computes.
+    if real_results(&a.results) {
+        if a.baseline.is_some() || a.focus_nodes.is_some() {
+            return Err(Error::Usage(format!(
+                "{} holds a real run, whose page computes its own prediction: drop --baseline and --focus-nodes (compare PREDICTION {} compares it with a sweep)",
+                a.results.display(),
+                a.results.display()
+            ))
+            .into());
+        }
+        let analysis = election_report::reality::analyse(&a.results, &Default::default())?;
+        let files = election_report::reality::write(&analysis, &out)?;
+        let off = analysis
+            .experiments
+            .iter()
+            .filter(|e| e.as_predicted() == Some(false))
+            .count();
+        out!(
+            "report: {} ({} experiments, {off} outside the bands; {} files)",
+            out.join("README.md").display(),
+            analysis.experiments.len(),
+            files.len()
+        );
+        return Ok(());
+    }
     // An exploration's results (explore, or the merge of its shards) have their own page.
     if explore_results(&a.results) {
         if let Some(b) = &a.baseline {
@@ -111,6 +137,14 @@ fn check_focus_nodes(results: &std::path::Path, n: u32) -> Result<(), CliError> 
     .into())
 }
 
+/// Does `dir` hold a real run's results (`election-bench reality`: `config.mode = "real"`)?
+pub fn real_results(dir: &std::path::Path) -> bool {
+    std::fs::read_to_string(dir.join("manifest.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|m| m["config"]["mode"] == "real")
+}
+
 /// Does `dir` hold an exploration's results (its manifest's command is `explore`)?
 fn explore_results(dir: &std::path::Path) -> bool {
     std::fs::read_to_string(dir.join("manifest.json"))
@@ -123,8 +157,11 @@ fn explore_results(dir: &std::path::Path) -> bool {
 /// `trials.csv` is the file the manifest records (bytes and SHA-256), every row holds, and
 /// `summary.csv` is exactly what the trials give — an edited file is never published. A
 /// directory without a manifest is left to the reader's own error (it names what is missing).
+///
+/// A real run (`election-bench reality`, `config.mode = "real"`) records no hash: its rows are
+/// checked against its logs by `reality --replay DIR`, and its summary by the reader's checks.
 pub fn verify_results(dir: &std::path::Path) -> Result<(), CliError> {
-    if dir.join("manifest.json").is_file() {
+    if dir.join("manifest.json").is_file() && !real_results(dir) {
         election_runner::sweep::verify_finished(dir)?;
     }
     Ok(())

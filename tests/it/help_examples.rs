@@ -18,7 +18,7 @@ use std::process::Command;
 use common::{smaller, BIN};
 
 /// `--help` lines that are not the tool and are not run here, with the reason.
-const NOT_RUN: [(&str, &str); 5] = [
+const NOT_RUN: [(&str, &str); 6] = [
     (
         "cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes",
         "regenerates committed files; tests/it/profile.rs checks they are what it writes",
@@ -30,6 +30,10 @@ const NOT_RUN: [(&str, &str); 5] = [
     ),
     (
         "election-bench reality --faults partition --trials 5 --out results/reality-partition",
+        REALITY,
+    ),
+    (
+        "election-bench reality --nodes 3,5 --trials 3:kill=40,3:pause=20,3:partition=15,5:kill=40",
         REALITY,
     ),
     (

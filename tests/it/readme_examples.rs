@@ -56,7 +56,7 @@ fn sh_lines(readme: &str) -> Vec<String> {
 }
 
 /// The README's lines that are not the tool, and what may follow them.
-const OTHER_COMMANDS: [&str; 8] = [
+const OTHER_COMMANDS: [&str; 12] = [
     // Regenerates committed files; tests/it/profile.rs checks they are what it writes.
     "cargo run --example synthetic-etcd-scrape -- examples/etcd/scrapes",
     // A real etcd cluster for minutes (etcd is not installed by the tests); crates/reality's
@@ -64,6 +64,12 @@ const OTHER_COMMANDS: [&str; 8] = [
     "sudo apt-get install etcd-server",
     "election-bench reality",
     "election-bench reality --nodes 3,5 --faults kill,pause,partition --trials 20 --out results/reality-20",
+    "election-bench reality --nodes 3,5 --trials 3:kill=40,3:pause=20,3:partition=15,5:kill=40 --out results/reality-run",
+    // The page and the comparison of that real run (crates/report/tests/it/reality.rs runs
+    // both on the fixture corpus and the committed run).
+    "election-bench report --results results/reality-run",
+    "election-bench sweep --name etcd-prediction --protocols etcd@3.4 --nodes 3,5 --scenarios leader-crash,leader-pause,partition-leader-minority --nets ideal --seeds 1000",
+    "election-bench compare results/etcd-prediction results/reality-run",
     "cargo test --workspace",
     "cargo build --release",
     "cargo install --path .",

@@ -382,3 +382,113 @@ fn start_observer(
     o.topology_changed(links);
     o
 }
+
+/// What the logs show for each term a failover lost (the terms strictly between the old
+/// leader's and the new one's), one clause per term, empty when it took one
+/// term or none: who stood (`became candidate at term k`; two or more is a **split vote**),
+/// and each vote ignored within a leader's lease while that term's election ran (`ignored
+/// MsgVote ... lease is not expired (remaining ticks: K)`, raft.go Step's `inLease`); a term
+/// with one candidate and no ignored vote says `no quorum of votes`. A candidate cut off from
+/// the majority by a partition of the journal `acts` at its candidacy is named apart (`m2
+/// stood cut off`): it takes no part in the majority's vote. Members are 1-based
+/// (`m2`), like `reality.csv`'s `target`; terms are joined by ` / `, and the text has no
+/// comma (a CSV field read by a naive split stays one field).
+pub fn lost_terms(
+    ids: &[RaftId],
+    events: &[LogEvent],
+    acts: &[(i64, Act)],
+    w: Window,
+    f: &Failover,
+) -> String {
+    let (Some((_, before)), Some((_, after))) = (f.leader_before, f.leader_after) else {
+        return String::new();
+    };
+    let member = |id: RaftId| ids.iter().position(|&x| x == id).map(|i| i + 1);
+    let span: Vec<&LogEvent> = events
+        .iter()
+        .filter(|e| e.ts_ms >= w.t0_ms && e.ts_ms <= w.end_ms)
+        .collect();
+    // The first candidacy at each term: a term's election runs until the next one starts.
+    let first_at = |k: u64| {
+        span.iter()
+            .filter(|e| matches!(e.event, Event::BecameCandidate { term, .. } if term == k))
+            .map(|e| e.ts_ms)
+            .min()
+    };
+    // Is member `m` (1-based) on a side without a majority at `t`?
+    let cut_off = |m: usize, t: i64| {
+        let last = acts
+            .iter()
+            .rev()
+            .find(|(at, a)| *at <= t && matches!(a, Act::Partition(_) | Act::Heal));
+        match last {
+            Some((_, Act::Partition(groups))) => groups
+                .iter()
+                .find(|g| g.contains(&(m - 1)))
+                .is_some_and(|g| 2 * g.len() <= ids.len()),
+            _ => false,
+        }
+    };
+    let mut out = Vec::new();
+    for k in before + 1..after {
+        let mut stood: Vec<usize> = Vec::new();
+        let mut apart: Vec<usize> = Vec::new();
+        for e in &span {
+            if let Event::BecameCandidate { id, term } = e.event {
+                if let Some(m) = member(id).filter(|_| term == k) {
+                    let list = if cut_off(m, e.ts_ms) {
+                        &mut apart
+                    } else {
+                        &mut stood
+                    };
+                    if !list.contains(&m) {
+                        list.push(m);
+                    }
+                }
+            }
+        }
+        let from = first_at(k).unwrap_or(w.t0_ms);
+        let to = first_at(k + 1).unwrap_or(w.end_ms);
+        let ignored: Vec<String> = span
+            .iter()
+            .filter(|e| e.ts_ms >= from && e.ts_ms < to)
+            .filter_map(|e| match e.event {
+                Event::VoteIgnored {
+                    id,
+                    from,
+                    pre,
+                    remaining_ticks,
+                    ..
+                } => Some(format!(
+                    "m{} ignored m{}'s {} (lease is not expired{})",
+                    member(id)?,
+                    member(from)?,
+                    if pre { "MsgPreVote" } else { "MsgVote" },
+                    remaining_ticks
+                        .map(|r| format!(": remaining ticks {r}"))
+                        .unwrap_or_default()
+                )),
+                _ => None,
+            })
+            .collect();
+        let who: Vec<String> = stood.iter().map(|m| format!("m{m}")).collect();
+        let mut clause = format!("term {k}: ");
+        clause.push_str(&match who.len() {
+            0 => "no candidacy logged".to_string(),
+            1 => format!("{} stood", who[0]),
+            _ => format!("{} stood (split vote)", who.join(" and ")),
+        });
+        for m in &apart {
+            clause.push_str(&format!("; m{m} stood cut off"));
+        }
+        for i in &ignored {
+            clause.push_str("; ");
+            clause.push_str(i);
+        }
+        if who.len() == 1 && ignored.is_empty() {
+            clause.push_str("; no quorum of votes");
+        }
+        out.push(clause);
+    }
+    out.join(" / ")
+}

@@ -11,8 +11,8 @@ use std::path::Path;
 use election_runner::results::{CellKey, TrialRow};
 
 use crate::log::{parse_log, LogEvent, RaftId};
-use crate::measure::{measure, Act, Failover, Window};
-use crate::run::{verdict, JOURNAL, MANIFEST, MEMBERS, MODE, NET};
+use crate::measure::{lost_terms, measure, Act, Failover, Window};
+use crate::run::{verdict, Files, Load, TrialReport, JOURNAL, MANIFEST, MEMBERS, MODE, NET};
 use crate::Error;
 
 /// One trial measured again.
@@ -24,6 +24,8 @@ pub struct Replayed {
     pub failover: Failover,
     /// Its instants.
     pub window: Window,
+    /// What the logs show for each lost term ([`crate::measure::lost_terms`]).
+    pub lost_terms: String,
 }
 
 fn read(path: &Path) -> Result<String, Error> {
@@ -177,9 +179,66 @@ pub fn replay_dir(dir: &Path) -> Result<Vec<Replayed>, Error> {
         let seed: u64 = num(&trials_path, &r, "seed")?;
         out.push(Replayed {
             row: TrialRow::from_metrics(&key, seed, &m.metrics),
+            lost_terms: lost_terms(&c.ids, &c.events, &c.journal, window, &m.failover),
             failover: m.failover,
             window,
         });
     }
     Ok(out)
+}
+
+/// Measure the run in `dir` again ([`replay_dir`]) and write its files anew with this build:
+/// `trials.csv`, `summary.csv`, `reality.csv` (the target, load and note of each trial kept
+/// from the old one, every measured column recomputed) and `manifest.json`, into `out`
+/// (`dir` itself to bring an older run up to date; `run.json` and the logs are copied when
+/// `out` is another directory). Returns the files written.
+pub fn rewrite(dir: &Path, out: &Path) -> Result<Vec<std::path::PathBuf>, Error> {
+    let replayed = replay_dir(dir)?;
+    let trials_path = dir.join("reality.csv");
+    let old = records(&trials_path)?;
+    let manifest_path = dir.join(MANIFEST);
+    let run: serde_json::Value = serde_json::from_str(&read(&manifest_path)?)
+        .map_err(|e| bad(&manifest_path, e.to_string()))?;
+    let mut trials = Vec::new();
+    for (r, o) in replayed.into_iter().zip(&old) {
+        let load = ["load1", "load5", "load15"].map(|k| o.get(k).and_then(|v| v.parse().ok()));
+        trials.push(TrialReport {
+            row: r.row,
+            failover: r.failover,
+            load: Load(match load {
+                [Some(a), Some(b), Some(c)] => Some([a, b, c]),
+                _ => None,
+            }),
+            window: r.window,
+            target: num(&trials_path, o, "target")?,
+            lost_terms: r.lost_terms,
+            note: o.get("note").cloned().unwrap_or_default(),
+        });
+    }
+    let io = |path: &Path, e: std::io::Error| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    if out != dir {
+        fs::create_dir_all(out).map_err(|e| io(out, e))?;
+        fs::copy(&manifest_path, out.join(MANIFEST)).map_err(|e| io(&manifest_path, e))?;
+        copy_tree(&dir.join("logs"), &out.join("logs")).map_err(|e| io(&dir.join("logs"), e))?;
+    }
+    let files = Files {
+        out: out.to_path_buf(),
+    };
+    files.write_all(&trials, &run)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for e in fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
 }

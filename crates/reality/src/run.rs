@@ -1,4 +1,5 @@
-//! The experiment: for each cluster size a fresh cluster, then for each fault K trials on it.
+//! The experiment: for each cluster size a fresh cluster, then for each fault its trials on it
+//! (a count per fault and size, [`Trials`]).
 //!
 //! A trial:
 //!
@@ -31,12 +32,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use election_runner::results::{summary_header, summary_record, trial_header, CellKey, TrialRow};
+use election_runner::results::{
+    summary_header, summary_record, trial_header, CellKey, Manifest, TrialRow,
+};
 use election_runner::SweepSpec;
 
 use crate::cluster::{now_ms, Cluster, ClusterConfig};
 use crate::log::{parse_line, LogEvent};
-use crate::measure::{measure, Act, Failover, Verdict, Window};
+use crate::measure::{lost_terms, measure, Act, Failover, Verdict, Window};
 use crate::version::{parse_version_output, system_for, EtcdVersion};
 use crate::Error;
 
@@ -92,6 +95,135 @@ impl Fault {
     }
 }
 
+/// One entry of `--trials`: `K` (every fault on every size), `FAULT=K` (that fault on every
+/// size) or `N:FAULT=K` (that fault on `N` members).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrialCount {
+    /// The cluster size it is for (`None`: every size).
+    pub nodes: Option<u32>,
+    /// The fault it is for (`None`: every fault).
+    pub fault: Option<Fault>,
+    /// How many trials.
+    pub trials: u32,
+}
+
+/// How many trials each (cluster size, fault) gets: the most specific [`TrialCount`] that
+/// names it (`N:FAULT=K` over `FAULT=K` over `K`), none when no entry names it (that cell is
+/// not run). `10` is ten of every fault on every size; `kill=40,pause=20` is 40 kills and 20
+/// pauses on every size; `3:kill=40,3:pause=20,3:partition=15,5:kill=40` is the issue's
+/// experiment in one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trials(pub Vec<TrialCount>);
+
+impl Trials {
+    /// `k` trials of every fault on every size.
+    pub fn each(k: u32) -> Trials {
+        Trials(vec![TrialCount {
+            nodes: None,
+            fault: None,
+            trials: k,
+        }])
+    }
+
+    /// `--trials` as written (comma-separated entries).
+    pub fn parse(s: &str) -> Result<Trials, Error> {
+        let bad = |e: &str, why: &str| {
+            Error::Usage(format!(
+                "--trials {s:?}: {e:?} {why}; give K, FAULT=K or N:FAULT=K, comma-separated \
+                 (e.g. 3:kill=40,3:pause=20,5:kill=40)"
+            ))
+        };
+        let mut out = Vec::new();
+        for e in s.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let (cell, k) = match e.split_once('=') {
+                Some((c, k)) => (Some(c.trim()), k.trim()),
+                None => (None, e),
+            };
+            let trials: u32 = k
+                .parse()
+                .map_err(|_| bad(e, "does not end in a whole number of trials"))?;
+            let (nodes, fault) = match cell {
+                None => (None, None),
+                Some(c) => {
+                    let (n, f) = match c.split_once(':') {
+                        Some((n, f)) => (
+                            Some(n.trim().parse::<u32>().map_err(|_| {
+                                bad(e, "has no whole number of members before ':'")
+                            })?),
+                            f.trim(),
+                        ),
+                        None => (None, c),
+                    };
+                    let f = FAULTS
+                        .iter()
+                        .copied()
+                        .find(|x| x.name() == f)
+                        .ok_or_else(|| bad(e, "names no fault (kill, pause, partition)"))?;
+                    (n, Some(f))
+                }
+            };
+            let entry = TrialCount {
+                nodes,
+                fault,
+                trials,
+            };
+            if out
+                .iter()
+                .any(|o: &TrialCount| (o.nodes, o.fault) == (nodes, fault))
+            {
+                return Err(bad(e, "repeats an earlier entry's cell"));
+            }
+            out.push(entry);
+        }
+        if out.is_empty() {
+            return Err(bad(s, "is empty"));
+        }
+        Ok(Trials(out))
+    }
+
+    /// The trials of `fault` on `n` members (0: the cell is not run).
+    pub fn of(&self, n: u32, fault: Fault) -> u32 {
+        let rank = |c: &TrialCount| {
+            let fits = c.nodes.is_none_or(|m| m == n) && c.fault.is_none_or(|f| f == fault);
+            fits.then_some(u8::from(c.nodes.is_some()) * 2 + u8::from(c.fault.is_some()))
+        };
+        self.0
+            .iter()
+            .filter_map(|c| rank(c).map(|r| (r, c.trials)))
+            .max_by_key(|&(r, _)| r)
+            .map_or(0, |(_, k)| k)
+    }
+
+    /// The faults the entries name, in `--faults` order (none when an entry names no fault).
+    pub fn faults(&self) -> Option<Vec<Fault>> {
+        if self.0.iter().any(|c| c.fault.is_none()) {
+            return None;
+        }
+        Some(
+            FAULTS
+                .into_iter()
+                .filter(|f| self.0.iter().any(|c| c.fault == Some(*f)))
+                .collect(),
+        )
+    }
+}
+
+impl std::fmt::Display for Trials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|c| match (c.nodes, c.fault) {
+                (None, None) => c.trials.to_string(),
+                (None, Some(x)) => format!("{}={}", x.name(), c.trials),
+                (Some(n), Some(x)) => format!("{n}:{}={}", x.name(), c.trials),
+                (Some(n), None) => format!("{n}:={}", c.trials),
+            })
+            .collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
 /// What to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RealityArgs {
@@ -105,10 +237,10 @@ pub struct RealityArgs {
     pub heartbeat_ms: u64,
     /// `--election-timeout`, ms.
     pub election_ms: u64,
-    /// The faults, each run `trials` times per size.
+    /// The faults, each run [`Trials::of`] times per size.
     pub faults: Vec<Fault>,
     /// Trials per fault and size.
-    pub trials: u32,
+    pub trials: Trials,
     /// Start the members with `--pre-vote`.
     pub pre_vote: bool,
     /// Where the files go.
@@ -128,7 +260,7 @@ impl RealityArgs {
             heartbeat_ms: 100,
             election_ms: 1000,
             faults: vec![Fault::Kill, Fault::Pause],
-            trials: 10,
+            trials: Trials::each(10),
             pre_vote: false,
             out,
             deadline_ms: None,
@@ -150,11 +282,31 @@ impl RealityArgs {
                 "--nodes {n}: a cluster here has 1 to 9 members (each is an etcd process on this machine)"
             ));
         }
-        if self.trials == 0 {
-            return usage("--trials 0: run at least one".into());
-        }
         if self.faults.is_empty() {
             return usage("--faults: give at least one fault".into());
+        }
+        for c in &self.trials.0 {
+            if let Some(n) = c.nodes.filter(|n| !self.nodes.contains(n)) {
+                return usage(format!(
+                    "--trials {}: {n} members is not one of --nodes",
+                    self.trials
+                ));
+            }
+            if let Some(f) = c.fault.filter(|f| !self.faults.contains(f)) {
+                return usage(format!(
+                    "--trials {}: {} is not one of --faults",
+                    self.trials,
+                    f.name()
+                ));
+            }
+        }
+        for &n in &self.nodes {
+            if self.faults.iter().all(|&f| self.trials.of(n, f) == 0) {
+                return usage(format!(
+                    "--trials {}: no trials on {n} members; give some or drop {n} from --nodes",
+                    self.trials
+                ));
+            }
         }
         if self.heartbeat_ms == 0 {
             return usage("--timing: the heartbeat interval must be at least 1 ms".into());
@@ -207,6 +359,8 @@ pub struct TrialReport {
     pub window: Window,
     /// The member (1-based) the fault hit.
     pub target: u32,
+    /// What the logs show for each lost term ([`crate::measure::lost_terms`]).
+    pub lost_terms: String,
     /// Empty, or why the trial did not settle.
     pub note: String,
 }
@@ -351,6 +505,7 @@ fn manifest(
     serde_json::json!({
         "mode": MODE,
         "etcd": args.etcd.display().to_string(),
+        "out": args.out.display().to_string(),
         "etcd_version": version.to_string(),
         "protocol": protocol,
         "heartbeat_ms": args.heartbeat_ms,
@@ -358,7 +513,10 @@ fn manifest(
         "pre_vote": args.pre_vote,
         "nodes": args.nodes,
         "faults": args.faults.iter().map(|f| f.name()).collect::<Vec<_>>(),
-        "trials_per_fault": args.trials,
+        "trials": args.trials.to_string(),
+        "cells": args.nodes.iter().flat_map(|&n| args.faults.iter().map(move |&f| (n, f)))
+            .map(|(n, f)| serde_json::json!({"nodes": n, "fault": f.name(), "scenario": f.scenario(), "trials": args.trials.of(n, f)}))
+            .collect::<Vec<_>>(),
         "deadline_ms": args.deadline(),
         "hold_ms": verdict(args.election_ms).hold_ms,
         "host": fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default(),
@@ -450,12 +608,85 @@ fn write_journal(path: &Path, journal: &[(i64, Act)]) -> Result<(), Error> {
 }
 
 /// The files of a run.
-struct Files {
-    out: PathBuf,
+pub(crate) struct Files {
+    pub(crate) out: PathBuf,
+}
+
+/// The sweep-style manifest beside a run's rows, so that the readers of results directories
+/// (`compare`, `report`) read a real run as they read a sweep.
+pub const SWEEP_MANIFEST: &str = "manifest.json";
+
+/// `manifest.json` of a real run: the runner's [`Manifest`] with `config.mode = "real"`, the
+/// cells' protocol, sizes, scenarios and net (`loopback`) as a sweep's config names them, and
+/// the whole `run.json` under `config.run`; `cells` and `trials` count `summary.csv`'s and
+/// `trials.csv`'s rows. It records no `trials_csv` hash: a real run is checked against its
+/// logs (`reality --replay`), not against a recomputation.
+pub fn sweep_manifest(
+    out: &Path,
+    run: &serde_json::Value,
+    rows: &[&TrialRow],
+    cells: usize,
+) -> Manifest {
+    let mut nodes: Vec<u32> = rows.iter().map(|r| r.nodes).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut scenarios: Vec<&str> = Vec::new();
+    for r in rows {
+        if !scenarios.contains(&r.scenario.as_str()) {
+            scenarios.push(&r.scenario);
+        }
+    }
+    let protocol = run["protocol"].as_str().unwrap_or_default();
+    let name = out
+        .file_name()
+        .map_or("reality".into(), |n| n.to_string_lossy().into_owned());
+    let mut command = format!(
+        "election-bench reality --nodes {} --trials {} --timing {}/{}",
+        run["nodes"]
+            .as_array()
+            .map(|a| a
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(","))
+            .unwrap_or_default(),
+        run["trials"]
+            .as_str()
+            .map(String::from)
+            .or_else(|| run["trials_per_fault"].as_u64().map(|k| k.to_string()))
+            .unwrap_or_default(),
+        run["heartbeat_ms"],
+        run["election_ms"],
+    );
+    if run["pre_vote"] == true {
+        command.push_str(" --pre-vote");
+    }
+    command.push_str(&format!(" --out {}", out.display()));
+    Manifest {
+        tool: "election-bench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        config_sha256: None,
+        name,
+        command,
+        config: serde_json::json!({
+            "mode": MODE,
+            "protocols": [{"spec": protocol}],
+            "nodes": nodes,
+            "scenarios": scenarios.iter().map(|s| serde_json::json!({"name": s})).collect::<Vec<_>>(),
+            "nets": [NET],
+            "run": run,
+        }),
+        shard: None,
+        shard_by: None,
+        seeds_run: None,
+        cells: cells as u64,
+        trials: rows.len() as u64,
+        trials_csv: None,
+    }
 }
 
 /// The columns of `reality.csv`, one row per trial beside its `trials.csv` row.
-pub const REALITY_COLUMNS: [&str; 21] = [
+pub const REALITY_COLUMNS: [&str; 22] = [
     "nodes",
     "scenario",
     "seed",
@@ -476,6 +707,7 @@ pub const REALITY_COLUMNS: [&str; 21] = [
     "load1",
     "load5",
     "load15",
+    "lost_terms",
     "note",
 ];
 
@@ -505,6 +737,7 @@ pub fn reality_record(t: &TrialReport) -> Vec<String> {
         load(0),
         load(1),
         load(2),
+        t.lost_terms.clone(),
         t.note.clone(),
     ]
 }
@@ -521,8 +754,13 @@ impl Files {
         Ok(path)
     }
 
-    /// `trials.csv`, `summary.csv` and `reality.csv`, rewritten whole after every trial.
-    fn write_all(&self, trials: &[TrialReport]) -> Result<Vec<PathBuf>, Error> {
+    /// `trials.csv`, `summary.csv`, `reality.csv` and `manifest.json` (of `run`, the run's
+    /// `run.json`), rewritten whole after every trial.
+    pub(crate) fn write_all(
+        &self,
+        trials: &[TrialReport],
+        run: &serde_json::Value,
+    ) -> Result<Vec<PathBuf>, Error> {
         let rows: Vec<&TrialRow> = trials.iter().map(|t| &t.row).collect();
         let a = self.write(
             "trials.csv",
@@ -552,7 +790,13 @@ impl Files {
             REALITY_COLUMNS.map(String::from).to_vec(),
             trials.iter().map(reality_record).collect(),
         )?;
-        Ok(vec![a, b, c])
+        let d = self.out.join(SWEEP_MANIFEST);
+        let m = sweep_manifest(&self.out, run, &rows, keys.len());
+        fs::write(&d, m.to_bytes()).map_err(|e| Error::Io {
+            path: d.clone(),
+            source: e,
+        })?;
+        Ok(vec![a, b, c, d])
     }
 }
 
@@ -584,7 +828,10 @@ pub fn run(
     let mut cells = Vec::new();
     for &n in &args.nodes {
         for &f in &args.faults {
-            cells.push((n, f, plan_cell(&protocol, n, f.scenario(), args)?));
+            let k = args.trials.of(n, f);
+            if k > 0 {
+                cells.push((n, f, k, plan_cell(&protocol, n, f.scenario(), args)?));
+            }
         }
     }
     fs::create_dir_all(&args.out).map_err(|e| Error::Io {
@@ -597,10 +844,8 @@ pub fn run(
     let mut trials: Vec<TrialReport> = Vec::new();
     let mut written = Vec::new();
     let started = now_ms();
-    write_manifest(
-        &args.out,
-        &manifest(args, version, &protocol, started, None, 0),
-    )?;
+    let run_json = manifest(args, version, &protocol, started, None, 0);
+    write_manifest(&args.out, &run_json)?;
     for &n in &args.nodes {
         let cfg = ClusterConfig {
             etcd: args.etcd.clone(),
@@ -609,7 +854,8 @@ pub fn run(
             election_ms: args.election_ms,
             pre_vote: args.pre_vote,
             log_dir: args.out.join("logs").join(format!("n{n}")),
-            proxies: args.faults.contains(&Fault::Partition),
+            proxies: args.trials.of(n, Fault::Partition) > 0
+                && args.faults.contains(&Fault::Partition),
         };
         // A cluster from an earlier run into the same directory would be appended to.
         for i in 1..=n {
@@ -626,8 +872,8 @@ pub fn run(
             .collect();
         let mut journal: Vec<(i64, Act)> = Vec::new();
         let journal_file = cfg.log_dir.join(JOURNAL);
-        for (_, fault, cell) in cells.iter().filter(|(m, _, _)| *m == n) {
-            for k in 1..=args.trials {
+        for (_, fault, of, cell) in cells.iter().filter(|(m, _, _, _)| *m == n) {
+            for k in 1..=*of {
                 let t = trial(
                     args,
                     &mut cluster,
@@ -640,12 +886,8 @@ pub fn run(
                 )?;
                 trials.push(t);
                 write_journal(&journal_file, &journal)?;
-                written = files.write_all(&trials)?;
-                progress(Progress::Trial(
-                    trials.last().expect("pushed"),
-                    k,
-                    args.trials,
-                ));
+                written = files.write_all(&trials, &run_json)?;
+                progress(Progress::Trial(trials.last().expect("pushed"), k, *of));
             }
         }
         // Dropping the cluster kills its members (and removes their data).
@@ -660,6 +902,7 @@ pub fn run(
         trials.len(),
     );
     write_manifest(&args.out, &done)?;
+    files.write_all(&trials, &done)?;
     written.push(args.out.join(MANIFEST));
     Ok(RealityOutcome {
         version,
@@ -782,6 +1025,7 @@ fn trial(
         window,
         verdict(args.election_ms),
     );
+    let lost = lost_terms(&cluster.ids(), &events, journal, window, &measured.failover);
     if fault == Fault::Kill {
         cluster.restart(target)?;
         journal.push((now_ms(), Act::Restart(target)));
@@ -798,6 +1042,7 @@ fn trial(
         load,
         window,
         target: target as u32 + 1,
+        lost_terms: lost,
         note,
     })
 }

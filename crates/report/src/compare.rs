@@ -18,6 +18,18 @@
 //! `unavailable_ms_mean`, `split_brain_rate`, `converged_rate` and `writes_stale_mean` (when the
 //! workload is on). Durations compare medians, counts and rates compare means.
 //!
+//! # A real run against its prediction
+//!
+//! A results directory written by `election-bench reality` (its manifest's `config.mode` is
+//! `real`) holds rows of a real etcd cluster whose `protocol` is the system spec they are
+//! compared with (`etcd@3.4`, `etcd@3.4+pre_vote`) and whose `net` is `loopback`. Against a
+//! simulated sweep, cells are matched by **(protocol spec, nodes, scenario)** and the varied
+//! parameters: `net` is left out of the match as if `--ignore net` were given (the sweep's
+//! network profile, `ideal` for the prediction at etcd's own timing, is the model of the
+//! loopback), and the metrics a real row does not measure ([`Metric::measured_in_real`]:
+//! etcd's messages are not counted) are not tested. So `compare PREDICTION REAL` puts each
+//! real cell beside the simulated cell of the same system, size and fault.
+//!
 //! # The test
 //!
 //! The difference is B − A. Its interval is a two-sample percentile bootstrap: each side is
@@ -170,6 +182,12 @@ impl Metric {
             Metric::FailoverP50 | Metric::ElectP50 => Statistic::Median,
             _ => Statistic::Mean,
         }
+    }
+
+    /// Is it measured in a real run's rows (`mode = real`)? Not the messages: etcd's are not
+    /// counted (the columns are 0), nor the writes (no workload runs).
+    pub fn measured_in_real(self) -> bool {
+        !matches!(self, Metric::MsgsElection | Metric::WritesStale)
     }
 
     /// Does the metric mean something in `scenario`? A failover needs a leader to lose;
@@ -425,6 +443,11 @@ pub fn compare(
     compare_results(&a, &b, opts)
 }
 
+/// Was `r` written by `election-bench reality` (its manifest's `config.mode` is `real`)?
+pub fn is_real(r: &Results) -> bool {
+    r.manifest.config["mode"] == "real"
+}
+
 /// The trials of every cell, by cell.
 fn by_cell(r: &Results) -> HashMap<&CellKey, Vec<&TrialRow>> {
     let mut m: HashMap<&CellKey, Vec<&TrialRow>> = HashMap::new();
@@ -473,7 +496,13 @@ pub fn compare_results(
         });
     }
     let keys = &a.param_keys;
-    let ignore = &opts.ignore;
+    // A real run beside a simulated one: matched without `net` (module docs).
+    let real = [a, b].map(is_real);
+    let mut ignore = opts.ignore.clone();
+    if real[0] != real[1] && !ignore.iter().any(|c| c == "net") {
+        ignore.push("net".into());
+    }
+    let ignore = &ignore;
     let fixed = ["protocol", "nodes", "scenario", "net"];
     for col in ignore {
         if !fixed.contains(&col.as_str()) && !keys.contains(col) {
@@ -567,6 +596,7 @@ pub fn compare_results(
             Metric::ALL
                 .iter()
                 .filter(move |m| m.applies(&ka.scenario) && m.applies(&kb.scenario))
+                .filter(move |m| !(real[0] || real[1]) || m.measured_in_real())
                 .map(move |m| (ka, kb, *m))
         })
         .collect();
@@ -624,7 +654,11 @@ pub fn compare_results(
     Ok(Comparison {
         a: ca,
         b: cb,
-        opts: opts.clone(),
+        // The columns left out of the match, a real run's `net` among them.
+        opts: CompareOptions {
+            ignore: ignore.clone(),
+            ..opts.clone()
+        },
         param_keys: keys.clone(),
         common: both.len(),
         not_run,
@@ -683,6 +717,74 @@ fn bootstrap(
         rb - ra
     })
     .unwrap_or((f64::NAN, f64::NAN))
+}
+
+/// The ratio of two samples' quantiles, `quantile(b) / quantile(a)`, with its percentile
+/// bootstrap interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ratio {
+    /// The ratio of the samples' quantiles.
+    pub point: f64,
+    /// Lower end of the interval.
+    pub lo: f64,
+    /// Upper end of the interval.
+    pub hi: f64,
+}
+
+impl Ratio {
+    /// Is the point estimate within `band` of 1 (0.2: from 0.8 to 1.2)?
+    pub fn within(&self, band: f64) -> bool {
+        (self.point - 1.0).abs() <= band
+    }
+}
+
+/// `quantile(b, q) / quantile(a, q)` (quantiles by linear interpolation, `q` a fraction) with
+/// the percentile bootstrap interval of the same scheme as the differences: each side
+/// resampled with replacement on its own, `opts.resamples` times, the central `opts.level` of
+/// the resampled ratios, from a ChaCha8 stream seeded from `opts.seed` and `label` (so one
+/// label always gives the same interval). `None` with fewer than [`MIN_SAMPLES`] values on a
+/// side or a zero quantile of `a`.
+pub fn quantile_ratio(
+    a: &[f64],
+    b: &[f64],
+    q: f64,
+    opts: &CompareOptions,
+    label: &str,
+) -> Option<Ratio> {
+    if a.len() < MIN_SAMPLES || b.len() < MIN_SAMPLES {
+        return None;
+    }
+    let quantile = |xs: &[f64]| {
+        let mut v = xs.to_vec();
+        v.sort_by(f64::total_cmp);
+        percentile(&v, q)
+    };
+    let (qa, qb) = (quantile(a), quantile(b));
+    if qa <= 0.0 {
+        return None;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ palette::fnv1a(&format!("{label}\n{q}")));
+    let mut buf = Vec::with_capacity(a.len().max(b.len()));
+    let mut draw = |xs: &[f64], rng: &mut ChaCha8Rng| {
+        buf.clear();
+        buf.extend((0..xs.len()).map(|_| xs[rng.random_range(0..xs.len())]));
+        buf.sort_by(f64::total_cmp);
+        percentile(&buf, q)
+    };
+    let (lo, hi) = election_runner::stats::bootstrap(opts.resamples as usize, opts.level, || {
+        let ra = draw(a, &mut rng);
+        let rb = draw(b, &mut rng);
+        if ra > 0.0 {
+            rb / ra
+        } else {
+            f64::INFINITY
+        }
+    })?;
+    Some(Ratio {
+        point: qb / qa,
+        lo,
+        hi,
+    })
 }
 
 /// A value as the tables print it: 3 decimals, trailing zeros trimmed.

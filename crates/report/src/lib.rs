@@ -57,6 +57,7 @@ mod markdown;
 mod matrix;
 pub mod palette;
 mod quote;
+pub mod reality;
 pub mod reference;
 mod runner;
 pub mod trace;

@@ -161,6 +161,7 @@ fn a_run_measured_again_from_its_files_gives_its_rows() {
                 ])),
                 window: a.window,
                 target: get("target").parse().unwrap(),
+                lost_terms: get("lost_terms"),
                 note: get("note"),
             };
             assert_eq!(reality_record(&t), rec.iter().collect::<Vec<_>>(), "{run}");
@@ -290,4 +291,141 @@ fn a_handover_within_one_millisecond_is_not_a_split_brain() {
         assert!(!m.metrics.split_brain);
         assert_eq!(m.metrics.leader.map(|l| l.0), Some(2));
     }
+}
+
+/// What the logs show for each lost term, as `reality.csv`'s `lost_terms` records it: kill 2
+/// of the first run lost term 4 to a split vote, during which m1 ignored m3's vote because its
+/// lease had a tick left; pause 2 lost term 8 to a split vote alone.
+#[test]
+fn the_lost_terms_name_the_split_vote_and_the_lease() {
+    let again = election_reality::replay::replay_dir(&fixture(KILL_PAUSE)).unwrap();
+    let lost: Vec<&str> = again.iter().map(|r| r.lost_terms.as_str()).collect();
+    assert_eq!(
+        lost,
+        [
+            "",
+            "term 4: m1 and m3 stood (split vote); m1 ignored m3's MsgVote (lease is not expired: remaining ticks 1)",
+            "",
+            "",
+            "term 8: m1 and m3 stood (split vote)",
+            "",
+        ]
+    );
+}
+
+/// `--replay DIR --write` writes the committed fixture's files byte for byte (they were
+/// written so), and a `manifest.json` that reads as a results directory of `mode = real`.
+#[test]
+fn a_rewritten_run_is_its_files_and_a_manifest() {
+    for run in [KILL_PAUSE, PRE_VOTE, PARTITION] {
+        let dir = fixture(run);
+        let out = tempfile::tempdir().unwrap();
+        let files = election_reality::replay::rewrite(&dir, out.path()).unwrap();
+        assert_eq!(files.len(), 4, "{files:?}");
+        for f in ["trials.csv", "summary.csv", "reality.csv"] {
+            assert_eq!(
+                std::fs::read_to_string(out.path().join(f)).unwrap(),
+                std::fs::read_to_string(dir.join(f)).unwrap(),
+                "{run}/{f}"
+            );
+        }
+        let m =
+            election_runner::results::Manifest::read(&out.path().join("manifest.json")).unwrap();
+        assert_eq!(m.config["mode"], "real");
+        assert_eq!(m.config["nets"][0], "loopback");
+        let rows = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
+        assert_eq!(m.trials as usize, rows.lines().count() - 1);
+        assert!(m
+            .command
+            .starts_with("election-bench reality --nodes 3 --trials "));
+    }
+}
+
+/// `--trials`: a count per fault and size, the most specific entry counting.
+#[test]
+fn trials_per_fault_and_size() {
+    use election_reality::run::{Fault, Trials};
+    let t = Trials::parse("3:kill=40,3:pause=20,3:partition=15,5:kill=40").unwrap();
+    assert_eq!(t.of(3, Fault::Kill), 40);
+    assert_eq!(t.of(3, Fault::Pause), 20);
+    assert_eq!(t.of(3, Fault::Partition), 15);
+    assert_eq!(t.of(5, Fault::Kill), 40);
+    assert_eq!(t.of(5, Fault::Pause), 0, "a cell no entry names is not run");
+    assert_eq!(
+        t.faults(),
+        Some(vec![Fault::Kill, Fault::Pause, Fault::Partition])
+    );
+    assert_eq!(
+        t.to_string(),
+        "3:kill=40,3:pause=20,3:partition=15,5:kill=40"
+    );
+    let t = Trials::parse("10,kill=40,5:kill=2").unwrap();
+    assert_eq!(
+        (
+            t.of(3, Fault::Kill),
+            t.of(5, Fault::Kill),
+            t.of(5, Fault::Pause)
+        ),
+        (40, 2, 10)
+    );
+    assert_eq!(t.faults(), None);
+    for bad in [
+        "",
+        "kill",
+        "crash=3",
+        "x:kill=3",
+        "kill=3,kill=4",
+        "kill=-1",
+    ] {
+        let e = Trials::parse(bad).unwrap_err().to_string();
+        assert!(e.contains("--trials"), "{bad}: {e}");
+    }
+    // Entries must name sizes and faults the run has, and every size needs trials.
+    let mut args = election_reality::RealityArgs::new("/nonexistent".into());
+    args.etcd = "/nonexistent/etcd".into();
+    args.trials = Trials::parse("7:kill=3").unwrap();
+    let e = election_reality::run(&args, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("7 members is not one of --nodes"), "{e}");
+    args.trials = Trials::parse("partition=3").unwrap();
+    let e = election_reality::run(&args, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("partition is not one of --faults"), "{e}");
+    args.nodes = vec![3, 5];
+    args.trials = Trials::parse("3:kill=3").unwrap();
+    let e = election_reality::run(&args, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no trials on 5 members"), "{e}");
+}
+
+/// The committed run (`results/reality`, its raft log lines kept) measures again to its rows,
+/// and a partition's lost term names the cut-off leader's own candidacy apart from the
+/// majority's split vote: partition 1 cut m2 off; m1 and m3 split term 74 (m1 having ignored
+/// m3's vote within its lease) while m2 stood alone on its side.
+#[test]
+fn the_committed_run_names_a_cut_off_candidate_apart() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../results/reality");
+    if !dir.join("run.json").is_file() {
+        return;
+    }
+    let again = replay_dir(&dir).unwrap();
+    assert_eq!(again.len(), 115);
+    let written = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
+    for (r, line) in again.iter().zip(written.lines().skip(1)) {
+        assert_eq!(
+            String::from_utf8(election_runner::results::write_trials([&r.row])).unwrap(),
+            format!("{line}\n")
+        );
+    }
+    let cut = again
+        .iter()
+        .find(|r| r.row.scenario == "partition-leader-minority" && r.row.seed == 1)
+        .unwrap();
+    assert_eq!(
+        cut.lost_terms,
+        "term 74: m1 and m3 stood (split vote); m2 stood cut off; m1 ignored m3's MsgVote (lease is not expired: remaining ticks 1)"
+    );
 }

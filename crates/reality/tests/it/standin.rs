@@ -25,7 +25,7 @@ fn kill_pause_and_partition_run_end_to_end_on_stand_ins() {
     args.heartbeat_ms = 50;
     args.election_ms = 300;
     args.faults = vec![Fault::Kill, Fault::Pause, Fault::Partition];
-    args.trials = 1;
+    args.trials = election_reality::run::Trials::each(1);
     let mut pids = Vec::new();
     let outcome = run(&args, |p| {
         if let Progress::ClusterUp(_, ps) = p {

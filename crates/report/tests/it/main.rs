@@ -15,6 +15,7 @@ mod charts_say;
 mod common;
 mod quoted_numbers;
 mod real_sweep;
+mod reality;
 mod report;
 mod timeline;
 mod trace;
