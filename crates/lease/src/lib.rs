@@ -18,8 +18,10 @@
 //! With [`LeaseConfig::stores`] > 1 the store is replicated: endpoints `n + 1 ..= n + stores`,
 //! built by another crate (`election-store`: a Raft group that applies [`Record::answer`], the
 //! same compare-and-swap, in its log's order). A member then sends each request to one endpoint
-//! and moves to the next when its previous request there went unanswered until the next was
-//! due, as etcd's client balancer moves off an endpoint that fails; it accepts answers from any
+//! and moves to the next when a request there has gone unanswered for
+//! [`LeaseConfig::reconnect`] by the time the next is due: at once by default, as etcd's client
+//! balancer moves off an endpoint that fails; 45 s for Kubernetes' clients, which keep a silent
+//! API server's HTTP/2 connection until its health check fails. It accepts answers from any
 //! endpoint. With one endpoint none of this changes anything.
 //!
 //! The store is **not** the workload's shared resource (`election_sim::workload`): a holder

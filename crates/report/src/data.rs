@@ -595,7 +595,12 @@ impl Results {
     /// family (`raft.timeout_ms`) is blanked for the other families, whose cells a sweep still
     /// repeats once per value.
     pub fn relevant_params(&self, protocol: &str, params: &[String]) -> Vec<String> {
-        let family = protocol.split('+').next().unwrap_or(protocol);
+        // The family of a system spec or bundle (`etcd@3.4`, `k8s-lease`) is the one it runs.
+        let family = election_runner::protocol::ProtocolSpec::parse(protocol).map_or_else(
+            |_| protocol.split('+').next().unwrap_or(protocol).to_string(),
+            |s| s.kind.name().to_string(),
+        );
+        let family = family.as_str();
         self.param_keys
             .iter()
             .zip(params)

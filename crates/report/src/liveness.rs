@@ -99,7 +99,7 @@ pub(crate) fn by_shape(results: &Results) -> Option<String> {
                 |r: &SummaryRow| fails(r) == 0 && count(r, Stat::OutcomeMinorityOnly) == 0;
             let ok = sizes(&recovered);
             if mine.iter().all(|r| recovered(r)) {
-                good.push(format!("`{p}` (every size)"));
+                good.push(format!("`{p}` (every size run)"));
             } else if !ok.is_empty() {
                 good.push(format!("`{p}` (n = {ok})"));
             }

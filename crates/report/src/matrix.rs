@@ -90,7 +90,8 @@ fn cross_grade_ties(
 /// group. So the best cell and everything equal to it within the intervals share the best's
 /// grade, and a cell is graded only by a leader whose interval its own overlaps: overlap is
 /// not chained (a overlaps b, b overlaps c, a and c apart: c is not graded by a, however wide
-/// b's interval). A cell that overlaps two leaders joins the first (lower) one. `None` cells
+/// b's interval). A cell that overlaps two leaders joins the first (lower) one. Grades never
+/// invert values: a cell is then graded at least as well as any cell with a higher value. `None` cells
 /// (not ranked) stay `None`. Each cell is `(value, (lo, hi))`, widened to hold its value; an
 /// infinite value (a failover some trials never completed) ties only with other infinite ones.
 pub(crate) fn tie_values(cells: &[Option<(f64, (f64, f64))>]) -> Vec<Option<f64>> {
@@ -110,6 +111,15 @@ pub(crate) fn tie_values(cells: &[Option<(f64, (f64, f64))>]) -> Vec<Option<f64>
             if out[i].is_none() && overlap(leader, i) {
                 out[i] = Some(value);
             }
+        }
+    }
+    // Grades never invert values: a cell is graded at least as well as any cell with a higher
+    // value (a wide interval can reach the best where a narrower, lower one does not).
+    let mut best = f64::INFINITY;
+    for &i in order.iter().rev() {
+        if let Some(v) = out[i] {
+            best = best.min(v);
+            out[i] = Some(best);
         }
     }
     out
@@ -402,7 +412,7 @@ impl<'a> Builder<'a, '_> {
                 })
                 .collect();
             about.push_str(&format!(
-                "; tied though graded apart (their intervals overlap, and only the first one's also overlaps the cell that leads its tie): {}",
+                "; tied though graded apart (their intervals overlap, but only the first one's reaches the better grade: ties do not chain): {}",
                 pairs.join("; ")
             ));
         }
@@ -1713,14 +1723,22 @@ mod tests {
             "poor",
             "a cell 5x the best is not lent the best's grade"
         );
-        // Every cell is graded by a leader whose interval overlaps its own.
-        for (cell, g) in cells.iter().zip(&t) {
-            let (v, (lo, hi)) = cell.unwrap();
-            let leader = cells.iter().flatten().find(|l| l.0 == g.unwrap()).unwrap();
-            assert!(
-                lo <= leader.1 .1 && leader.1 .0 <= hi,
-                "{v} graded by {leader:?}, which it does not overlap"
-            );
+        // Grades never invert values: L = 10 [9, 11], a = 12 [11.5, 12.5] (apart from L) and
+        // b = 13 [10, 16] (reaching L): b shares L's grade, and so does a, lower than b.
+        let t = tie_values(&[c(10.0, 9.0, 11.0), c(12.0, 11.5, 12.5), c(13.0, 10.0, 16.0)]);
+        assert_eq!(t, vec![Some(10.0), Some(10.0), Some(10.0)]);
+        for cells in [
+            &cells[..],
+            &[c(1.0, 0.5, 9.0), c(2.0, 1.9, 2.1), c(3.0, 2.95, 3.05)],
+        ] {
+            let t = tie_values(cells);
+            for (i, a) in cells.iter().enumerate() {
+                for (j, b) in cells.iter().enumerate() {
+                    if a.unwrap().0 < b.unwrap().0 {
+                        assert!(t[i] <= t[j], "{cells:?}: {t:?}");
+                    }
+                }
+            }
         }
     }
 

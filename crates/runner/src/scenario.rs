@@ -50,7 +50,10 @@
 //! The scenarios below name the store (selector `store`) and run only for protocols that
 //! have one (the others' cells are skipped and say so). With `lease.store_nodes` ≥ 2 the store
 //! is replicated: a Raft group of that many endpoints (`crates/store`), which members talk to
-//! one endpoint at a time, moving on when a request goes unanswered.
+//! one endpoint at a time, moving on when a request has gone unanswered for
+//! `lease.reconnect_ms` (0: at the next request; Kubernetes' clients: 45 s). The gray scenario
+//! `store-endpoint-vanish` (below the gray ones) crashes, for good, the endpoint every member
+//! starts on.
 //!
 //! - `store-crash`: the store's first endpoint crashes for `outage_ms`, then recovers with its
 //!   record. A single store is the whole store: nobody renews or takes the lease meanwhile. A

@@ -13,8 +13,8 @@
 //!
 //! The timings are the systems' defaults: etcd's `--heartbeat-interval` 100 ms and
 //! `--election-timeout` 1000 ms, hashicorp/raft's `HeartbeatTimeout` and `ElectionTimeout`
-//! 1000 ms with a leader heartbeat of a tenth of that, Consul's those times
-//! `performance.raft_multiplier` (5 by default). The scenario times that derive from the
+//! 1000 ms with a leader heartbeat of a tenth of that, and Consul's: hashicorp/raft's times
+//! its `performance.raft_multiplier` (5 by default). The scenario times that derive from the
 //! detection window (`fault_at_ms`, `outage_ms`, `horizon_ms`, ...) follow, so a partition
 //! outlasts an election timeout as it does at the workbench's own scale.
 

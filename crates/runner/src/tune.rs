@@ -69,8 +69,11 @@
 //! ([`mapping::Mapping::rule_set`]: [`mapping::ETCD_RULES`], [`mapping::HASHICORP_RULES`], [`mapping::CONSUL_RULES`]),
 //! and after the search the advised point (the recommendation, or the closest point) is run
 //! once more under each distinct rule set ([`SystemCheck`], phase `rule-set` in `points.csv`):
-//! the same timing, the same steady-noise seeds as the advised point ran (its base and
-//! confirmed hours) and the same crash trials, so the difference is the rules'. The page
+//! at the timing the system's own settings realise ([`mapping::Mapping::runs_at`]: etcd's
+//! whole ticks, hashicorp/raft's heartbeat at a tenth of its timeout, Consul's whole
+//! multiplier), on the same steady-noise seeds as the advised point ran (its base and
+//! confirmed hours) and the same crash trials, so the difference is the system's rules and
+//! settings. The page
 //! reports each system's predicted failover and false elections from that run, next to the
 //! tuned spec's.
 //!

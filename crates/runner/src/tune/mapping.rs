@@ -259,12 +259,12 @@ pub fn hashicorp(timeout_ms: f64, ratio: f64) -> Mapping {
         "LeaderLeaseTimeout is set to half the heartbeat timeout, the library's default proportion (500 of 1000 ms); it must not exceed HeartbeatTimeout".to_string(),
         format!("a follower does not reset its timer on heartbeats: it wakes every [HeartbeatTimeout, 2 x HeartbeatTimeout) and campaigns only if its last contact is a HeartbeatTimeout old, and nodes refuse votes while they know a leader: the predictions below come from this point run as `{HASHICORP_RULES}`"),
     ];
-    if !(5.0..=10.0).contains(&ratio) {
+    if ratio != 10.0 {
         notes.push(format!(
             "the leader's heartbeat is not a setting: it is sent every HeartbeatTimeout/10 to /5 (a ratio of 5 to 10), not at this point's ratio of {}; {}",
             crate::results::fmt_ms(ratio),
-            // A ratio under 5 is a heartbeat of T/3, say: rarer than the library's T/10 to T/5.
-            if ratio < 5.0 {
+            // A ratio under 10 is a heartbeat of T/3, say: rarer than the library's T/10.
+            if ratio < 10.0 {
                 "its heartbeats are more frequent than the tuned point's; its row is measured with them (a tenth of its timeout)"
             } else {
                 "its heartbeats are rarer than the tuned point's; its row is measured with them (a tenth of its timeout)"
