@@ -17,8 +17,14 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 shards="${SHARDS:-4}"
 
-if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+if [ "$(id -u)" != 0 ]; then
+    echo "slurm_shards.sh runs slurmctld, slurmd and munged as root: run it as root" >&2
+    exit 2
+fi
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1 ||
+    ! command -v python3 >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge python3 >/dev/null
 fi
 (cd "$root" && cargo build --quiet --release)
 bin="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
@@ -26,7 +32,13 @@ bin="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
 
 scratch="$(mktemp -d)"
 pids=()
+jobs=()
 cleanup() {
+    # Tasks still running (a failure above) are cancelled before their daemons stop.
+    if [ "${#jobs[@]}" -gt 0 ]; then
+        scancel "${jobs[@]}" 2>/dev/null || true
+        sleep 1
+    fi
     for p in "${pids[@]}"; do
         kill "$p" 2>/dev/null || true
     done
@@ -93,12 +105,12 @@ pids+=($!)
 slurmd -D -f "$conf" -N "$host" >"$scratch/slurm/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do
-    if sinfo -h -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
+    if [[ "$(sinfo -h -o '%T' 2>/dev/null || true)" =~ ^(idle|mixed|allocated)$ ]]; then
         break
     fi
     sleep 0.2
 done
-if ! sinfo -h -o '%T' | grep -qE '^(idle|mixed|allocated)'; then
+if ! [[ "$(sinfo -h -o '%T' 2>/dev/null || true)" =~ ^(idle|mixed|allocated)$ ]]; then
     echo "slurm did not come up:" >&2
     tail -20 "$scratch/slurm/slurmctld.log" "$scratch/slurm/slurmd.log" >&2 || true
     exit 1
@@ -123,14 +135,19 @@ submit() { # submit NAME TASKS ARGS...: an array whose tasks run `election-bench
     local args=("${@:1:$#-2}")
     sbatch --parsable --array="0-$((tasks - 1))" --cpus-per-task=1 --job-name="$name" \
         --chdir="$work" --output="$scratch/jobs/$name-%a.out" \
-        --wrap="$bin ${args[*]} --shard auto --jobs 1 --quiet --out shards/$name/\$SLURM_ARRAY_TASK_ID; echo \$? > $scratch/jobs/$name-\$SLURM_ARRAY_TASK_ID.rc" 2>&1
+        --wrap="'$bin' ${args[*]} --shard auto --jobs 1 --quiet --out shards/$name/\$SLURM_ARRAY_TASK_ID; echo \$? > '$scratch/jobs/$name-'\$SLURM_ARRAY_TASK_ID.rc"
 }
 started=$(date +%s)
 tune_tasks=$((shards < 4 ? shards : 4))
-jobs=("$(submit sweep "$shards" "${sweep_args[@]}")" "$(submit explore "$shards" "${explore_args[@]}")"
-    "$(submit tune "$tune_tasks" "${tune_args[@]}")")
+jobs+=("$(submit sweep "$shards" "${sweep_args[@]}")")
+jobs+=("$(submit explore "$shards" "${explore_args[@]}")")
+jobs+=("$(submit tune "$tune_tasks" "${tune_args[@]}")")
 echo "submitted job arrays ${jobs[*]} ($shards tasks each)"
-while [ -n "$(squeue -h -j "$(IFS=,; echo "${jobs[*]}")" 2>/dev/null)" ]; do
+# Until squeue (answering) lists none of them; at most 15 minutes.
+for _ in $(seq 900); do
+    if queued="$(squeue -h -j "$(IFS=,; echo "${jobs[*]}")" 2>/dev/null)" && [ -z "$queued" ]; then
+        break
+    fi
     sleep 1
 done
 echo "every task finished in $(($(date +%s) - started)) s"
