@@ -563,30 +563,17 @@ fn the_members_etcd_version_chooses_the_rule_set() {
     assert!(toml.contains("protocols = [\"etcd@3.5\"]"), "{toml}");
     assert!(toml.contains("server_version = \"3.5.17\""), "{toml}");
     // The cluster's own --pre-vote wins over its version's default.
-    let toml = with_flags(
-        ["3.4.23", "3.4.23", "3.4.23"],
-        "v34pv",
-        &["--pre-vote", "true"],
-    );
-    assert!(
-        toml.contains("protocols = [\"etcd@3.4+pre_vote\"]"),
-        "{toml}"
-    );
-    let toml = with_flags(
-        ["3.5.17", "3.5.17", "3.5.17"],
-        "v35off",
-        &["--pre-vote", "false"],
-    );
-    assert!(
-        toml.contains("protocols = [\"etcd@3.5+pre_vote=false\"]"),
-        "{toml}"
-    );
-    let toml = with_flags(
-        ["3.5.17", "3.5.17", "3.5.17"],
-        "v35on",
-        &["--pre-vote", "true"],
-    );
-    assert!(toml.contains("protocols = [\"etcd@3.5\"]"), "{toml}");
+    for (version, out, pre_vote, spec) in [
+        ("3.4.23", "v34pv", "true", "etcd@3.4+pre_vote"),
+        ("3.5.17", "v35off", "false", "etcd@3.5+pre_vote=false"),
+        ("3.5.17", "v35on", "true", "etcd@3.5"),
+    ] {
+        let toml = with_flags([version; 3], out, &["--pre-vote", pre_vote]);
+        assert!(
+            toml.contains(&format!("protocols = [\"{spec}\"]")),
+            "{toml}"
+        );
+    }
     let toml = with(["3.5.17", "3.4.23", "3.5.17"], "mixed");
     assert!(toml.contains("protocols = [\"etcd@3.4\"]"), "{toml}");
     assert!(toml.contains("a rolling upgrade"), "{toml}");
