@@ -1,4 +1,5 @@
-//! The CLI's one error type and its exit codes (2 bad input, 1 failure while running).
+//! The CLI's one error type and its exit codes (2 bad input, 1 failure while running, 130 a
+//! `reality` run stopped by Ctrl-C or SIGTERM, after it killed its members).
 
 use election_report::ReportError;
 use election_runner::Error;
@@ -25,6 +26,13 @@ pub enum CliError {
 
 impl CliError {
     pub fn exit_code(&self) -> u8 {
+        // An interrupted run ends as a shell ends a command stopped by SIGINT (128 + 2).
+        if matches!(
+            self,
+            CliError::Reality(election_reality::Error::Interrupted)
+        ) {
+            return 130;
+        }
         let usage = match self {
             CliError::Runner(e) => e.is_usage(),
             // Reading a results directory that is missing, empty or of another schema is bad

@@ -10,7 +10,8 @@
 //! results), `verify` (re-run a sample of a results directory's trials), `live` and `calibrate` (real UDP on loopback), and `reality` (a real etcd cluster through the same faults). Exit codes:
 //! 0 success, 2 bad input (unknown names, bad values, malformed TOML, bad flags, a results
 //! directory that is missing or of another schema), 1 failures while running (files that
-//! cannot be written).
+//! cannot be written), 130 a `reality` run stopped by Ctrl-C or SIGTERM (its members killed,
+//! its finished trials written).
 //!
 //! This file is the command line and its dispatch; each subcommand's arguments and body live in
 //! its module under [`cmd`].

@@ -35,10 +35,15 @@ the terms the failover took, (pre-)candidacies, votes ignored within a leader's 
 check-quorum step-downs, the machine's load at the fault, the trial's instants, lost_terms: \
 what the logs show for each term the failover lost), OUT/run.json (settings, etcd's version, \
 the machine), OUT/manifest.json (a sweep-style manifest with config.mode = real, so `compare \
-PREDICTION OUT` and `report --results OUT` read the run: the latter writes its page beside the \
-prediction of the same spec), and per cluster OUT/logs/nN/: each member's log mI.log, \
+PREDICTION OUT` and `report --results OUT` read the run), and per cluster OUT/logs/nN/: each member's log mI.log, \
 members.csv (raft ids, addresses) and journal.csv (what was injected when), from which \
---replay measures the run again.";
+--replay measures the run again.
+
+When the trials are done it writes the page (`--report`, by default reports/<name of OUT>: \
+README.md and index.html): each experiment beside the prediction of the same spec at the same \
+timing, simulated there (1000 seeds), with the ratios of p50 and p95 and their intervals, and \
+what the logs show for each lost term; `report --results OUT` writes it again. An interrupted \
+run (Ctrl-C, exit status 130) keeps its finished trials and writes no page.";
 
 pub const AFTER_HELP: &str = "Examples:
   election-bench reality                                     # 3 members, 10 kills, 10 pauses
@@ -86,7 +91,15 @@ pub struct RealityCliArgs {
     /// results/reality is the committed run, replaced only with --force).
     #[arg(long, default_value = "results/reality-run")]
     pub out: PathBuf,
-    /// Replace an earlier run's files in --out.
+    /// Where the page goes [default: reports/<name of --out>, where `report --results OUT`
+    /// writes it]; reports/reality is the committed page, replaced only with --force.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_report")]
+    pub report: Option<PathBuf>,
+    /// Write no page (`report --results OUT` writes it later).
+    #[arg(long)]
+    pub no_report: bool,
+    /// Replace an earlier run's files in --out (and the committed page with --out
+    /// results/reality).
     #[arg(long)]
     pub force: bool,
     /// Start nothing: measure the finished run in DIR again from its files (run.json,
@@ -140,9 +153,19 @@ pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
             .faults()
             .unwrap_or_else(|| vec![Fault::Kill, Fault::Pause]),
     };
+    let page = (!a.no_report).then(|| {
+        a.report.clone().unwrap_or_else(|| {
+            let name = a.out.file_name().map(PathBuf::from);
+            PathBuf::from("reports").join(name.unwrap_or_else(|| "reality-run".into()))
+        })
+    });
     refuse_committed(
         "reality",
-        &[&a.out],
+        &[Some(&a.out), page.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(PathBuf::as_path)
+            .collect::<Vec<_>>(),
         Some(a.force),
         "real measurements are not reproduced byte for byte",
         "give another --out DIR, e.g. results/reality-run",
@@ -199,6 +222,21 @@ pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
         out!("wrote {}", f.display());
     }
     out!("wrote {}", args.out.join("logs").display());
+    if let Some(page) = page {
+        eprintln!("reality: the page, beside the prediction simulated at the run's timing");
+        let analysis = election_report::reality::analyse(&args.out, &Default::default())?;
+        election_report::reality::write(&analysis, &page)?;
+        let off = analysis
+            .experiments
+            .iter()
+            .filter(|e| e.as_predicted() == Some(false))
+            .count();
+        out!(
+            "report: {} ({} experiments, {off} outside the bands)",
+            page.join("README.md").display(),
+            analysis.experiments.len()
+        );
+    }
     Ok(())
 }
 

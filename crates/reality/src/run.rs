@@ -21,7 +21,10 @@
 //!    observer, judging the outcome over a hold span of two election timeouts (the simulator's
 //!    is ten of its longest: real trials would take minutes each), and writes the row;
 //! 5. restores what the fault took: a killed member is started again with the same flags and
-//!    data before the next trial's health check.
+//!    data before the next trial's health check. After a pause or a partition nothing is
+//!    restarted, and the agreement that ended the trial (every member, one leader and term, for
+//!    two election timeouts) is the next trial's health check: the next fault follows it at
+//!    once, its origin the instant that agreement was first seen.
 //!
 //! The prediction to compare with is the system spec (`etcd@3.4`, or `etcd@3.4+pre_vote` with
 //! `--pre-vote`) at the same timing: `run`/`sweep` with `--set heartbeat_ms=H --set
@@ -37,7 +40,7 @@ use election_runner::results::{
 };
 use election_runner::SweepSpec;
 
-use crate::cluster::{now_ms, Cluster, ClusterConfig};
+use crate::cluster::{now_ms, Agreement, Cluster, ClusterConfig};
 use crate::log::{parse_line, LogEvent};
 use crate::measure::{lost_terms, measure, Act, Failover, Verdict, Window};
 use crate::version::{parse_version_output, system_for, EtcdVersion};
@@ -872,18 +875,23 @@ pub fn run(
             .collect();
         let mut journal: Vec<(i64, Act)> = Vec::new();
         let journal_file = cfg.log_dir.join(JOURNAL);
+        // The agreement that ended the last trial, while it still stands for the whole
+        // cluster (nothing restarted since).
+        let mut healthy: Option<Agreement> = None;
         for (_, fault, of, cell) in cells.iter().filter(|(m, _, _, _)| *m == n) {
             for k in 1..=*of {
-                let t = trial(
+                let (t, after) = trial(
                     args,
                     &mut cluster,
                     &mut logs,
                     &mut journal,
+                    healthy.take(),
                     *fault,
                     cell,
                     &protocol,
                     k,
                 )?;
+                healthy = after;
                 trials.push(t);
                 write_journal(&journal_file, &journal)?;
                 written = files.write_all(&trials, &run_json)?;
@@ -938,31 +946,35 @@ fn trial(
     cluster: &mut Cluster,
     logs: &mut [LogFollower],
     journal: &mut Vec<(i64, Act)>,
+    healthy: Option<Agreement>,
     fault: Fault,
     cell: &election_runner::Cell,
     protocol: &str,
     seed: u32,
-) -> Result<TrialReport, Error> {
+) -> Result<(TrialReport, Option<Agreement>), Error> {
     let e = Duration::from_millis(args.election_ms);
     let every = Duration::from_millis(args.heartbeat_ms.min(50));
     // The run waits a little longer than the verdict's hold span, so the leadership the
     // members' logs show (which began before the first poll that saw it) surely covers it.
     let hold = Duration::from_millis(2 * args.election_ms + 2 * args.heartbeat_ms);
-    let healthy = cluster
-        .wait_agreement(
-            hold,
-            every,
-            Instant::now() + Duration::from_secs(60) + 10 * e,
-        )?
-        .ok_or_else(|| {
-            Error::Process(format!(
+    let healthy = match healthy {
+        Some(a) => a,
+        None => cluster
+            .wait_agreement(
+                hold,
+                every,
+                Instant::now() + Duration::from_secs(60) + 10 * e,
+            )?
+            .ok_or_else(|| {
+                Error::Process(format!(
                 "the {}-member cluster did not become healthy (one leader and term on every member \
                  for two election timeouts) within {} s before {} trial {seed}",
                 cluster.len(),
                 60 + 10 * args.election_ms / 1000,
                 fault.name()
             ))
-        })?;
+            })?,
+    };
     let target = healthy.leader;
     let load = Load::now();
     let ms = |x: f64| Duration::from_secs_f64(x / 1000.0);
@@ -1026,17 +1038,20 @@ fn trial(
         verdict(args.election_ms),
     );
     let lost = lost_terms(&cluster.ids(), &events, journal, window, &measured.failover);
-    if fault == Fault::Kill {
+    let settled = if fault == Fault::Kill {
         cluster.restart(target)?;
         journal.push((now_ms(), Act::Restart(target)));
-    }
+        None
+    } else {
+        settled
+    };
     let key = CellKey {
         mode: MODE.into(),
         net: NET.into(),
         protocol: protocol.to_string(),
         ..cell.key()
     };
-    Ok(TrialReport {
+    let report = TrialReport {
         row: TrialRow::from_metrics(&key, u64::from(seed), &measured.metrics),
         failover: measured.failover,
         load,
@@ -1044,7 +1059,8 @@ fn trial(
         target: target as u32 + 1,
         lost_terms: lost,
         note,
-    })
+    };
+    Ok((report, settled))
 }
 
 #[cfg(test)]
