@@ -13,8 +13,10 @@ pub struct ExploreArgs {
     /// Protocol specs [default: the list in DEFAULT_PROTOCOLS, filled in by `cli_command`].
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     pub protocols: Option<Vec<String>>,
-    /// Cluster sizes, 2 to 8: every symmetric pattern at each size (2^(n(n-1)/2), 2^28 at 8),
-    /// every directed one up to 4, at 5 the directed classes (Raft) or --sample patterns.
+    /// Cluster sizes, 2 to 8: every symmetric pattern up to 5 (2^(n(n-1)/2)), every directed
+    /// one up to 4, at 5 the directed classes up to isomorphism with the leader marked (Raft,
+    /// raft-rs, Omni-Paxos) or --sample patterns (bully, ring); from 6 the symmetric classes
+    /// (544 at 6, 5096 at 7) or --sample patterns.
     #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "3,4,5")]
     pub nodes: Vec<u32>,
     /// Seeds per pattern (0, 1, ...).
@@ -123,7 +125,7 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
 /// explore's summary table on standard output (explore and the merge of its shards).
 pub fn print_summary(summary: &[Vec<String>]) -> Result<(), CliError> {
     out!(
-        "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
+        "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9}",
         "protocol",
         "nodes",
         "family",
@@ -132,11 +134,12 @@ pub fn print_summary(summary: &[Vec<String>]) -> Result<(), CliError> {
         "stable",
         "recovered",
         "no-leader",
-        "livelock"
+        "livelock",
+        "covers"
     );
     for r in summary {
         out!(
-            "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8}",
+            "{:<28} {:>5} {:<14} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9}",
             r[0],
             r[1],
             r[2],
@@ -145,7 +148,8 @@ pub fn print_summary(summary: &[Vec<String>]) -> Result<(), CliError> {
             r[7],
             r[8],
             r[9],
-            r[10]
+            r[10],
+            r[13]
         );
     }
     Ok(())

@@ -7,8 +7,9 @@
 //! `results/README.md`): for the gray sweep, the trials whose `outcome` is a liveness failure
 //! (`outcome_no_leader` + `outcome_livelock` over `measured`), per protocol over every cell;
 //! for the exploration, the failing share of the patterns that leave a quorum possible
-//! (`no_leader` + `livelock` over `with_majority`) in the directed family of the largest
-//! cluster explored, as the exploration's own report computes it. A companion is summarised
+//! (`covers_failing` over `covers_with_majority`: a class up to isomorphism counts its size) in
+//! the directed family of the largest cluster explored, as the exploration's own report
+//! computes it. A companion is summarised
 //! only when both its `summary.csv` and its report page are there, and only in the reports of
 //! other sweeps (not in the gray report, which CI regenerates before the exploration).
 //!
@@ -117,22 +118,23 @@ pub(crate) fn gray_liveness(summary: &Path) -> Option<Vec<GrayLiveness>> {
 }
 
 /// The exploration's failing share per protocol, in the directed family (`<n>d-…`) of the
-/// largest size each protocol was explored at (`None` if the file is missing or malformed).
+/// largest size each protocol was explored at, counted in patterns (a class up to isomorphism
+/// by its size), (`None` if the file is missing or malformed).
 pub(crate) fn explore_shares(summary: &Path) -> Option<Vec<ExploreShare>> {
     let (h, rows) = read_rows(summary)?;
     let h = &h;
-    let [p, n, fam, sampled, with_majority, no_leader, livelock] = [
+    // Counted in patterns: a class up to isomorphism by its size (`covers_*`).
+    let [p, n, fam, sampled, with_majority, failing] = [
         "protocol",
         "nodes",
         "family",
         "sampled",
-        "with_majority",
-        "no_leader",
-        "livelock",
+        "covers_with_majority",
+        "covers_failing",
     ]
     .map(|c| column(h, c));
     let (p, n, fam, sampled) = (p?, n?, fam?, sampled?);
-    let (with_majority, no_leader, livelock) = (with_majority?, no_leader?, livelock?);
+    let (with_majority, failing) = (with_majority?, failing?);
     let mut out: Vec<ExploreShare> = Vec::new();
     for r in &rows {
         let nodes: u32 = r.get(n)?.parse().ok()?;
@@ -147,7 +149,7 @@ pub(crate) fn explore_shares(summary: &Path) -> Option<Vec<ExploreShare>> {
             family,
             sampled: r.get(sampled)? == "true",
             with_majority: num(with_majority)?,
-            failing: num(no_leader)? + num(livelock)?,
+            failing: num(failing)?,
         };
         match out.iter().position(|s| s.protocol == share.protocol) {
             Some(i) if out[i].nodes < share.nodes => out[i] = share,
@@ -425,11 +427,11 @@ mod tests {
     fn explore_takes_the_directed_family_of_the_largest_size() {
         let p = tmp(
             "explore",
-            "protocol,nodes,family,sampled,patterns,with_majority,seeds,stable,recovered_after,no_leader,livelock,minority_only,with_stranded\n\
-             raft,3,3d-all,false,64,37,3,16,14,1,6,0,24\n\
-             raft,5,5s-all,false,1024,998,3,120,342,2,534,0,206\n\
-             raft,5,5d-canonical,false,45960,30381,3,2809,9852,1998,15722,0,11925\n\
-             bully,5,5d-sample,true,4096,2697,3,539,147,1422,589,0,669\n",
+            "protocol,nodes,family,sampled,patterns,with_majority,seeds,stable,recovered_after,no_leader,livelock,minority_only,with_stranded,covers,covers_with_majority,covers_failing\n\
+             raft,3,3d-all,false,64,37,3,16,14,1,6,0,24,64,37,7\n\
+             raft,5,5s-all,false,1024,998,3,120,342,2,534,0,206,1024,998,536\n\
+             raft,5,5d-canonical,false,45960,30381,3,2809,9852,1998,15722,0,11925,1048576,700000,400000\n\
+             bully,5,5d-sample,true,4096,2697,3,539,147,1422,589,0,669,4096,2697,2011\n",
         );
         let e = explore_shares(&p).unwrap();
         assert_eq!(e.len(), 2);
@@ -440,10 +442,10 @@ mod tests {
                 e[0].failing,
                 e[0].with_majority
             ),
-            (5, "5d-canonical", 17720, 30381)
+            (5, "5d-canonical", 400000, 700000)
         );
         let line = crate::doc::plain(&explore_line(&e, "x"));
-        assert!(line.contains("raft 58.3 % of 30381 at n = 5"), "{line}");
+        assert!(line.contains("raft 57.1 % of 700000 at n = 5"), "{line}");
         assert!(
             line.contains("bully 74.6 % of 2697 at n = 5 (5d-sample, a sample)"),
             "{line}"

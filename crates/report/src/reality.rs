@@ -467,11 +467,7 @@ fn binomial_tail(n: usize, k: usize, p: f64, lower: bool) -> f64 {
     }
     if p >= 1.0 {
         // Every trial succeeds.
-        return if (lower && k >= n) || !lower {
-            1.0
-        } else {
-            0.0
-        };
+        return if !lower || k >= n { 1.0 } else { 0.0 };
     }
     sum.min(1.0)
 }

@@ -8,6 +8,11 @@
 //! **directed** one each way on its own (`n(n-1)` bits). The families explored:
 //!
 //! * every symmetric pattern for `n <= 5` (1024 at `n = 5`);
+//! * the symmetric patterns at `n = 6` and `7` (2^15 and 2^21) up to isomorphism with the
+//!   leader marked, for protocols whose behaviour does not depend on node ids: one
+//!   representative per class of patterns equal up to a permutation of the followers (the
+//!   smallest mask of its class), with its class's size as its **multiplicity** (544 and 5096
+//!   classes: the rooted graphs on 6 and 7 vertices); for the others a uniform sample;
 //! * every directed pattern for `n <= 4` (4096 at `n = 4`);
 //! * the directed patterns at `n = 5` (2^20): for protocols whose behaviour does not depend on
 //!   node ids ([`ProtocolKind::uses_ids`] false: Raft), one representative per class of patterns
@@ -24,6 +29,20 @@
 //! beyond). With a replicated store the store position is its first endpoint, and a member cut
 //! from it moves to another. A store pattern is run when some member is linked both ways to the
 //! store (the observer's quorum-connected for such a family).
+//!
+//! **Classes.** A class is an orbit of the group of follower permutations acting on the
+//! masks. [`Family::classes`] enumerates them by orbit marking: the masks are visited in
+//! increasing order and each one not yet marked is the smallest of a new class, whose images
+//! under every permutation are then marked and counted (its multiplicity). That is exactly one
+//! representative per class, the same as testing each mask against its canonical form
+//! ([`Pattern::canonical`], kept for single patterns), at the cost of one bit a mask and
+//! `classes × (n-1)!` images instead of `2^links × (n-1)!`. How many classes a family has is
+//! known before any is enumerated, by Burnside's lemma ([`class_count`]: the mean over the
+//! permutations of `2^cycles` of the permutation acting on the links), and the memory check
+//! counts classes, not masks. Isomorphism is a symmetry only of a protocol that treats nodes
+//! alike: the bully's priorities, the ring's order and a Raft with learners or fewer voters
+//! than members tell isomorphic patterns apart, so for them a class would stand for patterns
+//! it does not behave like, and they are sampled instead.
 //!
 //! Only patterns that leave a node **quorum-connected** (the observer's definition: linked both
 //! ways, directly, to enough others to make a majority with itself — what a quorum leader
@@ -309,18 +328,70 @@ fn perm_tables(n: u32, directed: bool) -> Vec<Vec<u8>> {
 
 /// The smallest image of `mask` under the permutation `tables`.
 fn canonical_with(mask: u64, tables: &[Vec<u8>]) -> u64 {
-    let mut best = mask;
-    for t in tables {
-        let mut m = 0u64;
-        let mut rest = mask;
-        while rest != 0 {
-            let i = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            m |= 1 << t[i];
-        }
-        best = best.min(m);
+    tables.iter().map(|t| image(mask, t)).min().unwrap_or(mask)
+}
+
+/// The image of `mask` under one permutation table.
+fn image(mask: u64, table: &[u8]) -> u64 {
+    let mut m = 0u64;
+    let mut rest = mask;
+    while rest != 0 {
+        let i = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        m |= 1 << table[i];
     }
-    best
+    m
+}
+
+/// Every class of `bits`-bit masks under the permutation `tables` (the first the identity), as
+/// (smallest mask, size of the class), in mask order: orbit marking (module docs).
+fn orbits(bits: usize, tables: &[Vec<u8>]) -> Vec<(u64, u64)> {
+    let total = 1u64 << bits;
+    let mut seen = vec![0u64; (total as usize).div_ceil(64)];
+    let mut out = Vec::new();
+    for m in 0..total {
+        if seen[(m / 64) as usize] >> (m % 64) & 1 == 1 {
+            continue;
+        }
+        let mut size = 0u64;
+        for t in tables {
+            let i = image(m, t);
+            let (w, b) = ((i / 64) as usize, i % 64);
+            if seen[w] >> b & 1 == 0 {
+                seen[w] |= 1 << b;
+                size += 1;
+            }
+        }
+        out.push((m, size));
+    }
+    out
+}
+
+/// How many classes the `n`-node patterns (`directed` or not) fall into under permutations of
+/// the followers, by Burnside's lemma: the mean over the permutations of `2^c`, `c` the number
+/// of cycles the permutation makes on the links. Exact, and computed without enumerating.
+pub fn class_count(n: u32, directed: bool) -> u64 {
+    let tables = perm_tables(n, directed);
+    let sum: u128 = tables
+        .iter()
+        .map(|t| {
+            let mut done = vec![false; t.len()];
+            let mut cycles = 0u32;
+            for start in 0..t.len() {
+                if done[start] {
+                    continue;
+                }
+                cycles += 1;
+                let mut i = start;
+                while !done[i] {
+                    done[i] = true;
+                    i = t[i] as usize;
+                }
+            }
+            1u128 << cycles
+        })
+        .sum();
+    (sum / tables.len() as u128) as u64
 }
 
 /// The next permutation in lexicographic order; `false` after the last.
@@ -386,8 +457,14 @@ impl Family {
         )
     }
 
-    /// The patterns, in mask order, and how many the family has in all.
+    /// The patterns, in mask order.
     pub fn patterns(&self) -> Vec<Pattern> {
+        self.classes().into_iter().map(|(p, _)| p).collect()
+    }
+
+    /// The patterns, in mask order, each with its **multiplicity**: how many patterns of the
+    /// family it stands for (its class's size for a canonical family, else 1).
+    pub fn classes(&self) -> Vec<(Pattern, u64)> {
         let total = Pattern::count_of(self.n, self.directed, self.store);
         let p = |mask| Pattern {
             n: self.n,
@@ -396,13 +473,12 @@ impl Family {
             store: self.store,
         };
         match self.mode {
-            Mode::All => (0..total).map(p).collect(),
+            Mode::All => (0..total).map(|m| (p(m), 1)).collect(),
             Mode::Canonical => {
                 let tables = perm_tables(self.n, self.directed);
-                (0..total)
-                    .into_par_iter()
-                    .filter(|&m| canonical_with(m, &tables) == m)
-                    .map(p)
+                orbits(Pattern::links(self.n, self.directed).len(), &tables)
+                    .into_iter()
+                    .map(|(m, k)| (p(m), k))
                     .collect()
             }
             Mode::Sample(k) => {
@@ -412,8 +488,19 @@ impl Family {
                 while (picked.len() as u64) < k.min(total) {
                     picked.insert(rng.random_range(0..total));
                 }
-                picked.into_iter().map(p).collect()
+                picked.into_iter().map(|m| (p(m), 1)).collect()
             }
+        }
+    }
+
+    /// How many patterns [`Family::classes`] returns, known without enumerating them
+    /// ([`class_count`] for a canonical family).
+    pub fn count(&self) -> u64 {
+        let total = Pattern::count_of(self.n, self.directed, self.store);
+        match self.mode {
+            Mode::All => total,
+            Mode::Canonical => class_count(self.n, self.directed),
+            Mode::Sample(k) => k.min(total),
         }
     }
 }
@@ -445,7 +532,13 @@ pub fn families(n: u32, uses_ids: bool, sample: u64, store: bool) -> Vec<Family>
     let mut f = vec![Family {
         n,
         directed: false,
-        mode: Mode::All,
+        mode: if n <= 5 {
+            Mode::All
+        } else if uses_ids {
+            Mode::Sample(sample)
+        } else {
+            Mode::Canonical
+        },
         store: false,
     }];
     if n <= 4 {
@@ -546,7 +639,7 @@ pub fn cells(protocols: &[String], nodes: &[u32], set: &[String]) -> Result<Vec<
 const CHUNK: usize = 2048;
 
 /// The per-pattern result columns.
-pub const PATTERN_COLUMNS: [&str; 13] = [
+pub const PATTERN_COLUMNS: [&str; 14] = [
     "protocol",
     "nodes",
     "family",
@@ -560,10 +653,11 @@ pub const PATTERN_COLUMNS: [&str; 13] = [
     "verdict",
     "seed",
     "stranded",
+    "multiplicity",
 ];
 
 /// The summary columns: per protocol and family, patterns counted by verdict.
-pub const SUMMARY_COLUMNS: [&str; 13] = [
+pub const SUMMARY_COLUMNS: [&str; 16] = [
     "protocol",
     "nodes",
     "family",
@@ -577,6 +671,9 @@ pub const SUMMARY_COLUMNS: [&str; 13] = [
     "livelock",
     "minority_only",
     "with_stranded",
+    "covers",
+    "covers_with_majority",
+    "covers_failing",
 ];
 
 /// A pattern's verdict: its worst outcome over the seeds.
@@ -625,18 +722,47 @@ pub fn explore(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     pool.install(|| explore_in_pool(opts))
 }
 
-/// Bytes an enumerated pattern holds until the files are written: the pattern, and its row
-/// of 12 strings in `patterns.csv`.
-const PATTERN_BYTES: u64 = 16 + 512;
+/// Bytes an enumerated pattern holds in its family's list (the pattern and its multiplicity)
+/// and, if it is run, in the list of those run.
+const PATTERN_BYTES: u64 = 2 * (24 + 8);
 
-/// Estimate the enumeration before allocating it: every family's patterns are held with their
-/// rows, and each pattern with a majority runs `seeds` trials. Refused by name (`--nodes`,
-/// `--sample`, `--seeds`) beyond [`crate::memory::MEMORY_LIMIT`] or
-/// [`crate::memory::MAX_TRIALS`] (`--nodes 8` alone is 2^28 symmetric patterns a protocol).
-fn check_size(opts: &ExploreOptions) -> Result<()> {
-    use crate::memory::{human, MEMORY_LIMIT};
+/// Bytes a run pattern's row holds until the files are written: 14 strings in `patterns.csv`
+/// (each a `String` and its heap text), the row's vector, and its share of the files' bytes.
+const ROW_BYTES: u64 = 14 * (24 + 16) + 24 + 96;
+
+/// The share of a family's patterns that leave a node quorum-connected (and so are run and
+/// hold a row), in percent. Not known before enumerating; measured, it is 41 % (`4d-all`) to
+/// 97 % (`5s-all`) in the committed exploration, so 60 % keeps the estimate within 1.4× above
+/// and 0.65× below what the rows take.
+const RUN_SHARE_PERCENT: u64 = 60;
+
+/// Bytes the exploration is estimated to hold at its peak, before anything is enumerated:
+/// every family's patterns ([`PATTERN_BYTES`] each, counting classes, not masks, for a
+/// canonical family: [`Family::count`]) and the rows of the share of them that is run
+/// ([`ROW_BYTES`], [`RUN_SHARE_PERCENT`]), plus the largest canonical family's marks (one bit a
+/// mask, held while its classes are enumerated), plus one trial's memory per thread. A test
+/// (`crates/runner/tests/flat_memory.rs`) holds it within 2× of the measured peak.
+pub fn estimate_bytes(opts: &ExploreOptions) -> u64 {
+    let (held, _, marks) = held_patterns(opts);
+    let threads = opts.jobs.unwrap_or_else(rayon::current_num_threads).max(1) as u64;
+    let trial = opts
+        .cells
+        .iter()
+        .map(|c| crate::memory::Estimate::new(c.nodes, &c.resolved, false).total())
+        .max()
+        .unwrap_or(0);
+    let per = PATTERN_BYTES + ROW_BYTES * RUN_SHARE_PERCENT / 100;
+    held.saturating_mul(per)
+        .saturating_add(marks)
+        .saturating_add(threads.saturating_mul(trial))
+}
+
+/// The patterns every family holds, the largest family (`(nodes, patterns)`), and the bytes of
+/// the largest canonical family's marks.
+fn held_patterns(opts: &ExploreOptions) -> (u64, (u32, u64), u64) {
     let mut held = 0u64;
     let mut largest = (0u32, 0u64);
+    let mut marks = 0u64;
     for cell in &opts.cells {
         for fam in families(
             cell.nodes,
@@ -644,24 +770,33 @@ fn check_size(opts: &ExploreOptions) -> Result<()> {
             opts.sample,
             cell_has_store(cell),
         ) {
-            let total = Pattern::count(fam.n, fam.directed);
-            let n = match fam.mode {
-                Mode::Sample(k) => k.min(total),
-                Mode::All | Mode::Canonical => total,
-            };
+            let n = fam.count();
+            if fam.mode == Mode::Canonical {
+                marks = marks.max(Pattern::count_of(fam.n, fam.directed, fam.store) / 8);
+            }
             held = held.saturating_add(n);
             if n > largest.1 {
                 largest = (cell.nodes, n);
             }
         }
     }
-    let bytes = held.saturating_mul(PATTERN_BYTES);
+    (held, largest, marks)
+}
+
+/// Estimate the enumeration before allocating it ([`estimate_bytes`]), and each pattern with a
+/// majority runs `seeds` trials. Refused by name (`--nodes`, `--sample`, `--seeds`) beyond
+/// [`crate::memory::MEMORY_LIMIT`] or [`crate::memory::MAX_TRIALS`] (`--nodes 8` with a protocol
+/// that uses ids is 2^28 symmetric patterns).
+fn check_size(opts: &ExploreOptions) -> Result<()> {
+    use crate::memory::{human, MEMORY_LIMIT};
+    let (held, (nodes, n), _) = held_patterns(opts);
+    let bytes = estimate_bytes(opts);
     if bytes > MEMORY_LIMIT {
-        let (nodes, n) = largest;
         return usage!(
             "--nodes {nodes}: {n} link patterns in one family ({held} in all), about {} to \
-             enumerate and hold with their rows; the limit is {} (explore is meant for 2 to 5 \
-             nodes: a 6-node cluster has 2^15 symmetric patterns, 7 nodes 2^21, 8 nodes 2^28)",
+             enumerate and hold with their rows; the limit is {} (a protocol that treats nodes \
+             alike is explored up to isomorphism from 6 nodes: 5096 classes at 7 nodes; one \
+             that uses ids is sampled, --sample)",
             human(bytes),
             human(MEMORY_LIMIT)
         );
@@ -711,25 +846,32 @@ struct Job<'a> {
     fam: Family,
     /// Patterns in the family (those run and those without a quorum-connected node).
     n_all: u64,
+    /// The patterns the family's rows stand for (the sum of their multiplicities).
+    covers: u64,
     /// The patterns run: those leaving a node quorum-connected.
     run: Vec<Pattern>,
+    /// Each run pattern's multiplicity ([`Family::classes`]).
+    mult: Vec<u64>,
     /// The index of its first chunk among all the exploration's chunks.
     first_chunk: usize,
 }
 
-/// One chunk of a job: its global index (what a shard owns), its file name and patterns.
+/// One chunk of a job: its global index (what a shard owns), its file name, patterns and their
+/// multiplicities.
 struct Chunk<'a> {
     index: usize,
     file: String,
     patterns: &'a [Pattern],
+    mult: &'a [u64],
 }
 
 impl<'a> Job<'a> {
     fn chunks(&self) -> impl Iterator<Item = Chunk<'_>> {
         self.run
             .chunks(CHUNK)
+            .zip(self.mult.chunks(CHUNK))
             .enumerate()
-            .map(|(k, patterns)| Chunk {
+            .map(|(k, (patterns, mult))| Chunk {
                 index: self.first_chunk + k,
                 file: format!(
                     "{}-{}-{k:04}.csv",
@@ -737,6 +879,7 @@ impl<'a> Job<'a> {
                     self.fam.name()
                 ),
                 patterns,
+                mult,
             })
     }
 }
@@ -752,14 +895,20 @@ fn jobs(opts: &ExploreOptions) -> Vec<Job<'_>> {
             opts.sample,
             cell_has_store(cell),
         ) {
-            let all = fam.patterns();
-            let run: Vec<Pattern> = all.iter().copied().filter(Pattern::has_majority).collect();
+            let all = fam.classes();
+            let (run, mult): (Vec<Pattern>, Vec<u64>) = all
+                .iter()
+                .copied()
+                .filter(|(p, _)| p.has_majority())
+                .unzip();
             let chunks = run.len().div_ceil(CHUNK);
             jobs.push(Job {
                 cell,
                 fam,
                 n_all: all.len() as u64,
+                covers: all.iter().map(|(_, k)| k).sum(),
                 run,
+                mult,
                 first_chunk,
             });
             first_chunk += chunks;
@@ -853,6 +1002,7 @@ pub struct PatternAt {
     cell: usize,
     fam: Family,
     pattern: Pattern,
+    mult: u64,
 }
 
 /// Every row of the exploration's `patterns.csv`, in order.
@@ -865,18 +1015,28 @@ pub fn pattern_index(opts: &ExploreOptions) -> Vec<PatternAt> {
                 .iter()
                 .position(|c| std::ptr::eq(c, j.cell))
                 .expect("a job's cell is one of the options'");
-            j.run.iter().map(move |&pattern| PatternAt {
-                cell,
-                fam: j.fam,
-                pattern,
-            })
+            j.run
+                .iter()
+                .zip(&j.mult)
+                .map(move |(&pattern, &mult)| PatternAt {
+                    cell,
+                    fam: j.fam,
+                    pattern,
+                    mult,
+                })
         })
         .collect()
 }
 
 /// The `patterns.csv` row of `at`, run again (the pattern with every seed).
 pub fn rerun_pattern(opts: &ExploreOptions, at: &PatternAt) -> Result<Vec<String>> {
-    let rows = run_chunk(&opts.cells[at.cell], &at.fam, &[at.pattern], opts.seeds)?;
+    let rows = run_chunk(
+        &opts.cells[at.cell],
+        &at.fam,
+        &[at.pattern],
+        &[at.mult],
+        opts.seeds,
+    )?;
     Ok(rows.into_iter().next().unwrap_or_default())
 }
 
@@ -1015,11 +1175,12 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     let mut pattern_rows: Vec<Vec<String>> = Vec::new();
     // Rows kept from an earlier run: their chunk file and line, what they were run with, and
     // their index in `pattern_rows`.
-    let mut kept_rows: Vec<(PathBuf, usize, &Cell, Family, Pattern, usize)> = Vec::new();
+    let mut kept_rows: Vec<(PathBuf, usize, &Cell, Family, Pattern, u64, usize)> = Vec::new();
     for job in &jobs {
         let (cell, fam, run) = (job.cell, &job.fam, &job.run);
         let mut counts = [0u64; 5];
         let mut with_stranded = 0u64;
+        let mut covers_failing = 0u64;
         for c in job.chunks() {
             if !owned(c.index) {
                 continue;
@@ -1027,20 +1188,20 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             let chunk = c.patterns;
             let file = chunks_dir.join(&c.file);
             let kept = if opts.resume {
-                read_chunk(&file, cell, fam, chunk, opts.seeds)?
+                read_chunk(&file, cell, fam, chunk, c.mult, opts.seeds)?
             } else {
                 None
             };
             let rows = match kept {
                 Some(rows) => {
-                    for (k, p) in chunk.iter().enumerate() {
+                    for (k, (p, m)) in chunk.iter().zip(c.mult).enumerate() {
                         let at = pattern_rows.len() + k;
-                        kept_rows.push((file.clone(), k + 1, cell, *fam, *p, at));
+                        kept_rows.push((file.clone(), k + 1, cell, *fam, *p, *m, at));
                     }
                     rows
                 }
                 None => {
-                    let rows = run_chunk(cell, fam, chunk, opts.seeds)?;
+                    let rows = run_chunk(cell, fam, chunk, c.mult, opts.seeds)?;
                     out.trials_run += chunk.len() as u64 * opts.seeds;
                     write_chunk(&file, &csv_bytes(rows.iter()))?;
                     rows
@@ -1058,6 +1219,10 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
                 if matches!(verdict, Outcome::Stable | Outcome::RecoveredAfter) && r[12] != "0" {
                     with_stranded += 1;
                 }
+                if verdict.is_failure() {
+                    // The chunk's rows were checked (read_chunk) or just computed.
+                    covers_failing += r[13].parse::<u64>().unwrap_or(1);
+                }
                 pattern_rows.push(r);
             }
         }
@@ -1072,6 +1237,9 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
         ];
         s.extend(counts.iter().map(u64::to_string));
         s.push(with_stranded.to_string());
+        s.push(job.covers.to_string());
+        s.push(job.mult.iter().sum::<u64>().to_string());
+        s.push(covers_failing.to_string());
         out.summary.push(s);
     }
     progress.finish();
@@ -1084,8 +1252,8 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
     );
     let header: Vec<String> = PATTERN_COLUMNS.iter().map(|s| s.to_string()).collect();
     for i in picks {
-        let (file, line, cell, fam, p, at) = &kept_rows[i as usize];
-        let rerun = run_chunk(cell, fam, &[*p], opts.seeds)?;
+        let (file, line, cell, fam, p, m, at) = &kept_rows[i as usize];
+        let rerun = run_chunk(cell, fam, &[*p], &[*m], opts.seeds)?;
         let rerun = rerun.first().cloned().unwrap_or_default();
         if let Some(diff) = crate::verify::first_difference(&header, &pattern_rows[*at], &rerun) {
             return Err(Error::Altered {
@@ -1140,7 +1308,16 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
             })
             .collect();
     let mut fail_rows = vec![header(&[
-        "protocol", "nodes", "family", "pattern", "cuts", "verdict", "seed", "cut", "replay",
+        "protocol",
+        "nodes",
+        "family",
+        "pattern",
+        "cuts",
+        "verdict",
+        "seed",
+        "cut",
+        "replay",
+        "multiplicity",
     ])];
     for r in failing {
         let Some(p) = Pattern::parse(&r[3]) else {
@@ -1167,6 +1344,7 @@ fn explore_in_pool(opts: &ExploreOptions) -> Result<ExploreOutcome> {
                 .arg("--seed", seed)
                 .sets(replay_sets.iter().map(|(k, v)| (k, v)))
                 .to_string(),
+            r[13].clone(),
         ]);
     }
     write_atomic(&opts.out.join("failing.csv"), &csv_bytes(fail_rows.iter()))?;
@@ -1227,6 +1405,7 @@ fn read_chunk(
     cell: &Cell,
     fam: &Family,
     chunk: &[Pattern],
+    mult: &[u64],
     seeds: u64,
 ) -> Result<Option<Vec<Vec<String>>>> {
     if !path.exists() || !check_chunk_hash(path)? {
@@ -1242,7 +1421,7 @@ fn read_chunk(
         )));
     }
     let mut rows = Vec::with_capacity(recs.len());
-    for (i, ((rec, _), p)) in recs.iter().zip(chunk).enumerate() {
+    for (i, (((rec, _), p), m)) in recs.iter().zip(chunk).zip(mult).enumerate() {
         let r: Vec<String> = rec.iter().map(str::to_string).collect();
         let bad = |why: String| {
             Error::Results(format!(
@@ -1313,6 +1492,12 @@ fn read_chunk(
                 r[12]
             )));
         }
+        if r[13] != m.to_string() {
+            return Err(bad(format!(
+                "column multiplicity = {:?}, expected {m} (the size of the pattern's class)",
+                r[13]
+            )));
+        }
         if verdict.is_failure() {
             let mut c = cell.clone();
             c.scenario = Arc::new(p.scenario());
@@ -1334,10 +1519,17 @@ fn read_chunk(
 /// Run every pattern of a chunk with every seed, in parallel; one row per pattern, in order
 /// (the pattern columns, then the first seed showing the verdict, then how many seeds ended
 /// with a quorum leader and members stranded from it).
-fn run_chunk(cell: &Cell, fam: &Family, chunk: &[Pattern], seeds: u64) -> Result<Vec<Vec<String>>> {
+fn run_chunk(
+    cell: &Cell,
+    fam: &Family,
+    chunk: &[Pattern],
+    mult: &[u64],
+    seeds: u64,
+) -> Result<Vec<Vec<String>>> {
     chunk
         .par_iter()
-        .map(|p| {
+        .zip(mult)
+        .map(|(p, m)| {
             let mut c = cell.clone();
             c.scenario = Arc::new(p.scenario());
             c.skipped = None;
@@ -1367,6 +1559,7 @@ fn run_chunk(cell: &Cell, fam: &Family, chunk: &[Pattern], seeds: u64) -> Result
             r.push(verdict.name().to_string());
             r.push(first.to_string());
             r.push(stranded.to_string());
+            r.push(m.to_string());
             Ok(r)
         })
         .collect()
@@ -1472,6 +1665,76 @@ mod tests {
             };
             assert!(reps.contains(&p.canonical()));
         }
+    }
+
+    /// The classes of symmetric patterns with the leader marked are the rooted graphs: 6, 20,
+    /// 90, 544, 5096 and 79264 on 3 to 8 vertices (OEIS A000666). Burnside's count, the enumeration
+    /// and the sum of the multiplicities agree for every family up to n = 7 symmetric and
+    /// n = 5 directed, and every pattern's canonical form is exactly one representative.
+    #[test]
+    fn classes_are_the_rooted_graphs_and_every_pattern_has_exactly_one() {
+        for (n, rooted) in [(3, 6), (4, 20), (5, 90), (6, 544), (7, 5096), (8, 79264)] {
+            assert_eq!(class_count(n, false), rooted, "n = {n}");
+        }
+        for (n, directed) in [
+            (3, false),
+            (4, false),
+            (5, false),
+            (6, false),
+            (7, false),
+            (3, true),
+            (4, true),
+            (5, true),
+        ] {
+            let fam = Family {
+                n,
+                directed,
+                mode: Mode::Canonical,
+                store: false,
+            };
+            let classes = fam.classes();
+            assert_eq!(classes.len() as u64, fam.count(), "n = {n} {directed}");
+            assert_eq!(
+                classes.iter().map(|(_, k)| k).sum::<u64>(),
+                Pattern::count(n, directed),
+                "n = {n} {directed}: the classes partition the patterns"
+            );
+            if n <= 4 {
+                // Each pattern's canonical form is one representative, and each class has as
+                // many members as its multiplicity says.
+                let mut members = std::collections::BTreeMap::new();
+                for m in 0..Pattern::count(n, directed) {
+                    let p = Pattern {
+                        n,
+                        directed,
+                        mask: m,
+                        store: false,
+                    };
+                    *members.entry(p.canonical()).or_insert(0u64) += 1;
+                }
+                let by_rep: std::collections::BTreeMap<u64, u64> =
+                    classes.iter().map(|(p, k)| (p.mask, *k)).collect();
+                assert_eq!(members, by_rep, "n = {n} {directed}");
+            }
+        }
+    }
+
+    /// From 6 nodes the symmetric patterns are classes for a protocol that treats nodes alike
+    /// and a sample for one that uses ids; directed patterns stop at 5.
+    #[test]
+    fn six_and_seven_nodes_are_classes_or_a_sample() {
+        for n in [6, 7] {
+            let alike = families(n, false, 4096, false);
+            assert_eq!(alike.len(), 1);
+            assert_eq!(alike[0].mode, Mode::Canonical);
+            assert!(!alike[0].directed);
+            assert_eq!(alike[0].name(), format!("{n}s-canonical"));
+            let ids = families(n, true, 4096, false);
+            assert_eq!(ids.len(), 1);
+            assert_eq!(ids[0].mode, Mode::Sample(4096));
+            assert_eq!(ids[0].count(), 4096);
+        }
+        assert_eq!(families(7, false, 4096, false)[0].count(), 5096);
     }
 
     /// A store pattern cuts links between members and the store (position n + 1) only; it is

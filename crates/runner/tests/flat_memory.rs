@@ -3,9 +3,12 @@
 //! counting allocator (heap bytes, not time): ten times the trials must not cost anywhere
 //! near ten times the trial rows.
 //!
-//! The one test of this package outside `tests/it` (its own binary): it installs a counting
-//! global allocator and reads the process's peak heap, which other tests running beside it in
-//! the same process would move.
+//! Also: explore's memory estimate, made before anything is enumerated, is within 2× of the
+//! peak it measures.
+//!
+//! The one test binary of this package outside `tests/it` (its own binary): it installs a
+//! counting global allocator and reads the process's peak heap, which other tests running
+//! beside it in the same process would move; its tests take turns ([`ONE_AT_A_TIME`]).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,6 +37,9 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
+
+/// Each test holds it while it measures: two measurements at once would add up.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Peak heap growth (bytes) of a one-thread sweep of `cells` cells of `seeds` seeds each.
 fn peak_of_sweep(cells: u32, seeds: u64) -> usize {
@@ -65,6 +71,7 @@ fn peak_of_sweep(cells: u32, seeds: u64) -> usize {
 
 #[test]
 fn sweep_memory_is_flat_in_the_number_of_trials() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // Same cell size, 10x the cells: 300 vs 3000 trials. Holding every row until the end
     // (as sweeps once did, about 1.4 KB a trial) would add about 3.8 MB.
     let small = peak_of_sweep(6, 50);
@@ -75,4 +82,44 @@ fn sweep_memory_is_flat_in_the_number_of_trials() {
         per_extra_trial < 200.0,
         "peak heap grew by {per_extra_trial:.0} B per extra trial ({small} B -> {large} B)"
     );
+}
+
+/// explore's estimate against its measured peak, for a run whose held patterns dominate (a
+/// family of 4096 patterns) and a smaller one of two protocols and sizes: the estimate may be
+/// generous, never more than twice the peak, and never below half of it.
+#[test]
+fn the_explore_estimate_is_within_twice_the_measured_peak() {
+    use election_runner::explore::{cells, estimate_bytes, explore, ExploreOptions};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for (protocols, nodes, seeds) in [
+        (vec!["raft".to_string()], vec![4], 1),
+        (vec!["bully".to_string(), "raft".to_string()], vec![3, 4], 2),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let base = CURRENT.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let opts = ExploreOptions {
+            cells: cells(&protocols, &nodes, &[]).unwrap(),
+            set: Vec::new(),
+            seeds,
+            sample: 4096,
+            shard: None,
+            out: dir.path().join("e"),
+            resume: false,
+            verify_sample: 0,
+            progress: false,
+            jobs: Some(1),
+        };
+        let estimate = estimate_bytes(&opts);
+        explore(&opts).unwrap();
+        let peak = (PEAK.load(Ordering::Relaxed) - base) as f64;
+        let ratio = estimate as f64 / peak;
+        eprintln!(
+            "{protocols:?} n = {nodes:?}: estimate {estimate} B, peak {peak} B, ratio {ratio:.2}"
+        );
+        assert!(
+            (0.5..=2.0).contains(&ratio),
+            "{protocols:?} n = {nodes:?}: estimate {estimate} B against a peak of {peak} B ({ratio:.2}x)"
+        );
+    }
 }

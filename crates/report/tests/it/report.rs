@@ -629,7 +629,10 @@ fn the_explore_report_draws_the_smallest_failing_patterns() {
     let out = base.join("report");
     let r = election_report::render_explore(&results, &out, 3, true).unwrap();
     let md = fs::read_to_string(&r.report).unwrap();
-    assert!(md.contains("| raft | 3 | 3d-all | 64 | 37 | 1 |"), "{md}");
+    assert!(
+        md.contains("| raft | 3 | 3d-all | 64 | 64 | 37 | 1 |"),
+        "{md}"
+    );
     let failing = fs::read_to_string(results.join("failing.csv")).unwrap();
     let first = failing
         .lines()
