@@ -157,5 +157,6 @@ if turmoil:
               f'{eb["trials_per_s"]:>11,.1f} | {tu["trials_per_s"]:>16,.2f} | '
               f'{str(eb["converged"]) + "/" + str(eb["trials"]) + " / " + str(tu["converged"]) + "/" + str(tu["trials"]):>22}')
     any_row = next(iter(turmoil.values()))["turmoil"]
-    print(f'\nturmoil {any_row["turmoil"]} (1 ms steps, 250 us latency); both sides raft-rs 0.7')
+    tp = any_row["params"]
+    print(f'\nturmoil {any_row["turmoil"]} ({tp["turmoil_tick_us"]:.0f} us steps, {tp["latency_us"]:.0f} us latency); both sides raft-rs 0.7')
 EOF
