@@ -1,9 +1,9 @@
 //! Regenerates the performance tables of `README.md` and `benches/README.md` from what the
 //! benches measured, so that no figure is typed by hand: criterion's
 //! `target/criterion/**/new/{benchmark.json,estimates.json}` (`cargo bench --bench simulator` and
-//! `cargo bench --bench tune`), the peer comparison's `target/peers/compare.jsonl`
-//! (`benches/peers/compare.sh`) and the default sweep's timings, `target/perf/sweep.jsonl`
-//! (`benches/tools/time_sweep.sh`).
+//! `cargo bench --bench tune`), the peer comparisons' `target/peers/compare.jsonl`
+//! (`benches/peers/compare.sh`: SimPy's and turmoil's rows) and the default sweep's timings,
+//! `target/perf/sweep.jsonl` (`benches/tools/time_sweep.sh`).
 //!
 //! ```text
 //! cargo bench --bench simulator -- --warm-up-time 1 --measurement-time 3
@@ -15,7 +15,8 @@
 //! ```
 //!
 //! With `--write`, the text between `<!-- perf-table:NAME -->` and `<!-- /perf-table:NAME -->`
-//! in the READMEs is replaced (`headline` in `README.md`, `details` in `benches/README.md`).
+//! in the READMEs is replaced (`headline` in `README.md`, `details` and `turmoil` in
+//! `benches/README.md`).
 //! Times are criterion's **median** per iteration, not its mean: the project's machine is
 //! shared, and the median is the estimate least moved by another process taking the core
 //! for a while. A benchmark or a file that is missing is reported as missing, not guessed.
@@ -172,7 +173,7 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-/// The peer comparison's rows: (n, model) -> msgs/s, plus SimPy's version.
+/// The peer comparisons' rows: (n, model) -> msgs/s, plus SimPy's and turmoil's versions.
 struct Peers {
     rows: BTreeMap<(u64, String), Value>,
     modified: std::time::SystemTime,
@@ -197,8 +198,24 @@ impl Peers {
         v.dedup();
         v
     }
+    /// Whether any row is `model`'s.
+    fn has(&self, model: &str) -> bool {
+        self.rows.keys().any(|k| k.1 == model)
+    }
+    /// The day `model`'s rows were measured: their `date` (written by `compare.sh`), else the
+    /// file's.
+    fn date(&self, model: &str) -> String {
+        self.rows
+            .iter()
+            .filter(|(k, _)| k.1 == model)
+            .find_map(|(_, v)| v["date"].as_str().map(str::to_string))
+            .unwrap_or_else(|| date(self.modified))
+    }
     fn rate(&self, n: u64, model: &str) -> Option<f64> {
-        self.rows.get(&(n, model.to_string()))?["msgs_per_s"].as_f64()
+        self.field(n, model, "msgs_per_s")
+    }
+    fn field(&self, n: u64, model: &str, field: &str) -> Option<f64> {
+        self.rows.get(&(n, model.to_string()))?[field].as_f64()
     }
     /// The lowest and highest ratio of election-bench to `style` over the sizes.
     fn ratios(&self, style: &str) -> Vec<(u64, f64)> {
@@ -481,7 +498,7 @@ impl Tables {
                 "| the default sweep under 45 s wall on 2 cores (issue #32) | not measured (run `benches/tools/time_sweep.sh`) | |\n",
             ),
         }
-        match &self.peers {
+        match self.peers.as_ref().filter(|p| p.has("simpy-lean")) {
             Some(p) => {
                 let lean = p.ratios("simpy-lean");
                 let tutorial = p.ratios("simpy-tutorial");
@@ -495,7 +512,7 @@ impl Tables {
                 let _ = writeln!(
                     s,
                     "| full bully `leader-crash` trials ≥ 50 × the lean SimPy model (issues #18 and #32; `benches/peers/compare.sh`, {}) | lean: {}; tutorial style: {} | {} |",
-                    date(p.modified),
+                    p.date("simpy-lean"),
                     fmt(&lean),
                     fmt(&tutorial),
                     met(ok)
@@ -561,12 +578,12 @@ impl Tables {
                 );
             }
         }
-        if let Some(p) = &self.peers {
+        if let Some(p) = self.peers.as_ref().filter(|p| p.has("simpy-lean")) {
             let _ = writeln!(
                 s,
                 "\nPeer comparison (`benches/peers/compare.sh`, {}; bully `leader-crash`, \
                  simulated messages per wall-clock second on one core):\n",
-                date(p.modified)
+                p.date("simpy-lean")
             );
             s.push_str("| n | election-bench | SimPy tutorial | SimPy lean | ratio (tutorial) | ratio (lean) |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n");
             for n in p.sizes() {
@@ -595,6 +612,71 @@ impl Tables {
                     v["python"].as_str().unwrap_or("?")
                 );
             }
+        }
+        s
+    }
+
+    /// `benches/README.md`'s turmoil table (`PEERS=turmoil benches/peers/compare.sh`): raft-rs
+    /// `leader-crash` through election-bench's `raftrs` family and through the turmoil peer.
+    fn turmoil(&self) -> String {
+        let mut s = String::new();
+        let Some(p) = self
+            .peers
+            .as_ref()
+            .filter(|p| p.has("turmoil") && p.has("election-bench-raftrs"))
+        else {
+            s.push_str(
+                "turmoil peer: not measured (run `PEERS=turmoil benches/peers/compare.sh`)\n",
+            );
+            return s;
+        };
+        let version = p
+            .rows
+            .iter()
+            .find(|(k, _)| k.1 == "turmoil")
+            .and_then(|(_, v)| v["turmoil"].as_str())
+            .unwrap_or("?");
+        let _ = writeln!(
+            s,
+            "Generated by `cargo run --release --example perf-table -- --write` from \
+             `PEERS=turmoil benches/peers/compare.sh` ({}, on {}): raftrs (raft-rs 0.7) \
+             `leader-crash`, simulated messages and trials per wall-clock second on one core; \
+             turmoil {version}.\n",
+            p.date("turmoil"),
+            machine()
+        );
+        s.push_str("| n | messages / trial (election-bench, turmoil) | election-bench raftrs | turmoil | ratio | trials/s (election-bench, turmoil) | converged (election-bench, turmoil) |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for n in p.sizes() {
+            let eb = |f: &str| p.field(n, "election-bench-raftrs", f);
+            let tu = |f: &str| p.field(n, "turmoil", f);
+            let (Some(r), Some(t), Some(er), Some(et), Some(em), Some(tm)) = (
+                eb("msgs_per_s"),
+                tu("msgs_per_s"),
+                eb("trials_per_s"),
+                tu("trials_per_s"),
+                eb("messages_per_trial"),
+                tu("messages_per_trial"),
+            ) else {
+                continue;
+            };
+            let conv = |f: &dyn Fn(&str) -> Option<f64>| {
+                format!(
+                    "{} of {}",
+                    count(f("converged").unwrap_or(0.0) as u64),
+                    count(f("trials").unwrap_or(0.0) as u64)
+                )
+            };
+            let _ = writeln!(
+                s,
+                "| {n} | {em:.0}, {tm:.0} | {}/s | {}/s | {:.0} × | {}, {} | {}; {} |",
+                rate(r),
+                rate(t),
+                r / t,
+                sig3(er),
+                sig3(et),
+                conv(&eb),
+                conv(&tu)
+            );
         }
         s
     }
@@ -638,10 +720,12 @@ fn main() {
     };
     let headline = tables.headline();
     let details = tables.details();
+    let turmoil = tables.turmoil();
     if write {
         for (file, name, body) in [
             ("README.md", "headline", &headline),
             ("benches/README.md", "details", &details),
+            ("benches/README.md", "turmoil", &turmoil),
         ] {
             if let Err(e) = splice(&root.join(file), name, body) {
                 eprintln!("perf-table: {e}");
@@ -650,6 +734,6 @@ fn main() {
             eprintln!("perf-table: rewrote {file} ({name})");
         }
     } else {
-        println!("{headline}\n{details}");
+        println!("{headline}\n{details}\n{turmoil}");
     }
 }

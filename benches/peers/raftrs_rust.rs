@@ -1,0 +1,139 @@
+//! election-bench's side of the turmoil comparison (`benches/peers/compare.sh`, `PEERS=turmoil`):
+//! runs the `raftrs` family (raft-rs 0.7 behind our `Protocol` contract) under `leader-crash`
+//! through the runner, exactly as `election-bench run` would, with `node.profile=ideal` and
+//! `workload.interval_ms=0` (the turmoil peer, `benches/peers/turmoil`, has no node time and no
+//! client writes), and prints one JSON line: simulated messages and trials per wall-clock
+//! second, and the workload's parameters as the arguments the turmoil peer takes
+//! (`turmoil_args`), so that both sides run the same election.
+//!
+//! ```text
+//! cargo run --release --example peer-raftrs -- [NODES] [MIN_TRIALS] [MIN_SECONDS]
+//! ```
+//!
+//! Trials use seeds 0, 1, 2, ... and run until both minimums are reached (defaults: 20 trials,
+//! 1 s), one after another on one thread, after one unmeasured warm-up trial.
+//!
+//! What is the same on both sides: raft-rs 0.7 (`RawNode` over `MemStorage`, no pre-vote, no
+//! CheckQuorum), the tick (`raftrs.tick_ms` = 50 ms) and the tick counts derived from it
+//! (heartbeat every tick, randomized election timeout of 3-5 ticks, overwritten from a seeded
+//! generator), each member's ticker started in its own drawn phase, the fault instant
+//! (`fault_at_ms` + U[0, `fault_jitter_ms`], held until there is a quorum leader), the crash of
+//! the quorum leader, and the end rule (a quorum leader held for the longer of `settle_ms` and
+//! the verdict's hold span after the crash, or the horizon).
+//!
+//! What still differs (see `benches/README.md`, "peers/: against turmoil"):
+//! - latency: ours draws each message from the `lan` log-normal (median 0.25 ms, σ 0.3) and
+//!   delivers it at that instant; turmoil draws latency in whole milliseconds and delivers at
+//!   its 1 ms steps, so the peer sends every datagram with 250 µs (the median), which arrives
+//!   at the next step;
+//! - messages: ours hands the `eraftpb::Message` value to the receiver; turmoil's side encodes
+//!   it with protobuf into a datagram and decodes it;
+//! - time: ours is event-driven (a trial costs its events); turmoil steps every host's tokio
+//!   runtime every 1 ms of simulated time, busy or idle;
+//! - the observer: ours updates the quorum leader at every status change; the turmoil driver
+//!   reads the members' status after each 1 ms step.
+
+use std::time::Instant;
+
+use election_raftrs::RaftrsConfig;
+use election_runner::params::Resolved;
+use election_runner::SweepSpec;
+use election_sim::Latency;
+use serde_json::json;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: u32 = args
+        .next()
+        .map_or(5, |s| s.parse().expect("NODES: a number"));
+    let min_trials: u64 = args
+        .next()
+        .map_or(20, |s| s.parse().expect("MIN_TRIALS: a number"));
+    let min_secs: f64 = args
+        .next()
+        .map_or(1.0, |s| s.parse().expect("MIN_SECONDS: a number"));
+
+    let mut spec = SweepSpec {
+        protocols: Some(vec!["raftrs".into()]),
+        nodes: Some(vec![n]),
+        scenarios: Some(vec!["leader-crash".into()]),
+        ..SweepSpec::default()
+    };
+    // The turmoil peer has neither node time nor the write workload: switch them off so that
+    // both sides simulate the same thing.
+    for kv in ["node.profile=ideal", "workload.interval_ms=0"] {
+        spec.set(kv).expect("valid parameter");
+    }
+    let plan = spec.plan().expect("valid plan");
+    let cell = plan.cells().expect("valid cell").remove(0);
+    let r = &cell.resolved;
+    assert!(
+        !r.raftrs.pre_vote && !r.raftrs.check_quorum,
+        "the turmoil peer runs raft-rs without pre-vote and CheckQuorum"
+    );
+
+    // Warm the caches and the allocator with one trial, then time the rest.
+    cell.run(u64::MAX, false).expect("trial runs");
+    let (mut messages, mut delivered, mut events, mut converged) = (0u64, 0u64, 0u64, 0u64);
+    let mut trials = 0;
+    let start = Instant::now();
+    while trials < min_trials || start.elapsed().as_secs_f64() < min_secs {
+        let run = cell.run(trials, false).expect("trial runs");
+        trials += 1;
+        let m = &run.report.metrics;
+        messages += m.total.sent_total();
+        delivered += m.total.delivered;
+        events += run.report.events;
+        converged += u64::from(m.converged);
+    }
+    let wall = start.elapsed().as_secs_f64();
+
+    // The tick counts exactly as the family derives them.
+    let mut c = RaftrsConfig::with_timing(n, r.timing());
+    c.tick = Resolved::duration(r.raftrs.tick_ms);
+    let ticks = c.ticks();
+    // turmoil has one latency per message in whole ms above its minimum: the profile's median
+    // (or its constant), see the module docs.
+    let latency_us = match r.net.latency {
+        Latency::Constant { ms } => ms * 1e3,
+        Latency::LogNormal { median_ms, .. } => median_ms * 1e3,
+        ref other => panic!("the turmoil peer has no {other:?} latency"),
+    };
+    let mut turmoil_args: Vec<String> = Vec::new();
+    for (flag, v) in [
+        ("--tick-ms", r.raftrs.tick_ms),
+        ("--heartbeat-ticks", ticks.heartbeat as f64),
+        ("--election-ticks", ticks.election as f64),
+        ("--election-max-ticks", ticks.election_max as f64),
+        ("--fault-ms", r.fault_at_ms),
+        ("--fault-jitter-ms", r.fault_jitter_ms),
+        // The trial ends after the longer of the settle window and the verdict's hold span.
+        ("--settle-ms", r.settle_ms.max(r.hold_ms())),
+        ("--horizon-ms", r.horizon_ms),
+        ("--latency-us", latency_us),
+    ] {
+        turmoil_args.push(flag.into());
+        turmoil_args.push(v.to_string());
+    }
+    println!(
+        "{}",
+        json!({
+            "model": "election-bench-raftrs",
+            "protocol": "raftrs",
+            "scenario": "leader-crash",
+            "net": cell.net.name,
+            "n": n,
+            "trials": trials,
+            "messages": messages,
+            "delivered": delivered,
+            "events": events,
+            "messages_per_trial": messages as f64 / trials as f64,
+            "converged": converged,
+            "wall_s": wall,
+            "msgs_per_s": messages as f64 / wall,
+            "trials_per_s": trials as f64 / wall,
+            "timing": c.describe(),
+            "turmoil_args": turmoil_args,
+        })
+    );
+}
