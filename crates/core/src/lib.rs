@@ -50,6 +50,62 @@
 //! [`Io::rng`] is a [`Rng`] (ChaCha8, a portable generator whose output is fixed by its seed on
 //! every platform). The simulator seeds it from the trial seed; protocols use it for election
 //! timeouts and detection jitter. Nothing else in a protocol may be random.
+//!
+//! # Example: a protocol, driven by hand
+//!
+//! The smallest protocol: node 1 leads and says so every 50 ms. Driving it is what every driver
+//! does: build an [`Io`] over the node's generator and an action buffer, call an input, carry
+//! out the actions, read the status. (`examples/highest_alive.rs` at the repository's root runs
+//! a protocol like it in the simulator, through a crash and a partition.)
+//!
+//! ```
+//! use std::time::Duration;
+//! use election_core::*;
+//!
+//! #[derive(Clone, Debug)]
+//! struct Hello;
+//! impl Message for Hello {
+//!     fn category(&self) -> MsgCategory { MsgCategory::Heartbeat }
+//!     fn kind(&self) -> &'static str { "HELLO" }
+//!     fn wire_size(&self) -> usize { 1 }
+//! }
+//! #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+//! struct Tick;
+//! impl TimerKind for Tick {
+//!     const COUNT: usize = 1;
+//!     fn index(self) -> usize { 0 }
+//!     fn is_failure_detector(self) -> bool { false }
+//! }
+//! struct FixedLeader { id: NodeId, n: u32 }
+//! impl Protocol for FixedLeader {
+//!     type Msg = Hello;
+//!     type Timer = Tick;
+//!     type Persist = ();
+//!     fn on_start(&mut self, io: &mut Io<'_, Self>, _stored: Option<&()>) { self.on_timer(io, Tick) }
+//!     fn on_message(&mut self, _io: &mut Io<'_, Self>, _from: NodeId, _msg: Hello) {}
+//!     fn on_timer(&mut self, io: &mut Io<'_, Self>, _timer: Tick) {
+//!         if self.id == NodeId(1) {
+//!             io.send_many((2..=self.n).map(NodeId), &Hello);
+//!             io.set_timer(Tick, Duration::from_millis(50));
+//!         }
+//!     }
+//!     fn on_suspect(&mut self, _io: &mut Io<'_, Self>) {}
+//!     fn status(&self) -> Status {
+//!         let role = if self.id == NodeId(1) { Role::Leader } else { Role::Follower };
+//!         Status { role, leader: Some(NodeId(1)), epoch: None }
+//!     }
+//! }
+//!
+//! // The driver's side of one input: node 1 boots at t = 0 in a 3-node cluster.
+//! let mut node = FixedLeader { id: NodeId(1), n: 3 };
+//! let mut rng = Rng::seed_from_u64(1);
+//! let mut actions = Vec::new();
+//! node.on_start(&mut Io::new(Time::ZERO, &mut rng, &mut actions), None);
+//! assert!(matches!(actions[0], Action::Send { to: NodeId(2), .. }));
+//! assert!(matches!(actions[1], Action::Send { to: NodeId(3), .. }));
+//! assert!(matches!(actions[2], Action::SetTimer { at, .. } if at == Time::ZERO + Duration::from_millis(50)));
+//! assert_eq!(node.status().role, Role::Leader);
+//! ```
 use std::fmt;
 use std::ops::{Add, Sub};
 use std::time::Duration;

@@ -21,7 +21,8 @@
 //!   [`CalibrateArgs::out`] (the CLI's default is a temporary directory; `--out
 //!   reports/calibration --force` replaces the committed page) and returns what the comparison
 //!   page says; the CLI has the report crate render it. This crate does not depend on the
-//!   report (check: `grep -rn election_report crates/live/src` prints nothing).
+//!   report (check: `cargo tree -p election-live -e normal -i election-report` finds no
+//!   path).
 //!
 //! No protocol code changes for live mode: the protocols never knew what drives them.
 pub mod calibrate;

@@ -19,7 +19,6 @@
 //! * [`run`] is the experiment: per cluster size, per fault, K trials, each written as a
 //!   `mode = real` row of `trials.csv` (and its failover details and the machine's load into
 //!   `reality.csv`) as soon as it is measured.
-#![warn(missing_docs, unreachable_pub)]
 
 pub mod cluster;
 pub mod log;
