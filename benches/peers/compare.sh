@@ -49,9 +49,10 @@ if want simpy; then
     fi
     py="$venv/bin/python"
 fi
-if want turmoil && ! command -v cargo >/dev/null; then
-    echo "cargo not found: skipping the turmoil peer" >&2
-    peers="${peers//turmoil/}"
+if ! command -v cargo >/dev/null; then
+    # Both comparisons build election-bench's side with cargo.
+    echo "cargo not found: it builds election-bench's side of every comparison" >&2
+    exit 1
 fi
 
 target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |

@@ -15,14 +15,17 @@ pub struct ExploreArgs {
     pub protocols: Option<Vec<String>>,
     /// Cluster sizes, 2 to 8: every symmetric pattern up to 5 (2^(n(n-1)/2)), every directed
     /// one up to 4, at 5 the directed classes up to isomorphism with the leader marked (Raft,
-    /// raft-rs, Omni-Paxos) or --sample patterns (bully, ring); from 6 the symmetric classes
-    /// (544 at 6, 5096 at 7) or --sample patterns.
+    /// raft-rs) or --sample patterns (the bully, the ring, Omni-Paxos, per-node timing: ids
+    /// matter to them); from 6 the symmetric classes (544 at 6, 5096 at 7) or --sample
+    /// patterns. The lease is explored on its store links instead.
     #[arg(long, value_delimiter = ',', num_args = 1.., default_value = "3,4,5")]
     pub nodes: Vec<u32>,
     /// Seeds per pattern (0, 1, ...).
     #[arg(long, default_value_t = 3)]
     pub seeds: u64,
-    /// Directed 5-node patterns drawn for the protocols whose behaviour depends on ids.
+    /// Patterns drawn where a family is sampled: the directed 5-node patterns and the symmetric
+    /// ones from 6 nodes for protocols whose behaviour depends on ids, and the directed store
+    /// patterns from 6 nodes.
     #[arg(long, default_value_t = 4096)]
     pub sample: u64,
     /// Output directory [default: results/explore; a shard: results/explore-shards/<k>-of-<N>].

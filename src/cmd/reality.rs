@@ -162,15 +162,34 @@ pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
     });
     refuse_committed(
         "reality",
-        &[Some(&a.out), page.as_ref()]
-            .into_iter()
-            .flatten()
-            .map(PathBuf::as_path)
-            .collect::<Vec<_>>(),
+        &[&a.out],
         Some(a.force),
         "real measurements are not reproduced byte for byte",
         "give another --out DIR, e.g. results/reality-run (the page goes to reports/<its name>, or --report DIR)",
     )?;
+    if let Some(page) = &page {
+        // The committed page is the committed run's: another run's page goes elsewhere,
+        // --force or not (--force replaces an earlier run in --out).
+        let own = super::dirs::committed_dir(&a.out).is_some_and(|c| {
+            super::dirs::committed_dir(page) == Some(&c.replacen("results/", "reports/", 1)[..])
+        });
+        if let Some(c) = super::dirs::committed_dir(page).filter(|_| !own) {
+            return Err(Error::Usage(format!(
+                "the page would go into the committed {c}, the page of the committed run: give --report DIR (or --no-report)"
+            ))
+            .into());
+        }
+        let same = |x: &std::path::Path, y: &std::path::Path| {
+            x == y || matches!((x.canonicalize(), y.canonicalize()), (Ok(p), Ok(q)) if p == q)
+        };
+        if same(page, &a.out) {
+            return Err(Error::Usage(format!(
+                "--report {}: the same directory as --out, whose reality.csv the page's would replace; give another --report DIR",
+                page.display()
+            ))
+            .into());
+        }
+    }
     if a.out.join("trials.csv").exists() && !a.force {
         return Err(Error::Usage(format!(
             "--out {}: it holds an earlier run's trials.csv; give another --out DIR, or --force to replace it",
@@ -226,6 +245,10 @@ pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
     if let Some(page) = page {
         eprintln!("reality: the page, beside the prediction simulated at the run's timing");
         let analysis = election_report::reality::analyse(&args.out, &Default::default())?;
+        // Ctrl-C while the prediction was simulated: the trials are written, the page is not.
+        if election_reality::interrupted() {
+            return Err(election_reality::Error::Interrupted.into());
+        }
         election_report::reality::write(&analysis, &page)?;
         let off = analysis
             .experiments

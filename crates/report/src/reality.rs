@@ -231,6 +231,10 @@ pub struct Experiment {
     pub lost_by: (usize, usize),
     /// Trials whose leader stepped down by CheckQuorum.
     pub stepped_down: Share,
+    /// The slowest real failovers the p95 lies among (`k` of them, the linear-interpolation
+    /// p95 of `n` values sitting between positions `floor(0.95 (n - 1))` and the next), and how
+    /// many of those needed more than one election.
+    pub slow_tail: (usize, usize),
 }
 
 impl Experiment {
@@ -419,6 +423,7 @@ pub fn analyse(dir: &Path, opts: &PageOptions) -> Result<Analysis, ReportError> 
                     .count(),
             ),
             stepped_down: Share::of(&mine, |t| t.stepped_down > 0),
+            slow_tail: slow_tail(&real),
             lost,
         });
     }
@@ -449,6 +454,21 @@ fn ratio_text(r: Option<Ratio>) -> String {
         Some(r) => format!("{:.2} [{:.2}, {:.2}]", r.point, r.lo, r.hi),
         None => "–".into(),
     }
+}
+
+/// The slowest measured failovers the p95 lies among, and how many of them needed more than
+/// one election ([`Experiment::slow_tail`]).
+fn slow_tail(real: &[&TrialRow]) -> (usize, usize) {
+    let mut f: Vec<(f64, bool)> = real
+        .iter()
+        .filter_map(|t| t.failover_ms.map(|ms| (ms, t.elections_started >= 2)))
+        .collect();
+    if f.is_empty() {
+        return (0, 0);
+    }
+    f.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let tail = f.len() - ((f.len() - 1) as f64 * 0.95).floor() as usize;
+    (tail, f[..tail].iter().filter(|x| x.1).count())
 }
 
 /// The binomial probability of `k` or fewer (`lower`) or `k` or more successes in `n` trials
@@ -539,13 +559,11 @@ fn differs(e: &Experiment, m: &Machine) -> Vec<Inline> {
             rm.n,
             100.0 * binomial_tail(rm.n, rm.k, pm.rate(), rm.rate() <= pm.rate()),
         )));
-        if p95_off && rm.n > 0 {
-            // The linear-interpolation p95 of n values lies between the values at 0-based
-            // positions floor(0.95 (n-1)) and the next: the slowest n - floor(0.95 (n-1)).
-            let tail = rm.n - ((rm.n - 1) as f64 * 0.95).floor() as usize;
+        let (tail, multi) = e.slow_tail;
+        if p95_off && tail > 0 {
             out.push(text(format!(
-                "Those failovers are the slow tail, and the p95 of {} trials rests on the slowest {tail} of them: one failover more or fewer with a second election decides whether the p95 lies among them. ",
-                rm.n
+                "The p95 of {} failovers lies among the slowest {tail}; {multi} of those needed more than one election. ",
+                e.real.map_or(0, |q| q.n)
             )));
         }
     }

@@ -42,7 +42,8 @@
 //! counts classes, not masks. Isomorphism is a symmetry only of a protocol that treats nodes
 //! alike: the bully's priorities, the ring's order and a Raft with learners or fewer voters
 //! than members tell isomorphic patterns apart, so for them a class would stand for patterns
-//! it does not behave like, and they are sampled instead.
+//! it does not behave like, and they are sampled instead (as are Omni-Paxos, whose ballots
+//! tie-break by id, and any cell with per-node timing: [`crate::protocol::Built::uses_ids`]).
 //!
 //! Only patterns that leave a node **quorum-connected** (the observer's definition: linked both
 //! ways, directly, to enough others to make a majority with itself — what a quorum leader
@@ -579,7 +580,8 @@ pub struct ExploreOptions {
     pub set: Vec<String>,
     /// Seeds per pattern, `0..seeds`.
     pub seeds: u64,
-    /// Patterns drawn for a directed 5-node family of a protocol whose behaviour depends on ids.
+    /// Patterns drawn for a sampled family: directed at 5 nodes and symmetric from 6 for a
+    /// protocol whose behaviour depends on ids, directed store patterns from 6.
     pub sample: u64,
     /// Run one slice of the chunks (and write no final files: [`merge`] builds them).
     pub shard: Option<Shard>,
@@ -785,8 +787,9 @@ fn held_patterns(opts: &ExploreOptions) -> (u64, (u32, u64), u64) {
 
 /// Estimate the enumeration before allocating it ([`estimate_bytes`]), and each pattern with a
 /// majority runs `seeds` trials. Refused by name (`--nodes`, `--sample`, `--seeds`) beyond
-/// [`crate::memory::MEMORY_LIMIT`] or [`crate::memory::MAX_TRIALS`] (`--nodes 8` with a protocol
-/// that uses ids is 2^28 symmetric patterns).
+/// [`crate::memory::MEMORY_LIMIT`] or [`crate::memory::MAX_TRIALS`] (a `--sample` of 10^8 of the
+/// 2^28 symmetric 8-node patterns). An 8-node family without ids is 79,264 classes, enumerated
+/// from 2^28 marks (32 MiB) in seconds, and runs.
 fn check_size(opts: &ExploreOptions) -> Result<()> {
     use crate::memory::{human, MEMORY_LIMIT};
     let (held, (nodes, n), _) = held_patterns(opts);

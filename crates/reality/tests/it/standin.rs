@@ -76,11 +76,12 @@ fn kill_pause_and_partition_run_end_to_end_on_stand_ins() {
     }
     // After the kill, the restarted member joined a fresh health check (the pause's origin is
     // after the kill trial's end); after the pause nothing was restarted, and the agreement
-    // that ended it was the partition's health check (its origin is within the pause trial).
+    // that ended it was the partition's health check (its origin is within the pause trial,
+    // at or after the SIGCONT: the first poll after it can fall in the same millisecond).
     let w: Vec<_> = outcome.trials.iter().map(|t| t.window).collect();
     assert!(w[1].origin_ms > w[0].end_ms, "{w:?}");
     assert!(w[2].origin_ms <= w[1].end_ms, "{w:?}");
-    assert!(w[2].origin_ms > w[1].calm_ms, "{w:?}");
+    assert!(w[2].origin_ms >= w[1].calm_ms, "{w:?}");
     // The partitioned leader kept its role until its CheckQuorum deposed it.
     let cut = &outcome.trials[2];
     assert!(cut.row.minority_leader_ms > 0.0);
