@@ -540,7 +540,7 @@ pub fn render_explore(
         results_dir.display()
     );
     s.push_str("Each pattern is a set of one-way links cut among the positions of a settled cluster — position *n* is the leader when the pattern is applied, positions 1..n−1 the other nodes in id order — applied at the fault instant and kept to the end. Only patterns that leave some node **quorum-connected** (linked both ways, directly, to enough others to make a majority with itself: what a quorum leader needs) are run, so `no-leader` (no quorum leader formed after the fault) and `livelock` (quorum leadership formed but never held ten election timeouts) are liveness failures. A **quorum leader** is a leader that a majority of the members name over links up both ways: it commits and serves, even while members that cannot reach it are **stranded** (counted apart: a working cluster with stranded members is not a liveness failure, but their clients are stuck). A pattern's verdict is its worst outcome over its seeds. Directed 5-node patterns, and symmetric 6- and 7-node ones, are one per class up to a permutation of the followers (isomorphism with the leader marked; the class's smallest mask stands for it, its size is its **multiplicity**) for the protocols whose behaviour does not depend on ids (Raft, raft-rs), and a uniform **sample** for those whose ids matter (the bully's priorities, the ring's order, Omni-Paxos's ballot tie-breaks, a Raft with learners or per-node timing). A protocol with a store (the lease, whose members talk only through it) is explored on **store patterns** instead: the links between each member and the store (drawn in the middle, `S`), every symmetric and every directed one; cuts among members would change nothing for it.\n\n");
-    s.push_str("## Verdicts per protocol\n\n`stable` and `recovered-after` count patterns (or classes) under which a quorum leader held (or was regained) to the end in every seed; the next column says how many of those left members stranded in some seed. `no-leader` and `livelock` are the patterns without a working leader at the end. `covers` is how many patterns the rows stand for (a canonical family's classes stand for every pattern), and the failing share counts each class by its size.\n\n| protocol | n | family | patterns | covers | quorum possible | seeds | stable | recovered-after | of which with stranded members | no-leader | livelock | failing share |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("## Verdicts per protocol\n\n`stable` and `recovered-after` count patterns (or classes) under which a quorum leader held (or was regained) to the end in every seed; the next column says how many of those left members stranded in some seed. `no-leader` and `livelock` are the patterns without a working leader at the end. `covers` is how many patterns the rows stand for (a canonical family's classes stand for every pattern), and the failing share counts each class by its size: of the patterns (not classes) that leave a quorum possible.\n\n| protocol | n | family | patterns | covers | quorum possible | seeds | stable | recovered-after | of which with stranded members | no-leader | livelock | failing share |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let (cp, cn, cf, cs, cpat, cmaj, cseeds) = (
         col(&sh, "protocol")?,
         col(&sh, "nodes")?,
@@ -601,7 +601,7 @@ pub fn render_explore(
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} % |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} % of {} |",
             r[cp],
             r[cn],
             family,
@@ -614,7 +614,8 @@ pub fn render_explore(
             r[cstr],
             bold(&r[cnl]),
             bold(&r[cll]),
-            100.0 * share
+            100.0 * share,
+            r[ccovm]
         );
     }
     s.push('\n');

@@ -507,8 +507,16 @@ impl Family {
 }
 
 /// The families explored for each protocol at size `n`, as the module docs list them; for a
-/// protocol with a store (`store`), the store families instead.
+/// protocol with a store (`store`), the store families instead. A sample that would draw every
+/// pattern of its family (`--sample` at least the family's size) is the whole family, `all`.
 pub fn families(n: u32, uses_ids: bool, sample: u64, store: bool) -> Vec<Family> {
+    let sampled = |directed: bool, store: bool| {
+        if sample >= Pattern::count_of(n, directed, store) {
+            Mode::All
+        } else {
+            Mode::Sample(sample)
+        }
+    };
     if store {
         // n links symmetric, 2n directed: every pattern up to 2^10 (n = 5), a sample beyond.
         return vec![
@@ -524,7 +532,7 @@ pub fn families(n: u32, uses_ids: bool, sample: u64, store: bool) -> Vec<Family>
                 mode: if n <= 5 {
                     Mode::All
                 } else {
-                    Mode::Sample(sample)
+                    sampled(true, true)
                 },
                 store: true,
             },
@@ -536,7 +544,7 @@ pub fn families(n: u32, uses_ids: bool, sample: u64, store: bool) -> Vec<Family>
         mode: if n <= 5 {
             Mode::All
         } else if uses_ids {
-            Mode::Sample(sample)
+            sampled(false, false)
         } else {
             Mode::Canonical
         },
@@ -554,7 +562,7 @@ pub fn families(n: u32, uses_ids: bool, sample: u64, store: bool) -> Vec<Family>
             n,
             directed: true,
             mode: if uses_ids {
-                Mode::Sample(sample)
+                sampled(true, false)
             } else {
                 Mode::Canonical
             },
@@ -1738,6 +1746,13 @@ mod tests {
             assert_eq!(ids[0].count(), 4096);
         }
         assert_eq!(families(7, false, 4096, false)[0].count(), 5096);
+        // A sample as large as its family is the family: 6 members' directed store patterns
+        // are 2^12.
+        let store = families(6, false, 4096, true);
+        assert_eq!(store[1].mode, Mode::All);
+        assert_eq!(store[1].name(), "6d-store-all");
+        assert_eq!(families(6, false, 4095, true)[1].mode, Mode::Sample(4095));
+        assert_eq!(families(5, true, 1 << 20, false)[1].mode, Mode::All);
     }
 
     /// A store pattern cuts links between members and the store (position n + 1) only; it is
