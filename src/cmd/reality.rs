@@ -93,7 +93,8 @@ pub struct RealityCliArgs {
     #[arg(long, default_value = "results/reality-run")]
     pub out: PathBuf,
     /// Where the page goes [default: reports/<name of --out>, where `report --results OUT`
-    /// writes it]; reports/reality is the committed page, replaced only with --force.
+    /// writes it]; reports/reality is the committed run's page, written only by `--out
+    /// results/reality --force`.
     #[arg(long, value_name = "DIR", conflicts_with = "no_report")]
     pub report: Option<PathBuf>,
     /// Write no page (`report --results OUT` writes it later).
