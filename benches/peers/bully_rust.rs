@@ -12,54 +12,18 @@
 //! Trials use seeds 0, 1, 2, ... and run until both minimums are reached (defaults: 20 trials,
 //! 1 s), so that short trials are timed over enough work.
 
-use std::time::Instant;
+#[path = "rust_side.rs"]
+mod rust_side;
 
-use election_runner::SweepSpec;
 use election_sim::Latency;
 use serde_json::json;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let n: u32 = args
-        .next()
-        .map_or(5, |s| s.parse().expect("NODES: a number"));
-    let min_trials: u64 = args
-        .next()
-        .map_or(20, |s| s.parse().expect("MIN_TRIALS: a number"));
-    let min_secs: f64 = args
-        .next()
-        .map_or(1.0, |s| s.parse().expect("MIN_SECONDS: a number"));
-
-    let mut spec = SweepSpec {
-        protocols: Some(vec!["bully".into()]),
-        nodes: Some(vec![n]),
-        scenarios: Some(vec!["leader-crash".into()]),
-        ..SweepSpec::default()
-    };
-    // The SimPy model has neither node time nor the write workload (both came later): switch
-    // them off so that both sides simulate the same thing.
-    for kv in ["node.profile=ideal", "workload.interval_ms=0"] {
-        spec.set(kv).expect("valid parameter");
-    }
-    let plan = spec.plan().expect("valid plan");
-    let cell = plan.cells().expect("valid cell").remove(0);
+    let a = rust_side::args();
+    let n = a.n;
+    let cell = rust_side::leader_crash("bully", n);
     let r = &cell.resolved;
-
-    // Warm the caches and the allocator with one trial, then time the rest.
-    cell.run(u64::MAX, false).expect("trial runs");
-    let (mut messages, mut delivered, mut events, mut converged) = (0u64, 0u64, 0u64, 0u64);
-    let mut trials = 0;
-    let start = Instant::now();
-    while trials < min_trials || start.elapsed().as_secs_f64() < min_secs {
-        let run = cell.run(trials, false).expect("trial runs");
-        trials += 1;
-        let m = &run.report.metrics;
-        messages += m.total.sent_total();
-        delivered += m.total.delivered;
-        events += run.report.events;
-        converged += u64::from(m.converged);
-    }
-    let wall = start.elapsed().as_secs_f64();
+    let t = rust_side::time_trials(&cell, &a);
 
     let latency = match r.net.latency {
         Latency::Constant { ms } => vec![
@@ -81,7 +45,7 @@ fn main() {
     let t_coord = r.bully.t_coord_ms.unwrap_or(2.0 * r.bully.t_elec_ms);
     let mut simpy_args: Vec<String> = vec!["--n".into(), n.to_string()];
     simpy_args.extend(latency);
-    for (flag, v) in [
+    simpy_args.extend(rust_side::flags(&[
         ("--heartbeat-ms", r.heartbeat_ms),
         ("--detect-ms", r.detect_timeout_ms),
         ("--jitter-ms", r.detect_jitter_ms),
@@ -91,10 +55,7 @@ fn main() {
         ("--fault-jitter-ms", r.fault_jitter_ms),
         ("--settle-ms", r.settle_ms),
         ("--horizon-ms", r.horizon_ms),
-    ] {
-        simpy_args.push(flag.into());
-        simpy_args.push(v.to_string());
-    }
+    ]));
     println!(
         "{}",
         json!({
@@ -103,14 +64,14 @@ fn main() {
             "scenario": "leader-crash",
             "net": cell.net.name,
             "n": n,
-            "trials": trials,
-            "messages": messages,
-            "delivered": delivered,
-            "events": events,
-            "messages_per_trial": messages as f64 / trials as f64,
-            "converged": converged,
-            "wall_s": wall,
-            "msgs_per_s": messages as f64 / wall,
+            "trials": t.trials,
+            "messages": t.messages,
+            "delivered": t.delivered,
+            "events": t.events,
+            "messages_per_trial": t.messages as f64 / t.trials as f64,
+            "converged": t.converged,
+            "wall_s": t.wall_s,
+            "msgs_per_s": t.messages as f64 / t.wall_s,
             "simpy_args": simpy_args,
         })
     );

@@ -33,60 +33,24 @@
 //! - the observer: ours updates the quorum leader at every status change; the turmoil driver
 //!   reads the members' status after each 1 ms step.
 
-use std::time::Instant;
+#[path = "rust_side.rs"]
+mod rust_side;
 
 use election_raftrs::RaftrsConfig;
 use election_runner::params::Resolved;
-use election_runner::SweepSpec;
 use election_sim::Latency;
 use serde_json::json;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let n: u32 = args
-        .next()
-        .map_or(5, |s| s.parse().expect("NODES: a number"));
-    let min_trials: u64 = args
-        .next()
-        .map_or(20, |s| s.parse().expect("MIN_TRIALS: a number"));
-    let min_secs: f64 = args
-        .next()
-        .map_or(1.0, |s| s.parse().expect("MIN_SECONDS: a number"));
-
-    let mut spec = SweepSpec {
-        protocols: Some(vec!["raftrs".into()]),
-        nodes: Some(vec![n]),
-        scenarios: Some(vec!["leader-crash".into()]),
-        ..SweepSpec::default()
-    };
-    // The turmoil peer has neither node time nor the write workload: switch them off so that
-    // both sides simulate the same thing.
-    for kv in ["node.profile=ideal", "workload.interval_ms=0"] {
-        spec.set(kv).expect("valid parameter");
-    }
-    let plan = spec.plan().expect("valid plan");
-    let cell = plan.cells().expect("valid cell").remove(0);
+    let a = rust_side::args();
+    let n = a.n;
+    let cell = rust_side::leader_crash("raftrs", n);
     let r = &cell.resolved;
     assert!(
         !r.raftrs.pre_vote && !r.raftrs.check_quorum,
         "the turmoil peer runs raft-rs without pre-vote and CheckQuorum"
     );
-
-    // Warm the caches and the allocator with one trial, then time the rest.
-    cell.run(u64::MAX, false).expect("trial runs");
-    let (mut messages, mut delivered, mut events, mut converged) = (0u64, 0u64, 0u64, 0u64);
-    let mut trials = 0;
-    let start = Instant::now();
-    while trials < min_trials || start.elapsed().as_secs_f64() < min_secs {
-        let run = cell.run(trials, false).expect("trial runs");
-        trials += 1;
-        let m = &run.report.metrics;
-        messages += m.total.sent_total();
-        delivered += m.total.delivered;
-        events += run.report.events;
-        converged += u64::from(m.converged);
-    }
-    let wall = start.elapsed().as_secs_f64();
+    let t = rust_side::time_trials(&cell, &a);
 
     // The tick counts exactly as the family derives them.
     let mut c = RaftrsConfig::with_timing(n, r.timing());
@@ -99,8 +63,7 @@ fn main() {
         Latency::LogNormal { median_ms, .. } => median_ms * 1e3,
         ref other => panic!("the turmoil peer has no {other:?} latency"),
     };
-    let mut turmoil_args: Vec<String> = Vec::new();
-    for (flag, v) in [
+    let turmoil_args = rust_side::flags(&[
         ("--tick-ms", r.raftrs.tick_ms),
         ("--heartbeat-ticks", ticks.heartbeat as f64),
         ("--election-ticks", ticks.election as f64),
@@ -111,10 +74,7 @@ fn main() {
         ("--settle-ms", r.settle_ms.max(r.hold_ms())),
         ("--horizon-ms", r.horizon_ms),
         ("--latency-us", latency_us),
-    ] {
-        turmoil_args.push(flag.into());
-        turmoil_args.push(v.to_string());
-    }
+    ]);
     println!(
         "{}",
         json!({
@@ -123,15 +83,15 @@ fn main() {
             "scenario": "leader-crash",
             "net": cell.net.name,
             "n": n,
-            "trials": trials,
-            "messages": messages,
-            "delivered": delivered,
-            "events": events,
-            "messages_per_trial": messages as f64 / trials as f64,
-            "converged": converged,
-            "wall_s": wall,
-            "msgs_per_s": messages as f64 / wall,
-            "trials_per_s": trials as f64 / wall,
+            "trials": t.trials,
+            "messages": t.messages,
+            "delivered": t.delivered,
+            "events": t.events,
+            "messages_per_trial": t.messages as f64 / t.trials as f64,
+            "converged": t.converged,
+            "wall_s": t.wall_s,
+            "msgs_per_s": t.messages as f64 / t.wall_s,
+            "trials_per_s": t.trials as f64 / t.wall_s,
             "timing": c.describe(),
             "turmoil_args": turmoil_args,
         })

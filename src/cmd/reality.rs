@@ -251,11 +251,7 @@ pub fn run(a: RealityCliArgs) -> Result<(), CliError> {
             return Err(election_reality::Error::Interrupted.into());
         }
         election_report::reality::write(&analysis, &page)?;
-        let off = analysis
-            .experiments
-            .iter()
-            .filter(|e| e.as_predicted() == Some(false))
-            .count();
+        let off = analysis.outside_bands().len();
         out!(
             "report: {} ({} experiments, {off} outside the bands)",
             page.join("README.md").display(),

@@ -65,11 +65,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         }
         let analysis = election_report::reality::analyse(&a.results, &Default::default())?;
         let files = election_report::reality::write(&analysis, &out)?;
-        let off = analysis
-            .experiments
-            .iter()
-            .filter(|e| e.as_predicted() == Some(false))
-            .count();
+        let off = analysis.outside_bands().len();
         out!(
             "report: {} ({} experiments, {off} outside the bands; {} files)",
             out.join("README.md").display(),

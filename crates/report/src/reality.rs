@@ -612,6 +612,14 @@ fn differs(e: &Experiment, m: &Machine) -> Vec<Inline> {
 }
 
 impl Analysis {
+    /// The experiments whose p50 or p95 is outside its band ([`Experiment::as_predicted`]).
+    pub fn outside_bands(&self) -> Vec<&Experiment> {
+        self.experiments
+            .iter()
+            .filter(|e| e.as_predicted() == Some(false))
+            .collect()
+    }
+
     /// The page.
     pub fn document(&self) -> Document {
         let m = &self.machine;
@@ -698,11 +706,7 @@ impl Analysis {
         }
         d.push(Block::Table(t));
 
-        let off: Vec<&Experiment> = self
-            .experiments
-            .iter()
-            .filter(|e| e.as_predicted() == Some(false))
-            .collect();
+        let off = self.outside_bands();
         // An experiment without a ratio (too few failovers on a side) is neither as
         // predicted nor off: it is named as not judged.
         let unjudged: Vec<&Experiment> = self
