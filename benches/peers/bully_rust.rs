@@ -56,23 +56,7 @@ fn main() {
         ("--settle-ms", r.settle_ms),
         ("--horizon-ms", r.horizon_ms),
     ]));
-    println!(
-        "{}",
-        json!({
-            "model": "election-bench",
-            "protocol": "bully",
-            "scenario": "leader-crash",
-            "net": cell.net.name,
-            "n": n,
-            "trials": t.trials,
-            "messages": t.messages,
-            "delivered": t.delivered,
-            "events": t.events,
-            "messages_per_trial": t.messages as f64 / t.trials as f64,
-            "converged": t.converged,
-            "wall_s": t.wall_s,
-            "msgs_per_s": t.messages as f64 / t.wall_s,
-            "simpy_args": simpy_args,
-        })
-    );
+    let mut row = rust_side::row("election-bench", &cell, &t);
+    row.insert("simpy_args".into(), json!(simpy_args));
+    println!("{}", serde_json::Value::Object(row));
 }

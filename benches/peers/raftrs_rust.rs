@@ -75,25 +75,9 @@ fn main() {
         ("--horizon-ms", r.horizon_ms),
         ("--latency-us", latency_us),
     ]);
-    println!(
-        "{}",
-        json!({
-            "model": "election-bench-raftrs",
-            "protocol": "raftrs",
-            "scenario": "leader-crash",
-            "net": cell.net.name,
-            "n": n,
-            "trials": t.trials,
-            "messages": t.messages,
-            "delivered": t.delivered,
-            "events": t.events,
-            "messages_per_trial": t.messages as f64 / t.trials as f64,
-            "converged": t.converged,
-            "wall_s": t.wall_s,
-            "msgs_per_s": t.messages as f64 / t.wall_s,
-            "trials_per_s": t.trials as f64 / t.wall_s,
-            "timing": c.describe(),
-            "turmoil_args": turmoil_args,
-        })
-    );
+    let mut row = rust_side::row("election-bench-raftrs", &cell, &t);
+    row.insert("trials_per_s".into(), json!(t.trials as f64 / t.wall_s));
+    row.insert("timing".into(), json!(c.describe()));
+    row.insert("turmoil_args".into(), json!(turmoil_args));
+    println!("{}", serde_json::Value::Object(row));
 }

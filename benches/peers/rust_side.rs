@@ -87,3 +87,25 @@ pub fn flags(pairs: &[(&str, f64)]) -> Vec<String> {
         .flat_map(|(flag, v)| [flag.to_string(), v.to_string()])
         .collect()
 }
+
+/// The JSON row both sides print, with what is particular to each side added by it.
+pub fn row(model: &str, cell: &Cell, t: &Timed) -> serde_json::Map<String, serde_json::Value> {
+    let serde_json::Value::Object(m) = serde_json::json!({
+        "model": model,
+        "protocol": cell.protocol.spec,
+        "scenario": "leader-crash",
+        "net": cell.net.name,
+        "n": cell.nodes,
+        "trials": t.trials,
+        "messages": t.messages,
+        "delivered": t.delivered,
+        "events": t.events,
+        "messages_per_trial": t.messages as f64 / t.trials as f64,
+        "converged": t.converged,
+        "wall_s": t.wall_s,
+        "msgs_per_s": t.messages as f64 / t.wall_s,
+    }) else {
+        unreachable!("an object")
+    };
+    m
+}
